@@ -1,0 +1,189 @@
+/* Local APIC access, IPIs and the per-CPU timer. */
+#include <arch/apic.h>
+#include <arch/cpu.h>
+#include <arch/interrupt.h>
+#include <arch/pc/pc.h>
+#include <kernel/cmdline.h>
+#include <kernel/printk.h>
+#include <kernel/time.h>
+#include <kernel/vm.h>
+
+#define LOG_PREFIX "apic"
+
+#define APIC_ID 0x020
+#define APIC_VERSION 0x030
+#define APIC_TPR 0x080
+#define APIC_EOI 0x0b0
+#define APIC_SVR 0x0f0
+#define APIC_ESR 0x280
+#define APIC_ICR_LO 0x300
+#define APIC_ICR_HI 0x310
+#define APIC_LVT_TIMER 0x320
+#define APIC_LVT_PERF 0x340
+#define APIC_LVT_LINT0 0x350
+#define APIC_LVT_LINT1 0x360
+#define APIC_LVT_ERROR 0x370
+#define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_CUR 0x390
+#define APIC_TIMER_DIV 0x3e0
+
+#define APIC_BASE_X2 (1ul << 10)
+#define APIC_BASE_EN (1ul << 11)
+#define LVT_MASKED (1u << 16)
+#define LVT_PERIODIC (1u << 17)
+#define ICR_PENDING (1u << 12)
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+#define ICR_OTHERS (3u << 18)
+
+static bool x2apic;
+static volatile uint32_t *xapic_regs;
+
+static uint32_t lapic_read(uint32_t reg)
+{
+	if (x2apic)
+		return (uint32_t)rdmsr(0x800 + (reg >> 4));
+	return xapic_regs[reg / 4];
+}
+
+static void lapic_write(uint32_t reg, uint32_t v)
+{
+	if (x2apic)
+		wrmsr(0x800 + (reg >> 4), v);
+	else
+		xapic_regs[reg / 4] = v;
+}
+
+void lapic_global_init(paddr_t mmio_base)
+{
+	bool have_x2 = cpuid(1, 0).ecx & (1u << 21);
+
+	x2apic = have_x2 && !cmdline_has("nox2apic");
+	if (!x2apic) {
+		xapic_regs = vm_map_mmio(mmio_base, PAGE_SIZE);
+		if (!xapic_regs)
+			panic("apic: cannot map the local APIC at %#lx", mmio_base);
+	}
+	pr_info("local APIC in %s mode%s", x2apic ? "x2APIC" : "xAPIC",
+		have_x2 && !x2apic ? " (x2APIC disabled on the command line)" : "");
+}
+
+bool lapic_x2apic(void)
+{
+	return x2apic;
+}
+
+static void lapic_enable_mode(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE) | APIC_BASE_EN;
+	wrmsr(MSR_APIC_BASE, base);
+	if (x2apic)
+		wrmsr(MSR_APIC_BASE, base | APIC_BASE_X2);
+}
+
+void lapic_cpu_init(void)
+{
+	lapic_enable_mode();
+	lapic_write(APIC_TPR, 0);
+	lapic_write(APIC_LVT_LINT0, LVT_MASKED);
+	lapic_write(APIC_LVT_LINT1, LVT_MASKED);
+	lapic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	lapic_write(APIC_LVT_ERROR, VEC_APIC_ERROR);
+	lapic_write(APIC_ESR, 0);
+	lapic_write(APIC_ESR, 0);
+	lapic_write(APIC_SVR, 0x100 | VEC_SPURIOUS);
+	lapic_eoi();
+}
+
+uint32_t lapic_id(void)
+{
+	return x2apic ? lapic_read(APIC_ID) : lapic_read(APIC_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(APIC_EOI, 0);
+}
+
+static void lapic_icr(uint32_t dest, uint32_t lo)
+{
+	if (x2apic) {
+		wrmsr(0x830, ((uint64_t)dest << 32) | lo);
+		return;
+	}
+	while (lapic_read(APIC_ICR_LO) & ICR_PENDING)
+		cpu_relax();
+	lapic_write(APIC_ICR_HI, dest << 24);
+	lapic_write(APIC_ICR_LO, lo);
+}
+
+void lapic_send_ipi(uint32_t apic_id, uint32_t mode_vector)
+{
+	uint32_t lo = mode_vector | ICR_ASSERT;
+	uint64_t f = irq_save();
+
+	if ((mode_vector & 0x700) == APIC_DM_INIT)
+		lo |= ICR_LEVEL;
+	lapic_icr(apic_id, lo);
+	irq_restore(f);
+}
+
+void lapic_send_ipi_others(uint32_t mode_vector)
+{
+	uint64_t f = irq_save();
+	lapic_icr(0, mode_vector | ICR_ASSERT | ICR_OTHERS);
+	irq_restore(f);
+}
+
+void lapic_set_lint_nmi(unsigned lint, bool active_low, bool level)
+{
+	uint32_t v = APIC_DM_NMI | (active_low ? 1u << 13 : 0) | (level ? 1u << 15 : 0);
+	lapic_write(lint ? APIC_LVT_LINT1 : APIC_LVT_LINT0, v);
+}
+
+static void lapic_error_irq(int_frame_t *f)
+{
+	lapic_write(APIC_ESR, 0);
+	pr_warn("error status %#x on cpu %u", lapic_read(APIC_ESR), lapic_id());
+}
+
+uint64_t lapic_timer_calibrate(void)
+{
+	static bool error_handler_set;
+	if (!error_handler_set) {
+		irq_set_handler(VEC_APIC_ERROR, lapic_error_irq);
+		error_handler_set = true;
+	}
+	lapic_write(APIC_TIMER_DIV, 0x3);            /* divide by 16 */
+	lapic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	lapic_write(APIC_TIMER_INIT, 0xffffffff);
+	uint64_t t0 = time_cycles();
+	uint64_t wait = time_cycles_per_sec() / 100;   /* 10 ms */
+	while (time_cycles() - t0 < wait)
+		cpu_relax();
+	uint32_t left = lapic_read(APIC_TIMER_CUR);
+	uint64_t elapsed = time_cycles() - t0;
+	lapic_write(APIC_TIMER_INIT, 0);
+	uint64_t ticks = 0xffffffffu - left;
+	uint64_t elapsed_us = MAX(time_cycles_to_ns(elapsed) / 1000, 1ul);
+	return ticks * 1000000 / elapsed_us;
+}
+
+void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz)
+{
+	uint64_t count = ticks_per_sec / hz;
+	lapic_write(APIC_TIMER_DIV, 0x3);
+	lapic_write(APIC_LVT_TIMER, LVT_PERIODIC | VEC_TIMER);
+	lapic_write(APIC_TIMER_INIT, (uint32_t)MAX(count, 1ul));
+}
+
+void lapic_apply_nmi_entries(uint32_t acpi_uid)
+{
+	for (size_t i = 0; i < acpi.nnmis; i++) {
+		const acpi_lapic_nmi_t *n = &acpi.nmis[i];
+		if (n->acpi_uid != ACPI_UID_ALL && n->acpi_uid != acpi_uid)
+			continue;
+		lapic_set_lint_nmi(n->lint, acpi_inti_active_low(n->flags),
+				   acpi_inti_level(n->flags));
+	}
+}

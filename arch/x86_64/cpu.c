@@ -1,0 +1,72 @@
+/*
+ * Per-CPU set-up on x86-64: GS base → cpu_t, GDT/TSS with IST stacks, the
+ * IDT, and CPU features (SMEP). The boot CPU uses static structures; the
+ * others get theirs from smp.c before they start.
+ */
+#include <arch/boot.h>
+#include <arch/cpu.h>
+#include <arch/cpuinit.h>
+#include <arch/interrupt.h>
+#include <arch/pc/uart.h>
+#include <kernel/cpu.h>
+#include <kernel/printk.h>
+#include <kernel/vm.h>
+
+#define CR4_SMEP (1ul << 20)
+
+static cpu_t bsp_cpu;
+static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
+
+static void cpu_set_gs(cpu_t *c)
+{
+	c->self = c;
+	wrmsr(MSR_GS_BASE, (uint64_t)c);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}
+
+static void cpu_enable_features(void)
+{
+	if (cpuid(0, 0).eax >= 7 && (cpuid(7, 0).ebx & (1u << 7)))
+		write_cr4(read_cr4() | CR4_SMEP);
+}
+
+void arch_cpu_init(cpu_t *c, const uint64_t ist_tops[IST_COUNT])
+{
+	cpu_set_gs(c);
+	gdt_init_cpu(c, ist_tops);
+	idt_load();
+	cpu_enable_features();
+}
+
+void arch_early_init(void)
+{
+	uint64_t tops[IST_COUNT];
+
+	for (int i = 0; i < IST_COUNT; i++)
+		tops[i] = (uint64_t)&bsp_ist[i][PAGE_SIZE + IST_STACK_SIZE];
+	bsp_cpu.stack_bottom = (uintptr_t)boot_stack_bottom;
+	bsp_cpu.stack_top = (uintptr_t)boot_stack_top;
+	cpus[0] = &bsp_cpu;
+	cpu_count = 1;
+	arch_cpu_init(&bsp_cpu, tops);
+	uart_init();
+	boot_parse(boot_mb_magic, boot_mb_info);
+}
+
+bool arch_is_image_guard(uintptr_t va)
+{
+	for (int i = 0; i < IST_COUNT; i++)
+		if (va == (uintptr_t)bsp_ist[i])
+			return true;
+	return false;
+}
+
+errno_t arch_alloc_ist(uint64_t tops[IST_COUNT])
+{
+	for (int i = 0; i < IST_COUNT; i++) {
+		errno_t rc = kstack_alloc(IST_STACK_SIZE / PAGE_SIZE, &tops[i]);
+		if (rc != EOK)
+			return rc;
+	}
+	return EOK;
+}

@@ -1,0 +1,69 @@
+/*
+ * x86-64 interrupt frames and vectors.
+ *
+ * Vectors: 0-31 exceptions, 0x20-0x2f ISA IRQs through the IOAPIC,
+ * 0xf0 and up local APIC sources and IPIs.
+ */
+#ifndef ARCH_INTERRUPT_H
+#define ARCH_INTERRUPT_H
+
+#include <stdint.h>
+
+#define VEC_DE 0
+#define VEC_DB 1
+#define VEC_NMI 2
+#define VEC_BP 3
+#define VEC_UD 6
+#define VEC_DF 8
+#define VEC_GP 13
+#define VEC_PF 14
+#define VEC_MC 18
+#define VEC_IRQ_BASE 0x20
+#define VEC_TIMER 0xf0
+#define VEC_IPI_CALL 0xf1
+#define VEC_IPI_RESCHED 0xf2
+#define VEC_APIC_ERROR 0xfe
+#define VEC_SPURIOUS 0xff
+
+#define IST_NMI 1
+#define IST_DF 2
+#define IST_MC 3
+#define IST_COUNT 3
+
+#define SEL_KCODE 0x08
+#define SEL_KDATA 0x10
+#define SEL_UCODE32 0x18
+#define SEL_UDATA 0x20
+#define SEL_UCODE 0x28
+#define SEL_TSS 0x30
+
+/* Saved state on every interrupt, exception and NMI (see isr.asm). */
+typedef struct int_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;   /* pushed by the CPU */
+} int_frame_t;
+
+typedef void (*irq_handler_t)(int_frame_t *f);
+
+/* True if the frame was taken from user mode. */
+static inline int frame_from_user(const int_frame_t *f)
+{
+	return (f->cs & 3) != 0;
+}
+
+/* Install the handler for a vector >= 32; replaces any previous one. */
+void irq_set_handler(unsigned vector, irq_handler_t fn);
+
+/* Load the shared IDT on this CPU (the first call builds it). */
+void idt_load(void);
+
+/* Build this CPU's GDT and TSS (IST stacks from ist_tops) and load them. */
+struct cpu;
+void gdt_init_cpu(struct cpu *c, const uint64_t ist_tops[IST_COUNT]);
+
+/* C entry from isr.asm for every vector. */
+void interrupt_dispatch(int_frame_t *f);
+
+#endif

@@ -1,0 +1,37 @@
+/* x86-64 part of the per-CPU data: descriptor tables, TSS, APIC id. */
+#ifndef ARCH_PERCPU_H
+#define ARCH_PERCPU_H
+
+#include <stdint.h>
+
+typedef struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iopb;
+} __attribute__((packed)) tss_t;
+
+#define GDT_ENTRIES 8
+
+typedef struct arch_cpu {
+	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
+	tss_t tss __attribute__((aligned(16)));
+	uint32_t apic_id;
+	uint32_t acpi_uid;
+	uint64_t lapic_ticks_per_sec;
+	uint64_t ist_tops[3];
+} arch_cpu_t;
+
+struct cpu;
+
+static inline struct cpu *arch_cpu_current(void)
+{
+	struct cpu *c;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* x86-64 time source: the TSC. */
+#ifndef ARCH_TIME_H
+#define ARCH_TIME_H
+
+#include <arch/cpu.h>
+
+/* The cycle counter behind the kernel clock. */
+static inline uint64_t arch_cycles(void)
+{
+	return rdtsc();
+}
+
+/*
+ * Cycle counter frequency in Hz: CPUID leaf 15h/16h when the CPU reports
+ * it, otherwise measured against the PIT. Logs how it was found.
+ */
+uint64_t arch_cycles_calibrate(void);
+
+#endif

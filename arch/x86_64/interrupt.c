@@ -1,0 +1,167 @@
+/*
+ * The IDT and the C side of every interrupt: exceptions are reported (or
+ * caught by fault_catch_run), NMIs go to nmi_handle(), other vectors to the
+ * registered handler followed by a local APIC EOI.
+ */
+#include <arch/apic.h>
+#include <arch/cpu.h>
+#include <arch/interrupt.h>
+#include <kernel/cpu.h>
+#include <kernel/fault.h>
+#include <kernel/ksym.h>
+#include <kernel/printk.h>
+#include <kernel/smp.h>
+
+typedef struct {
+	uint16_t off_lo, sel;
+	uint8_t ist, type;
+	uint16_t off_mid;
+	uint32_t off_hi, zero;
+} __attribute__((packed)) idt_entry_t;
+
+extern const uint64_t isr_table[256];
+static idt_entry_t idt[256] __aligned(16);
+static irq_handler_t irq_handlers[256];
+static volatile uint64_t irq_unhandled;
+
+static const char *const exc_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range", "#UD invalid opcode",
+	"#NM device not available", "#DF double fault", "coprocessor overrun",
+	"#TS invalid TSS", "#NP segment not present", "#SS stack fault",
+	"#GP general protection", "#PF page fault", "reserved 15",
+	"#MF x87 error", "#AC alignment check", "#MC machine check",
+	"#XM SIMD error", "#VE virtualization", "#CP control protection",
+};
+
+static void idt_set(unsigned v, uint64_t handler, uint8_t ist)
+{
+	idt[v] = (idt_entry_t){
+		.off_lo = handler & 0xffff,
+		.sel = SEL_KCODE,
+		.ist = ist,
+		.type = 0x8e,           /* present, DPL 0, interrupt gate */
+		.off_mid = (handler >> 16) & 0xffff,
+		.off_hi = handler >> 32,
+	};
+}
+
+static void idt_build(void)
+{
+	for (unsigned v = 0; v < 256; v++)
+		idt_set(v, isr_table[v], 0);
+	idt[VEC_NMI].ist = IST_NMI;
+	idt[VEC_DF].ist = IST_DF;
+	idt[VEC_MC].ist = IST_MC;
+}
+
+void idt_load(void)
+{
+	static bool built;
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) p = { sizeof(idt) - 1, (uint64_t)idt };
+
+	if (!built) {
+		idt_build();
+		built = true;
+	}
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+void irq_set_handler(unsigned vector, irq_handler_t fn)
+{
+	irq_handlers[vector & 0xff] = fn;
+}
+
+static const char *exc_name(unsigned v)
+{
+	return v < 32 && exc_names[v] ? exc_names[v] : "reserved exception";
+}
+
+static void exc_dump_regs(const int_frame_t *f, bool locked)
+{
+	void (*out)(const char *, ...) = locked ? printk : printk_unlocked;
+
+	out("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
+	out("  rsi=%016lx rdi=%016lx rbp=%016lx rsp=%016lx\n", f->rsi, f->rdi, f->rbp, f->rsp);
+	out("  r8 =%016lx r9 =%016lx r10=%016lx r11=%016lx\n", f->r8, f->r9, f->r10, f->r11);
+	out("  r12=%016lx r13=%016lx r14=%016lx r15=%016lx\n", f->r12, f->r13, f->r14, f->r15);
+	out("  cs=%04lx ss=%04lx rflags=%08lx cr2=%016lx cr3=%016lx\n",
+	    f->cs, f->ss, f->rflags, read_cr2(), read_cr3());
+}
+
+static void exc_report(const int_frame_t *f, const char *what, bool locked,
+		       uintptr_t *bt, size_t *nbt)
+{
+	void (*out)(const char *, ...) = locked ? printk : printk_unlocked;
+	uint64_t off = 0;
+	const char *sym = ksym_lookup(f->rip, &off);
+
+	out("%s: %s at %016lx <%s+%#lx> error %#lx cpu %u\n", what,
+	    exc_name(f->vector), f->rip, sym ? sym : "?", off, f->error,
+	    cpu_current() ? cpu_id() : 0);
+	exc_dump_regs(f, locked);
+	*nbt = backtrace_walk(f->rip, f->rbp, bt, FAULT_BT_MAX);
+	backtrace_print(bt, *nbt, locked);
+}
+
+static bool exc_catchable(unsigned v)
+{
+	return v != VEC_NMI && v != VEC_DF && v != VEC_MC;
+}
+
+/* Resume at the catcher's kjmp_set() returning 1. */
+static void exc_catch(int_frame_t *f, fault_catch_t *fc)
+{
+	fc->vector = f->vector;
+	fc->error = f->error;
+	fc->addr = f->vector == VEC_PF ? read_cr2() : 0;
+	fc->rip = f->rip;
+	exc_report(f, "fault (caught)", true, fc->bt, &fc->nbt);
+	cpu_current()->fault_catch = fc->prev;
+	f->rip = (uint64_t)kjmp_jump;
+	f->rdi = (uint64_t)&fc->jb;
+	f->rsi = 1;
+	f->rsp = fc->jb.rsp - 8;      /* kjmp_jump never returns */
+	f->rflags &= ~0x100ul;        /* no single-step */
+}
+
+static void exception_dispatch(int_frame_t *f)
+{
+	cpu_t *c = cpu_current();
+	uintptr_t bt[FAULT_BT_MAX];
+	size_t nbt;
+
+	if (c && c->fault_catch && exc_catchable(f->vector) && !frame_from_user(f)) {
+		exc_catch(f, c->fault_catch);
+		return;
+	}
+	panic_begin();
+	exc_report(f, "panic", false, bt, &nbt);
+	panic_end();
+}
+
+static void irq_dispatch(int_frame_t *f)
+{
+	irq_handler_t h = irq_handlers[f->vector];
+
+	if (f->vector == VEC_SPURIOUS)
+		return;
+	if (h)
+		h(f);
+	else
+		irq_unhandled++;
+	lapic_eoi();
+}
+
+void interrupt_dispatch(int_frame_t *f)
+{
+	if (f->vector == VEC_NMI)
+		nmi_handle(f);
+	else if (f->vector < 32)
+		exception_dispatch(f);
+	else
+		irq_dispatch(f);
+}

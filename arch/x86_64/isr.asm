@@ -1,0 +1,120 @@
+; Interrupt, exception and NMI entry stubs. Each pushes an error code (0
+; when the CPU pushes none) and its vector, then saves the registers into
+; an int_frame_t and calls interrupt_dispatch().
+;
+; GS: ordinary vectors swap GS only when they came from user mode (CS&3).
+; NMI, #DF and #MC can arrive anywhere, even between a kernel entry and
+; its swapgs, so they decide from the GS base itself: a negative (kernel)
+; base means the kernel GS is already active (user space can never load a
+; negative GS base). These never rely on the interrupted stack or GS.
+
+%define MSR_GS_BASE 0xc0000101
+%define FRAME_CS 18 * 8
+
+section .text
+extern interrupt_dispatch
+
+%macro PUSH_REGS 0
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
+%endmacro
+
+%macro POP_REGS 0
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
+%endmacro
+
+isr_common:
+	PUSH_REGS
+	cld
+	test byte [rsp + FRAME_CS], 3
+	jz .kernel_in
+	swapgs
+.kernel_in:
+	mov rdi, rsp
+	call interrupt_dispatch
+	test byte [rsp + FRAME_CS], 3
+	jz .kernel_out
+	swapgs
+.kernel_out:
+	POP_REGS
+	add rsp, 16
+	iretq
+
+isr_paranoid:
+	PUSH_REGS
+	cld
+	xor ebx, ebx
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	test edx, edx
+	js .gs_ok
+	swapgs
+	mov ebx, 1
+.gs_ok:
+	mov rdi, rsp
+	call interrupt_dispatch
+	test ebx, ebx
+	jz .out
+	swapgs
+.out:
+	POP_REGS
+	add rsp, 16
+	iretq
+
+%macro ISR 1
+isr_%1:
+%if (%1 = 8) || (%1 = 10) || (%1 = 11) || (%1 = 12) || (%1 = 13) || (%1 = 14) || (%1 = 17) || (%1 = 21) || (%1 = 29) || (%1 = 30)
+%else
+	push 0
+%endif
+	push %1
+%if (%1 = 2) || (%1 = 8) || (%1 = 18)
+	jmp isr_paranoid
+%else
+	jmp isr_common
+%endif
+%endmacro
+
+%assign i 0
+%rep 256
+	align 16
+	ISR i
+%assign i i + 1
+%endrep
+
+section .rodata
+align 8
+global isr_table
+isr_table:
+%assign i 0
+%rep 256
+	dq isr_ %+ i
+%assign i i + 1
+%endrep

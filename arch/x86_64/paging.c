@@ -1,0 +1,247 @@
+/*
+ * x86-64 kernel page tables: 4-level paging, a direct map of RAM with
+ * 2 MiB pages at HHDM_BASE, the kernel image in 4 KiB pages with W^X
+ * permissions, guard pages left unmapped, and no identity map.
+ */
+#include <arch/boot.h>
+#include <arch/cpu.h>
+#include <kernel/bootinfo.h>
+#include <kernel/printk.h>
+#include <kernel/spinlock.h>
+#include <kernel/vm.h>
+#include <lib/string.h>
+
+#define LOG_PREFIX "mm"
+#define PT_ENTRIES 512
+
+uintptr_t hhdm_offset;
+static paddr_t kernel_root;
+static spinlock_t vm_lock = SPINLOCK_INIT("vm");
+static size_t table_frames;
+static bool nx_supported;
+
+static unsigned pt_index(uintptr_t va, int level)
+{
+	return (va >> (12 + 9 * (level - 1))) & 0x1ff;
+}
+
+static uint64_t *pt_table(paddr_t pa)
+{
+	return phys_to_virt(pa & PTE_ADDR);
+}
+
+static errno_t pt_new_table(paddr_t *out)
+{
+	errno_t rc = frame_alloc(out);
+	if (rc != EOK)
+		return rc;
+	memset(phys_to_virt(*out), 0, PAGE_SIZE);
+	table_frames++;
+	return EOK;
+}
+
+/* Entry for va at level (1 = 4 KiB PTE, 2 = 2 MiB PDE), creating tables. */
+static uint64_t *pt_walk(paddr_t root, uintptr_t va, int level, bool create)
+{
+	uint64_t *table = pt_table(root);
+
+	for (int l = 4; l > level; l--) {
+		uint64_t *e = &table[pt_index(va, l)];
+		if (!(*e & PTE_P)) {
+			paddr_t t;
+			if (!create || pt_new_table(&t) != EOK)
+				return NULL;
+			*e = t | PTE_P | PTE_W;
+		} else if (*e & PTE_PS) {
+			return NULL;      /* a large page is in the way */
+		}
+		table = pt_table(*e);
+	}
+	return &table[pt_index(va, level)];
+}
+
+static uint64_t pt_flags(unsigned flags)
+{
+	uint64_t f = PTE_P;
+	if (flags & VM_WRITE)
+		f |= PTE_W;
+	if (flags & VM_USER)
+		f |= PTE_U;
+	if (flags & VM_NOCACHE)
+		f |= PTE_PCD | PTE_PWT;
+	if (flags & VM_GLOBAL)
+		f |= PTE_G;
+	if (!(flags & VM_EXEC) && nx_supported)
+		f |= PTE_NX;
+	return f;
+}
+
+static errno_t vm_map_locked(paddr_t root, uintptr_t va, paddr_t pa,
+			     size_t npages, unsigned flags)
+{
+	for (size_t i = 0; i < npages; i++) {
+		uint64_t *e = pt_walk(root, va + i * PAGE_SIZE, 1, true);
+		if (!e)
+			return ENOMEM;
+		if (*e & PTE_P)
+			return EEXIST;
+		*e = (pa + i * PAGE_SIZE) | pt_flags(flags);
+	}
+	return EOK;
+}
+
+errno_t vm_map(uintptr_t va, paddr_t pa, size_t npages, unsigned flags)
+{
+	uint64_t f = spin_lock_irqsave(&vm_lock);
+	errno_t rc = vm_map_locked(kernel_root, va, pa, npages, flags);
+	spin_unlock_irqrestore(&vm_lock, f);
+	return rc;
+}
+
+void vm_unmap(uintptr_t va, size_t npages)
+{
+	uint64_t f = spin_lock_irqsave(&vm_lock);
+	for (size_t i = 0; i < npages; i++) {
+		uint64_t *e = pt_walk(kernel_root, va + i * PAGE_SIZE, 1, false);
+		if (e)
+			*e = 0;
+		invlpg(va + i * PAGE_SIZE);
+	}
+	spin_unlock_irqrestore(&vm_lock, f);
+}
+
+/* Lock-free walk (readers tolerate a racing map): used by backtraces. */
+bool vm_translate(uintptr_t va, paddr_t *pa)
+{
+	uint64_t *table = pt_table(read_cr3());
+
+	for (int l = 4; l >= 1; l--) {
+		uint64_t e = table[pt_index(va, l)];
+		if (!(e & PTE_P))
+			return false;
+		if (l == 1 || (l <= 3 && (e & PTE_PS))) {
+			uint64_t span = 1ul << (12 + 9 * (l - 1));
+			*pa = (e & PTE_ADDR & ~(span - 1)) | (va & (span - 1));
+			return true;
+		}
+		table = pt_table(e);
+	}
+	return false;
+}
+
+bool vm_kernel_readable(uintptr_t va, size_t len)
+{
+	paddr_t pa;
+
+	if (va < HHDM_BASE || va + len < va)
+		return false;
+	for (uintptr_t p = ALIGN_DOWN(va, PAGE_SIZE); p < va + len; p += PAGE_SIZE)
+		if (!vm_translate(p, &pa))
+			return false;
+	return true;
+}
+
+void *vm_map_mmio(paddr_t pa, size_t len)
+{
+	paddr_t start = ALIGN_DOWN(pa, PAGE_SIZE);
+	paddr_t end = ALIGN_UP(pa + len, PAGE_SIZE);
+	paddr_t dummy;
+	uint64_t f = spin_lock_irqsave(&vm_lock);
+
+	for (paddr_t p = start; p < end; p += PAGE_SIZE) {
+		uintptr_t va = HHDM_BASE + p;
+		if (vm_translate(va, &dummy))
+			continue;
+		if (vm_map_locked(kernel_root, va, p, 1,
+				  VM_WRITE | VM_NOCACHE | VM_GLOBAL) != EOK) {
+			spin_unlock_irqrestore(&vm_lock, f);
+			return NULL;
+		}
+	}
+	spin_unlock_irqrestore(&vm_lock, f);
+	return (void *)(HHDM_BASE + pa);
+}
+
+static void vm_map_large(uintptr_t va, paddr_t pa, uint64_t len)
+{
+	for (uint64_t off = 0; off < len; off += LARGE_PAGE_SIZE) {
+		uint64_t *e = pt_walk(kernel_root, va + off, 2, true);
+		if (!e)
+			panic("mm: out of memory building the direct map");
+		if (!(*e & PTE_P))
+			*e = (pa + off) | PTE_PS | pt_flags(VM_WRITE | VM_GLOBAL);
+	}
+}
+
+static bool vm_is_direct_mapped(mem_type_t t)
+{
+	return t == MEM_USABLE || t == MEM_ACPI_RECLAIM || t == MEM_ACPI_NVS;
+}
+
+static void vm_map_direct(void)
+{
+	for (size_t i = 0; i < boot_info.nmem; i++) {
+		const mem_region_t *m = &boot_info.mem[i];
+		if (!vm_is_direct_mapped(m->type) || !m->len)
+			continue;
+		paddr_t s = ALIGN_DOWN(m->base, LARGE_PAGE_SIZE);
+		paddr_t e = ALIGN_UP(m->base + m->len, LARGE_PAGE_SIZE);
+		vm_map_large(HHDM_BASE + s, s, e - s);
+	}
+}
+
+static bool vm_is_guard(uintptr_t va)
+{
+	return va == (uintptr_t)boot_stack_guard || arch_is_image_guard(va);
+}
+
+static void vm_map_image_range(const char *start, const char *end, unsigned flags)
+{
+	for (uintptr_t va = (uintptr_t)start; va < (uintptr_t)end; va += PAGE_SIZE) {
+		if (vm_is_guard(va))
+			continue;
+		if (vm_map_locked(kernel_root, va, kernel_virt_to_phys((void *)va), 1,
+				  flags | VM_GLOBAL) != EOK)
+			panic("mm: cannot map the kernel image");
+	}
+}
+
+static void vm_map_image(void)
+{
+	vm_map_image_range(__text_start, __text_end, VM_EXEC);
+	vm_map_image_range(__rodata_start, __rodata_end, 0);
+	vm_map_image_range(__data_start, __kernel_end, VM_WRITE);
+}
+
+paddr_t vm_kernel_root(void)
+{
+	return kernel_root;
+}
+
+void vm_activate(void)
+{
+	write_cr3(kernel_root);
+	write_cr4(read_cr4() | CR4_PGE);
+}
+
+void vm_init(void)
+{
+	nx_supported = rdmsr(MSR_EFER) & EFER_NXE;
+	if (pt_new_table(&kernel_root) != EOK)
+		panic("mm: no frame for the kernel page table");
+	vm_map_direct();
+	/* Kernel-half tables for the stack area exist from the start. */
+	pt_walk(kernel_root, KSTACK_BASE, 3, true);
+	vm_map_image();
+	vm_activate();
+	uintptr_t old = hhdm_offset;
+	hhdm_offset = HHDM_BASE;
+	frame_rebase(old);
+	pr_info("kernel page tables live: direct map at %#lx, no identity map%s",
+		HHDM_BASE, nx_supported ? ", NX on" : ", no NX on this CPU");
+}
+
+size_t vm_table_frames(void)
+{
+	return table_frames;
+}

@@ -1,0 +1,48 @@
+/* Kernel command line lookups over boot_info.cmdline. */
+#include <kernel/bootinfo.h>
+#include <kernel/cmdline.h>
+#include <lib/string.h>
+
+/* Start of the word named key (followed by '=', ' ' or NUL), or NULL. */
+static const char *cmdline_find(const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = boot_info.cmdline;
+
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		if ((size_t)(p - w) >= klen && !strncmp(w, key, klen) &&
+		    (w[klen] == ' ' || w[klen] == '=' || w[klen] == '\0'))
+			return w;
+	}
+	return NULL;
+}
+
+bool cmdline_has(const char *word)
+{
+	return cmdline_find(word) != NULL;
+}
+
+bool cmdline_get(const char *key, char *buf, size_t size)
+{
+	const char *w = cmdline_find(key);
+	size_t n = 0;
+
+	if (!w)
+		return false;
+	w += strlen(key);
+	if (*w == '=')
+		w++;
+	while (w[n] && w[n] != ' ')
+		n++;
+	if (size) {
+		size_t c = MIN(n, size - 1);
+		memcpy(buf, w, c);
+		buf[c] = '\0';
+	}
+	return true;
+}

@@ -1,0 +1,44 @@
+/*
+ * Kernel console sinks. printk() writes every line to each registered
+ * console: COM1 always, plus VGA text (BIOS) or the framebuffer (UEFI).
+ */
+#ifndef KERNEL_CONSOLE_H
+#define KERNEL_CONSOLE_H
+
+#include <kernel/types.h>
+
+typedef struct console {
+	const char *name;
+	/* Write len bytes; '\n' starts a new line. Called with the console lock held. */
+	void (*write)(struct console *con, const char *s, size_t len);
+	struct console *next;
+} console_t;
+
+/* Add a console; output from now on goes to it too. */
+void console_register(console_t *con);
+
+/* Pixel framebuffer description, as the boot loader reported it. */
+typedef struct boot_fb {
+	paddr_t addr;
+	uint32_t pitch;     /* bytes per scan line */
+	uint32_t width;     /* pixels, or columns for EGA text */
+	uint32_t height;    /* pixels, or rows for EGA text */
+	uint8_t bpp;        /* bits per pixel (16 for EGA text) */
+	uint8_t type;       /* BOOT_FB_RGB or BOOT_FB_EGA_TEXT */
+	uint8_t red_pos, red_size;
+	uint8_t green_pos, green_size;
+	uint8_t blue_pos, blue_size;
+} boot_fb_t;
+
+#define BOOT_FB_NONE 0
+#define BOOT_FB_RGB 1
+#define BOOT_FB_EGA_TEXT 2
+
+/*
+ * Start a text console on a linear RGB framebuffer (8x16 built-in font,
+ * 32 or 24 bpp) mapped at vaddr. Registers the console and returns EOK, or
+ * ENOTSUP for a pixel format it cannot draw.
+ */
+errno_t fbcon_init(const boot_fb_t *fb, void *vaddr);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * Recovering from expected faults in kernel code. fault_catch_run() runs a
+ * function; if it faults, the exception handler reports the fault (as a
+ * panic would, but marked caught), fills the fault_catch_t and resumes
+ * after the call. Used by ktest; user-copy fixups come with user mode.
+ */
+#ifndef KERNEL_FAULT_H
+#define KERNEL_FAULT_H
+
+#include <kernel/types.h>
+
+#define FAULT_BT_MAX 16
+
+typedef struct kjmp_buf {
+	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
+} kjmp_buf_t;
+
+int kjmp_set(kjmp_buf_t *b) __attribute__((returns_twice));
+void kjmp_jump(kjmp_buf_t *b, int v) __noreturn;
+
+struct fault_catch {
+	kjmp_buf_t jb;
+	struct fault_catch *prev;
+	unsigned vector;
+	uint64_t error;
+	uint64_t addr;          /* faulting address for page faults */
+	uintptr_t rip;
+	uintptr_t bt[FAULT_BT_MAX];
+	size_t nbt;
+};
+
+typedef struct fault_catch fault_catch_t;
+
+/*
+ * Call fn(arg) with faults caught on this CPU. Returns true if fn faulted
+ * (details in *fc), false if it returned normally. Interrupts should be off
+ * or the caller pinned: the catch belongs to this CPU.
+ */
+bool fault_catch_run(fault_catch_t *fc, void (*fn)(void *), void *arg);
+
+#endif

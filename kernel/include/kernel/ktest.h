@@ -1,0 +1,43 @@
+/*
+ * The in-kernel self-test suite. With "ktest" on the command line the
+ * kernel runs every KTEST() after boot, prints TAP on the console and
+ * ends the machine with a pass/fail status (QEMU isa-debug-exit).
+ *
+ *   KTEST(frame_exhaustion, "frame: exhaustion and recovery")
+ *   {
+ *           KT_CHECK(x == 1, "x is %d", x);
+ *           return true;
+ *   }
+ */
+#ifndef KERNEL_KTEST_H
+#define KERNEL_KTEST_H
+
+#include <kernel/printk.h>
+#include <kernel/types.h>
+
+typedef struct ktest {
+	const char *name;
+	bool (*fn)(void);
+} ktest_t;
+
+#define KTEST(fn_, desc)                                                   \
+	static bool kt_##fn_(void);                                        \
+	static const ktest_t ktest_##fn_                                   \
+		__attribute__((used, section(".ktest"), aligned(8))) = {   \
+			desc, kt_##fn_ };                                  \
+	static bool kt_##fn_(void)
+
+/* Fail the current test with a TAP diagnostic unless cond holds. */
+#define KT_CHECK(cond, fmt, ...)                                           \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			printk("# %s:%d: %s: " fmt "\n", __FILE__, __LINE__, \
+			       #cond, ##__VA_ARGS__);                      \
+			return false;                                      \
+		}                                                          \
+	} while (0)
+
+/* Run every test, print TAP, end the machine. */
+void ktest_run(void) __noreturn;
+
+#endif

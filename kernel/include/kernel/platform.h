@@ -1,0 +1,37 @@
+/*
+ * Hooks the platform (arch/x86_64/pc on a PC) provides to the generic
+ * kernel: reset, power and the test machine's exit port.
+ */
+#ifndef KERNEL_PLATFORM_H
+#define KERNEL_PLATFORM_H
+
+#include <kernel/types.h>
+
+/* Generic kernel entry, called by the arch boot code on the boot stack. */
+void kmain(void) __noreturn;
+
+/* Boot CPU's first steps: per-CPU data, descriptor tables, serial console, boot info. */
+void arch_early_init(void);
+
+/* Firmware tables and interrupt controllers (ACPI, PIC masked, IOAPIC). */
+void platform_init(void);
+
+/* Screen console: VGA text or framebuffer, whichever the loader set up. */
+void platform_console_init(void);
+
+/* Local interrupt controller of the boot CPU. */
+void platform_cpu_irq_init(void);
+
+/*
+ * End a self-test run: report pass/fail through QEMU's isa-debug-exit when
+ * present, otherwise halt. Never returns.
+ */
+void platform_test_exit(bool pass) __noreturn;
+
+/*
+ * Final stop after a panic: under ktest report failure to the test
+ * machine, otherwise halt this CPU forever.
+ */
+void platform_fail_stop(void) __noreturn;
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * Multiprocessor support: starting the other CPUs, cross-CPU calls through
+ * fixed-vector IPIs and NMI IPIs, and the NMI dispatcher.
+ */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include <kernel/cpu.h>
+
+struct int_frame;
+
+/* Start every CPU the firmware lists; logs "smp: N CPUs online". */
+void smp_init(void);
+
+/*
+ * Run fn(arg) on every online CPU (this one included) with interrupts off
+ * and wait until all have finished. Must be called with interrupts enabled
+ * (other CPUs' requests are served while waiting). Returns the number of
+ * CPUs that ran it.
+ */
+unsigned smp_call_all(cpu_fn_t fn, void *arg);
+
+/*
+ * Run fn(arg) on every other online CPU from NMI context and wait for all.
+ * fn must be NMI-safe (no locks, no allocation, no printing). Returns the
+ * number of CPUs that ran it.
+ */
+unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg);
+
+/* Stop every other CPU with an NMI (panic). Safe from any context. */
+void smp_stop_others(void);
+
+/* NMI entry: dispatch the pending reasons of this CPU. NMI context. */
+void nmi_handle(struct int_frame *f);
+
+/* IPI handler for smp_call_all() requests. */
+void smp_call_ipi(struct int_frame *f);
+
+/* Per-CPU timer tick rate (HZ). */
+unsigned timer_hz(void);
+/* Start the boot CPU's tick at tick_hz; APs start theirs as they come up. */
+void timer_init(unsigned tick_hz);
+/* Last steps of an AP: tick, announce, idle. */
+void smp_ap_main(cpu_t *c) __noreturn;
+/* Halt with interrupts on until work arrives, forever. */
+void cpu_idle_loop(void) __noreturn;
+
+/* Stop-the-world panic helpers (kernel/panic.c). */
+void panic_begin(void);
+void panic_end(void) __noreturn;
+
+#endif

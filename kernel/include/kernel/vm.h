@@ -1,0 +1,94 @@
+/*
+ * Kernel memory: physical frames, kernel page tables, the heap and kernel
+ * stacks. Lock order: vm_lock (page tables) → frame_lock.
+ */
+#ifndef KERNEL_VM_H
+#define KERNEL_VM_H
+
+#include <arch/mm.h>
+#include <kernel/types.h>
+
+/* Mapping flags (generic; the arch translates them). */
+#define VM_WRITE (1u << 0)
+#define VM_EXEC (1u << 1)
+#define VM_USER (1u << 2)
+#define VM_NOCACHE (1u << 3)
+#define VM_GLOBAL (1u << 4)
+
+typedef struct frame_stats {
+	uint64_t total;        /* usable RAM frames */
+	uint64_t free;
+	uint64_t used;
+	uint64_t unavailable;  /* reserved/firmware frames below the top of RAM */
+} frame_stats_t;
+
+/* Offset of the direct map; 0 (identity) until vm_init() switches tables. */
+extern uintptr_t hhdm_offset;
+
+static inline void *phys_to_virt(paddr_t p)
+{
+	return (void *)(uintptr_t)(p + hhdm_offset);
+}
+
+static inline paddr_t hhdm_to_phys(const void *v)
+{
+	return (paddr_t)((uintptr_t)v - hhdm_offset);
+}
+
+/* Build the frame allocator from boot_info's memory map. */
+void frame_init(void);
+/* One frame; EOK and *out, or ENOMEM. Any context but NMI. */
+errno_t frame_alloc(paddr_t *out);
+/* count contiguous frames aligned to align frames, below limit (0: any). */
+errno_t frame_alloc_contig(size_t count, size_t align, paddr_t limit, paddr_t *out);
+/* Give frames back; panics on a double free (kernel bug). */
+void frame_free(paddr_t p, size_t count);
+/* Current counts, for monitoring and tests. */
+frame_stats_t frame_stats(void);
+
+/*
+ * Build the kernel page tables (direct map of RAM, the kernel image with
+ * per-section permissions, nothing at low addresses) and switch to them.
+ */
+void vm_init(void);
+/* Physical address of the kernel top-level table, for other CPUs. */
+paddr_t vm_kernel_root(void);
+/* Load the kernel page tables on this CPU. */
+void vm_activate(void);
+/* Map npages 4 KiB pages at va → pa with VM_* flags. EOK, ENOMEM, EEXIST. */
+errno_t vm_map(uintptr_t va, paddr_t pa, size_t npages, unsigned flags);
+/* Unmap npages at va on this CPU (no shootdown yet: boot-time use only). */
+void vm_unmap(uintptr_t va, size_t npages);
+/* Translate a kernel virtual address; false if unmapped. */
+bool vm_translate(uintptr_t va, paddr_t *pa);
+/* True if [va, va+len) is mapped kernel memory (safe to read). */
+bool vm_kernel_readable(uintptr_t va, size_t len);
+/* Map MMIO [pa, pa+len) uncached in the direct map; returns its address or NULL. */
+void *vm_map_mmio(paddr_t pa, size_t len);
+/* Frames used by kernel page tables. */
+size_t vm_table_frames(void);
+
+/* Heap. Returns NULL when out of memory. */
+void heap_init(void);
+void *kmalloc(size_t size);
+void *kzalloc(size_t size);
+void kfree(void *p);
+/* Bytes of frames the heap holds. */
+size_t heap_footprint(void);
+
+/*
+ * Allocate a kernel stack of npages with an unmapped guard page below it.
+ * Returns EOK and the stack's top (initial stack pointer) in *top.
+ */
+errno_t kstack_alloc(size_t npages, uintptr_t *top);
+/* Pages in use by kernel stacks. */
+size_t kstack_pages(void);
+
+/* Internal to mm: move the frame bitmap into the direct map; bitmap bytes. */
+void frame_rebase(uintptr_t old_offset);
+size_t frame_map_bytes(void);
+
+/* Print "mm: kernel footprint: ..." */
+void mm_report_footprint(void);
+
+#endif

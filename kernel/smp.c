@@ -1,0 +1,155 @@
+/*
+ * Generic SMP: the CPU table, cross-CPU function calls by fixed IPI and by
+ * NMI, stopping CPUs on panic, and the NMI dispatcher.
+ *
+ * Lock order: call_lock and nmi_call_lock are never held together.
+ */
+#include <arch/interrupt.h>
+#include <arch/smp.h>
+#include <kernel/printk.h>
+#include <kernel/smp.h>
+#include <kernel/spinlock.h>
+#include <kernel/time.h>
+
+#define LOG_PREFIX "smp"
+#define NMI_CALL_TIMEOUT_NS 1000000000ull
+
+cpu_t *cpus[MAX_CPUS];
+unsigned cpu_count;
+volatile unsigned cpus_online = 1;
+
+static spinlock_t call_lock = SPINLOCK_INIT("smp_call");
+static struct {
+	cpu_fn_t fn;
+	void *arg;
+	volatile unsigned done;
+} call;
+
+static spinlock_t nmi_call_lock = SPINLOCK_INIT("smp_nmi_call");
+static volatile unsigned nmi_call_done;
+static volatile unsigned cpus_stopped;
+
+void smp_call_ipi(int_frame_t *f)
+{
+	call.fn(call.arg);
+	__atomic_add_fetch(&call.done, 1, __ATOMIC_RELEASE);
+}
+
+unsigned smp_call_all(cpu_fn_t fn, void *arg)
+{
+	assert(irq_enabled());
+	/* Spin with interrupts on so requests from other CPUs are served. */
+	while (!spin_trylock(&call_lock))
+		cpu_relax();
+	unsigned others = cpus_online - 1;
+	call.fn = fn;
+	call.arg = arg;
+	call.done = 0;
+	if (others)
+		arch_send_ipi_others(VEC_IPI_CALL);
+	uint64_t f = irq_save();
+	fn(arg);
+	irq_restore(f);
+	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < others)
+		cpu_relax();
+	spin_unlock(&call_lock);
+	return others + 1;
+}
+
+unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg)
+{
+	uint64_t f = spin_lock_irqsave(&nmi_call_lock);
+	unsigned me = cpu_id(), sent = 0;
+
+	nmi_call_done = 0;
+	for (unsigned i = 0; i < cpu_count; i++) {
+		cpu_t *c = cpus[i];
+		if (i == me || !c->online)
+			continue;
+		c->nmi_fn = fn;
+		c->nmi_arg = arg;
+		__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+		arch_send_nmi(c);
+		sent++;
+	}
+	uint64_t end = time_ns() + NMI_CALL_TIMEOUT_NS;
+	while (__atomic_load_n(&nmi_call_done, __ATOMIC_ACQUIRE) < sent && time_ns() < end)
+		cpu_relax();
+	unsigned done = nmi_call_done;
+	spin_unlock_irqrestore(&nmi_call_lock, f);
+	return done;
+}
+
+void smp_stop_others(void)
+{
+	unsigned me = cpu_current() ? cpu_id() : 0;
+
+	for (unsigned i = 0; i < cpu_count; i++)
+		if (i != me && cpus[i]->online)
+			__atomic_or_fetch(&cpus[i]->nmi_pending, NMI_REASON_PANIC, __ATOMIC_RELEASE);
+	if (cpus_online > 1)
+		arch_send_nmi_others();
+	uint64_t end = time_ns() + 100000000;    /* 100 ms at most */
+	while (cpus_stopped < cpus_online - 1 && time_ns() < end)
+		cpu_relax();
+}
+
+void nmi_handle(int_frame_t *f)
+{
+	cpu_t *c = cpu_current();
+	uint32_t pending = __atomic_exchange_n(&c->nmi_pending, 0, __ATOMIC_ACQUIRE);
+
+	c->nmi_count++;
+	if (pending & NMI_REASON_PANIC) {
+		__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
+		arch_cpu_stop();
+	}
+	if (pending & NMI_REASON_CALL) {
+		c->nmi_fn(c->nmi_arg);
+		__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
+	}
+	if (!pending)
+		c->nmi_unknown++;
+}
+
+static void smp_tick(int_frame_t *f)
+{
+	cpu_current()->ticks++;
+}
+
+/* Last steps of every AP: announce, take interrupts, idle. */
+void smp_ap_main(cpu_t *c)
+{
+	arch_timer_init_cpu(timer_hz());
+	__atomic_add_fetch(&cpus_online, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	cpu_idle_loop();
+}
+
+void cpu_idle_loop(void)
+{
+	for (;;)
+		arch_idle();
+}
+
+void smp_init(void)
+{
+	irq_set_handler(VEC_IPI_CALL, smp_call_ipi);
+	irq_set_handler(VEC_TIMER, smp_tick);
+	cpus[0]->online = true;
+	arch_smp_boot();
+	pr_info("%u CPUs online", cpus_online);
+}
+
+static unsigned hz = 100;
+
+unsigned timer_hz(void)
+{
+	return hz;
+}
+
+void timer_init(unsigned tick_hz)
+{
+	hz = tick_hz;
+	arch_timer_init_cpu(hz);
+}

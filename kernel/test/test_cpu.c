@@ -1,0 +1,263 @@
+/* ktest: exceptions, backtraces, SMP calls, NMIs, timers, clock. */
+#include <arch/cpu.h>
+#include <kernel/cmdline.h>
+#include <kernel/fault.h>
+#include <kernel/ksym.h>
+#include <kernel/ktest.h>
+#include <kernel/smp.h>
+#include <kernel/spinlock.h>
+#include <kernel/time.h>
+#include <arch/smp.h>
+#include <kernel/platform.h>
+#include <lib/string.h>
+
+static volatile int ktest_zero;
+
+/*
+ * GCC drops the frame of a leaf function that never touches the stack
+ * (even with -fno-omit-frame-pointer); the volatile local keeps this one's
+ * frame so the backtrace can show its caller.
+ */
+static __noinline void ktest_fault_victim(void *arg)
+{
+	volatile uint64_t local = 42;
+	*(volatile uint64_t *)arg = local;   /* NULL: page fault */
+}
+
+static __noinline void ktest_fault_caller(void *arg)
+{
+	ktest_fault_victim(arg);
+	__asm__ volatile("" ::: "memory");   /* keep the frame */
+}
+
+static __noinline void ktest_div0(void *arg)
+{
+	uint32_t q = 1, d = ktest_zero;
+	/* C division by zero is undefined and GCC rewrites it; divide in asm. */
+	__asm__ volatile("xor %%edx, %%edx; divl %1" : "+a"(q) : "r"(d) : "rdx");
+	*(volatile uint32_t *)arg = q;
+}
+
+static bool bt_has(const fault_catch_t *fc, size_t i, const char *name)
+{
+	uint64_t off;
+	const char *s = i < fc->nbt ? ksym_lookup(fc->bt[i], &off) : NULL;
+	return s && !strcmp(s, name);
+}
+
+KTEST(fault_backtrace, "fault: NULL write is reported with a symbolized backtrace")
+{
+	fault_catch_t fc;
+
+	KT_CHECK(fault_catch_run(&fc, ktest_fault_caller, NULL), "no fault");
+	KT_CHECK(fc.vector == 14, "vector %u", fc.vector);
+	KT_CHECK(fc.addr == 0, "fault address %#lx", fc.addr);
+	KT_CHECK((fc.error & 2) != 0, "error code %#lx lacks the write bit", fc.error);
+	KT_CHECK(bt_has(&fc, 0, "ktest_fault_victim"), "frame 0 is not ktest_fault_victim");
+	KT_CHECK(bt_has(&fc, 1, "ktest_fault_caller"), "frame 1 is not ktest_fault_caller");
+	KT_CHECK(cpu_current()->fault_catch == NULL, "catch left armed");
+	return true;
+}
+
+KTEST(fault_div0, "fault: divide error is caught and names its function")
+{
+	fault_catch_t fc;
+	int sink;
+
+	KT_CHECK(fault_catch_run(&fc, ktest_div0, &sink), "no fault");
+	KT_CHECK(fc.vector == 0, "vector %u", fc.vector);
+	KT_CHECK(bt_has(&fc, 0, "ktest_div0"), "frame 0 is not ktest_div0");
+	return true;
+}
+
+KTEST(ksym_lookup, "ksym: kernel symbols resolve both ways")
+{
+	uint64_t off;
+	uintptr_t a = (uintptr_t)ktest_fault_victim;
+	const char *s = ksym_lookup(a + 3, &off);
+
+	KT_CHECK(ksym_count() > 100, "only %zu symbols", ksym_count());
+	KT_CHECK(s && !strcmp(s, "ktest_fault_victim") && off == 3, "got %s+%lu", s, off);
+	KT_CHECK(ksym_address("kmain") == (uintptr_t)kmain, "kmain address wrong");
+	return true;
+}
+
+static volatile uint64_t call_mask;
+static volatile unsigned call_irqs_on;
+
+static void ktest_mark_cpu(void *arg)
+{
+	__atomic_or_fetch(&call_mask, 1ull << cpu_id(), __ATOMIC_RELAXED);
+	if (irq_enabled())
+		call_irqs_on++;
+}
+
+static uint64_t online_mask(void)
+{
+	uint64_t m = 0;
+	for (unsigned i = 0; i < cpu_count; i++)
+		if (cpus[i]->online)
+			m |= 1ull << i;
+	return m;
+}
+
+KTEST(smp_all_online, "smp: every CPU in the MADT came online")
+{
+	KT_CHECK(cpus_online == cpu_count, "%u of %u CPUs online", cpus_online, cpu_count);
+	for (unsigned i = 0; i < cpu_count; i++)
+		KT_CHECK(cpus[i]->id == i, "cpu %u has id %u", i, cpus[i]->id);
+	return true;
+}
+
+KTEST(smp_call_all, "smp: run-on-all-CPUs reaches every CPU, 100 times")
+{
+	for (int r = 0; r < 100; r++) {
+		call_mask = 0;
+		unsigned n = smp_call_all(ktest_mark_cpu, NULL);
+		KT_CHECK(n == cpus_online, "ran on %u of %u", n, cpus_online);
+		KT_CHECK(call_mask == online_mask(), "mask %#lx, want %#lx", call_mask, online_mask());
+	}
+	KT_CHECK(call_irqs_on == 0, "ran with interrupts on %u times", call_irqs_on);
+	return true;
+}
+
+static volatile uint64_t nmi_hits[MAX_CPUS];
+
+static void ktest_nmi_fn(void *arg)
+{
+	nmi_hits[cpu_id()]++;
+}
+
+KTEST(nmi_round_trip, "nmi: IPI round trip to every other CPU, 100 times")
+{
+	uint64_t before[MAX_CPUS];
+	memcpy(before, (const void *)nmi_hits, sizeof(before));
+	for (int r = 0; r < 100; r++) {
+		unsigned n = smp_nmi_call_others(ktest_nmi_fn, NULL);
+		KT_CHECK(n == cpus_online - 1, "round %d: %u of %u answered", r, n, cpus_online - 1);
+	}
+	for (unsigned i = 0; i < cpu_count; i++) {
+		uint64_t want = i == cpu_id() ? 0 : 100;
+		KT_CHECK(nmi_hits[i] - before[i] == want, "cpu %u ran %lu times", i,
+			 nmi_hits[i] - before[i]);
+	}
+	return true;
+}
+
+static volatile bool spin_stop, spin_running, spin_timed_out, spin_irqs_on;
+
+static void ktest_nmi_stop_spin(void *arg)
+{
+	__atomic_store_n(&spin_stop, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Run by smp_call_all (interrupts off everywhere): CPU 1 spins until an
+ * NMI stops it (or 2 s pass); CPU 0 waits for the spin, then sends NMIs.
+ */
+static void ktest_irqoff_spin(void *arg)
+{
+	uint64_t end = time_ns() + 2000000000ull;
+
+	if (cpu_id() == 1) {
+		spin_irqs_on = irq_enabled();
+		__atomic_store_n(&spin_running, true, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&spin_stop, __ATOMIC_ACQUIRE))
+			if (time_ns() > end) {
+				spin_timed_out = true;
+				break;
+			}
+	} else if (cpu_id() == 0) {
+		while (!__atomic_load_n(&spin_running, __ATOMIC_ACQUIRE) && time_ns() < end)
+			cpu_relax();
+		smp_nmi_call_others(ktest_nmi_stop_spin, NULL);
+	}
+}
+
+static volatile bool self_nmi_ran;
+
+static void ktest_self_nmi(void *arg)
+{
+	self_nmi_ran = true;
+}
+
+KTEST(nmi_irqoff, "nmi: delivered to CPUs running with interrupts disabled")
+{
+	cpu_t *me = cpu_current();
+	uint64_t f = irq_save();
+
+	self_nmi_ran = false;
+	me->nmi_fn = ktest_self_nmi;
+	__atomic_or_fetch(&me->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+	arch_send_nmi(me);
+	for (uint64_t end = time_ns() + 100000000; !self_nmi_ran && time_ns() < end;)
+		cpu_relax();
+	irq_restore(f);
+	KT_CHECK(self_nmi_ran, "self NMI with interrupts off did not arrive");
+	if (cpus_online < 2)
+		return true;     /* no second CPU to spin */
+	spin_stop = spin_running = spin_timed_out = spin_irqs_on = false;
+	smp_call_all(ktest_irqoff_spin, NULL);
+	KT_CHECK(spin_running && !spin_irqs_on, "CPU 1 did not spin with interrupts off");
+	KT_CHECK(spin_stop && !spin_timed_out, "the NMI did not stop CPU 1's spin");
+	return true;
+}
+
+static spinlock_t contention_lock = SPINLOCK_INIT("ktest");
+static volatile uint64_t contention_counter;
+
+static void ktest_bump(void *arg)
+{
+	for (int i = 0; i < 20000; i++) {
+		spin_lock(&contention_lock);
+		contention_counter++;
+		spin_unlock(&contention_lock);
+	}
+}
+
+KTEST(spinlock_contention, "spinlock: all CPUs increment one counter under a lock")
+{
+	contention_counter = 0;
+	unsigned n = smp_call_all(ktest_bump, NULL);
+	KT_CHECK(contention_counter == 20000ul * n, "counter %lu, want %lu",
+		 contention_counter, 20000ul * n);
+	return true;
+}
+
+KTEST(timer_ticks, "timer: every CPU's local APIC timer ticks")
+{
+	uint64_t before[MAX_CPUS];
+	for (unsigned i = 0; i < cpu_count; i++)
+		before[i] = cpus[i]->ticks;
+	time_delay_us(200000);
+	for (unsigned i = 0; i < cpu_count; i++)
+		KT_CHECK(cpus[i]->ticks > before[i] + 2, "cpu %u: %lu ticks in 200 ms", i,
+			 cpus[i]->ticks - before[i]);
+	return true;
+}
+
+KTEST(clock_monotonic, "time: the ns clock is monotonic and agrees with the TSC")
+{
+	uint64_t prev = time_ns();
+	for (int i = 0; i < 100000; i++) {
+		uint64_t now = time_ns();
+		KT_CHECK(now >= prev, "went back from %lu to %lu", prev, now);
+		prev = now;
+	}
+	uint64_t c0 = time_cycles(), n0 = time_ns();
+	time_delay_us(10000);
+	uint64_t dn = time_ns() - n0, dc = time_cycles() - c0;
+	KT_CHECK(dn >= 10000000, "10 ms delay took %lu ns", dn);
+	KT_CHECK(time_cycles_to_ns(dc) >= dn - 1000 && time_cycles_to_ns(dc) <= dn + 1000000,
+		 "cycles %lu vs ns %lu", dc, dn);
+	return true;
+}
+
+KTEST(cmdline_words, "cmdline: whole-word lookups")
+{
+	char buf[8];
+	KT_CHECK(cmdline_has("ktest"), "ktest not found");
+	KT_CHECK(!cmdline_has("kte"), "prefix matched");
+	KT_CHECK(!cmdline_get("nosuchkey", buf, sizeof(buf)), "missing key found");
+	return true;
+}

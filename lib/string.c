@@ -1,0 +1,145 @@
+/*
+ * String and memory functions. Byte loops only: simple and obviously
+ * correct. The mem* functions are marked so GCC never turns their loops
+ * back into calls to themselves.
+ */
+#include <lib/string.h>
+
+#include <stdint.h>
+
+#define LIB_NO_PATTERNS \
+	__attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+LIB_NO_PATTERNS
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (n-- > 0)
+		*d++ = *s++;
+	return dst;
+}
+
+LIB_NO_PATTERNS
+void *memmove(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if ((uintptr_t)d - (uintptr_t)s >= n) {
+		/* dst is below src or past its end: copying forwards is safe. */
+		while (n-- > 0)
+			*d++ = *s++;
+	} else {
+		while (n-- > 0)
+			d[n] = s[n];
+	}
+	return dst;
+}
+
+LIB_NO_PATTERNS
+void *memset(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+
+	while (n-- > 0)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+LIB_NO_PATTERNS
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a;
+	const unsigned char *y = b;
+
+	for (size_t i = 0; i < n; i++) {
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+LIB_NO_PATTERNS
+size_t strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] != '\0')
+		n++;
+	return n;
+}
+
+LIB_NO_PATTERNS
+size_t strnlen(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s[n] != '\0')
+		n++;
+	return n;
+}
+
+int strcmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a;
+	const unsigned char *y = (const unsigned char *)b;
+
+	while (*x != '\0' && *x == *y) {
+		x++;
+		y++;
+	}
+	return *x == *y ? 0 : (*x < *y ? -1 : 1);
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+	const unsigned char *x = (const unsigned char *)a;
+	const unsigned char *y = (const unsigned char *)b;
+
+	for (size_t i = 0; i < n; i++) {
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+		if (x[i] == '\0')
+			break;
+	}
+	return 0;
+}
+
+char *strchr(const char *s, int c)
+{
+	char ch = (char)c;
+
+	for (;; s++) {
+		if (*s == ch)
+			return (char *)s;
+		if (*s == '\0')
+			return NULL;
+	}
+}
+
+char *strstr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (n == 0)
+		return (char *)hay;
+	for (; *hay != '\0'; hay++) {
+		if (*hay == *needle && strncmp(hay, needle, n) == 0)
+			return (char *)hay;
+	}
+	return NULL;
+}
+
+size_t strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size > 0) {
+		size_t k = len < size - 1 ? len : size - 1;
+		memcpy(dst, src, k);
+		dst[k] = '\0';
+	}
+	return len;
+}
