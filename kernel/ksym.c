@@ -40,6 +40,14 @@ const char *ksym_lookup(uintptr_t addr, uint64_t *off)
 	return elfsym_lookup(&ksym_table, addr, off);
 }
 
+const char *ksym_lookup_pc(uintptr_t pc, bool is_return, uint64_t *off)
+{
+	const char *s = ksym_lookup(pc - is_return, off);
+	if (s)
+		*off += is_return;
+	return s;
+}
+
 uintptr_t ksym_address(const char *name)
 {
 	return ksym_ready ? elfsym_address(&ksym_table, name) : 0;
@@ -82,7 +90,7 @@ void backtrace_print(const uintptr_t *pcs, size_t n, bool locked)
 	out("  backtrace:\n");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = 0;
-		const char *s = ksym_lookup(pcs[i], &off);
+		const char *s = ksym_lookup_pc(pcs[i], i > 0, &off);
 		out("    #%zu %016lx %s+%#lx\n", i, pcs[i], s ? s : "?", off);
 	}
 }

@@ -53,5 +53,7 @@ void kmain(void)
 	mm_report_footprint();
 	if (cmdline_has("ktest"))
 		ktest_run();            /* never returns */
+	if (cmdline_has("ktest.panic"))
+		ktest_panic();          /* never returns */
 	cpu_idle_loop();
 }

@@ -32,7 +32,8 @@ void panic_begin(void)
 
 void panic_end(void)
 {
-	printk_unlocked("panic: system halted\n");
+	printk_unlocked("panic: %u other CPUs stopped by NMI; system halted\n",
+			smp_cpus_stopped());
 	platform_fail_stop();
 }
 

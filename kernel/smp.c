@@ -94,6 +94,11 @@ void smp_stop_others(void)
 		cpu_relax();
 }
 
+unsigned smp_cpus_stopped(void)
+{
+	return cpus_stopped;
+}
+
 void nmi_handle(int_frame_t *f)
 {
 	cpu_t *c = cpu_current();

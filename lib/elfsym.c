@@ -15,9 +15,10 @@ static bool elfsym_useful(const elf64_sym_t *s, size_t strtab_size,
 {
 	unsigned type = ELF64_ST_TYPE(s->st_info);
 
-	if (type != STT_FUNC && type != STT_OBJECT)
+	/* STT_NOTYPE in a section: an assembly label (entry stubs, crt0). */
+	if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE)
 		return false;
-	if (s->st_shndx == SHN_UNDEF || s->st_value == 0)
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE || s->st_value == 0)
 		return false;
 	return s->st_name != 0 && s->st_name < strtab_size &&
 		strtab[s->st_name] != '\0';

@@ -9,6 +9,7 @@
 ; negative GS base). These never rely on the interrupted stack or GS.
 
 %define MSR_GS_BASE 0xc0000101
+%define FRAME_RIP 17 * 8
 %define FRAME_CS 18 * 8
 
 section .text
@@ -32,6 +33,17 @@ extern interrupt_dispatch
 	push r15
 %endmacro
 
+; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
+; from the handler into the interrupted code. rdi = the int_frame_t.
+%macro CALL_DISPATCH 0
+	mov rdi, rsp
+	push qword [rsp + FRAME_RIP]
+	push rbp
+	mov rbp, rsp
+	call interrupt_dispatch
+	add rsp, 16
+%endmacro
+
 %macro POP_REGS 0
 	pop r15
 	pop r14
@@ -50,6 +62,7 @@ extern interrupt_dispatch
 	pop rax
 %endmacro
 
+global isr_common:function, isr_paranoid:function
 isr_common:
 	PUSH_REGS
 	cld
@@ -57,8 +70,7 @@ isr_common:
 	jz .kernel_in
 	swapgs
 .kernel_in:
-	mov rdi, rsp
-	call interrupt_dispatch
+	CALL_DISPATCH
 	test byte [rsp + FRAME_CS], 3
 	jz .kernel_out
 	swapgs
@@ -78,8 +90,7 @@ isr_paranoid:
 	swapgs
 	mov ebx, 1
 .gs_ok:
-	mov rdi, rsp
-	call interrupt_dispatch
+	CALL_DISPATCH
 	test ebx, ebx
 	jz .out
 	swapgs

@@ -41,7 +41,7 @@ static __noinline void ktest_div0(void *arg)
 static bool bt_has(const fault_catch_t *fc, size_t i, const char *name)
 {
 	uint64_t off;
-	const char *s = i < fc->nbt ? ksym_lookup(fc->bt[i], &off) : NULL;
+	const char *s = i < fc->nbt ? ksym_lookup_pc(fc->bt[i], i > 0, &off) : NULL;
 	return s && !strcmp(s, name);
 }
 

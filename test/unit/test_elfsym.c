@@ -107,12 +107,12 @@ static void test_synthetic(void)
 
 	is_int(elfsym_prepare(&t, syms, n, strtab, sizeof(strtab)), EOK,
 	       "prepare synthetic table");
-	is_uint(t.count, 5, "only alpha, beta, gamma, delta, alias are kept");
+	is_uint(t.count, 6, "only alpha, beta, gamma, delta, alias, notype are kept");
 	ok(t.syms == syms && t.strtab == strtab &&
 	   t.strtab_size == sizeof(strtab), "table fields point at the inputs");
 	ok(is_sorted(&t), "kept symbols are sorted by address");
 	is_uint(t.syms[0].st_value, 0x1000, "first is alpha");
-	is_uint(t.syms[4].st_value, 0x4000, "last is delta");
+	is_uint(t.syms[5].st_value, 0x4000, "last is delta");
 
 	check_lookup(&t, 0, NULL, 0);
 	check_lookup(&t, 0xfff, NULL, 0);
@@ -120,6 +120,8 @@ static void test_synthetic(void)
 	check_lookup(&t, 0x100f, "alpha", 0xf);
 	check_lookup(&t, 0x1010, NULL, 0);          /* past alpha's size */
 	check_lookup(&t, 0x1500, NULL, 0);          /* nameless symbol dropped */
+	check_lookup(&t, 0x1800, "notype", 0);     /* assembly label kept */
+	check_lookup(&t, 0x18ff, "notype", 0xff);
 	check_lookup(&t, 0x2000, "beta", 0);
 	check_lookup(&t, 0x2fff, "beta", 0xfff);    /* zero size: open-ended */
 	check_lookup(&t, 0x3000, "gamma", 0);       /* sized alias wins */
@@ -195,8 +197,9 @@ static bool sym_useful(const elf64_sym_t *s, const char *str, size_t size)
 {
 	unsigned type = ELF64_ST_TYPE(s->st_info);
 
-	return (type == STT_FUNC || type == STT_OBJECT) &&
-		s->st_shndx != SHN_UNDEF && s->st_value != 0 &&
+	return (type == STT_FUNC || type == STT_OBJECT || type == STT_NOTYPE) &&
+		s->st_shndx != SHN_UNDEF && s->st_shndx < SHN_LORESERVE &&
+		s->st_value != 0 &&
 		s->st_name != 0 && s->st_name < size && str[s->st_name] != '\0';
 }
 

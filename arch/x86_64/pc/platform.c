@@ -89,7 +89,7 @@ void platform_test_exit(bool pass)
 
 void platform_fail_stop(void)
 {
-	if (cmdline_has("ktest"))
+	if (cmdline_has("ktest") || cmdline_has("ktest.panic"))
 		platform_test_exit(false);
 	irq_disable();
 	for (;;)

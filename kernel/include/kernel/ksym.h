@@ -10,6 +10,13 @@ void ksym_init(void);
 /* Name of the function containing addr and *off into it, or NULL. */
 const char *ksym_lookup(uintptr_t addr, uint64_t *off);
 
+/*
+ * Like ksym_lookup() for a backtrace entry: a return address (is_return)
+ * is looked up one byte back, since a call to a noreturn function can be
+ * the last instruction of its caller.
+ */
+const char *ksym_lookup_pc(uintptr_t pc, bool is_return, uint64_t *off);
+
 /* Address of a kernel symbol, 0 if unknown. */
 uintptr_t ksym_address(const char *name);
 

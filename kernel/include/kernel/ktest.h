@@ -37,6 +37,9 @@ typedef struct ktest {
 		}                                                          \
 	} while (0)
 
+/* Deliberately fault on the last CPU ("ktest.panic"): exercises panic. */
+void ktest_panic(void) __noreturn;
+
 /* Run every test, print TAP, end the machine. */
 void ktest_run(void) __noreturn;
 

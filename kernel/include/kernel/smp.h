@@ -30,6 +30,9 @@ unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg);
 /* Stop every other CPU with an NMI (panic). Safe from any context. */
 void smp_stop_others(void);
 
+/* How many CPUs smp_stop_others() has stopped so far. */
+unsigned smp_cpus_stopped(void);
+
 /* NMI entry: dispatch the pending reasons of this CPU. NMI context. */
 void nmi_handle(struct int_frame *f);
 

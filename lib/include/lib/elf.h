@@ -36,6 +36,7 @@
 #define ELF64_ST_TYPE(info) ((info) & 0xf)
 #define ELF64_ST_BIND(info) ((info) >> 4)
 #define SHN_UNDEF 0
+#define SHN_LORESERVE 0xff00
 #define SHN_ABS 0xfff1
 
 typedef struct {
@@ -89,8 +90,9 @@ typedef struct {
 } elf64_sym_t;
 
 /*
- * A symbol table prepared for lookups: syms[0..count) are the function and
- * object symbols with a name and a nonzero address, sorted by address.
+ * A symbol table prepared for lookups: syms[0..count) are the function,
+ * object and untyped (assembly label) symbols defined in a section, with a
+ * name and a nonzero address, sorted by address.
  */
 typedef struct elfsym_table {
 	elf64_sym_t *syms;
