@@ -11,6 +11,7 @@
 #include <kernel/ksym.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
+#include <kernel/vm.h>
 
 typedef struct {
 	uint16_t off_lo, sel;
@@ -119,13 +120,28 @@ static void exc_catch(int_frame_t *f, fault_catch_t *fc)
 	fc->error = f->error;
 	fc->addr = f->vector == VEC_PF ? read_cr2() : 0;
 	fc->rip = f->rip;
-	exc_report(f, "fault (caught)", true, fc->bt, &fc->nbt);
+	if (fc->quiet)
+		fc->nbt = backtrace_walk(f->rip, f->rbp, fc->bt, FAULT_BT_MAX);
+	else
+		exc_report(f, "fault (caught)", true, fc->bt, &fc->nbt);
 	cpu_current()->fault_catch = fc->prev;
 	f->rip = (uint64_t)kjmp_jump;
 	f->rdi = (uint64_t)&fc->jb;
 	f->rsi = 1;
 	f->rsp = fc->jb.rsp - 8;      /* kjmp_jump never returns */
 	f->rflags &= ~0x100ul;        /* no single-step */
+}
+
+/* A double fault whose CR2 lies in the guard page under this CPU's stack. */
+static void exc_explain(const int_frame_t *f)
+{
+	cpu_t *c = cpu_current();
+	uint64_t cr2 = read_cr2();
+
+	if (f->vector == VEC_DF && c && c->stack_bottom &&
+	    cr2 >= c->stack_bottom - PAGE_SIZE && cr2 < c->stack_bottom)
+		printk_unlocked("panic: kernel stack overflow on cpu %u (%#lx is in the guard page)\n",
+				c->id, cr2);
 }
 
 static void exception_dispatch(int_frame_t *f)
@@ -139,6 +155,7 @@ static void exception_dispatch(int_frame_t *f)
 		return;
 	}
 	panic_begin();
+	exc_explain(f);
 	exc_report(f, "panic", false, bt, &nbt);
 	panic_end();
 }

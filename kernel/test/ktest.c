@@ -1,7 +1,9 @@
 /* The ktest runner: TAP on the console, verdict through the platform. */
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
+#include <kernel/cmdline.h>
 #include <kernel/printk.h>
+#include <lib/string.h>
 #include <kernel/smp.h>
 
 extern const ktest_t __ktest_start[], __ktest_end[];
@@ -33,12 +35,33 @@ static void ktest_panic_on_last_cpu(void *arg)
 		ktest_panic_victim(NULL);
 }
 
+static volatile uint64_t ktest_recurse_limit = UINT64_MAX;
+
+static __noinline uint64_t ktest_recurse(uint64_t depth)
+{
+	volatile uint64_t pad[32];
+	pad[0] = depth;
+	if (depth == ktest_recurse_limit)
+		return pad[0];
+	return ktest_recurse(depth + 1) + pad[0];
+}
+
 /*
- * "ktest.panic": fault on purpose (on the last CPU) so the harness can
+ * "ktest.panic" faults on purpose (on the last CPU) so the harness can
  * check the panic path: report, backtrace, other CPUs stopped by NMI.
+ * "ktest.panic=stack" overflows the kernel stack into its guard page: the
+ * page fault cannot be delivered on that stack, so the CPU raises a double
+ * fault, which runs on its own IST stack.
  */
 void ktest_panic(void)
 {
+	char how[16] = "";
+
+	cmdline_get("ktest.panic", how, sizeof(how));
+	if (!strcmp(how, "stack")) {
+		printk("ktest: overflowing the kernel stack on purpose\n");
+		ktest_recurse(0);
+	}
 	printk("ktest: faulting on purpose on CPU %u\n", cpus_online - 1);
 	smp_call_all(ktest_panic_on_last_cpu, NULL);
 	panic("ktest: the deliberate fault did not panic");

@@ -47,7 +47,7 @@ static bool bt_has(const fault_catch_t *fc, size_t i, const char *name)
 
 KTEST(fault_backtrace, "fault: NULL write is reported with a symbolized backtrace")
 {
-	fault_catch_t fc;
+	fault_catch_t fc = { 0 };
 
 	KT_CHECK(fault_catch_run(&fc, ktest_fault_caller, NULL), "no fault");
 	KT_CHECK(fc.vector == 14, "vector %u", fc.vector);
@@ -61,7 +61,7 @@ KTEST(fault_backtrace, "fault: NULL write is reported with a symbolized backtrac
 
 KTEST(fault_div0, "fault: divide error is caught and names its function")
 {
-	fault_catch_t fc;
+	fault_catch_t fc = { 0 };
 	int sink;
 
 	KT_CHECK(fault_catch_run(&fc, ktest_div0, &sink), "no fault");
@@ -259,5 +259,55 @@ KTEST(cmdline_words, "cmdline: whole-word lookups")
 	KT_CHECK(cmdline_has("ktest"), "ktest not found");
 	KT_CHECK(!cmdline_has("kte"), "prefix matched");
 	KT_CHECK(!cmdline_get("nosuchkey", buf, sizeof(buf)), "missing key found");
+	return true;
+}
+
+static volatile bool storm_done;
+static volatile uint64_t storm_faults, storm_nmis;
+
+static void ktest_storm_nmi(void *arg)
+{
+	storm_nmis++;
+}
+
+/* Under smp_call_all: CPU 0 faults in a loop, everyone else fires NMIs at it. */
+static void ktest_storm(void *arg)
+{
+	if (cpu_id() == 0) {
+		for (int i = 0; i < 2000; i++) {
+			fault_catch_t fc = { .quiet = true };
+			if (fault_catch_run(&fc, ktest_fault_victim, NULL) && fc.vector == 14)
+				storm_faults++;
+		}
+		__atomic_store_n(&storm_done, true, __ATOMIC_RELEASE);
+		return;
+	}
+	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE)) {
+		cpus[0]->nmi_fn = ktest_storm_nmi;
+		__atomic_or_fetch(&cpus[0]->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+		arch_send_nmi(cpus[0]);
+		time_delay_us(20);
+	}
+}
+
+KTEST(nmi_storm, "nmi: a storm of NMIs during exception entry and exit is harmless")
+{
+	storm_done = false;
+	storm_faults = storm_nmis = 0;
+	if (cpus_online < 2) {
+		/* One CPU: NMI ourselves between faults instead. */
+		for (int i = 0; i < 2000; i++) {
+			fault_catch_t fc = { .quiet = true };
+			cpu_current()->nmi_fn = ktest_storm_nmi;
+			__atomic_or_fetch(&cpu_current()->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+			arch_send_nmi(cpu_current());
+			storm_faults += fault_catch_run(&fc, ktest_fault_victim, NULL);
+		}
+	} else {
+		smp_call_all(ktest_storm, NULL);
+	}
+	KT_CHECK(storm_faults == 2000, "%lu of 2000 faults caught", storm_faults);
+	KT_CHECK(storm_nmis > 0, "no NMI arrived");
+	printk("# %lu NMIs during 2000 faults\n", storm_nmis);
 	return true;
 }

@@ -112,7 +112,7 @@ static void mm_write_byte(void *p)
 
 static bool mm_write_faults(void *addr, uint64_t *fault_addr)
 {
-	fault_catch_t fc;
+	fault_catch_t fc = { 0 };
 	bool faulted = fault_catch_run(&fc, mm_write_byte, addr);
 	*fault_addr = fc.addr;
 	return faulted && fc.vector == 14;

@@ -21,6 +21,7 @@ void kjmp_jump(kjmp_buf_t *b, int v) __noreturn;
 struct fault_catch {
 	kjmp_buf_t jb;
 	struct fault_catch *prev;
+	bool quiet;             /* set by the caller: do not print the report */
 	unsigned vector;
 	uint64_t error;
 	uint64_t addr;          /* faulting address for page faults */
@@ -34,7 +35,8 @@ typedef struct fault_catch fault_catch_t;
 /*
  * Call fn(arg) with faults caught on this CPU. Returns true if fn faulted
  * (details in *fc), false if it returned normally. Interrupts should be off
- * or the caller pinned: the catch belongs to this CPU.
+ * or the caller pinned: the catch belongs to this CPU. Set fc->quiet
+ * first to skip printing the fault report.
  */
 bool fault_catch_run(fault_catch_t *fc, void (*fn)(void *), void *arg);
 
