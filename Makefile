@@ -16,6 +16,7 @@ CPUS    ?= 2
 MEM     ?= 256
 ACCEL   ?= tcg
 FIRMWARE ?= bios
+TEST_ACCEL ?= tcg
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -99,11 +100,11 @@ $(KERNEL_ELF): $(KERNEL_OBJS) arch/$(ARCH)/kernel.ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 
-$(ISO): $(KERNEL_ELF) tools/mkiso.sh
+$(ISO): $(KERNEL_ELF) tools/mkiso.sh boot/grub.cfg.in
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)tools/mkiso.sh $@ $(KERNEL_ELF) ""
 
-$(KTEST_ISO): $(KERNEL_ELF) tools/mkiso.sh
+$(KTEST_ISO): $(KERNEL_ELF) tools/mkiso.sh boot/grub.cfg.in
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)tools/mkiso.sh $@ $(KERNEL_ELF) "ktest"
 
@@ -156,11 +157,14 @@ bochs: setup
 
 check: setup
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)tools/check.sh
+	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
 .PHONY: run debug bochs check
 
 clean:
 	rm -rf $(BUILD)
 .PHONY: clean
+
+# Keep intermediate objects (host objects would be deleted after each link).
+.SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""test/ktest.t - run the in-kernel self-tests (build/vernier-ktest.iso,
+kernel command line "ktest") in QEMU: BIOS with 1, 2 and 4 CPUs, UEFI with
+2. TAP on stdout, for prove.
+
+The kernel prints TAP on COM1 ("1..N", "ok N - desc", "not ok N - desc",
+"# diag"), mixed with its "subsys: text" log lines, then ends QEMU through
+isa-debug-exit: value 0 (QEMU exit code 1) if every test passed, 1 (exit
+code 3) if not. Each kernel test becomes one test here, named with the boot
+as prefix ("ok 7 - [bios cpus=2] nmi: round trip to every CPU"); then come
+checks that the plan matches the tests seen, that QEMU exited with code 1
+and that the boot did not time out. A failing boot's last 40 log lines are
+printed as diagnostics.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import vm  # noqa: E402
+from tap import Tap  # noqa: E402
+
+CONFIGS = (("bios", 1), ("bios", 2), ("bios", 4), ("uefi", 2))
+TIMEOUT = 180       # seconds per boot, the whole suite included
+PASS_EXIT = 1       # isa-debug-exit value 0
+FAIL_EXIT = 3       # isa-debug-exit value 1
+
+def boot_one(firmware, cpus):
+    """Boot the ktest ISO once; returns the vm.Result."""
+    return vm.boot(bt.KTEST_ISO, cpus=cpus, firmware=firmware,
+                   accel=bt.accel(), timeout=TIMEOUT)
+
+
+def check(tap, firmware, cpus, r):
+    """Re-emit one boot's kernel tests and check how the boot ended."""
+    name = bt.label(firmware, cpus)
+    plan, items = bt.parse_tap(r.lines)
+    passed = True
+    numbers = []
+    for item in items:
+        if item[0] == "diag":
+            tap.diag("%s %s" % (name, item[1]))
+            continue
+        _, ok, num, desc, directive = item
+        numbers.append(num)
+        passed &= tap.ok(ok, "%s %s" % (name, desc or "test %s" % num),
+                         directive=directive)
+    seen = len(numbers)
+    in_order = numbers == list(range(1, seen + 1))
+    passed &= tap.ok(plan is not None and plan == seen and in_order,
+                     "%s kernel ran the %s tests it planned"
+                     % (name, plan if plan is not None else "?"))
+    if plan is None:
+        tap.diag("%s no TAP plan (1..N) in the log" % name)
+    elif plan != seen or not in_order:
+        tap.diag("%s plan 1..%d, saw %d tests numbered %s"
+                 % (name, plan, seen, numbers))
+    passed &= tap.ok(not r.timed_out, "%s finished within %d s"
+                     % (name, TIMEOUT))
+    passed &= tap.ok(r.exit_code == PASS_EXIT,
+                     "%s QEMU exit code %d (kernel reported pass)"
+                     % (name, PASS_EXIT))
+    if r.exit_code == FAIL_EXIT:
+        tap.diag("%s kernel reported failure (exit code %d)"
+                 % (name, FAIL_EXIT))
+    elif r.exit_code != PASS_EXIT and not r.timed_out:
+        tap.diag("%s QEMU exit code %s" % (name, r.exit_code))
+    tap.diag("%s %d kernel tests, %.1f s" % (name, seen, r.elapsed))
+    if not passed:
+        bt.show_tail(tap, r)
+
+
+def main():
+    """Run the boots (two at a time) and report them in a fixed order."""
+    tap = Tap()
+    bt.need_file(tap, bt.KTEST_ISO, "ISO")
+    jobs = [(bt.weight(n, bt.accel()), (lambda fw=fw, n=n: boot_one(fw, n)))
+            for fw, n in CONFIGS]
+    for (fw, n), r in zip(CONFIGS, bt.run_parallel(jobs)):
+        check(tap, fw, n, r)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

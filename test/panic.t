@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""test/panic.t - the kernel's panic paths, booted in QEMU (BIOS, TCG).
+
+- "ktest.panic" makes the last CPU write through a NULL pointer inside an
+  IPI handler. Expect: a "panic: #PF page fault" report naming the faulting
+  function, a backtrace through its caller and the interrupted idle loop,
+  every other CPU stopped by NMI, and QEMU ended with the failure status.
+- "ktest.panic=stack" overflows the boot CPU's kernel stack. Expect the
+  page fault on the guard page to become a double fault (handled on its IST
+  stack), reported as a kernel stack overflow.
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import vm  # noqa: E402
+from tap import Tap  # noqa: E402
+
+KERNEL = os.path.join(bt.BUILD, "kernel.elf")
+MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
+FAIL_EXIT = 3
+TIMEOUT = 120
+
+
+def make_iso(tmp, cmdline):
+    """An ISO booting the built kernel with cmdline; returns its path."""
+    path = os.path.join(tmp, re.sub(r"\W", "_", cmdline) + ".iso")
+    subprocess.run([MKISO, path, KERNEL, cmdline], check=True)
+    return path
+
+
+def has(tap, r, regex, desc):
+    """One test: some log line matches regex."""
+    ok = tap.ok(r.grep(regex), desc)
+    if not ok:
+        bt.show_tail(tap, r)
+    return ok
+
+
+def check_null_panic(tap, r, cpus):
+    """The NULL-write panic on the last of cpus CPUs."""
+    name = "[bios cpus=%d ktest.panic]" % cpus
+    tap.ok(not r.timed_out and r.exit_code == FAIL_EXIT,
+           "%s QEMU ended with the failure status" % name)
+    has(tap, r, r"^panic: #PF page fault at \w+ <ktest_panic_victim\S*> "
+        r"error 0x2 cpu %d$" % (cpus - 1),
+        "%s report names the fault, the function and the CPU" % name)
+    has(tap, r, r"^\s+#1 \w+ ktest_panic_on_last_cpu\+",
+        "%s backtrace frame 1 is the caller" % name)
+    has(tap, r, r"^\s+#\d+ \w+ (cpu_idle_loop|kmain|smp_call_all)\+",
+        "%s backtrace continues into the interrupted code" % name)
+    has(tap, r, r"^panic: %d other CPUs stopped by NMI; system halted$"
+        % (cpus - 1), "%s the other %d CPUs were stopped" % (name, cpus - 1))
+
+
+def check_stack_panic(tap, r):
+    """The kernel stack overflow."""
+    name = "[bios cpus=2 ktest.panic=stack]"
+    tap.ok(not r.timed_out and r.exit_code == FAIL_EXIT,
+           "%s QEMU ended with the failure status" % name)
+    has(tap, r, r"^panic: kernel stack overflow on cpu 0 \(0x[0-9a-f]+ is in "
+        r"the guard page\)$", "%s overflow recognised" % name)
+    has(tap, r, r"^panic: #DF double fault at \w+ <ktest_recurse",
+        "%s reported as a double fault in the recursing function" % name)
+
+
+def main():
+    """Build the ISOs, boot them (two at a time), check the logs."""
+    tap = Tap()
+    bt.need_file(tap, KERNEL, "kernel")
+    with tempfile.TemporaryDirectory(prefix="vernier-panic.") as tmp:
+        null_iso = make_iso(tmp, "ktest.panic")
+        stack_iso = make_iso(tmp, "ktest.panic=stack")
+        configs = [(null_iso, 1), (null_iso, 4), (stack_iso, 2)]
+        jobs = [(bt.weight(n), (lambda iso=iso, n=n: vm.boot(
+            iso, cpus=n, accel=bt.accel(), timeout=TIMEOUT)))
+            for iso, n in configs]
+        results = list(bt.run_parallel(jobs))
+    check_null_panic(tap, results[0], 1)
+    check_null_panic(tap, results[1], 4)
+    check_stack_panic(tap, results[2])
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

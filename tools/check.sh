@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tools/check.sh - run Vernier's tests through prove (what `make check` runs
+# after the build).
+#
+# Runs the host unit test binaries (build/host/test/test_*, executables that
+# print TAP) and the test scripts test/*.t (executable python3 scripts), two
+# files at a time (-j2, this machine has 2 cores), with per-file times. Each
+# boot test file then runs its QEMU boots one at a time
+# (VERNIER_TEST_SLOTS=1) so that no more than two guests share the two host
+# cores. The slow files go first so that the two prove jobs end together.
+# Exits nonzero if anything fails; the last line is prove's "Result: ...".
+set -euo pipefail
+
+prog=${0##*/}
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+    cat <<EOF
+Usage: $prog [-v] [TEST...]
+
+Run the unit test binaries and test/*.t through prove (-j2 --timer), or
+only the TESTs given (paths of test files or unit test binaries).
+  -v          verbose: show every TAP line
+  -h, --help  this help
+Environment: BUILD (default build), VERNIER_TEST_SLOTS (boots run at once
+within one test file, default 1 here), VERNIER_ACCEL (tcg|kvm, default tcg).
+EOF
+}
+
+verbose=()
+files=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage; exit 0 ;;
+        -v) verbose=(-v); shift ;;
+        -*) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+        *) files+=("$1"); shift ;;
+    esac
+done
+
+command -v prove >/dev/null || { echo "$prog: prove missing (run tools/setup.sh)" >&2; exit 1; }
+cd "$top"
+build=${BUILD:-build}
+
+if [[ ${#files[@]} -eq 0 ]]; then
+    # Slowest first (times on 2 cores, TCG): bochs ~10 s, boot ~40 s,
+    # ktest ~10 s, harness ~10 s; the unit tests take well under a second.
+    for t in test/boot.t test/bochs.t test/ktest.t test/harness.t; do
+        [[ -f $t ]] && files+=("$t")
+    done
+    for t in test/*.t; do
+        [[ " ${files[*]} " == *" $t "* ]] || files+=("$t")
+    done
+    for t in "$build"/host/test/test_*; do
+        [[ -f $t && -x $t ]] && files+=("$t")
+    done
+fi
+[[ ${#files[@]} -gt 0 ]] || { echo "$prog: no tests found" >&2; exit 1; }
+
+export VERNIER_TEST_SLOTS=${VERNIER_TEST_SLOTS:-1}
+export BUILD="$top/$build"
+[[ $build == /* ]] && BUILD=$build
+# --exec '': run every file as a program (unit binaries and python .t files
+# alike), not through perl.
+exec prove --exec '' -j2 --timer "${verbose[@]}" "${files[@]}"

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# tools/qemu.sh - boot a Vernier ISO in QEMU (x86-64), for people and tests.
+#
+# Non-interactive (the default, used by the test harness): the guest's COM1
+# is QEMU's stdout, there is no display and no monitor, and the guest ends
+# QEMU through isa-debug-exit at port 0xf4 (QEMU exits with (value<<1)|1).
+# --interactive (make run) puts COM1 and the QEMU monitor on this terminal
+# (Ctrl-A X quits, Ctrl-A C toggles the monitor). --gdb (make debug) waits
+# for gdb on :1234 (see tools/gdbinit.in).
+#
+# --accel kvm is used only when /dev/kvm can be opened read-write and QEMU
+# really starts with it; otherwise this falls back to TCG with a warning.
+# The script exec's QEMU, so its exit status and pid are QEMU's.
+set -euo pipefail
+
+prog=${0##*/}
+
+usage() {
+    cat <<EOF
+Usage: $prog --iso ISO [options]
+
+  --iso ISO              ISO image to boot (required)
+  --cpus N               number of CPUs (default 2)
+  --mem MIB              memory in MiB (default 256)
+  --accel tcg|kvm        accelerator (default tcg; kvm falls back to tcg
+                         with a warning when KVM can't be used)
+  --firmware bios|uefi   SeaBIOS or OVMF (default bios)
+  --cpu MODEL            CPU model (default: max for tcg,
+                         host,-arch-capabilities for kvm)
+  --interactive          serial console and monitor on this terminal
+                         (Ctrl-A X quits)
+  --gdb                  start stopped, gdb stub on tcp::1234
+  --extra "ARGS"         more QEMU arguments (split on spaces)
+  --dry-run              print the QEMU command instead of running it
+  -h, --help             this help
+
+Exit status: QEMU's (isa-debug-exit value v gives (v<<1)|1).
+EOF
+}
+
+die() { echo "$prog: $*" >&2; exit 1; }
+bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
+
+iso='' cpus=2 mem=256 accel=tcg firmware=bios cpu='' interactive=0 gdb=0 extra='' dry=0
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage; exit 0 ;;
+        --iso|--cpus|--mem|--accel|--firmware|--cpu|--extra)
+            [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            opt=${1#--}; val=$2; shift 2
+            case $opt in
+                iso) iso=$val ;;
+                cpus) cpus=$val ;;
+                mem) mem=$val ;;
+                accel) accel=$val ;;
+                firmware) firmware=$val ;;
+                cpu) cpu=$val ;;
+                extra) extra=$val ;;
+            esac ;;
+        --interactive) interactive=1; shift ;;
+        --gdb) gdb=1; shift ;;
+        --dry-run) dry=1; shift ;;
+        *) bad "unknown option '$1'" ;;
+    esac
+done
+
+[[ -n $iso ]] || bad "--iso is required"
+[[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number, not '$cpus'"
+[[ $mem =~ ^[1-9][0-9]*$ ]] || bad "--mem wants MiB as a number, not '$mem'"
+[[ $accel == tcg || $accel == kvm ]] || bad "--accel is tcg or kvm, not '$accel'"
+[[ $firmware == bios || $firmware == uefi ]] || bad "--firmware is bios or uefi, not '$firmware'"
+[[ -f $iso ]] || die "ISO '$iso' not found (make builds build/vernier.iso)"
+
+qemu="qemu-system-x86_64"
+command -v "$qemu" >/dev/null || die "$qemu missing (run tools/setup.sh)"
+
+# kvm_usable: true when /dev/kvm opens read-write and QEMU starts with KVM.
+kvm_usable() {
+    [[ -c /dev/kvm ]] || return 1
+    { exec 3<>/dev/kvm; } 2>/dev/null || return 1
+    exec 3>&-
+    echo quit | timeout 10 "$qemu" -accel kvm -machine none -S -nodefaults \
+        -display none -monitor stdio >/dev/null 2>&1
+}
+
+if [[ $accel == kvm ]] && ! kvm_usable; then
+    echo "$prog: warning: KVM is not usable here, falling back to TCG" >&2
+    accel=tcg
+fi
+
+if [[ -z $cpu ]]; then
+    if [[ $accel == kvm ]]; then cpu=host,-arch-capabilities; else cpu=max; fi
+fi
+
+args=(-accel "$accel" -cpu "$cpu" -smp "$cpus" -m "$mem"
+      -display none -monitor none -no-reboot
+      -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
+      -cdrom "$iso" -boot d)
+
+if [[ $firmware == uefi ]]; then
+    ovmf=/usr/share/ovmf/OVMF.fd
+    [[ -f $ovmf ]] || die "$ovmf missing (run tools/setup.sh)"
+    args+=(-bios "$ovmf" -net none)
+fi
+
+if (( interactive )); then
+    args+=(-serial mon:stdio)
+else
+    args+=(-serial stdio)
+fi
+
+(( gdb )) && args+=(-s -S)
+
+if [[ -n $extra ]]; then
+    read -r -a more <<<"$extra"
+    args+=("${more[@]}")
+fi
+
+if (( dry )); then
+    echo "$qemu ${args[*]}"
+    exit 0
+fi
+
+(( interactive )) && echo "QEMU: Ctrl-A X to quit" >&2
+exec "$qemu" "${args[@]}"

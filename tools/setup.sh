@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# tools/setup.sh - install the Debian packages Vernier's build and tests need.
+#
+# Idempotent and silent when nothing is missing (one dpkg-query call). When
+# packages are missing it runs `apt-get update` and installs them without
+# recommends, logging apt's output to a temp file that is shown only when
+# apt fails. Needs root, or sudo when not root; without either it prints the
+# missing packages and exits 1.
+set -euo pipefail
+
+prog=${0##*/}
+
+# Package                What for
+PACKAGES=(
+    gcc make binutils     # kernel and host tests
+    nasm                  # kernel assembly
+    python3 python3-pexpect  # test harness (test/lib), tools/psf2c.py
+    perl                  # prove (TAP runner)
+    grub-pc-bin           # BIOS GRUB image for the ISO
+    grub-efi-amd64-bin    # UEFI GRUB image for the ISO
+    grub-common           # grub-mkrescue
+    xorriso mtools        # used by grub-mkrescue
+    qemu-system-x86       # QEMU
+    ovmf                  # UEFI firmware for QEMU
+    bochs bochsbios vgabios bochs-term  # Bochs with its BIOS, VGA BIOS, term display
+    console-setup-linux   # /usr/share/consolefonts/Lat15-VGA16.psf.gz (kernel font)
+    gdb                   # make debug
+    util-linux            # script(1), to give Bochs a terminal
+)
+
+usage() {
+    cat <<EOF
+Usage: $prog [--check]
+
+Install the Debian packages Vernier needs (silent if all are installed).
+  --check     only report missing packages (exit 1 if any)
+  -h, --help  this help
+EOF
+}
+
+check_only=0
+case ${1:-} in
+    "") ;;
+    --check) check_only=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+esac
+[[ $# -le 1 ]] || { usage >&2; exit 2; }
+
+# missing_packages: print the packages of PACKAGES not fully installed.
+missing_packages() {
+    local -A ok=()
+    local name status
+    # Unknown packages make dpkg-query complain and exit 1: that is expected.
+    while read -r name status; do
+        [[ $status == ii* ]] && ok[${name%%:*}]=1
+    done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' \
+                 "${PACKAGES[@]}" 2>/dev/null || true)
+    for name in "${PACKAGES[@]}"; do
+        [[ -n ${ok[$name]:-} ]] || echo "$name"
+    done
+}
+
+command -v dpkg-query >/dev/null ||
+    { echo "$prog: dpkg-query not found: this script is for Debian" >&2; exit 1; }
+
+mapfile -t missing < <(missing_packages)
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if (( check_only )); then
+    echo "$prog: missing packages: ${missing[*]}" >&2
+    exit 1
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+else
+    echo "$prog: missing packages: ${missing[*]}" >&2
+    echo "$prog: not root and no sudo: install them as root (apt-get install ...)" >&2
+    exit 1
+fi
+
+echo "$prog: installing ${missing[*]}" >&2
+log=$(mktemp "${TMPDIR:-/tmp}/vernier-setup.XXXXXX.log")
+if ! { "${sudo[@]}" apt-get update -qq &&
+       "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+       >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "$prog: apt-get failed (log above, kept in $log)" >&2
+    exit 1
+fi
+rm -f "$log"
+
+mapfile -t still < <(missing_packages)
+if [[ ${#still[@]} -gt 0 ]]; then
+    echo "$prog: still missing after apt-get: ${still[*]}" >&2
+    exit 1
+fi
