@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """test/bochs.t - boot build/vernier.iso in Bochs with 2 CPUs (a second,
 stricter emulator: x2APIC, a different BIOS and ACPI tables) through
-tools/bochs.sh, until COM1 says "smp: 2 CPUs online". TAP on stdout.
+tools/bochs.sh, until COM1 says "smp: 2 CPUs online"; then run the ktest
+suite in Bochs too. Bochs's CPU has x2APIC and reports its TSC frequency
+in CPUID, so this is where those kernel paths are tested (QEMU's TCG has
+neither). Bochs has no isa-debug-exit: the ktest run is judged by its
+"ktest: N passed, M failed" line. TAP on stdout.
 
 It takes about 10 s here (GRUB's 1 s menu included); the timeout is
 generous since Bochs runs one emulated CPU after the other on one host
@@ -29,17 +33,41 @@ BOCHS_SH = os.path.join(bt.TOP, "tools", "bochs.sh")
 MATCHED_RE = re.compile(r"matched .* after ([0-9.]+) s")
 
 
-def run_bochs(log):
+def run_bochs(log, iso=bt.ISO, until=r"smp: %d CPUs online" % CPUS):
     """Run tools/bochs.sh; returns (exit status, its stderr, seconds)."""
     start = time.monotonic()
     proc = subprocess.run(
-        [BOCHS_SH, bt.ISO, str(CPUS), "--log", log,
-         "--until", r"smp: %d CPUs online" % CPUS,
+        [BOCHS_SH, iso, str(CPUS), "--log", log, "--until", until,
          "--timeout", str(TIMEOUT)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, timeout=TIMEOUT + 60)
     return (proc.returncode, (proc.stdout + proc.stderr).decode(
         "utf-8", "replace"), time.monotonic() - start)
+
+
+def run_ktest(tap):
+    """The ktest suite under Bochs: x2APIC mode and the CPUID TSC path."""
+    name = "[bochs cpus=%d ktest]" % CPUS
+    with tempfile.TemporaryDirectory(prefix="vernier-bochs-k.") as tmp:
+        log = os.path.join(tmp, "com1.log")
+        status, said, _ = run_bochs(log, bt.KTEST_ISO, r"^ktest: \d+ passed")
+        with open(log, "rb") as f:
+            r = vm.Result.from_text(f.read().decode("utf-8", "replace"))
+    plan, items = bt.parse_tap(r.lines)
+    tests = [i for i in items if i[0] != "diag"]
+    passed = tap.ok(status == 0, "%s the suite ran to its end" % name)
+    for _, ok, num, desc, directive in tests:
+        passed &= tap.ok(ok, "%s %s" % (name, desc), directive=directive)
+    passed &= tap.ok(plan is not None and plan == len(tests),
+                     "%s ran the %s tests it planned" % (name, plan))
+    passed &= tap.ok(r.grep(r"^ktest: \d+ passed, 0 failed$"),
+                     "%s kernel reports no failure" % name)
+    passed &= tap.ok(r.grep(r"^apic: local APIC in x2APIC mode$"),
+                     "%s local APIC in x2APIC mode" % name)
+    passed &= tap.ok(r.grep(r"^time: TSC frequency from CPUID"),
+                     "%s TSC frequency from CPUID" % name)
+    if not passed:
+        bt.show_tail(tap, r)
 
 
 def main():
@@ -79,6 +107,7 @@ def main():
         tap.diag("last 40 lines of COM1:")
         for line in r.lines[-40:]:
             tap.diag("  | " + bt.clip(line))
+    run_ktest(tap)
     tap.done()
 
 
