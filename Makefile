@@ -57,8 +57,11 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 
 # ---------------------------------------------------------------- sources
 LIB_SRCS    := $(wildcard lib/*.c)
+# lib/ code that needs floating point: user space and host only.
+LIB_FLOAT_SRCS := $(wildcard lib/*_float.c)
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
-	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) $(LIB_SRCS)
+	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) \
+	$(filter-out $(LIB_FLOAT_SRCS),$(LIB_SRCS))
 KERNEL_ASMS := $(wildcard arch/$(ARCH)/*.asm arch/$(ARCH)/*/*.asm)
 KERNEL_GEN  := $(BUILD)/gen/font.c
 
@@ -70,9 +73,66 @@ KERNEL_OBJS := $(patsubst %.c,$(KOBJ)/%.o,$(KERNEL_SRCS)) \
 KERNEL_ELF := $(BUILD)/kernel.elf
 ISO        := $(BUILD)/vernier.iso
 KTEST_ISO  := $(BUILD)/vernier-ktest.iso
+INITRD     := $(BUILD)/initrd.tar
 
 all: $(ISO) $(KTEST_ISO) host-tests
 .PHONY: all
+
+# ---------------------------------------------------------------- user space
+# Programs: every directory uspace/app/NAME and uspace/srv/NAME becomes
+# /bin/NAME in the initrd, linked statically with libc (uspace/lib/c) and
+# the shared lib/ code. Binaries keep their symbol tables (profilers use them).
+USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
+	-ffreestanding -nostdinc -isystem $(CC_INCLUDE) \
+	-fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-optimize-sibling-calls -fno-stack-protector -fno-common \
+	-fcf-protection=none -fno-asynchronous-unwind-tables \
+	-Iuspace/lib/c/include -Ilib/include -MMD -MP
+USER_ASFLAGS := -f elf64 -g -F dwarf
+USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	--no-warn-rwx-segments -T uspace/link.ld
+LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+
+UOBJ := $(BUILD)/uspace
+ULIBC_SRCS := $(wildcard uspace/lib/c/src/*.c) $(LIB_SRCS)
+ULIBC_ASMS := $(wildcard uspace/lib/c/arch/$(ARCH)/*.asm)
+ULIBC_OBJS := $(patsubst %.c,$(UOBJ)/%.o,$(ULIBC_SRCS)) \
+	$(patsubst %.asm,$(UOBJ)/%.asm.o,$(filter-out %/crt0.asm,$(ULIBC_ASMS)))
+UCRT0 := $(UOBJ)/uspace/lib/c/arch/$(ARCH)/crt0.asm.o
+ULIBC := $(UOBJ)/libc.a
+UPROGS := $(notdir $(wildcard uspace/app/* uspace/srv/*))
+UPROGS := $(filter-out README.md,$(UPROGS))
+UBINS := $(patsubst %,$(UOBJ)/bin/%,$(UPROGS))
+
+$(UOBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $<")
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(UOBJ)/%.asm.o: %.asm
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UNASM   $<")
+	$(Q)$(NASM) $(USER_ASFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+$(ULIBC): $(ULIBC_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Each program's objects: the .c files of its directory.
+define uprog_rule
+$(UOBJ)/bin/$(1): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UCRT0) $(ULIBC) uspace/link.ld
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  ULD     $$@")
+	$$(Q)$$(LD) $$(USER_LDFLAGS) -o $$@ $(UCRT0) $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(ULIBC) $(LIBGCC)
+endef
+$(foreach p,$(UPROGS),$(eval $(call uprog_rule,$(p))))
+
+$(INITRD): $(UBINS) tools/mkinitrd.sh
+	@$(if $(Q),echo "  INITRD  $@")
+	$(Q)tools/mkinitrd.sh $@ $(UBINS)
+
+uspace: $(UBINS)
+.PHONY: uspace
 
 $(KOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -100,13 +160,13 @@ $(KERNEL_ELF): $(KERNEL_OBJS) arch/$(ARCH)/kernel.ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 
-$(ISO): $(KERNEL_ELF) tools/mkiso.sh boot/grub.cfg.in
+$(ISO): $(KERNEL_ELF) $(INITRD) tools/mkiso.sh boot/grub.cfg.in
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)tools/mkiso.sh $@ $(KERNEL_ELF) ""
+	$(Q)tools/mkiso.sh --initrd $(INITRD) $@ $(KERNEL_ELF) ""
 
-$(KTEST_ISO): $(KERNEL_ELF) tools/mkiso.sh boot/grub.cfg.in
+$(KTEST_ISO): $(KERNEL_ELF) $(INITRD) tools/mkiso.sh boot/grub.cfg.in
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)tools/mkiso.sh $@ $(KERNEL_ELF) "ktest"
+	$(Q)tools/mkiso.sh --initrd $(INITRD) $@ $(KERNEL_ELF) "ktest"
 
 kernel: $(KERNEL_ELF)
 iso: $(ISO)
@@ -133,6 +193,9 @@ $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests
+
+# libc's host unit tests (their own rules).
+-include uspace/lib/c/host.mk
 
 # ---------------------------------------------------------------- run/test
 setup:

@@ -85,3 +85,10 @@ void printk_unlocked(const char *fmt, ...)
 	va_end(ap);
 	console_write_all(buf, n);
 }
+
+void console_write(const char *s, size_t len)
+{
+	uint64_t f = spin_lock_irqsave(&console_lock);
+	console_write_all(s, len);
+	spin_unlock_irqrestore(&console_lock, f);
+}

@@ -1,18 +1,29 @@
 /*
  * kmain(): the boot CPU's path from the boot loader to a running system.
- * Each line is one initialisation step, in dependency order.
+ * Each line is one initialisation step, in dependency order. The boot
+ * context then becomes CPU 0's idle thread; kinit, the first kernel
+ * thread, runs the self-tests or starts /bin/init.
  */
+#include <abi/task.h>
 #include <arch/cpu.h>
+#include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/sched.h>
 #include <kernel/smp.h>
+#include <kernel/syscall.h>
+#include <kernel/task.h>
 #include <kernel/time.h>
+#include <kernel/timer.h>
 #include <kernel/version.h>
 #include <kernel/vm.h>
+#include <lib/string.h>
+
+#define INIT_MAX_ARGS 16
 
 static unsigned kmain_hz(void)
 {
@@ -31,6 +42,46 @@ static void kmain_report_boot(void)
 	printk("boot: %lu ms from kernel entry to smp online\n", ns / 1000000);
 }
 
+/* init's argv: "init" plus the command line words after "--". */
+static size_t kinit_args(char *buf, size_t size, const char **argv)
+{
+	const char *rest = strstr(boot_info.cmdline, "--");
+	size_t argc = 0;
+
+	argv[argc++] = "init";
+	strlcpy(buf, rest ? rest + 2 : "", size);
+	for (char *p = buf; *p && argc < INIT_MAX_ARGS - 1;) {
+		while (*p == ' ')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* The first kernel thread: self-tests, or the first user task. */
+static void kinit(void *arg)
+{
+	char buf[BOOT_CMDLINE_MAX];
+	const char *argv[INIT_MAX_ARGS];
+	task_id_t id;
+
+	if (cmdline_has("ktest"))
+		ktest_run();            /* never returns */
+	if (cmdline_has("ktest.panic"))
+		ktest_panic();          /* never returns */
+	kinit_args(buf, sizeof(buf), argv);
+	errno_t rc = task_spawn("/bin/init", argv, PERM_ALL, NULL, &id);
+	if (rc != EOK)
+		printk("kinit: cannot start /bin/init (error %d)\n", rc);
+	else
+		printk("kinit: started /bin/init as task %lu\n", id);
+}
+
 void kmain(void)
 {
 	time_mark_boot();
@@ -46,14 +97,18 @@ void kmain(void)
 	platform_init();            /* ACPI, PIC masked, IOAPIC */
 	platform_cpu_irq_init();    /* boot CPU's local APIC */
 	time_init();                /* TSC frequency, ns clock */
+	platform_wall_clock_init(); /* CMOS RTC → wall clock */
+	task_init();                /* the kernel task */
+	ktimer_init();              /* per-CPU timer lists */
+	sched_init_cpu();           /* run queue; this context is idle/0 */
+	syscall_init_cpu();         /* SYSCALL/SYSRET */
 	timer_init(kmain_hz());     /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
+	initrd_init();              /* programs */
 	kmain_report_boot();
 	mm_report_footprint();
-	if (cmdline_has("ktest"))
-		ktest_run();            /* never returns */
-	if (cmdline_has("ktest.panic"))
-		ktest_panic();          /* never returns */
-	cpu_idle_loop();
+	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)
+		panic("kmain: cannot create kinit");
+	sched_start();              /* idle from here on */
 }

@@ -10,6 +10,7 @@
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
+#include <kernel/sched.h>
 
 #define LOG_PREFIX "smp"
 #define NMI_CALL_TIMEOUT_NS 1000000000ull
@@ -120,21 +121,18 @@ void nmi_handle(int_frame_t *f)
 static void smp_tick(int_frame_t *f)
 {
 	cpu_current()->ticks++;
+	sched_tick();
 }
 
-/* Last steps of every AP: announce, take interrupts, idle. */
+/* Last steps of every AP: scheduler, tick, announce, then idle. */
 void smp_ap_main(cpu_t *c)
 {
+	sched_init_cpu();
+	syscall_init_cpu();
 	arch_timer_init_cpu(timer_hz());
 	__atomic_add_fetch(&cpus_online, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	cpu_idle_loop();
-}
-
-void cpu_idle_loop(void)
-{
-	for (;;)
-		arch_idle();
+	sched_start();
 }
 
 void smp_init(void)

@@ -7,6 +7,7 @@
 static uint64_t cycles_hz;
 static uint64_t ns_mult;        /* ns per cycle, 32.32 fixed point */
 static uint64_t boot_cycles;
+static int64_t wall_offset_ns;     /* wall clock = time_ns() + offset */
 
 void time_mark_boot(void)
 {
@@ -49,4 +50,14 @@ void time_delay_us(uint64_t us)
 	uint64_t wait = cycles_hz / 1000000 * us;
 	while (arch_cycles() - start < wait)
 		cpu_relax();
+}
+
+void time_set_wall(int64_t unix_seconds)
+{
+	wall_offset_ns = unix_seconds * (int64_t)NSEC_PER_SEC - (int64_t)time_ns();
+}
+
+uint64_t time_wall_ns(void)
+{
+	return (uint64_t)((int64_t)time_ns() + wall_offset_ns);
 }

@@ -20,7 +20,7 @@ template=$here/../boot/grub.cfg.in
 
 usage() {
     cat <<EOF
-Usage: $prog OUT.iso KERNEL.elf "CMDLINE"
+Usage: $prog [--initrd INITRD.tar] OUT.iso KERNEL.elf "CMDLINE"
 
 Build a GRUB rescue ISO (BIOS + UEFI) that boots KERNEL.elf as a multiboot2
 kernel with CMDLINE. An empty CMDLINE gives the interactive ISO (1 s menu on
@@ -31,11 +31,16 @@ EOF
 
 die() { echo "$prog: $*" >&2; exit 1; }
 
+initrd=''
 case ${1:-} in
     -h|--help) usage; exit 0 ;;
+    --initrd)
+        [[ $# -ge 2 ]] || { usage >&2; exit 2; }
+        initrd=$2; shift 2 ;;
     -*) usage >&2; exit 2 ;;
 esac
 [[ $# -eq 3 ]] || { usage >&2; exit 2; }
+[[ -z $initrd || -f $initrd ]] || { echo "$prog: initrd '$initrd' not found" >&2; exit 1; }
 
 out=$1 kernel=$2 cmdline=$3
 
@@ -54,6 +59,12 @@ trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
 mkdir -p "$root/boot/grub"
 cp "$kernel" "$root/boot/vernier.elf"
+if [[ -n $initrd ]]; then
+    cp "$initrd" "$root/boot/initrd.tar"
+    module='module2 /boot/initrd.tar initrd'
+else
+    module=''
+fi
 
 # Keep the lines of one mode (dropping the marker), drop the other mode's
 # lines and the template's comments.
@@ -62,7 +73,7 @@ if [[ -z $cmdline ]]; then
 else
     keep=SINGLE drop=MENU
 fi
-sed -e '/^#/d' -e "/^@$drop@/d" -e "s/^@$keep@//" -e "s|@CMDLINE@|$cmdline|g" \
+sed -e '/^#/d' -e "/^@$drop@/d" -e "s/^@$keep@//" -e "s|@CMDLINE@|$cmdline|g" -e "s|@MODULE@|$module|g" \
     "$template" | cat -s > "$root/boot/grub/grub.cfg"
 # cat -s squeezes the blank lines left by the dropped ones; drop a leading one.
 sed -i '1{/^$/d}' "$root/boot/grub/grub.cfg"

@@ -8,6 +8,7 @@
 #include <arch/cpuinit.h>
 #include <arch/interrupt.h>
 #include <arch/pc/uart.h>
+#include <arch/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 #include <kernel/vm.h>
@@ -28,6 +29,7 @@ static void cpu_enable_features(void)
 {
 	if (cpuid(0, 0).eax >= 7 && (cpuid(7, 0).ebx & (1u << 7)))
 		write_cr4(read_cr4() | CR4_SMEP);
+	arch_fpu_init();
 }
 
 void arch_cpu_init(cpu_t *c, const uint64_t ist_tops[IST_COUNT])

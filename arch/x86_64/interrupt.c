@@ -11,6 +11,11 @@
 #include <kernel/ksym.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
+#include <kernel/acct.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/thread.h>
+#include <kernel/vm_space.h>
 #include <kernel/vm.h>
 
 typedef struct {
@@ -24,6 +29,12 @@ extern const uint64_t isr_table[256];
 static idt_entry_t idt[256] __aligned(16);
 static irq_handler_t irq_handlers[256];
 static volatile uint64_t irq_unhandled;
+
+#define PF_PRESENT (1u << 0)
+#define PF_WRITE (1u << 1)
+#define PF_FETCH (1u << 4)
+
+extern char uaccess_start[], uaccess_end[], uaccess_fixup[];
 
 static const char *const exc_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -132,16 +143,56 @@ static void exc_catch(int_frame_t *f, fault_catch_t *fc)
 	f->rflags &= ~0x100ul;        /* no single-step */
 }
 
-/* A double fault whose CR2 lies in the guard page under this CPU's stack. */
+/* Bottom of the kernel stack in use on this CPU (0 if unknown). */
+static uintptr_t exc_stack_bottom(cpu_t *c)
+{
+	thread_t *t = c->current;
+	if (t && t != c->idle && t->kstack_top)
+		return t->kstack_top - THREAD_KSTACK_PAGES * PAGE_SIZE;
+	return c->stack_bottom;
+}
+
+/* A double fault whose CR2 lies in the guard page under the running stack. */
 static void exc_explain(const int_frame_t *f)
 {
 	cpu_t *c = cpu_current();
 	uint64_t cr2 = read_cr2();
+	uintptr_t bottom = c ? exc_stack_bottom(c) : 0;
 
-	if (f->vector == VEC_DF && c && c->stack_bottom &&
-	    cr2 >= c->stack_bottom - PAGE_SIZE && cr2 < c->stack_bottom)
+	if (f->vector == VEC_DF && bottom && cr2 >= bottom - PAGE_SIZE && cr2 < bottom)
 		printk_unlocked("panic: kernel stack overflow on cpu %u (%#lx is in the guard page)\n",
 				c->id, cr2);
+}
+
+/* Page faults that are not errors: demand-zero user pages. */
+static bool exc_page_fault_resolved(const int_frame_t *f)
+{
+	uint64_t addr = read_cr2();
+	vm_space_t *s = cpu_current() && cpu_current()->current ? vm_space_current() : NULL;
+
+	if (f->vector != VEC_PF || !s || addr >= USER_END || (f->error & PF_PRESENT))
+		return false;
+	return vm_space_fault(s, addr, f->error & PF_WRITE, f->error & PF_FETCH) == EOK;
+}
+
+/* A user copy hit a bad address: resume at its fixup. */
+static bool exc_uaccess_fixup(int_frame_t *f)
+{
+	if (f->vector != VEC_PF || f->rip < (uintptr_t)uaccess_start ||
+	    f->rip >= (uintptr_t)uaccess_end)
+		return false;
+	f->rip = (uintptr_t)uaccess_fixup;
+	return true;
+}
+
+static void exc_user(int_frame_t *f)
+{
+	acct_kernel_enter();
+	if (!exc_page_fault_resolved(f)) {
+		uint64_t addr = f->vector == VEC_PF ? read_cr2() : f->rip;
+		user_fault(f, exc_name(f->vector), addr);
+	}
+	user_return_work(f);
 }
 
 static void exception_dispatch(int_frame_t *f)
@@ -150,7 +201,13 @@ static void exception_dispatch(int_frame_t *f)
 	uintptr_t bt[FAULT_BT_MAX];
 	size_t nbt;
 
-	if (c && c->fault_catch && exc_catchable(f->vector) && !frame_from_user(f)) {
+	if (frame_from_user(f)) {
+		exc_user(f);
+		return;
+	}
+	if (exc_page_fault_resolved(f) || exc_uaccess_fixup(f))
+		return;
+	if (c && c->fault_catch && exc_catchable(f->vector)) {
 		exc_catch(f, c->fault_catch);
 		return;
 	}
@@ -166,11 +223,17 @@ static void irq_dispatch(int_frame_t *f)
 
 	if (f->vector == VEC_SPURIOUS)
 		return;
+	if (frame_from_user(f))
+		acct_kernel_enter();
 	if (h)
 		h(f);
 	else
 		irq_unhandled++;
 	lapic_eoi();
+	if (frame_from_user(f))
+		user_return_work(f);
+	else if (f->rflags & RFLAGS_IF)
+		sched_preempt_point();
 }
 
 void interrupt_dispatch(int_frame_t *f)

@@ -17,7 +17,7 @@
 uintptr_t hhdm_offset;
 static paddr_t kernel_root;
 static spinlock_t vm_lock = SPINLOCK_INIT("vm");
-static size_t table_frames;
+static size_t table_frames;   /* kernel and user page-table frames */
 static bool nx_supported;
 
 static unsigned pt_index(uintptr_t va, int level)
@@ -36,7 +36,7 @@ static errno_t pt_new_table(paddr_t *out)
 	if (rc != EOK)
 		return rc;
 	memset(phys_to_virt(*out), 0, PAGE_SIZE);
-	table_frames++;
+	__atomic_add_fetch(&table_frames, 1, __ATOMIC_RELAXED);
 	return EOK;
 }
 
@@ -244,4 +244,98 @@ void vm_init(void)
 size_t vm_table_frames(void)
 {
 	return table_frames;
+}
+
+/* ---------------------------------------------------------------- user spaces */
+
+errno_t pt_new_root(paddr_t *root)
+{
+	errno_t rc = pt_new_table(root);
+	if (rc != EOK)
+		return rc;
+	const uint64_t *k = pt_table(kernel_root);
+	uint64_t *u = pt_table(*root);
+	for (int i = 256; i < PT_ENTRIES; i++)
+		u[i] = k[i];
+	return EOK;
+}
+
+/* Like pt_walk for the user half: intermediate entries are user-accessible. */
+static uint64_t *pt_walk_user(paddr_t root, uintptr_t va, bool create)
+{
+	uint64_t *table = pt_table(root);
+
+	for (int l = 4; l > 1; l--) {
+		uint64_t *e = &table[pt_index(va, l)];
+		if (!(*e & PTE_P)) {
+			paddr_t t;
+			if (!create || pt_new_table(&t) != EOK)
+				return NULL;
+			*e = t | PTE_P | PTE_W | PTE_U;
+		}
+		table = pt_table(*e);
+	}
+	return &table[pt_index(va, 1)];
+}
+
+errno_t pt_map(paddr_t root, uintptr_t va, paddr_t pa, unsigned flags)
+{
+	uint64_t *e = pt_walk_user(root, va, true);
+
+	if (!e)
+		return ENOMEM;
+	if (*e & PTE_P)
+		return EEXIST;
+	*e = pa | pt_flags(flags);
+	return EOK;
+}
+
+bool pt_unmap(paddr_t root, uintptr_t va, paddr_t *pa)
+{
+	uint64_t *e = pt_walk_user(root, va, false);
+
+	if (!e || !(*e & PTE_P))
+		return false;
+	*pa = *e & PTE_ADDR;
+	*e = 0;
+	return true;
+}
+
+bool pt_query(paddr_t root, uintptr_t va, paddr_t *pa, unsigned *flags)
+{
+	uint64_t *e = pt_walk_user(root, va, false);
+
+	if (!e || !(*e & PTE_P))
+		return false;
+	*pa = *e & PTE_ADDR;
+	*flags = ((*e & PTE_W) ? VM_WRITE : 0) | ((*e & PTE_U) ? VM_USER : 0) |
+		 ((*e & PTE_NX) ? 0 : VM_EXEC);
+	return true;
+}
+
+static void pt_free_level(paddr_t table, int level)
+{
+	uint64_t *t = pt_table(table);
+	int n = level == 4 ? 256 : PT_ENTRIES;     /* user half only at the top */
+
+	for (int i = 0; i < n; i++) {
+		if (!(t[i] & PTE_P))
+			continue;
+		if (level == 1)
+			frame_free(t[i] & PTE_ADDR, 1);
+		else
+			pt_free_level(t[i] & PTE_ADDR, level - 1);
+	}
+	frame_free(table, 1);
+	__atomic_sub_fetch(&table_frames, 1, __ATOMIC_RELAXED);
+}
+
+void pt_destroy(paddr_t root)
+{
+	pt_free_level(root, 4);
+}
+
+void pt_flush_local(uintptr_t va)
+{
+	invlpg(va);
 }

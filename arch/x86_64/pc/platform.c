@@ -13,6 +13,7 @@
 #include <kernel/console.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/smp.h>
 #include <kernel/vm.h>
 
 #define LOG_PREFIX "acpi"
@@ -58,6 +59,11 @@ void platform_init(void)
 	ioapic_init();
 }
 
+void platform_wall_clock_init(void)
+{
+	rtc_init();
+}
+
 /* Start VGA text or the framebuffer console, whichever the loader set up. */
 void platform_console_init(void)
 {
@@ -82,6 +88,15 @@ void platform_test_exit(bool pass)
 {
 	outl(ISA_DEBUG_EXIT, pass ? 0 : 1);
 	/* No test device (real hardware, Bochs): just stop. */
+	irq_disable();
+	for (;;)
+		cpu_halt();
+}
+
+void platform_halt(void)
+{
+	printk("vernier: halted\n");
+	smp_stop_others();
 	irq_disable();
 	for (;;)
 		cpu_halt();

@@ -14,6 +14,9 @@ typedef struct console {
 	struct console *next;
 } console_t;
 
+/* Write raw bytes to every console (user output). */
+void console_write(const char *s, size_t len);
+
 /* Add a console; output from now on goes to it too. */
 void console_register(console_t *con);
 

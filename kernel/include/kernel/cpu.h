@@ -18,8 +18,14 @@ typedef void (*cpu_fn_t)(void *arg);
 
 typedef struct fault_catch fault_catch_t;
 
+struct thread;
+struct run_queue;
+
 typedef struct cpu {
 	struct cpu *self;            /* must stay first */
+	uintptr_t kernel_rsp;        /* offset 8: stack top of the running thread */
+	uintptr_t user_rsp;          /* offset 16: scratch for the syscall entry */
+	struct thread *current;      /* offset 24: the running thread */
 	uint32_t id;                 /* logical id, 0 = boot CPU */
 	volatile bool online;
 	volatile uint64_t ticks;     /* local timer interrupts */
@@ -29,9 +35,18 @@ typedef struct cpu {
 	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work */
 	void *nmi_arg;
 	fault_catch_t *fault_catch;  /* armed by fault_catch_run() */
-	uintptr_t stack_bottom, stack_top;   /* current kernel stack */
+	uintptr_t stack_bottom, stack_top;   /* boot/idle kernel stack */
+	struct thread *idle;         /* this CPU's idle thread */
+	struct thread *prev;         /* thread being switched away from */
+	struct run_queue *rq;
+	volatile bool need_resched;
+	uint32_t preempt_count;      /* > 0: no preemption */
+	uint64_t acct_last;          /* TSC of the last accounting boundary */
 	arch_cpu_t arch;
 } cpu_t;
+
+#define CPU_OFF_KERNEL_RSP 8
+#define CPU_OFF_USER_RSP 16
 
 extern cpu_t *cpus[MAX_CPUS];
 extern unsigned cpu_count;          /* CPUs found in the firmware tables */

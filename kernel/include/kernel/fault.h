@@ -34,8 +34,8 @@ typedef struct fault_catch fault_catch_t;
 
 /*
  * Call fn(arg) with faults caught on this CPU. Returns true if fn faulted
- * (details in *fc), false if it returned normally. Interrupts should be off
- * or the caller pinned: the catch belongs to this CPU. Set fc->quiet
+ * (details in *fc), false if it returned normally. Preemption is off while
+ * fn runs (the catch belongs to this CPU). Set fc->quiet
  * first to skip printing the fault report.
  */
 bool fault_catch_run(fault_catch_t *fc, void (*fn)(void *), void *arg);

@@ -19,6 +19,9 @@ void platform_init(void);
 /* Screen console: VGA text or framebuffer, whichever the loader set up. */
 void platform_console_init(void);
 
+/* Wall clock from the battery-backed clock (after time_init). */
+void platform_wall_clock_init(void);
+
 /* Local interrupt controller of the boot CPU. */
 void platform_cpu_irq_init(void);
 
@@ -27,6 +30,9 @@ void platform_cpu_irq_init(void);
  * present, otherwise halt. Never returns.
  */
 void platform_test_exit(bool pass) __noreturn;
+
+/* Stop every CPU (power off comes with ACPI S5). Never returns. */
+void platform_halt(void) __noreturn;
 
 /*
  * Final stop after a panic: under ktest report failure to the test

@@ -28,8 +28,8 @@ void panic(const char *fmt, ...) __attribute__((format(printf, 1, 2))) __noretur
 			      __LINE__);                                    \
 	} while (0)
 
-#endif
-
 /* Lock-free printk for the panic path only. */
 void printk_unlocked(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void console_write_unlocked(const char *s, size_t len);
+
+#endif

@@ -45,8 +45,6 @@ unsigned timer_hz(void);
 void timer_init(unsigned tick_hz);
 /* Last steps of an AP: tick, announce, idle. */
 void smp_ap_main(cpu_t *c) __noreturn;
-/* Halt with interrupts on until work arrives, forever. */
-void cpu_idle_loop(void) __noreturn;
 
 /* Stop-the-world panic helpers (kernel/panic.c). */
 void panic_begin(void);

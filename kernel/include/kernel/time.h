@@ -29,6 +29,10 @@ uint64_t time_ns(void);
 void time_delay_us(uint64_t us);
 /* Cycle counter value when the kernel was entered. */
 uint64_t time_boot_cycles(void);
+/* Set the wall clock: now is unix_seconds since 1970 (UTC). */
+void time_set_wall(int64_t unix_seconds);
+/* Nanoseconds since 1970-01-01 UTC. */
+uint64_t time_wall_ns(void);
 /* Record the kernel entry time (first thing in kmain). */
 void time_mark_boot(void);
 

@@ -81,7 +81,9 @@ size_t heap_footprint(void);
  * Returns EOK and the stack's top (initial stack pointer) in *top.
  */
 errno_t kstack_alloc(size_t npages, uintptr_t *top);
-/* Pages in use by kernel stacks. */
+/* Give a stack back (kept in a small cache of ready stacks). */
+void kstack_free(uintptr_t top, size_t npages);
+/* Pages in use by kernel stacks (cached ones included). */
 size_t kstack_pages(void);
 
 /* Internal to mm: move the frame bitmap into the direct map; bitmap bytes. */
@@ -90,5 +92,26 @@ size_t frame_map_bytes(void);
 
 /* Print "mm: kernel footprint: ..." */
 void mm_report_footprint(void);
+
+/*
+ * Page tables of user address spaces (arch). Roots come with the kernel
+ * half already shared. Not locked: callers hold their space's lock.
+ */
+errno_t pt_new_root(paddr_t *root);
+errno_t pt_map(paddr_t root, uintptr_t va, paddr_t pa, unsigned flags);
+/* Unmap va; returns true and the frame if it was mapped. */
+bool pt_unmap(paddr_t root, uintptr_t va, paddr_t *pa);
+/* True if va is mapped; *pa and *flags (VM_*) describe the mapping. */
+bool pt_query(paddr_t root, uintptr_t va, paddr_t *pa, unsigned *flags);
+/* Free every user-half frame and table, then the root. */
+void pt_destroy(paddr_t root);
+/* Flush va from this CPU's TLB. */
+void pt_flush_local(uintptr_t va);
+
+/*
+ * Copy n bytes between kernel and user memory (arch, with fault recovery).
+ * Returns 0, or nonzero if a user page could not be mapped.
+ */
+int arch_copy_user(void *dst, const void *src, size_t n);
 
 #endif

@@ -25,7 +25,7 @@ static inline paddr_t kernel_virt_to_phys(const void *p)
  */
 void boot_parse(uint32_t magic, paddr_t info);
 
-#endif
-
 /* True if va is a guard page inside the kernel image (left unmapped). */
 bool arch_is_image_guard(uintptr_t va);
+
+#endif

@@ -66,4 +66,36 @@ void gdt_init_cpu(struct cpu *c, const uint64_t ist_tops[IST_COUNT]);
 /* C entry from isr.asm for every vector. */
 void interrupt_dispatch(int_frame_t *f);
 
+/* System call frames (SYSCALL_VECTOR): number and arguments, result. */
+#define SYSCALL_VECTOR 0x80
+
+static inline uint64_t syscall_nr(const int_frame_t *f)
+{
+	return f->rax;
+}
+
+static inline void syscall_args(const int_frame_t *f, uint64_t a[6])
+{
+	a[0] = f->rdi;
+	a[1] = f->rsi;
+	a[2] = f->rdx;
+	a[3] = f->r10;
+	a[4] = f->r8;
+	a[5] = f->r9;
+}
+
+static inline void syscall_set_result(int_frame_t *f, int64_t v)
+{
+	f->rax = (uint64_t)v;
+}
+
+/* The instruction pointer of the interrupted code. */
+static inline uint64_t frame_pc(const int_frame_t *f)
+{
+	return f->rip;
+}
+
+/* Set up SYSCALL/SYSRET on this CPU. */
+void syscall_init_cpu(void);
+
 #endif

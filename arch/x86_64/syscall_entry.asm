@@ -1,0 +1,92 @@
+; SYSCALL entry. The CPU left the user RIP in rcx and RFLAGS in r11, masked
+; IF/DF/TF/AC (SFMASK) and did not switch stacks. We swap to the kernel GS,
+; park the user RSP, load this thread's kernel stack, and build the same
+; int_frame_t an interrupt from user mode would have (vector SYSCALL_VECTOR),
+; so the rest of the kernel sees one kind of user frame.
+;
+; Return: SYSRET when the frame still holds a canonical user RIP, the user
+; code selector and the syscall's RFLAGS rules allow it; a non-canonical
+; RIP never reaches SYSRET (it would #GP in ring 0 on Intel with the user
+; RSP loaded): syscall_bad_return() kills the task instead.
+
+%define CPU_KERNEL_RSP 8
+%define CPU_USER_RSP 16
+%define SYSCALL_VECTOR 0x80
+%define FRAME_RIP 17 * 8
+
+section .text
+extern syscall_dispatch, syscall_bad_return
+
+%macro PUSH_REGS 0
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
+%endmacro
+
+%macro POP_REGS 0
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
+%endmacro
+
+global syscall_entry:function
+syscall_entry:
+	swapgs
+	mov [gs:CPU_USER_RSP], rsp
+	mov rsp, [gs:CPU_KERNEL_RSP]
+	push 0x23			; ss
+	push qword [gs:CPU_USER_RSP]	; rsp
+	push r11			; rflags
+	push 0x2b			; cs
+	push rcx			; rip
+	push 0				; error
+	push SYSCALL_VECTOR		; vector
+	PUSH_REGS
+	cld
+	mov rdi, rsp
+	push qword [rsp + FRAME_RIP]	; fake frame for backtraces
+	push rbp
+	mov rbp, rsp
+	sti
+	call syscall_dispatch
+	cli
+	add rsp, 16
+	; canonical user RIP? (bits 63..47 all zero)
+	mov rax, [rsp + FRAME_RIP]
+	shr rax, 47
+	jnz .bad
+	POP_REGS
+	add rsp, 16			; vector, error
+	mov rcx, [rsp]			; rip
+	mov r11, [rsp + 16]		; rflags
+	mov rsp, [rsp + 24]		; user rsp
+	swapgs
+	o64 sysret
+.bad:
+	mov rdi, rsp
+	call syscall_bad_return		; never returns
+	ud2

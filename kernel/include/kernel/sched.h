@@ -1,0 +1,49 @@
+/*
+ * The scheduler: per-CPU run queues with 16 priority levels and round
+ * robin inside a level, time slices from the tick, wake-up IPIs to idle
+ * CPUs, stealing from busy CPUs, a halting idle thread per CPU.
+ *
+ * Lock order: thread->lock → run queue lock (lower CPU id first when two).
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include <kernel/thread.h>
+
+#define SCHED_SLICE_TICKS 2
+
+/* Set up this CPU's run queue and idle thread. */
+void sched_init_cpu(void);
+
+/* Make a SLEEPING or new thread READY and queue it somewhere it may run. */
+void sched_wakeup(thread_t *t);
+
+/* Give up the CPU to the next READY thread. Interrupts off. */
+void sched_schedule(void);
+
+/* Give up the rest of the time slice (from thread context). */
+void sched_yield(void);
+
+/* Timer tick on this CPU: slices, timers, balancing. Interrupts off. */
+void sched_tick(void);
+
+/* Reschedule if requested and allowed; called on the way out of an interrupt. */
+void sched_preempt_point(void);
+
+/* Request a reschedule on this CPU at the next preemption point. */
+void sched_need_resched(void);
+
+/* Disable/enable preemption on this CPU (nests). */
+void preempt_disable(void);
+void preempt_enable(void);
+
+/* Start scheduling on this CPU; the caller becomes the idle loop. */
+void sched_start(void) __noreturn;
+
+/* Threads READY on this CPU's queue (for tests and monitoring). */
+size_t sched_queue_length(uint32_t cpu);
+
+/* Finish a switch on the new thread (the scheduler and new threads call it). */
+void sched_finish_switch(void);
+
+#endif

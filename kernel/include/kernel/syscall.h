@@ -1,0 +1,27 @@
+/* The system call layer: dispatch and the work done before returning to user mode. */
+#ifndef KERNEL_SYSCALL_H
+#define KERNEL_SYSCALL_H
+
+#include <arch/interrupt.h>
+#include <kernel/types.h>
+
+typedef int64_t (*syscall_fn_t)(uint64_t a0, uint64_t a1, uint64_t a2,
+				uint64_t a3, uint64_t a4, uint64_t a5);
+
+/* SYSCALL entry (arch) → here, interrupts on. Result goes into the frame. */
+void syscall_dispatch(int_frame_t *f);
+
+/*
+ * Last steps before any return to user mode (syscall, interrupt,
+ * exception): exit if the task was killed, reschedule if asked, charge
+ * the kernel time. Interrupts off on return.
+ */
+void user_return_work(int_frame_t *f);
+
+/* The syscall return found a non-canonical RIP: kill the task. */
+void syscall_bad_return(int_frame_t *f) __noreturn;
+
+/* Report a user fault in one line and kill the task (exception path). */
+void user_fault(int_frame_t *f, const char *what, uint64_t addr);
+
+#endif

@@ -1,0 +1,21 @@
+/* System call handlers implemented outside kernel/syscall.c. */
+#ifndef KERNEL_SYSIMPL_H
+#define KERNEL_SYSIMPL_H
+
+#include <kernel/types.h>
+
+#define SYSCALL_ARGS uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, \
+	uint64_t a4, uint64_t a5
+
+int64_t sys_spawn(SYSCALL_ARGS);
+int64_t sys_wait(SYSCALL_ARGS);
+int64_t sys_kill(SYSCALL_ARGS);
+int64_t sys_thread_create(SYSCALL_ARGS);
+int64_t sys_thread_exit(SYSCALL_ARGS);
+int64_t sys_thread_join(SYSCALL_ARGS);
+int64_t sys_task_info(SYSCALL_ARGS);
+int64_t sys_set_affinity(SYSCALL_ARGS);
+int64_t sys_map(SYSCALL_ARGS);
+int64_t sys_unmap(SYSCALL_ARGS);
+
+#endif

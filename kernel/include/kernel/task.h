@@ -1,0 +1,99 @@
+/*
+ * Tasks: an address space, a name, a 64-bit id that is never reused,
+ * threads, a parent, an exit status and permissions. Task 0 is the kernel
+ * (its threads are the idle threads and kernel workers).
+ *
+ * Lock order: task_table_lock → task->lock → thread->lock.
+ */
+#ifndef KERNEL_TASK_H
+#define KERNEL_TASK_H
+
+#include <abi/task.h>
+#include <kernel/spinlock.h>
+#include <kernel/thread.h>
+#include <kernel/waitq.h>
+#include <lib/list.h>
+
+struct vm_space;
+struct binary;
+
+typedef enum {
+	TASK_ALIVE,
+	TASK_ZOMBIE,     /* every thread gone; status waits for the parent */
+} task_state_t;
+
+/* Per-task accounting, folded in from exited threads (monitoring). */
+typedef struct task_acct {
+	uint64_t user_cycles;
+	uint64_t kernel_cycles;
+} task_acct_t;
+
+typedef struct task {
+	task_id_t id;
+	char name[TASK_NAME_MAX];
+	spinlock_t lock;
+	task_state_t state;
+	uint32_t perms;
+	struct task *parent;
+	list_t children;
+	list_node_t child_node;
+	list_node_t all_node;
+	list_t threads;
+	uint32_t nthreads;          /* threads not yet exited */
+	struct vm_space *space;     /* NULL for the kernel task */
+	struct binary *binary;      /* the program it runs (symbols) */
+	volatile bool killed;
+	int status;                 /* exit status (abi/task.h encoding) */
+	waitq_t child_exit;         /* parent waits here for children */
+	uint32_t refs;              /* references besides the table's */
+	task_acct_t acct;
+} task_t;
+
+extern task_t kernel_task;
+
+/* Initialise the task table with the kernel task. */
+void task_init(void);
+
+/*
+ * Start a program from the initrd: path, NULL-terminated argv (kernel
+ * memory), permissions (a subset of the parent's), parent (NULL: the
+ * kernel). Returns EOK and the new task's id, ENOENT, ENOEXEC, ENOMEM,
+ * E2BIG or EPERM.
+ */
+errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
+		   task_t *parent, task_id_t *id);
+
+/* The calling thread's task. */
+task_t *task_current(void);
+
+/*
+ * Look a task up by id and take a reference (task_put() releases it).
+ * Returns NULL if there is none (or it has been reaped).
+ */
+task_t *task_get(task_id_t id);
+void task_put(task_t *t);
+
+/*
+ * Kill t: every thread exits at its next kernel exit or wake-up. status is
+ * the exit status to report. Returns EOK or ESRCH (already dead).
+ */
+errno_t task_kill(task_t *t, int status);
+
+/*
+ * Wait for a child of parent to finish (id, or WAIT_ANY): returns EOK with
+ * its id and status and reaps it; ESRCH if no such child; EAGAIN with
+ * WAIT_NOHANG when none has finished; EINTR if the caller was killed.
+ */
+errno_t task_wait(task_t *parent, task_id_t id, unsigned flags,
+		  task_id_t *out_id, int *status);
+
+/* End the calling task with status (SYS_EXIT). Never returns. */
+void task_exit(int status) __noreturn;
+
+/* Called by the scheduler after the last thread was switched away. */
+void task_release_space(task_t *t);
+
+/* Number of live tasks (tests). */
+size_t task_count(void);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * Threads: kernel and user. Every thread has a kernel stack (with a guard
+ * page), saved context, a state, a priority, a CPU and an affinity mask.
+ *
+ * States: READY (on a run queue or about to be), RUNNING (on a CPU),
+ * SLEEPING (on a wait queue and/or a timer), ZOMBIE (exited, its value
+ * waits for a joiner; "lingering"), DEAD (reaped).
+ */
+#ifndef KERNEL_THREAD_H
+#define KERNEL_THREAD_H
+
+#include <abi/task.h>
+#include <arch/thread.h>
+#include <kernel/spinlock.h>
+#include <kernel/timer.h>
+#include <kernel/types.h>
+#include <kernel/waitq.h>
+#include <lib/list.h>
+
+#define THREAD_PRIO_LEVELS 16
+#define THREAD_PRIO_DEFAULT 8
+#define THREAD_KSTACK_PAGES 4
+#define THREAD_NAME_MAX 32
+
+typedef enum {
+	THREAD_READY,
+	THREAD_RUNNING,
+	THREAD_SLEEPING,
+	THREAD_ZOMBIE,
+	THREAD_DEAD,
+} thread_state_t;
+
+struct task;
+struct waitq;
+
+/* Per-thread accounting (monitoring reads these; cycles of the TSC). */
+typedef struct thread_acct {
+	uint64_t user_cycles;
+	uint64_t kernel_cycles;
+	uint64_t last_switch_in;     /* TSC when it last got a CPU */
+	uint64_t switches;           /* times it was switched in */
+} thread_acct_t;
+
+typedef struct thread {
+	thread_id_t id;
+	char name[THREAD_NAME_MAX];
+	struct task *task;
+	spinlock_t lock;             /* state, on_cpu, wait fields */
+	volatile thread_state_t state;
+	volatile bool on_cpu;        /* still executing (switch not finished) */
+	bool kernel;                 /* kernel thread: never enters user mode */
+	uint8_t priority;            /* 0 lowest .. 15 highest */
+	uint32_t cpu;                /* CPU it runs on or last ran on */
+	uint64_t affinity;           /* allowed CPUs, bit per CPU id */
+	uint32_t slice;              /* ticks left in its time slice */
+	uintptr_t kstack_top;
+	arch_thread_t arch;          /* saved context, FPU state */
+	list_node_t rq_node;         /* run queue */
+	list_node_t task_node;       /* task's thread list */
+	list_node_t all_node;        /* global thread list */
+	list_node_t wait_node;       /* wait queue */
+	struct waitq *waiting_on;
+	errno_t wake_reason;         /* EOK, ETIMEOUT, EINTR */
+	ktimer_t timer;              /* sleep / wait timeout */
+	void (*entry)(void *);       /* kernel threads */
+	void *arg;
+	uintptr_t user_entry, user_stack, user_arg;
+	long exit_value;
+	volatile bool exited;        /* thread_exit() done; exit_value valid */
+	bool last_of_task;           /* its exit ended the task */
+	uint32_t refs;               /* 1 while not reaped + 1 while joinable */
+	bool join_claimed;           /* detached, or a joiner is on it */
+	waitq_t joiners;             /* threads in thread_join() */
+	thread_acct_t acct;
+} thread_t;
+
+/*
+ * Create a kernel thread running entry(arg) in the kernel task. It starts
+ * READY on some CPU. Returns EOK and *out (may be NULL if the caller does
+ * not want it; then the thread is detached), or ENOMEM.
+ */
+errno_t thread_create_kernel(const char *name, void (*entry)(void *), void *arg,
+			     thread_t **out);
+
+/*
+ * Create a user thread in task starting at entry with stack and arg (in rdi).
+ * Returns EOK and *out, or ENOMEM/EINVAL.
+ */
+errno_t thread_create_user(struct task *task, uintptr_t entry, uintptr_t stack,
+			   uintptr_t arg, thread_t **out);
+
+/* End the calling thread with value. Never returns. */
+void thread_exit(long value) __noreturn;
+
+/*
+ * Wait for t (of the caller's task) to exit; *value gets its exit value.
+ * Returns EOK, ESRCH (no such thread / already joined), EINVAL (itself),
+ * or EINTR (the caller's task was killed).
+ */
+errno_t thread_join(thread_t *t, long *value);
+
+/* Find a thread of task by id (no reference counting: task lock held). */
+thread_t *thread_find(struct task *task, thread_id_t id);
+
+/* The running thread of this CPU. */
+thread_t *thread_current(void);
+
+/* Sleep at least ns nanoseconds. Returns EOK or EINTR (task killed). */
+errno_t thread_sleep(uint64_t ns);
+
+/* Free a finished thread's stack and memory (scheduler, after switch). */
+void thread_reap(thread_t *t);
+
+/* Drop a reference of t (task teardown, join). */
+void thread_put(thread_t *t);
+
+/* Nobody will join t: drop the joinable reference. */
+void thread_detach(thread_t *t);
+
+/* First code of every new thread (arch entry stub calls it). */
+void thread_bootstrap(void) __noreturn;
+
+/* Boot: make the running boot code thread 0 of the kernel task on CPU id. */
+void thread_init_boot(uint32_t cpu);
+
+#endif

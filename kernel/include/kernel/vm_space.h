@@ -1,0 +1,93 @@
+/*
+ * User address spaces: page tables whose kernel half is shared, and a list
+ * of regions (program image, stack, anonymous mappings). Anonymous and
+ * stack pages are allocated on first touch.
+ *
+ *   0x0000000000400000  program image (ELF PT_LOAD segments)
+ *   0x0000100000000000  SYS_MAP area
+ *   0x00007fff00000000  main stack top (8 MiB, guard page below)
+ *
+ * Lock order: space->lock → frame lock. Never hold space->lock across a
+ * user copy (the page fault handler takes it).
+ */
+#ifndef KERNEL_VM_SPACE_H
+#define KERNEL_VM_SPACE_H
+
+#include <kernel/spinlock.h>
+#include <kernel/types.h>
+#include <lib/list.h>
+
+#define USER_BASE 0x0000000000400000ul
+#define USER_MAP_BASE 0x0000100000000000ul
+#define USER_STACK_TOP 0x00007fff00000000ul
+#define USER_STACK_SIZE (8ul << 20)
+#define USER_END 0x00007ffffffff000ul
+
+#define REGION_IMAGE 1
+#define REGION_STACK 2
+#define REGION_ANON 3
+
+typedef struct vm_region {
+	list_node_t node;
+	uintptr_t start, end;      /* page aligned, [start, end) */
+	unsigned prot;             /* PROT_* from abi/syscall.h */
+	unsigned kind;
+} vm_region_t;
+
+typedef struct vm_space {
+	paddr_t root;
+	spinlock_t lock;
+	list_t regions;            /* sorted by address */
+	uint64_t virt_bytes;       /* sum of region sizes */
+	uint64_t resident_pages;   /* frames mapped */
+} vm_space_t;
+
+/* A new space with only the kernel half mapped. NULL when out of memory. */
+vm_space_t *vm_space_create(void);
+
+/* Free every user frame, page table and region, and the space. */
+void vm_space_destroy(vm_space_t *s);
+
+/*
+ * Add a region [start, start+len) with prot. EOK, EINVAL (unaligned,
+ * outside user space, overlapping) or ENOMEM.
+ */
+errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
+			    unsigned prot, unsigned kind);
+
+/* SYS_MAP: a new anonymous region of len bytes; EOK and *addr. */
+errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
+			  unsigned prot, uintptr_t *addr);
+
+/* SYS_UNMAP: remove whole anonymous regions inside [addr, addr+len). */
+errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
+
+/*
+ * Resolve a fault at addr (write/exec access): map a zero page if addr is
+ * inside a region that allows the access. EOK or EFAULT.
+ */
+errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec);
+
+/*
+ * Copy len bytes into the space at addr, mapping pages as needed,
+ * regardless of region protection (the loader uses it). EOK or EFAULT.
+ */
+errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len);
+
+/* The calling thread's space (NULL for kernel threads). */
+vm_space_t *vm_space_current(void);
+
+/*
+ * Copy between kernel and user memory of the current task, recovering
+ * from bad addresses. EOK or EFAULT. Never with a spinlock held that the
+ * page fault path takes.
+ */
+errno_t copy_from_user(void *dst, const void *usrc, size_t len);
+errno_t copy_to_user(void *udst, const void *src, size_t len);
+/* Copy a NUL-terminated string of at most size-1 chars: EOK, EFAULT, E2BIG. */
+errno_t copy_string_from_user(char *dst, const char *usrc, size_t size);
+
+/* True if [addr, addr+len) lies inside user space (no overflow). */
+bool user_range_ok(uintptr_t addr, size_t len);
+
+#endif

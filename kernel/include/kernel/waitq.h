@@ -1,0 +1,41 @@
+/*
+ * Wait queues: threads sleep on them until woken, optionally with a
+ * timeout, and wake early with EINTR when their task is killed.
+ */
+#ifndef KERNEL_WAITQ_H
+#define KERNEL_WAITQ_H
+
+#include <kernel/spinlock.h>
+#include <kernel/types.h>
+#include <lib/list.h>
+
+typedef struct waitq {
+	spinlock_t lock;
+	list_t waiters;
+} waitq_t;
+
+void waitq_init(waitq_t *wq);
+
+/*
+ * Sleep on wq. The caller holds wq->lock (taken with spin_lock_irqsave,
+ * flags in *flags) after checking its condition; it is released while
+ * sleeping and re-taken before returning. timeout_ns 0 = forever. Returns
+ * EOK (woken), ETIMEOUT, or EINTR (the task was killed).
+ */
+errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns);
+
+/* Wake one waiter (the oldest). Returns true if there was one. */
+bool waitq_wake_one(waitq_t *wq);
+
+/* Wake every waiter. Returns how many. */
+size_t waitq_wake_all(waitq_t *wq);
+
+/* The same, with wq->lock already held. */
+bool waitq_wake_one_locked(waitq_t *wq);
+size_t waitq_wake_all_locked(waitq_t *wq);
+
+struct thread;
+/* Wake t with EINTR if it is sleeping on a wait queue. */
+void waitq_interrupt(struct thread *t);
+
+#endif

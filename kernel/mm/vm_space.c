@@ -1,0 +1,280 @@
+/* User address spaces: regions, demand-zero faults, the loader's writes. */
+#include <abi/syscall.h>
+#include <kernel/printk.h>
+#include <kernel/smp.h>
+#include <kernel/task.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/string.h>
+
+bool user_range_ok(uintptr_t addr, size_t len)
+{
+	return addr >= PAGE_SIZE && addr + len >= addr && addr + len <= USER_END;
+}
+
+vm_space_t *vm_space_create(void)
+{
+	vm_space_t *s = kzalloc(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (pt_new_root(&s->root) != EOK) {
+		kfree(s);
+		return NULL;
+	}
+	s->lock = (spinlock_t)SPINLOCK_INIT("vm_space");
+	list_init(&s->regions);
+	return s;
+}
+
+void vm_space_destroy(vm_space_t *s)
+{
+	list_foreach_safe(&s->regions, it, tmp) {
+		list_remove(it);
+		kfree(list_entry(it, vm_region_t, node));
+	}
+	pt_destroy(s->root);
+	kfree(s);
+}
+
+static vm_region_t *vm_find_region(vm_space_t *s, uintptr_t addr)
+{
+	list_foreach(&s->regions, it) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		if (addr >= r->start && addr < r->end)
+			return r;
+	}
+	return NULL;
+}
+
+static bool vm_overlaps(vm_space_t *s, uintptr_t start, uintptr_t end)
+{
+	list_foreach(&s->regions, it) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		if (start < r->end && end > r->start)
+			return true;
+	}
+	return false;
+}
+
+/* Insert keeping address order. Space lock held. */
+static void vm_insert_region(vm_space_t *s, vm_region_t *r)
+{
+	list_node_t *pos = &s->regions;
+	list_foreach(&s->regions, it) {
+		if (list_entry(it, vm_region_t, node)->start > r->start)
+			break;
+		pos = it;
+	}
+	list_insert_after(pos, &r->node);
+	s->virt_bytes += r->end - r->start;
+}
+
+static errno_t vm_add_locked(vm_space_t *s, uintptr_t start, size_t len,
+			     unsigned prot, unsigned kind)
+{
+	if ((start | len) & (PAGE_SIZE - 1) || !len || !user_range_ok(start, len))
+		return EINVAL;
+	if (vm_overlaps(s, start, start + len))
+		return EINVAL;
+	vm_region_t *r = kzalloc(sizeof(*r));
+	if (!r)
+		return ENOMEM;
+	*r = (vm_region_t){ .start = start, .end = start + len, .prot = prot, .kind = kind };
+	vm_insert_region(s, r);
+	return EOK;
+}
+
+errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
+			    unsigned prot, unsigned kind)
+{
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	errno_t rc = vm_add_locked(s, start, len, prot, kind);
+	spin_unlock_irqrestore(&s->lock, f);
+	return rc;
+}
+
+/* First gap of len bytes at or above base (regions are sorted). */
+static uintptr_t vm_find_gap(vm_space_t *s, uintptr_t base, size_t len)
+{
+	uintptr_t addr = base;
+	list_foreach(&s->regions, it) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		if (r->end <= addr)
+			continue;
+		if (r->start >= addr + len + PAGE_SIZE)   /* keep a guard gap */
+			break;
+		addr = r->end + PAGE_SIZE;
+	}
+	return addr + len <= USER_STACK_TOP - USER_STACK_SIZE - PAGE_SIZE ? addr : 0;
+}
+
+errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
+			  unsigned prot, uintptr_t *addr)
+{
+	if (!len || len > GiB(64) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return EINVAL;
+	if ((prot & PROT_WRITE) && (prot & PROT_EXEC))
+		return EINVAL;              /* W^X in user space too */
+	len = ALIGN_UP(len, PAGE_SIZE);
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	uintptr_t base = hint && !(hint & (PAGE_SIZE - 1)) && hint >= USER_MAP_BASE ? hint : USER_MAP_BASE;
+	uintptr_t at = vm_find_gap(s, base, len);
+	errno_t rc = at ? vm_add_locked(s, at, len, prot, REGION_ANON) : ENOMEM;
+	spin_unlock_irqrestore(&s->lock, f);
+	if (rc == EOK)
+		*addr = at;
+	return rc;
+}
+
+static void vm_flush_all_cpus(void *arg)
+{
+	const uintptr_t *range = arg;
+	for (uintptr_t va = range[0]; va < range[1]; va += PAGE_SIZE)
+		pt_flush_local(va);
+}
+
+/* Unmap and free the frames of [start, end). Space lock held. */
+static void vm_release_pages(vm_space_t *s, uintptr_t start, uintptr_t end)
+{
+	for (uintptr_t va = start; va < end; va += PAGE_SIZE) {
+		paddr_t pa;
+		if (pt_unmap(s->root, va, &pa)) {
+			frame_free(pa, 1);
+			s->resident_pages--;
+		}
+	}
+}
+
+errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len)
+{
+	if (addr & (PAGE_SIZE - 1) || !len || !user_range_ok(addr, len))
+		return EINVAL;
+	uintptr_t end = addr + ALIGN_UP(len, PAGE_SIZE);
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	size_t removed = 0;
+	list_foreach_safe(&s->regions, it, tmp) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		if (r->kind != REGION_ANON || r->start < addr || r->end > end)
+			continue;
+		vm_release_pages(s, r->start, r->end);
+		s->virt_bytes -= r->end - r->start;
+		list_remove(it);
+		kfree(r);
+		removed++;
+	}
+	spin_unlock_irqrestore(&s->lock, f);
+	if (!removed)
+		return EINVAL;
+	uintptr_t range[2] = { addr, end };
+	smp_call_all(vm_flush_all_cpus, range);
+	return EOK;
+}
+
+static unsigned vm_prot_flags(unsigned prot)
+{
+	return VM_USER | ((prot & PROT_WRITE) ? VM_WRITE : 0) |
+	       ((prot & PROT_EXEC) ? VM_EXEC : 0);
+}
+
+/* Map a zeroed frame at page va with prot. Space lock held. */
+static errno_t vm_populate(vm_space_t *s, uintptr_t va, unsigned prot)
+{
+	paddr_t pa;
+	errno_t rc = frame_alloc(&pa);
+
+	if (rc != EOK)
+		return rc;
+	memset(phys_to_virt(pa), 0, PAGE_SIZE);
+	rc = pt_map(s->root, va, pa, vm_prot_flags(prot));
+	if (rc != EOK) {
+		frame_free(pa, 1);
+		return rc;
+	}
+	s->resident_pages++;
+	return EOK;
+}
+
+errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec)
+{
+	uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
+	paddr_t pa;
+	unsigned flags;
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	vm_region_t *r = vm_find_region(s, addr);
+	errno_t rc = EFAULT;
+
+	if (r && (!write || (r->prot & PROT_WRITE)) && (!exec || (r->prot & PROT_EXEC))) {
+		if (pt_query(s->root, va, &pa, &flags))
+			rc = EOK;        /* another thread mapped it meanwhile */
+		else
+			rc = vm_populate(s, va, r->prot) == EOK ? EOK : EFAULT;
+	}
+	spin_unlock_irqrestore(&s->lock, f);
+	return rc;
+}
+
+errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
+{
+	const uint8_t *p = src;
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	errno_t rc = EOK;
+
+	while (len && rc == EOK) {
+		uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
+		size_t off = addr - va, n = MIN(len, PAGE_SIZE - off);
+		vm_region_t *r = vm_find_region(s, addr);
+		paddr_t pa;
+		unsigned flags;
+		if (!r)
+			rc = EFAULT;
+		else if (!pt_query(s->root, va, &pa, &flags) &&
+			 (rc = vm_populate(s, va, r->prot)) == EOK)
+			pt_query(s->root, va, &pa, &flags);
+		if (rc == EOK)
+			memcpy((uint8_t *)phys_to_virt(pa) + off, p, n);
+		addr += n;
+		p += n;
+		len -= n;
+	}
+	spin_unlock_irqrestore(&s->lock, f);
+	return rc;
+}
+
+vm_space_t *vm_space_current(void)
+{
+	thread_t *t = thread_current();
+	return t && t->task ? t->task->space : NULL;
+}
+
+errno_t copy_from_user(void *dst, const void *usrc, size_t len)
+{
+	if (!user_range_ok((uintptr_t)usrc, len))
+		return EFAULT;
+	return arch_copy_user(dst, usrc, len) ? EFAULT : EOK;
+}
+
+errno_t copy_to_user(void *udst, const void *src, size_t len)
+{
+	if (!user_range_ok((uintptr_t)udst, len))
+		return EFAULT;
+	return arch_copy_user(udst, src, len) ? EFAULT : EOK;
+}
+
+errno_t copy_string_from_user(char *dst, const char *usrc, size_t size)
+{
+	uintptr_t a = (uintptr_t)usrc;
+	size_t done = 0;
+
+	while (done < size) {
+		size_t n = MIN(size - done, PAGE_SIZE - ((a + done) & (PAGE_SIZE - 1)));
+		if (copy_from_user(dst + done, usrc + done, n) != EOK)
+			return EFAULT;
+		for (size_t i = 0; i < n; i++)
+			if (dst[done + i] == '\0')
+				return EOK;
+		done += n;
+	}
+	dst[size - 1] = '\0';
+	return E2BIG;
+}

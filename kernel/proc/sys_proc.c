@@ -1,0 +1,171 @@
+/* System calls for tasks and threads (see abi/syscall.h for the contract). */
+#include <abi/syscall.h>
+#include <abi/task.h>
+#include <kernel/cpu.h>
+#include <kernel/sched.h>
+#include <kernel/sysimpl.h>
+#include <kernel/task.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/string.h>
+
+#define PATH_MAX_LEN 128
+
+/* Copied-in spawn arguments: path, argv pointers and their strings. */
+typedef struct spawn_buf {
+	char path[PATH_MAX_LEN];
+	const char *argv[SPAWN_MAX_ARGS + 1];
+	char strings[SPAWN_MAX_ARGLEN];
+} spawn_buf_t;
+
+static errno_t spawn_copy_argv(spawn_buf_t *b, const char *const *uargv)
+{
+	size_t used = 0;
+
+	for (size_t i = 0;; i++) {
+		const char *uarg;
+		if (i > SPAWN_MAX_ARGS)
+			return E2BIG;
+		if (copy_from_user(&uarg, &uargv[i], sizeof(uarg)) != EOK)
+			return EFAULT;
+		b->argv[i] = NULL;
+		if (!uarg)
+			return EOK;
+		if (used >= sizeof(b->strings))
+			return E2BIG;
+		errno_t rc = copy_string_from_user(b->strings + used, uarg,
+						   sizeof(b->strings) - used);
+		if (rc != EOK)
+			return rc;
+		b->argv[i] = b->strings + used;
+		used += strlen(b->argv[i]) + 1;
+	}
+}
+
+int64_t sys_spawn(SYSCALL_ARGS)
+{
+	spawn_args_t args;
+	task_id_t id;
+
+	if (copy_from_user(&args, (const void *)a0, sizeof(args)) != EOK)
+		return -EFAULT;
+	spawn_buf_t *b = kmalloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	errno_t rc = copy_string_from_user(b->path, args.path, sizeof(b->path));
+	if (rc == EOK)
+		rc = args.argv ? spawn_copy_argv(b, args.argv) : EINVAL;
+	if (rc == EOK)
+		rc = task_spawn(b->path, b->argv, args.perms, task_current(), &id);
+	kfree(b);
+	return rc == EOK ? (int64_t)id : -rc;
+}
+
+int64_t sys_wait(SYSCALL_ARGS)
+{
+	task_id_t id;
+	int status;
+
+	if (a2 & ~WAIT_NOHANG)
+		return -EINVAL;
+	if (a1 && !user_range_ok(a1, sizeof(int)))
+		return -EFAULT;
+	errno_t rc = task_wait(task_current(), a0, (unsigned)a2, &id, &status);
+	if (rc != EOK)
+		return -rc;
+	if (a1 && copy_to_user((void *)a1, &status, sizeof(status)) != EOK)
+		return -EFAULT;
+	return (int64_t)id;
+}
+
+int64_t sys_kill(SYSCALL_ARGS)
+{
+	task_t *me = task_current();
+	task_t *t = task_get(a0);
+
+	if (!t)
+		return -ESRCH;
+	errno_t rc = EPERM;
+	if (t->parent == me || (me->perms & PERM_KILL) || t == me)
+		rc = task_kill(t, TASK_STATUS_KILLED | KILL_REASON_SIGNAL);
+	task_put(t);
+	return -rc;
+}
+
+int64_t sys_thread_create(SYSCALL_ARGS)
+{
+	thread_t *t;
+
+	if (!user_range_ok(a0, 1) || !user_range_ok(a2 - 16, 16) || (a2 & 15))
+		return -EINVAL;
+	errno_t rc = thread_create_user(task_current(), a0, a2 - 8, a1, &t);
+	return rc == EOK ? (int64_t)t->id : -rc;
+}
+
+int64_t sys_thread_exit(SYSCALL_ARGS)
+{
+	thread_exit((long)a0);
+}
+
+int64_t sys_thread_join(SYSCALL_ARGS)
+{
+	task_t *me = task_current();
+	long value;
+
+	if (a1 && !user_range_ok(a1, sizeof(long)))
+		return -EFAULT;
+	uint64_t f = spin_lock_irqsave(&me->lock);
+	thread_t *t = thread_find(me, a0);
+	bool ok = t && !t->join_claimed && t != thread_current();
+	if (ok) {
+		t->join_claimed = true;
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);   /* held while waiting */
+	}
+	spin_unlock_irqrestore(&me->lock, f);
+	if (!ok)
+		return t == thread_current() ? -EINVAL : -ESRCH;
+	errno_t rc = thread_join(t, &value);
+	thread_put(t);
+	if (rc != EOK)
+		return -rc;
+	if (a1 && copy_to_user((void *)a1, &value, sizeof(value)) != EOK)
+		return -EFAULT;
+	return 0;
+}
+
+int64_t sys_task_info(SYSCALL_ARGS)
+{
+	task_info_t info;
+	task_t *t = a0 ? task_get(a0) : task_current();
+
+	if (!t)
+		return -ESRCH;
+	memset(&info, 0, sizeof(info));
+	info.id = t->id;
+	info.parent = t->parent ? t->parent->id : 0;
+	strlcpy(info.name, t->name, sizeof(info.name));
+	info.perms = t->perms;
+	info.threads = t->nthreads;
+	if (a0)
+		task_put(t);
+	return copy_to_user((void *)a1, &info, sizeof(info)) == EOK ? 0 : -EFAULT;
+}
+
+int64_t sys_set_affinity(SYSCALL_ARGS)
+{
+	task_t *me = task_current();
+	uint64_t valid = cpu_count >= 64 ? ~0ull : (1ull << cpu_count) - 1;
+
+	if (!(a1 & valid))
+		return -EINVAL;
+	uint64_t f = spin_lock_irqsave(&me->lock);
+	thread_t *t = a0 ? thread_find(me, a0) : thread_current();
+	if (t)
+		t->affinity = a1 & valid;
+	spin_unlock_irqrestore(&me->lock, f);
+	if (!t)
+		return -ESRCH;
+	if (t == thread_current() && !(t->affinity & (1ull << cpu_id())))
+		sched_yield();          /* move now */
+	return 0;
+}

@@ -1,0 +1,368 @@
+/*
+ * Tasks: creation from the initrd, the task table, kill, exit and wait.
+ *
+ * A task's last thread records the end (thread_exit); once that thread has
+ * been switched away for good, task_release_space() frees the address
+ * space, makes the task a zombie and tells the parent. Tasks whose parent
+ * is the kernel are reaped at once. The table holds one reference; lookups
+ * take more (task_get/task_put).
+ *
+ * Lock order: task_table_lock → task->lock → thread->lock.
+ */
+#include <abi/syscall.h>
+#include <arch/interrupt.h>
+#include <arch/smp.h>
+#include <kernel/binary.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/task.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/string.h>
+
+#define LOG_PREFIX "task"
+
+task_t kernel_task;
+static list_t task_table = LIST_INIT(task_table);
+static spinlock_t task_table_lock = SPINLOCK_INIT("task_table");
+static volatile task_id_t task_next_id = 1;
+static size_t task_live;
+
+static void task_fields_init(task_t *t, const char *name, uint32_t perms)
+{
+	strlcpy(t->name, name, sizeof(t->name));
+	t->lock = (spinlock_t)SPINLOCK_INIT("task");
+	t->perms = perms;
+	list_init(&t->children);
+	list_init(&t->threads);
+	list_init(&t->child_node);
+	waitq_init(&t->child_exit);
+	t->refs = 1;                       /* the table's */
+}
+
+void task_init(void)
+{
+	task_fields_init(&kernel_task, "kernel", PERM_ALL);
+	kernel_task.id = 0;
+	list_append(&task_table, &kernel_task.all_node);
+	task_live = 1;
+}
+
+task_t *task_current(void)
+{
+	return thread_current()->task;
+}
+
+static const char *task_basename(const char *path)
+{
+	const char *base = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			base = p + 1;
+	return base;
+}
+
+static errno_t task_load_image(task_t *t, const binary_t *b)
+{
+	for (size_t i = 0; i < b->plan.nsegs; i++) {
+		const elf_segment_t *s = &b->plan.segs[i];
+		uintptr_t start = ALIGN_DOWN(s->vaddr, PAGE_SIZE);
+		uintptr_t end = ALIGN_UP(s->vaddr + s->memsz, PAGE_SIZE);
+		errno_t rc = vm_space_add_region(t->space, start, end - start, s->prot, REGION_IMAGE);
+		if (rc == EOK && s->filesz)
+			rc = vm_space_write(t->space, s->vaddr,
+					    (const char *)b->image + s->offset, s->filesz);
+		if (rc != EOK)
+			return rc == EFAULT ? ENOMEM : rc;
+	}
+	return EOK;
+}
+
+/* Size of the argument block: strings, then argc/argv/NULL/envp NULL. */
+static errno_t task_args_size(const char *const *argv, size_t *argc, size_t *strings)
+{
+	*argc = 0;
+	*strings = 0;
+	for (; argv && argv[*argc]; (*argc)++) {
+		if (*argc == SPAWN_MAX_ARGS)
+			return E2BIG;
+		*strings += strlen(argv[*argc]) + 1;
+	}
+	return *strings > SPAWN_MAX_ARGLEN ? E2BIG : EOK;
+}
+
+/* Lay out argc, argv and the strings at the stack top; *sp gets rsp. */
+static errno_t task_setup_stack(task_t *t, const char *const *argv, uintptr_t *sp)
+{
+	size_t argc, slen;
+	errno_t rc = task_args_size(argv, &argc, &slen);
+	if (rc == EOK)
+		rc = vm_space_add_region(t->space, USER_STACK_TOP - USER_STACK_SIZE,
+					 USER_STACK_SIZE, PROT_READ | PROT_WRITE, REGION_STACK);
+	if (rc != EOK)
+		return rc;
+	uintptr_t str_at = USER_STACK_TOP - slen;
+	uintptr_t base = ALIGN_DOWN(str_at - 8 * (argc + 3), 16);
+	size_t blen = 8 * (argc + 3);
+	uint64_t *block = kzalloc(blen);
+	if (!block)
+		return ENOMEM;
+	block[0] = argc;
+	for (size_t i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+		block[1 + i] = str_at;
+		rc = vm_space_write(t->space, str_at, argv[i], n);
+		str_at += n;
+	}
+	if (rc == EOK)
+		rc = vm_space_write(t->space, base, block, blen);
+	kfree(block);
+	*sp = base;
+	return rc == EFAULT ? ENOMEM : rc;
+}
+
+static task_t *task_alloc(const char *path, uint32_t perms, task_t *parent)
+{
+	task_t *t = kzalloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	task_fields_init(t, task_basename(path), perms);
+	t->parent = parent ? parent : &kernel_task;
+	t->space = vm_space_create();
+	if (!t->space) {
+		kfree(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void task_publish(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+	t->id = task_next_id++;
+	list_append(&task_table, &t->all_node);
+	list_append(&t->parent->children, &t->child_node);
+	task_live++;
+	spin_unlock_irqrestore(&task_table_lock, f);
+}
+
+static void task_unpublish(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+	list_remove(&t->all_node);
+	list_remove(&t->child_node);
+	task_live--;
+	spin_unlock_irqrestore(&task_table_lock, f);
+}
+
+errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
+		   task_t *parent, task_id_t *id)
+{
+	binary_t *b;
+	uintptr_t sp;
+	thread_t *th;
+
+	if (parent && (perms & ~parent->perms))
+		return EPERM;
+	errno_t rc = binary_get(path, &b);
+	if (rc != EOK)
+		return rc;
+	task_t *t = task_alloc(path, perms, parent);
+	if (!t)
+		return ENOMEM;
+	t->binary = b;
+	rc = task_load_image(t, b);
+	if (rc == EOK)
+		rc = task_setup_stack(t, argv, &sp);
+	if (rc != EOK) {
+		vm_space_destroy(t->space);
+		kfree(t);
+		return rc;
+	}
+	task_publish(t);
+	*id = t->id;
+	rc = thread_create_user(t, b->plan.entry, sp, 0, &th);
+	if (rc != EOK) {
+		task_unpublish(t);
+		vm_space_destroy(t->space);
+		kfree(t);
+		return rc;
+	}
+	thread_detach(th);               /* the main thread is not joinable */
+	return EOK;
+}
+
+task_t *task_get(task_id_t id)
+{
+	task_t *found = NULL;
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+
+	list_foreach(&task_table, it) {
+		task_t *t = list_entry(it, task_t, all_node);
+		if (t->id == id) {
+			found = t;
+			__atomic_add_fetch(&found->refs, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&task_table_lock, f);
+	return found;
+}
+
+/* Free a reaped task: its never-joined thread structures, then itself. */
+static void task_free(task_t *t)
+{
+	list_foreach_safe(&t->threads, it, tmp) {
+		thread_t *th = list_entry(it, thread_t, task_node);
+		if (!th->join_claimed)
+			thread_detach(th);
+	}
+	kfree(t);
+}
+
+void task_put(task_t *t)
+{
+	if (t != &kernel_task && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		task_free(t);
+}
+
+/* Make every thread of t notice the kill: wake sleepers, poke CPUs. */
+static void task_poke_threads(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&t->lock);
+	list_foreach(&t->threads, it) {
+		thread_t *th = list_entry(it, thread_t, task_node);
+		if (th->state == THREAD_SLEEPING)
+			waitq_interrupt(th);
+		else if (th->state == THREAD_RUNNING && th->cpu != cpu_id())
+			arch_send_ipi(cpus[th->cpu], VEC_IPI_RESCHED);
+	}
+	spin_unlock_irqrestore(&t->lock, f);
+}
+
+errno_t task_kill(task_t *t, int status)
+{
+	if (t == &kernel_task)
+		return EPERM;
+	uint64_t f = spin_lock_irqsave(&t->lock);
+	bool was = t->killed;
+	if (!was) {
+		t->killed = true;
+		t->status = status;
+	}
+	spin_unlock_irqrestore(&t->lock, f);
+	if (t->state != TASK_ALIVE)
+		return ESRCH;
+	task_poke_threads(t);
+	return EOK;
+}
+
+/* Hand the orphans of t to the kernel (which reaps them). Table lock held. */
+static void task_reparent_children(task_t *t, list_t *reap)
+{
+	list_foreach_safe(&t->children, it, tmp) {
+		task_t *c = list_entry(it, task_t, child_node);
+		list_remove(it);
+		c->parent = &kernel_task;
+		if (c->state == TASK_ZOMBIE) {
+			list_remove(&c->all_node);
+			task_live--;
+			list_append(reap, &c->child_node);
+		} else {
+			list_append(&kernel_task.children, &c->child_node);
+		}
+	}
+}
+
+void task_release_space(task_t *t)
+{
+	list_t reap = LIST_INIT(reap);
+
+	vm_space_destroy(t->space);
+	t->space = NULL;
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+	t->state = TASK_ZOMBIE;
+	task_reparent_children(t, &reap);
+	bool orphan = t->parent == &kernel_task;
+	if (orphan) {
+		list_remove(&t->all_node);
+		list_remove(&t->child_node);
+		task_live--;
+	}
+	spin_unlock_irqrestore(&task_table_lock, f);
+	list_foreach_safe(&reap, it, tmp)
+		task_put(list_entry(it, task_t, child_node));
+	if (orphan)
+		task_put(t);
+	else
+		waitq_wake_all(&t->parent->child_exit);
+}
+
+/* A matching zombie child (removed from the table), or NULL; *any set if a match lives. */
+static task_t *task_take_zombie(task_t *parent, task_id_t id, bool *any)
+{
+	*any = false;
+	list_foreach(&parent->children, it) {
+		task_t *c = list_entry(it, task_t, child_node);
+		if (id != WAIT_ANY && c->id != id)
+			continue;
+		*any = true;
+		if (c->state != TASK_ZOMBIE)
+			continue;
+		list_remove(&c->child_node);
+		list_remove(&c->all_node);
+		task_live--;
+		return c;
+	}
+	return NULL;
+}
+
+errno_t task_wait(task_t *parent, task_id_t id, unsigned flags,
+		  task_id_t *out_id, int *status)
+{
+	uint64_t f = spin_lock_irqsave(&parent->child_exit.lock);
+	errno_t rc = EOK;
+	task_t *c = NULL;
+
+	for (;;) {
+		bool any;
+		spin_lock(&task_table_lock);
+		c = task_take_zombie(parent, id, &any);
+		spin_unlock(&task_table_lock);
+		if (c || !any)
+			break;
+		if (flags & WAIT_NOHANG) {
+			rc = EAGAIN;
+			break;
+		}
+		if ((rc = waitq_sleep_locked(&parent->child_exit, &f, 0)) != EOK)
+			break;
+	}
+	spin_unlock_irqrestore(&parent->child_exit.lock, f);
+	if (!c)
+		return rc == EOK ? ESRCH : rc;
+	*out_id = c->id;
+	*status = c->status;
+	task_put(c);
+	return EOK;
+}
+
+size_t task_count(void)
+{
+	return task_live;
+}
+
+/* End the calling task with status: other threads follow at once. */
+void task_exit(int status)
+{
+	task_t *t = task_current();
+	uint64_t f = spin_lock_irqsave(&t->lock);
+	if (!t->killed) {
+		t->killed = true;
+		t->status = status;
+	}
+	spin_unlock_irqrestore(&t->lock, f);
+	task_poke_threads(t);
+	thread_exit(0);
+}

@@ -1,0 +1,310 @@
+/*
+ * The scheduler: see kernel/sched.h.
+ *
+ * A switched-out thread stays "on CPU" until the switch has completed on
+ * its old CPU (sched_finish_switch); only then is it queued again, so no
+ * other CPU can pick it while its registers are still being saved.
+ *
+ * Lock order: thread->lock → run queue lock; two run queues are never held
+ * together (stealing removes from one queue and runs the thread directly).
+ */
+#include <arch/interrupt.h>
+#include <arch/smp.h>
+#include <arch/thread.h>
+#include <kernel/acct.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/smp.h>
+#include <kernel/task.h>
+
+typedef struct run_queue {
+	spinlock_t lock;
+	list_t levels[THREAD_PRIO_LEVELS];
+	uint32_t mask;              /* bit p set: level p not empty */
+	volatile uint32_t count;
+} run_queue_t;
+
+static run_queue_t run_queues[MAX_CPUS];
+
+static void rq_add(run_queue_t *rq, thread_t *t)
+{
+	list_append(&rq->levels[t->priority], &t->rq_node);
+	rq->mask |= 1u << t->priority;
+	rq->count++;
+}
+
+static void rq_remove(run_queue_t *rq, thread_t *t)
+{
+	list_remove(&t->rq_node);
+	if (list_empty(&rq->levels[t->priority]))
+		rq->mask &= ~(1u << t->priority);
+	rq->count--;
+}
+
+/* Highest-priority thread that may run on cpu, removed from rq; or NULL. */
+static thread_t *rq_take(run_queue_t *rq, uint32_t cpu)
+{
+	for (int p = THREAD_PRIO_LEVELS - 1; p >= 0; p--) {
+		if (!(rq->mask & (1u << p)))
+			continue;
+		list_foreach(&rq->levels[p], it) {
+			thread_t *t = list_entry(it, thread_t, rq_node);
+			if (t->affinity & (1ull << cpu)) {
+				rq_remove(rq, t);
+				return t;
+			}
+		}
+	}
+	return NULL;
+}
+
+static bool cpu_is_idle(cpu_t *c)
+{
+	return c->online && c->current == c->idle && run_queues[c->id].count == 0;
+}
+
+/* Where a woken thread should run: its last CPU if idle, any idle CPU, its last CPU. */
+static uint32_t sched_pick_cpu(thread_t *t)
+{
+	uint32_t last = t->cpu < cpu_count && (t->affinity & (1ull << t->cpu)) ? t->cpu : 0;
+
+	if (cpus[last] && cpu_is_idle(cpus[last]))
+		return last;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if ((t->affinity & (1ull << i)) && cpu_is_idle(cpus[i]))
+			return i;
+	if (t->affinity & (1ull << last))
+		return last;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if ((t->affinity & (1ull << i)) && cpus[i]->online)
+			return i;
+	return 0;
+}
+
+/* Queue t on cpu and poke that CPU if it should look. t->lock held. */
+static void sched_enqueue(thread_t *t, uint32_t cpu)
+{
+	run_queue_t *rq = &run_queues[cpu];
+	cpu_t *c = cpus[cpu];
+
+	spin_lock(&rq->lock);
+	rq_add(rq, t);
+	spin_unlock(&rq->lock);
+	if (cpu == cpu_id()) {
+		if (c->current == c->idle || t->priority > c->current->priority)
+			c->need_resched = true;
+	} else if (c->current == c->idle || t->priority > c->current->priority) {
+		arch_send_ipi(c, VEC_IPI_RESCHED);
+	}
+}
+
+void sched_wakeup(thread_t *t)
+{
+	uint64_t f = irq_save();
+
+	spin_lock(&t->lock);
+	if (t->state == THREAD_SLEEPING) {
+		t->state = THREAD_READY;
+		if (!t->on_cpu)
+			sched_enqueue(t, sched_pick_cpu(t));
+	}
+	spin_unlock(&t->lock);
+	irq_restore(f);
+}
+
+/* Take a READY thread from the busiest other queue that allows this CPU. */
+static thread_t *sched_steal(uint32_t me)
+{
+	uint32_t best = me, most = 0;
+
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (i != me && run_queues[i].count > most) {
+			most = run_queues[i].count;
+			best = i;
+		}
+	if (best == me)
+		return NULL;
+	run_queue_t *rq = &run_queues[best];
+	spin_lock(&rq->lock);
+	thread_t *t = rq_take(rq, me);
+	spin_unlock(&rq->lock);
+	return t;
+}
+
+/* The thread to run next on c, or NULL to keep prev (if runnable). */
+static thread_t *sched_pick_next(cpu_t *c, thread_t *prev, bool prev_ready)
+{
+	run_queue_t *rq = c->rq;
+
+	spin_lock(&rq->lock);
+	thread_t *next = rq_take(rq, c->id);
+	if (next && prev_ready && prev->priority > next->priority) {
+		list_prepend(&rq->levels[next->priority], &next->rq_node);
+		rq->mask |= 1u << next->priority;
+		rq->count++;
+		next = NULL;                    /* prev outranks everything queued */
+	}
+	spin_unlock(&rq->lock);
+	if (!next && !prev_ready)
+		next = sched_steal(c->id);
+	return next;
+}
+
+/* After a switch, on the new thread: queue or reap the one switched away. */
+void sched_finish_switch(void)
+{
+	cpu_t *c = cpu_current();
+	thread_t *prev = c->prev;
+
+	c->prev = NULL;
+	if (!prev)
+		return;
+	spin_lock(&prev->lock);
+	prev->on_cpu = false;
+	thread_state_t st = prev->state;
+	if (st == THREAD_READY && prev != c->idle)
+		sched_enqueue(prev, (prev->affinity & (1ull << c->id)) ? c->id : sched_pick_cpu(prev));
+	spin_unlock(&prev->lock);
+	if (st == THREAD_ZOMBIE)
+		thread_reap(prev);
+}
+
+static bool sched_prev_ready(cpu_t *c, thread_t *prev)
+{
+	spin_lock(&prev->lock);
+	if (prev->state == THREAD_RUNNING)
+		prev->state = THREAD_READY;      /* preempted or yielding */
+	bool ready = prev->state == THREAD_READY && prev != c->idle &&
+		     (prev->affinity & (1ull << c->id));
+	spin_unlock(&prev->lock);
+	return ready;
+}
+
+static void sched_keep(thread_t *t)
+{
+	spin_lock(&t->lock);
+	t->state = THREAD_RUNNING;
+	spin_unlock(&t->lock);
+	t->slice = SCHED_SLICE_TICKS;
+}
+
+void sched_schedule(void)
+{
+	cpu_t *c = cpu_current();
+	thread_t *prev = c->current;
+
+	assert(!irq_enabled());
+	c->need_resched = false;
+	bool prev_ready = sched_prev_ready(c, prev);
+	thread_t *next = sched_pick_next(c, prev, prev_ready);
+	if (!next)
+		next = prev_ready ? prev : c->idle;
+	if (next == prev) {
+		sched_keep(prev);
+		return;
+	}
+	spin_lock(&next->lock);
+	next->state = THREAD_RUNNING;
+	next->on_cpu = true;
+	next->cpu = c->id;
+	spin_unlock(&next->lock);
+	next->slice = SCHED_SLICE_TICKS;
+	c->current = next;
+	c->prev = prev;
+	acct_switch(c, prev, next);
+	arch_thread_switch(prev, next);
+	sched_finish_switch();
+}
+
+void sched_yield(void)
+{
+	uint64_t f = irq_save();
+	sched_schedule();
+	irq_restore(f);
+}
+
+void sched_need_resched(void)
+{
+	cpu_current()->need_resched = true;
+}
+
+void preempt_disable(void)
+{
+	uint64_t f = irq_save();
+	cpu_current()->preempt_count++;
+	irq_restore(f);
+}
+
+void preempt_enable(void)
+{
+	uint64_t f = irq_save();
+	cpu_current()->preempt_count--;
+	irq_restore(f);
+}
+
+void sched_preempt_point(void)
+{
+	cpu_t *c = cpu_current();
+	if (c->need_resched && c->preempt_count == 0)
+		sched_schedule();
+}
+
+void sched_tick(void)
+{
+	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
+
+	timer_tick();
+	if (t == c->idle) {
+		if (c->rq->count)
+			c->need_resched = true;
+	} else if (t->slice && --t->slice == 0) {
+		c->need_resched = true;
+	}
+}
+
+static void sched_resched_ipi(int_frame_t *f)
+{
+	sched_need_resched();
+}
+
+size_t sched_queue_length(uint32_t cpu)
+{
+	return run_queues[cpu].count;
+}
+
+void sched_init_cpu(void)
+{
+	cpu_t *c = cpu_current();
+	run_queue_t *rq = &run_queues[c->id];
+
+	rq->lock = (spinlock_t)SPINLOCK_INIT("runq");
+	for (int p = 0; p < THREAD_PRIO_LEVELS; p++)
+		list_init(&rq->levels[p]);
+	c->rq = rq;
+	if (c->id == 0)
+		irq_set_handler(VEC_IPI_RESCHED, sched_resched_ipi);
+	thread_init_boot(c->id);
+}
+
+/* Anything to steal? (cheap, unlocked look) */
+static bool sched_work_elsewhere(uint32_t me)
+{
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (i != me && run_queues[i].count > 0)
+			return true;
+	return false;
+}
+
+void sched_start(void)
+{
+	cpu_t *c = cpu_current();
+
+	for (;;) {
+		irq_disable();
+		if (c->rq->count || c->need_resched || sched_work_elsewhere(c->id))
+			sched_schedule();
+		if (!c->rq->count && !c->need_resched)
+			arch_idle();             /* sti; hlt */
+	}
+}

@@ -1,0 +1,106 @@
+/*
+ * Wait queues. Lock order: wq->lock → thread->lock → run queue lock.
+ */
+#include <kernel/sched.h>
+#include <kernel/task.h>
+#include <kernel/time.h>
+#include <kernel/waitq.h>
+
+void waitq_init(waitq_t *wq)
+{
+	wq->lock = (spinlock_t)SPINLOCK_INIT("waitq");
+	list_init(&wq->waiters);
+}
+
+/* Remove t from its wait queue with reason and make it runnable. wq locked. */
+static void waitq_release(waitq_t *wq, thread_t *t, errno_t reason)
+{
+	list_remove(&t->wait_node);
+	t->waiting_on = NULL;
+	t->wake_reason = reason;
+	sched_wakeup(t);
+}
+
+static void waitq_timeout(ktimer_t *timer)
+{
+	thread_t *t = list_entry((list_node_t *)timer, thread_t, timer);
+	waitq_t *wq = t->waiting_on;
+
+	if (!wq)
+		return;
+	spin_lock(&wq->lock);
+	if (t->waiting_on == wq)
+		waitq_release(wq, t, ETIMEOUT);
+	spin_unlock(&wq->lock);
+}
+
+errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
+{
+	thread_t *t = thread_current();
+
+	if (t->task->killed)
+		return EINTR;
+	spin_lock(&t->lock);
+	t->state = THREAD_SLEEPING;
+	spin_unlock(&t->lock);
+	t->wake_reason = EOK;
+	t->waiting_on = wq;
+	list_append(&wq->waiters, &t->wait_node);
+	if (timeout_ns)
+		timer_arm(&t->timer, time_ns() + timeout_ns, waitq_timeout);
+	spin_unlock(&wq->lock);          /* interrupts stay off */
+	sched_schedule();
+	if (timeout_ns)
+		timer_cancel(&t->timer);
+	spin_lock(&wq->lock);
+	if (t->waiting_on == wq)          /* not woken through the queue */
+		waitq_release(wq, t, EINTR);
+	return t->wake_reason;
+}
+
+bool waitq_wake_one_locked(waitq_t *wq)
+{
+	list_node_t *n = list_first(&wq->waiters);
+	if (!n)
+		return false;
+	waitq_release(wq, list_entry(n, thread_t, wait_node), EOK);
+	return true;
+}
+
+size_t waitq_wake_all_locked(waitq_t *wq)
+{
+	size_t n = 0;
+	while (waitq_wake_one_locked(wq))
+		n++;
+	return n;
+}
+
+bool waitq_wake_one(waitq_t *wq)
+{
+	uint64_t f = spin_lock_irqsave(&wq->lock);
+	bool woke = waitq_wake_one_locked(wq);
+	spin_unlock_irqrestore(&wq->lock, f);
+	return woke;
+}
+
+size_t waitq_wake_all(waitq_t *wq)
+{
+	uint64_t f = spin_lock_irqsave(&wq->lock);
+	size_t n = waitq_wake_all_locked(wq);
+	spin_unlock_irqrestore(&wq->lock, f);
+	return n;
+}
+
+void waitq_interrupt(thread_t *t)
+{
+	uint64_t f = irq_save();
+	waitq_t *wq = t->waiting_on;
+
+	if (wq) {
+		spin_lock(&wq->lock);
+		if (t->waiting_on == wq)
+			waitq_release(wq, t, EINTR);
+		spin_unlock(&wq->lock);
+	}
+	irq_restore(f);
+}

@@ -1,0 +1,152 @@
+/*
+ * System call dispatch: a table indexed by the number in abi/syscall.h.
+ * Unknown numbers return -ENOSYS. Every handler validates its arguments;
+ * user pointers go through copy_from_user/copy_to_user.
+ */
+#include <abi/syscall.h>
+#include <kernel/acct.h>
+#include <kernel/binary.h>
+#include <kernel/console.h>
+#include <kernel/platform.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/sysimpl.h>
+#include <kernel/task.h>
+#include <kernel/time.h>
+#include <kernel/vm_space.h>
+
+#define CONSOLE_CHUNK 256
+
+static int64_t sys_null(SYSCALL_ARGS)
+{
+	return 0;
+}
+
+static int64_t sys_console_write(SYSCALL_ARGS)
+{
+	const char *ubuf = (const char *)a0;
+	size_t len = a1, done = 0;
+	char buf[CONSOLE_CHUNK];
+
+	if (len > (1u << 20))
+		return -EINVAL;
+	while (done < len) {
+		size_t n = MIN(len - done, sizeof(buf));
+		if (copy_from_user(buf, ubuf + done, n) != EOK)
+			return done ? (int64_t)done : -EFAULT;
+		console_write(buf, n);
+		done += n;
+	}
+	return (int64_t)done;
+}
+
+static int64_t sys_task_id(SYSCALL_ARGS)
+{
+	return (int64_t)task_current()->id;
+}
+
+static int64_t sys_thread_id(SYSCALL_ARGS)
+{
+	return (int64_t)thread_current()->id;
+}
+
+static int64_t sys_exit(SYSCALL_ARGS)
+{
+	task_exit((int)(a0 & 0xff));
+}
+
+static int64_t sys_yield(SYSCALL_ARGS)
+{
+	sched_yield();
+	return 0;
+}
+
+static int64_t sys_sleep(SYSCALL_ARGS)
+{
+	return -thread_sleep(a0);
+}
+
+static int64_t sys_clock(SYSCALL_ARGS)
+{
+	if (a0 == CLOCK_MONOTONIC)
+		return (int64_t)time_ns();
+	if (a0 == CLOCK_REALTIME)
+		return (int64_t)time_wall_ns();
+	return -EINVAL;
+}
+
+static int64_t sys_poweroff(SYSCALL_ARGS)
+{
+	if (!(task_current()->perms & PERM_SYSTEM))
+		return -EPERM;
+	if (a0 == POWEROFF_TEST_PASS || a0 == POWEROFF_TEST_FAIL)
+		platform_test_exit(a0 == POWEROFF_TEST_PASS);
+	if (a0 == POWEROFF_HALT)
+		platform_halt();
+	return -EINVAL;
+}
+
+static const syscall_fn_t syscall_table[SYS_COUNT] = {
+	[SYS_NULL] = sys_null,
+	[SYS_EXIT] = sys_exit,
+	[SYS_CONSOLE_WRITE] = sys_console_write,
+	[SYS_TASK_ID] = sys_task_id,
+	[SYS_THREAD_ID] = sys_thread_id,
+	[SYS_SPAWN] = sys_spawn,
+	[SYS_WAIT] = sys_wait,
+	[SYS_KILL] = sys_kill,
+	[SYS_THREAD_CREATE] = sys_thread_create,
+	[SYS_THREAD_EXIT] = sys_thread_exit,
+	[SYS_THREAD_JOIN] = sys_thread_join,
+	[SYS_YIELD] = sys_yield,
+	[SYS_SLEEP] = sys_sleep,
+	[SYS_CLOCK] = sys_clock,
+	[SYS_MAP] = sys_map,
+	[SYS_UNMAP] = sys_unmap,
+	[SYS_TASK_INFO] = sys_task_info,
+	[SYS_SET_AFFINITY] = sys_set_affinity,
+	[SYS_POWEROFF] = sys_poweroff,
+};
+
+void syscall_dispatch(int_frame_t *f)
+{
+	uint64_t nr = syscall_nr(f), a[6];
+
+	acct_kernel_enter();
+	syscall_args(f, a);
+	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr] : NULL;
+	syscall_set_result(f, fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS);
+	user_return_work(f);
+}
+
+void user_return_work(int_frame_t *f)
+{
+	irq_disable();
+	for (;;) {
+		if (task_current()->killed)
+			thread_exit(0);
+		if (!cpu_current()->need_resched)
+			break;
+		sched_schedule();
+	}
+	acct_user_enter();
+}
+
+void syscall_bad_return(int_frame_t *f)
+{
+	user_fault(f, "bad return address", frame_pc(f));
+	irq_disable();
+	thread_exit(0);
+}
+
+void user_fault(int_frame_t *f, const char *what, uint64_t addr)
+{
+	task_t *t = task_current();
+	uint64_t off = 0;
+	const char *sym = binary_symbol(t->binary, frame_pc(f), &off);
+
+	printk("task: %lu (%s): %s at %#lx, rip %#lx <%s+%#lx>; killed\n", t->id,
+	       t->name, what, addr, frame_pc(f), sym ? sym : "?", off);
+	task_kill(t, TASK_STATUS_KILLED | KILL_REASON_FAULT);
+}

@@ -1,0 +1,49 @@
+/*
+ * System call numbers and calling convention, shared by the kernel and
+ * user space.
+ *
+ * x86-64: the SYSCALL instruction with the number in rax and up to six
+ * arguments in rdi, rsi, rdx, r10, r8, r9. The result comes back in rax:
+ * a value >= 0 on success, or -errno (an abi/errno.h code) on failure.
+ * rcx and r11 are clobbered; every other register is preserved.
+ */
+#ifndef ABI_SYSCALL_H
+#define ABI_SYSCALL_H
+
+#define SYS_NULL 0            /* () -> 0; for measuring entry cost */
+#define SYS_EXIT 1            /* (int status) task exit, never returns */
+#define SYS_CONSOLE_WRITE 2   /* (const char *buf, size_t len) -> len */
+#define SYS_TASK_ID 3         /* () -> id of the calling task */
+#define SYS_THREAD_ID 4       /* () -> id of the calling thread */
+#define SYS_SPAWN 5           /* (const spawn_args_t *) -> new task id */
+#define SYS_WAIT 6            /* (task_id, int *status, unsigned flags) -> task id */
+#define SYS_KILL 7            /* (task_id) -> 0 */
+#define SYS_THREAD_CREATE 8   /* (entry, arg, stack_top) -> thread id */
+#define SYS_THREAD_EXIT 9     /* (long value) never returns */
+#define SYS_THREAD_JOIN 10    /* (thread_id, long *value) -> 0 */
+#define SYS_YIELD 11          /* () -> 0 */
+#define SYS_SLEEP 12          /* (uint64_t ns) -> 0 */
+#define SYS_CLOCK 13          /* (clock_id) -> ns (CLOCK_MONOTONIC / CLOCK_REALTIME) */
+#define SYS_MAP 14            /* (void *hint, size_t len, unsigned prot) -> address */
+#define SYS_UNMAP 15          /* (void *addr, size_t len) -> 0 */
+#define SYS_TASK_INFO 16      /* (task_id, task_info_t *) -> 0 */
+#define SYS_SET_AFFINITY 17   /* (thread_id or 0, uint64_t cpu_mask) -> 0 */
+#define SYS_POWEROFF 18       /* (unsigned how) -> never returns (needs PERM_SYSTEM) */
+#define SYS_KLOG_READ 19      /* reserved */
+#define SYS_COUNT 20
+
+/* SYS_CLOCK clocks. */
+#define CLOCK_MONOTONIC 0     /* ns since boot */
+#define CLOCK_REALTIME 1      /* ns since 1970-01-01 UTC (CMOS RTC at boot) */
+
+/* SYS_MAP protection bits. */
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+
+/* SYS_POWEROFF modes. */
+#define POWEROFF_HALT 0
+#define POWEROFF_TEST_PASS 1  /* end a test run: QEMU exits "pass" */
+#define POWEROFF_TEST_FAIL 2  /* end a test run: QEMU exits "fail" */
+
+#endif
