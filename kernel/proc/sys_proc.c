@@ -160,8 +160,8 @@ int64_t sys_set_affinity(SYSCALL_ARGS)
 		return -EINVAL;
 	uint64_t f = spin_lock_irqsave(&me->lock);
 	thread_t *t = a0 ? thread_find(me, a0) : thread_current();
-	if (t)
-		t->affinity = a1 & valid;
+	if (t && !t->exited)
+		sched_set_params(t, -1, a1 & valid);
 	spin_unlock_irqrestore(&me->lock, f);
 	if (!t)
 		return -ESRCH;

@@ -46,6 +46,7 @@ static thread_t *thread_alloc(task_t *task, const char *name, bool kernel)
 	t->priority = THREAD_PRIO_DEFAULT;
 	t->affinity = ~0ull;
 	t->cpu = cpu_id();
+	t->rq_cpu = -1;
 	t->refs = 2;
 	waitq_init(&t->joiners);
 	list_init(&t->wait_node);
@@ -68,10 +69,18 @@ static void thread_publish(thread_t *t)
 errno_t thread_create_kernel(const char *name, void (*entry)(void *), void *arg,
 			     thread_t **out)
 {
+	return thread_create_kernel_on(name, entry, arg, THREAD_PRIO_DEFAULT, ~0ull, out);
+}
+
+errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *arg,
+				int priority, uint64_t affinity, thread_t **out)
+{
 	thread_t *t = thread_alloc(&kernel_task, name, true);
 
 	if (!t)
 		return ENOMEM;
+	t->priority = (uint8_t)MIN(priority, THREAD_PRIO_LEVELS - 1);
+	t->affinity = affinity;
 	t->entry = entry;
 	t->arg = arg;
 	thread_publish(t);
@@ -222,6 +231,7 @@ void thread_init_boot(uint32_t cpu)
 	t->priority = 0;
 	t->affinity = 1ull << cpu;
 	t->cpu = cpu;
+	t->rq_cpu = -1;
 	t->refs = 2;
 	t->kstack_top = c->stack_top;
 	waitq_init(&t->joiners);

@@ -28,6 +28,7 @@ static run_queue_t run_queues[MAX_CPUS];
 
 static void rq_add(run_queue_t *rq, thread_t *t)
 {
+	t->rq_cpu = (int32_t)(rq - run_queues);
 	list_append(&rq->levels[t->priority], &t->rq_node);
 	rq->mask |= 1u << t->priority;
 	rq->count++;
@@ -35,6 +36,7 @@ static void rq_add(run_queue_t *rq, thread_t *t)
 
 static void rq_remove(run_queue_t *rq, thread_t *t)
 {
+	t->rq_cpu = -1;
 	list_remove(&t->rq_node);
 	if (list_empty(&rq->levels[t->priority]))
 		rq->mask &= ~(1u << t->priority);
@@ -112,6 +114,42 @@ void sched_wakeup(thread_t *t)
 	irq_restore(f);
 }
 
+/* Take t off the run queue it waits on, if any. t->lock held. */
+static bool sched_dequeue(thread_t *t)
+{
+	int32_t cpu = t->rq_cpu;
+	if (cpu < 0)
+		return false;
+	run_queue_t *rq = &run_queues[cpu];
+	spin_lock(&rq->lock);
+	bool queued = t->rq_cpu == cpu;
+	if (queued)
+		rq_remove(rq, t);
+	spin_unlock(&rq->lock);
+	return queued;
+}
+
+void sched_set_params(thread_t *t, int priority, uint64_t affinity)
+{
+	uint64_t f = irq_save();
+
+	spin_lock(&t->lock);
+	bool requeue = sched_dequeue(t);
+	if (priority >= 0)
+		t->priority = (uint8_t)MIN(priority, THREAD_PRIO_LEVELS - 1);
+	if (affinity)
+		t->affinity = affinity;
+	if (requeue)
+		sched_enqueue(t, sched_pick_cpu(t));
+	else if (t->state == THREAD_RUNNING && !(t->affinity & (1ull << t->cpu)) &&
+		 t->cpu != cpu_id())
+		arch_send_ipi(cpus[t->cpu], VEC_IPI_RESCHED);
+	spin_unlock(&t->lock);
+	if (t == thread_current() && !(t->affinity & (1ull << cpu_id())))
+		sched_need_resched();
+	irq_restore(f);
+}
+
 /* Take a READY thread from the busiest other queue that allows this CPU. */
 static thread_t *sched_steal(uint32_t me)
 {
@@ -140,6 +178,7 @@ static thread_t *sched_pick_next(cpu_t *c, thread_t *prev, bool prev_ready)
 	thread_t *next = rq_take(rq, c->id);
 	if (next && prev_ready && prev->priority > next->priority) {
 		list_prepend(&rq->levels[next->priority], &next->rq_node);
+		next->rq_cpu = (int32_t)c->id;
 		rq->mask |= 1u << next->priority;
 		rq->count++;
 		next = NULL;                    /* prev outranks everything queued */

@@ -18,6 +18,13 @@ void sched_init_cpu(void);
 /* Make a SLEEPING or new thread READY and queue it somewhere it may run. */
 void sched_wakeup(thread_t *t);
 
+/*
+ * Change t's priority (if >= 0) and affinity (if nonzero); a queued thread
+ * moves to a queue it may run from, a running one leaves a CPU it may no
+ * longer use at its next scheduling point.
+ */
+void sched_set_params(thread_t *t, int priority, uint64_t affinity);
+
 /* Give up the CPU to the next READY thread. Interrupts off. */
 void sched_schedule(void);
 

@@ -51,6 +51,7 @@ typedef struct thread {
 	bool kernel;                 /* kernel thread: never enters user mode */
 	uint8_t priority;            /* 0 lowest .. 15 highest */
 	uint32_t cpu;                /* CPU it runs on or last ran on */
+	int32_t rq_cpu;              /* run queue it waits on, -1 if none */
 	uint64_t affinity;           /* allowed CPUs, bit per CPU id */
 	uint32_t slice;              /* ticks left in its time slice */
 	uintptr_t kstack_top;
@@ -81,6 +82,10 @@ typedef struct thread {
  */
 errno_t thread_create_kernel(const char *name, void (*entry)(void *), void *arg,
 			     thread_t **out);
+
+/* The same with a priority and an affinity mask set before it can run. */
+errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *arg,
+				int priority, uint64_t affinity, thread_t **out);
 
 /*
  * Create a user thread in task starting at entry with stack and arg (in rdi).

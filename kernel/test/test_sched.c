@@ -1,0 +1,199 @@
+/* ktest: kernel threads, the scheduler, wait queues, sleeping. */
+#include <arch/cpu.h>
+#include <kernel/ktest.h>
+#include <kernel/sched.h>
+#include <kernel/smp.h>
+#include <kernel/task.h>
+#include <kernel/time.h>
+#include <kernel/vm.h>
+
+static void kt_return_arg(void *arg)
+{
+	thread_exit((long)(uintptr_t)arg * 2);
+}
+
+KTEST(thread_join_values, "thread: 64 kernel threads created and joined with their values")
+{
+	thread_t *t[64];
+	for (int i = 0; i < 64; i++)
+		KT_CHECK(thread_create_kernel("kt", kt_return_arg, (void *)(uintptr_t)i, &t[i]) == EOK,
+			 "create %d failed", i);
+	for (int i = 0; i < 64; i++) {
+		long v = -1;
+		KT_CHECK(thread_join(t[i], &v) == EOK, "join %d failed", i);
+		KT_CHECK(v == 2 * i, "thread %d returned %ld", i, v);
+	}
+	return true;
+}
+
+KTEST(thread_reap_frames, "thread: 500 threads leave the free-frame count where it was")
+{
+	thread_t *t;
+	/* Warm the stack cache first so it does not count as a leak. */
+	for (int i = 0; i < 70; i++)
+		if (thread_create_kernel("kt", kt_return_arg, NULL, &t) == EOK)
+			thread_join(t, NULL);
+	frame_stats_t before = frame_stats();
+	for (int i = 0; i < 500; i++) {
+		KT_CHECK(thread_create_kernel("kt", kt_return_arg, NULL, &t) == EOK, "create");
+		KT_CHECK(thread_join(t, NULL) == EOK, "join");
+	}
+	thread_sleep(20000000);           /* let the last one be reaped */
+	frame_stats_t after = frame_stats();
+	KT_CHECK(after.free == before.free, "free frames %lu, were %lu", after.free, before.free);
+	return true;
+}
+
+KTEST(sleep_accuracy, "sleep: 100 ms sleeps last 100 ms plus at most two ticks")
+{
+	uint64_t tick = NSEC_PER_SEC / timer_hz();
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = time_ns();
+		KT_CHECK(thread_sleep(100000000) == EOK, "sleep interrupted");
+		uint64_t d = time_ns() - t0;
+		KT_CHECK(d >= 100000000 && d <= 100000000 + 2 * tick + 2000000,
+			 "slept %lu ns", d);
+	}
+	return true;
+}
+
+static waitq_t kt_wq;
+static volatile bool kt_flag;
+
+static void kt_waker(void *arg)
+{
+	thread_sleep(30000000);
+	uint64_t f = spin_lock_irqsave(&kt_wq.lock);
+	kt_flag = true;
+	waitq_wake_all_locked(&kt_wq);
+	spin_unlock_irqrestore(&kt_wq.lock, f);
+}
+
+KTEST(waitq_timeout_and_wake, "waitq: a timeout gives ETIMEOUT, a wake gives EOK")
+{
+	waitq_init(&kt_wq);
+	kt_flag = false;
+	uint64_t f = spin_lock_irqsave(&kt_wq.lock);
+	uint64_t t0 = time_ns();
+	errno_t rc = waitq_sleep_locked(&kt_wq, &f, 20000000);
+	uint64_t d = time_ns() - t0;
+	spin_unlock_irqrestore(&kt_wq.lock, f);
+	KT_CHECK(rc == ETIMEOUT && d >= 20000000, "rc %d after %lu ns", rc, d);
+	thread_t *w;
+	KT_CHECK(thread_create_kernel("waker", kt_waker, NULL, &w) == EOK, "create");
+	f = spin_lock_irqsave(&kt_wq.lock);
+	rc = EOK;
+	while (!kt_flag && rc == EOK)
+		rc = waitq_sleep_locked(&kt_wq, &f, 2000000000);
+	spin_unlock_irqrestore(&kt_wq.lock, f);
+	thread_join(w, NULL);
+	KT_CHECK(rc == EOK && kt_flag, "woken with %d", rc);
+	return true;
+}
+
+static volatile uint64_t kt_spins[8];
+static volatile bool kt_stop;
+
+static void kt_spinner(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	while (!kt_stop)
+		kt_spins[i]++;
+}
+
+static errno_t kt_spawn_pinned(int i, uint32_t cpu, thread_t **t)
+{
+	return thread_create_kernel_on("spin", kt_spinner, (void *)(uintptr_t)i,
+				       THREAD_PRIO_DEFAULT, 1ull << cpu, t);
+}
+
+KTEST(round_robin, "sched: two spinners pinned to one CPU share it")
+{
+	thread_t *a, *b;
+	uint32_t cpu = cpus_online > 1 ? 1 : 0;
+
+	kt_stop = false;
+	kt_spins[0] = kt_spins[1] = 0;
+	KT_CHECK(kt_spawn_pinned(0, cpu, &a) == EOK && kt_spawn_pinned(1, cpu, &b) == EOK, "create");
+	thread_sleep(300000000);
+	kt_stop = true;
+	thread_join(a, NULL);
+	thread_join(b, NULL);
+	uint64_t x = kt_spins[0], y = kt_spins[1];
+	KT_CHECK(x > 0 && y > 0, "spins %lu and %lu", x, y);
+	KT_CHECK(x * 3 > y && y * 3 > x, "unfair share: %lu vs %lu", x, y);
+	return true;
+}
+
+static volatile uint32_t kt_seen_cpus;
+
+static void kt_where(void *arg)
+{
+	uint64_t end = time_ns() + 200000000;
+	while (time_ns() < end)
+		__atomic_or_fetch(&kt_seen_cpus, 1u << cpu_id(), __ATOMIC_RELAXED);
+}
+
+KTEST(spread_over_cpus, "sched: unpinned spinners spread over every CPU")
+{
+	thread_t *t[8];
+	unsigned n = MIN(cpus_online, 8u);
+
+	kt_seen_cpus = 0;
+	for (unsigned i = 0; i < n; i++)
+		KT_CHECK(thread_create_kernel("where", kt_where, NULL, &t[i]) == EOK, "create");
+	for (unsigned i = 0; i < n; i++)
+		thread_join(t[i], NULL);
+	uint32_t all = n >= 32 ? ~0u : (1u << n) - 1;
+	KT_CHECK((kt_seen_cpus & all) == all, "ran on CPUs %#x of %#x", kt_seen_cpus, all);
+	return true;
+}
+
+static volatile uint64_t kt_high_ran_at;
+
+static void kt_high(void *arg)
+{
+	kt_high_ran_at = time_ns();
+}
+
+KTEST(priority_preempts, "sched: a woken higher-priority thread preempts a spinner")
+{
+	thread_t *lo, *hi;
+	uint32_t cpu = cpus_online > 1 ? 1 : 0;
+
+	kt_stop = false;
+	kt_high_ran_at = 0;
+	KT_CHECK(kt_spawn_pinned(2, cpu, &lo) == EOK, "create");
+	thread_sleep(30000000);
+	uint64_t t0 = time_ns();
+	KT_CHECK(thread_create_kernel_on("high", kt_high, NULL, THREAD_PRIO_LEVELS - 1,
+					 1ull << cpu, &hi) == EOK, "create");
+	thread_join(hi, NULL);
+	kt_stop = true;
+	thread_join(lo, NULL);
+	KT_CHECK(kt_high_ran_at && kt_high_ran_at - t0 < 15000000,
+		 "high-priority thread ran after %lu ns", kt_high_ran_at - t0);
+	return true;
+}
+
+KTEST(affinity_moves_queued, "sched: changing a queued thread's affinity moves it")
+{
+	thread_t *spin, *t;
+	uint32_t cpu = cpus_online - 1;
+
+	kt_stop = false;
+	kt_high_ran_at = 0;
+	/* Keep the target CPU busy so the thread has to wait in a queue. */
+	KT_CHECK(kt_spawn_pinned(3, cpu, &spin) == EOK, "create");
+	KT_CHECK(thread_create_kernel_on("moved", kt_high, NULL, THREAD_PRIO_DEFAULT,
+					 1ull << cpu, &t) == EOK, "create");
+	sched_set_params(t, -1, 1ull << 0);
+	uint64_t t0 = time_ns();
+	while (!kt_high_ran_at && time_ns() - t0 < 1000000000)
+		thread_sleep(1000000);
+	kt_stop = true;
+	thread_join(t, NULL);
+	thread_join(spin, NULL);
+	KT_CHECK(kt_high_ran_at != 0, "the moved thread never ran");
+	return true;
+}
