@@ -107,6 +107,8 @@ static const syscall_fn_t syscall_table[SYS_COUNT] = {
 	[SYS_TASK_INFO] = sys_task_info,
 	[SYS_SET_AFFINITY] = sys_set_affinity,
 	[SYS_POWEROFF] = sys_poweroff,
+	[SYS_THREAD_STATS] = sys_thread_stats,
+	[SYS_SYSTEM_STATS] = sys_system_stats,
 };
 
 void syscall_dispatch(int_frame_t *f)

@@ -5,6 +5,7 @@
 #include <kernel/sched.h>
 #include <kernel/sysimpl.h>
 #include <kernel/task.h>
+#include <kernel/time.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <lib/string.h>
@@ -168,4 +169,40 @@ int64_t sys_set_affinity(SYSCALL_ARGS)
 	if (t == thread_current() && !(t->affinity & (1ull << cpu_id())))
 		sched_yield();          /* move now */
 	return 0;
+}
+
+int64_t sys_thread_stats(SYSCALL_ARGS)
+{
+	task_t *me = task_current();
+	thread_stats_t st;
+
+	memset(&st, 0, sizeof(st));
+	uint64_t f = spin_lock_irqsave(&me->lock);
+	thread_t *t = a0 ? thread_find(me, a0) : thread_current();
+	if (t) {
+		st.id = t->id;
+		st.cpu = t->cpu;
+		st.priority = t->priority;
+		st.user_ns = time_cycles_to_ns(t->acct.user_cycles);
+		st.kernel_ns = time_cycles_to_ns(t->acct.kernel_cycles);
+		st.switches = t->acct.switches;
+	}
+	spin_unlock_irqrestore(&me->lock, f);
+	if (!t)
+		return -ESRCH;
+	return copy_to_user((void *)a1, &st, sizeof(st)) == EOK ? 0 : -EFAULT;
+}
+
+int64_t sys_system_stats(SYSCALL_ARGS)
+{
+	system_stats_t st;
+	frame_stats_t fs = frame_stats();
+
+	memset(&st, 0, sizeof(st));
+	st.frames_total = fs.total;
+	st.frames_free = fs.free;
+	st.cpus_online = cpus_online;
+	st.tasks = (uint32_t)task_count();
+	st.tsc_hz = time_cycles_per_sec();
+	return copy_to_user((void *)a0, &st, sizeof(st)) == EOK ? 0 : -EFAULT;
 }

@@ -15,6 +15,8 @@ int64_t sys_thread_exit(SYSCALL_ARGS);
 int64_t sys_thread_join(SYSCALL_ARGS);
 int64_t sys_task_info(SYSCALL_ARGS);
 int64_t sys_set_affinity(SYSCALL_ARGS);
+int64_t sys_thread_stats(SYSCALL_ARGS);
+int64_t sys_system_stats(SYSCALL_ARGS);
 int64_t sys_map(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 

@@ -29,8 +29,9 @@
 #define SYS_TASK_INFO 16      /* (task_id, task_info_t *) -> 0 */
 #define SYS_SET_AFFINITY 17   /* (thread_id or 0, uint64_t cpu_mask) -> 0 */
 #define SYS_POWEROFF 18       /* (unsigned how) -> never returns (needs PERM_SYSTEM) */
-#define SYS_KLOG_READ 19      /* reserved */
-#define SYS_COUNT 20
+#define SYS_THREAD_STATS 19   /* (thread_id or 0, thread_stats_t *) -> 0 */
+#define SYS_SYSTEM_STATS 20   /* (system_stats_t *) -> 0 */
+#define SYS_COUNT 21
 
 /* SYS_CLOCK clocks. */
 #define CLOCK_MONOTONIC 0     /* ns since boot */

@@ -51,4 +51,23 @@ typedef struct task_info {
 	uint32_t threads;
 } task_info_t;
 
+/* SYS_THREAD_STATS: one thread of the caller's task (0 = itself). */
+typedef struct thread_stats {
+	thread_id_t id;
+	uint32_t cpu;              /* CPU it runs on or last ran on */
+	uint32_t priority;
+	uint64_t user_ns;          /* time in user mode */
+	uint64_t kernel_ns;        /* time in the kernel on its behalf */
+	uint64_t switches;         /* times it was given a CPU */
+} thread_stats_t;
+
+/* SYS_SYSTEM_STATS: a few system-wide counts (monitoring has more). */
+typedef struct system_stats {
+	uint64_t frames_total;     /* usable RAM, 4 KiB frames */
+	uint64_t frames_free;
+	uint32_t cpus_online;
+	uint32_t tasks;
+	uint64_t tsc_hz;           /* cycle counter frequency */
+} system_stats_t;
+
 #endif
