@@ -13,7 +13,7 @@ static bool elf_header_ok(const elf64_ehdr_t *h, size_t size)
 		return false;
 	if (h->e_type != ET_EXEC || h->e_machine != EM_X86_64)
 		return false;
-	if (h->e_phentsize != sizeof(elf64_phdr_t) || h->e_phnum == 0)
+	if (h->e_phentsize != sizeof(elf64_phdr_t) || h->e_phnum == 0 || (h->e_phoff & 7))
 		return false;
 	return h->e_phoff <= size && (size - h->e_phoff) / sizeof(elf64_phdr_t) >= h->e_phnum;
 }
