@@ -4,6 +4,9 @@
  * phase (flags, width, precision, length, conversion) into an fmt_spec and
  * handed to one emitter per conversion class. Output goes to a sink; the
  * character count is kept in a size_t and clamped to INT_MAX on return.
+ * Floating-point conversions go to fmt_float, which this file never
+ * implements: the kernel (no FPU use allowed) links kernel/fmt_nofloat.c,
+ * user space and the host lib/fmt_float.c.
  */
 #include <lib/fmt.h>
 #include <lib/string.h>
@@ -16,33 +19,6 @@
  * library's), so take INT_MAX from the compiler's predefined macro.
  */
 #define FMT_INT_MAX __INT_MAX__
-
-enum {
-	FMT_LEFT = 1 << 0,  /* '-' */
-	FMT_PLUS = 1 << 1,  /* '+' */
-	FMT_SPACE = 1 << 2, /* ' ' */
-	FMT_ALT = 1 << 3,   /* '#' */
-	FMT_ZERO = 1 << 4,  /* '0' */
-};
-
-typedef enum {
-	FMT_LEN_NONE,
-	FMT_LEN_HH,
-	FMT_LEN_H,
-	FMT_LEN_L,
-	FMT_LEN_LL,
-	FMT_LEN_Z,
-	FMT_LEN_T,
-	FMT_LEN_J,
-} fmt_len_t;
-
-typedef struct fmt_spec {
-	unsigned flags;
-	int width;     /* >= 0 */
-	int prec;      /* < 0: none given */
-	fmt_len_t len;
-	char conv;
-} fmt_spec_t;
 
 typedef struct fmt_out {
 	fmt_sink_t sink;
@@ -143,6 +119,7 @@ static fmt_len_t fmt_parse_len(const char **p)
 	case 'z': len = FMT_LEN_Z; break;
 	case 't': len = FMT_LEN_T; break;
 	case 'j': len = FMT_LEN_J; break;
+	case 'L': len = FMT_LEN_BIG_L; break;
 	default: return FMT_LEN_NONE;
 	}
 	(*p)++;
@@ -182,7 +159,8 @@ static intmax_t fmt_arg_signed(const fmt_spec_t *s, va_list *ap)
 	case FMT_LEN_HH: return (signed char)va_arg(*ap, int);
 	case FMT_LEN_H: return (short)va_arg(*ap, int);
 	case FMT_LEN_L: return va_arg(*ap, long);
-	case FMT_LEN_LL: return va_arg(*ap, long long);
+	case FMT_LEN_LL:
+	case FMT_LEN_BIG_L: return va_arg(*ap, long long);
 	case FMT_LEN_Z: return va_arg(*ap, ptrdiff_t);
 	case FMT_LEN_T: return va_arg(*ap, ptrdiff_t);
 	case FMT_LEN_J: return va_arg(*ap, intmax_t);
@@ -196,7 +174,8 @@ static uintmax_t fmt_arg_unsigned(const fmt_spec_t *s, va_list *ap)
 	case FMT_LEN_HH: return (unsigned char)va_arg(*ap, unsigned);
 	case FMT_LEN_H: return (unsigned short)va_arg(*ap, unsigned);
 	case FMT_LEN_L: return va_arg(*ap, unsigned long);
-	case FMT_LEN_LL: return va_arg(*ap, unsigned long long);
+	case FMT_LEN_LL:
+	case FMT_LEN_BIG_L: return va_arg(*ap, unsigned long long);
 	case FMT_LEN_Z: return va_arg(*ap, size_t);
 	case FMT_LEN_T: return va_arg(*ap, size_t);
 	case FMT_LEN_J: return va_arg(*ap, uintmax_t);
@@ -371,6 +350,14 @@ static void fmt_convert(fmt_out_t *o, const fmt_spec_t *s, va_list *ap,
 	case 's': fmt_conv_string(o, s, ap); break;
 	case 'c': fmt_conv_char(o, s, ap); break;
 	case 'p': fmt_conv_pointer(o, s, ap); break;
+	case 'f':
+	case 'F':
+	case 'e':
+	case 'E':
+	case 'g':
+	case 'G':
+	case 'a':
+	case 'A': o->count += (size_t)fmt_float(o->sink, o->ctx, s, ap); break;
 	case '%': fmt_emit(o, "%", 1); break;
 	default:
 		/* Unknown or missing conversion: copy the text as is. */

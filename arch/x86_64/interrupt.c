@@ -207,6 +207,8 @@ static void exception_dispatch(int_frame_t *f)
 	}
 	if (exc_page_fault_resolved(f) || exc_uaccess_fixup(f))
 		return;
+	if (f->vector == VEC_PF && vm_sync_kernel_half(read_cr2()))
+		return;
 	if (c && c->fault_catch && exc_catchable(f->vector)) {
 		exc_catch(f, c->fault_catch);
 		return;

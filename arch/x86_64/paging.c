@@ -339,3 +339,23 @@ void pt_flush_local(uintptr_t va)
 {
 	invlpg(va);
 }
+
+/*
+ * A kernel-half top-level entry created after a user space was made (MMIO
+ * mapped high, say) is missing from that space's table: copy it over on
+ * the first fault. Returns true if that was the reason for the fault.
+ */
+bool vm_sync_kernel_half(uintptr_t va)
+{
+	paddr_t cur = read_cr3() & PTE_ADDR;
+	unsigned i = pt_index(va, 4);
+
+	if (va < HHDM_BASE || cur == kernel_root)
+		return false;
+	uint64_t *u = pt_table(cur);
+	const uint64_t *k = pt_table(kernel_root);
+	if ((u[i] & PTE_P) || !(k[i] & PTE_P))
+		return false;
+	u[i] = k[i];
+	return true;
+}

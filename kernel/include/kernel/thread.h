@@ -3,8 +3,8 @@
  * page), saved context, a state, a priority, a CPU and an affinity mask.
  *
  * States: READY (on a run queue or about to be), RUNNING (on a CPU),
- * SLEEPING (on a wait queue and/or a timer), ZOMBIE (exited, its value
- * waits for a joiner; "lingering"), DEAD (reaped).
+ * SLEEPING (on a wait queue and/or a timer), ZOMBIE (exited and lingering
+ * until switched away for good and joined).
  */
 #ifndef KERNEL_THREAD_H
 #define KERNEL_THREAD_H
@@ -27,7 +27,6 @@ typedef enum {
 	THREAD_RUNNING,
 	THREAD_SLEEPING,
 	THREAD_ZOMBIE,
-	THREAD_DEAD,
 } thread_state_t;
 
 struct task;

@@ -105,6 +105,8 @@ bool pt_unmap(paddr_t root, uintptr_t va, paddr_t *pa);
 bool pt_query(paddr_t root, uintptr_t va, paddr_t *pa, unsigned *flags);
 /* Free every user-half frame and table, then the root. */
 void pt_destroy(paddr_t root);
+/* Fix a kernel-half fault in a user space whose top table lacks a newer kernel entry. */
+bool vm_sync_kernel_half(uintptr_t va);
 /* Flush va from this CPU's TLB. */
 void pt_flush_local(uintptr_t va);
 

@@ -1,0 +1,28 @@
+/*
+ * errno and the error codes. The codes are the kernel's (abi/errno.h,
+ * Linux numbering); C also requires EDOM and EILSEQ, and EBADF serves the
+ * POSIX-style descriptor calls in <unistd.h>: those three are libc-only.
+ *
+ * errno is process-wide for now (there is no thread-local storage yet), so
+ * threads that race on failing calls can see each other's codes.
+ */
+#ifndef _ERRNO_H
+#define _ERRNO_H
+
+#include <abi/errno.h>
+
+#ifndef EBADF
+#define EBADF 9      /* bad file descriptor (libc only) */
+#endif
+#ifndef EDOM
+#define EDOM 33      /* argument outside a math function's domain (libc only) */
+#endif
+#ifndef EILSEQ
+#define EILSEQ 84    /* illegal byte sequence (libc only) */
+#endif
+
+/* Address of the calling thread's errno. */
+int *__errno_location(void);
+#define errno (*__errno_location())
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * A minimal POSIX subset. Descriptors: 0 is stdin (always at end of file),
+ * 1 and 2 write to the console; others fail with EBADF. These bypass the
+ * stdio buffers.
+ */
+#ifndef _UNISTD_H
+#define _UNISTD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define STDIN_FILENO 0
+#define STDOUT_FILENO 1
+#define STDERR_FILENO 2
+
+/* Write n bytes of buf to fd; bytes written, or -1 with errno. */
+ssize_t write(int fd, const void *buf, size_t n);
+/* Read from fd: 0 (end of file) for stdin, -1 with errno otherwise. */
+ssize_t read(int fd, void *buf, size_t n);
+/* End the task at once with status (no atexit handlers, no flushing). */
+__attribute__((noreturn)) void _exit(int status);
+/* Sleep for us microseconds; 0, or -1 with errno. */
+int usleep(useconds_t us);
+/* Sleep for s seconds; returns 0 (seconds left unslept). */
+unsigned sleep(unsigned s);
+/* The task id, truncated to a pid_t. */
+pid_t getpid(void);
+
+#include <getopt.h>
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * Program start (called by crt0's _start) and the constructor table. Not
+ * part of the host unit-test build: the host's own start-up code and
+ * linker-provided init array are used there.
+ */
+#include <stdlib.h>
+
+#include "libc.h"
+
+/* Bounds of .init_array, from uspace/link.ld. */
+extern void (*const __init_array_start[])(void);
+extern void (*const __init_array_end[])(void);
+
+/* Programs define main with zero, two or three parameters. */
+int main(int argc, char **argv, char **envp);
+
+static void run_constructors(void)
+{
+	for (void (*const *fn)(void) = __init_array_start;
+	     fn < __init_array_end; fn++)
+		(*fn)();
+}
+
+void __libc_start(int argc, char **argv, char **envp)
+{
+	__libc_environ = envp;
+	if (argc > 0 && argv[0])
+		__libc_progname = argv[0];
+	run_constructors();
+	exit(main(argc, argv, envp));
+}

@@ -1,0 +1,49 @@
+/* The POSIX descriptor calls of <unistd.h>, and sleeping. */
+#include <errno.h>
+#include <unistd.h>
+#include <vernier.h>
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (fd != STDOUT_FILENO && fd != STDERR_FILENO) {
+		errno = EBADF;
+		return -1;
+	}
+	errno_t e = sys_console_write(buf, n);
+	if (e != EOK) {
+		errno = e;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	if (fd != STDIN_FILENO) {
+		errno = EBADF;
+		return -1;
+	}
+	return 0;
+}
+
+int usleep(useconds_t us)
+{
+	errno_t e = sys_sleep_ns((uint64_t)us * 1000);
+
+	if (e != EOK) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+unsigned sleep(unsigned s)
+{
+	sys_sleep_ns((uint64_t)s * 1000000000ull);
+	return 0;
+}
+
+pid_t getpid(void)
+{
+	return (pid_t)sys_task_id();
+}

@@ -1,0 +1,165 @@
+/*
+ * Typed system call wrappers (see <vernier.h>): each converts its
+ * arguments to longs and a negative result to a positive errno_t.
+ */
+#include <vernier.h>
+
+#include "libc.h"
+
+/* errno_t of a raw result: EOK for values >= 0. */
+static errno_t sys_err(long r)
+{
+	return r < 0 ? (errno_t)-r : EOK;
+}
+
+errno_t sys_null(void)
+{
+	return sys_err(__libc_syscall0(SYS_NULL));
+}
+
+errno_t sys_console_write(const char *buf, size_t len)
+{
+	while (len > 0) {
+		long r = __libc_syscall2(SYS_CONSOLE_WRITE, (long)buf, (long)len);
+		if (r < 0)
+			return (errno_t)-r;
+		if (r == 0 || (size_t)r > len)
+			return EIO;
+		buf += r;
+		len -= (size_t)r;
+	}
+	return EOK;
+}
+
+void sys_exit(int status)
+{
+	for (;;)
+		__libc_syscall1(SYS_EXIT, status);
+}
+
+task_id_t sys_task_id(void)
+{
+	return (task_id_t)__libc_syscall0(SYS_TASK_ID);
+}
+
+thread_id_t sys_thread_id(void)
+{
+	return (thread_id_t)__libc_syscall0(SYS_THREAD_ID);
+}
+
+errno_t sys_spawn_args(const spawn_args_t *args, task_id_t *id)
+{
+	long r = __libc_syscall1(SYS_SPAWN, (long)args);
+
+	if (r >= 0 && id)
+		*id = (task_id_t)r;
+	return sys_err(r);
+}
+
+errno_t sys_spawn(const char *path, const char *const *argv, uint32_t perms,
+		  task_id_t *id)
+{
+	const char *const just_path[] = { path, NULL };
+	spawn_args_t args = {
+		.path = path,
+		.argv = argv ? argv : just_path,
+		.perms = perms,
+		.reserved = 0,
+	};
+
+	return sys_spawn_args(&args, id);
+}
+
+errno_t sys_wait(task_id_t id, int *status, unsigned flags,
+		 task_id_t *waited)
+{
+	int st = 0;
+	long r = __libc_syscall3(SYS_WAIT, (long)id, (long)&st, flags);
+
+	if (r < 0)
+		return (errno_t)-r;
+	if (status)
+		*status = st;
+	if (waited)
+		*waited = (task_id_t)r;
+	return EOK;
+}
+
+errno_t sys_kill(task_id_t id)
+{
+	return sys_err(__libc_syscall1(SYS_KILL, (long)id));
+}
+
+errno_t sys_thread_create(void (*entry)(void *), void *arg, void *stack_top,
+			  thread_id_t *id)
+{
+	long r = __libc_syscall3(SYS_THREAD_CREATE, (long)entry, (long)arg,
+				 (long)stack_top);
+
+	if (r >= 0 && id)
+		*id = (thread_id_t)r;
+	return sys_err(r);
+}
+
+void sys_thread_exit(long value)
+{
+	for (;;)
+		__libc_syscall1(SYS_THREAD_EXIT, value);
+}
+
+errno_t sys_thread_join(thread_id_t id, long *value)
+{
+	long v = 0;
+	long r = __libc_syscall2(SYS_THREAD_JOIN, (long)id, (long)&v);
+
+	if (r >= 0 && value)
+		*value = v;
+	return sys_err(r);
+}
+
+void sys_yield(void)
+{
+	__libc_syscall0(SYS_YIELD);
+}
+
+errno_t sys_sleep_ns(uint64_t ns)
+{
+	return sys_err(__libc_syscall1(SYS_SLEEP, (long)ns));
+}
+
+uint64_t sys_clock_ns(unsigned clock)
+{
+	long r = __libc_syscall1(SYS_CLOCK, clock);
+
+	return r < 0 ? 0 : (uint64_t)r;
+}
+
+errno_t sys_map(void *hint, size_t len, unsigned prot, void **addr)
+{
+	long r = __libc_syscall3(SYS_MAP, (long)hint, (long)len, prot);
+
+	if (r >= 0 && addr)
+		*addr = (void *)r;
+	return sys_err(r);
+}
+
+errno_t sys_unmap(void *addr, size_t len)
+{
+	return sys_err(__libc_syscall2(SYS_UNMAP, (long)addr, (long)len));
+}
+
+errno_t sys_task_info(task_id_t id, task_info_t *info)
+{
+	return sys_err(__libc_syscall2(SYS_TASK_INFO, (long)id, (long)info));
+}
+
+errno_t sys_set_affinity(thread_id_t thread, uint64_t mask)
+{
+	return sys_err(__libc_syscall2(SYS_SET_AFFINITY, (long)thread,
+				       (long)mask));
+}
+
+errno_t sys_poweroff(unsigned how)
+{
+	return sys_err(__libc_syscall1(SYS_POWEROFF, how));
+}
