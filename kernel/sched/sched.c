@@ -65,20 +65,28 @@ static bool cpu_is_idle(cpu_t *c)
 	return c->online && c->current == c->idle && run_queues[c->id].count == 0;
 }
 
-/* Where a woken thread should run: its last CPU if idle, any idle CPU, its last CPU. */
+static bool sched_allowed(const thread_t *t, uint32_t cpu)
+{
+	return cpu < cpu_count && (t->affinity & (1ull << cpu)) && cpus[cpu]->online;
+}
+
+/*
+ * Where a woken thread should run: its last CPU if idle, any idle CPU, its
+ * last CPU, any CPU; always one its affinity allows (CPU 0 if none is).
+ */
 static uint32_t sched_pick_cpu(thread_t *t)
 {
-	uint32_t last = t->cpu < cpu_count && (t->affinity & (1ull << t->cpu)) ? t->cpu : 0;
+	bool last_ok = sched_allowed(t, t->cpu);
 
-	if (cpus[last] && cpu_is_idle(cpus[last]))
-		return last;
+	if (last_ok && cpu_is_idle(cpus[t->cpu]))
+		return t->cpu;
 	for (uint32_t i = 0; i < cpu_count; i++)
-		if ((t->affinity & (1ull << i)) && cpu_is_idle(cpus[i]))
+		if (sched_allowed(t, i) && cpu_is_idle(cpus[i]))
 			return i;
-	if (t->affinity & (1ull << last))
-		return last;
+	if (last_ok)
+		return t->cpu;
 	for (uint32_t i = 0; i < cpu_count; i++)
-		if ((t->affinity & (1ull << i)) && cpus[i]->online)
+		if (sched_allowed(t, i))
 			return i;
 	return 0;
 }

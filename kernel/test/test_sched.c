@@ -107,7 +107,7 @@ static errno_t kt_spawn_pinned(int i, uint32_t cpu, thread_t **t)
 				       THREAD_PRIO_DEFAULT, 1ull << cpu, t);
 }
 
-KTEST(round_robin, "sched: two spinners pinned to one CPU share it")
+KTEST(round_robin, "sched: two spinners pinned to one CPU share it (accounted time)")
 {
 	thread_t *a, *b;
 	uint32_t cpu = cpus_online > 1 ? 1 : 0;
@@ -115,13 +115,36 @@ KTEST(round_robin, "sched: two spinners pinned to one CPU share it")
 	kt_stop = false;
 	kt_spins[0] = kt_spins[1] = 0;
 	KT_CHECK(kt_spawn_pinned(0, cpu, &a) == EOK && kt_spawn_pinned(1, cpu, &b) == EOK, "create");
-	thread_sleep(300000000);
+	thread_sleep(400000000);
 	kt_stop = true;
+	/* Read the accounting before joining drops our references. */
+	while (!a->exited || !b->exited)
+		thread_sleep(1000000);
+	uint64_t x = a->acct.kernel_cycles, y = b->acct.kernel_cycles;
 	thread_join(a, NULL);
 	thread_join(b, NULL);
-	uint64_t x = kt_spins[0], y = kt_spins[1];
-	KT_CHECK(x > 0 && y > 0, "spins %lu and %lu", x, y);
-	KT_CHECK(x * 3 > y && y * 3 > x, "unfair share: %lu vs %lu", x, y);
+	KT_CHECK(kt_spins[0] > 0 && kt_spins[1] > 0, "spins %lu and %lu", kt_spins[0], kt_spins[1]);
+	KT_CHECK(x * 100 >= (x + y) * 40 && y * 100 >= (x + y) * 40,
+		 "unfair share: %lu vs %lu cycles", x, y);
+	return true;
+}
+
+static void kt_note_cpu(void *arg)
+{
+	*(volatile uint32_t *)arg = cpu_id();
+}
+
+/* Regression: a woken thread was queued on its creator's idle CPU even when its affinity excluded it. */
+KTEST(wakeup_respects_affinity, "sched: a new thread runs only where its affinity allows")
+{
+	for (uint32_t cpu = 0; cpu < cpus_online; cpu++) {
+		volatile uint32_t ran_on = ~0u;
+		thread_t *t;
+		KT_CHECK(thread_create_kernel_on("aff", kt_note_cpu, (void *)&ran_on,
+						 THREAD_PRIO_DEFAULT, 1ull << cpu, &t) == EOK, "create");
+		KT_CHECK(thread_join(t, NULL) == EOK, "join");
+		KT_CHECK(ran_on == cpu, "pinned to cpu %u, ran on %u", cpu, ran_on);
+	}
 	return true;
 }
 
