@@ -9,6 +9,7 @@
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/ipc.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
@@ -106,6 +107,7 @@ void kmain(void)
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
 	initrd_init();              /* programs */
+	kbox_init();                /* kernel answerboxes */
 	kmain_report_boot();
 	mm_report_footprint();
 	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)

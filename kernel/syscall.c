@@ -109,6 +109,12 @@ static const syscall_fn_t syscall_table[SYS_COUNT] = {
 	[SYS_POWEROFF] = sys_poweroff,
 	[SYS_THREAD_STATS] = sys_thread_stats,
 	[SYS_SYSTEM_STATS] = sys_system_stats,
+	[SYS_IPC_CALL] = sys_ipc_call,
+	[SYS_IPC_WAIT] = sys_ipc_wait,
+	[SYS_IPC_ANSWER] = sys_ipc_answer,
+	[SYS_IPC_FORWARD] = sys_ipc_forward,
+	[SYS_IPC_HANGUP] = sys_ipc_hangup,
+	[SYS_IPC_CONNECT_KBOX] = sys_ipc_connect_kbox,
 };
 
 void syscall_dispatch(int_frame_t *f)

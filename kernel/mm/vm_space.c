@@ -24,7 +24,19 @@ vm_space_t *vm_space_create(void)
 	}
 	s->lock = (spinlock_t)SPINLOCK_INIT("vm_space");
 	list_init(&s->regions);
+	s->refs = 1;
 	return s;
+}
+
+void vm_space_get(vm_space_t *s)
+{
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+}
+
+void vm_space_put(vm_space_t *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		vm_space_destroy(s);
 }
 
 void vm_space_destroy(vm_space_t *s)
@@ -277,4 +289,78 @@ errno_t copy_string_from_user(char *dst, const char *usrc, size_t size)
 	}
 	dst[size - 1] = '\0';
 	return E2BIG;
+}
+
+/*
+ * Copy between kernel memory and another space's user memory, honouring
+ * its regions' protection (write: the region must be writable) and
+ * allocating demand-zero pages. EOK or EFAULT.
+ */
+static errno_t vm_space_access(vm_space_t *s, uintptr_t addr, void *buf, size_t len, bool write)
+{
+	uint8_t *p = buf;
+	errno_t rc = user_range_ok(addr, len) ? EOK : EFAULT;
+	uint64_t f = spin_lock_irqsave(&s->lock);
+
+	while (len && rc == EOK) {
+		uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
+		size_t off = addr - va, n = MIN(len, PAGE_SIZE - off);
+		vm_region_t *r = vm_find_region(s, addr);
+		paddr_t pa;
+		unsigned flags;
+		if (!r || !(r->prot & (write ? PROT_WRITE : PROT_READ)))
+			rc = EFAULT;
+		else if (!pt_query(s->root, va, &pa, &flags) &&
+			 (rc = vm_populate(s, va, r->prot)) == EOK)
+			pt_query(s->root, va, &pa, &flags);
+		if (rc == EOK && write)
+			memcpy((uint8_t *)phys_to_virt(pa) + off, p, n);
+		else if (rc == EOK)
+			memcpy(p, (uint8_t *)phys_to_virt(pa) + off, n);
+		addr += n;
+		p += n;
+		len -= n;
+	}
+	spin_unlock_irqrestore(&s->lock, f);
+	return rc == EOK ? EOK : EFAULT;
+}
+
+#define XFER_CHUNK 1024
+
+errno_t vm_space_copy_to_current(uintptr_t dst, vm_space_t *src_space, uintptr_t src, size_t len)
+{
+	uint8_t buf[XFER_CHUNK];
+
+	if (!user_range_ok(dst, len))
+		return EFAULT;
+	if (!user_range_ok(src, len))
+		return EIO;
+	for (size_t done = 0; done < len;) {
+		size_t n = MIN(len - done, sizeof(buf));
+		if (vm_space_access(src_space, src + done, buf, n, false) != EOK)
+			return EIO;
+		if (copy_to_user((void *)(dst + done), buf, n) != EOK)
+			return EFAULT;
+		done += n;
+	}
+	return EOK;
+}
+
+errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr_t src, size_t len)
+{
+	uint8_t buf[XFER_CHUNK];
+
+	if (!user_range_ok(src, len))
+		return EFAULT;
+	if (!user_range_ok(dst, len))
+		return EIO;
+	for (size_t done = 0; done < len;) {
+		size_t n = MIN(len - done, sizeof(buf));
+		if (copy_from_user(buf, (const void *)(src + done), n) != EOK)
+			return EFAULT;
+		if (vm_space_access(dst_space, dst + done, buf, n, true) != EOK)
+			return EIO;
+		done += n;
+	}
+	return EOK;
 }

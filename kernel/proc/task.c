@@ -13,6 +13,7 @@
 #include <arch/interrupt.h>
 #include <arch/smp.h>
 #include <kernel/binary.h>
+#include <kernel/ipc.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
@@ -43,6 +44,7 @@ static void task_fields_init(task_t *t, const char *name, uint32_t perms)
 void task_init(void)
 {
 	task_fields_init(&kernel_task, "kernel", PERM_ALL);
+	ipc_task_init(&kernel_task);
 	kernel_task.id = 0;
 	list_append(&task_table, &kernel_task.all_node);
 	task_live = 1;
@@ -129,12 +131,21 @@ static task_t *task_alloc(const char *path, uint32_t perms, task_t *parent)
 		return NULL;
 	task_fields_init(t, task_basename(path), perms);
 	t->parent = parent ? parent : &kernel_task;
+	ipc_task_init(t);
 	t->space = vm_space_create();
 	if (!t->space) {
 		kfree(t);
 		return NULL;
 	}
 	return t;
+}
+
+/* Undo task_alloc() for a task that never ran. */
+static void task_discard(task_t *t)
+{
+	ipc_task_cleanup(t);
+	vm_space_put(t->space);
+	kfree(t);
 }
 
 static void task_publish(task_t *t)
@@ -176,8 +187,7 @@ errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
 	if (rc == EOK)
 		rc = task_setup_stack(t, argv, &sp);
 	if (rc != EOK) {
-		vm_space_destroy(t->space);
-		kfree(t);
+		task_discard(t);
 		return rc;
 	}
 	task_publish(t);
@@ -185,8 +195,7 @@ errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
 	rc = thread_create_user(t, b->plan.entry, sp, 0, &th);
 	if (rc != EOK) {
 		task_unpublish(t);
-		vm_space_destroy(t->space);
-		kfree(t);
+		task_discard(t);
 		return rc;
 	}
 	thread_detach(th);               /* the main thread is not joinable */
@@ -275,12 +284,27 @@ static void task_reparent_children(task_t *t, list_t *reap)
 	}
 }
 
+/* Take a reference to t's address space, or NULL if it is gone. */
+vm_space_t *task_space_get(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&t->lock);
+	vm_space_t *s = t->space;
+	if (s)
+		vm_space_get(s);
+	spin_unlock_irqrestore(&t->lock, f);
+	return s;
+}
+
 void task_release_space(task_t *t)
 {
 	list_t reap = LIST_INIT(reap);
 
-	vm_space_destroy(t->space);
+	ipc_task_cleanup(t);
+	uint64_t fl = spin_lock_irqsave(&t->lock);
+	vm_space_t *space = t->space;
 	t->space = NULL;
+	spin_unlock_irqrestore(&t->lock, fl);
+	vm_space_put(space);
 	uint64_t f = spin_lock_irqsave(&task_table_lock);
 	t->state = TASK_ZOMBIE;
 	task_reparent_children(t, &reap);

@@ -18,6 +18,12 @@ int64_t sys_set_affinity(SYSCALL_ARGS);
 int64_t sys_thread_stats(SYSCALL_ARGS);
 int64_t sys_system_stats(SYSCALL_ARGS);
 int64_t sys_map(SYSCALL_ARGS);
+int64_t sys_ipc_call(SYSCALL_ARGS);
+int64_t sys_ipc_wait(SYSCALL_ARGS);
+int64_t sys_ipc_answer(SYSCALL_ARGS);
+int64_t sys_ipc_forward(SYSCALL_ARGS);
+int64_t sys_ipc_hangup(SYSCALL_ARGS);
+int64_t sys_ipc_connect_kbox(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 
 #endif

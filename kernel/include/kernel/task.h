@@ -9,6 +9,7 @@
 #define KERNEL_TASK_H
 
 #include <abi/task.h>
+#include <kernel/ipc.h>
 #include <kernel/spinlock.h>
 #include <kernel/thread.h>
 #include <kernel/waitq.h>
@@ -47,6 +48,7 @@ typedef struct task {
 	waitq_t child_exit;         /* parent waits here for children */
 	uint32_t refs;              /* references besides the table's */
 	task_acct_t acct;
+	task_ipc_t ipc;
 } task_t;
 
 extern task_t kernel_task;
@@ -89,6 +91,9 @@ errno_t task_wait(task_t *parent, task_id_t id, unsigned flags,
 
 /* End the calling task with status (SYS_EXIT). Never returns. */
 void task_exit(int status) __noreturn;
+
+/* A reference to t's address space (vm_space_put() it), or NULL if gone. */
+struct vm_space *task_space_get(task_t *t);
 
 /* Called by the scheduler after the last thread was switched away. */
 void task_release_space(task_t *t);

@@ -40,6 +40,7 @@ typedef struct vm_space {
 	list_t regions;            /* sorted by address */
 	uint64_t virt_bytes;       /* sum of region sizes */
 	uint64_t resident_pages;   /* frames mapped */
+	uint32_t refs;             /* the task's, plus transfers in progress */
 } vm_space_t;
 
 /* A new space with only the kernel half mapped. NULL when out of memory. */
@@ -47,6 +48,10 @@ vm_space_t *vm_space_create(void);
 
 /* Free every user frame, page table and region, and the space. */
 void vm_space_destroy(vm_space_t *s);
+
+/* Take / drop a reference; the last vm_space_put() destroys the space. */
+void vm_space_get(vm_space_t *s);
+void vm_space_put(vm_space_t *s);
 
 /*
  * Add a region [start, start+len) with prot. EOK, EINVAL (unaligned,
@@ -86,6 +91,14 @@ errno_t copy_from_user(void *dst, const void *usrc, size_t len);
 errno_t copy_to_user(void *udst, const void *src, size_t len);
 /* Copy a NUL-terminated string of at most size-1 chars: EOK, EFAULT, E2BIG. */
 errno_t copy_string_from_user(char *dst, const char *usrc, size_t size);
+
+/*
+ * Move len bytes between the current task and another space (IPC data
+ * transfer). Returns EOK, EFAULT if the current task's buffer is bad, EIO
+ * if the other space's buffer is bad (a partial copy may remain).
+ */
+errno_t vm_space_copy_to_current(uintptr_t dst, vm_space_t *src_space, uintptr_t src, size_t len);
+errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr_t src, size_t len);
 
 /* True if [addr, addr+len) lies inside user space (no overflow). */
 bool user_range_ok(uintptr_t addr, size_t len);

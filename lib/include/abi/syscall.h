@@ -31,7 +31,13 @@
 #define SYS_POWEROFF 18       /* (unsigned how) -> never returns (needs PERM_SYSTEM) */
 #define SYS_THREAD_STATS 19   /* (thread_id or 0, thread_stats_t *) -> 0 */
 #define SYS_SYSTEM_STATS 20   /* (system_stats_t *) -> 0 */
-#define SYS_COUNT 21
+#define SYS_IPC_CALL 21       /* (phone, const ipc_msg_t *) -> call id */
+#define SYS_IPC_WAIT 22       /* (ipc_event_t *, timeout_ns or 0, flags, callid) -> 0 */
+#define SYS_IPC_ANSWER 23     /* (callid, const ipc_msg_t *) -> 0 or new phone (CONNECT_TO_ME) */
+#define SYS_IPC_FORWARD 24    /* (callid, phone, method or 0, arg0) -> 0 */
+#define SYS_IPC_HANGUP 25     /* (phone) -> 0 */
+#define SYS_IPC_CONNECT_KBOX 26 /* (task_id) -> phone to that task's kernel answerbox */
+#define SYS_COUNT 27
 
 /* SYS_CLOCK clocks. */
 #define CLOCK_MONOTONIC 0     /* ns since boot */

@@ -1,0 +1,78 @@
+/*
+ * Kernel IPC: answerboxes, phones and calls (see abi/ipc.h for the model).
+ *
+ * Every task has one answerbox (embedded in task_t) holding incoming calls
+ * and notifications, answers to its own calls, and the calls it received
+ * but has not answered yet ("dispatched"). A phone holds a reference to the
+ * task whose box it reaches, so the box outlives the task's death: calls
+ * into a closed box are answered with EHANGUP at once.
+ *
+ * Lock order: a box lock is never held while taking another box's lock;
+ * task->ipc.phones_lock → box lock.
+ */
+#ifndef KERNEL_IPC_H
+#define KERNEL_IPC_H
+
+#include <abi/ipc.h>
+#include <kernel/spinlock.h>
+#include <kernel/waitq.h>
+#include <lib/list.h>
+
+struct task;
+
+typedef struct answerbox {
+	waitq_t wq;                 /* wq.lock is the box lock */
+	struct task *task;          /* owner (for kboxes: the server task 0) */
+	list_t calls;               /* incoming calls and notifications */
+	list_t answers;             /* answers to the owner's calls */
+	list_t dispatched;          /* received, not yet answered */
+	bool closed;
+} answerbox_t;
+
+typedef struct phone {
+	struct task *target;        /* referenced; NULL when free */
+	struct task *kbox_of;       /* a kbox phone: whose kernel box */
+	uint32_t outstanding;
+	uint64_t conn;              /* connection id the callee sees */
+} phone_t;
+
+typedef struct ipc_counters {
+	uint64_t calls_sent, calls_received;
+	uint64_t answers_sent, answers_received;
+	uint64_t irq_notifications, forwarded;
+} ipc_counters_t;
+
+typedef struct task_ipc {
+	answerbox_t box;
+	spinlock_t phones_lock;
+	phone_t phones[IPC_MAX_PHONES];
+	ipc_counters_t counters;
+} task_ipc_t;
+
+/* Set up a task's IPC state; phone 0 to the naming service if one runs. */
+void ipc_task_init(struct task *t);
+/* A dying task: close its box (EHANGUP for pending calls), hang up its phones. */
+void ipc_task_cleanup(struct task *t);
+/* The task that is the naming service from now on (its children get phone 0). */
+void ipc_set_naming_service(struct task *t);
+
+/* System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno. */
+int64_t ipc_call(int phone, const ipc_msg_t *msg);
+errno_t ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only);
+/*
+ * Answer call id. EOK (then *result is what SYS_IPC_ANSWER returns: 0, a
+ * new phone for CONNECT_TO_ME, -EFAULT when my data buffer was bad and the
+ * call is still mine to answer, -EIO when the caller's was) or ENOENT.
+ */
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result);
+errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
+errno_t ipc_hangup(int phone);
+int64_t ipc_connect_kbox(uint64_t task_id);
+
+/* Queue a notification on t's box (IRQ context allowed). EOK or ENOMEM/EHANGUP. */
+errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
+
+/* Start the kernel thread that serves every task's kbox. */
+void kbox_init(void);
+
+#endif

@@ -1,0 +1,522 @@
+/*
+ * IPC core: calls, answers, forwarding, hang-up and task death.
+ * See kernel/ipc.h. Lock order: phones_lock → box lock; never two box
+ * locks at once (a call is taken out of one box before entering another).
+ */
+#include <kernel/ipc.h>
+#include <kernel/printk.h>
+#include <kernel/task.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/string.h>
+
+typedef struct call {
+	list_node_t node;
+	ipc_callid_t id;
+	uint32_t type;              /* IPC_EV_CALL or IPC_EV_NOTIFY */
+	task_t *caller;             /* referenced; NULL for notifications */
+	int phone;                  /* the caller's phone */
+	task_t *kbox_of;            /* calls to a kbox: whose */
+	uint64_t conn;
+	task_id_t sender;
+	ipc_msg_t msg;
+	ipc_msg_t answer;
+} call_t;
+
+static volatile uint64_t ipc_next_id = 1;
+static volatile uint64_t ipc_next_conn = 1;
+static task_t *naming_service;
+answerbox_t kbox_server;
+
+static void box_init(answerbox_t *b, task_t *owner)
+{
+	waitq_init(&b->wq);
+	b->task = owner;
+	list_init(&b->calls);
+	list_init(&b->answers);
+	list_init(&b->dispatched);
+	b->closed = false;
+}
+
+static void task_ref(task_t *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+}
+
+static void call_free(call_t *c)
+{
+	if (c->caller)
+		task_put(c->caller);
+	if (c->kbox_of)
+		task_put(c->kbox_of);
+	kfree(c);
+}
+
+/* Append to a box list and wake its waiters; false if the box is closed. */
+static bool box_put(answerbox_t *b, list_t *which_of_box, call_t *c)
+{
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	bool ok = !b->closed;
+	if (ok) {
+		list_append(which_of_box, &c->node);
+		waitq_wake_all_locked(&b->wq);
+	}
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	return ok;
+}
+
+/* Give c's answer to its caller (or drop it if the caller is gone). */
+static void call_deliver_answer(call_t *c)
+{
+	task_t *caller = c->caller;
+	__atomic_sub_fetch(&caller->ipc.phones[c->phone].outstanding, 1, __ATOMIC_RELAXED);
+	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c))
+		__atomic_add_fetch(&caller->ipc.counters.answers_received, 1, __ATOMIC_RELAXED);
+	else
+		call_free(c);
+}
+
+static void call_answer_with(call_t *c, errno_t rc)
+{
+	memset(&c->answer, 0, sizeof(c->answer));
+	c->answer.method = (uint64_t)rc;
+	call_deliver_answer(c);
+}
+
+static answerbox_t *call_box(call_t *c, task_t *target)
+{
+	return c->kbox_of ? &kbox_server : &target->ipc.box;
+}
+
+/* Queue a call in target's box; a closed box answers EHANGUP at once. */
+static void call_send(call_t *c, task_t *target)
+{
+	answerbox_t *b = call_box(c, target);
+	if (box_put(b, &b->calls, c))
+		__atomic_add_fetch(&target->ipc.counters.calls_received, 1, __ATOMIC_RELAXED);
+	else if (c->caller)
+		call_answer_with(c, EHANGUP);
+	else
+		call_free(c);
+}
+
+void ipc_set_naming_service(task_t *t)
+{
+	naming_service = t;
+}
+
+/* Connect a free phone of t to target (referenced by the caller). */
+static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
+{
+	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
+	int found = -ELIMIT;
+	for (int i = 0; i < IPC_MAX_PHONES; i++) {
+		phone_t *p = &t->ipc.phones[i];
+		if (p->target)
+			continue;
+		p->target = target;
+		p->kbox_of = kbox_of;
+		p->conn = __atomic_fetch_add(&ipc_next_conn, 1, __ATOMIC_RELAXED);
+		found = i;
+		break;
+	}
+	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
+	return found;
+}
+
+void ipc_task_init(task_t *t)
+{
+	box_init(&t->ipc.box, t);
+	t->ipc.phones_lock = (spinlock_t)SPINLOCK_INIT("phones");
+	task_t *ns = naming_service;
+	if (ns && ns != t && ns->state == TASK_ALIVE) {
+		task_ref(ns);
+		if (phone_connect(t, ns, NULL) < 0)
+			task_put(ns);
+	}
+}
+
+static call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
+{
+	call_t *c = kzalloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	c->id = __atomic_fetch_add(&ipc_next_id, 1, __ATOMIC_RELAXED);
+	c->type = caller ? IPC_EV_CALL : IPC_EV_NOTIFY;
+	c->caller = caller;
+	if (caller)
+		task_ref(caller);
+	c->phone = phone;
+	c->sender = caller ? caller->id : 0;
+	c->msg = *msg;
+	return c;
+}
+
+static bool ipc_method_allowed(const ipc_msg_t *m)
+{
+	if (m->method == IPC_M_PHONE_HUNGUP || m->method == IPC_M_IRQ)
+		return false;
+	if (m->method == IPC_M_DATA_WRITE || m->method == IPC_M_DATA_READ)
+		return m->args[1] <= IPC_DATA_MAX;
+	return true;
+}
+
+int64_t ipc_call(int phone, const ipc_msg_t *msg)
+{
+	task_t *me = task_current();
+
+	if (phone < 0 || phone >= IPC_MAX_PHONES || !ipc_method_allowed(msg))
+		return -EINVAL;
+	uint64_t f = spin_lock_irqsave(&me->ipc.phones_lock);
+	phone_t *p = &me->ipc.phones[phone];
+	task_t *target = p->target;
+	errno_t rc = !target ? ENOENT : p->outstanding >= IPC_PHONE_LIMIT ? ELIMIT : EOK;
+	call_t *c = rc == EOK ? call_new(me, phone, msg) : NULL;
+	if (rc == EOK && !c)
+		rc = ENOMEM;
+	if (rc == EOK) {
+		__atomic_add_fetch(&p->outstanding, 1, __ATOMIC_RELAXED);
+		c->conn = p->conn;
+		if ((c->kbox_of = p->kbox_of))
+			task_ref(c->kbox_of);
+		task_ref(target);          /* held while sending */
+	}
+	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
+	if (rc != EOK)
+		return -rc;
+	ipc_callid_t id = c->id;
+	__atomic_add_fetch(&me->ipc.counters.calls_sent, 1, __ATOMIC_RELAXED);
+	call_send(c, target);
+	task_put(target);
+	return (int64_t)id;
+}
+
+/*
+ * The event wanted by the filter, removed from the box (a call moves to
+ * the dispatched list); *answer tells an answer from a call. Box locked.
+ */
+static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
+{
+	unsigned mode = flags & 0xff;
+	*answer = false;
+	if (mode != IPC_WAIT_CALLS) {
+		list_foreach(&b->answers, it) {
+			call_t *c = list_entry(it, call_t, node);
+			if (mode == IPC_WAIT_ANSWER && c->id != only)
+				continue;
+			list_remove(it);
+			*answer = true;
+			return c;
+		}
+	}
+	if (mode == IPC_WAIT_ANSWER || list_empty(&b->calls))
+		return NULL;
+	call_t *c = list_entry(list_first(&b->calls), call_t, node);
+	list_remove(&c->node);
+	if (c->type == IPC_EV_CALL)
+		list_append(&b->dispatched, &c->node);
+	return c;
+}
+
+static void event_fill(ipc_event_t *ev, const call_t *c, bool answer)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = answer ? IPC_EV_ANSWER : c->type;
+	ev->callid = c->id;
+	ev->sender = c->sender;
+	ev->conn = c->conn;
+	ev->msg = answer ? c->answer : c->msg;
+}
+
+errno_t ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
+{
+	answerbox_t *b = &task_current()->ipc.box;
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	errno_t rc = EOK;
+	bool answer;
+	call_t *c;
+
+	while (!(c = box_take(b, flags, only, &answer))) {
+		if (flags & IPC_WAIT_NONBLOCK) {
+			rc = EAGAIN;
+			break;
+		}
+		if ((rc = waitq_sleep_locked(&b->wq, &f, timeout_ns)) != EOK)
+			break;
+	}
+	if (c)
+		event_fill(ev, c, answer);
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	if (c && (answer || c->type == IPC_EV_NOTIFY))
+		call_free(c);
+	return rc;
+}
+
+/* Take call id out of my dispatched list. */
+static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
+{
+	call_t *found = NULL;
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	list_foreach(&b->dispatched, it) {
+		call_t *c = list_entry(it, call_t, node);
+		if (c->id == id) {
+			list_remove(it);
+			found = c;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	return found;
+}
+
+static void box_return_dispatched(answerbox_t *b, call_t *c)
+{
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	list_prepend(&b->dispatched, &c->node);
+	spin_unlock_irqrestore(&b->wq.lock, f);
+}
+
+/*
+ * DATA_WRITE (caller → me) or DATA_READ (me → caller), accepted by an EOK
+ * answer that names my buffer and a size no larger than the caller's.
+ * Returns EOK, EFAULT (my buffer is bad: the call stays unanswered) or
+ * EIO (the caller's buffer is bad: the caller gets EFAULT).
+ */
+static errno_t ipc_data_transfer(call_t *c, ipc_msg_t *ans)
+{
+	bool write = c->msg.method == IPC_M_DATA_WRITE;
+	uintptr_t theirs = c->msg.args[0], mine = ans->args[0];
+	size_t len = MIN(ans->args[1], c->msg.args[1]);
+	vm_space_t *space = task_space_get(c->caller);
+
+	if (!space)
+		return EIO;
+	errno_t rc = write ? vm_space_copy_to_current(mine, space, theirs, len)
+			   : vm_space_copy_from_current(space, theirs, mine, len);
+	vm_space_put(space);
+	ans->args[1] = len;
+	if (rc == EIO)
+		ans->method = EFAULT;
+	return rc;
+}
+
+/* System-method side effects of an EOK answer; returns the answer syscall's result. */
+static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
+{
+	if (ans->method != EOK)
+		return 0;
+	switch (c->msg.method) {
+	case IPC_M_DATA_WRITE:
+	case IPC_M_DATA_READ: {
+		errno_t rc = ipc_data_transfer(c, ans);
+		return rc == EOK ? 0 : -rc;
+	}
+	case IPC_M_CONNECT_ME_TO: {
+		task_ref(me);
+		int ph = phone_connect(c->caller, me, NULL);
+		if (ph < 0) {
+			task_put(me);
+			ans->method = ELIMIT;
+		}
+		ans->args[4] = (uint64_t)ph;
+		return 0;
+	}
+	case IPC_M_CONNECT_TO_ME: {
+		task_ref(c->caller);
+		int ph = phone_connect(me, c->caller, NULL);
+		if (ph < 0) {
+			task_put(c->caller);
+			ans->method = ELIMIT;
+		}
+		return ph;
+	}
+	}
+	return 0;
+}
+
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result)
+{
+	task_t *me = task_current();
+	call_t *c = box_take_dispatched(&me->ipc.box, id);
+
+	if (!c)
+		return ENOENT;
+	ipc_msg_t ans = *answer;
+	*result = ipc_answer_effects(me, c, &ans);
+	if (*result == -EFAULT) {            /* my buffer: let me answer again */
+		box_return_dispatched(&me->ipc.box, c);
+		return EOK;
+	}
+	c->answer = ans;
+	__atomic_add_fetch(&me->ipc.counters.answers_sent, 1, __ATOMIC_RELAXED);
+	call_deliver_answer(c);
+	return EOK;
+}
+
+errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
+{
+	task_t *me = task_current();
+
+	if (phone < 0 || phone >= IPC_MAX_PHONES)
+		return EINVAL;
+	uint64_t f = spin_lock_irqsave(&me->ipc.phones_lock);
+	task_t *target = me->ipc.phones[phone].target;
+	bool kbox = me->ipc.phones[phone].kbox_of != NULL;
+	if (target)
+		task_ref(target);
+	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
+	if (!target || kbox) {
+		if (target)
+			task_put(target);
+		return target ? EINVAL : ENOENT;
+	}
+	call_t *c = box_take_dispatched(&me->ipc.box, id);
+	if (!c) {
+		task_put(target);
+		return ENOENT;
+	}
+	if (method) {
+		c->msg.method = method;
+		c->msg.args[0] = arg0;
+	}
+	__atomic_add_fetch(&me->ipc.counters.forwarded, 1, __ATOMIC_RELAXED);
+	call_send(c, target);
+	task_put(target);
+	return EOK;
+}
+
+errno_t ipc_notify(task_t *t, uint64_t method, uint64_t a0, uint64_t a1)
+{
+	ipc_msg_t m = { .method = method, .args = { a0, a1 } };
+	call_t *c = call_new(NULL, -1, &m);
+
+	if (!c)
+		return ENOMEM;
+	if (!box_put(&t->ipc.box, &t->ipc.box.calls, c)) {
+		call_free(c);
+		return EHANGUP;
+	}
+	return EOK;
+}
+
+/* Drop phone i of t, telling the other side. */
+static errno_t phone_hangup(task_t *t, int i)
+{
+	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
+	phone_t *p = &t->ipc.phones[i];
+	task_t *target = p->target, *kbox_of = p->kbox_of;
+	uint64_t conn = p->conn;
+	p->target = p->kbox_of = NULL;
+	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
+	if (!target)
+		return ENOENT;
+	if (!kbox_of)
+		ipc_notify(target, IPC_M_PHONE_HUNGUP, conn, t->id);
+	else
+		task_put(kbox_of);
+	task_put(target);
+	return EOK;
+}
+
+errno_t ipc_hangup(int phone)
+{
+	if (phone < 0 || phone >= IPC_MAX_PHONES)
+		return EINVAL;
+	return phone_hangup(task_current(), phone);
+}
+
+int64_t ipc_connect_kbox(uint64_t task_id)
+{
+	task_t *me = task_current();
+	task_t *t = task_get(task_id);
+
+	if (!t)
+		return -ESRCH;
+	if (t == &kernel_task || (t->parent != me && !(me->perms & PERM_PROFILE))) {
+		task_put(t);
+		return -EPERM;
+	}
+	int ph = phone_connect(me, &kernel_task, t);
+	if (ph < 0)
+		task_put(t);
+	return ph;
+}
+
+void ipc_task_cleanup(task_t *t)
+{
+	answerbox_t *b = &t->ipc.box;
+	list_t pending = LIST_INIT(pending), answers = LIST_INIT(answers);
+
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	b->closed = true;
+	list_foreach_safe(&b->calls, it, tmp) {
+		list_remove(it);
+		list_append(&pending, it);
+	}
+	list_foreach_safe(&b->dispatched, it, tmp) {
+		list_remove(it);
+		list_append(&pending, it);
+	}
+	list_foreach_safe(&b->answers, it, tmp) {
+		list_remove(it);
+		list_append(&answers, it);
+	}
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	list_foreach_safe(&pending, it, tmp) {
+		call_t *c = list_entry(it, call_t, node);
+		list_remove(it);
+		if (c->type == IPC_EV_CALL)
+			call_answer_with(c, EHANGUP);
+		else
+			call_free(c);
+	}
+	list_foreach_safe(&answers, it, tmp) {
+		list_remove(it);
+		call_free(list_entry(it, call_t, node));
+	}
+	for (int i = 0; i < IPC_MAX_PHONES; i++)
+		phone_hangup(t, i);
+}
+
+/* ---------------------------------------------------------------- kbox */
+
+/* Answer a kbox call about task t. */
+static void kbox_serve(call_t *c, task_t *t)
+{
+	memset(&c->answer, 0, sizeof(c->answer));
+	switch (c->msg.method) {
+	case KBOX_TASK_INFO:
+		c->answer.method = EOK;
+		c->answer.args[0] = t->id;
+		c->answer.args[1] = t->nthreads;
+		c->answer.args[2] = t->perms;
+		c->answer.args[3] = t->parent ? t->parent->id : 0;
+		break;
+	default:
+		c->answer.method = ENOTSUP;
+	}
+	call_deliver_answer(c);
+}
+
+/* The kernel thread behind every task's kernel answerbox. */
+static void kbox_thread(void *arg)
+{
+	answerbox_t *b = &kbox_server;
+
+	for (;;) {
+		uint64_t f = spin_lock_irqsave(&b->wq.lock);
+		while (list_empty(&b->calls))
+			waitq_sleep_locked(&b->wq, &f, 0);
+		call_t *c = list_entry(list_first(&b->calls), call_t, node);
+		list_remove(&c->node);
+		spin_unlock_irqrestore(&b->wq.lock, f);
+		kbox_serve(c, c->kbox_of);
+	}
+}
+
+void kbox_init(void)
+{
+	box_init(&kbox_server, &kernel_task);
+	if (thread_create_kernel("kbox", kbox_thread, NULL, NULL) != EOK)
+		panic("ipc: cannot start the kbox thread");
+}
