@@ -64,6 +64,21 @@ static size_t kinit_args(char *buf, size_t size, const char **argv)
 	return argc;
 }
 
+/* The naming service, if the initrd has one: every later task's phone 0. */
+static void kinit_start_ns(void)
+{
+	const char *argv[] = { "ns", NULL };
+	task_id_t id;
+
+	if (task_spawn("/bin/ns", argv, 0, NULL, &id) != EOK)
+		return;
+	task_t *ns = task_get(id);
+	if (ns) {
+		ipc_set_naming_service(ns);   /* keeps the reference */
+		printk("kinit: naming service is task %lu\n", id);
+	}
+}
+
 /* The first kernel thread: self-tests, or the first user task. */
 static void kinit(void *arg)
 {
@@ -75,6 +90,7 @@ static void kinit(void *arg)
 		ktest_run();            /* never returns */
 	if (cmdline_has("ktest.panic"))
 		ktest_panic();          /* never returns */
+	kinit_start_ns();
 	kinit_args(buf, sizeof(buf), argv);
 	errno_t rc = task_spawn("/bin/init", argv, PERM_ALL, NULL, &id);
 	if (rc != EOK)

@@ -115,6 +115,8 @@ static const syscall_fn_t syscall_table[SYS_COUNT] = {
 	[SYS_IPC_FORWARD] = sys_ipc_forward,
 	[SYS_IPC_HANGUP] = sys_ipc_hangup,
 	[SYS_IPC_CONNECT_KBOX] = sys_ipc_connect_kbox,
+	[SYS_IRQ_SUBSCRIBE] = sys_irq_subscribe,
+	[SYS_IRQ_ACK] = sys_irq_ack,
 };
 
 void syscall_dispatch(int_frame_t *f)

@@ -21,7 +21,7 @@ typedef struct {
 static void gdt_set_tss(uint64_t *gdt, const tss_t *tss)
 {
 	uint64_t base = (uint64_t)tss;
-	uint64_t limit = sizeof(*tss) - 1;
+	uint64_t limit = sizeof(*tss) + IOMAP_BYTES;   /* through the 0xff byte */
 
 	gdt[6] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
 		 (0x89ull << 40) | (((limit >> 16) & 0xf) << 48) |
@@ -60,7 +60,12 @@ void gdt_init_cpu(cpu_t *c, const uint64_t ist_tops[IST_COUNT])
 	memset(&c->arch.tss, 0, sizeof(c->arch.tss));
 	for (int i = 0; i < IST_COUNT; i++)
 		c->arch.tss.ist[i] = ist_tops[i];
-	c->arch.tss.iopb = sizeof(tss_t);
+	_Static_assert(__builtin_offsetof(arch_cpu_t, iomap) ==
+		       __builtin_offsetof(arch_cpu_t, tss) + sizeof(tss_t),
+		       "the I/O map must follow the TSS");
+	memset(c->arch.iomap, 0, IOMAP_BYTES);
+	c->arch.iomap[IOMAP_BYTES] = 0xff;
+	c->arch.tss.iopb = TSS_NO_IOMAP;
 	gdt_set_tss(gdt, &c->arch.tss);
 	gdt_load(gdt);
 }

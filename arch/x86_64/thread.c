@@ -76,6 +76,8 @@ void arch_thread_switch(thread_t *prev, thread_t *next)
 	if (!next->kernel)
 		fpu_restore(next);
 	c->arch.tss.rsp[0] = next->kstack_top;
+	/* Tasks holding PERM_IO may use every port; others none. */
+	c->arch.tss.iopb = (next->task->perms & PERM_IO) ? sizeof(tss_t) : TSS_NO_IOMAP;
 	c->kernel_rsp = next->kstack_top;
 	if (thread_root(prev) != thread_root(next))
 		write_cr3(thread_root(next));

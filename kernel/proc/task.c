@@ -300,6 +300,7 @@ void task_release_space(task_t *t)
 	list_t reap = LIST_INIT(reap);
 
 	ipc_task_cleanup(t);
+	irq_task_cleanup(t);
 	uint64_t fl = spin_lock_irqsave(&t->lock);
 	vm_space_t *space = t->space;
 	t->space = NULL;

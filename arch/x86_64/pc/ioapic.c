@@ -98,7 +98,7 @@ errno_t ioapic_route_isa(unsigned irq, unsigned vector, uint32_t apic_id)
 	return EOK;
 }
 
-void ioapic_mask_isa(unsigned irq)
+void ioapic_set_masked(unsigned irq, bool masked)
 {
 	uint32_t flags;
 	uint32_t gsi = ioapic_isa_gsi(irq, &flags);
@@ -107,6 +107,8 @@ void ioapic_mask_isa(unsigned irq)
 	if (!io)
 		return;
 	uint64_t f = spin_lock_irqsave(&ioapic_lock);
-	ioapic_write(io, REDTBL(gsi - io->gsi_base), RTE_MASKED);
+	uint32_t reg = REDTBL(gsi - io->gsi_base);
+	uint32_t v = ioapic_read(io, reg);
+	ioapic_write(io, reg, masked ? v | RTE_MASKED : v & ~RTE_MASKED);
 	spin_unlock_irqrestore(&ioapic_lock, f);
 }

@@ -9,6 +9,7 @@
 #include <arch/pc/pc.h>
 #include <arch/pc/vga.h>
 #include <kernel/bootinfo.h>
+#include <kernel/cpu.h>
 #include <kernel/cmdline.h>
 #include <kernel/console.h>
 #include <kernel/platform.h>
@@ -116,4 +117,19 @@ void platform_cpu_irq_init(void)
 	lapic_global_init(acpi.lapic_addr ? acpi.lapic_addr : 0xfee00000);
 	lapic_cpu_init();
 	lapic_apply_nmi_entries(0);
+}
+
+errno_t platform_irq_route(unsigned irq, unsigned vector)
+{
+	return ioapic_route_isa(irq, vector, cpus[0]->arch.apic_id);
+}
+
+void platform_irq_mask(unsigned irq)
+{
+	ioapic_set_masked(irq, true);
+}
+
+void platform_irq_unmask(unsigned irq)
+{
+	ioapic_set_masked(irq, false);
 }

@@ -72,6 +72,9 @@ int64_t ipc_connect_kbox(uint64_t task_id);
 /* Queue a notification on t's box (IRQ context allowed). EOK or ENOMEM/EHANGUP. */
 errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 
+/* Drop t's IRQ subscriptions (masking the lines). */
+void irq_task_cleanup(struct task *t);
+
 /* Start the kernel thread that serves every task's kbox. */
 void kbox_init(void);
 

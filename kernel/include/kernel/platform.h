@@ -25,6 +25,12 @@ void platform_wall_clock_init(void);
 /* Local interrupt controller of the boot CPU. */
 void platform_cpu_irq_init(void);
 
+/* Route ISA IRQ irq to vector on the boot CPU, unmasked. EOK or ENOENT. */
+errno_t platform_irq_route(unsigned irq, unsigned vector);
+/* Mask / unmask the line of ISA IRQ irq. Any context. */
+void platform_irq_mask(unsigned irq);
+void platform_irq_unmask(unsigned irq);
+
 /*
  * End a self-test run: report pass/fail through QEMU's isa-debug-exit when
  * present, otherwise halt. Never returns.

@@ -24,6 +24,8 @@ int64_t sys_ipc_answer(SYSCALL_ARGS);
 int64_t sys_ipc_forward(SYSCALL_ARGS);
 int64_t sys_ipc_hangup(SYSCALL_ARGS);
 int64_t sys_ipc_connect_kbox(SYSCALL_ARGS);
+int64_t sys_irq_subscribe(SYSCALL_ARGS);
+int64_t sys_irq_ack(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 
 #endif

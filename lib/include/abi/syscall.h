@@ -37,7 +37,9 @@
 #define SYS_IPC_FORWARD 24    /* (callid, phone, method or 0, arg0) -> 0 */
 #define SYS_IPC_HANGUP 25     /* (phone) -> 0 */
 #define SYS_IPC_CONNECT_KBOX 26 /* (task_id) -> phone to that task's kernel answerbox */
-#define SYS_COUNT 27
+#define SYS_IRQ_SUBSCRIBE 27  /* (irq, method) -> 0; needs PERM_IRQ */
+#define SYS_IRQ_ACK 28        /* (irq) -> 0: unmask after serving a notification */
+#define SYS_COUNT 29
 
 /* SYS_CLOCK clocks. */
 #define CLOCK_MONOTONIC 0     /* ns since boot */

@@ -16,9 +16,13 @@ typedef struct tss {
 
 #define GDT_ENTRIES 8
 
+#define IOMAP_BYTES 8192     /* one bit per port; 0 = allowed */
+#define TSS_NO_IOMAP 0xffff  /* I/O map offset past the limit: no port allowed */
+
 typedef struct arch_cpu {
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	tss_t tss __attribute__((aligned(16)));
+	uint8_t iomap[IOMAP_BYTES + 1];   /* follows the TSS; last byte 0xff */
 	uint32_t apic_id;
 	uint32_t acpi_uid;
 	uint64_t lapic_ticks_per_sec;

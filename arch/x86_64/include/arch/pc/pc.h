@@ -23,7 +23,7 @@ errno_t ioapic_route_isa(unsigned irq, unsigned vector, uint32_t apic_id);
 /* Read the CMOS clock and set the kernel's wall clock from it. */
 void rtc_init(void);
 
-/* Mask the IOAPIC input of ISA IRQ irq. */
-void ioapic_mask_isa(unsigned irq);
+/* Mask or unmask the IOAPIC input of ISA IRQ irq (keeping its routing). */
+void ioapic_set_masked(unsigned irq, bool masked);
 
 #endif
