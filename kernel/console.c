@@ -6,6 +6,7 @@
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
+#include <kernel/waitq.h>
 #include <lib/fmt.h>
 #include <lib/string.h>
 #include <stdarg.h>
@@ -13,6 +14,9 @@
 #define LOG_RING_SIZE 16384
 
 static console_t *consoles;
+static void *console_owner;       /* a user console server, or NULL */
+static waitq_t klog_wq;
+static bool klog_wq_ready;
 static spinlock_t console_lock = SPINLOCK_INIT("console");
 static char log_ring[LOG_RING_SIZE];
 static size_t log_head;      /* total bytes ever logged */
@@ -35,13 +39,27 @@ void console_register(console_t *con)
 	spin_unlock_irqrestore(&console_lock, f);
 }
 
-static void console_write_all(const char *s, size_t len)
+static void console_write_devices(const char *s, size_t len)
 {
 	for (console_t *c = consoles; c; c = c->next)
 		c->write(c, s, len);
+}
+
+/* Log the bytes; show them unless a console server owns the screen. */
+static void console_write_all(const char *s, size_t len)
+{
+	if (!console_owner)
+		console_write_devices(s, len);
 	for (size_t i = 0; i < len; i++)
 		log_ring[(log_head + i) % LOG_RING_SIZE] = s[i];
 	log_head += len;
+}
+
+/* Wake klog readers; console lock not held. */
+static void klog_wake(void)
+{
+	if (klog_wq_ready)
+		waitq_wake_all(&klog_wq);
 }
 
 static size_t printk_format(char *buf, size_t size, const char *fmt, va_list ap)
@@ -63,6 +81,7 @@ void printk(const char *fmt, ...)
 	uint64_t f = spin_lock_irqsave(&console_lock);
 	console_write_all(buf, n);
 	spin_unlock_irqrestore(&console_lock, f);
+	klog_wake();
 }
 
 /*
@@ -71,6 +90,7 @@ void printk(const char *fmt, ...)
  */
 void console_write_unlocked(const char *s, size_t len)
 {
+	console_owner = NULL;           /* panic: the kernel speaks again */
 	console_write_all(s, len);
 }
 
@@ -83,6 +103,7 @@ void printk_unlocked(const char *fmt, ...)
 	va_start(ap, fmt);
 	size_t n = printk_format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	console_owner = NULL;
 	console_write_all(buf, n);
 }
 
@@ -91,4 +112,67 @@ void console_write(const char *s, size_t len)
 	uint64_t f = spin_lock_irqsave(&console_lock);
 	console_write_all(s, len);
 	spin_unlock_irqrestore(&console_lock, f);
+	klog_wake();
+}
+
+errno_t console_claim(void *owner, void *caller)
+{
+	uint64_t f = spin_lock_irqsave(&console_lock);
+	errno_t rc;
+
+	if (owner) {
+		rc = console_owner && console_owner != owner ? EBUSY : EOK;
+		if (rc == EOK)
+			console_owner = owner;
+	} else {
+		rc = console_owner == caller ? EOK : EPERM;
+		if (rc == EOK)
+			console_owner = NULL;
+	}
+	spin_unlock_irqrestore(&console_lock, f);
+	return rc;
+}
+
+void console_release(void *owner)
+{
+	uint64_t f = spin_lock_irqsave(&console_lock);
+	if (console_owner == owner)
+		console_owner = NULL;
+	spin_unlock_irqrestore(&console_lock, f);
+}
+
+/* Copy log bytes from *pos on; skips what the ring no longer holds. */
+static size_t klog_copy(char *buf, size_t len, uint64_t *pos)
+{
+	size_t oldest = log_head > LOG_RING_SIZE ? log_head - LOG_RING_SIZE : 0;
+	size_t n = 0;
+
+	if (*pos < oldest || *pos > log_head)
+		*pos = *pos > log_head ? log_head : oldest;
+	while (n < len && *pos < log_head)
+		buf[n++] = log_ring[(*pos)++ % LOG_RING_SIZE];
+	return n;
+}
+
+size_t klog_read(char *buf, size_t len, uint64_t *pos, uint64_t timeout_ns)
+{
+	uint64_t f = spin_lock_irqsave(&klog_wq.lock);
+	size_t n = 0;
+	for (;;) {
+		spin_lock(&console_lock);
+		n = klog_copy(buf, len, pos);
+		spin_unlock(&console_lock);
+		if (n || !timeout_ns || !len)
+			break;
+		if (waitq_sleep_locked(&klog_wq, &f, timeout_ns) != EOK)
+			break;
+	}
+	spin_unlock_irqrestore(&klog_wq.lock, f);
+	return n;
+}
+
+void klog_init(void)
+{
+	waitq_init(&klog_wq);
+	klog_wq_ready = true;
 }

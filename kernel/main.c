@@ -117,6 +117,7 @@ void kmain(void)
 	platform_wall_clock_init(); /* CMOS RTC → wall clock */
 	task_init();                /* the kernel task */
 	ktimer_init();              /* per-CPU timer lists */
+	klog_init();                /* readers of the kernel log may sleep */
 	sched_init_cpu();           /* run queue; this context is idle/0 */
 	syscall_init_cpu();         /* SYSCALL/SYSRET */
 	timer_init(kmain_hz());     /* boot CPU tick */

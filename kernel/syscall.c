@@ -117,6 +117,10 @@ static const syscall_fn_t syscall_table[SYS_COUNT] = {
 	[SYS_IPC_CONNECT_KBOX] = sys_ipc_connect_kbox,
 	[SYS_IRQ_SUBSCRIBE] = sys_irq_subscribe,
 	[SYS_IRQ_ACK] = sys_irq_ack,
+	[SYS_MAP_DEVICE] = sys_map_device,
+	[SYS_FB_INFO] = sys_fb_info,
+	[SYS_KLOG_READ] = sys_klog_read,
+	[SYS_CONSOLE_CLAIM] = sys_console_claim,
 };
 
 void syscall_dispatch(int_frame_t *f)

@@ -71,6 +71,8 @@ static uint64_t pt_flags(unsigned flags)
 		f |= PTE_PCD | PTE_PWT;
 	if (flags & VM_GLOBAL)
 		f |= PTE_G;
+	if (flags & VM_DEVICE)
+		f |= PTE_DEV | PTE_PCD | PTE_PWT;
 	if (!(flags & VM_EXEC) && nx_supported)
 		f |= PTE_NX;
 	return f;
@@ -321,8 +323,10 @@ static void pt_free_level(paddr_t table, int level)
 	for (int i = 0; i < n; i++) {
 		if (!(t[i] & PTE_P))
 			continue;
-		if (level == 1)
+		if (level == 1 && !(t[i] & PTE_DEV))
 			frame_free(t[i] & PTE_ADDR, 1);
+		else if (level == 1)
+			continue;
 		else
 			pt_free_level(t[i] & PTE_ADDR, level - 1);
 	}

@@ -134,3 +134,13 @@ size_t frame_map_bytes(void)
 {
 	return pool_storage_size;
 }
+
+bool frame_is_ram(paddr_t pa, size_t len)
+{
+	for (size_t i = 0; i < boot_info.nmem; i++) {
+		const mem_region_t *m = &boot_info.mem[i];
+		if (m->type == MEM_USABLE && pa < m->base + m->len && pa + len > m->base)
+			return true;
+	}
+	return false;
+}

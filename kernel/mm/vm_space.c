@@ -139,6 +139,26 @@ errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 	return rc;
 }
 
+errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr)
+{
+	paddr_t start = ALIGN_DOWN(pa, PAGE_SIZE);
+	size_t size = ALIGN_UP(pa + len, PAGE_SIZE) - start;
+
+	if (!len || len > GiB(1) || pa + len < pa)
+		return EINVAL;
+	if (frame_is_ram(start, size))
+		return EPERM;
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	uintptr_t at = vm_find_gap(s, USER_MAP_BASE, size);
+	errno_t rc = at ? vm_add_locked(s, at, size, PROT_READ | PROT_WRITE, REGION_DEVICE) : ENOMEM;
+	for (size_t off = 0; rc == EOK && off < size; off += PAGE_SIZE)
+		rc = pt_map(s->root, at + off, start + off, VM_USER | VM_WRITE | VM_DEVICE);
+	spin_unlock_irqrestore(&s->lock, f);
+	if (rc == EOK)
+		*addr = at + (pa - start);
+	return rc;
+}
+
 static void vm_flush_all_cpus(void *arg)
 {
 	const uintptr_t *range = arg;

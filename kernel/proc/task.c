@@ -13,6 +13,7 @@
 #include <arch/interrupt.h>
 #include <arch/smp.h>
 #include <kernel/binary.h>
+#include <kernel/console.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
@@ -301,6 +302,7 @@ void task_release_space(task_t *t)
 
 	ipc_task_cleanup(t);
 	irq_task_cleanup(t);
+	console_release(t);
 	uint64_t fl = spin_lock_irqsave(&t->lock);
 	vm_space_t *space = t->space;
 	t->space = NULL;

@@ -17,6 +17,25 @@ typedef struct console {
 /* Write raw bytes to every console (user output). */
 void console_write(const char *s, size_t len);
 
+/*
+ * A user console server takes the devices over (owner non-NULL) or gives
+ * them back (NULL, only by the owner): while owned, kernel output only
+ * goes to the log, which the owner reads with klog_read(). A panic takes
+ * the devices back. Returns EOK, EBUSY or EPERM.
+ */
+errno_t console_claim(void *owner, void *caller);
+/* Give the devices back if owner has them (the owner died). */
+void console_release(void *owner);
+
+/*
+ * Copy kernel log bytes from offset *pos (advanced; set to the oldest kept
+ * byte if older ones were overwritten). Waits up to timeout_ns (0: not at
+ * all) for new bytes. Returns the number copied.
+ */
+size_t klog_read(char *buf, size_t len, uint64_t *pos, uint64_t timeout_ns);
+/* Make klog_read() able to sleep (once threads exist). */
+void klog_init(void);
+
 /* Add a console; output from now on goes to it too. */
 void console_register(console_t *con);
 

@@ -26,6 +26,10 @@ int64_t sys_ipc_hangup(SYSCALL_ARGS);
 int64_t sys_ipc_connect_kbox(SYSCALL_ARGS);
 int64_t sys_irq_subscribe(SYSCALL_ARGS);
 int64_t sys_irq_ack(SYSCALL_ARGS);
+int64_t sys_map_device(SYSCALL_ARGS);
+int64_t sys_fb_info(SYSCALL_ARGS);
+int64_t sys_klog_read(SYSCALL_ARGS);
+int64_t sys_console_claim(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 
 #endif

@@ -14,6 +14,7 @@
 #define VM_USER (1u << 2)
 #define VM_NOCACHE (1u << 3)
 #define VM_GLOBAL (1u << 4)
+#define VM_DEVICE (1u << 5)   /* device memory: never freed as RAM */
 
 typedef struct frame_stats {
 	uint64_t total;        /* usable RAM frames */
@@ -43,6 +44,8 @@ errno_t frame_alloc(paddr_t *out);
 errno_t frame_alloc_contig(size_t count, size_t align, paddr_t limit, paddr_t *out);
 /* Give frames back; panics on a double free (kernel bug). */
 void frame_free(paddr_t p, size_t count);
+/* True if any frame of [pa, pa+len) is usable RAM. */
+bool frame_is_ram(paddr_t pa, size_t len);
 /* Current counts, for monitoring and tests. */
 frame_stats_t frame_stats(void);
 

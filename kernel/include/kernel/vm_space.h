@@ -26,6 +26,7 @@
 #define REGION_IMAGE 1
 #define REGION_STACK 2
 #define REGION_ANON 3
+#define REGION_DEVICE 4
 
 typedef struct vm_region {
 	list_node_t node;
@@ -63,6 +64,12 @@ errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
 /* SYS_MAP: a new anonymous region of len bytes; EOK and *addr. */
 errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 			  unsigned prot, uintptr_t *addr);
+
+/*
+ * Map device memory [pa, pa+len) (never RAM) uncached into the space.
+ * EOK and *addr, EINVAL, EPERM (it is RAM) or ENOMEM.
+ */
+errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr);
 
 /* SYS_UNMAP: remove whole anonymous regions inside [addr, addr+len). */
 errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);

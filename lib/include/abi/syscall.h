@@ -39,7 +39,19 @@
 #define SYS_IPC_CONNECT_KBOX 26 /* (task_id) -> phone to that task's kernel answerbox */
 #define SYS_IRQ_SUBSCRIBE 27  /* (irq, method) -> 0; needs PERM_IRQ */
 #define SYS_IRQ_ACK 28        /* (irq) -> 0: unmask after serving a notification */
-#define SYS_COUNT 29
+#define SYS_MAP_DEVICE 29     /* (paddr, len) -> address; PERM_IO; never RAM */
+#define SYS_FB_INFO 30        /* (fb_info_t *) -> 0; ENOENT without a screen */
+#define SYS_KLOG_READ 31      /* (buf, len, uint64_t *pos, timeout_ns) -> bytes */
+#define SYS_CONSOLE_CLAIM 32  /* (bool) -> 0; PERM_IO: the kernel stops writing to its consoles */
+#define SYS_COUNT 33
+
+/* SYS_FB_INFO: the screen the boot loader set up. */
+typedef struct fb_info {
+	unsigned long long addr;   /* physical */
+	unsigned int pitch, width, height;   /* bytes per line; pixels or text cells */
+	unsigned char bpp, type;   /* type: 1 RGB, 2 EGA text */
+	unsigned char red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+} fb_info_t;
 
 /* SYS_CLOCK clocks. */
 #define CLOCK_MONOTONIC 0     /* ns since boot */

@@ -30,6 +30,7 @@
 #define PTE_D (1ul << 6)
 #define PTE_PS (1ul << 7)
 #define PTE_G (1ul << 8)
+#define PTE_DEV (1ul << 9)      /* software bit: device page, not RAM */
 #define PTE_NX (1ul << 63)
 #define PTE_ADDR 0x000ffffffffff000ul
 
