@@ -78,10 +78,7 @@ void printk(const char *fmt, ...)
 	va_start(ap, fmt);
 	size_t n = printk_format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	uint64_t f = spin_lock_irqsave(&console_lock);
-	console_write_all(buf, n);
-	spin_unlock_irqrestore(&console_lock, f);
-	klog_wake();
+	console_write(buf, n);
 }
 
 /*
@@ -103,8 +100,7 @@ void printk_unlocked(const char *fmt, ...)
 	va_start(ap, fmt);
 	size_t n = printk_format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	console_owner = NULL;
-	console_write_all(buf, n);
+	console_write_unlocked(buf, n);
 }
 
 void console_write(const char *s, size_t len)

@@ -15,23 +15,7 @@
 section .text
 extern interrupt_dispatch
 
-%macro PUSH_REGS 0
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
-%endmacro
+%include "arch/regs.inc"
 
 ; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
 ; from the handler into the interrupted code. rdi = the int_frame_t.
@@ -44,23 +28,6 @@ extern interrupt_dispatch
 	add rsp, 16
 %endmacro
 
-%macro POP_REGS 0
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
-%endmacro
 
 global isr_common:function, isr_paranoid:function
 isr_common:

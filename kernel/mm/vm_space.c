@@ -347,40 +347,41 @@ static errno_t vm_space_access(vm_space_t *s, uintptr_t addr, void *buf, size_t 
 
 #define XFER_CHUNK 1024
 
-errno_t vm_space_copy_to_current(uintptr_t dst, vm_space_t *src_space, uintptr_t src, size_t len)
+/* Move len bytes between the current task (cur) and another space (other). */
+static errno_t vm_space_transfer(vm_space_t *other, uintptr_t other_addr,
+				 uintptr_t cur, size_t len, bool to_current)
 {
 	uint8_t buf[XFER_CHUNK];
 
-	if (!user_range_ok(dst, len))
+	if (!user_range_ok(cur, len))
 		return EFAULT;
-	if (!user_range_ok(src, len))
+	if (!user_range_ok(other_addr, len))
 		return EIO;
 	for (size_t done = 0; done < len;) {
 		size_t n = MIN(len - done, sizeof(buf));
-		if (vm_space_access(src_space, src + done, buf, n, false) != EOK)
-			return EIO;
-		if (copy_to_user((void *)(dst + done), buf, n) != EOK)
-			return EFAULT;
+		void *cur_p = (void *)(cur + done);
+		if (to_current) {
+			if (vm_space_access(other, other_addr + done, buf, n, false) != EOK)
+				return EIO;
+			if (copy_to_user(cur_p, buf, n) != EOK)
+				return EFAULT;
+		} else {
+			if (copy_from_user(buf, cur_p, n) != EOK)
+				return EFAULT;
+			if (vm_space_access(other, other_addr + done, buf, n, true) != EOK)
+				return EIO;
+		}
 		done += n;
 	}
 	return EOK;
 }
 
+errno_t vm_space_copy_to_current(uintptr_t dst, vm_space_t *src_space, uintptr_t src, size_t len)
+{
+	return vm_space_transfer(src_space, src, dst, len, true);
+}
+
 errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr_t src, size_t len)
 {
-	uint8_t buf[XFER_CHUNK];
-
-	if (!user_range_ok(src, len))
-		return EFAULT;
-	if (!user_range_ok(dst, len))
-		return EIO;
-	for (size_t done = 0; done < len;) {
-		size_t n = MIN(len - done, sizeof(buf));
-		if (copy_from_user(buf, (const void *)(src + done), n) != EOK)
-			return EFAULT;
-		if (vm_space_access(dst_space, dst + done, buf, n, true) != EOK)
-			return EIO;
-		done += n;
-	}
-	return EOK;
+	return vm_space_transfer(dst_space, dst, src, len, false);
 }
