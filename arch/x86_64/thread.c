@@ -49,11 +49,9 @@ static void fpu_enable_cpu(void)
 
 void arch_fpu_init(void)
 {
-	uint32_t mxcsr = 0x1f80;
-
 	fpu_enable_cpu();
-	__asm__ volatile("fninit; ldmxcsr %0; fxsave64 %1"
-			 : : "m"(mxcsr), "m"(fpu_initial) : "memory");
+	/* MXCSR is 0x1f80 after reset; fninit gives x87 control word 0x37f. */
+	__asm__ volatile("fninit; fxsave64 %0" : "=m"(fpu_initial) : : "memory");
 }
 
 void arch_fpu_reset(thread_t *t)

@@ -4,6 +4,7 @@
 #include <kernel/sysimpl.h>
 #include <kernel/task.h>
 #include <kernel/vm_space.h>
+#include <lib/string.h>
 
 int64_t sys_ipc_call(SYSCALL_ARGS)
 {
@@ -21,8 +22,9 @@ int64_t sys_ipc_wait(SYSCALL_ARGS)
 
 	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
 		return -EINVAL;
-	if (!user_range_ok(a0, sizeof(ev)))
-		return -EFAULT;
+	memset(&ev, 0, sizeof(ev));
+	if (copy_to_user((void *)a0, &ev, sizeof(ev)) != EOK)
+		return -EFAULT;             /* before an event is taken and lost */
 	errno_t rc = ipc_wait(&ev, a1, flags, a3);
 	if (rc != EOK)
 		return -rc;

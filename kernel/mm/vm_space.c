@@ -130,7 +130,9 @@ errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 		return EINVAL;              /* W^X in user space too */
 	len = ALIGN_UP(len, PAGE_SIZE);
 	uint64_t f = spin_lock_irqsave(&s->lock);
-	uintptr_t base = hint && !(hint & (PAGE_SIZE - 1)) && hint >= USER_MAP_BASE ? hint : USER_MAP_BASE;
+	bool hint_ok = hint && !(hint & (PAGE_SIZE - 1)) && hint >= USER_MAP_BASE &&
+		       hint < USER_STACK_TOP - USER_STACK_SIZE;
+	uintptr_t base = hint_ok ? hint : USER_MAP_BASE;   /* bad hints are ignored */
 	uintptr_t at = vm_find_gap(s, base, len);
 	errno_t rc = at ? vm_add_locked(s, at, len, prot, REGION_ANON) : ENOMEM;
 	spin_unlock_irqrestore(&s->lock, f);

@@ -62,6 +62,13 @@ int64_t sys_spawn(SYSCALL_ARGS)
 	return rc == EOK ? (int64_t)id : -rc;
 }
 
+/* Check an output buffer is writable before anything is consumed for it. */
+static errno_t probe_out(uint64_t uaddr, size_t len)
+{
+	uint8_t zero[16] = { 0 };
+	return len <= sizeof(zero) ? copy_to_user((void *)uaddr, zero, len) : EINVAL;
+}
+
 int64_t sys_wait(SYSCALL_ARGS)
 {
 	task_id_t id;
@@ -69,7 +76,7 @@ int64_t sys_wait(SYSCALL_ARGS)
 
 	if (a2 & ~WAIT_NOHANG)
 		return -EINVAL;
-	if (a1 && !user_range_ok(a1, sizeof(int)))
+	if (a1 && probe_out(a1, sizeof(int)) != EOK)
 		return -EFAULT;
 	errno_t rc = task_wait(task_current(), a0, (unsigned)a2, &id, &status);
 	if (rc != EOK)
@@ -113,7 +120,7 @@ int64_t sys_thread_join(SYSCALL_ARGS)
 	task_t *me = task_current();
 	long value;
 
-	if (a1 && !user_range_ok(a1, sizeof(long)))
+	if (a1 && probe_out(a1, sizeof(long)) != EOK)
 		return -EFAULT;
 	uint64_t f = spin_lock_irqsave(&me->lock);
 	thread_t *t = thread_find(me, a0);

@@ -343,6 +343,10 @@ static bool sched_work_elsewhere(uint32_t me)
 	return false;
 }
 
+/*
+ * The idle loop. Every pass ends with interrupts enabled, so a queue
+ * holding only threads this CPU may not run can never stop its tick.
+ */
 void sched_start(void)
 {
 	cpu_t *c = cpu_current();
@@ -350,8 +354,10 @@ void sched_start(void)
 	for (;;) {
 		irq_disable();
 		if (c->rq->count || c->need_resched || sched_work_elsewhere(c->id))
-			sched_schedule();
-		if (!c->rq->count && !c->need_resched)
-			arch_idle();             /* sti; hlt */
+			sched_schedule();       /* back here when idle again */
+		if (c->need_resched)
+			irq_enable();
+		else
+			arch_idle();            /* sti; hlt */
 	}
 }

@@ -6,6 +6,11 @@
  * arguments in rdi, rsi, rdx, r10, r8, r9. The result comes back in rax:
  * a value >= 0 on success, or -errno (an abi/errno.h code) on failure.
  * rcx and r11 are clobbered; every other register is preserved.
+ *
+ * Pointers: a bad user pointer (NULL, kernel, unmapped, or read-only where
+ * the kernel writes) gives -EFAULT and the call has no effect; output
+ * pointers are checked before anything is consumed (a wait that fails
+ * with EFAULT reaps nothing). Where noted, NULL means "not wanted".
  */
 #ifndef ABI_SYSCALL_H
 #define ABI_SYSCALL_H
@@ -15,16 +20,16 @@
 #define SYS_CONSOLE_WRITE 2   /* (const char *buf, size_t len) -> len */
 #define SYS_TASK_ID 3         /* () -> id of the calling task */
 #define SYS_THREAD_ID 4       /* () -> id of the calling thread */
-#define SYS_SPAWN 5           /* (const spawn_args_t *) -> new task id */
-#define SYS_WAIT 6            /* (task_id, int *status, unsigned flags) -> task id */
+#define SYS_SPAWN 5           /* (const spawn_args_t *) -> new task id; argv NULL: EINVAL */
+#define SYS_WAIT 6            /* (task_id, int *status or NULL, unsigned flags) -> task id */
 #define SYS_KILL 7            /* (task_id) -> 0 */
-#define SYS_THREAD_CREATE 8   /* (entry, arg, stack_top) -> thread id */
+#define SYS_THREAD_CREATE 8   /* (entry, arg, stack_top 16-aligned) -> thread id; EINVAL if not user */
 #define SYS_THREAD_EXIT 9     /* (long value) never returns */
-#define SYS_THREAD_JOIN 10    /* (thread_id, long *value) -> 0 */
+#define SYS_THREAD_JOIN 10    /* (thread_id, long *value or NULL) -> 0 */
 #define SYS_YIELD 11          /* () -> 0 */
 #define SYS_SLEEP 12          /* (uint64_t ns) -> 0 */
 #define SYS_CLOCK 13          /* (clock_id) -> ns (CLOCK_MONOTONIC / CLOCK_REALTIME) */
-#define SYS_MAP 14            /* (void *hint, size_t len, unsigned prot) -> address */
+#define SYS_MAP 14            /* (void *hint or NULL, len, prot) -> address; a bad hint is ignored */
 #define SYS_UNMAP 15          /* (void *addr, size_t len) -> 0 */
 #define SYS_TASK_INFO 16      /* (task_id, task_info_t *) -> 0 */
 #define SYS_SET_AFFINITY 17   /* (thread_id or 0, uint64_t cpu_mask) -> 0 */

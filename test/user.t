@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""test/user.t - the user-space test suite (/bin/utest) booted in QEMU.
+
+An ISO with the kernel command line "-- utest" (init runs /bin/utest,
+waits for it and powers QEMU off: exit code 1 if utest exited 0, 3 if not)
+is booted under BIOS with 1, 2 and 4 CPUs (TCG unless VERNIER_ACCEL says
+otherwise). For each boot:
+
+- every TAP line utest printed becomes a test here, prefixed with the boot
+  ("ok 7 - [bios cpus=2] sched: ..."); its diagnostics are passed on;
+- utest ran the tests it planned (its "1..N" comes at the end);
+- QEMU exited with code 1 within the timeout, and the kernel did not panic;
+- the kernel reported each deliberate fault: utest prints
+  "# expect report: tester fault KIND" before it spawns `tester fault KIND`,
+  and the next "task: N (tester): WHAT at ADDR, rip RIP <fault_KIND+OFF>;
+  killed" line must name the right exception and function;
+- no task other than tester was killed for a fault.
+
+A failing boot's last 40 log lines are printed as diagnostics. TAP on
+stdout, for prove.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import vm  # noqa: E402
+from tap import Tap  # noqa: E402
+
+KERNEL = os.path.join(bt.BUILD, "kernel.elf")
+INITRD = os.path.join(bt.BUILD, "initrd.tar")
+MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
+CMDLINE = "-- utest"
+CONFIGS = (("bios", 1), ("bios", 2), ("bios", 4))
+TIMEOUT = 300       # seconds per boot (a whole run takes 10-30 s under TCG)
+PASS_EXIT = 1       # isa-debug-exit value 0
+FAIL_EXIT = 3       # isa-debug-exit value 1
+
+# What the kernel calls each deliberate fault (exc_names in
+# arch/x86_64/interrupt.c), by `tester fault` kind.
+FAULT_WHAT = {
+    "null": "#PF page fault",
+    "div0": "#DE divide error",
+    "priv": "#GP general protection",
+    "stack": "#PF page fault",
+    "kernel": "#PF page fault",
+}
+EXPECT_RE = re.compile(r"^# expect report: tester fault (\S+)$")
+# "task: 11 (tester): #PF page fault at 0, rip 0x400027 <fault_null+0x7>; killed"
+REPORT_RE = re.compile(r"^task: (\d+) \(([^)]*)\): (.+) at (\S+), "
+                       r"rip (\S+) <([^>+]*)\+?[^>]*>; killed$")
+PANIC_RE = re.compile(r"^panic: ")
+
+
+def make_iso(tmp):
+    """The "-- utest" ISO in tmp; returns its path."""
+    path = os.path.join(tmp, "utest.iso")
+    subprocess.run([MKISO, "--initrd", INITRD, path, KERNEL, CMDLINE],
+                   check=True)
+    return path
+
+
+def boot_one(iso, cpus, firmware):
+    """Boot the utest ISO once; returns the vm.Result."""
+    return vm.boot(iso, cpus=cpus, firmware=firmware, accel=bt.accel(),
+                   timeout=TIMEOUT)
+
+
+def reemit(tap, name, lines):
+    """Pass utest's TAP on as tests of our own; returns (ok, plan, numbers)."""
+    plan, items = bt.parse_tap(lines)
+    passed = True
+    numbers = []
+    for item in items:
+        if item[0] == "diag":
+            tap.diag("%s %s" % (name, item[1]))
+            continue
+        _, ok, num, desc, directive = item
+        numbers.append(num)
+        passed &= tap.ok(ok, "%s %s" % (name, desc or "test %s" % num),
+                         directive=directive)
+    return passed, plan, numbers
+
+
+def check_plan(tap, name, plan, numbers):
+    """utest ran exactly the tests it planned, numbered 1..N."""
+    seen = len(numbers)
+    in_order = numbers == list(range(1, seen + 1))
+    ok = tap.ok(plan is not None and plan == seen and seen > 0 and in_order,
+                "%s utest ran the %s tests it planned"
+                % (name, plan if plan is not None else "?"))
+    if plan is None:
+        tap.diag("%s no TAP plan (1..N) in the log" % name)
+    elif not ok:
+        tap.diag("%s plan 1..%d, saw %d tests numbered %s"
+                 % (name, plan, seen, numbers))
+    return ok
+
+
+def fault_pairs(lines):
+    """[(kind, report match or None)] for each expected fault, in order:
+    the first tester report after the expectation (and before the next)."""
+    pairs = []
+    for line in lines:
+        m = EXPECT_RE.match(line)
+        if m:
+            pairs.append([m.group(1), None])
+            continue
+        m = REPORT_RE.match(line)
+        if m and m.group(2) == "tester" and pairs and pairs[-1][1] is None:
+            pairs[-1][1] = m
+    return pairs
+
+
+def check_faults(tap, name, lines):
+    """Each expected fault was reported with the right exception and
+    function; every fault kind was tried; only tester tasks were killed."""
+    passed = True
+    pairs = fault_pairs(lines)
+    for kind, m in pairs:
+        what = FAULT_WHAT.get(kind, "?")
+        func = "fault_" + kind
+        ok = m is not None and m.group(3) == what and m.group(6) == func
+        passed &= tap.ok(ok, "%s kernel reported `tester fault %s` as a %s "
+                         "in %s" % (name, kind, what.split(" ", 1)[-1], func))
+        if not ok:
+            tap.diag("%s report: %s" % (name, m.group(0) if m else "none"))
+    kinds = sorted(kind for kind, _ in pairs)
+    passed &= tap.ok(kinds == sorted(FAULT_WHAT),
+                     "%s utest announced every fault kind (%s)"
+                     % (name, " ".join(kinds) or "none"))
+    others = [l for l in lines
+              if REPORT_RE.match(l) and REPORT_RE.match(l).group(2) != "tester"]
+    passed &= tap.ok(not others, "%s no task but tester was killed for a fault"
+                     % name)
+    if others:
+        bt.show_lines(tap, "%s unexpected fault reports:" % name, others)
+    return passed
+
+
+def check(tap, firmware, cpus, r):
+    """Re-emit one boot's utest results and check how the boot ended."""
+    name = bt.label(firmware, cpus)
+    lines = bt.kernel_lines(r.lines)
+    passed, plan, numbers = reemit(tap, name, lines)
+    passed &= check_plan(tap, name, plan, numbers)
+    passed &= check_faults(tap, name, lines)
+    panics = [l for l in lines if PANIC_RE.search(l)]
+    passed &= tap.ok(not panics, "%s no kernel panic" % name)
+    passed &= tap.ok(not r.timed_out, "%s finished within %d s"
+                     % (name, TIMEOUT))
+    passed &= tap.ok(r.exit_code == PASS_EXIT,
+                     "%s QEMU exit code %d (utest passed)" % (name, PASS_EXIT))
+    if r.exit_code == FAIL_EXIT:
+        tap.diag("%s utest failed (exit code %d)" % (name, FAIL_EXIT))
+    elif r.exit_code != PASS_EXIT and not r.timed_out:
+        tap.diag("%s QEMU exit code %s" % (name, r.exit_code))
+    tap.diag("%s %d utest tests, %.1f s" % (name, len(numbers), r.elapsed))
+    if not passed:
+        bt.show_tail(tap, r)
+
+
+def main():
+    """Build the ISO, boot it (two at a time), report in a fixed order."""
+    tap = Tap()
+    bt.need_file(tap, KERNEL, "kernel")
+    bt.need_file(tap, INITRD, "initrd")
+    with tempfile.TemporaryDirectory(prefix="vernier-user.") as tmp:
+        iso = make_iso(tmp)
+        jobs = [(bt.weight(n, bt.accel()),
+                 (lambda fw=fw, n=n: boot_one(iso, n, fw)))
+                for fw, n in CONFIGS]
+        for (fw, n), r in zip(CONFIGS, bt.run_parallel(jobs)):
+            check(tap, fw, n, r)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# tools/bench.sh - boot Vernier with "-- bench" and print the benchmark
+# figures (/bin/bench: "name value unit" lines, each the median of many
+# runs). Benchmarks are not tests: this prints numbers, it judges nothing.
+#
+# Usage: tools/bench.sh [--accel tcg|kvm] [--cpus N] [--runs N] [FIGURE...]
+#
+# The ISO is built from build/kernel.elf and build/initrd.tar (run `make`
+# first) into a temporary directory. --accel kvm goes through tools/qemu.sh,
+# which falls back to TCG with a warning when KVM is not usable.
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$here/..
+build=${BUILD:-$top/build}
+
+usage() {
+    cat <<EOF
+Usage: $prog [options] [FIGURE...]
+
+Boot build/kernel.elf with "-- bench" in QEMU and print bench's figures
+(default: every figure bench has, e.g. syscall.null ctxsw.thread spawn.exit;
+tsc.hz is always printed).
+
+  --accel tcg|kvm   accelerator (default tcg)
+  --cpus N          CPUs (default 2)
+  --runs N          runs per figure, the median is printed (default: bench's)
+  --timeout S       seconds before giving up (default 300)
+  --log             print the whole serial log, not just the figures
+  -h, --help        this help
+EOF
+}
+
+bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
+
+accel=tcg cpus=2 runs='' timeout=300 log=0 figures=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage; exit 0 ;;
+        --accel|--cpus|--runs|--timeout)
+            [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            case $1 in
+                --accel) accel=$2 ;;
+                --cpus) cpus=$2 ;;
+                --runs) runs=$2 ;;
+                --timeout) timeout=$2 ;;
+            esac
+            shift 2 ;;
+        --log) log=1; shift ;;
+        -*) bad "unknown option '$1'" ;;
+        *) [[ $1 =~ ^[a-z.]+$ ]] || bad "bad figure name '$1'"
+           figures+=("$1"); shift ;;
+    esac
+done
+[[ $accel == tcg || $accel == kvm ]] || bad "--accel is tcg or kvm, not '$accel'"
+[[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number"
+[[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || bad "--runs wants a positive number"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || bad "--timeout wants seconds"
+
+for f in "$build/kernel.elf" "$build/initrd.tar"; do
+    [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
+done
+
+cmdline="-- bench"
+[[ -n $runs ]] && cmdline+=" -r $runs"
+(( ${#figures[@]} )) && cmdline+=" ${figures[*]}"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vernier-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+"$here/mkiso.sh" --initrd "$build/initrd.tar" "$tmp/bench.iso" \
+    "$build/kernel.elf" "$cmdline"
+status=0
+timeout "$timeout" "$here/qemu.sh" --iso "$tmp/bench.iso" --cpus "$cpus" \
+    --accel "$accel" >"$tmp/log" 2>"$tmp/err" || status=$?
+tr -d '\r' <"$tmp/log" >"$tmp/clean"
+
+if (( log )); then
+    cat "$tmp/clean"
+else
+    # bench's figures ("name value unit"), complaints ("bench: ...") and
+    # notes ("# ...", e.g. a figure skipped).
+    grep -aE '^([a-z]+\.[a-z.]+ [0-9]+ [^ ]+|bench: .*|# .*)$' "$tmp/clean" || true
+fi
+cat "$tmp/err" >&2
+# init powers off with "pass" (QEMU exit code 1) when bench exited 0.
+if [[ $status -ne 1 ]] || ! grep -aq '^tsc\.hz ' "$tmp/clean"; then
+    echo "$prog: the benchmark run failed (QEMU exit status $status); last lines:" >&2
+    tail -n 20 "$tmp/clean" >&2
+    exit 1
+fi

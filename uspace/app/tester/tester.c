@@ -1,0 +1,161 @@
+/*
+ * tester: demonstrations and helpers for the user-space tests (utest).
+ *
+ *   tester fault null|div0|priv|stack|kernel   commit that fault
+ *   tester spin SECONDS [THREADS]              burn CPU, report times
+ *   tester threads [N]                         create and join N threads
+ *   tester touch-unmapped                      map, unmap, touch (faults)
+ *   tester perm-escalate                       exit 0 if privileges that
+ *                                              were not granted are refused
+ *   tester pin-hop                             run on each CPU in turn
+ *   tester noop                                exit 0 at once
+ *
+ * Exit status 2 means bad arguments.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vernier.h>
+
+#include "tester.h"
+
+void usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+		"usage: tester fault null|div0|priv|stack|kernel\n"
+		"       tester spin SECONDS [THREADS]\n"
+		"       tester threads [N]\n"
+		"       tester touch-unmapped\n"
+		"       tester perm-escalate\n"
+		"       tester pin-hop\n"
+		"       tester noop\n"
+		"       tester -h\n");
+}
+
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+long get_thread_stats(thread_id_t id, thread_stats_t *st)
+{
+	return __vernier_syscall(SYS_THREAD_STATS, (long)id, (long)st, 0, 0, 0,
+				 0);
+}
+
+/*
+ * Run with no permissions: spawning with more, killing the parent and
+ * powering off must all be refused with EPERM. Exit 0 if they were, else
+ * the number of the check that went wrong.
+ */
+static int cmd_perm_escalate(int argc, char **argv)
+{
+	task_info_t me;
+	task_id_t id;
+
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	if (sys_task_info(sys_task_id(), &me) != EOK || me.perms != 0) {
+		printf("tester: perm-escalate wants to run with no permissions\n");
+		return 1;
+	}
+	const char *const argv_noop[] = { "tester", "noop", NULL };
+	errno_t rc = sys_spawn("/bin/tester", argv_noop, PERM_ALL, &id);
+	if (rc != EPERM) {
+		printf("tester: spawn with PERM_ALL gave %d, not EPERM\n", rc);
+		if (rc == EOK)
+			sys_wait(id, NULL, 0, NULL);
+		return 3;
+	}
+	rc = sys_kill(me.parent);
+	if (rc != EPERM) {
+		printf("tester: kill of the parent gave %d, not EPERM\n", rc);
+		return 4;
+	}
+	rc = sys_poweroff(POWEROFF_TEST_FAIL);
+	if (rc != EPERM) {
+		printf("tester: poweroff gave %d, not EPERM\n", rc);
+		return 5;
+	}
+	return 0;
+}
+
+/*
+ * Pin the calling thread to each CPU in turn (0, 1, ..., N-1, then 0
+ * again) and check it runs there after each move. Exit 0 if it always did.
+ */
+static int cmd_pin_hop(int argc, char **argv)
+{
+	system_stats_t sys;
+	thread_stats_t st;
+
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&sys, 0, 0, 0, 0, 0) < 0)
+		return 1;
+	for (uint32_t i = 0; i <= sys.cpus_online; i++) {
+		uint32_t cpu = i % sys.cpus_online;
+		errno_t rc = sys_set_affinity(0, 1ull << cpu);
+		long r = get_thread_stats(0, &st);
+		printf("pin-hop: pinned to cpu %u (error %d), running on cpu %u\n",
+		       cpu, rc, r < 0 ? ~0u : st.cpu);
+		if (rc != EOK || r < 0 || st.cpu != cpu)
+			return 1;
+	}
+	return 0;
+}
+
+static int cmd_noop(int argc, char **argv)
+{
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	return 0;
+}
+
+typedef struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} command_t;
+
+static const command_t commands[] = {
+	{ "fault", cmd_fault },
+	{ "spin", cmd_spin },
+	{ "threads", cmd_threads },
+	{ "touch-unmapped", cmd_touch_unmapped },
+	{ "perm-escalate", cmd_perm_escalate },
+	{ "pin-hop", cmd_pin_hop },
+	{ "noop", cmd_noop },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(0);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(1);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "tester: unknown command '%s'\n", argv[1]);
+	usage(0);
+	return 2;
+}

@@ -1,0 +1,35 @@
+/*
+ * tester: shared declarations of the subcommand files. Each subcommand
+ * takes the arguments after its name (argv[0] is the subcommand) and
+ * returns the exit status; 2 means bad arguments (usage already printed).
+ */
+#ifndef TESTER_H
+#define TESTER_H
+
+#include <abi/task.h>
+
+/* Print the usage text to stdout (ok) or stderr (!ok). */
+void usage(int ok);
+
+/* fault.c: `fault KIND` and the fault functions the kernel report names. */
+int cmd_fault(int argc, char **argv);
+void fault_null(void);
+void fault_div0(void);
+void fault_priv(void);
+unsigned long fault_stack(unsigned long depth);
+void fault_kernel(void);
+int cmd_touch_unmapped(int argc, char **argv);
+void touch_unmapped(volatile unsigned char *p);
+
+/* spin.c: `spin SECONDS [THREADS]` and `threads [N]`. */
+int cmd_spin(int argc, char **argv);
+int cmd_threads(int argc, char **argv);
+
+/* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *out);
+
+/* SYS_THREAD_STATS through the raw system call (0 or -errno). */
+long get_thread_stats(thread_id_t id, thread_stats_t *st);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * utest map: SYS_MAP gives zeroed memory that keeps what is written,
+ * SYS_UNMAP gives its frames back and makes it inaccessible (a child that
+ * touches unmapped memory is killed), and W+X mappings are refused.
+ */
+#include "utest.h"
+
+#define MAP_SIZE (1u << 20)
+#define PAGE 4096
+#define USER_SPACE_END 0x0000800000000000ul
+
+/* Map, fill, check, unmap 1 MiB; 0 if all went well. */
+static int map_cycle(void)
+{
+	void *addr;
+
+	if (sys_map(NULL, MAP_SIZE, PROT_READ | PROT_WRITE, &addr) != EOK)
+		return -1;
+	volatile uint32_t *p = addr;
+	size_t n = MAP_SIZE / sizeof(*p);
+	int bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad |= p[i] != 0;                   /* fresh memory is zero */
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint32_t)(i * 2654435761u);
+	for (size_t i = 0; i < n; i++)
+		bad |= p[i] != (uint32_t)(i * 2654435761u);
+	if (sys_unmap(addr, MAP_SIZE) != EOK)
+		return -1;
+	return bad ? -1 : 0;
+}
+
+/* A hint in kernel space must not give kernel-space memory. */
+static void check_kernel_hint(void)
+{
+	void *addr = NULL;
+	errno_t rc = sys_map((void *)KERNEL_ADDR, PAGE, PROT_READ | PROT_WRITE,
+			     &addr);
+
+	if (rc == EOK)
+		sys_unmap(addr, PAGE);
+	tap_ok(rc != EOK || (uintptr_t)addr < USER_SPACE_END,
+	       "map: a kernel-space hint never maps kernel space (error %d, "
+	       "address %p)", rc, addr);
+}
+
+void test_map(void)
+{
+	system_stats_t before, after;
+	void *addr = NULL;
+
+	int first = map_cycle();
+	get_system_stats(&before);
+	int second = map_cycle();
+	get_system_stats(&after);
+	tap_ok(first == 0 && second == 0,
+	       "map: 1 MiB mapped reads zero, keeps what is written, unmaps");
+	tap_ok(after.frames_free == before.frames_free,
+	       "map: unmap gives every frame back (%llu free before, %llu after)",
+	       (unsigned long long)before.frames_free,
+	       (unsigned long long)after.frames_free);
+	errno_t rc = sys_map(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, &addr);
+	if (rc == EOK)
+		sys_unmap(addr, PAGE);
+	tap_ok(rc == EINVAL, "map: PROT_WRITE|PROT_EXEC gives EINVAL (%d)", rc);
+	rc = sys_map(NULL, 0, PROT_READ, &addr);
+	tap_ok(rc == EINVAL, "map: zero length gives EINVAL (%d)", rc);
+	check_kernel_hint();
+
+	const char *const argv[] = { "tester", "touch-unmapped", NULL };
+	int status = -1;
+	rc = run_wait(argv, 0, &status);
+	tap_ok(rc == EOK && status == (TASK_STATUS_KILLED | KILL_REASON_FAULT),
+	       "map: a child touching memory it unmapped is killed (%s)",
+	       rc == EOK ? status_str(status) : "spawn failed");
+}

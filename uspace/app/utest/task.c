@@ -1,0 +1,132 @@
+/*
+ * utest faults and spawn: tasks that fault are killed alone (status
+ * TASK_STATUS_KILLED | KILL_REASON_FAULT); 1,000 spawn/reap cycles give
+ * every frame back; SYS_KILL ends a spinning task and refuses the kernel
+ * task and unknown ids; a child without permissions cannot gain them.
+ */
+#include <stdio.h>
+
+#include "utest.h"
+
+#define SPAWN_WARMUP 10
+#define SPAWN_COUNT 1000
+#define KILL_SETTLE_NS (200 * NS_PER_MS)
+#define KILL_MAX_NS (2 * NS_PER_SEC)
+#define NO_SUCH_TASK (1ull << 40)
+
+static uint32_t task_count(void)
+{
+	system_stats_t st;
+
+	return get_system_stats(&st) < 0 ? 0 : st.tasks;
+}
+
+/* ------------------------------------------------------------ faults */
+
+static const char *const fault_kinds[] = { "null", "div0", "priv", "stack",
+					   "kernel" };
+
+void test_faults(void)
+{
+	uint32_t tasks_before = task_count();
+
+	for (size_t i = 0; i < sizeof(fault_kinds) / sizeof(fault_kinds[0]); i++) {
+		const char *const argv[] = { "tester", "fault", fault_kinds[i], NULL };
+		int status = -1;
+		tap_diag("expect report: tester fault %s", fault_kinds[i]);
+		errno_t rc = run_wait(argv, 0, &status);
+		tap_ok(rc == EOK && status == (TASK_STATUS_KILLED | KILL_REASON_FAULT),
+		       "faults: `tester fault %s` is killed for its fault (%s)",
+		       fault_kinds[i], rc == EOK ? status_str(status) : "spawn failed");
+	}
+	uint32_t tasks_after = task_count();
+	tap_ok(tasks_after == tasks_before,
+	       "faults: only the faulting tasks died and all were reaped "
+	       "(%u tasks before, %u after)", tasks_before, tasks_after);
+	check_hello("after the faults");
+}
+
+/* ------------------------------------------------------- spawn / reap */
+
+/* n spawn+wait cycles of `tester noop`; returns how many went wrong. */
+static int spawn_many(int n)
+{
+	const char *const argv[] = { "tester", "noop", NULL };
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		int status = -1;
+		if (run_wait(argv, 0, &status) != EOK || status != 0)
+			bad++;
+	}
+	return bad;
+}
+
+void test_spawn_reap(void)
+{
+	system_stats_t before, after;
+
+	int bad = spawn_many(SPAWN_WARMUP);
+	get_system_stats(&before);
+	uint64_t t0 = now_ns();
+	bad += spawn_many(SPAWN_COUNT);
+	uint64_t dt = now_ns() - t0;
+	get_system_stats(&after);
+	tap_diag("spawn: %d spawn+wait in %llu ms; free frames %llu before, "
+		 "%llu after; tasks %u before, %u after", SPAWN_COUNT,
+		 (unsigned long long)(dt / NS_PER_MS),
+		 (unsigned long long)before.frames_free,
+		 (unsigned long long)after.frames_free, before.tasks, after.tasks);
+	tap_ok(bad == 0, "spawn: %d+%d children spawned, exited 0 and were "
+	       "reaped (%d failed)", SPAWN_WARMUP, SPAWN_COUNT, bad);
+	tap_ok(after.frames_free == before.frames_free,
+	       "spawn: %d spawn/reap cycles leave the free frame count as it was",
+	       SPAWN_COUNT);
+	tap_ok(after.tasks == before.tasks, "spawn: and the task count");
+}
+
+/* ---------------------------------------------------------------- kill */
+
+void test_kill(void)
+{
+	const char *const argv[] = { "tester", "spin", "30", "2", NULL };
+	task_id_t id = 0;
+	int status = -1;
+
+	errno_t rc = sys_spawn("/bin/tester", argv, 0, &id);
+	if (rc == EOK) {
+		sys_sleep_ns(KILL_SETTLE_NS);       /* let it spin */
+		rc = sys_kill(id);
+	}
+	uint64_t t0 = now_ns();
+	if (rc == EOK)
+		rc = sys_wait(id, &status, 0, NULL);
+	uint64_t dt = now_ns() - t0;
+	tap_ok(rc == EOK && status == (TASK_STATUS_KILLED | KILL_REASON_SIGNAL),
+	       "kill: a spinning 2-thread task is killed (%s)",
+	       rc == EOK ? status_str(status) : "spawn/kill/wait failed");
+	tap_ok(rc == EOK && dt < KILL_MAX_NS,
+	       "kill: it was gone within 2 s (%llu ms)",
+	       (unsigned long long)(dt / NS_PER_MS));
+	rc = sys_kill(id);
+	tap_ok(rc == ESRCH, "kill: a reaped task id gives ESRCH (%d)", rc);
+	rc = sys_kill(0);
+	tap_ok(rc == EPERM, "kill: the kernel task (0) gives EPERM (%d)", rc);
+	rc = sys_kill(NO_SUCH_TASK);
+	tap_ok(rc == ESRCH, "kill: a nonexistent task gives ESRCH (%d)", rc);
+	check_hello("after the kill");
+}
+
+/* --------------------------------------------------------- permissions */
+
+void test_perms(void)
+{
+	const char *const argv[] = { "tester", "perm-escalate", NULL };
+	int status = -1;
+	errno_t rc = run_wait(argv, 0, &status);
+
+	tap_ok(rc == EOK && status == 0,
+	       "perms: a child with no permissions cannot spawn with PERM_ALL, "
+	       "kill its parent or power off (%s)",
+	       rc == EOK ? status_str(status) : "spawn failed");
+}

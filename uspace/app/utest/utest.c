@@ -1,0 +1,200 @@
+/*
+ * utest: the user-space test suite. Prints TAP on stdout ("ok N - desc",
+ * "not ok N - desc", "# diag", the plan "1..N" at the end) and exits 0
+ * iff every test passed. Run it as the kernel's "-- utest" (init powers
+ * QEMU off with the verdict); test/user.t boots it on 1, 2 and 4 CPUs.
+ *
+ *   utest            run every test group
+ *   utest GROUP...   run only these groups (see -h for the names)
+ *
+ * Some tests spawn /bin/tester (fault demonstrations, helpers) and
+ * /bin/hello; before each deliberate fault the diagnostic line
+ * "# expect report: tester fault KIND" lets the harness pair it with the
+ * kernel's "task: N (tester): ..." report.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <vernier.h>
+
+#include "utest.h"
+
+static int tap_count, tap_failed;
+
+int tap_ok(int cond, const char *fmt, ...)
+{
+	char desc[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
+	va_end(ap);
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
+	return cond;
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", text);
+}
+
+long raw3(long n, long a1, long a2, long a3)
+{
+	return __vernier_syscall(n, a1, a2, a3, 0, 0, 0);
+}
+
+long get_thread_stats(thread_id_t id, thread_stats_t *st)
+{
+	return raw3(SYS_THREAD_STATS, (long)id, (long)st, 0);
+}
+
+long get_system_stats(system_stats_t *st)
+{
+	return raw3(SYS_SYSTEM_STATS, (long)st, 0, 0);
+}
+
+uint64_t now_ns(void)
+{
+	return sys_clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t spin_until(uint64_t deadline)
+{
+	volatile uint64_t work = 0;
+	uint64_t n = 0;
+
+	while (now_ns() < deadline) {
+		for (int i = 0; i < 1000; i++)
+			work++;
+		n++;
+	}
+	return n;
+}
+
+uint64_t stats_cpu_ns(const thread_stats_t *st)
+{
+	return st->user_ns + st->kernel_ns;
+}
+
+unsigned cpus_online(void)
+{
+	system_stats_t st;
+
+	if (get_system_stats(&st) < 0 || st.cpus_online == 0)
+		return 1;
+	return st.cpus_online;
+}
+
+errno_t run_wait(const char *const *argv, uint32_t perms, int *status)
+{
+	char path[64];
+	task_id_t id;
+
+	snprintf(path, sizeof(path), "/bin/%s", argv[0]);
+	errno_t rc = sys_spawn(path, argv, perms, &id);
+	if (rc != EOK)
+		return rc;
+	return sys_wait(id, status, 0, NULL);
+}
+
+void check_hello(const char *why)
+{
+	const char *const argv[] = { "hello", NULL };
+	int status = -1;
+	errno_t rc = run_wait(argv, 0, &status);
+
+	tap_ok(rc == EOK && status == 0, "%s: /bin/hello still runs and exits 0",
+	       why);
+	if (rc != EOK || status != 0)
+		tap_diag("spawn/wait error %d, status %s", rc, status_str(status));
+}
+
+const char *status_str(int status)
+{
+	static char buf[48];
+
+	if (status & TASK_STATUS_KILLED)
+		snprintf(buf, sizeof(buf), "killed (reason %d)",
+			 status & ~TASK_STATUS_KILLED);
+	else
+		snprintf(buf, sizeof(buf), "exit %d", status);
+	return buf;
+}
+
+typedef struct group {
+	const char *name;
+	void (*tests[4])(void);
+} group_t;
+
+static const group_t groups[] = {
+	{ "threads", { test_thread_join, test_thread_shared, test_tester_threads } },
+	{ "sched", { test_pin_hop, test_fair_share, test_parallel } },
+	{ "time", { test_sleep, test_clock } },
+	{ "efault", { test_efault, test_enosys } },
+	{ "faults", { test_faults } },
+	{ "spawn", { test_spawn_reap, test_kill, test_perms } },
+	{ "fpu", { test_fpu } },
+	{ "map", { test_map } },
+};
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: utest [-h] [GROUP...]\n  groups:");
+	for (size_t i = 0; i < NGROUPS; i++)
+		fprintf(out, " %s", groups[i].name);
+	fprintf(out, " (default: all)\n");
+}
+
+static const group_t *find_group(const char *name)
+{
+	for (size_t i = 0; i < NGROUPS; i++)
+		if (!strcmp(groups[i].name, name))
+			return &groups[i];
+	return NULL;
+}
+
+static void run_group(const group_t *g)
+{
+	for (size_t i = 0; i < sizeof(g->tests) / sizeof(g->tests[0]); i++)
+		if (g->tests[i])
+			g->tests[i]();
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!find_group(argv[i])) {
+			fprintf(stderr, "utest: unknown group '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	uint64_t t0 = now_ns();
+	tap_diag("utest: %u CPUs online, task %lu", cpus_online(),
+		 (unsigned long)sys_task_id());
+	for (size_t i = 0; i < NGROUPS; i++) {
+		int wanted = argc == 1;
+		for (int j = 1; j < argc; j++)
+			wanted |= !strcmp(argv[j], groups[i].name);
+		if (wanted)
+			run_group(&groups[i]);
+	}
+	tap_diag("utest: %d tests, %d failed, %llu ms", tap_count, tap_failed,
+		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
