@@ -69,7 +69,13 @@ static bool box_put(answerbox_t *b, list_t *which_of_box, call_t *c)
 static void call_deliver_answer(call_t *c)
 {
 	task_t *caller = c->caller;
-	__atomic_sub_fetch(&caller->ipc.phones[c->phone].outstanding, 1, __ATOMIC_RELAXED);
+	phone_t *p = &caller->ipc.phones[c->phone];
+
+	/* The limit counts this connection's calls, not the phone slot's. */
+	uint64_t f = spin_lock_irqsave(&caller->ipc.phones_lock);
+	if (p->conn == c->conn && p->outstanding)
+		p->outstanding--;
+	spin_unlock_irqrestore(&caller->ipc.phones_lock, f);
 	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c))
 		__atomic_add_fetch(&caller->ipc.counters.answers_received, 1, __ATOMIC_RELAXED);
 	else
@@ -105,17 +111,21 @@ void ipc_set_naming_service(task_t *t)
 	naming_service = t;
 }
 
-/* Connect a free phone of t to target (referenced by the caller). */
+/*
+ * Connect a free phone of t to target (referenced by the caller). Returns
+ * the phone, -ELIMIT (none free) or -EHANGUP (t is dying).
+ */
 static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
 {
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
-	int found = -ELIMIT;
-	for (int i = 0; i < IPC_MAX_PHONES; i++) {
+	int found = t->ipc.dead ? -EHANGUP : -ELIMIT;
+	for (int i = 0; i < IPC_MAX_PHONES && !t->ipc.dead; i++) {
 		phone_t *p = &t->ipc.phones[i];
 		if (p->target)
 			continue;
 		p->target = target;
 		p->kbox_of = kbox_of;
+		p->outstanding = 0;
 		p->conn = __atomic_fetch_add(&ipc_next_conn, 1, __ATOMIC_RELAXED);
 		found = i;
 		break;
@@ -175,7 +185,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	if (rc == EOK && !c)
 		rc = ENOMEM;
 	if (rc == EOK) {
-		__atomic_add_fetch(&p->outstanding, 1, __ATOMIC_RELAXED);
+		p->outstanding++;
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
@@ -316,7 +326,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		int ph = phone_connect(c->caller, me, NULL);
 		if (ph < 0) {
 			task_put(me);
-			ans->method = ELIMIT;
+			ans->method = (uint64_t)-ph;
 		}
 		ans->args[4] = (uint64_t)ph;
 		return 0;
@@ -326,7 +336,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		int ph = phone_connect(me, c->caller, NULL);
 		if (ph < 0) {
 			task_put(c->caller);
-			ans->method = ELIMIT;
+			ans->method = (uint64_t)-ph;
 		}
 		return ph;
 	}
@@ -374,6 +384,12 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 	if (!c) {
 		task_put(target);
 		return ENOENT;
+	}
+	if (method && (method < IPC_M_USER || c->msg.method < IPC_M_USER)) {
+		/* A system method's meaning (data, connections) is the caller's. */
+		box_return_dispatched(&me->ipc.box, c);
+		task_put(target);
+		return EPERM;
 	}
 	if (method) {
 		c->msg.method = method;
@@ -447,7 +463,10 @@ void ipc_task_cleanup(task_t *t)
 	answerbox_t *b = &t->ipc.box;
 	list_t pending = LIST_INIT(pending), answers = LIST_INIT(answers);
 
-	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
+	t->ipc.dead = true;               /* no phone can be added from now on */
+	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
+	f = spin_lock_irqsave(&b->wq.lock);
 	b->closed = true;
 	list_foreach_safe(&b->calls, it, tmp) {
 		list_remove(it);

@@ -32,8 +32,8 @@ typedef struct answerbox {
 typedef struct phone {
 	struct task *target;        /* referenced; NULL when free */
 	struct task *kbox_of;       /* a kbox phone: whose kernel box */
-	uint32_t outstanding;
-	uint64_t conn;              /* connection id the callee sees */
+	uint32_t outstanding;       /* unanswered calls of this connection */
+	uint64_t conn;              /* connection id the callee sees (unique) */
 } phone_t;
 
 typedef struct ipc_counters {
@@ -45,6 +45,7 @@ typedef struct ipc_counters {
 typedef struct task_ipc {
 	answerbox_t box;
 	spinlock_t phones_lock;
+	bool dead;                  /* cleaned up: no new phones (phones_lock) */
 	phone_t phones[IPC_MAX_PHONES];
 	ipc_counters_t counters;
 } task_ipc_t;

@@ -5,6 +5,9 @@
  * and five words. Calls are asynchronous: sending returns a call id at
  * once, the answer arrives later as an event on the caller's answerbox.
  *
+ * Forwarding may change a user method (>= IPC_M_USER) into another user
+ * method, never into or out of a system method (EPERM).
+ *
  * Every task is born with phone 0 connected to the naming service (if one
  * runs). Servers register with IPC_M_CONNECT_TO_ME; clients get connected
  * with IPC_M_CONNECT_ME_TO, which the naming service forwards to the server.
@@ -50,7 +53,7 @@ typedef struct ipc_event {
 
 /* System methods (below IPC_M_USER). */
 #define IPC_M_PHONE_HUNGUP 1       /* notify: the caller hung up conn */
-#define IPC_M_CONNECT_TO_ME 2      /* register: answer EOK → receiver gets a phone to us (args[4]) */
+#define IPC_M_CONNECT_TO_ME 2      /* register: answer EOK → the receiver gets a phone to us (SYS_IPC_ANSWER's result) */
 #define IPC_M_CONNECT_ME_TO 3      /* connect: answer EOK → caller gets a phone (answer args[4]) */
 #define IPC_M_DATA_WRITE 4         /* args: src, size; answer EOK with args dst, size */
 #define IPC_M_DATA_READ 5          /* args: dst, size; answer EOK with args src, size */

@@ -1,0 +1,291 @@
+/*
+ * bench: micro-benchmarks of the kernel, timed with rdtsc in user space.
+ * Prints one line per figure, "name value unit", each value the median of
+ * RUNS runs (default 31):
+ *
+ *   tsc.hz         cycle counter frequency (SYS_SYSTEM_STATS), to convert
+ *   syscall.null   cycles per SYS_NULL (runs of 1000 calls)
+ *   ctxsw.thread   cycles per switch between two threads of this task
+ *                  pinned to one CPU, yielding to each other
+ *   spawn.exit     cycles per spawn of a program that exits at once plus
+ *                  the wait for it (runs of 10)
+ *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
+ *   ipc.roundtrip.samecpu.thread, ipc.datawrite
+ *                  IPC through the naming service (see bench_ipc.c)
+ *
+ * Usage: bench [-r RUNS] [FIGURE...]   (no FIGURE: all of them)
+ * The hidden first argument "--exit-now" makes bench exit 0 at once: the
+ * child spawn.exit starts; "--ipc-server NAME CPU" makes it the IPC
+ * figures' server. A set-up may skip its figure (printing "# why").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <thread.h>
+#include <unistd.h>
+#include <vernier.h>
+
+#include "bench.h"
+
+#define RUNS_DEFAULT 31
+#define RUNS_MAX 1001
+#define NULL_CALLS 1000
+#define YIELDS 1000
+#define SPAWNS 10
+#define EXIT_NOW "--exit-now"
+
+typedef struct figure {
+	const char *name;
+	const char *unit;
+	/* One run: the figure's value, or -1 on failure. */
+	long (*run)(void);
+	/* Optional set-up and tear-down around the runs (0 = ok). */
+	int (*setup)(void);
+	void (*teardown)(void);
+} figure_t;
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* SYS_NULL inline, without the libc call around it. */
+static inline long raw_null(void)
+{
+	long r = SYS_NULL;
+
+	__asm__ volatile("syscall" : "+a"(r) : : "rcx", "r11", "memory");
+	return r;
+}
+
+static inline void raw_yield(void)
+{
+	long r = SYS_YIELD;
+
+	__asm__ volatile("syscall" : "+a"(r) : : "rcx", "r11", "memory");
+}
+
+/* ---------------------------------------------------------- syscall.null */
+
+static long run_null(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < NULL_CALLS; i++)
+		raw_null();
+	return (long)((rdtsc() - t0) / NULL_CALLS);
+}
+
+/* ---------------------------------------------------------- ctxsw.thread */
+
+static volatile int partner_ready, partner_stop;
+static thread_id_t partner_tid;
+static uint64_t ctxsw_cpu_mask;
+
+/* The other thread: yields back until told to stop. */
+static long partner(void *arg)
+{
+	if (sys_set_affinity(0, ctxsw_cpu_mask) != EOK)
+		return 1;
+	partner_ready = 1;
+	while (!partner_stop)
+		raw_yield();
+	return 0;
+}
+
+static int ctxsw_setup(void)
+{
+	ctxsw_cpu_mask = 1;            /* CPU 0: every machine has it */
+	partner_ready = partner_stop = 0;
+	if (sys_set_affinity(0, ctxsw_cpu_mask) != EOK)
+		return -1;
+	if (thread_start(partner, NULL, &partner_tid) != EOK)
+		return -1;
+	while (!partner_ready)
+		raw_yield();
+	return 0;
+}
+
+static void ctxsw_teardown(void)
+{
+	partner_stop = 1;
+	thread_join(partner_tid, NULL);
+	sys_set_affinity(0, ~0ull);
+}
+
+static long partner_switches(void)
+{
+	thread_stats_t st;
+	long r = __vernier_syscall(SYS_THREAD_STATS, (long)partner_tid,
+				   (long)&st, 0, 0, 0, 0);
+
+	return r < 0 ? -1 : (long)st.switches;
+}
+
+/*
+ * Each of our yields runs the partner until its yield: two switches. The
+ * partner must have been given the CPU once per yield, or the figure
+ * would measure yields that switched nothing.
+ */
+static long run_ctxsw(void)
+{
+	long before = partner_switches();
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < YIELDS; i++)
+		raw_yield();
+	uint64_t t1 = rdtsc();
+	long after = partner_switches();
+	if (before < 0 || after - before < YIELDS) {
+		printf("bench: ctxsw.thread: partner ran %ld times for %d yields\n",
+		       after - before, YIELDS);
+		return -1;
+	}
+	return (long)((t1 - t0) / (2 * YIELDS));
+}
+
+/* ------------------------------------------------------------ spawn.exit */
+
+static long run_spawn(void)
+{
+	const char *const argv[] = { "bench", EXIT_NOW, NULL };
+	uint64_t t0 = rdtsc();
+
+	for (int i = 0; i < SPAWNS; i++) {
+		task_id_t id;
+		int status;
+		if (sys_spawn("/bin/bench", argv, 0, &id) != EOK ||
+		    sys_wait(id, &status, 0, NULL) != EOK || status != 0)
+			return -1;
+	}
+	return (long)((rdtsc() - t0) / SPAWNS);
+}
+
+/* --------------------------------------------------------------- driver */
+
+static const figure_t figures[] = {
+	{ "syscall.null", "cycles", run_null, NULL, NULL },
+	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown },
+	{ "spawn.exit", "cycles", run_spawn, NULL, NULL },
+	{ "ipc.roundtrip.samecpu", "cycles", run_ipc_roundtrip, ipc_rt_same_setup,
+	  ipc_teardown },
+	{ "ipc.roundtrip.crosscpu", "cycles", run_ipc_roundtrip, ipc_rt_cross_setup,
+	  ipc_teardown },
+	{ "ipc.roundtrip.samecpu.thread", "cycles", run_ipc_roundtrip,
+	  ipc_rt_thread_setup, ipc_teardown },
+	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
+	  ipc_teardown },
+};
+#define NFIGURES (sizeof(figures) / sizeof(figures[0]))
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Run one figure `runs` times and print its median; 0 on success. */
+static int measure(const figure_t *f, int runs)
+{
+	static long values[RUNS_MAX];
+
+	int setup = f->setup ? f->setup() : 0;
+	if (setup > 0)
+		return 0;                   /* skipped; the set-up said why */
+	if (setup != 0) {
+		printf("bench: %s: set-up failed\n", f->name);
+		return -1;
+	}
+	f->run();                       /* warm up caches and pages */
+	int ok = 1;
+	for (int i = 0; i < runs && ok; i++) {
+		values[i] = f->run();
+		ok = values[i] >= 0;
+	}
+	if (f->teardown)
+		f->teardown();
+	if (!ok) {
+		printf("bench: %s: a run failed\n", f->name);
+		return -1;
+	}
+	qsort(values, (size_t)runs, sizeof(values[0]), cmp_long);
+	printf("%s %ld %s\n", f->name, values[runs / 2], f->unit);
+	return 0;
+}
+
+static int print_tsc_hz(void)
+{
+	system_stats_t st;
+	long r = __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0);
+
+	if (r < 0) {
+		printf("bench: system stats failed (error %ld)\n", -r);
+		return -1;
+	}
+	printf("tsc.hz %llu Hz\n", (unsigned long long)st.tsc_hz);
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bench [-h] [-r RUNS] [FIGURE...]\n"
+		"  -r RUNS  runs per figure, median reported (default %d, odd is best)\n"
+		"  figures:", RUNS_DEFAULT);
+	for (size_t i = 0; i < NFIGURES; i++)
+		fprintf(out, " %s", figures[i].name);
+	fprintf(out, " (default: all)\n");
+}
+
+static const figure_t *find_figure(const char *name)
+{
+	for (size_t i = 0; i < NFIGURES; i++)
+		if (!strcmp(figures[i].name, name))
+			return &figures[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = RUNS_DEFAULT, opt, failed = 0;
+	char *end;
+
+	if (argc == 2 && !strcmp(argv[1], EXIT_NOW))
+		return 0;
+	if (argc > 1 && !strcmp(argv[1], BENCH_IPC_SERVER))
+		return bench_ipc_server(argc - 2, argv + 2);
+	while ((opt = getopt(argc, argv, "hr:")) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'r':
+			runs = (int)strtol(optarg, &end, 10);
+			if (*end || runs < 1 || runs > RUNS_MAX) {
+				fprintf(stderr, "bench: -r wants 1..%d\n", RUNS_MAX);
+				return 2;
+			}
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (!find_figure(argv[i])) {
+			fprintf(stderr, "bench: unknown figure '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	failed |= print_tsc_hz();
+	for (size_t i = 0; i < NFIGURES; i++) {
+		int wanted = optind == argc;
+		for (int j = optind; j < argc; j++)
+			wanted |= !strcmp(argv[j], figures[i].name);
+		if (wanted)
+			failed |= measure(&figures[i], runs);
+	}
+	return failed ? 1 : 0;
+}

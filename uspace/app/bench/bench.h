@@ -1,0 +1,27 @@
+/*
+ * bench: what the figure files share. A figure's run function returns its
+ * value for one run, or -1 on failure; its set-up returns 0 (go), 1 (skip
+ * the figure: the set-up printed a "# ..." line saying why) or -1 (fail).
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdint.h>
+
+/* The hidden first argument that makes bench the IPC figures' server. */
+#define BENCH_IPC_SERVER "--ipc-server"
+
+/* IPC figures (bench_ipc.c). */
+int ipc_rt_same_setup(void);
+int ipc_rt_cross_setup(void);
+int ipc_rt_thread_setup(void);
+int ipc_datawrite_setup(void);
+void ipc_teardown(void);
+/* Cycles per call + answer round trip (runs of IPC_RT_CALLS). */
+long run_ipc_roundtrip(void);
+/* MB/s of 64 KiB IPC_M_DATA_WRITEs (runs of IPC_DW_CALLS). */
+long run_ipc_datawrite(void);
+/* `bench --ipc-server NAME CPU`: serve the IPC figures' calls. */
+int bench_ipc_server(int argc, char **argv);
+
+#endif

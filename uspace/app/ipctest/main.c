@@ -1,0 +1,275 @@
+/*
+ * ipctest: tests of IPC (kernel calls, answers, forwarding, data transfer,
+ * limits, task death, kbox) and of the libc IPC layer and the naming
+ * service. Prints TAP on stdout (the plan "1..N" at the end) and exits 0
+ * iff every test passed. test/ipc.t boots it as "-- ipctest" on 1, 2 and
+ * 4 CPUs.
+ *
+ *   ipctest [GROUP...]        run the test groups (default: all but
+ *                             regress, see test_kbugs.c)
+ *   ipctest server KIND ...   a helper server (see server.c; spawned by
+ *                             the tests themselves)
+ *   ipctest kbox-probe ...    a helper without permissions (test_kbox)
+ *
+ * Needs the naming service (/bin/ns, started by the kernel): helper
+ * servers register with it and the tests connect through it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ipctest.h"
+
+#define ECHO_THREADS_MAX 8
+
+task_id_t my_id;
+unsigned ncpus = 1;
+
+static int tap_count, tap_failed;
+static int shared_echo_phone = -1;
+static task_id_t shared_echo_task;
+static char shared_echo_name[IPC_NAME_MAX + 1];
+static bool shared_echo_tried;
+
+int tap_ok(int cond, const char *fmt, ...)
+{
+	char desc[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
+	va_end(ap);
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
+	return cond;
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", text);
+}
+
+uint64_t now_ns(void)
+{
+	return sys_clock_ns(CLOCK_MONOTONIC);
+}
+
+void make_name(char *buf, size_t size, const char *what)
+{
+	snprintf(buf, size, "ipct%lu.%s", (unsigned long)my_id, what);
+}
+
+const char *err_str(errno_t e)
+{
+	static char buf[16];
+
+	switch (e) {
+	case EOK: return "EOK";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	case E2BIG: return "E2BIG";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case ENOSPC: return "ENOSPC";
+	case EFAULT: return "EFAULT";
+	case EEXIST: return "EEXIST";
+	case EINVAL: return "EINVAL";
+	case ENOTSUP: return "ENOTSUP";
+	case ETIMEOUT: return "ETIMEOUT";
+	case ELIMIT: return "ELIMIT";
+	case EHANGUP: return "EHANGUP";
+	}
+	snprintf(buf, sizeof(buf), "error %d", e);
+	return buf;
+}
+
+uint64_t checksum(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+errno_t call(int phone, uint64_t method, uint64_t a0, uint64_t a1, uint64_t a2,
+	     ipc_msg_t *answer)
+{
+	ipc_callid_t id;
+	errno_t rc = ipc_call_async(phone, method, a0, a1, a2, 0, 0, &id);
+
+	return rc != EOK ? rc : ipc_wait_answer(id, ANSWER_TIMEOUT_NS, answer);
+}
+
+errno_t start_server(const char *kind, const char *name, const char *arg,
+		     task_id_t *id, int *phone)
+{
+	const char *argv[] = { "ipctest", "server", kind, name, arg, NULL };
+
+	errno_t rc = sys_spawn("/bin/ipctest", argv, 0, id);
+	if (rc != EOK)
+		return rc;
+	rc = service_connect_wait(name, CONNECT_TIMEOUT_NS, phone);
+	if (rc != EOK) {
+		int status;
+		kill_wait(*id, &status);
+	}
+	return rc;
+}
+
+errno_t kill_wait(task_id_t id, int *status)
+{
+	errno_t rc = sys_kill(id);
+
+	if (rc != EOK && rc != ESRCH)
+		return rc;
+	return sys_wait(id, status, 0, NULL);
+}
+
+errno_t stop_server(task_id_t id, int phone, int *status)
+{
+	errno_t rc = call(phone, ECHO_EXIT, 0, 0, 0, NULL);
+
+	if (rc != EOK) {
+		kill_wait(id, status);
+		return rc;
+	}
+	sys_ipc_hangup(phone);
+	return sys_wait(id, status, 0, NULL);
+}
+
+int echo_phone(void)
+{
+	char threads[8];
+
+	if (shared_echo_tried)
+		return shared_echo_phone;
+	shared_echo_tried = true;
+	snprintf(threads, sizeof(threads), "%u",
+		 ncpus < ECHO_THREADS_MAX ? ncpus : ECHO_THREADS_MAX);
+	make_name(shared_echo_name, sizeof(shared_echo_name), "echo");
+	errno_t rc = start_server("echo", shared_echo_name, threads,
+				  &shared_echo_task, &shared_echo_phone);
+	if (rc != EOK) {
+		tap_diag("cannot start the echo server: %s", err_str(rc));
+		shared_echo_phone = -1;
+	}
+	return shared_echo_phone;
+}
+
+task_id_t echo_task(void)
+{
+	return shared_echo_task;
+}
+
+const char *echo_name(void)
+{
+	return shared_echo_name;
+}
+
+/* Stop the shared echo server: it must have survived everything. */
+static void stop_echo(void)
+{
+	int status = -1;
+
+	if (shared_echo_phone < 0)
+		return;
+	errno_t rc = stop_server(shared_echo_task, shared_echo_phone, &status);
+	tap_ok(rc == EOK && status == 0,
+	       "echo server survived every test and exited 0 on request (%s, status %d)",
+	       err_str(rc), status);
+}
+
+typedef struct group {
+	const char *name;
+	void (*run)(void);
+	bool opt_in;                /* only when named */
+} group_t;
+
+static const group_t groups[] = {
+	{ "ping", test_ping, false },
+	{ "forward", test_forward, false },
+	{ "data", test_data, false },
+	{ "badbuf", test_badbuf, false },
+	{ "limit", test_limit_kill, false },
+	{ "stress", test_stress, false },
+	{ "kbox", test_kbox, false },
+	{ "ns", test_ns, false },
+	{ "hangup", test_hangup, false },
+	{ "regress", test_kbugs, false },
+};
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ipctest [-h] [GROUP...]\n  groups:");
+	for (size_t i = 0; i < NGROUPS; i++)
+		fprintf(out, " %s", groups[i].name);
+	fprintf(out, "\n  (default: all of them)\n"
+		"  helpers the tests spawn: ipctest server KIND NAME [ARG],\n"
+		"  ipctest kbox-probe TASK...\n");
+}
+
+static bool group_known(const char *name)
+{
+	for (size_t i = 0; i < NGROUPS; i++)
+		if (!strcmp(groups[i].name, name))
+			return true;
+	return false;
+}
+
+static unsigned cpus_online(void)
+{
+	system_stats_t st;
+	long r = __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0);
+
+	return r < 0 || st.cpus_online == 0 ? 1 : st.cpus_online;
+}
+
+static int run_tests(int argc, char **argv)
+{
+	uint64_t t0 = now_ns();
+
+	ncpus = cpus_online();
+	tap_diag("ipctest: %u CPUs online, task %lu", ncpus, (unsigned long)my_id);
+	for (size_t i = 0; i < NGROUPS; i++) {
+		bool wanted = argc == 1 && !groups[i].opt_in;
+		for (int j = 1; j < argc; j++)
+			wanted |= !strcmp(argv[j], groups[i].name);
+		if (wanted)
+			groups[i].run();
+	}
+	stop_echo();
+	tap_diag("ipctest: %d tests, %d failed, %llu ms", tap_count, tap_failed,
+		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	my_id = sys_task_id();
+	if (argc > 1 && !strcmp(argv[1], "server"))
+		return server_main(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "kbox-probe"))
+		return kbox_probe_main(argc - 2, argv + 2);
+	for (int i = 1; i < argc; i++) {
+		if (!group_known(argv[i])) {
+			usage(stderr);
+			return 2;
+		}
+	}
+	return run_tests(argc, argv);
+}

@@ -1,0 +1,293 @@
+/*
+ * ipctest's helper tasks, spawned by the tests as `ipctest server KIND
+ * NAME [ARG]` or `ipctest kbox-probe ...`:
+ *
+ *   echo NAME [THREADS]     the echo protocol of ipctest.h, served by
+ *                           THREADS threads (default 1; thread i is pinned
+ *                           to CPU i)
+ *   forward NAME TARGET     forward every call to the server of TARGET
+ *                           (FWD_REWRITE becomes ECHO_WHO, arg0 FWD_ARG0;
+ *                           FWD_EVIL becomes DATA_READ into &kbug_victim)
+ *   sink NAME               accept connections, never answer anything
+ *   lossy NAME              echo, but wait once with a bad event buffer
+ *                           after the first connection (kbugs)
+ *   kbox-probe ID...        (no permissions) try to connect to the kbox of
+ *                           each task ID; exit with bit i set if task i
+ *                           was not refused with EPERM
+ *
+ * Servers register NAME with the naming service, print nothing unless
+ * something goes wrong ("# ipctest server: ..." lines, TAP diagnostics)
+ * and exit 3 on a set-up failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <thread.h>
+
+#include "ipctest.h"
+
+#define MAX_THREADS 8
+#define MAX_HUNGUPS 64
+
+/* ------------------------------------------------------------ echo */
+
+typedef struct hungup {
+	uint64_t conn;
+	task_id_t task;
+} hungup_t;
+
+static uint8_t echo_buf[IPC_DATA_MAX];
+static volatile uint64_t echo_seq_calls;
+static volatile size_t echo_len;
+static volatile errno_t echo_bad_rc = -1, echo_data_rc = -1;
+static hungup_t hungups[MAX_HUNGUPS];
+static volatile unsigned nhungups;
+
+static void echo_data_write(const ipc_event_t *ev)
+{
+	size_t len = 0;
+	errno_t rc;
+
+	if (ev->msg.args[2] & DATA_BAD_SERVER) {
+		rc = ipc_data_write_accept(ev, BAD_ADDR, IPC_DATA_MAX, &len);
+		echo_bad_rc = rc;
+		if (rc != EFAULT)
+			return;                 /* answered after all */
+	}
+	rc = ipc_data_write_accept(ev, echo_buf, sizeof(echo_buf), &len);
+	echo_data_rc = rc;
+	if (rc == EOK)
+		echo_len = len;
+	else if (rc == EFAULT)
+		ipc_answer_0(ev->callid, EFAULT);
+}
+
+static void echo_data_read(const ipc_event_t *ev)
+{
+	errno_t rc;
+
+	if (ev->msg.args[2] & DATA_BAD_SERVER) {
+		rc = ipc_data_read_answer(ev, BAD_ADDR, echo_len);
+		echo_bad_rc = rc;
+		if (rc != EFAULT)
+			return;
+	}
+	rc = ipc_data_read_answer(ev, echo_buf, echo_len);
+	echo_data_rc = rc;
+	if (rc == EFAULT)
+		ipc_answer_0(ev->callid, EFAULT);
+}
+
+static void echo_hungup(const ipc_event_t *ev)
+{
+	unsigned i = __atomic_fetch_add(&nhungups, 1, __ATOMIC_ACQ_REL);
+
+	if (i < MAX_HUNGUPS) {
+		hungups[i].conn = ev->msg.args[0];
+		__atomic_store_n(&hungups[i].task, ev->msg.args[1], __ATOMIC_RELEASE);
+	}
+}
+
+static bool echo_saw_hangup(uint64_t conn, task_id_t task)
+{
+	unsigned n = __atomic_load_n(&nhungups, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n && i < MAX_HUNGUPS; i++)
+		if (__atomic_load_n(&hungups[i].task, __ATOMIC_ACQUIRE) == task &&
+		    hungups[i].conn == conn)
+			return true;
+	return false;
+}
+
+static void echo_call(const ipc_event_t *ev)
+{
+	const uint64_t *a = ev->msg.args;
+
+	switch (ev->msg.method) {
+	case IPC_M_CONNECT_ME_TO:
+		ipc_answer_0(ev->callid, EOK);
+		break;
+	case ECHO_PING:
+		ipc_answer(ev->callid, EOK, a[0] + 1, a[1] + 2, a[2] + 3, a[3] + 4,
+			   a[4] + 5);
+		break;
+	case ECHO_SEQ:
+		__atomic_add_fetch(&echo_seq_calls, 1, __ATOMIC_RELAXED);
+		ipc_answer(ev->callid, EOK, a[0], ~a[0], a[1], sys_thread_id(), 0);
+		break;
+	case ECHO_WHO:
+		ipc_answer(ev->callid, EOK, ev->sender, ev->conn, sys_task_id(),
+			   a[0], ev->msg.method);
+		break;
+	case ECHO_HUNGUPS:
+		ipc_answer(ev->callid, EOK, echo_saw_hangup(a[0], a[1]), nhungups,
+			   0, 0, 0);
+		break;
+	case ECHO_STATS:
+		ipc_answer(ev->callid, EOK, echo_seq_calls, echo_len,
+			   checksum(echo_buf, echo_len), (uint64_t)echo_bad_rc,
+			   (uint64_t)echo_data_rc);
+		break;
+	case ECHO_EXIT:
+		ipc_answer_0(ev->callid, EOK);
+		exit(0);
+	case ECHO_FAIL:
+		ipc_answer_0(ev->callid, (errno_t)a[0]);
+		break;
+	case IPC_M_DATA_WRITE:
+		echo_data_write(ev);
+		break;
+	case IPC_M_DATA_READ:
+		echo_data_read(ev);
+		break;
+	default:
+		ipc_answer_0(ev->callid, ENOTSUP);
+	}
+}
+
+static int echo_handler(void *ctx, const ipc_event_t *ev)
+{
+	if (ev->type == IPC_EV_CALL)
+		echo_call(ev);
+	else if (ev->type == IPC_EV_NOTIFY && ev->msg.method == IPC_M_PHONE_HUNGUP)
+		echo_hungup(ev);
+	return 0;
+}
+
+/* One serving thread, pinned to CPU (long)arg. */
+static long echo_thread(void *arg)
+{
+	sys_set_affinity(0, 1ull << (long)arg);
+	errno_t rc = ipc_server_loop(echo_handler, NULL);
+	printf("# ipctest server: echo loop ended: %s\n", err_str(rc));
+	return 1;
+}
+
+static int serve_echo(int threads)
+{
+	thread_id_t tid;
+
+	for (long i = 1; i < threads; i++)
+		if (thread_start(echo_thread, (void *)(i % ncpus), &tid) != EOK)
+			return 3;
+	return (int)echo_thread((void *)0);
+}
+
+/* ------------------------------------------------------------ forward */
+
+volatile uint64_t kbug_victim;
+static int fwd_phone = -1;
+
+static int fwd_handler(void *ctx, const ipc_event_t *ev)
+{
+	errno_t rc;
+
+	if (ev->type != IPC_EV_CALL)
+		return 0;
+	if (ev->msg.method == IPC_M_CONNECT_ME_TO)
+		rc = ipc_answer_0(ev->callid, EOK);
+	else if (ev->msg.method == FWD_REWRITE)
+		rc = sys_ipc_forward(ev->callid, fwd_phone, ECHO_WHO, FWD_ARG0);
+	else if (ev->msg.method == FWD_EVIL)
+		rc = sys_ipc_forward(ev->callid, fwd_phone, IPC_M_DATA_READ,
+				     (uint64_t)(uintptr_t)&kbug_victim);
+	else
+		rc = sys_ipc_forward(ev->callid, fwd_phone, 0, 0);
+	if (rc != EOK)
+		ipc_answer_0(ev->callid, rc);
+	return 0;
+}
+
+/* ------------------------------------------------------------ sink */
+
+static int sink_handler(void *ctx, const ipc_event_t *ev)
+{
+	if (ev->type == IPC_EV_CALL && ev->msg.method == IPC_M_CONNECT_ME_TO)
+		ipc_answer_0(ev->callid, EOK);
+	return 0;                          /* everything else: never answered */
+}
+
+/* ------------------------------------------------------------ lossy */
+
+static int serve_lossy(void)
+{
+	ipc_event_t ev;
+	bool lost = false;
+
+	for (;;) {
+		if (sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0) != EOK)
+			return 1;
+		if (ev.type != IPC_EV_CALL || ev.msg.method == NS_M_WATCH)
+			continue;
+		if (ev.msg.method != IPC_M_CONNECT_ME_TO) {
+			echo_call(&ev);
+			continue;
+		}
+		ipc_answer_0(ev.callid, EOK);
+		if (!lost) {
+			lost = true;
+			sys_ipc_wait(BAD_ADDR, 0, IPC_WAIT_CALLS, 0);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ entry */
+
+static unsigned server_cpus(void)
+{
+	system_stats_t st;
+	long r = __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0);
+
+	return r < 0 || st.cpus_online == 0 ? 1 : st.cpus_online;
+}
+
+int server_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: ipctest server echo|forward|sink|lossy NAME [ARG]\n");
+		return 2;
+	}
+	const char *kind = argv[0], *name = argv[1];
+	ncpus = server_cpus();
+	if (!strcmp(kind, "forward")) {
+		errno_t rc = argc > 2 ? service_connect_wait(argv[2], CONNECT_TIMEOUT_NS,
+							      &fwd_phone) : EINVAL;
+		if (rc != EOK) {
+			printf("# ipctest server: cannot connect to the target: %s\n",
+			       err_str(rc));
+			return 3;
+		}
+	} else if (strcmp(kind, "echo") && strcmp(kind, "sink") &&
+		   strcmp(kind, "lossy")) {
+		fprintf(stderr, "ipctest server: unknown kind '%s'\n", kind);
+		return 2;
+	}
+	errno_t rc = service_register(name);
+	if (rc != EOK) {
+		printf("# ipctest server: cannot register %s: %s\n", name, err_str(rc));
+		return 3;
+	}
+	if (!strcmp(kind, "lossy"))
+		return serve_lossy();
+	if (!strcmp(kind, "echo")) {
+		int threads = argc > 2 ? atoi(argv[2]) : 1;
+		return serve_echo(threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS
+					      : threads);
+	}
+	rc = ipc_server_loop(!strcmp(kind, "sink") ? sink_handler : fwd_handler, NULL);
+	printf("# ipctest server: %s loop ended: %s\n", kind, err_str(rc));
+	return 1;
+}
+
+int kbox_probe_main(int argc, char **argv)
+{
+	int bad = 0;
+
+	for (int i = 0; i < argc && i < 8; i++) {
+		int phone;
+		errno_t rc = sys_ipc_connect_kbox(strtoull(argv[i], NULL, 10), &phone);
+		if (rc != EPERM)
+			bad |= 1 << i;
+	}
+	return bad;
+}

@@ -1,0 +1,292 @@
+/*
+ * IPC for user programs (see <ipc.h>): system call wrappers, synchronous
+ * calls, data transfer, the naming-service protocol and the server loop.
+ */
+#include <ipc.h>
+#include <string.h>
+#include <vernier.h>
+
+#define CONNECT_RETRY_NS 2000000ull     /* service_connect_wait poll period */
+
+/* errno_t of a raw result: EOK for values >= 0. */
+static errno_t ipc_err(long r)
+{
+	return r < 0 ? (errno_t)-r : EOK;
+}
+
+/* ------------------------------------------------------ system calls */
+
+errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id)
+{
+	long r = __vernier_syscall(SYS_IPC_CALL, phone, (long)msg, 0, 0, 0, 0);
+
+	if (id)
+		*id = r >= 0 ? (ipc_callid_t)r : 0;
+	return ipc_err(r);
+}
+
+errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
+		     ipc_callid_t callid)
+{
+	return ipc_err(__vernier_syscall(SYS_IPC_WAIT, (long)ev, (long)timeout_ns,
+					 flags, (long)callid, 0, 0));
+}
+
+errno_t sys_ipc_answer(ipc_callid_t callid, const ipc_msg_t *answer, int *phone)
+{
+	long r = __vernier_syscall(SYS_IPC_ANSWER, (long)callid, (long)answer,
+				   0, 0, 0, 0);
+
+	if (phone)
+		*phone = r >= 0 ? (int)r : -1;
+	return ipc_err(r);
+}
+
+errno_t sys_ipc_forward(ipc_callid_t callid, int phone, uint64_t method,
+			uint64_t arg0)
+{
+	return ipc_err(__vernier_syscall(SYS_IPC_FORWARD, (long)callid, phone,
+					 (long)method, (long)arg0, 0, 0));
+}
+
+errno_t sys_ipc_hangup(int phone)
+{
+	return ipc_err(__vernier_syscall(SYS_IPC_HANGUP, phone, 0, 0, 0, 0, 0));
+}
+
+errno_t sys_ipc_connect_kbox(task_id_t task, int *phone)
+{
+	long r = __vernier_syscall(SYS_IPC_CONNECT_KBOX, (long)task, 0, 0, 0, 0, 0);
+
+	if (r >= 0 && phone)
+		*phone = (int)r;
+	return ipc_err(r);
+}
+
+/* ------------------------------------------------------ calls */
+
+errno_t ipc_call_async(int phone, uint64_t method, uint64_t a0, uint64_t a1,
+		       uint64_t a2, uint64_t a3, uint64_t a4, ipc_callid_t *id)
+{
+	ipc_msg_t m = { .method = method, .args = { a0, a1, a2, a3, a4 } };
+
+	return sys_ipc_call(phone, &m, id);
+}
+
+errno_t ipc_wait_answer(ipc_callid_t id, uint64_t timeout_ns, ipc_msg_t *answer)
+{
+	ipc_event_t ev;
+	errno_t rc = sys_ipc_wait(&ev, timeout_ns, IPC_WAIT_ANSWER, id);
+
+	if (rc != EOK)
+		return rc;
+	if (answer)
+		*answer = ev.msg;
+	return (errno_t)ev.msg.method;
+}
+
+/* Send m on phone and wait for its answer (into *m); as ipc_call_sync. */
+static errno_t call_msg_sync(int phone, ipc_msg_t *m)
+{
+	ipc_callid_t id;
+	errno_t rc = sys_ipc_call(phone, m, &id);
+
+	return rc != EOK ? rc : ipc_wait_answer(id, 0, m);
+}
+
+errno_t ipc_call_sync(int phone, uint64_t method, uint64_t a0, uint64_t a1,
+		      uint64_t a2, uint64_t a3, uint64_t a4, ipc_msg_t *answer)
+{
+	ipc_msg_t m = { .method = method, .args = { a0, a1, a2, a3, a4 } };
+	ipc_callid_t id;
+	errno_t rc = sys_ipc_call(phone, &m, &id);
+
+	return rc != EOK ? rc : ipc_wait_answer(id, 0, answer);
+}
+
+errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
+		   uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	ipc_msg_t m = { .method = (uint64_t)retval, .args = { a0, a1, a2, a3, a4 } };
+
+	return sys_ipc_answer(callid, &m, NULL);
+}
+
+errno_t ipc_answer_0(ipc_callid_t callid, errno_t retval)
+{
+	return ipc_answer(callid, retval, 0, 0, 0, 0, 0);
+}
+
+/* ------------------------------------------------------ data transfer */
+
+errno_t ipc_data_write_n(int phone, const void *buf, size_t len, size_t *done)
+{
+	ipc_msg_t m = { .method = IPC_M_DATA_WRITE,
+			.args = { (uint64_t)(uintptr_t)buf, len } };
+
+	if (len > IPC_DATA_MAX)
+		return E2BIG;
+	errno_t rc = call_msg_sync(phone, &m);
+	if (rc == EOK && done)
+		*done = (size_t)m.args[1];
+	return rc;
+}
+
+errno_t ipc_data_write(int phone, const void *buf, size_t len)
+{
+	return ipc_data_write_n(phone, buf, len, NULL);
+}
+
+errno_t ipc_data_read(int phone, void *buf, size_t len, size_t *got)
+{
+	ipc_msg_t m = { .method = IPC_M_DATA_READ,
+			.args = { (uint64_t)(uintptr_t)buf, len } };
+
+	if (len > IPC_DATA_MAX)
+		return E2BIG;
+	errno_t rc = call_msg_sync(phone, &m);
+	if (rc == EOK && got)
+		*got = (size_t)m.args[1];
+	return rc;
+}
+
+/* Answer the data call ev with EOK and (buf, len); *len gets what moves. */
+static errno_t data_answer(const ipc_event_t *ev, uint64_t method,
+			   const void *buf, size_t len, size_t *moved)
+{
+	if (ev->type != IPC_EV_CALL || ev->msg.method != method)
+		return EINVAL;
+	if (len > IPC_DATA_MAX)
+		len = IPC_DATA_MAX;
+	ipc_msg_t m = { .method = EOK, .args = { (uint64_t)(uintptr_t)buf, len } };
+	errno_t rc = sys_ipc_answer(ev->callid, &m, NULL);
+	if (rc == EOK && moved)
+		*moved = len < ev->msg.args[1] ? len : (size_t)ev->msg.args[1];
+	return rc;
+}
+
+errno_t ipc_data_write_accept(const ipc_event_t *ev, void *dst, size_t maxlen,
+			      size_t *len)
+{
+	return data_answer(ev, IPC_M_DATA_WRITE, dst, maxlen, len);
+}
+
+errno_t ipc_data_read_answer(const ipc_event_t *ev, const void *src, size_t len)
+{
+	return data_answer(ev, IPC_M_DATA_READ, src, len, NULL);
+}
+
+/* ------------------------------------------------------ naming service */
+
+errno_t ipc_name_pack(const char *name, uint64_t args[IPC_ARGS])
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > IPC_NAME_MAX)
+		return EINVAL;
+	memset(args, 0, IPC_ARGS * sizeof(args[0]));
+	for (size_t i = 0; i < n; i++)
+		args[i / 8] |= (uint64_t)(uint8_t)name[i] << (8 * (i % 8));
+	return EOK;
+}
+
+errno_t ipc_name_unpack(const uint64_t args[IPC_ARGS], char *out)
+{
+	size_t n = 0;
+	bool ended = false;
+
+	for (size_t i = 0; i < 8 * IPC_ARGS; i++) {
+		char c = (char)(args[i / 8] >> (8 * (i % 8)));
+		if (c == '\0')
+			ended = true;
+		else if (ended)
+			return EINVAL;          /* bytes after the end */
+		else
+			n++;
+	}
+	if (n == 0 || n > IPC_NAME_MAX)
+		return EINVAL;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)(args[i / 8] >> (8 * (i % 8)));
+	out[n] = '\0';
+	return EOK;
+}
+
+/*
+ * Send a naming-service request about name and wait for the answer.
+ * *sent tells whether the call reached the naming service at all.
+ */
+static errno_t ns_request(uint64_t method, const char *name, ipc_msg_t *answer,
+			  bool *sent)
+{
+	ipc_msg_t m = { .method = method };
+	ipc_callid_t id;
+
+	*sent = false;
+	errno_t rc = ipc_name_pack(name, m.args);
+	if (rc == EOK)
+		rc = sys_ipc_call(IPC_NS_PHONE, &m, &id);
+	if (rc != EOK)
+		return rc;
+	*sent = true;
+	return ipc_wait_answer(id, 0, answer);
+}
+
+errno_t service_register(const char *name)
+{
+	bool sent;
+
+	return ns_request(IPC_M_CONNECT_TO_ME, name, NULL, &sent);
+}
+
+/* service_connect that says whether the naming service was reached. */
+static errno_t connect_once(const char *name, int *phone, bool *sent)
+{
+	ipc_msg_t a;
+	errno_t rc = ns_request(IPC_M_CONNECT_ME_TO, name, &a, sent);
+
+	if (rc == EOK && phone)
+		*phone = (int)a.args[4];
+	return rc;
+}
+
+errno_t service_connect(const char *name, int *phone)
+{
+	bool sent;
+
+	return connect_once(name, phone, &sent);
+}
+
+errno_t service_connect_wait(const char *name, uint64_t timeout_ns, int *phone)
+{
+	uint64_t deadline = sys_clock_ns(CLOCK_MONOTONIC) + timeout_ns;
+
+	for (;;) {
+		bool sent;
+		errno_t rc = connect_once(name, phone, &sent);
+		/* Not registered yet, or its server just died: try again. */
+		if (!sent || (rc != ENOENT && rc != EHANGUP))
+			return rc;
+		if (timeout_ns && sys_clock_ns(CLOCK_MONOTONIC) >= deadline)
+			return ETIMEOUT;
+		if ((rc = sys_sleep_ns(CONNECT_RETRY_NS)) != EOK)
+			return rc;
+	}
+}
+
+/* ------------------------------------------------------ servers */
+
+errno_t ipc_server_loop(ipc_handler_t handler, void *ctx)
+{
+	ipc_event_t ev;
+
+	for (;;) {
+		errno_t rc = sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0);
+		if (rc != EOK)
+			return rc;
+		if (ev.type == IPC_EV_CALL && ev.msg.method == NS_M_WATCH)
+			continue;               /* left unanswered on purpose */
+		if (handler(ctx, &ev) != 0)
+			return EOK;
+	}
+}
