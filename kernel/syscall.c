@@ -121,6 +121,7 @@ static const syscall_fn_t syscall_table[SYS_COUNT] = {
 	[SYS_FB_INFO] = sys_fb_info,
 	[SYS_KLOG_READ] = sys_klog_read,
 	[SYS_CONSOLE_CLAIM] = sys_console_claim,
+	[SYS_INITRD_MAP] = sys_initrd_map,
 };
 
 void syscall_dispatch(int_frame_t *f)

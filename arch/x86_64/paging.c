@@ -72,7 +72,7 @@ static uint64_t pt_flags(unsigned flags)
 	if (flags & VM_GLOBAL)
 		f |= PTE_G;
 	if (flags & VM_DEVICE)
-		f |= PTE_DEV | PTE_PCD | PTE_PWT;
+		f |= PTE_DEV;
 	if (!(flags & VM_EXEC) && nx_supported)
 		f |= PTE_NX;
 	return f;

@@ -141,24 +141,38 @@ errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 	return rc;
 }
 
-errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr)
+/* Map physical [pa, pa+len) that the space does not own (never freed by it). */
+static errno_t vm_space_map_foreign(vm_space_t *s, paddr_t pa, size_t len, bool writable,
+				    unsigned extra, uintptr_t *addr)
 {
 	paddr_t start = ALIGN_DOWN(pa, PAGE_SIZE);
 	size_t size = ALIGN_UP(pa + len, PAGE_SIZE) - start;
+	unsigned prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	unsigned flags = VM_USER | VM_DEVICE | (writable ? VM_WRITE : 0) | extra;
 
 	if (!len || len > GiB(1) || pa + len < pa)
 		return EINVAL;
-	if (frame_is_ram(start, size))
-		return EPERM;
 	uint64_t f = spin_lock_irqsave(&s->lock);
 	uintptr_t at = vm_find_gap(s, USER_MAP_BASE, size);
-	errno_t rc = at ? vm_add_locked(s, at, size, PROT_READ | PROT_WRITE, REGION_DEVICE) : ENOMEM;
+	errno_t rc = at ? vm_add_locked(s, at, size, prot, REGION_DEVICE) : ENOMEM;
 	for (size_t off = 0; rc == EOK && off < size; off += PAGE_SIZE)
-		rc = pt_map(s->root, at + off, start + off, VM_USER | VM_WRITE | VM_DEVICE);
+		rc = pt_map(s->root, at + off, start + off, flags);
 	spin_unlock_irqrestore(&s->lock, f);
 	if (rc == EOK)
 		*addr = at + (pa - start);
 	return rc;
+}
+
+errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr)
+{
+	if (len && frame_is_ram(ALIGN_DOWN(pa, PAGE_SIZE), ALIGN_UP(pa + len, PAGE_SIZE) - ALIGN_DOWN(pa, PAGE_SIZE)))
+		return EPERM;
+	return vm_space_map_foreign(s, pa, len, true, VM_NOCACHE, addr);
+}
+
+errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr)
+{
+	return vm_space_map_foreign(s, pa, len, false, 0, addr);
 }
 
 static void vm_flush_all_cpus(void *arg)

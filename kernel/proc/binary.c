@@ -5,6 +5,7 @@
 #include <kernel/spinlock.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
+#include <kernel/sysimpl.h>
 #include <lib/string.h>
 #include <lib/ustar.h>
 
@@ -124,4 +125,24 @@ errno_t binary_get(const char *path, binary_t **out)
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off)
 {
 	return b && b->have_syms ? elfsym_lookup(&b->syms, addr, off) : NULL;
+}
+
+/* SYS_INITRD_MAP: the whole initrd, read-only, for the file service. */
+int64_t sys_initrd_map(SYSCALL_ARGS)
+{
+	vm_space_t *s = vm_space_current();
+	uintptr_t addr;
+	uint64_t size = initrd_size;
+
+	if (!initrd || !s)
+		return -ENOENT;
+	if (!user_range_ok(a0, sizeof(addr)) || !user_range_ok(a1, sizeof(size)))
+		return -EFAULT;
+	errno_t rc = vm_space_map_readonly_ram(s, hhdm_to_phys(initrd), initrd_size, &addr);
+	if (rc != EOK)
+		return -rc;
+	if (copy_to_user((void *)a0, &addr, sizeof(addr)) != EOK ||
+	    copy_to_user((void *)a1, &size, sizeof(size)) != EOK)
+		return -EFAULT;
+	return 0;
 }

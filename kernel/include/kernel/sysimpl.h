@@ -30,6 +30,7 @@ int64_t sys_map_device(SYSCALL_ARGS);
 int64_t sys_fb_info(SYSCALL_ARGS);
 int64_t sys_klog_read(SYSCALL_ARGS);
 int64_t sys_console_claim(SYSCALL_ARGS);
+int64_t sys_initrd_map(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 
 #endif

@@ -14,7 +14,7 @@
 #define VM_USER (1u << 2)
 #define VM_NOCACHE (1u << 3)
 #define VM_GLOBAL (1u << 4)
-#define VM_DEVICE (1u << 5)   /* device memory: never freed as RAM */
+#define VM_DEVICE (1u << 5)   /* not owned by the space: never freed with it */
 
 typedef struct frame_stats {
 	uint64_t total;        /* usable RAM frames */

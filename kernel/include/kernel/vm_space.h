@@ -71,6 +71,12 @@ errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
  */
 errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr);
 
+/*
+ * Map kernel-owned RAM [pa, pa+len) read-only (the initrd). The kernel
+ * decides what may be shared this way; the space never frees it.
+ */
+errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr);
+
 /* SYS_UNMAP: remove whole anonymous regions inside [addr, addr+len). */
 errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
 

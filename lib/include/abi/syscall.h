@@ -48,7 +48,8 @@
 #define SYS_FB_INFO 30        /* (fb_info_t *) -> 0; ENOENT without a screen */
 #define SYS_KLOG_READ 31      /* (buf, len, uint64_t *pos, timeout_ns) -> bytes */
 #define SYS_CONSOLE_CLAIM 32  /* (bool) -> 0; PERM_IO: the kernel stops writing to its consoles */
-#define SYS_COUNT 33
+#define SYS_INITRD_MAP 33     /* (const void **base, size_t *size) -> 0: the initrd, read-only */
+#define SYS_COUNT 34
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {
