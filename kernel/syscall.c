@@ -84,6 +84,10 @@ static int64_t sys_poweroff(SYSCALL_ARGS)
 		platform_test_exit(a0 == POWEROFF_TEST_PASS);
 	if (a0 == POWEROFF_HALT)
 		platform_halt();
+	if (a0 == POWEROFF_OFF)
+		platform_poweroff();
+	if (a0 == POWEROFF_REBOOT)
+		platform_reboot();
 	return -EINVAL;
 }
 

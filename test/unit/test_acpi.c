@@ -693,8 +693,42 @@ static void test_fuzz(void)
     is_int(bad, 0, "fuzz: 3000 corrupted tables, no crash, bounded");
 }
 
+/* A DSDT: 36-byte header, then the AML given. */
+static size_t make_dsdt(uint8_t *buf, const uint8_t *aml, size_t n)
+{
+    memset(buf, 0, 36);
+    memcpy(buf, "DSDT", 4);
+    memcpy(buf + 36, aml, n);
+    return 36 + n;
+}
+
+static void test_s5(void)
+{
+    uint8_t t[128];
+    uint32_t a = 99, b = 99;
+    /* Name(_S5_, Package(4){0x05, 0x05, Zero, Zero}), after some noise. */
+    static const uint8_t qemu[] = { 0x10, 0x05, '_', 'S', '5', '_', 0x08, '_', 'S', '5', '_',
+                                    0x12, 0x08, 0x04, 0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00 };
+    size_t n = make_dsdt(t, qemu, sizeof(qemu));
+    is_int(acpi_find_s5(t, n, &a, &b), EOK, "\\_S5 found after a non-Name occurrence");
+    ok(a == 5 && b == 5, "S5 types 5, 5 (got %u, %u)", a, b);
+    static const uint8_t rooted[] = { 0x08, '\\', '_', 'S', '5', '_', 0x12, 0x06, 0x04,
+                                      0x01, 0x0b, 0x07, 0x00, 0x00, 0x00 };
+    n = make_dsdt(t, rooted, sizeof(rooted));
+    is_int(acpi_find_s5(t, n, &a, &b), EOK, "Name(\\_S5_, ...) with a root prefix");
+    ok(a == 1 && b == 7, "One and WordPrefix values (got %u, %u)", a, b);
+    static const uint8_t cut[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a };
+    n = make_dsdt(t, cut, sizeof(cut));
+    is_int(acpi_find_s5(t, n, &a, &b), ENOENT, "a package cut short is not accepted");
+    static const uint8_t none[] = { 0x08, '_', 'S', '4', '_', 0x12, 0x04, 0x02, 0x00, 0x00 };
+    n = make_dsdt(t, none, sizeof(none));
+    is_int(acpi_find_s5(t, n, &a, &b), ENOENT, "no \\_S5 gives ENOENT");
+    is_int(acpi_find_s5(t, 20, &a, &b), EINVAL, "a table shorter than its header");
+}
+
 int main(void)
 {
+    test_s5();
     test_v1();
     test_v2();
     test_rsdp_variants();

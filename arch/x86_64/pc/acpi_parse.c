@@ -506,3 +506,70 @@ errno_t acpi_parse(acpi_info_t *out, const void *rsdp, size_t rsdp_len,
         return err;
     return out->have_madt ? EOK : ENOENT;
 }
+
+/* ---------------------------------------------------------------- \_S5 */
+
+/* One AML integer: Zero/One/BytePrefix/WordPrefix/DWordPrefix. Advances *p. */
+static bool acpi_aml_int(const uint8_t **p, const uint8_t *end, uint32_t *v)
+{
+    const uint8_t *q = *p;
+    size_t n = 0;
+
+    if (q >= end)
+        return false;
+    switch (*q) {
+    case 0x00: *v = 0; *p = q + 1; return true;
+    case 0x01: *v = 1; *p = q + 1; return true;
+    case 0x0a: n = 1; break;
+    case 0x0b: n = 2; break;
+    case 0x0c: n = 4; break;
+    default: return false;
+    }
+    if ((size_t)(end - q) < 1 + n)
+        return false;
+    *v = 0;
+    for (size_t i = 0; i < n; i++)
+        *v |= (uint32_t)q[1 + i] << (8 * i);
+    *p = q + 1 + n;
+    return true;
+}
+
+/* Skip an AML PkgLength at *p. */
+static bool acpi_aml_pkglen(const uint8_t **p, const uint8_t *end)
+{
+    if (*p >= end)
+        return false;
+    size_t follow = **p >> 6;
+    if ((size_t)(end - *p) < 1 + follow)
+        return false;
+    *p += 1 + follow;
+    return true;
+}
+
+/* Parse "Name(_S5_, Package(n){a, b, ...})" right after the name. */
+static bool acpi_s5_package(const uint8_t *p, const uint8_t *end,
+                            uint32_t *typa, uint32_t *typb)
+{
+    if (p >= end || *p++ != 0x12)          /* PackageOp */
+        return false;
+    if (!acpi_aml_pkglen(&p, end) || p >= end)
+        return false;
+    p++;                                    /* NumElements */
+    return acpi_aml_int(&p, end, typa) && acpi_aml_int(&p, end, typb);
+}
+
+errno_t acpi_find_s5(const void *dsdt, size_t len, uint32_t *typa, uint32_t *typb)
+{
+    const uint8_t *b = dsdt, *end = b + len;
+
+    if (!dsdt || len < 36 + 5)
+        return EINVAL;
+    for (const uint8_t *p = b + 36; p + 5 <= end; p++) {
+        if (memcmp(p, "_S5_", 4))
+            continue;
+        bool named = p[-1] == 0x08 || (p >= b + 37 && p[-2] == 0x08 && p[-1] == '\\');
+        if (named && acpi_s5_package(p + 4, end, typa, typb))
+            return EOK;
+    }
+    return ENOENT;
+}

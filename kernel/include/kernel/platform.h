@@ -37,8 +37,12 @@ void platform_irq_unmask(unsigned irq);
  */
 void platform_test_exit(bool pass) __noreturn;
 
-/* Stop every CPU (power off comes with ACPI S5). Never returns. */
+/* Stop every CPU. Never returns. */
 void platform_halt(void) __noreturn;
+/* Turn the machine off (ACPI S5); halts if that fails. */
+void platform_poweroff(void) __noreturn;
+/* Restart the machine. */
+void platform_reboot(void) __noreturn;
 
 /*
  * Final stop after a panic: under ktest report failure to the test

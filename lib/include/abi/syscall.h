@@ -72,5 +72,7 @@ typedef struct fb_info {
 #define POWEROFF_HALT 0
 #define POWEROFF_TEST_PASS 1  /* end a test run: QEMU exits "pass" */
 #define POWEROFF_TEST_FAIL 2  /* end a test run: QEMU exits "fail" */
+#define POWEROFF_OFF 3        /* ACPI S5: the machine turns off (QEMU exits) */
+#define POWEROFF_REBOOT 4     /* restart */
 
 #endif

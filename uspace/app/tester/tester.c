@@ -9,6 +9,7 @@
  *                                              were not granted are refused
  *   tester pin-hop                             run on each CPU in turn
  *   tester noop                                exit 0 at once
+ *   tester power off|reboot                    ACPI power off / restart
  *
  * Exit status 2 means bad arguments.
  */
@@ -29,6 +30,7 @@ void usage(int ok)
 		"       tester perm-escalate\n"
 		"       tester pin-hop\n"
 		"       tester noop\n"
+		"       tester power off|reboot\n"
 		"       tester -h\n");
 }
 
@@ -132,6 +134,18 @@ typedef struct command {
 	int (*fn)(int argc, char **argv);
 } command_t;
 
+/* Ask the kernel to turn the machine off or restart it (needs PERM_SYSTEM). */
+static int cmd_power(int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "off") && strcmp(argv[1], "reboot"))) {
+		usage(0);
+		return 2;
+	}
+	errno_t rc = sys_poweroff(strcmp(argv[1], "off") ? POWEROFF_REBOOT : POWEROFF_OFF);
+	printf("tester: power %s failed (error %d)\n", argv[1], rc);
+	return 1;
+}
+
 static const command_t commands[] = {
 	{ "fault", cmd_fault },
 	{ "spin", cmd_spin },
@@ -140,6 +154,7 @@ static const command_t commands[] = {
 	{ "perm-escalate", cmd_perm_escalate },
 	{ "pin-hop", cmd_pin_hop },
 	{ "noop", cmd_noop },
+	{ "power", cmd_power },
 };
 
 int main(int argc, char **argv)

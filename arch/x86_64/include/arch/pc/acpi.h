@@ -197,4 +197,11 @@ const void *acpi_scan_rsdp(const void *base, size_t len);
 errno_t acpi_parse(acpi_info_t *out, const void *rsdp, size_t rsdp_len,
                    acpi_map_fn map, void *ctx);
 
+/*
+ * Find the \_S5 sleep type values in a DSDT (the whole table, header
+ * included): the first Name(_S5_, Package{a, b, ...}) in the AML. Returns
+ * EOK with the two values, ENOENT, or EINVAL for a table too short to hold one.
+ */
+errno_t acpi_find_s5(const void *dsdt, size_t len, uint32_t *typa, uint32_t *typb);
+
 #endif
