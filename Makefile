@@ -118,12 +118,20 @@ $(ULIBC): $(ULIBC_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Each program's objects: the .c files of its directory.
+# The console server draws the framebuffer with the kernel's 8x16 font.
+$(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $<")
+	$(Q)$(CC) $(USER_CFLAGS) -Ikernel/include -c $< -o $@
+UPROG_EXTRA_console := $(UOBJ)/gen/font.o
+
+# Each program's objects: the .c files of its directory (plus
+# UPROG_EXTRA_<name>).
 define uprog_rule
-$(UOBJ)/bin/$(1): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UCRT0) $(ULIBC) uspace/link.ld
+$(UOBJ)/bin/$(1): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UPROG_EXTRA_$(1)) $(UCRT0) $(ULIBC) uspace/link.ld
 	@mkdir -p $$(dir $$@)
 	@$$(if $$(Q),echo "  ULD     $$@")
-	$$(Q)$$(LD) $$(USER_LDFLAGS) -o $$@ $(UCRT0) $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(ULIBC) $(LIBGCC)
+	$$(Q)$$(LD) $$(USER_LDFLAGS) -o $$@ $(UCRT0) $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UPROG_EXTRA_$(1)) $(ULIBC) $(LIBGCC)
 endef
 $(foreach p,$(UPROGS),$(eval $(call uprog_rule,$(p))))
 

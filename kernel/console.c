@@ -129,6 +129,13 @@ errno_t console_claim(void *owner, void *caller)
 	return rc;
 }
 
+void console_reclaim(void)
+{
+	uint64_t f = spin_lock_irqsave(&console_lock);
+	console_owner = NULL;
+	spin_unlock_irqrestore(&console_lock, f);
+}
+
 void console_release(void *owner)
 {
 	uint64_t f = spin_lock_irqsave(&console_lock);

@@ -12,8 +12,9 @@ otherwise). For each boot:
 - QEMU exited with code 1 within the timeout, and the kernel did not panic;
 - the kernel reported each deliberate fault: utest prints
   "# expect report: tester fault KIND" before it spawns `tester fault KIND`,
-  and the next "task: N (tester): WHAT at ADDR, rip RIP <fault_KIND+OFF>;
-  killed" line must name the right exception and function;
+  and a later "task: N (tester): WHAT at ADDR, rip RIP <fault_KIND+OFF>;
+  killed" line must name the right exception and function (kernel lines
+  may arrive late: they reach the serial port through the console server);
 - no task other than tester was killed for a fault.
 
 A failing boot's last 40 log lines are printed as diagnostics. TAP on
@@ -105,17 +106,30 @@ def check_plan(tap, name, plan, numbers):
 
 
 def fault_pairs(lines):
-    """[(kind, report match or None)] for each expected fault, in order:
-    the first tester report after the expectation (and before the next)."""
-    pairs = []
-    for line in lines:
+    """[(kind, report match or None)] for each expected fault, in order.
+
+    With a console server the kernel's lines reach the serial port through
+    its log copy, possibly after utest's next lines: each expectation takes
+    the first unused tester report after it that names its function (or,
+    failing that, the first unused one after it, to show what was said)."""
+    expects, reports = [], []
+    for i, line in enumerate(lines):
         m = EXPECT_RE.match(line)
         if m:
-            pairs.append([m.group(1), None])
+            expects.append((i, m.group(1)))
             continue
         m = REPORT_RE.match(line)
-        if m and m.group(2) == "tester" and pairs and pairs[-1][1] is None:
-            pairs[-1][1] = m
+        if m and m.group(2) == "tester":
+            reports.append((i, m))
+    used = set()
+    pairs = []
+    for at, kind in expects:
+        after = [(j, m) for j, m in reports if j > at and j not in used]
+        named = [(j, m) for j, m in after if m.group(6) == "fault_" + kind]
+        pick = (named or after or [(None, None)])[0]
+        if pick[0] is not None:
+            used.add(pick[0])
+        pairs.append([kind, pick[1]])
     return pairs
 
 

@@ -96,6 +96,7 @@ void platform_test_exit(bool pass)
 
 void platform_halt(void)
 {
+	console_reclaim();
 	printk("vernier: halted\n");
 	smp_stop_others();
 	irq_disable();

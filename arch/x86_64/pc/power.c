@@ -6,6 +6,7 @@
 #include <arch/cpu.h>
 #include <arch/io.h>
 #include <arch/pc/pc.h>
+#include <kernel/console.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
@@ -44,6 +45,7 @@ void platform_poweroff(void)
 {
 	uint32_t a, b;
 
+	console_reclaim();
 	power_s5_types(&a, &b);
 	printk("power: off (ACPI S5)\n");
 	smp_stop_others();
@@ -73,6 +75,7 @@ static void power_reset_register(void)
 
 void platform_reboot(void)
 {
+	console_reclaim();
 	printk("power: reboot\n");
 	smp_stop_others();
 	irq_disable();

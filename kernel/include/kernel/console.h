@@ -24,6 +24,8 @@ void console_write(const char *s, size_t len);
  * the devices back. Returns EOK, EBUSY or EPERM.
  */
 errno_t console_claim(void *owner, void *caller);
+/* The kernel takes the devices back (power off, reboot, halt). */
+void console_reclaim(void);
 /* Give the devices back if owner has them (the owner died). */
 void console_release(void *owner);
 

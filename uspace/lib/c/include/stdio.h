@@ -9,8 +9,8 @@
  * source yet: every read reports end of file.
  *
  * Every stream has a lock, so each call is atomic with respect to other
- * threads using the same stream. There are no files yet: fopen() fails
- * with ENOSYS.
+ * threads using the same stream. fopen() opens files of the file service
+ * (src/fs_stdio.c).
  */
 #ifndef _STDIO_H
 #define _STDIO_H
@@ -57,8 +57,21 @@ typedef struct {
 FILE *fopencookie(void *cookie, const char *mode, cookie_io_functions_t io);
 /* Vernier: flush f, then make it use cookie and io. Returns 0 or EOF. */
 int fsetcookie(FILE *f, void *cookie, cookie_io_functions_t io);
-/* No file system yet: NULL with errno = ENOSYS. */
+/*
+ * Open the file path (see <fcntl.h>) as a fully buffered stream; mode
+ * "r", "w", "a", with "+", "b" (ignored), "x" (exclusive). NULL with errno.
+ */
 FILE *fopen(const char *path, const char *mode);
+/*
+ * Position f (whence SEEK_SET/CUR/END): output is flushed, buffered input
+ * dropped, the end-of-file indicator cleared. 0, or -1 with errno.
+ */
+int fseek(FILE *f, long off, int whence);
+/* f's position, or -1 with errno; rewind: fseek to 0 and clearerr. */
+long ftell(FILE *f);
+void rewind(FILE *f);
+/* Move the file from to to (<unistd.h> has unlink); 0, or -1 with errno. */
+int rename(const char *from, const char *to);
 /* Flush, call the close function, free the stream. 0, or EOF on error. */
 int fclose(FILE *f);
 /*

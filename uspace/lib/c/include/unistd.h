@@ -13,6 +13,24 @@
 #define STDOUT_FILENO 1
 #define STDERR_FILENO 2
 
+/*
+ * Files (descriptors 3 and up, from open() in <fcntl.h>; served by /bin/fs):
+ * close, seek (SEEK_SET/CUR/END from <stdio.h>), positioned I/O, size,
+ * removal. 0 (or the result) on success, -1 with errno on failure.
+ */
+int close(int fd);
+off_t lseek(int fd, off_t off, int whence);
+ssize_t pread(int fd, void *buf, size_t n, off_t off);
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
+int ftruncate(int fd, off_t size);
+int unlink(const char *path);
+int rmdir(const char *path);
+#ifndef SEEK_SET
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+#endif
+
 /* Write n bytes of buf to fd; bytes written, or -1 with errno. */
 ssize_t write(int fd, const void *buf, size_t n);
 /* Read from fd: 0 (end of file) for stdin, -1 with errno otherwise. */

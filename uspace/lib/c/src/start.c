@@ -3,6 +3,7 @@
  * part of the host unit-test build: the host's own start-up code and
  * linker-provided init array are used there.
  */
+#include <console.h>
 #include <stdlib.h>
 
 #include "libc.h"
@@ -26,6 +27,7 @@ void __libc_start(int argc, char **argv, char **envp)
 	__libc_environ = envp;
 	if (argc > 0 && argv[0])
 		__libc_progname = argv[0];
+	__libc_console_stdio_init();
 	run_constructors();
 	exit(main(argc, argv, envp));
 }

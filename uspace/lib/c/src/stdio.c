@@ -7,6 +7,7 @@
 #include <string.h>
 #include <vernier.h>
 
+#include "fs_client.h"
 #include "stdio_impl.h"
 
 static ssize_t console_write(void *cookie, const char *buf, size_t n)
@@ -413,8 +414,7 @@ int fsetcookie(FILE *f, void *cookie, cookie_io_functions_t io)
 
 FILE *fopen(const char *path, const char *mode)
 {
-	errno = ENOSYS;
-	return NULL;
+	return __libc_fs_fopen(path, mode);
 }
 
 static void unlink_file(FILE *f)

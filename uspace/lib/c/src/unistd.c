@@ -3,27 +3,30 @@
 #include <unistd.h>
 #include <vernier.h>
 
+#include <console.h>
+
+#include "fs_client.h"
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
+	if (fd >= __LIBC_FS_FD_FIRST)
+		return __libc_fs_write(fd, buf, n);
 	if (fd != STDOUT_FILENO && fd != STDERR_FILENO) {
 		errno = EBADF;
 		return -1;
 	}
-	errno_t e = sys_console_write(buf, n);
-	if (e != EOK) {
-		errno = e;
-		return -1;
-	}
-	return (ssize_t)n;
+	return __libc_console_fd_write(buf, n);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
 {
+	if (fd >= __LIBC_FS_FD_FIRST)
+		return __libc_fs_read(fd, buf, n);
 	if (fd != STDIN_FILENO) {
 		errno = EBADF;
 		return -1;
 	}
-	return 0;
+	return __libc_console_fd_read(buf, n);
 }
 
 int usleep(useconds_t us)

@@ -26,7 +26,7 @@
 enum {
 	V_NULL = 0, V_EXIT = 1, V_CONSOLE_WRITE = 2, V_TASK_ID = 3,
 	V_THREAD_ID = 4, V_YIELD = 11, V_SLEEP = 12, V_CLOCK = 13, V_MAP = 14,
-	V_UNMAP = 15,
+	V_UNMAP = 15, V_IPC_CALL = 21,
 };
 
 typedef struct tracer {
@@ -85,6 +85,9 @@ static void translate(tracer_t *t, struct user_regs_struct *g)
 	case V_THREAD_ID: t->result = t->pid; break;
 	case V_SLEEP: t->result = 0; break;
 	case V_CLOCK: t->result = clock_ns(g->rdi); break;
+	case V_IPC_CALL:        /* no naming service: no console server */
+		t->result = -ENOENT;
+		break;
 	default: t->result = -ENOSYS; t->r->unknown++; break;
 	}
 	g->orig_rax = SYS_getpid;

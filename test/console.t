@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""test/console.t - the console server (/bin/console) driven over COM1.
+
+Boots "-- contest" (init starts /bin/console, then runs /bin/contest) with
+QEMU's COM1 on a pipe both ways, types at it and checks:
+
+- typed characters are echoed, a line is delivered on Enter (uppercased
+  back by contest), backspace and the left arrow edit the line;
+- Ctrl-D on an empty line is end of file;
+- kernel log lines still reach the serial port after the claim (contest
+  runs "tester fault null": the kernel's "task: N (tester): ... killed");
+- Ctrl-C kills the foreground task ("tester spin 100");
+- raw mode delivers every byte at once, unechoed, Ctrl-C included;
+- "quit" ends contest and QEMU exits with the pass code;
+- the default boot (no arguments) reaches the kernel's "smp:" line, the
+  console server says it serves, and init complains about nothing.
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import vm  # noqa: E402
+from tap import Tap  # noqa: E402
+
+KERNEL = os.path.join(bt.BUILD, "kernel.elf")
+INITRD = os.path.join(bt.BUILD, "initrd.tar")
+MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
+STEP = 60           # seconds to wait for each expected line (TCG)
+PASS_EXIT = 1
+
+
+class Guest:
+    """QEMU with COM1 on our pipes: send bytes, wait for lines."""
+
+    def __init__(self, iso):
+        cmd = vm.qemu_command(iso, cpus=2, accel=bt.accel())
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        self.reader = vm._LineReader(self.start)
+        self.cond = threading.Condition()
+        self.seen = 0          # lines already matched past
+        self.raw = b""
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 4096)
+            with self.cond:
+                if not data:
+                    self.reader.feed(b"\n", time.monotonic())
+                    self.eof = True
+                    self.cond.notify_all()
+                    return
+                self.raw += data
+                self.reader.feed(data, time.monotonic())
+                self.cond.notify_all()
+
+    def lines(self):
+        with self.cond:
+            return [l for _, l in self.reader.events]
+
+    def expect(self, regex, timeout=STEP, partial=False):
+        """The first line (after the last match) matching regex, or None."""
+        pat = re.compile(regex)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                events = self.reader.events
+                for i in range(self.seen, len(events)):
+                    m = pat.search(events[i][1])
+                    if m:
+                        self.seen = i + 1
+                        return m
+                if partial:
+                    m = pat.search(self.reader.partial())
+                    if m:
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or getattr(self, "eof", False):
+                    return None
+                self.cond.wait(left)
+
+    def send(self, data, gap=0.02):
+        """Type data, a byte at a time."""
+        for b in data.encode("latin-1"):
+            self.proc.stdin.write(bytes([b]))
+            self.proc.stdin.flush()
+            time.sleep(gap)
+
+    def finish(self, timeout=60):
+        """Wait for QEMU to exit; its exit code (None: killed)."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            vm._kill_group(self.proc)
+            return None
+
+
+def make_iso(tmp, name, cmdline):
+    path = os.path.join(tmp, name + ".iso")
+    subprocess.run([MKISO, "--initrd", INITRD, path, KERNEL, cmdline],
+                   check=True)
+    return path
+
+
+def check_editing(tap, g):
+    """Echo, a delivered line, backspace and the left arrow, Ctrl-D."""
+    tap.ok(g.expect(r"contest> $", partial=True), "the prompt appears")
+    g.send("hello")
+    tap.ok(g.expect(r"contest> hello$", partial=True),
+           "typed characters are echoed")
+    g.send("\r")
+    tap.ok(g.expect(r"^contest: line 'HELLO'$"),
+           "Enter delivers the line")
+    g.send("abx\x7fc\r")
+    tap.ok(g.expect(r"^contest: line 'ABC'$"),
+           "backspace edits the line (abx<BS>c gives abc)")
+    g.send("ac\x1b[Db\r")
+    tap.ok(g.expect(r"^contest: line 'ABC'$"),
+           "left arrow moves in the line (ac<Left>b gives abc)")
+    g.send("\x04")
+    tap.ok(g.expect(r"contest: eof$"),
+           "Ctrl-D at the start of a line is end of file")
+
+
+def check_kernel_log(tap, g):
+    """A kernel line after the claim, whole."""
+    g.send("fault\r")
+    m = g.expect(r"^task: \d+ \(tester\): .* killed$")
+    tap.ok(m, "the kernel's 'task: ... killed' line reaches COM1 after the claim")
+    tap.ok(g.expect(r"^contest: task \d+ ended with status 0x102$"),
+           "contest saw the faulting tester killed")
+
+
+def check_ctrl_c(tap, g):
+    """Ctrl-C kills the foreground task."""
+    g.send("spin\r")
+    m = g.expect(r"^contest: started task (\d+) \(tester spin 100\)$")
+    tap.ok(m, "contest started 'tester spin 100' in the foreground")
+    time.sleep(1)
+    g.send("\x03")
+    tap.ok(g.expect(r"^contest: task %s ended with status 0x101$"
+                    % (m.group(1) if m else r"\d+"), timeout=30),
+           "Ctrl-C killed the foreground task (well before its 100 s)")
+
+
+def check_raw(tap, g):
+    """Raw mode: bytes at once, no echo, Ctrl-C delivered."""
+    g.send("raw\r")
+    tap.ok(g.expect(r"^contest: raw mode$"), "contest switched to raw mode")
+    g.send("a")
+    tap.ok(g.expect(r"^contest: byte 0x61$"), "raw mode delivers 'a' at once")
+    g.send("\x03")
+    tap.ok(g.expect(r"^contest: byte 0x03$"), "raw mode delivers Ctrl-C as a byte")
+    echoed = [l for l in g.lines() if l == "a"]
+    tap.ok(not echoed, "raw mode does not echo")
+    g.send("quit")
+    tap.ok(g.expect(r"^contest: cooked mode$"), "'quit' in raw mode: cooked again")
+
+
+def contest_boot(tap, tmp):
+    g = Guest(make_iso(tmp, "contest", "-- contest"))
+    ok = tap.ok(g.expect(r"^console: serving COM1 and ", timeout=120),
+                "the console server announces itself")
+    ok &= bool(tap.ok(g.expect(r"^contest: ready$"), "contest runs"))
+    if ok:
+        check_editing(tap, g)
+        check_kernel_log(tap, g)
+        check_ctrl_c(tap, g)
+        check_raw(tap, g)
+    g.send("quit\r")
+    tap.ok(g.expect(r"^contest: bye$"), "'quit' ends contest")
+    code = g.finish()
+    tap.ok(code == PASS_EXIT, "QEMU exit code %s (contest exited 0)" % code)
+    bad = [l for l in g.lines() if re.match(r"^panic: ", l)]
+    tap.ok(not bad, "no panic")
+    if not ok or code != PASS_EXIT:
+        for l in g.lines()[-40:]:
+            tap.diag("  " + l)
+
+
+def default_boot(tap):
+    r = vm.boot(bt.ISO, cpus=2, accel=bt.accel(), timeout=180,
+                until=r"^console: serving COM1 and ", linger=3.0)
+    tap.ok(r.grep(r"^smp: "), "default boot: the kernel's smp: line")
+    tap.ok(r.matched, "default boot: the console server serves")
+    bad = r.grep(r"^init: .*(did not register|cannot|error)")
+    tap.ok(not bad, "default boot: init complains about nothing")
+    for l in bad:
+        tap.diag("  " + l)
+
+
+def main():
+    tap = Tap()
+    bt.need_file(tap, KERNEL, "kernel")
+    bt.need_file(tap, INITRD, "initrd")
+    with tempfile.TemporaryDirectory(prefix="vernier-console.") as tmp:
+        contest_boot(tap, tmp)
+    default_boot(tap)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

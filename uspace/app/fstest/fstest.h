@@ -1,0 +1,47 @@
+/* fstest: shared helpers (main.c) and the test groups. */
+#ifndef FSTEST_H
+#define FSTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fs_proto.h>
+#include <ipc.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <vernier.h>
+
+/* One TAP line: "ok N - desc" or "not ok N - desc"; returns cond. */
+int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A TAP diagnostic line "# ...". */
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "ok N - desc # SKIP why". */
+void tap_skip(const char *desc, const char *why);
+
+/* The file service's FS_M_INFO: bytes used/limit, open handles, initrd. */
+typedef struct fs_info {
+	uint64_t used, limit, handles, initrd;
+} fs_info_t;
+errno_t fs_info(fs_info_t *info);
+/* Wait (up to 2 s) for the server's open handle count to become n. */
+bool wait_handles(uint64_t n);
+
+/* Whole-file helpers over open/read/write; true on success. */
+bool write_file(const char *path, const void *buf, size_t n, int flags);
+ssize_t read_file(const char *path, void *buf, size_t n);
+/* Run "/bin/fstest ARGS..." as a child; its exit status or -1. */
+int run_child(const char *const *argv);
+
+void test_files(void);
+void test_dirs(void);
+void test_errors(void);
+void test_big(void);
+void test_handles(void);
+void test_stdio(void);
+void test_raw(void);
+/* Child helpers: "fstest child-open N" / "fstest child-use". */
+int child_open(int n);
+int child_use(void);
+
+#endif

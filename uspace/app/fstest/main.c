@@ -1,0 +1,141 @@
+/*
+ * fstest: tests of the file service (/bin/fs) and libc's file calls.
+ * Prints TAP on stdout (the plan "1..N" at the end) and exits 0 iff every
+ * test passed. test/fs.t boots it as "-- fstest" on 1 and 2 CPUs.
+ *
+ *   fstest                   run every test
+ *   fstest child-open N      helper: open N files in /tmp, then exit
+ *                            without closing them
+ *   fstest child-use         helper: write and read a file, exit 0 if ok
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "fstest.h"
+
+static int tap_count, tap_failed;
+
+int tap_ok(int cond, const char *fmt, ...)
+{
+	char desc[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
+	va_end(ap);
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
+	return cond;
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", text);
+}
+
+void tap_skip(const char *desc, const char *why)
+{
+	tap_count++;
+	printf("ok %d - %s # SKIP %s\n", tap_count, desc, why);
+}
+
+errno_t fs_info(fs_info_t *info)
+{
+	static int phone = -1;
+	ipc_msg_t ans;
+
+	if (phone < 0 && service_connect(FS_SERVICE, &phone) != EOK) {
+		phone = -1;
+		return ENOENT;
+	}
+	errno_t rc = ipc_call_sync(phone, FS_M_INFO, 0, 0, 0, 0, 0, &ans);
+	if (rc == EOK)
+		*info = (fs_info_t){ ans.args[0], ans.args[1], ans.args[2],
+				     ans.args[3] };
+	return rc;
+}
+
+bool wait_handles(uint64_t n)
+{
+	fs_info_t info;
+
+	for (int i = 0; i < 200; i++) {
+		if (fs_info(&info) == EOK && info.handles == n)
+			return true;
+		sys_sleep_ns(10 * 1000000ull);
+	}
+	tap_diag("server has %lu handles open, expected %lu",
+		 (unsigned long)info.handles, (unsigned long)n);
+	return false;
+}
+
+bool write_file(const char *path, const void *buf, size_t n, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
+
+	if (fd < 0)
+		return false;
+	ssize_t w = write(fd, buf, n);
+	return close(fd) == 0 && w == (ssize_t)n;
+}
+
+ssize_t read_file(const char *path, void *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, n);
+	close(fd);
+	return r;
+}
+
+int run_child(const char *const *argv)
+{
+	task_id_t id, waited;
+	int status = -1;
+
+	if (sys_spawn("/bin/fstest", argv, 0, &id) != EOK)
+		return -1;
+	if (sys_wait(id, &status, 0, &waited) != EOK)
+		return -1;
+	return status;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: fstest [-h] [child-open N | child-use]\n"
+		"  tests of the file service and libc's file calls (TAP)\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "child-open"))
+		return child_open(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "child-use"))
+		return child_use();
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "-h");
+		usage(help ? stdout : stderr);
+		return 2;
+	}
+	test_files();
+	test_dirs();
+	test_errors();
+	test_big();
+	test_handles();
+	test_stdio();
+	test_raw();
+	printf("1..%d\n", tap_count);
+	if (tap_failed)
+		tap_diag("%d of %d tests failed", tap_failed, tap_count);
+	return tap_failed ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * The terminal protocol of the console server (/bin/console, registered
+ * as "console") and its client API.
+ *
+ * One terminal, shared by every client. Methods (IPC_M_USER and up):
+ *
+ *   CONSOLE_M_WRITE(len)      announce a write; the client then sends
+ *                             IPC_M_DATA_WRITE with the bytes on the same
+ *                             phone. The server answers the DATA_WRITE at
+ *                             once (it may take fewer bytes) and this call
+ *                             when those bytes have left the serial port:
+ *                             EOK, args[0] = bytes taken. A DATA_WRITE
+ *                             without a CONSOLE_M_WRITE before it is a
+ *                             write nobody waits for.
+ *   IPC_M_DATA_READ(size)     read input; the answer waits until there is
+ *                             some: in cooked mode one line (up to size
+ *                             bytes, with its '\n'), or 0 bytes for end of
+ *                             file (Ctrl-D at the start of a line); in raw
+ *                             mode every byte typed so far, unechoed
+ *   CONSOLE_M_SET_MODE(mode)  CONSOLE_MODE_COOKED or CONSOLE_MODE_RAW;
+ *                             answer args[0] = the previous mode
+ *   CONSOLE_M_GET_SIZE        answer args[0] = rows, args[1] = columns
+ *   CONSOLE_M_SET_FG(task)    the foreground task (0: none): Ctrl-C in
+ *                             cooked mode kills it (instead of being
+ *                             delivered); answer args[0] = the previous one
+ *
+ * Cooked mode: typed bytes are echoed; backspace (0x08 or 0x7f) deletes,
+ * left/right arrows (ESC [ D / ESC [ C) move in the line; Enter (CR or
+ * LF) delivers the line with a '\n'; Ctrl-D on an empty line is end of
+ * file (on a non-empty one it delivers the line without '\n'); Ctrl-U
+ * erases the line. The PS/2 keyboard's arrows arrive as the same escape
+ * sequences as on the serial line.
+ */
+#ifndef _CONSOLE_H
+#define _CONSOLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <abi/errno.h>
+#include <abi/ipc.h>
+#include <abi/task.h>
+#include <sys/types.h>
+
+#define CONSOLE_SERVICE "console"
+
+#define CONSOLE_M_WRITE (IPC_M_USER + 1)
+#define CONSOLE_M_SET_MODE (IPC_M_USER + 2)
+#define CONSOLE_M_GET_SIZE (IPC_M_USER + 3)
+#define CONSOLE_M_SET_FG (IPC_M_USER + 4)
+
+#define CONSOLE_MODE_COOKED 0
+#define CONSOLE_MODE_RAW 1
+
+/* Connect a new phone to the console server; ENOENT if there is none. */
+errno_t console_connect(int *phone);
+/*
+ * Write len bytes of buf to the terminal (all of them, in chunks); returns
+ * once they have been sent out of the serial port.
+ */
+errno_t console_write(int phone, const void *buf, size_t len);
+/*
+ * Read input into buf (at most len bytes); blocks until there is some. The
+ * count goes to *got: 0 means end of file.
+ */
+errno_t console_read(int phone, void *buf, size_t len, size_t *got);
+/* Switch the terminal to mode (CONSOLE_MODE_*); the old one to *old. */
+errno_t console_set_mode(int phone, unsigned mode, unsigned *old);
+/* Make task the foreground task (0: none) for Ctrl-C. */
+errno_t console_set_foreground(int phone, task_id_t task);
+/* The terminal's size in character cells. */
+errno_t console_size(int phone, unsigned *rows, unsigned *cols);
+/*
+ * The phone the standard streams use (connected on first use; -1 when
+ * there is no console server, and then they use SYS_CONSOLE_WRITE).
+ */
+int console_stdio_phone(void);
+/*
+ * Keep the standard streams off the console server (the server itself
+ * calls it: it must never call itself).
+ */
+void console_stdio_detach(void);
+
+/*
+ * libc internals: the start-up hook (start.c) that points stdin, stdout
+ * and stderr at the console, and read(0) / write(1 or 2) over the same
+ * path (for unistd.c).
+ */
+void __libc_console_stdio_init(void);
+ssize_t __libc_console_fd_read(void *buf, size_t n);
+ssize_t __libc_console_fd_write(const void *buf, size_t n);
+
+#endif

@@ -1,0 +1,474 @@
+/*
+ * Files: POSIX-style descriptors over the file service (/bin/fs, protocol
+ * in <fs_proto.h>), connected lazily by name. Descriptors 0, 1 and 2 are
+ * the console's (src/unistd.c); 3 and up name fs handles. One lock
+ * serialises the calls, so a staged path is always used by its own call.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fs_proto.h>
+#include <ipc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs_client.h"
+#include "libc.h"
+
+typedef struct fdesc {
+	bool used;
+	int flags;                 /* O_* given to open */
+	uint64_t handle;           /* the server's */
+	off_t pos;
+} fdesc_t;
+
+struct _DIR {
+	int fd;
+	uint64_t index;
+	struct dirent ent;
+};
+
+static fdesc_t fds[__LIBC_FS_FD_MAX];
+static libc_lock_t fs_lock = LIBC_LOCK_INIT;
+static int fs_phone = -1;
+
+/* ------------------------------------------------------ helpers */
+
+static int fail(errno_t e)
+{
+	errno = e;
+	return -1;
+}
+
+/* Take the lock and make sure there is a phone to fs. */
+static errno_t fs_enter(void)
+{
+	__libc_lock(&fs_lock);
+	if (fs_phone >= 0)
+		return EOK;
+	errno_t rc = service_connect(FS_SERVICE, &fs_phone);
+	if (rc != EOK) {
+		fs_phone = -1;
+		__libc_unlock(&fs_lock);
+	}
+	return rc;
+}
+
+static void fs_leave(void)
+{
+	__libc_unlock(&fs_lock);
+}
+
+/* The open descriptor fd (lock held), or NULL. */
+static fdesc_t *fd_get(int fd)
+{
+	if (fd < __LIBC_FS_FD_FIRST || fd >= __LIBC_FS_FD_MAX || !fds[fd].used)
+		return NULL;
+	return &fds[fd];
+}
+
+static int fd_alloc(void)
+{
+	for (int fd = __LIBC_FS_FD_FIRST; fd < __LIBC_FS_FD_MAX; fd++)
+		if (!fds[fd].used)
+			return fd;
+	return -1;
+}
+
+/* Stage path (second: rename's target) with the server (lock held). */
+static errno_t stage(const char *path, bool second)
+{
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= FS_PATH_MAX)
+		return EINVAL;
+	return ipc_call_sync(fs_phone, IPC_M_DATA_WRITE, (uintptr_t)path, len,
+			     second ? FS_DW_PATH2 : FS_DW_PATH, 0, 0, NULL);
+}
+
+/* Stage path, then make call method(a0, a1); the answer goes to *ans. */
+static errno_t path_call(const char *path, uint64_t method, uint64_t a0,
+			 uint64_t a1, ipc_msg_t *ans)
+{
+	errno_t rc = fs_enter();
+
+	if (rc != EOK)
+		return rc;
+	rc = stage(path, false);
+	if (rc == EOK)
+		rc = ipc_call_sync(fs_phone, method, a0, a1, 0, 0, 0, ans);
+	fs_leave();
+	return rc;
+}
+
+static int result(errno_t rc)
+{
+	return rc == EOK ? 0 : fail(rc);
+}
+
+/* ------------------------------------------------------ open, close */
+
+/* Open path with flags into a new descriptor (lock held). */
+static int open_locked(const char *path, int flags)
+{
+	ipc_msg_t ans;
+	int fd = fd_alloc();
+
+	if (fd < 0)
+		return fail(ELIMIT);
+	errno_t rc = stage(path, false);
+	if (rc == EOK)
+		rc = ipc_call_sync(fs_phone, FS_M_OPEN, (uint64_t)flags, 0, 0, 0,
+				   0, &ans);
+	if (rc != EOK)
+		return fail(rc);
+	fds[fd] = (fdesc_t){ .used = true, .flags = flags,
+			     .handle = ans.args[0], .pos = 0 };
+	return fd;
+}
+
+/* Open path (see <fcntl.h>); a descriptor or -1 with errno. */
+int open(const char *path, int flags, ...)
+{
+	errno_t rc = fs_enter();
+
+	if (rc != EOK)
+		return fail(rc);
+	int fd = open_locked(path, flags);
+	fs_leave();
+	return fd;
+}
+
+/* Create path for writing, truncated. */
+int creat(const char *path, mode_t mode)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+}
+
+/* Close descriptor fd (3 or more); 0, or -1 with errno (EBADF). */
+int close(int fd)
+{
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	errno_t rc = d ? ipc_call_sync(fs_phone, FS_M_CLOSE, d->handle, 0, 0, 0,
+				       0, NULL) : EBADF;
+	if (d)
+		d->used = false;           /* gone even if the server failed */
+	fs_leave();
+	return result(rc == EHANGUP ? EOK : rc);
+}
+
+/* ------------------------------------------------------ data */
+
+/* Read up to n bytes at off through d (lock held); bytes or -errno. */
+static ssize_t pread_locked(fdesc_t *d, void *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t chunk = n - done < IPC_DATA_MAX ? n - done : IPC_DATA_MAX;
+		ipc_msg_t ans;
+		errno_t rc = ipc_call_sync(fs_phone, IPC_M_DATA_READ,
+					   (uintptr_t)buf + done, chunk, FS_DR_FILE,
+					   d->handle, (uint64_t)off + done, &ans);
+		if (rc != EOK)
+			return done > 0 ? (ssize_t)done : -(ssize_t)rc;
+		done += ans.args[1];
+		if (ans.args[1] < chunk)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * Write n bytes at *off (append: at the end) through d (lock held);
+ * *off moves past them. Bytes written or -errno.
+ */
+static ssize_t pwrite_locked(fdesc_t *d, const void *buf, size_t n,
+			     off_t *off, bool append)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t chunk = n - done < IPC_DATA_MAX ? n - done : IPC_DATA_MAX;
+		ipc_msg_t ans;
+		uint64_t at = append ? FS_OFF_APPEND : (uint64_t)*off;
+		errno_t rc = ipc_call_sync(fs_phone, IPC_M_DATA_WRITE,
+					   (uintptr_t)buf + done, chunk, FS_DW_FILE,
+					   d->handle, at, &ans);
+		if (rc != EOK)
+			return done > 0 ? (ssize_t)done : -(ssize_t)rc;
+		done += ans.args[1];
+		*off = (off_t)ans.args[2];
+		if (ans.args[1] < chunk)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+static bool readable(const fdesc_t *d)
+{
+	return (d->flags & O_ACCMODE) != O_WRONLY;
+}
+
+static bool writable(const fdesc_t *d)
+{
+	return (d->flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* A result of the *_locked calls as a POSIX one. */
+static ssize_t io_result(ssize_t r)
+{
+	if (r >= 0)
+		return r;
+	errno = (int)-r == EINVAL ? EBADF : (int)-r;
+	return -1;
+}
+
+ssize_t __libc_fs_read(int fd, void *buf, size_t n)
+{
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	ssize_t r = d && readable(d) ? pread_locked(d, buf, n, d->pos) : -EBADF;
+	if (r > 0)
+		d->pos += r;
+	fs_leave();
+	return io_result(r);
+}
+
+ssize_t __libc_fs_write(int fd, const void *buf, size_t n)
+{
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	ssize_t r = -EBADF;
+	if (d && writable(d))
+		r = pwrite_locked(d, buf, n, &d->pos, (d->flags & O_APPEND) != 0);
+	fs_leave();
+	return io_result(r);
+}
+
+/* Read up to n bytes at off without moving the file position. */
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (off < 0)
+		return fail(EINVAL);
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	ssize_t r = d && readable(d) ? pread_locked(d, buf, n, off) : -EBADF;
+	fs_leave();
+	return io_result(r);
+}
+
+/* Write n bytes at off without moving the file position. */
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	if (off < 0)
+		return fail(EINVAL);
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	ssize_t r = d && writable(d) ? pwrite_locked(d, buf, n, &off, false)
+				     : -EBADF;
+	fs_leave();
+	return io_result(r);
+}
+
+/* ------------------------------------------------------ status */
+
+static void stat_from(const fs_stat_t *fst, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = fst->ino;
+	st->st_mode = (fst->type == FS_TYPE_DIR ? S_IFDIR : S_IFREG) |
+		      (fst->mode & 07777);
+	st->st_nlink = fst->nlink;
+	st->st_size = (off_t)fst->size;
+}
+
+/* The status of handle (or FS_STAGED) into *fst (lock held). */
+static errno_t stat_locked(uint64_t handle, fs_stat_t *fst)
+{
+	return ipc_call_sync(fs_phone, IPC_M_DATA_READ, (uintptr_t)fst,
+			     sizeof(*fst), FS_DR_STAT, handle, 0, NULL);
+}
+
+/* Status of path. */
+int stat(const char *path, struct stat *st)
+{
+	fs_stat_t fst;
+	errno_t rc = fs_enter();
+
+	if (rc != EOK)
+		return fail(rc);
+	rc = stage(path, false);
+	if (rc == EOK)
+		rc = stat_locked(FS_STAGED, &fst);
+	fs_leave();
+	if (rc == EOK)
+		stat_from(&fst, st);
+	return result(rc);
+}
+
+/* Status of descriptor fd. */
+int fstat(int fd, struct stat *st)
+{
+	fs_stat_t fst;
+
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	errno_t rc = d ? stat_locked(d->handle, &fst) : EBADF;
+	fs_leave();
+	if (rc == EOK)
+		stat_from(&fst, st);
+	return result(rc);
+}
+
+/* Move the file position of fd; the new position, or -1 with errno. */
+off_t lseek(int fd, off_t off, int whence)
+{
+	fs_stat_t fst;
+	off_t base = 0;
+
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	errno_t rc = d ? EOK : EBADF;
+	if (rc == EOK && whence == SEEK_CUR)
+		base = d->pos;
+	else if (rc == EOK && whence == SEEK_END &&
+		 (rc = stat_locked(d->handle, &fst)) == EOK)
+		base = (off_t)fst.size;
+	else if (rc == EOK && whence != SEEK_SET)
+		rc = EINVAL;
+	if (rc == EOK && base + off < 0)
+		rc = EINVAL;
+	if (rc == EOK)
+		d->pos = base + off;
+	off_t r = rc == EOK ? d->pos : fail(rc);
+	fs_leave();
+	return r;
+}
+
+/* Set the size of the file open for writing as fd. */
+int ftruncate(int fd, off_t size)
+{
+	if (size < 0)
+		return fail(EINVAL);
+	if (fs_enter() != EOK)
+		return fail(EBADF);
+	fdesc_t *d = fd_get(fd);
+	errno_t rc = !d ? EBADF : !writable(d) ? EINVAL
+		: ipc_call_sync(fs_phone, FS_M_TRUNCATE, d->handle,
+				(uint64_t)size, 0, 0, 0, NULL);
+	fs_leave();
+	return result(rc);
+}
+
+/* ------------------------------------------------------ names */
+
+/* Create directory path. */
+int mkdir(const char *path, mode_t mode)
+{
+	(void)mode;
+	return result(path_call(path, FS_M_MKDIR, 0, 0, NULL));
+}
+
+/* Remove file path. */
+int unlink(const char *path)
+{
+	return result(path_call(path, FS_M_UNLINK, 0, 0, NULL));
+}
+
+/* Remove the empty directory path. */
+int rmdir(const char *path)
+{
+	return result(path_call(path, FS_M_RMDIR, 0, 0, NULL));
+}
+
+/* Move from to to (replacing a file, or an empty directory, there). */
+int rename(const char *from, const char *to)
+{
+	errno_t rc = fs_enter();
+
+	if (rc != EOK)
+		return fail(rc);
+	rc = stage(to, true);
+	if (rc == EOK)
+		rc = stage(from, false);
+	if (rc == EOK)
+		rc = ipc_call_sync(fs_phone, FS_M_RENAME, 0, 0, 0, 0, 0, NULL);
+	fs_leave();
+	return result(rc);
+}
+
+/* ------------------------------------------------------ directories */
+
+/* Open directory path for readdir. */
+DIR *opendir(const char *path)
+{
+	DIR *dir = calloc(1, sizeof(*dir));
+
+	if (!dir)
+		return NULL;
+	dir->fd = open(path, O_RDONLY | O_DIRECTORY);
+	if (dir->fd < 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* Entry index of directory descriptor fd into *de (lock taken here). */
+static errno_t readdir_at(int fd, uint64_t index, fs_dirent_t *de)
+{
+	if (fs_enter() != EOK)
+		return EBADF;
+	fdesc_t *d = fd_get(fd);
+	errno_t rc = d ? ipc_call_sync(fs_phone, IPC_M_DATA_READ, (uintptr_t)de,
+				       sizeof(*de), FS_DR_READDIR, d->handle,
+				       index, NULL) : EBADF;
+	fs_leave();
+	return rc;
+}
+
+/* The next entry of dir, or NULL at the end (errno kept) or on error. */
+struct dirent *readdir(DIR *dir)
+{
+	fs_dirent_t de;
+	errno_t rc = readdir_at(dir->fd, dir->index, &de);
+
+	if (rc == ENOENT)
+		return NULL;
+	if (rc != EOK) {
+		errno = rc;
+		return NULL;
+	}
+	dir->index++;
+	dir->ent.d_ino = de.ino;
+	dir->ent.d_type = de.type == FS_TYPE_DIR ? DT_DIR : DT_REG;
+	de.name[FS_NAME_MAX] = '\0';
+	strcpy(dir->ent.d_name, de.name);
+	return &dir->ent;
+}
+
+/* Back to the first entry of dir. */
+void rewinddir(DIR *dir)
+{
+	dir->index = 0;
+}
+
+/* Close dir and free it. */
+int closedir(DIR *dir)
+{
+	int r = close(dir->fd);
+
+	free(dir);
+	return r;
+}

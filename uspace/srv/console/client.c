@@ -1,0 +1,217 @@
+/*
+ * The terminal protocol (<console.h>): writes are answered when their
+ * bytes have left the serial port, reads wait in a queue until input is
+ * there, DATA_WRITEs wait while the TX ring is full.
+ */
+#include <console.h>
+#include <string.h>
+#include <vernier.h>
+
+#include "console.h"
+
+#define MAX_CONNS 64
+#define MAX_WAITS 64
+#define MAX_READS 64
+#define MAX_DEFERRED 64
+#define WRITE_CHUNK (16 * 1024)
+#define IN_BUF_MAX 4096
+
+typedef struct conn {
+	uint64_t id;               /* 0: free */
+	ipc_callid_t write_call;   /* CONSOLE_M_WRITE waiting for its data */
+} conn_t;
+
+typedef struct write_wait {
+	ipc_callid_t call;
+	uint64_t until;            /* answer once uart_sent() reaches it */
+	size_t n;
+} write_wait_t;
+
+typedef struct evq {
+	ipc_event_t ev[MAX_READS];
+	unsigned n;
+} evq_t;
+
+static conn_t conns[MAX_CONNS];
+static write_wait_t waits[MAX_WAITS];
+static unsigned nwaits;
+static evq_t reads, deferred;
+static char wbuf[WRITE_CHUNK];
+
+static conn_t *conn_find(uint64_t id, bool create)
+{
+	conn_t *free_slot = NULL;
+
+	for (int i = 0; i < MAX_CONNS; i++) {
+		if (conns[i].id == id)
+			return &conns[i];
+		if (!conns[i].id && !free_slot)
+			free_slot = &conns[i];
+	}
+	if (create && free_slot)
+		*free_slot = (conn_t){ .id = id };
+	return create ? free_slot : NULL;
+}
+
+static bool evq_push(evq_t *q, const ipc_event_t *ev)
+{
+	if (q->n >= MAX_READS)
+		return false;
+	q->ev[q->n++] = *ev;
+	return true;
+}
+
+static void evq_pop(evq_t *q)
+{
+	memmove(q->ev, q->ev + 1, --q->n * sizeof(q->ev[0]));
+}
+
+/* Take a DATA_WRITE's bytes into the output; false if there is no room. */
+static bool data_write(const ipc_event_t *ev)
+{
+	size_t len = 0;
+
+	klog_sync();
+	con_lock(&out_lock);
+	size_t room = uart_room();
+	if (room == 0) {
+		con_unlock(&out_lock);
+		return false;
+	}
+	size_t max = room < sizeof(wbuf) ? room : sizeof(wbuf);
+	if (ipc_data_write_accept(ev, wbuf, max, &len) != EOK)
+		len = 0;
+	out_write(wbuf, len);
+	uint64_t until = uart_queued();
+	con_unlock(&out_lock);
+	conn_t *c = conn_find(ev->conn, false);
+	if (c && c->write_call && nwaits < MAX_WAITS) {
+		waits[nwaits++] = (write_wait_t){ c->write_call, until, len };
+		c->write_call = 0;
+	}
+	return true;
+}
+
+static void on_data_write(const ipc_event_t *ev)
+{
+	if (deferred.n == 0 && data_write(ev))
+		return;
+	if (!evq_push(&deferred, ev))
+		ipc_answer_0(ev->callid, ELIMIT);
+}
+
+static void on_write(const ipc_event_t *ev)
+{
+	conn_t *c = conn_find(ev->conn, true);
+
+	if (!c) {
+		ipc_answer_0(ev->callid, ELIMIT);
+		return;
+	}
+	if (c->write_call)
+		ipc_answer_0(c->write_call, EINVAL);
+	c->write_call = ev->callid;
+}
+
+static void on_hangup(const ipc_event_t *ev)
+{
+	conn_t *c = conn_find(ev->msg.args[0], false);
+
+	if (c) {
+		if (c->write_call)
+			ipc_answer_0(c->write_call, EHANGUP);
+		c->id = 0;
+		c->write_call = 0;
+	}
+}
+
+/* Calls answered at once. */
+static void on_simple(const ipc_event_t *ev)
+{
+	unsigned rows, cols;
+	uint64_t a = ev->msg.args[0];
+
+	switch (ev->msg.method) {
+	case IPC_M_CONNECT_ME_TO:
+		ipc_answer_0(ev->callid, EOK);
+		break;
+	case CONSOLE_M_SET_MODE:
+		if (a != CONSOLE_MODE_COOKED && a != CONSOLE_MODE_RAW)
+			ipc_answer_0(ev->callid, EINVAL);
+		else
+			ipc_answer(ev->callid, EOK, tty_set_mode((unsigned)a), 0, 0, 0, 0);
+		break;
+	case CONSOLE_M_GET_SIZE:
+		screen_size(&rows, &cols);
+		ipc_answer(ev->callid, EOK, rows, cols, 0, 0, 0);
+		break;
+	case CONSOLE_M_SET_FG:
+		ipc_answer(ev->callid, EOK, tty_set_fg(a), 0, 0, 0, 0);
+		break;
+	default:
+		ipc_answer_0(ev->callid, ENOTSUP);
+		break;
+	}
+}
+
+void tty_event(const ipc_event_t *ev)
+{
+	if (ev->type == IPC_EV_NOTIFY) {
+		if (ev->msg.method == IPC_M_PHONE_HUNGUP)
+			on_hangup(ev);
+		return;
+	}
+	switch (ev->msg.method) {
+	case NS_M_WATCH: break;           /* never answered */
+	case CONSOLE_M_WRITE: on_write(ev); break;
+	case IPC_M_DATA_WRITE: on_data_write(ev); break;
+	case IPC_M_DATA_READ:
+		if (!evq_push(&reads, ev))
+			ipc_answer_0(ev->callid, ELIMIT);
+		break;
+	default: on_simple(ev); break;
+	}
+}
+
+/* Answer the writes whose bytes have all been sent. */
+static void answer_writes(void)
+{
+	uint64_t sent = uart_sent();
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < nwaits; i++) {
+		if (waits[i].until <= sent)
+			ipc_answer(waits[i].call, EOK, waits[i].n, 0, 0, 0, 0);
+		else
+			waits[k++] = waits[i];
+	}
+	nwaits = k;
+}
+
+/* Answer the oldest read with what the line discipline has. */
+static void answer_read(void)
+{
+	char buf[IN_BUF_MAX];
+	bool eof;
+	const ipc_event_t *ev = &reads.ev[0];
+	size_t want = ev->msg.args[1] < sizeof(buf) ? ev->msg.args[1] : sizeof(buf);
+	size_t n = tty_peek(buf, want, &eof);
+
+	if (ipc_data_read_answer(ev, buf, eof ? 0 : n) == EOK)
+		tty_consume(eof ? 0 : n, eof);
+	evq_pop(&reads);
+}
+
+void tty_progress(void)
+{
+	while (deferred.n > 0 && data_write(&deferred.ev[0]))
+		evq_pop(&deferred);
+	answer_writes();
+	while (reads.n > 0 && tty_readable())
+		answer_read();
+}
+
+bool tty_busy(void)
+{
+	return nwaits > 0 || deferred.n > 0 || uart_queued() != uart_sent();
+}

@@ -1,0 +1,218 @@
+/*
+ * /bin/fs: the IPC side. Clients are known by connection id; each has a
+ * staged path (or two) and handles, all dropped when it hangs up.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "serve.h"
+
+bool fs_verbose;
+bool fs_have_initrd;
+unsigned fs_handles_open;
+
+static client_t clients[FS_CLIENTS];
+static handle_t handles[FS_HANDLES];
+
+/* The state of connection conn, created on its first call (NULL: full). */
+static client_t *client_get(uint64_t conn)
+{
+	client_t *free_slot = NULL;
+
+	for (int i = 0; i < FS_CLIENTS; i++) {
+		if (clients[i].used && clients[i].conn == conn)
+			return &clients[i];
+		if (!clients[i].used && !free_slot)
+			free_slot = &clients[i];
+	}
+	if (free_slot) {
+		memset(free_slot, 0, sizeof(*free_slot));
+		free_slot->used = true;
+		free_slot->conn = conn;
+	}
+	return free_slot;
+}
+
+/* Connection conn hung up: close its handles and forget it. */
+static void client_drop(uint64_t conn)
+{
+	client_t *c = NULL;
+
+	for (int i = 0; i < FS_CLIENTS; i++)
+		if (clients[i].used && clients[i].conn == conn)
+			c = &clients[i];
+	if (!c)
+		return;
+	for (int i = 0; i < FS_HANDLES; i++)
+		if (handles[i].used && handles[i].conn == conn)
+			fs_handle_close(c, &handles[i]);
+	if (fs_verbose)
+		printf("fs: connection %lu hung up\n", (unsigned long)conn);
+	c->used = false;
+}
+
+handle_t *fs_handle_get(const client_t *c, uint64_t h)
+{
+	if (h >= FS_HANDLES || !handles[h].used || handles[h].conn != c->conn)
+		return NULL;
+	return &handles[h];
+}
+
+errno_t fs_handle_new(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
+{
+	if (c->handles >= FS_CLIENT_HANDLES)
+		return ELIMIT;
+	for (int i = 0; i < FS_HANDLES; i++) {
+		if (handles[i].used)
+			continue;
+		handles[i] = (handle_t){ .used = true, .conn = c->conn,
+					 .flags = flags, .node = n };
+		fs_node_get(n);
+		c->handles++;
+		fs_handles_open++;
+		*h = (uint64_t)i;
+		return EOK;
+	}
+	return ELIMIT;
+}
+
+void fs_handle_close(client_t *c, handle_t *h)
+{
+	fs_node_put(h->node);
+	h->used = false;
+	h->node = NULL;
+	c->handles--;
+	fs_handles_open--;
+}
+
+errno_t fs_take_path(client_t *c, bool second, char *out)
+{
+	bool *has = second ? &c->has_path2 : &c->has_path;
+
+	if (!*has)
+		return EINVAL;
+	*has = false;
+	strcpy(out, second ? c->path2 : c->path);
+	return EOK;
+}
+
+/* DATA_WRITE of a path to stage (without its NUL). */
+static void stage_path(client_t *c, const ipc_event_t *ev, bool second)
+{
+	char *buf = second ? c->path2 : c->path;
+	bool *has = second ? &c->has_path2 : &c->has_path;
+	size_t len = (size_t)ev->msg.args[1], got = 0;
+
+	*has = false;
+	if (len == 0 || len >= FS_PATH_MAX) {
+		ipc_answer_0(ev->callid, EINVAL);
+		return;
+	}
+	if (ipc_data_write_accept(ev, buf, len, &got) != EOK) {
+		ipc_answer_0(ev->callid, EINVAL);  /* harmless if already answered */
+		return;
+	}
+	buf[got] = '\0';
+	*has = strlen(buf) == got;             /* a NUL inside: refused later */
+}
+
+static void data_write(client_t *c, const ipc_event_t *ev)
+{
+	switch (ev->msg.args[2]) {
+	case FS_DW_PATH:
+		stage_path(c, ev, false);
+		break;
+	case FS_DW_PATH2:
+		stage_path(c, ev, true);
+		break;
+	case FS_DW_FILE:
+		fs_dw_file(c, ev);
+		break;
+	default:
+		ipc_answer_0(ev->callid, EINVAL);
+	}
+}
+
+static void data_read(client_t *c, const ipc_event_t *ev)
+{
+	switch (ev->msg.args[2]) {
+	case FS_DR_FILE:
+		fs_dr_file(c, ev);
+		break;
+	case FS_DR_STAT:
+		fs_dr_stat(c, ev);
+		break;
+	case FS_DR_READDIR:
+		fs_dr_readdir(c, ev);
+		break;
+	default:
+		ipc_answer_0(ev->callid, EINVAL);
+	}
+}
+
+static errno_t op_close(client_t *c, uint64_t h)
+{
+	handle_t *hd = fs_handle_get(c, h);
+
+	if (!hd)
+		return EINVAL;
+	fs_handle_close(c, hd);
+	return EOK;
+}
+
+/* The calls answered with a result and up to four words. */
+static void simple_call(client_t *c, const ipc_event_t *ev)
+{
+	const uint64_t *a = ev->msg.args;
+	uint64_t out[4] = { 0 };
+	errno_t rc;
+
+	switch (ev->msg.method) {
+	case FS_M_OPEN: rc = fs_op_open(c, (uint32_t)a[0], &out[0]); break;
+	case FS_M_CLOSE: rc = op_close(c, a[0]); break;
+	case FS_M_MKDIR: rc = fs_op_mkdir(c); break;
+	case FS_M_UNLINK: rc = fs_op_unlink(c, false); break;
+	case FS_M_RMDIR: rc = fs_op_unlink(c, true); break;
+	case FS_M_RENAME: rc = fs_op_rename(c); break;
+	case FS_M_TRUNCATE: rc = fs_op_truncate(c, a[0], a[1]); break;
+	case FS_M_INFO:
+		out[0] = fs_tmp_used;
+		out[1] = fs_tmp_limit;
+		out[2] = fs_handles_open;
+		out[3] = fs_have_initrd;
+		rc = EOK;
+		break;
+	default: rc = ENOTSUP;
+	}
+	ipc_answer(ev->callid, rc, out[0], out[1], out[2], out[3], 0);
+}
+
+static void call(const ipc_event_t *ev)
+{
+	if (ev->msg.method == IPC_M_CONNECT_ME_TO) {
+		ipc_answer_0(ev->callid, EOK);
+		return;
+	}
+	client_t *c = client_get(ev->conn);
+	if (!c) {
+		ipc_answer_0(ev->callid, ELIMIT);
+		return;
+	}
+	if (ev->msg.method == IPC_M_DATA_WRITE)
+		data_write(c, ev);
+	else if (ev->msg.method == IPC_M_DATA_READ)
+		data_read(c, ev);
+	else
+		simple_call(c, ev);
+}
+
+int fs_handle_event(void *ctx, const ipc_event_t *ev)
+{
+	(void)ctx;
+	if (ev->type == IPC_EV_CALL)
+		call(ev);
+	else if (ev->type == IPC_EV_NOTIFY &&
+		 ev->msg.method == IPC_M_PHONE_HUNGUP)
+		client_drop(ev->msg.args[0]);
+	return 0;
+}

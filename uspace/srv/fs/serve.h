@@ -1,0 +1,56 @@
+/* /bin/fs: clients, handles and the calls of <fs_proto.h> (serve.c, ops.c). */
+#ifndef FS_SERVE_H
+#define FS_SERVE_H
+
+#include <ipc.h>
+
+#include "fs.h"
+
+#define FS_CLIENTS 128             /* connections with state */
+#define FS_HANDLES 1024            /* open handles of all clients */
+#define FS_CLIENT_HANDLES 128      /* per connection */
+
+typedef struct client {
+	bool used;
+	uint64_t conn;
+	unsigned handles;
+	bool has_path, has_path2;
+	char path[FS_PATH_MAX];
+	char path2[FS_PATH_MAX];
+} client_t;
+
+typedef struct handle {
+	bool used;
+	uint64_t conn;
+	uint32_t flags;            /* O_* of the open */
+	node_t *node;
+} handle_t;
+
+/* The server's settings and counters. */
+extern bool fs_verbose;
+extern bool fs_have_initrd;
+extern unsigned fs_handles_open;
+
+/* The ipc_server_loop handler. */
+int fs_handle_event(void *ctx, const ipc_event_t *ev);
+
+/* serve.c: handles of client c. */
+handle_t *fs_handle_get(const client_t *c, uint64_t h);
+errno_t fs_handle_new(client_t *c, node_t *n, uint32_t flags, uint64_t *h);
+void fs_handle_close(client_t *c, handle_t *h);
+/* The staged path (path2 if second) of c, used up: EINVAL if none. */
+errno_t fs_take_path(client_t *c, bool second, char *out);
+
+/* ops.c: the path and handle calls; results in out[0..]. */
+errno_t fs_op_open(client_t *c, uint32_t flags, uint64_t *h);
+errno_t fs_op_mkdir(client_t *c);
+errno_t fs_op_unlink(client_t *c, bool dir);
+errno_t fs_op_rename(client_t *c);
+errno_t fs_op_truncate(client_t *c, uint64_t h, uint64_t size);
+/* ops.c: the data calls (they answer ev themselves). */
+void fs_dw_file(client_t *c, const ipc_event_t *ev);
+void fs_dr_file(client_t *c, const ipc_event_t *ev);
+void fs_dr_stat(client_t *c, const ipc_event_t *ev);
+void fs_dr_readdir(client_t *c, const ipc_event_t *ev);
+
+#endif
