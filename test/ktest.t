@@ -21,13 +21,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
+import suite  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
 CONFIGS = (("bios", 1), ("bios", 2), ("bios", 4), ("uefi", 2))
 TIMEOUT = 180       # seconds per boot, the whole suite included
-PASS_EXIT = 1       # isa-debug-exit value 0
-FAIL_EXIT = 3       # isa-debug-exit value 1
 
 def boot_one(firmware, cpus):
     """Boot the ktest ISO once; returns the vm.Result."""
@@ -38,38 +37,10 @@ def boot_one(firmware, cpus):
 def check(tap, firmware, cpus, r):
     """Re-emit one boot's kernel tests and check how the boot ended."""
     name = bt.label(firmware, cpus)
-    plan, items = bt.parse_tap(r.lines)
-    passed = True
-    numbers = []
-    for item in items:
-        if item[0] == "diag":
-            tap.diag("%s %s" % (name, item[1]))
-            continue
-        _, ok, num, desc, directive = item
-        numbers.append(num)
-        passed &= tap.ok(ok, "%s %s" % (name, desc or "test %s" % num),
-                         directive=directive)
-    seen = len(numbers)
-    in_order = numbers == list(range(1, seen + 1))
-    passed &= tap.ok(plan is not None and plan == seen and in_order,
-                     "%s kernel ran the %s tests it planned"
-                     % (name, plan if plan is not None else "?"))
-    if plan is None:
-        tap.diag("%s no TAP plan (1..N) in the log" % name)
-    elif plan != seen or not in_order:
-        tap.diag("%s plan 1..%d, saw %d tests numbered %s"
-                 % (name, plan, seen, numbers))
-    passed &= tap.ok(not r.timed_out, "%s finished within %d s"
-                     % (name, TIMEOUT))
-    passed &= tap.ok(r.exit_code == PASS_EXIT,
-                     "%s QEMU exit code %d (kernel reported pass)"
-                     % (name, PASS_EXIT))
-    if r.exit_code == FAIL_EXIT:
-        tap.diag("%s kernel reported failure (exit code %d)"
-                 % (name, FAIL_EXIT))
-    elif r.exit_code != PASS_EXIT and not r.timed_out:
-        tap.diag("%s QEMU exit code %s" % (name, r.exit_code))
-    tap.diag("%s %d kernel tests, %.1f s" % (name, seen, r.elapsed))
+    passed, plan, numbers = suite.reemit(tap, name, r.lines)
+    passed &= suite.check_plan(tap, name, plan, numbers, "kernel")
+    passed &= suite.check_end(tap, name, r, "ktest", TIMEOUT)
+    tap.diag("%s %d kernel tests, %.1f s" % (name, len(numbers), r.elapsed))
     if not passed:
         bt.show_tail(tap, r)
 

@@ -23,29 +23,19 @@ stdout, for prove.
 
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
-import boottest as bt  # noqa: E402
-import vm  # noqa: E402
+import boottest as bt  # noqa: E402,F401
+import suite  # noqa: E402
 from tap import Tap  # noqa: E402
 
-KERNEL = os.path.join(bt.BUILD, "kernel.elf")
-INITRD = os.path.join(bt.BUILD, "initrd.tar")
-MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
-CMDLINE = "-- utest"
 CONFIGS = (("bios", 1), ("bios", 2), ("bios", 4))
 TIMEOUT = 300       # seconds per boot (a whole run takes 10-30 s under TCG)
-PASS_EXIT = 1       # isa-debug-exit value 0
-FAIL_EXIT = 3       # isa-debug-exit value 1
 
-# What the kernel calls each deliberate fault (exc_names in
-# arch/x86_64/interrupt.c), by `tester fault` kind.
 FAULT_WHAT = {
     "null": "#PF page fault",
     "div0": "#DE divide error",
@@ -57,52 +47,6 @@ EXPECT_RE = re.compile(r"^# expect report: tester fault (\S+)$")
 # "task: 11 (tester): #PF page fault at 0, rip 0x400027 <fault_null+0x7>; killed"
 REPORT_RE = re.compile(r"^task: (\d+) \(([^)]*)\): (.+) at (\S+), "
                        r"rip (\S+) <([^>+]*)\+?[^>]*>; killed$")
-PANIC_RE = re.compile(r"^panic: ")
-
-
-def make_iso(tmp):
-    """The "-- utest" ISO in tmp; returns its path."""
-    path = os.path.join(tmp, "utest.iso")
-    subprocess.run([MKISO, "--initrd", INITRD, path, KERNEL, CMDLINE],
-                   check=True)
-    return path
-
-
-def boot_one(iso, cpus, firmware):
-    """Boot the utest ISO once; returns the vm.Result."""
-    return vm.boot(iso, cpus=cpus, firmware=firmware, accel=bt.accel(),
-                   timeout=TIMEOUT)
-
-
-def reemit(tap, name, lines):
-    """Pass utest's TAP on as tests of our own; returns (ok, plan, numbers)."""
-    plan, items = bt.parse_tap(lines)
-    passed = True
-    numbers = []
-    for item in items:
-        if item[0] == "diag":
-            tap.diag("%s %s" % (name, item[1]))
-            continue
-        _, ok, num, desc, directive = item
-        numbers.append(num)
-        passed &= tap.ok(ok, "%s %s" % (name, desc or "test %s" % num),
-                         directive=directive)
-    return passed, plan, numbers
-
-
-def check_plan(tap, name, plan, numbers):
-    """utest ran exactly the tests it planned, numbered 1..N."""
-    seen = len(numbers)
-    in_order = numbers == list(range(1, seen + 1))
-    ok = tap.ok(plan is not None and plan == seen and seen > 0 and in_order,
-                "%s utest ran the %s tests it planned"
-                % (name, plan if plan is not None else "?"))
-    if plan is None:
-        tap.diag("%s no TAP plan (1..N) in the log" % name)
-    elif not ok:
-        tap.diag("%s plan 1..%d, saw %d tests numbered %s"
-                 % (name, plan, seen, numbers))
-    return ok
 
 
 def fault_pairs(lines):
@@ -159,40 +103,17 @@ def check_faults(tap, name, lines):
     return passed
 
 
-def check(tap, firmware, cpus, r):
-    """Re-emit one boot's utest results and check how the boot ended."""
-    name = bt.label(firmware, cpus)
-    lines = bt.kernel_lines(r.lines)
-    passed, plan, numbers = reemit(tap, name, lines)
-    passed &= check_plan(tap, name, plan, numbers)
-    passed &= check_faults(tap, name, lines)
-    panics = [l for l in lines if PANIC_RE.search(l)]
-    passed &= tap.ok(not panics, "%s no kernel panic" % name)
-    passed &= tap.ok(not r.timed_out, "%s finished within %d s"
-                     % (name, TIMEOUT))
-    passed &= tap.ok(r.exit_code == PASS_EXIT,
-                     "%s QEMU exit code %d (utest passed)" % (name, PASS_EXIT))
-    if r.exit_code == FAIL_EXIT:
-        tap.diag("%s utest failed (exit code %d)" % (name, FAIL_EXIT))
-    elif r.exit_code != PASS_EXIT and not r.timed_out:
-        tap.diag("%s QEMU exit code %s" % (name, r.exit_code))
-    tap.diag("%s %d utest tests, %.1f s" % (name, len(numbers), r.elapsed))
-    if not passed:
-        bt.show_tail(tap, r)
+def check_log(tap, name, lines):
+    """Fault reports pair with their expectations; no panic."""
+    ok = check_faults(tap, name, lines)
+    ok &= suite.check_clean_log(tap, name, lines, faults_allowed=True)
+    return ok
 
 
 def main():
-    """Build the ISO, boot it (two at a time), report in a fixed order."""
+    """Boot "-- utest" on 1, 2 and 4 CPUs; re-emit; check the fault reports."""
     tap = Tap()
-    bt.need_file(tap, KERNEL, "kernel")
-    bt.need_file(tap, INITRD, "initrd")
-    with tempfile.TemporaryDirectory(prefix="vernier-user.") as tmp:
-        iso = make_iso(tmp)
-        jobs = [(bt.weight(n, bt.accel()),
-                 (lambda fw=fw, n=n: boot_one(iso, n, fw)))
-                for fw, n in CONFIGS]
-        for (fw, n), r in zip(CONFIGS, bt.run_parallel(jobs)):
-            check(tap, fw, n, r)
+    suite.run(tap, "utest", CONFIGS, TIMEOUT, check_log)
     tap.done()
 
 

@@ -2,6 +2,7 @@
 #ifndef FSTEST_H
 #define FSTEST_H
 
+#include <tap.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fs_proto.h>
@@ -12,12 +13,6 @@
 #include <unistd.h>
 #include <vernier.h>
 
-/* One TAP line: "ok N - desc" or "not ok N - desc"; returns cond. */
-int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A TAP diagnostic line "# ...". */
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "ok N - desc # SKIP why". */
-void tap_skip(const char *desc, const char *why);
 
 /* The file service's FS_M_INFO: bytes used/limit, open handles, initrd. */
 typedef struct fs_info {

@@ -13,40 +13,6 @@
 
 #include "fstest.h"
 
-static int tap_count, tap_failed;
-
-int tap_ok(int cond, const char *fmt, ...)
-{
-	char desc[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(desc, sizeof(desc), fmt, ap);
-	va_end(ap);
-	tap_count++;
-	if (!cond)
-		tap_failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
-	return cond;
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	char text[300];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	printf("# %s\n", text);
-}
-
-void tap_skip(const char *desc, const char *why)
-{
-	tap_count++;
-	printf("ok %d - %s # SKIP %s\n", tap_count, desc, why);
-}
-
 errno_t fs_info(fs_info_t *info)
 {
 	static int phone = -1;
@@ -134,8 +100,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_stdio();
 	test_raw();
-	printf("1..%d\n", tap_count);
-	if (tap_failed)
-		tap_diag("%d of %d tests failed", tap_failed, tap_count);
-	return tap_failed ? 1 : 0;
+	if (tap_failures())
+		tap_diag("%d of %d tests failed", tap_failures(), tap_tests());
+	return tap_end();
 }

@@ -6,6 +6,7 @@
 #ifndef IPCTEST_H
 #define IPCTEST_H
 
+#include <tap.h>
 #include <ipc.h>
 #include <stdint.h>
 #include <vernier.h>
@@ -54,10 +55,6 @@ extern volatile uint64_t kbug_victim;
 extern task_id_t my_id;
 extern unsigned ncpus;
 
-/* Report one test: "ok N - desc" or "not ok N - desc"; returns cond. */
-int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "# text" */
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CLOCK_MONOTONIC in ns. */
 uint64_t now_ns(void);
 /* A service name unique to this run: "ipct<task id>.<what>". */

@@ -25,37 +25,10 @@
 task_id_t my_id;
 unsigned ncpus = 1;
 
-static int tap_count, tap_failed;
 static int shared_echo_phone = -1;
 static task_id_t shared_echo_task;
 static char shared_echo_name[IPC_NAME_MAX + 1];
 static bool shared_echo_tried;
-
-int tap_ok(int cond, const char *fmt, ...)
-{
-	char desc[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(desc, sizeof(desc), fmt, ap);
-	va_end(ap);
-	tap_count++;
-	if (!cond)
-		tap_failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
-	return cond;
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	char text[300];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	printf("# %s\n", text);
-}
 
 uint64_t now_ns(void)
 {
@@ -252,10 +225,9 @@ static int run_tests(int argc, char **argv)
 			groups[i].run();
 	}
 	stop_echo();
-	tap_diag("ipctest: %d tests, %d failed, %llu ms", tap_count, tap_failed,
+	tap_diag("ipctest: %d tests, %d failed, %llu ms", tap_tests(), tap_failures(),
 		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
-	printf("1..%d\n", tap_count);
-	return tap_failed ? 1 : 0;
+	return tap_end();
 }
 
 int main(int argc, char **argv)

@@ -19,34 +19,6 @@
 
 #include "utest.h"
 
-static int tap_count, tap_failed;
-
-int tap_ok(int cond, const char *fmt, ...)
-{
-	char desc[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(desc, sizeof(desc), fmt, ap);
-	va_end(ap);
-	tap_count++;
-	if (!cond)
-		tap_failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_count, desc);
-	return cond;
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	char text[300];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	printf("# %s\n", text);
-}
-
 long raw3(long n, long a1, long a2, long a3)
 {
 	return __vernier_syscall(n, a1, a2, a3, 0, 0, 0);
@@ -193,8 +165,7 @@ int main(int argc, char **argv)
 		if (wanted)
 			run_group(&groups[i]);
 	}
-	tap_diag("utest: %d tests, %d failed, %llu ms", tap_count, tap_failed,
+	tap_diag("utest: %d tests, %d failed, %llu ms", tap_tests(), tap_failures(),
 		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
-	printf("1..%d\n", tap_count);
-	return tap_failed ? 1 : 0;
+	return tap_end();
 }

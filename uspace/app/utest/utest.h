@@ -6,6 +6,7 @@
 #ifndef UTEST_H
 #define UTEST_H
 
+#include <tap.h>
 #include <stdint.h>
 #include <vernier.h>
 
@@ -14,10 +15,6 @@
 #define KERNEL_ADDR 0xffffffff80000000ul
 
 /* ------------------------------------------------------------ TAP */
-/* Report one test: "ok N - desc" or "not ok N - desc"; returns cond. */
-int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "# text" */
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------------ helpers */
 /* The raw system call with up to three arguments (result or -errno). */
