@@ -14,6 +14,7 @@
 #define HEAP_MAX_SHIFT 11
 #define HEAP_CLASSES (HEAP_MAX_SHIFT - HEAP_MIN_SHIFT + 1)
 #define HEAP_HDR 64
+#define HEAP_POISON 0x6b
 
 typedef struct heap_page {
 	uint64_t magic;
@@ -112,6 +113,7 @@ static void heap_free_small(heap_page_t *pg, void *p)
 {
 	heap_page_t **head = &heap_partial[pg->shift - HEAP_MIN_SHIFT];
 
+	memset(p, HEAP_POISON, 1ul << pg->shift);   /* use-after-free shows */
 	if (!pg->free) {          /* was full: back on the partial list */
 		pg->next = *head;
 		*head = pg;
@@ -132,9 +134,10 @@ void kfree(void *p)
 	if (pg->shift) {
 		heap_free_small(pg, p);
 	} else {
-		pg->magic = 0;
-		heap_frames -= pg->npages;
-		frame_free(hhdm_to_phys(pg), pg->npages);
+		size_t n = pg->npages;
+		memset(pg, HEAP_POISON, n * PAGE_SIZE);   /* use-after-free shows */
+		heap_frames -= n;
+		frame_free(hhdm_to_phys(pg), n);
 	}
 	spin_unlock_irqrestore(&heap_lock, f);
 }

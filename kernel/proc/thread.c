@@ -149,11 +149,14 @@ void thread_detach(thread_t *t)
 
 void thread_reap(thread_t *t)
 {
+	task_t *task = t->task;
+	bool last = t->last_of_task;
+
 	kstack_free(t->kstack_top, THREAD_KSTACK_PAGES);
 	t->kstack_top = 0;
-	if (t->last_of_task)
-		task_release_space(t->task);
-	thread_put(t);
+	thread_put(t);                  /* may free t; the task is still alive */
+	if (last)
+		task_release_space(task);   /* may free the task (orphans) */
 }
 
 void thread_exit(long value)

@@ -10,6 +10,7 @@
  *   tester pin-hop                             run on each CPU in turn
  *   tester noop                                exit 0 at once
  *   tester power off|reboot                    ACPI power off / restart
+ *   tester orphan                              start `tester spin 1`, exit at once
  *
  * Exit status 2 means bad arguments.
  */
@@ -31,6 +32,7 @@ void usage(int ok)
 		"       tester pin-hop\n"
 		"       tester noop\n"
 		"       tester power off|reboot\n"
+		"       tester orphan\n"
 		"       tester -h\n");
 }
 
@@ -146,6 +148,15 @@ static int cmd_power(int argc, char **argv)
 	return 1;
 }
 
+/* Leave a child behind: it is reparented to the kernel, which reaps it. */
+static int cmd_orphan(int argc, char **argv)
+{
+	const char *const spin[] = { "tester", "spin", "1", NULL };
+	task_id_t id;
+
+	return sys_spawn("/bin/tester", spin, 0, &id) == EOK ? 0 : 1;
+}
+
 static const command_t commands[] = {
 	{ "fault", cmd_fault },
 	{ "spin", cmd_spin },
@@ -155,6 +166,7 @@ static const command_t commands[] = {
 	{ "pin-hop", cmd_pin_hop },
 	{ "noop", cmd_noop },
 	{ "power", cmd_power },
+	{ "orphan", cmd_orphan },
 };
 
 int main(int argc, char **argv)

@@ -117,6 +117,30 @@ void test_kill(void)
 	check_hello("after the kill");
 }
 
+/*
+ * Regression: a task whose parent is gone is reaped by the kernel; its
+ * last thread was once freed after the task, a use-after-free.
+ */
+void test_orphans(void)
+{
+	const char *const argv[] = { "tester", "orphan", NULL };
+	system_stats_t before, after;
+	int status = -1;
+
+	get_system_stats(&before);
+	for (int i = 0; i < 5; i++)
+		run_wait(argv, 0, &status);
+	uint64_t t0 = now_ns();
+	do {
+		sys_sleep_ns(100 * NS_PER_MS);
+		get_system_stats(&after);
+	} while (after.tasks != before.tasks && now_ns() - t0 < 5 * 1000 * NS_PER_MS);
+	tap_ok(status == 0 && after.tasks == before.tasks,
+	       "orphans: 5 orphaned tasks are reaped by the kernel (tasks %u before, %u after)",
+	       before.tasks, after.tasks);
+	check_hello("after the orphans");
+}
+
 /* --------------------------------------------------------- permissions */
 
 void test_perms(void)

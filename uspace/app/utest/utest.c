@@ -113,7 +113,7 @@ static const group_t groups[] = {
 	{ "time", { test_sleep, test_clock } },
 	{ "efault", { test_efault, test_enosys } },
 	{ "faults", { test_faults } },
-	{ "spawn", { test_spawn_reap, test_kill, test_perms } },
+	{ "spawn", { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", { test_fpu } },
 	{ "map", { test_map } },
 };
