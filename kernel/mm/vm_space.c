@@ -262,11 +262,18 @@ errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec)
 	return rc;
 }
 
-errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
+/*
+ * Copy between kernel memory and a space's user memory (write: into the
+ * space), allocating demand-zero pages; with check_prot the regions'
+ * protection must allow it (the loader writes without). EOK or EFAULT.
+ */
+static errno_t vm_space_access(vm_space_t *s, uintptr_t addr, void *buf, size_t len,
+			       bool write, bool check_prot)
 {
-	const uint8_t *p = src;
+	uint8_t *p = buf;
+	errno_t rc = user_range_ok(addr, len) ? EOK : EFAULT;
+	unsigned need = write ? PROT_WRITE : PROT_READ;
 	uint64_t f = spin_lock_irqsave(&s->lock);
-	errno_t rc = EOK;
 
 	while (len && rc == EOK) {
 		uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
@@ -274,19 +281,26 @@ errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t le
 		vm_region_t *r = vm_find_region(s, addr);
 		paddr_t pa;
 		unsigned flags;
-		if (!r)
+		if (!r || (check_prot && !(r->prot & need)))
 			rc = EFAULT;
 		else if (!pt_query(s->root, va, &pa, &flags) &&
 			 (rc = vm_populate(s, va, r->prot)) == EOK)
 			pt_query(s->root, va, &pa, &flags);
-		if (rc == EOK)
+		if (rc == EOK && write)
 			memcpy((uint8_t *)phys_to_virt(pa) + off, p, n);
+		else if (rc == EOK)
+			memcpy(p, (uint8_t *)phys_to_virt(pa) + off, n);
 		addr += n;
 		p += n;
 		len -= n;
 	}
 	spin_unlock_irqrestore(&s->lock, f);
-	return rc;
+	return rc == EOK ? EOK : EFAULT;
+}
+
+errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
+{
+	return vm_space_access(s, addr, (void *)src, len, true, false);
 }
 
 vm_space_t *vm_space_current(void)
@@ -327,40 +341,6 @@ errno_t copy_string_from_user(char *dst, const char *usrc, size_t size)
 	return E2BIG;
 }
 
-/*
- * Copy between kernel memory and another space's user memory, honouring
- * its regions' protection (write: the region must be writable) and
- * allocating demand-zero pages. EOK or EFAULT.
- */
-static errno_t vm_space_access(vm_space_t *s, uintptr_t addr, void *buf, size_t len, bool write)
-{
-	uint8_t *p = buf;
-	errno_t rc = user_range_ok(addr, len) ? EOK : EFAULT;
-	uint64_t f = spin_lock_irqsave(&s->lock);
-
-	while (len && rc == EOK) {
-		uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
-		size_t off = addr - va, n = MIN(len, PAGE_SIZE - off);
-		vm_region_t *r = vm_find_region(s, addr);
-		paddr_t pa;
-		unsigned flags;
-		if (!r || !(r->prot & (write ? PROT_WRITE : PROT_READ)))
-			rc = EFAULT;
-		else if (!pt_query(s->root, va, &pa, &flags) &&
-			 (rc = vm_populate(s, va, r->prot)) == EOK)
-			pt_query(s->root, va, &pa, &flags);
-		if (rc == EOK && write)
-			memcpy((uint8_t *)phys_to_virt(pa) + off, p, n);
-		else if (rc == EOK)
-			memcpy(p, (uint8_t *)phys_to_virt(pa) + off, n);
-		addr += n;
-		p += n;
-		len -= n;
-	}
-	spin_unlock_irqrestore(&s->lock, f);
-	return rc == EOK ? EOK : EFAULT;
-}
-
 #define XFER_CHUNK 1024
 
 /* Move len bytes between the current task (cur) and another space (other). */
@@ -377,14 +357,14 @@ static errno_t vm_space_transfer(vm_space_t *other, uintptr_t other_addr,
 		size_t n = MIN(len - done, sizeof(buf));
 		void *cur_p = (void *)(cur + done);
 		if (to_current) {
-			if (vm_space_access(other, other_addr + done, buf, n, false) != EOK)
+			if (vm_space_access(other, other_addr + done, buf, n, false, true) != EOK)
 				return EIO;
 			if (copy_to_user(cur_p, buf, n) != EOK)
 				return EFAULT;
 		} else {
 			if (copy_from_user(buf, cur_p, n) != EOK)
 				return EFAULT;
-			if (vm_space_access(other, other_addr + done, buf, n, true) != EOK)
+			if (vm_space_access(other, other_addr + done, buf, n, true, true) != EOK)
 				return EIO;
 		}
 		done += n;
