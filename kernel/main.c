@@ -68,9 +68,10 @@ static size_t kinit_args(char *buf, size_t size, const char **argv)
 static void kinit_start_ns(void)
 {
 	const char *argv[] = { "ns", NULL };
+	task_spawn_req_t req = { .path = "/bin/ns", .argv = argv };
 	task_id_t id;
 
-	if (task_spawn("/bin/ns", argv, 0, NULL, &id) != EOK)
+	if (task_spawn(&req, NULL, &id) != EOK)
 		return;
 	task_t *ns = task_get(id);
 	if (ns) {
@@ -92,7 +93,9 @@ static void kinit(void *arg)
 		ktest_panic();          /* never returns */
 	kinit_start_ns();
 	kinit_args(buf, sizeof(buf), argv);
-	errno_t rc = task_spawn("/bin/init", argv, PERM_ALL, NULL, &id);
+	task_spawn_req_t req = { .path = "/bin/init", .argv = argv,
+				 .perms = PERM_ALL };
+	errno_t rc = task_spawn(&req, NULL, &id);
 	if (rc != EOK)
 		printk("kinit: cannot start /bin/init (error %d)\n", rc);
 	else

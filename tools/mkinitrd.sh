@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/mkinitrd.sh - build the initrd: a USTAR archive with /bin/<program>
 # for every program given (and /etc/motd), loaded by GRUB as a module.
+# Programs lose their debug sections (not their symbols) on the way in.
 #
 # Usage: tools/mkinitrd.sh OUT.tar PROGRAM...
 # Deterministic: fixed owner, mode and dates, names sorted.
@@ -23,6 +24,9 @@ mkdir -p "$tmp/bin" "$tmp/etc"
 for p in "$@"; do
     [[ -f $p ]] || { echo "$prog: '$p' not found" >&2; exit 1; }
     cp "$p" "$tmp/bin/"
+    # Debug sections stay in build/ for gdb; the symbol table stays for
+    # backtraces and profilers.
+    "${STRIP:-strip}" --strip-debug "$tmp/bin/${p##*/}"
 done
 printf 'Welcome to Vernier.\n' > "$tmp/etc/motd"
 mkdir -p "$(dirname "$out")"

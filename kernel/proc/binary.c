@@ -15,6 +15,7 @@ static const void *initrd;
 static size_t initrd_size;
 static list_t binaries = LIST_INIT(binaries);
 static spinlock_t binaries_lock = SPINLOCK_INIT("binaries");
+static size_t binary_count;
 
 void initrd_init(void)
 {
@@ -58,18 +59,21 @@ static void binary_load_symbols(binary_t *b)
 	if (!copy)
 		return;
 	memcpy(copy, (const char *)b->image + sym->sh_offset, sym->sh_size);
+	const char *strings = b->strtab ? b->strtab
+					: (const char *)b->image + str->sh_offset;
 	b->have_syms = elfsym_prepare(&b->syms, copy, sym->sh_size / sizeof(*copy),
-				      (const char *)b->image + str->sh_offset,
-				      str->sh_size) == EOK;
+				      strings, str->sh_size) == EOK;
 	if (!b->have_syms)
 		kfree(copy);
 }
 
-static binary_t *binary_cached(const char *path)
+/* The cached binary of path (from the initrd when hash is 0). */
+static binary_t *binary_cached(const char *path, size_t size, uint64_t hash)
 {
 	list_foreach(&binaries, it) {
 		binary_t *b = list_entry(it, binary_t, node);
-		if (!strcmp(b->path, path))
+		if (!strcmp(b->path, path) && b->hash == hash &&
+		    (!hash || b->size == size))
 			return b;
 	}
 	return NULL;
@@ -95,30 +99,104 @@ static errno_t binary_load(const char *path, binary_t **out)
 	return EOK;
 }
 
-errno_t binary_get(const char *path, binary_t **out)
+/* Look b's key up; the cached one, or NULL. */
+static binary_t *binary_lookup(const binary_t *key)
 {
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	binary_t *b = binary_cached(path);
+	binary_t *b = binary_cached(key->path, key->size, key->hash);
 	spin_unlock_irqrestore(&binaries_lock, f);
+	return b;
+}
+
+static void binary_free(binary_t *b)
+{
+	if (b->have_syms)
+		kfree(b->syms.syms);
+	kfree(b->strtab);
+	kfree(b);
+}
+
+/* Cache the new binary b, unless another CPU did meanwhile: the cached one. */
+static binary_t *binary_insert(binary_t *b)
+{
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+	binary_t *raced = binary_cached(b->path, b->size, b->hash);
+	if (!raced) {
+		list_append(&binaries, &b->node);
+		binary_count++;
+	}
+	spin_unlock_irqrestore(&binaries_lock, f);
+	if (!raced)
+		return b;
+	binary_free(b);
+	return raced;
+}
+
+errno_t binary_get(const char *path, binary_t **out)
+{
+	binary_t key = { .hash = 0 };
+
+	strlcpy(key.path, path, sizeof(key.path));
+	binary_t *b = binary_lookup(&key);
 	if (b) {
 		*out = b;
 		return EOK;
 	}
 	errno_t rc = binary_load(path, &b);
-	if (rc != EOK)
-		return rc;
-	f = spin_lock_irqsave(&binaries_lock);
-	binary_t *raced = binary_cached(path);
-	if (!raced)
-		list_append(&binaries, &b->node);
-	spin_unlock_irqrestore(&binaries_lock, f);
-	if (raced) {                 /* another CPU loaded it meanwhile */
-		if (b->have_syms)
-			kfree(b->syms.syms);
-		kfree(b);
-		b = raced;
+	if (rc == EOK)
+		*out = binary_insert(b);
+	return rc;
+}
+
+/* FNV-1a over the image, never 0 (0 marks initrd binaries). */
+static uint64_t binary_hash(const void *image, size_t size)
+{
+	const uint8_t *p = image;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Check image and build a binary for it with a copy of its strings. */
+static errno_t binary_load_image(binary_t *b, const void *image)
+{
+	const elf64_shdr_t *sym, *str;
+
+	if (elf_load_plan(image, b->size, USER_BASE, USER_MAP_BASE, &b->plan) != EOK)
+		return ENOEXEC;
+	if (elf_find_symtab(image, b->size, &sym, &str) == EOK &&
+	    (b->strtab = kmalloc(str->sh_size)) != NULL)
+		memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
+	b->image = image;
+	binary_load_symbols(b);
+	b->image = NULL;             /* the caller's copy goes away */
+	return EOK;
+}
+
+errno_t binary_get_image(const char *path, const void *image, size_t size,
+			 binary_t **out)
+{
+	binary_t key = { .size = size, .hash = binary_hash(image, size) };
+
+	strlcpy(key.path, path, sizeof(key.path));
+	binary_t *b = binary_lookup(&key);
+	if (b) {
+		*out = b;
+		return EOK;
 	}
-	*out = b;
+	if (binary_count >= BINARY_CACHE_MAX)
+		return ELIMIT;
+	if (!(b = kzalloc(sizeof(*b))))
+		return ENOMEM;
+	*b = key;
+	errno_t rc = binary_load_image(b, image);
+	if (rc != EOK) {
+		binary_free(b);
+		return rc;
+	}
+	*out = binary_insert(b);
 	return EOK;
 }
 

@@ -12,35 +12,67 @@
 
 #define PATH_MAX_LEN 128
 
-/* Copied-in spawn arguments: path, argv pointers and their strings. */
+/* Copied-in spawn arguments: path, argv and envp pointers, their strings. */
 typedef struct spawn_buf {
 	char path[PATH_MAX_LEN];
 	const char *argv[SPAWN_MAX_ARGS + 1];
+	const char *envp[SPAWN_MAX_ARGS + 1];
 	char strings[SPAWN_MAX_ARGLEN];
+	size_t used;                 /* bytes of strings taken */
+	void *image;                 /* kernel copy of the image, or NULL */
 } spawn_buf_t;
 
-static errno_t spawn_copy_argv(spawn_buf_t *b, const char *const *uargv)
+/* Copy the NULL-terminated user vector uvec into out (strings in b). */
+static errno_t spawn_copy_vec(spawn_buf_t *b, const char *const *uvec,
+			      const char **out)
 {
-	size_t used = 0;
-
 	for (size_t i = 0;; i++) {
 		const char *uarg;
 		if (i > SPAWN_MAX_ARGS)
 			return E2BIG;
-		if (copy_from_user(&uarg, &uargv[i], sizeof(uarg)) != EOK)
+		if (copy_from_user(&uarg, &uvec[i], sizeof(uarg)) != EOK)
 			return EFAULT;
-		b->argv[i] = NULL;
+		out[i] = NULL;
 		if (!uarg)
 			return EOK;
-		if (used >= sizeof(b->strings))
+		if (b->used >= sizeof(b->strings))
 			return E2BIG;
-		errno_t rc = copy_string_from_user(b->strings + used, uarg,
-						   sizeof(b->strings) - used);
+		errno_t rc = copy_string_from_user(b->strings + b->used, uarg,
+						   sizeof(b->strings) - b->used);
 		if (rc != EOK)
 			return rc;
-		b->argv[i] = b->strings + used;
-		used += strlen(b->argv[i]) + 1;
+		out[i] = b->strings + b->used;
+		b->used += strlen(out[i]) + 1;
 	}
+}
+
+/* Copy the program image the caller passed (if any) into the kernel. */
+static errno_t spawn_copy_image(spawn_buf_t *b, const spawn_args_t *args)
+{
+	if (!args->image)
+		return args->image_size ? EINVAL : EOK;
+	if (args->image_size == 0 || args->image_size > SPAWN_MAX_IMAGE)
+		return args->image_size ? E2BIG : ENOEXEC;
+	b->image = kmalloc(args->image_size);
+	if (!b->image)
+		return ENOMEM;
+	return copy_from_user(b->image, args->image, args->image_size);
+}
+
+/* Copy everything args points to into b. */
+static errno_t spawn_copy_in(spawn_buf_t *b, const spawn_args_t *args)
+{
+	errno_t rc = args->reserved || !args->argv ? EINVAL : EOK;
+
+	if (rc == EOK)
+		rc = copy_string_from_user(b->path, args->path, sizeof(b->path));
+	if (rc == EOK)
+		rc = spawn_copy_vec(b, args->argv, b->argv);
+	if (rc == EOK && args->envp)
+		rc = spawn_copy_vec(b, args->envp, b->envp);
+	if (rc == EOK)
+		rc = spawn_copy_image(b, args);
+	return rc;
 }
 
 int64_t sys_spawn(SYSCALL_ARGS)
@@ -50,14 +82,19 @@ int64_t sys_spawn(SYSCALL_ARGS)
 
 	if (copy_from_user(&args, (const void *)a0, sizeof(args)) != EOK)
 		return -EFAULT;
-	spawn_buf_t *b = kmalloc(sizeof(*b));
+	spawn_buf_t *b = kzalloc(sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	errno_t rc = copy_string_from_user(b->path, args.path, sizeof(b->path));
-	if (rc == EOK)
-		rc = args.argv ? spawn_copy_argv(b, args.argv) : EINVAL;
-	if (rc == EOK)
-		rc = task_spawn(b->path, b->argv, args.perms, task_current(), &id);
+	errno_t rc = spawn_copy_in(b, &args);
+	if (rc == EOK) {
+		task_spawn_req_t req = {
+			.path = b->path, .argv = b->argv, .envp = b->envp,
+			.image = b->image, .image_size = args.image_size,
+			.perms = args.perms,
+		};
+		rc = task_spawn(&req, task_current(), &id);
+	}
+	kfree(b->image);
 	kfree(b);
 	return rc == EOK ? (int64_t)id : -rc;
 }

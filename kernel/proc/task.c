@@ -65,7 +65,7 @@ static const char *task_basename(const char *path)
 	return base;
 }
 
-static errno_t task_load_image(task_t *t, const binary_t *b)
+static errno_t task_load_image(task_t *t, const binary_t *b, const void *image)
 {
 	for (size_t i = 0; i < b->plan.nsegs; i++) {
 		const elf_segment_t *s = &b->plan.segs[i];
@@ -74,49 +74,65 @@ static errno_t task_load_image(task_t *t, const binary_t *b)
 		errno_t rc = vm_space_add_region(t->space, start, end - start, s->prot, REGION_IMAGE);
 		if (rc == EOK && s->filesz)
 			rc = vm_space_write(t->space, s->vaddr,
-					    (const char *)b->image + s->offset, s->filesz);
+					    (const char *)image + s->offset, s->filesz);
 		if (rc != EOK)
 			return rc == EFAULT ? ENOMEM : rc;
 	}
 	return EOK;
 }
 
-/* Size of the argument block: strings, then argc/argv/NULL/envp NULL. */
-static errno_t task_args_size(const char *const *argv, size_t *argc, size_t *strings)
+/* Count the strings of vec (NULL: none) into *n and their bytes into *len. */
+static errno_t task_vec_size(const char *const *vec, size_t *n, size_t *len)
 {
-	*argc = 0;
-	*strings = 0;
-	for (; argv && argv[*argc]; (*argc)++) {
-		if (*argc == SPAWN_MAX_ARGS)
+	for (*n = 0; vec && vec[*n]; (*n)++) {
+		if (*n == SPAWN_MAX_ARGS)
 			return E2BIG;
-		*strings += strlen(argv[*argc]) + 1;
+		*len += strlen(vec[*n]) + 1;
 	}
-	return *strings > SPAWN_MAX_ARGLEN ? E2BIG : EOK;
+	return *len > SPAWN_MAX_ARGLEN ? E2BIG : EOK;
 }
 
-/* Lay out argc, argv and the strings at the stack top; *sp gets rsp. */
-static errno_t task_setup_stack(task_t *t, const char *const *argv, uintptr_t *sp)
+/* Copy the strings of vec to *str_at in t, their addresses to ptrs. */
+static errno_t task_put_strings(task_t *t, const char *const *vec, size_t n,
+				uintptr_t *str_at, uint64_t *ptrs)
 {
-	size_t argc, slen;
-	errno_t rc = task_args_size(argv, &argc, &slen);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(vec[i]) + 1;
+		ptrs[i] = *str_at;
+		errno_t rc = vm_space_write(t->space, *str_at, vec[i], len);
+		if (rc != EOK)
+			return rc;
+		*str_at += len;
+	}
+	return EOK;
+}
+
+/*
+ * Lay out the SysV start block at the stack top: argc, argv[], NULL,
+ * envp[], NULL, then the strings; *sp gets rsp.
+ */
+static errno_t task_setup_stack(task_t *t, const char *const *argv,
+				const char *const *envp, uintptr_t *sp)
+{
+	size_t argc, envc, slen = 0;
+	errno_t rc = task_vec_size(argv, &argc, &slen);
+	if (rc == EOK)
+		rc = task_vec_size(envp, &envc, &slen);
 	if (rc == EOK)
 		rc = vm_space_add_region(t->space, USER_STACK_TOP - USER_STACK_SIZE,
 					 USER_STACK_SIZE, PROT_READ | PROT_WRITE, REGION_STACK);
 	if (rc != EOK)
 		return rc;
 	uintptr_t str_at = USER_STACK_TOP - slen;
-	uintptr_t base = ALIGN_DOWN(str_at - 8 * (argc + 3), 16);
-	size_t blen = 8 * (argc + 3);
+	size_t blen = 8 * (argc + envc + 3);
+	uintptr_t base = ALIGN_DOWN(str_at - blen, 16);
 	uint64_t *block = kzalloc(blen);
 	if (!block)
 		return ENOMEM;
 	block[0] = argc;
-	for (size_t i = 0; i < argc; i++) {
-		size_t n = strlen(argv[i]) + 1;
-		block[1 + i] = str_at;
-		rc = vm_space_write(t->space, str_at, argv[i], n);
-		str_at += n;
-	}
+	rc = task_put_strings(t, argv, argc, &str_at, &block[1]);
+	if (rc == EOK)
+		rc = task_put_strings(t, envp, envc, &str_at, &block[argc + 2]);
 	if (rc == EOK)
 		rc = vm_space_write(t->space, base, block, blen);
 	kfree(block);
@@ -168,25 +184,36 @@ static void task_unpublish(task_t *t)
 	spin_unlock_irqrestore(&task_table_lock, f);
 }
 
-errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
-		   task_t *parent, task_id_t *id)
+/* The checked program of req: from its image, or from the initrd. */
+static errno_t task_binary(const task_spawn_req_t *req, binary_t **b,
+			   const void **image)
+{
+	errno_t rc = req->image
+		? binary_get_image(req->path, req->image, req->image_size, b)
+		: binary_get(req->path, b);
+	*image = req->image ? req->image : (rc == EOK ? (*b)->image : NULL);
+	return rc;
+}
+
+errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 {
 	binary_t *b;
+	const void *image;
 	uintptr_t sp;
 	thread_t *th;
 
-	if (parent && (perms & ~parent->perms))
+	if (parent && (req->perms & ~parent->perms))
 		return EPERM;
-	errno_t rc = binary_get(path, &b);
+	errno_t rc = task_binary(req, &b, &image);
 	if (rc != EOK)
 		return rc;
-	task_t *t = task_alloc(path, perms, parent);
+	task_t *t = task_alloc(req->path, req->perms, parent);
 	if (!t)
 		return ENOMEM;
 	t->binary = b;
-	rc = task_load_image(t, b);
+	rc = task_load_image(t, b, image);
 	if (rc == EOK)
-		rc = task_setup_stack(t, argv, &sp);
+		rc = task_setup_stack(t, req->argv, req->envp, &sp);
 	if (rc != EOK) {
 		task_discard(t);
 		return rc;

@@ -264,12 +264,20 @@ static void test_strerror(void)
 	int missing = 0;
 	static const int codes[] = { EPERM, ENOENT, ESRCH, EINTR, EIO, E2BIG,
 		ENOEXEC, EAGAIN, ENOMEM, EFAULT, EBUSY, EEXIST, ENOTDIR, EISDIR,
-		EINVAL, ENOSPC, ERANGE, ENOSYS, ENOTSUP, ETIMEOUT, ELIMIT,
+		EINVAL, ENOSPC, ERANGE, ENOSYS, ENOTTY, ENAMETOOLONG, ENOTSUP, ETIMEOUT, ELIMIT,
 		EHANGUP, EGENERIC, VL_EBADF, VL_EDOM, VL_EILSEQ };
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		missing += strncmp(vl_strerror(codes[i]), "Unknown", 7) == 0;
 	is_int(missing, 0, "every abi/errno.h code has a message");
 	ok(vl_getenv("PATH") == NULL, "getenv: no environment");
+	static char *env[] = { "PATH=/bin", "PWD=/tmp", "P=x", "EMPTY=", NULL };
+	vl___libc_environ = env;
+	ok(vl_getenv("PATH") && !strcmp(vl_getenv("PATH"), "/bin") &&
+	   vl_getenv("P") && !strcmp(vl_getenv("P"), "x") &&
+	   vl_getenv("EMPTY") && !strcmp(vl_getenv("EMPTY"), "") &&
+	   !vl_getenv("PA") && !vl_getenv("PATH/"),
+	   "getenv: finds exact names only");
+	vl___libc_environ = NULL;
 }
 
 int main(void)

@@ -56,14 +56,24 @@ extern task_t kernel_task;
 /* Initialise the task table with the kernel task. */
 void task_init(void);
 
+/* What task_spawn() starts. */
+typedef struct task_spawn_req {
+	const char *path;            /* program name; the initrd file if no image */
+	const char *const *argv;     /* NULL-terminated */
+	const char *const *envp;     /* NULL-terminated, or NULL for none */
+	const void *image;           /* a kernel copy of the ELF file, or NULL */
+	size_t image_size;
+	uint32_t perms;              /* a subset of the parent's */
+} task_spawn_req_t;
+
 /*
- * Start a program from the initrd: path, NULL-terminated argv (kernel
- * memory), permissions (a subset of the parent's), parent (NULL: the
- * kernel). Returns EOK and the new task's id, ENOENT, ENOEXEC, ENOMEM,
- * E2BIG or EPERM.
+ * Start a task running req's program with its arguments and environment
+ * as a child of parent (NULL: the kernel). The image is checked and its
+ * symbols cached (see binary.h); the caller keeps ownership of
+ * req->image. Returns EOK and the id, EPERM (perms not the parent's),
+ * ENOENT, ENOEXEC, E2BIG or ENOMEM.
  */
-errno_t task_spawn(const char *path, const char *const *argv, uint32_t perms,
-		   task_t *parent, task_id_t *id);
+errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id);
 
 /* The calling thread's task. */
 task_t *task_current(void);

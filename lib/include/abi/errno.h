@@ -23,9 +23,11 @@ typedef int errno_t;
 #define EEXIST    17   /* already exists */
 #define ENOTDIR   20   /* not a directory */
 #define EISDIR    21   /* is a directory */
+#define ENOTTY    25   /* not a terminal */
 #define EINVAL    22   /* invalid argument */
 #define ENOSPC    28   /* no space left */
 #define ERANGE    34   /* result out of range */
+#define ENAMETOOLONG 36 /* path name too long */
 #define ENOSYS    38   /* no such system call */
 #define ENOTSUP   95   /* not supported */
 #define ETIMEOUT 110   /* timed out */

@@ -18,14 +18,24 @@ typedef uint64_t thread_id_t;
 #define PERM_SYSTEM (1u << 4)    /* power off, reboot */
 #define PERM_ALL 0x1fu
 
-#define SPAWN_MAX_ARGS 64
-#define SPAWN_MAX_ARGLEN 4096    /* all argument strings together */
+#define SPAWN_MAX_ARGS 64       /* argv entries; envp has as many */
+#define SPAWN_MAX_ARGLEN 8192    /* all argument and environment strings */
+#define SPAWN_MAX_IMAGE (16u << 20)  /* an ELF image passed by memory */
 
+/*
+ * SYS_SPAWN. The program comes from image (an ELF file the caller has read,
+ * e.g. through the file service) when it is not NULL, else from the initrd
+ * at path. path names the program either way (the task's name is its last
+ * component). The new task's stack holds argc, argv and envp as on SysV.
+ */
 typedef struct spawn_args {
 	const char *path;          /* program, e.g. "/bin/tester" */
 	const char *const *argv;   /* NULL-terminated, argv[0] included */
+	const char *const *envp;   /* NULL-terminated "NAME=value", or NULL */
+	const void *image;         /* ELF image in the caller's memory, or NULL */
+	uint64_t image_size;       /* its size in bytes (<= SPAWN_MAX_IMAGE) */
 	uint32_t perms;            /* must be a subset of the caller's */
-	uint32_t reserved;
+	uint32_t reserved;         /* must be 0 */
 } spawn_args_t;
 
 /* SYS_WAIT: task id 0 waits for any child. */

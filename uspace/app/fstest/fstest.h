@@ -35,6 +35,7 @@ void test_big(void);
 void test_handles(void);
 void test_stdio(void);
 void test_raw(void);
+void test_spawn(void);
 /* Child helpers: "fstest child-open N" / "fstest child-use". */
 int child_open(int n);
 int child_use(void);

@@ -100,6 +100,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_stdio();
 	test_raw();
+	test_spawn();
 	if (tap_failures())
 		tap_diag("%d of %d tests failed", tap_failures(), tap_tests());
 	return tap_end();

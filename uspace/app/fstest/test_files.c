@@ -208,16 +208,37 @@ static void test_bad_paths(void)
 	memset(longc, 'b', sizeof(longc));
 	memcpy(longc, "/tmp/", 5);
 	longc[sizeof(longc) - 1] = '\0';
-	bool ok = open_fails("", O_RDONLY, EINVAL) &&
-		open_fails("tmp/a.txt", O_RDONLY, EINVAL) &&
-		open_fails("/tmp/../etc/motd", O_RDONLY, EINVAL) &&
-		open_fails("/tmp/./a.txt", O_RDONLY, EINVAL) &&
-		open_fails(longp, O_RDONLY, EINVAL) &&
+	bool ok = open_fails("", O_RDONLY, ENOENT) &&
+		open_fails(longp, O_RDONLY, ENAMETOOLONG) &&
 		open_fails(longc, O_CREAT | O_WRONLY, EINVAL);
-	tap_ok(ok, "errors: empty, relative, \"..\", \".\" and too long paths are EINVAL");
+	tap_ok(ok, "errors: empty paths are ENOENT, too long ENAMETOOLONG, too long names EINVAL");
 	struct stat st;
 	tap_ok(stat("//tmp//a.txt/", &st) == 0 && st.st_size == 20,
 	       "errors: repeated and trailing slashes are ignored");
+}
+
+/* Relative paths, "." and "..", resolved by libc against the working directory. */
+static void test_cwd(void)
+{
+	char buf[FS_PATH_MAX], small[4];
+
+	tap_ok(getcwd(buf, sizeof(buf)) && !strcmp(buf, "/"), "cwd: starts at /");
+	tap_ok(chdir("/etc/motd") == -1 && errno == ENOTDIR &&
+	       chdir("/nope") == -1 && errno == ENOENT,
+	       "cwd: chdir to a file is ENOTDIR, to nothing ENOENT");
+	tap_ok(chdir("tmp") == 0 && getcwd(buf, sizeof(buf)) &&
+	       !strcmp(buf, "/tmp"), "cwd: chdir tmp from / gives /tmp");
+	tap_ok(getcwd(small, sizeof(small)) == NULL && errno == ERANGE,
+	       "cwd: getcwd into a small buffer is ERANGE");
+	write_file("rel.txt", "rel", 3, O_TRUNC);
+	tap_ok(read_file("/tmp/rel.txt", buf, sizeof(buf)) == 3 &&
+	       read_file("../tmp/./rel.txt", buf, sizeof(buf)) == 3 &&
+	       read_file("./rel.txt", buf, sizeof(buf)) == 3,
+	       "cwd: relative, \".\" and \"..\" paths resolve against it");
+	unlink("rel.txt");
+	tap_ok(chdir("..") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, "/") &&
+	       chdir("..") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, "/"),
+	       "cwd: .. of / is /");
 }
 
 static void test_kinds(void)
@@ -258,6 +279,7 @@ void test_errors(void)
 {
 	test_readonly();
 	test_bad_paths();
+	test_cwd();
 	test_kinds();
 	test_bad_fds();
 }

@@ -213,6 +213,15 @@ static bool raw_abuse(int phone)
 	return ok;
 }
 
+/* Stage path as it is (no libc resolution) and open it; the result. */
+static errno_t raw_open(int phone, const char *path)
+{
+	errno_t rc = ipc_call_sync(phone, IPC_M_DATA_WRITE, (uintptr_t)path,
+				   strlen(path), FS_DW_PATH, 0, 0, NULL);
+	return rc == EOK ? ipc_call_sync(phone, FS_M_OPEN, O_RDONLY, 0, 0, 0,
+					 0, NULL) : rc;
+}
+
 void test_raw(void)
 {
 	int phone;
@@ -222,6 +231,10 @@ void test_raw(void)
 		    "raw: connect to \"fs\""))
 		return;
 	tap_ok(raw_abuse(phone), "raw: bad handles, tags, buffers and methods are refused");
+	tap_ok(raw_open(phone, "tmp/a.txt") == EINVAL &&
+	       raw_open(phone, "/tmp/../etc/motd") == EINVAL &&
+	       raw_open(phone, "/tmp/./x") == EINVAL,
+	       "raw: the server refuses relative, \"..\" and \".\" paths");
 	sys_ipc_hangup(phone);
 	write_file("/tmp/after", "ok", 2, O_TRUNC);
 	tap_ok(read_file("/tmp/after", buf, sizeof(buf)) == 2 && !strcmp(buf, "ok"),

@@ -11,12 +11,18 @@
  *   tester noop                                exit 0 at once
  *   tester power off|reboot                    ACPI power off / restart
  *   tester orphan                              start `tester spin 1`, exit at once
+ *   tester env                                 print the working directory,
+ *                                              the arguments and environment
+ *   tester copy                                copy standard input to
+ *                                              standard output, a report
+ *                                              to standard error
  *
  * Exit status 2 means bad arguments.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vernier.h>
 
 #include "tester.h"
@@ -33,6 +39,8 @@ void usage(int ok)
 		"       tester noop\n"
 		"       tester power off|reboot\n"
 		"       tester orphan\n"
+		"       tester env [ARGS...]\n"
+		"       tester copy\n"
 		"       tester -h\n");
 }
 
@@ -157,6 +165,38 @@ static int cmd_orphan(int argc, char **argv)
 	return sys_spawn("/bin/tester", spin, 0, &id) == EOK ? 0 : 1;
 }
 
+/* What a spawned program sees: working directory, arguments, environment. */
+static int cmd_env(int argc, char **argv)
+{
+	char cwd[256];
+
+	printf("cwd %s\n", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+	for (int i = 0; i < argc; i++)
+		printf("arg %s\n", argv[i]);
+	for (char **e = environ; e && *e; e++)
+		printf("env %s\n", *e);
+	return 0;
+}
+
+/* Standard input to standard output; "copied N bytes" to standard error. */
+static int cmd_copy(int argc, char **argv)
+{
+	char buf[512];
+	size_t n, total = 0;
+
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+		if (fwrite(buf, 1, n, stdout) != n)
+			return 1;
+		total += n;
+	}
+	fprintf(stderr, "copied %zu bytes\n", total);
+	return ferror(stdin) || fflush(stdout) ? 1 : 0;
+}
+
 static const command_t commands[] = {
 	{ "fault", cmd_fault },
 	{ "spin", cmd_spin },
@@ -167,6 +207,8 @@ static const command_t commands[] = {
 	{ "noop", cmd_noop },
 	{ "power", cmd_power },
 	{ "orphan", cmd_orphan },
+	{ "env", cmd_env },
+	{ "copy", cmd_copy },
 };
 
 int main(int argc, char **argv)

@@ -122,6 +122,60 @@ static long p_spawn_argv1(long a, int *c)
 	return spawn_with("/bin/hello", argv);
 }
 
+static long spawn_full(const spawn_args_t *args)
+{
+	long r = raw3(SYS_SPAWN, (long)args, 0, 0);
+
+	if (r >= 0)
+		sys_wait((task_id_t)r, NULL, 0, NULL);
+	return r;
+}
+
+static long p_spawn_envp(long a, int *c)
+{
+	spawn_args_t args = { .path = "/bin/hello", .argv = hello_argv,
+			      .envp = (const char *const *)a };
+	return spawn_full(&args);
+}
+
+static long p_spawn_envp1(long a, int *c)
+{
+	const char *envp[] = { "A=1", (const char *)a, NULL };
+	spawn_args_t args = { .path = "/bin/hello", .argv = hello_argv,
+			      .envp = envp };
+	return spawn_full(&args);
+}
+
+static long p_spawn_image(long a, int *c)
+{
+	spawn_args_t args = { .path = "/bin/hello", .argv = hello_argv,
+			      .image = (const void *)a, .image_size = 4096 };
+	return spawn_full(&args);
+}
+
+/* Images and fields the kernel must refuse without starting anything. */
+static void check_spawn_image(void)
+{
+	static char junk[4096] = "\177ELF but not really";
+	spawn_args_t a = { .path = "/bin/junk", .argv = hello_argv,
+			   .image = junk, .image_size = sizeof(junk) };
+	long r1 = spawn_full(&a);
+	a.image_size = SPAWN_MAX_IMAGE + 1;
+	long r2 = spawn_full(&a);
+	a.image_size = 0;
+	long r3 = spawn_full(&a);
+	a = (spawn_args_t){ .path = "/bin/hello", .argv = hello_argv,
+			    .image_size = 10 };
+	long r4 = spawn_full(&a);
+	a = (spawn_args_t){ .path = "/bin/hello", .argv = hello_argv,
+			    .reserved = 1 };
+	long r5 = spawn_full(&a);
+	tap_ok(r1 == -ENOEXEC && r2 == -E2BIG && r3 == -ENOEXEC && r4 == -EINVAL &&
+	       r5 == -EINVAL, "efault: spawn refuses a junk image (%ld), a too big "
+	       "one (%ld), size 0 (%ld), a size without image (%ld), reserved "
+	       "bits (%ld)", r1, r2, r3, r4, r5);
+}
+
 /*
  * Wait for a fresh child with a bad status pointer: the kernel checks the
  * pointer before reaping, so the child stays collectable with its status.
@@ -316,6 +370,13 @@ void test_efault(void)
 	/* argv[1] = NULL just ends argv. */
 	check_param("spawn argv[1]", p_spawn_argv1,
 		    (expect_t){ { SKIP, -EFAULT, -EFAULT, -EFAULT, SKIP } });
+	check_param("spawn envp", p_spawn_envp,
+		    (expect_t){ { SKIP, -EFAULT, -EFAULT, -EFAULT, SKIP } });
+	check_param("spawn envp[1]", p_spawn_envp1,
+		    (expect_t){ { SKIP, -EFAULT, -EFAULT, -EFAULT, SKIP } });
+	check_param("spawn image", p_spawn_image,
+		    (expect_t){ { SKIP, -EFAULT, -EFAULT, -EFAULT, SKIP } });
+	check_spawn_image();
 	check_out_params();
 	check_ipc_params();
 	check_thread_create();

@@ -107,7 +107,7 @@ __attribute__((noreturn)) void _Exit(int status);
  */
 __attribute__((noreturn)) void abort(void);
 
-/* There is no environment yet: always NULL. */
+/* The value of environment variable name ("NAME=value"), or NULL. */
 char *getenv(const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * A minimal POSIX subset. Descriptors: 0 is stdin (always at end of file),
- * 1 and 2 write to the console; others fail with EBADF. These bypass the
- * stdio buffers.
+ * A minimal POSIX subset. Descriptors 0, 1 and 2 are the console's (read
+ * gives cooked lines) unless the parent redirected them (see spawn.h);
+ * 3 and up are files from open(). These bypass the stdio buffers.
  */
 #ifndef _UNISTD_H
 #define _UNISTD_H
@@ -31,9 +31,21 @@ int rmdir(const char *path);
 #define SEEK_END 2
 #endif
 
+/* The environment: "NAME=value" strings, NULL-terminated. */
+extern char **__libc_environ;
+#define environ __libc_environ
+
+/* The working directory into buf (size bytes): buf, or NULL with errno
+ * (ERANGE: too small). Relative paths of every call resolve against it. */
+char *getcwd(char *buf, size_t size);
+/* Change the working directory to path (a directory); 0 or -1 with errno. */
+int chdir(const char *path);
+/* 1 if fd is the console, else 0 with errno (ENOTTY or EBADF). */
+int isatty(int fd);
+
 /* Write n bytes of buf to fd; bytes written, or -1 with errno. */
 ssize_t write(int fd, const void *buf, size_t n);
-/* Read from fd: 0 (end of file) for stdin, -1 with errno otherwise. */
+/* Read up to n bytes from fd: the count, 0 at end of file, or -1 with errno. */
 ssize_t read(int fd, void *buf, size_t n);
 /* End the task at once with status (no atexit handlers, no flushing). */
 __attribute__((noreturn)) void _exit(int status);

@@ -1,5 +1,6 @@
 /* exit, atexit, _Exit, abort and the process globals. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <vernier.h>
 
@@ -67,5 +68,10 @@ void abort(void)
 
 char *getenv(const char *name)
 {
+	size_t n = strlen(name);
+
+	for (char **e = __libc_environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
 	return NULL;
 }

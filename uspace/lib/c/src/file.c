@@ -1,8 +1,11 @@
 /*
  * Files: POSIX-style descriptors over the file service (/bin/fs, protocol
  * in <fs_proto.h>), connected lazily by name. Descriptors 0, 1 and 2 are
- * the console's (src/unistd.c); 3 and up name fs handles. One lock
- * serialises the calls, so a staged path is always used by its own call.
+ * the console's (src/unistd.c) unless the program was started with them
+ * redirected (src/stdfd.c opens them here); 3 and up name fs handles. One
+ * lock serialises the calls, so a staged path is always used by its own
+ * call. Relative paths are resolved against the working directory
+ * (src/cwd.c) before they are sent.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -64,7 +67,7 @@ static void fs_leave(void)
 /* The open descriptor fd (lock held), or NULL. */
 static fdesc_t *fd_get(int fd)
 {
-	if (fd < __LIBC_FS_FD_FIRST || fd >= __LIBC_FS_FD_MAX || !fds[fd].used)
+	if (fd < 0 || fd >= __LIBC_FS_FD_MAX || !fds[fd].used)
 		return NULL;
 	return &fds[fd];
 }
@@ -80,12 +83,14 @@ static int fd_alloc(void)
 /* Stage path (second: rename's target) with the server (lock held). */
 static errno_t stage(const char *path, bool second)
 {
-	size_t len = strlen(path);
+	char abs[FS_PATH_MAX];
+	errno_t rc = __libc_path_resolve(path, abs);
 
-	if (len == 0 || len >= FS_PATH_MAX)
-		return EINVAL;
-	return ipc_call_sync(fs_phone, IPC_M_DATA_WRITE, (uintptr_t)path, len,
-			     second ? FS_DW_PATH2 : FS_DW_PATH, 0, 0, NULL);
+	if (rc != EOK)
+		return rc;
+	return ipc_call_sync(fs_phone, IPC_M_DATA_WRITE, (uintptr_t)abs,
+			     strlen(abs), second ? FS_DW_PATH2 : FS_DW_PATH, 0,
+			     0, NULL);
 }
 
 /* Stage path, then make call method(a0, a1); the answer goes to *ans. */
@@ -110,13 +115,12 @@ static int result(errno_t rc)
 
 /* ------------------------------------------------------ open, close */
 
-/* Open path with flags into a new descriptor (lock held). */
-static int open_locked(const char *path, int flags)
+/* Open path with flags into descriptor fd, or a new one if fd < 0 (lock held). */
+static int open_locked(const char *path, int flags, int fd)
 {
 	ipc_msg_t ans;
-	int fd = fd_alloc();
 
-	if (fd < 0)
+	if (fd < 0 && (fd = fd_alloc()) < 0)
 		return fail(ELIMIT);
 	errno_t rc = stage(path, false);
 	if (rc == EOK)
@@ -136,9 +140,27 @@ int open(const char *path, int flags, ...)
 
 	if (rc != EOK)
 		return fail(rc);
-	int fd = open_locked(path, flags);
+	int fd = open_locked(path, flags, -1);
 	fs_leave();
 	return fd;
+}
+
+int __libc_fs_open_at(int fd, const char *path, int flags)
+{
+	if (fd < 0 || fd >= __LIBC_FS_FD_FIRST)
+		return fail(EBADF);
+	errno_t rc = fs_enter();
+	if (rc != EOK)
+		return fail(rc);
+	int r = fds[fd].used ? fail(EBUSY) : open_locked(path, flags, fd);
+	fs_leave();
+	return r;
+}
+
+bool __libc_fs_fd_open(int fd)
+{
+	return fd >= 0 && fd < __LIBC_FS_FD_MAX &&
+	       __atomic_load_n(&fds[fd].used, __ATOMIC_RELAXED);
 }
 
 /* Create path for writing, truncated. */
@@ -147,7 +169,7 @@ int creat(const char *path, mode_t mode)
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
-/* Close descriptor fd (3 or more); 0, or -1 with errno (EBADF). */
+/* Close descriptor fd (a file); 0, or -1 with errno (EBADF). */
 int close(int fd)
 {
 	if (fs_enter() != EOK)

@@ -42,7 +42,7 @@ static int fd_close(void *cookie)
 	return close(cookie_fd(cookie));
 }
 
-static const cookie_io_functions_t fd_io = {
+const cookie_io_functions_t __libc_fd_io = {
 	.read = fd_read, .write = fd_write, .seek = fd_seek, .close = fd_close,
 };
 
@@ -74,7 +74,7 @@ FILE *__libc_fs_fopen(const char *path, const char *mode)
 	int fd = open(path, flags, 0644);
 	if (fd < 0)
 		return NULL;
-	FILE *f = fopencookie((void *)(intptr_t)fd, mode, fd_io);
+	FILE *f = fopencookie((void *)(intptr_t)fd, mode, __libc_fd_io);
 	if (!f) {
 		close(fd);
 		errno = ENOMEM;

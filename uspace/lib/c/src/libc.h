@@ -41,7 +41,16 @@ int __libc_stdio_flush_all(void);
 __attribute__((noreturn)) void __libc_start(int argc, char **argv,
 					    char **envp);
 
-/* The environment (empty) and argv[0] for messages ("?" if none). */
+/* Start-up: the working directory from PWD (src/cwd.c). */
+void __libc_cwd_init(void);
+/* Start-up: standard descriptors from FD0..FD2 (src/stdfd.c). */
+void __libc_stdfd_init(void);
+/* Whether standard descriptor fd was started as "n:" (nothing). */
+bool __libc_stdfd_null(int fd);
+/* The spec standard descriptor fd was started with, or NULL (console). */
+const char *__libc_stdfd_spec(int fd);
+
+/* The environment and argv[0] for messages ("?" if none). */
 extern char **__libc_environ;
 extern const char *__libc_progname;
 

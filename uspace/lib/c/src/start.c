@@ -28,6 +28,8 @@ void __libc_start(int argc, char **argv, char **envp)
 	if (argc > 0 && argv[0])
 		__libc_progname = argv[0];
 	__libc_console_stdio_init();
+	__libc_cwd_init();
+	__libc_stdfd_init();
 	run_constructors();
 	exit(main(argc, argv, envp));
 }

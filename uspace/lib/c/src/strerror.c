@@ -27,6 +27,8 @@ static const struct {
 	{ ENOSPC, "No space left on device" },
 	{ EDOM, "Numerical argument out of domain" },
 	{ ERANGE, "Numerical result out of range" },
+	{ ENOTTY, "Not a terminal" },
+	{ ENAMETOOLONG, "File name too long" },
 	{ ENOSYS, "Function not implemented" },
 	{ EILSEQ, "Invalid or incomplete multibyte or wide character" },
 	{ ENOTSUP, "Operation not supported" },

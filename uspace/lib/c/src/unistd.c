@@ -6,10 +6,13 @@
 #include <console.h>
 
 #include "fs_client.h"
+#include "libc.h"
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
-	if (fd >= __LIBC_FS_FD_FIRST)
+	if (__libc_stdfd_null(fd))
+		return (ssize_t)n;
+	if (__libc_fs_fd_open(fd) || fd >= __LIBC_FS_FD_FIRST)
 		return __libc_fs_write(fd, buf, n);
 	if (fd != STDOUT_FILENO && fd != STDERR_FILENO) {
 		errno = EBADF;
@@ -20,7 +23,9 @@ ssize_t write(int fd, const void *buf, size_t n)
 
 ssize_t read(int fd, void *buf, size_t n)
 {
-	if (fd >= __LIBC_FS_FD_FIRST)
+	if (__libc_stdfd_null(fd))
+		return 0;
+	if (__libc_fs_fd_open(fd) || fd >= __LIBC_FS_FD_FIRST)
 		return __libc_fs_read(fd, buf, n);
 	if (fd != STDIN_FILENO) {
 		errno = EBADF;
