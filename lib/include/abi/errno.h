@@ -25,6 +25,7 @@ typedef int errno_t;
 #define EISDIR    21   /* is a directory */
 #define EINVAL    22   /* invalid argument */
 #define ENOSPC    28   /* no space left */
+#define EPIPE     32   /* broken pipe */
 #define ERANGE    34   /* result out of range */
 #define ENOSYS    38   /* no such system call */
 #define ENOTSUP   95   /* not supported */
