@@ -444,25 +444,72 @@ static void test_unlinked(int phone)
 	       pipes_alive());
 }
 
+/*
+ * An end whose other side never opened waits while the name is there;
+ * unlinking the name ends a waiting read (EOF) and a write (EPIPE).
+ */
+static void test_unlink_wakes(int phone)
+{
+	static char buf[FS_PIPE_BUF];
+	char path[32], rpath[32];
+	ipc_callid_t rid, wid;
+	uint64_t hr = 0, hw = 0;
+	ipc_msg_t ra = { 0 }, wa;
+	size_t n;
+
+	bool ok = raw_mkpipe(phone, rpath) == EOK && raw_mkpipe(phone, path) == EOK &&
+		raw_open(phone, rpath, O_RDONLY, &hr) == EOK &&
+		raw_open(phone, path, O_WRONLY, &hw) == EOK &&
+		raw_io(phone, true, hw, buf, sizeof(buf), &n) == EOK && n == sizeof(buf);
+	ok &= ipc_call_async(phone, IPC_M_DATA_READ, (uintptr_t)buf, 1, FS_DR_FILE,
+			     hr, 0, &rid) == EOK;
+	ok &= ipc_call_async(phone, IPC_M_DATA_WRITE, (uintptr_t)buf, 1, FS_DW_FILE,
+			     hw, 0, &wid) == EOK;
+	ok &= ipc_wait_answer(rid, 50 * MS, &ra) == ETIMEOUT &&
+		ipc_wait_answer(wid, 1 * MS, &wa) == ETIMEOUT;
+	ok &= unlink(rpath) == 0 && unlink(path) == 0;
+	ok &= ipc_wait_answer(rid, 2000 * MS, &ra) == EOK && ra.args[1] == 0;
+	ok &= ipc_wait_answer(wid, 2000 * MS, &wa) == EPIPE;
+	tap_ok(ok, "pipe: with no other end yet, unlinking the name ends a waiting "
+	       "read (end of file) and write (EPIPE)");
+	raw_close(phone, hr);
+	raw_close(phone, hw);
+}
+
+/* A read of handle h on phone, waiting at most 2 s; bytes or -error. */
+static long read_within(int phone, uint64_t h, char *buf, size_t n)
+{
+	ipc_callid_t id;
+	ipc_msg_t ans;
+	errno_t rc = ipc_call_async(phone, IPC_M_DATA_READ, (uintptr_t)buf, n,
+				    FS_DR_FILE, h, 0, &id);
+
+	if (rc == EOK)
+		rc = ipc_wait_answer(id, 2000 * MS, &ans);
+	return rc == EOK ? (long)ans.args[1] : -(long)rc;
+}
+
 /* The name goes when its maker hangs up; a lone reader then sees EOF. */
-static void test_maker_hangup(void)
+static void test_maker_hangup(int phone)
 {
 	char path[32], c;
 	unsigned before = pipes_alive();
 	int maker = raw_connect();
+	uint64_t h = 0;
 	struct stat st;
 
-	bool ok = maker >= 0 && raw_mkpipe(maker, path) == EOK;
-	int fd = ok ? open(path, O_RDONLY) : -1;
+	bool ok = maker >= 0 && raw_mkpipe(maker, path) == EOK &&
+		raw_open(phone, path, O_RDONLY, &h) == EOK;
 	sys_ipc_hangup(maker);
 	for (int i = 0; i < 200 && stat(path, &st) == 0; i++)
 		sys_sleep_ns(10 * MS);
 	errno = 0;
-	ok &= fd >= 0 && stat(path, &st) == -1 && errno == ENOENT;
-	ok &= read(fd, &c, 1) == 0 && pipes_alive() == before + 1;
-	ok &= close(fd) == 0 && pipes_alive() == before;
-	tap_ok(ok, "pipe: the name goes when its maker hangs up; a reader that "
-	       "never had a writer then gets end of file");
+	ok &= stat(path, &st) == -1 && errno == ENOENT;
+	long r = read_within(phone, h, &c, 1);
+	ok &= pipes_alive() == before + 1;
+	ok &= raw_close(phone, h) == EOK && pipes_alive() == before;
+	tap_ok(ok && r == 0, "pipe: the name goes when its maker hangs up; a reader "
+	       "that never had a writer then gets end of file (%ld)", r);
 }
 
 /* FS_PIPE_WAITING reads wait and are answered in order; one more: ELIMIT. */
@@ -594,7 +641,8 @@ void test_pipe(void)
 	test_wrong_end(phone);
 	test_stat(phone);
 	test_unlinked(phone);
-	test_maker_hangup();
+	test_unlink_wakes(phone);
+	test_maker_hangup(phone);
 	test_queue(phone);
 	test_hangup_waiting();
 	test_child_dies(phone);

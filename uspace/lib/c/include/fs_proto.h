@@ -47,17 +47,18 @@
  * somebody (anybody) unlinks it or the connection that made the pipe
  * hangs up; the pipe lasts while its name or a handle of it does. Open
  * the name O_RDONLY for a read end or O_WRONLY for a write end (O_APPEND
- * is ignored; O_RDWR, O_CREAT, O_EXCL, O_TRUNC: EINVAL). stat gives
- * FS_TYPE_PIPE with size the bytes buffered. Offsets are ignored:
+ * is ignored; O_RDWR, O_CREAT, O_EXCL, O_TRUNC: EINVAL; O_DIRECTORY:
+ * ENOTDIR). stat gives FS_TYPE_PIPE and size the bytes buffered.
+ * Offsets are ignored:
  *
  *   DATA_READ FS_DR_FILE on a read end answers at once with up to len of
  *       the buffered bytes; 0 bytes (end of file) when none are, no write
  *       end is open and one has been or the name is gone. Otherwise the
  *       call waits until one of those holds.
  *   DATA_WRITE FS_DW_FILE on a write end takes as many bytes as there is
- *       room for (args[1]; args[2] is 0) and answers at once, or waits
- *       while the buffer is full. EPIPE when no read end is open and one
- *       has been or the name is gone (also for a call waiting then).
+ *       room for (args[1], maybe fewer than len; args[2] is 0) at once,
+ *       or waits while the buffer is full. EPIPE when no read end is open
+ *       and one has been or the name is gone (also for a waiting call).
  *
  * Calls wait in arrival order, at most FS_PIPE_WAITING of each kind per
  * pipe (ELIMIT beyond). A waiting call ends with EINVAL if its handle is
