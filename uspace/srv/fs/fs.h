@@ -52,7 +52,10 @@ errno_t fs_tree_init(size_t limit);
  * last component is missing (NULL if more is); ENOTDIR, EINVAL.
  */
 errno_t fs_lookup(const char *path, lookup_t *l);
-/* A new child name of dir (which must be writable unless ro is set). */
+/*
+ * A new child name of dir (which must be writable unless ro is set; pipe.c
+ * puts writable pipes in the read-only /pipe).
+ */
 errno_t fs_node_create(node_t *dir, const char *name, uint32_t type, bool ro,
 		       node_t **out);
 /* Take the node out of its directory; freed when no handle holds it. */

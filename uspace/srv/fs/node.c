@@ -1,6 +1,7 @@
 /*
- * The node tree: directories and files, the read-only initrd part and the
- * tmpfs under /tmp, whose memory is bounded by fs_tmp_limit.
+ * The node tree: directories and files, the read-only initrd part, the
+ * tmpfs under /tmp, whose memory is bounded by fs_tmp_limit, and /pipe,
+ * where pipe.c names its pipes (whose rings count as tmpfs memory).
  */
 #include <stdlib.h>
 #include <string.h>
