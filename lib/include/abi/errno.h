@@ -26,6 +26,7 @@ typedef int errno_t;
 #define ENOTTY    25   /* not a terminal */
 #define EINVAL    22   /* invalid argument */
 #define ENOSPC    28   /* no space left */
+#define EPIPE     32   /* broken pipe */
 #define ERANGE    34   /* result out of range */
 #define ENAMETOOLONG 36 /* path name too long */
 #define ENOSYS    38   /* no such system call */

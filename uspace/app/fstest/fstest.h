@@ -14,9 +14,12 @@
 #include <vernier.h>
 
 
-/* The file service's FS_M_INFO: bytes used/limit, open handles, initrd. */
+/*
+ * The file service's FS_M_INFO: bytes used/limit, open handles, initrd,
+ * pipes alive.
+ */
 typedef struct fs_info {
-	uint64_t used, limit, handles, initrd;
+	uint64_t used, limit, handles, initrd, pipes;
 } fs_info_t;
 errno_t fs_info(fs_info_t *info);
 /* Wait (up to 2 s) for the server's open handle count to become n. */
@@ -36,8 +39,13 @@ void test_handles(void);
 void test_stdio(void);
 void test_raw(void);
 void test_spawn(void);
-/* Child helpers: "fstest child-open N" / "fstest child-use". */
+void test_pipe(void);
+/*
+ * Child helpers: "fstest child-open N" / "fstest child-use" /
+ * "fstest child-pipe-read PATH".
+ */
 int child_open(int n);
 int child_use(void);
+int child_pipe_read(const char *path);
 
 #endif

@@ -7,6 +7,9 @@
  *   fstest child-open N      helper: open N files in /tmp, then exit
  *                            without closing them
  *   fstest child-use         helper: write and read a file, exit 0 if ok
+ *   fstest child-pipe-read PATH
+ *                            helper: open the pipe PATH, start a read of
+ *                            it in a thread, exit while it waits
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,7 +28,7 @@ errno_t fs_info(fs_info_t *info)
 	errno_t rc = ipc_call_sync(phone, FS_M_INFO, 0, 0, 0, 0, 0, &ans);
 	if (rc == EOK)
 		*info = (fs_info_t){ ans.args[0], ans.args[1], ans.args[2],
-				     ans.args[3] };
+				     ans.args[3], ans.args[4] };
 	return rc;
 }
 
@@ -78,7 +81,8 @@ int run_child(const char *const *argv)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: fstest [-h] [child-open N | child-use]\n"
+	fprintf(out, "usage: fstest [-h] [child-open N | child-use | "
+		"child-pipe-read PATH]\n"
 		"  tests of the file service and libc's file calls (TAP)\n");
 }
 
@@ -88,6 +92,8 @@ int main(int argc, char **argv)
 		return child_open(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "child-use"))
 		return child_use();
+	if (argc == 3 && !strcmp(argv[1], "child-pipe-read"))
+		return child_pipe_read(argv[2]);
 	if (argc > 1) {
 		bool help = !strcmp(argv[1], "-h");
 		usage(help ? stdout : stderr);
@@ -100,6 +106,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_stdio();
 	test_raw();
+	test_pipe();
 	test_spawn();
 	if (tap_failures())
 		tap_diag("%d of %d tests failed", tap_failures(), tap_tests());

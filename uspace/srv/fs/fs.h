@@ -1,7 +1,7 @@
 /*
  * /bin/fs internals: the node tree (node.c), the initrd loader
- * (initrd.c) and the IPC side (main.c, serve.c). The protocol is in
- * <fs_proto.h>.
+ * (initrd.c), pipes (pipe.c) and the IPC side (main.c, serve.c, ops.c).
+ * The protocol is in <fs_proto.h>.
  */
 #ifndef FS_H
 #define FS_H
@@ -12,9 +12,11 @@
 #include <stdint.h>
 #include <abi/errno.h>
 
+struct pipe;
+
 typedef struct node {
 	char name[FS_NAME_MAX + 1];
-	uint32_t type;               /* FS_TYPE_FILE or FS_TYPE_DIR */
+	uint32_t type;               /* FS_TYPE_FILE, _DIR or _PIPE */
 	uint32_t mode;
 	bool ro;                     /* initrd node (or "/") */
 	bool linked;                 /* still in the tree */
@@ -23,9 +25,10 @@ typedef struct node {
 	struct node *parent;
 	struct node *children;       /* directories: first child */
 	struct node *next;           /* next sibling */
-	uint8_t *data;               /* tmpfs files: cap bytes */
+	uint8_t *data;               /* tmpfs files: cap bytes; pipes: the ring */
 	const uint8_t *rodata;       /* initrd files */
-	size_t size, cap;
+	size_t size, cap;            /* pipes: bytes buffered, FS_PIPE_BUF */
+	struct pipe *pipe;           /* pipes: the ends and waiting calls */
 } node_t;
 
 /* A path looked up: the node, or (ENOENT) the parent and last name. */
@@ -37,17 +40,22 @@ typedef struct lookup {
 
 /* The tree's root ("/"), read-only, with the tmpfs "/tmp" in it. */
 extern node_t *fs_root;
+/* "/pipe": read-only, the pipes' names are its children (pipe.c). */
+extern node_t *fs_pipe_dir;
 /* Bytes the tmpfs holds (capacity of files plus a charge per node). */
 extern size_t fs_tmp_used, fs_tmp_limit;
 
-/* Create the root and /tmp with a tmpfs limit of limit bytes. */
+/* Create the root, /tmp and /pipe with a tmpfs limit of limit bytes. */
 errno_t fs_tree_init(size_t limit);
 /*
  * Resolve path: EOK with l->node; ENOENT with l->parent set if only the
  * last component is missing (NULL if more is); ENOTDIR, EINVAL.
  */
 errno_t fs_lookup(const char *path, lookup_t *l);
-/* A new child name of dir (which must be writable unless ro is set). */
+/*
+ * A new child name of dir (which must be writable unless ro is set; pipe.c
+ * puts writable pipes in the read-only /pipe).
+ */
 errno_t fs_node_create(node_t *dir, const char *name, uint32_t type, bool ro,
 		       node_t **out);
 /* Take the node out of its directory; freed when no handle holds it. */
@@ -70,5 +78,10 @@ const uint8_t *fs_file_bytes(const node_t *n);
 
 /* Add the initrd's files under "/"; ENOSYS/ENOENT if there is none. */
 errno_t fs_initrd_load(void);
+
+/* Pipes that exist (named or open). */
+extern unsigned fs_pipes_alive;
+/* Free the state of a pipe whose node goes (no handle holds it). */
+void fs_pipe_free(struct pipe *p);
 
 #endif

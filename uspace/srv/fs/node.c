@@ -1,6 +1,7 @@
 /*
- * The node tree: directories and files, the read-only initrd part and the
- * tmpfs under /tmp, whose memory is bounded by fs_tmp_limit.
+ * The node tree: directories and files, the read-only initrd part, the
+ * tmpfs under /tmp, whose memory is bounded by fs_tmp_limit, and /pipe,
+ * where pipe.c names its pipes (whose rings count as tmpfs memory).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #define PAGE 4096
 
 node_t *fs_root;
+node_t *fs_pipe_dir;
 size_t fs_tmp_used, fs_tmp_limit;
 static uint64_t next_ino = 1;
 
@@ -49,6 +51,8 @@ static node_t *node_new(const char *name, uint32_t type, bool ro)
 
 static void node_free(node_t *n)
 {
+	if (n->pipe)
+		fs_pipe_free(n->pipe);
 	if (!n->ro) {
 		uncharge(NODE_CHARGE + n->cap);
 		free(n->data);
@@ -71,6 +75,9 @@ errno_t fs_tree_init(size_t limit)
 		tmp->ro = false;           /* writable, but never charged or freed */
 		tmp->mode = 01777;
 	}
+	if (rc == EOK)
+		rc = fs_node_create(fs_root, FS_PIPE_DIR + 1, FS_TYPE_DIR, true,
+				    &fs_pipe_dir);
 	return rc;
 }
 

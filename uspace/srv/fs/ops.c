@@ -41,8 +41,8 @@ static errno_t open_create(lookup_t *l, uint32_t flags, node_t **n)
 {
 	if (!l->parent)
 		return ENOENT;
-	if (flags & O_DIRECTORY)
-		return EINVAL;
+	if ((flags & O_DIRECTORY) || l->parent == fs_pipe_dir)
+		return EINVAL;             /* pipes come from FS_M_MKPIPE */
 	if (dir_writable(l->parent) != EOK)
 		return EPERM;
 	return fs_node_create(l->parent, l->last, FS_TYPE_FILE, false, n);
@@ -61,6 +61,8 @@ errno_t fs_op_open(client_t *c, uint32_t flags, uint64_t *h)
 	if (c->handles >= FS_CLIENT_HANDLES)
 		return ELIMIT;
 	rc = fs_lookup(path, &l);
+	if (rc == EOK && l.node->type == FS_TYPE_PIPE)
+		return fs_pipe_open(c, l.node, flags, h);
 	if (rc == EOK)
 		rc = open_existing(l.node, flags);
 	else if (rc == ENOENT && (flags & O_CREAT))
@@ -103,6 +105,10 @@ errno_t fs_op_unlink(client_t *c, bool dir)
 		return EISDIR;
 	if (dir && n->type != FS_TYPE_DIR)
 		return ENOTDIR;
+	if (n->type == FS_TYPE_PIPE) {
+		fs_pipe_unlink(n);         /* anybody may */
+		return EOK;
+	}
 	if (n == fs_root || n->ro || dir_writable(n->parent) != EOK)
 		return EPERM;
 	if (n->children)
@@ -184,6 +190,8 @@ static errno_t write_handle(client_t *c, uint64_t h, node_t **n)
 		return EINVAL;
 	if (!wants_write(hd->flags) || hd->node->ro)
 		return EPERM;
+	if (hd->node->type == FS_TYPE_PIPE)
+		return EINVAL;             /* a pipe's write end: no truncate */
 	if (hd->node->type != FS_TYPE_FILE)
 		return EISDIR;
 	*n = hd->node;
@@ -211,7 +219,8 @@ static size_t write_room(node_t *n, uint64_t off, size_t len)
 	return most - off;
 }
 
-void fs_dw_file(client_t *c, const ipc_event_t *ev)
+/* FS_DW_FILE to a tmpfs file. */
+static void dw_tmpfs(client_t *c, const ipc_event_t *ev)
 {
 	size_t len = (size_t)ev->msg.args[1];
 	node_t *n;
@@ -236,6 +245,16 @@ void fs_dw_file(client_t *c, const ipc_event_t *ev)
 		n->size = (size_t)(off + room);
 }
 
+void fs_dw_file(client_t *c, const ipc_event_t *ev)
+{
+	handle_t *hd = fs_handle_get(c, ev->msg.args[3]);
+
+	if (hd && hd->node->type == FS_TYPE_PIPE && wants_write(hd->flags))
+		fs_pipe_write(hd, ev);
+	else
+		dw_tmpfs(c, ev);
+}
+
 /* A handle of c open for reading, or NULL after answering ev the error. */
 static handle_t *read_handle(client_t *c, const ipc_event_t *ev)
 {
@@ -256,6 +275,10 @@ void fs_dr_file(client_t *c, const ipc_event_t *ev)
 		return;
 	node_t *n = hd->node;
 	uint64_t off = ev->msg.args[4];
+	if (n->type == FS_TYPE_PIPE) {
+		fs_pipe_read(hd, ev);
+		return;
+	}
 	if (n->type != FS_TYPE_FILE) {
 		ipc_answer_0(ev->callid, EISDIR);
 		return;
@@ -268,7 +291,7 @@ void fs_dr_file(client_t *c, const ipc_event_t *ev)
 static void fill_stat(const node_t *n, fs_stat_t *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->size = n->type == FS_TYPE_FILE ? n->size : 0;
+	st->size = n->type == FS_TYPE_DIR ? 0 : n->size;
 	st->type = n->type;
 	st->mode = n->mode;
 	st->ino = n->ino;

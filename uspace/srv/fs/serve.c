@@ -33,7 +33,10 @@ static client_t *client_get(uint64_t conn)
 	return free_slot;
 }
 
-/* Connection conn hung up: close its handles and forget it. */
+/*
+ * Connection conn hung up: close its handles (its waiting calls end with
+ * EHANGUP), remove the names of its pipes and forget it.
+ */
 static void client_drop(uint64_t conn)
 {
 	client_t *c = NULL;
@@ -45,7 +48,8 @@ static void client_drop(uint64_t conn)
 		return;
 	for (int i = 0; i < FS_HANDLES; i++)
 		if (handles[i].used && handles[i].conn == conn)
-			fs_handle_close(c, &handles[i]);
+			fs_handle_close(c, &handles[i], EHANGUP);
+	fs_pipe_hangup(conn);
 	if (fs_verbose)
 		printf("fs: connection %lu hung up\n", (unsigned long)conn);
 	c->used = false;
@@ -76,8 +80,10 @@ errno_t fs_handle_new(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
 	return ELIMIT;
 }
 
-void fs_handle_close(client_t *c, handle_t *h)
+void fs_handle_close(client_t *c, handle_t *h, errno_t why)
 {
+	if (h->node->type == FS_TYPE_PIPE)
+		fs_pipe_close(h, why);
 	fs_node_put(h->node);
 	h->used = false;
 	h->node = NULL;
@@ -156,7 +162,7 @@ static errno_t op_close(client_t *c, uint64_t h)
 
 	if (!hd)
 		return EINVAL;
-	fs_handle_close(c, hd);
+	fs_handle_close(c, hd, EINVAL);
 	return EOK;
 }
 
@@ -164,7 +170,7 @@ static errno_t op_close(client_t *c, uint64_t h)
 static void simple_call(client_t *c, const ipc_event_t *ev)
 {
 	const uint64_t *a = ev->msg.args;
-	uint64_t out[4] = { 0 };
+	uint64_t out[5] = { 0 };
 	errno_t rc;
 
 	switch (ev->msg.method) {
@@ -175,16 +181,18 @@ static void simple_call(client_t *c, const ipc_event_t *ev)
 	case FS_M_RMDIR: rc = fs_op_unlink(c, true); break;
 	case FS_M_RENAME: rc = fs_op_rename(c); break;
 	case FS_M_TRUNCATE: rc = fs_op_truncate(c, a[0], a[1]); break;
+	case FS_M_MKPIPE: rc = fs_pipe_make(c, &out[0]); break;
 	case FS_M_INFO:
 		out[0] = fs_tmp_used;
 		out[1] = fs_tmp_limit;
 		out[2] = fs_handles_open;
 		out[3] = fs_have_initrd;
+		out[4] = fs_pipes_alive;
 		rc = EOK;
 		break;
 	default: rc = ENOTSUP;
 	}
-	ipc_answer(ev->callid, rc, out[0], out[1], out[2], out[3], 0);
+	ipc_answer(ev->callid, rc, out[0], out[1], out[2], out[3], out[4]);
 }
 
 static void call(const ipc_event_t *ev)

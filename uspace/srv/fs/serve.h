@@ -1,4 +1,7 @@
-/* /bin/fs: clients, handles and the calls of <fs_proto.h> (serve.c, ops.c). */
+/*
+ * /bin/fs: clients, handles and the calls of <fs_proto.h> (serve.c,
+ * ops.c, pipe.c).
+ */
 #ifndef FS_SERVE_H
 #define FS_SERVE_H
 
@@ -37,7 +40,8 @@ int fs_handle_event(void *ctx, const ipc_event_t *ev);
 /* serve.c: handles of client c. */
 handle_t *fs_handle_get(const client_t *c, uint64_t h);
 errno_t fs_handle_new(client_t *c, node_t *n, uint32_t flags, uint64_t *h);
-void fs_handle_close(client_t *c, handle_t *h);
+/* Close h, a handle of c; calls waiting on it (pipes) end with why. */
+void fs_handle_close(client_t *c, handle_t *h, errno_t why);
 /* The staged path (path2 if second) of c, used up: EINVAL if none. */
 errno_t fs_take_path(client_t *c, bool second, char *out);
 
@@ -52,5 +56,25 @@ void fs_dw_file(client_t *c, const ipc_event_t *ev);
 void fs_dr_file(client_t *c, const ipc_event_t *ev);
 void fs_dr_stat(client_t *c, const ipc_event_t *ev);
 void fs_dr_readdir(client_t *c, const ipc_event_t *ev);
+
+/* pipe.c: FS_M_MKPIPE for c; the new pipe's id goes to *id. */
+errno_t fs_pipe_make(client_t *c, uint64_t *id);
+/*
+ * Open a read (flags O_RDONLY) or write (O_WRONLY) end of pipe n for c;
+ * the handle goes to *h. EINVAL for other modes, O_CREAT, O_EXCL, O_TRUNC.
+ */
+errno_t fs_pipe_open(client_t *c, node_t *n, uint32_t flags, uint64_t *h);
+/*
+ * FS_DR_FILE / FS_DW_FILE through h, a read / write end: answered now or
+ * when data, room, end of file or EPIPE comes (ELIMIT: too many wait).
+ */
+void fs_pipe_read(handle_t *h, const ipc_event_t *ev);
+void fs_pipe_write(handle_t *h, const ipc_event_t *ev);
+/* The end h closes (its handle is still there): its waiting calls end with why. */
+void fs_pipe_close(handle_t *h, errno_t why);
+/* Remove the name of pipe n (which may free it). */
+void fs_pipe_unlink(node_t *n);
+/* Connection conn hung up: the names of the pipes it made go. */
+void fs_pipe_hangup(uint64_t conn);
 
 #endif

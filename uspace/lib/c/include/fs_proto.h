@@ -3,8 +3,8 @@
  * calls (<fcntl.h>, <unistd.h>, <sys/stat.h>, <dirent.h>) speak it; most
  * programs never see it.
  *
- * The name space: the initrd, read-only, at "/" (/bin, /etc...) and a
- * writable tmpfs at "/tmp". Paths are absolute, at most FS_PATH_MAX - 1
+ * The name space: the initrd, read-only, at "/" (/bin, /etc...), a
+ * writable tmpfs at "/tmp" and the pipes in "/pipe" (below). Paths are absolute, at most FS_PATH_MAX - 1
  * bytes, with components of 1..FS_NAME_MAX bytes; "." and ".." are
  * refused (EINVAL), repeated and trailing slashes are ignored.
  *
@@ -38,12 +38,38 @@
  *   FS_M_RENAME              move the staged path to the staged path2
  *   FS_M_TRUNCATE(handle, size)
  *   FS_M_INFO                [tmp bytes used, tmp limit, open handles of
- *                             all clients, initrd mounted (0/1)]
+ *                             all clients, initrd mounted (0/1), pipes alive]
+ *   FS_M_MKPIPE              a new anonymous pipe [its id]
+ *
+ * Pipes: FS_M_MKPIPE makes a FIFO with a ring buffer of FS_PIPE_BUF
+ * bytes, named "/pipe/ID" (ID in decimal) in the read-only directory
+ * "/pipe", whose readdir lists the live pipes. The name lasts until
+ * somebody (anybody) unlinks it or the connection that made the pipe
+ * hangs up; the pipe lasts while its name or a handle of it does. Open
+ * the name O_RDONLY for a read end or O_WRONLY for a write end (O_APPEND
+ * is ignored; O_RDWR, O_CREAT, O_EXCL, O_TRUNC: EINVAL; O_DIRECTORY:
+ * ENOTDIR). stat gives FS_TYPE_PIPE and size the bytes buffered.
+ * Offsets are ignored:
+ *
+ *   DATA_READ FS_DR_FILE on a read end answers at once with up to len of
+ *       the buffered bytes; 0 bytes (end of file) when none are, no write
+ *       end is open and one has been or the name is gone. Otherwise the
+ *       call waits until one of those holds.
+ *   DATA_WRITE FS_DW_FILE on a write end takes as many bytes as there is
+ *       room for (args[1], maybe fewer than len; args[2] is 0) at once,
+ *       or waits while the buffer is full. EPIPE when no read end is open
+ *       and one has been or the name is gone (also for a waiting call).
+ *
+ * Calls wait in arrival order, at most FS_PIPE_WAITING of each kind per
+ * pipe (ELIMIT beyond). A waiting call ends with EINVAL if its handle is
+ * closed and EHANGUP if its connection hangs up. Reading a write end or
+ * writing a read end: EPERM; FS_M_TRUNCATE of a pipe: EINVAL.
  *
  * Errors: ENOENT, EEXIST, EISDIR, ENOTDIR, EPERM (writing outside /tmp,
  * or through a handle not opened for it), EINVAL (bad path, flags or
- * handle), ENOSPC (the tmpfs is full: its bytes are bounded), ELIMIT (too
- * many handles or clients). A client's handles are closed when it hangs up.
+ * handle), ENOSPC (the tmpfs is full: its bytes are bounded, pipes'
+ * buffers included), ELIMIT (too many handles or clients), EPIPE. A
+ * client's handles are closed when it hangs up.
  */
 #ifndef _FS_PROTO_H
 #define _FS_PROTO_H
@@ -65,6 +91,7 @@
 #define FS_M_RENAME (FS_M_BASE + 6)
 #define FS_M_TRUNCATE (FS_M_BASE + 7)
 #define FS_M_INFO (FS_M_BASE + 8)
+#define FS_M_MKPIPE (FS_M_BASE + 9)
 
 /* args[2] of IPC_M_DATA_WRITE / IPC_M_DATA_READ. */
 #define FS_DW_PATH 1
@@ -77,9 +104,14 @@
 #define FS_OFF_APPEND UINT64_MAX  /* DATA_WRITE offset: at the end */
 #define FS_STAGED UINT64_MAX      /* FS_DR_STAT handle: the staged path */
 
+#define FS_PIPE_DIR "/pipe"
+#define FS_PIPE_BUF (16 * 1024)   /* bytes a pipe buffers */
+#define FS_PIPE_WAITING 16        /* waiting reads (and writes) per pipe */
+
 /* Node types (fs_stat_t.type, fs_dirent_t.type). */
 #define FS_TYPE_FILE 1
 #define FS_TYPE_DIR 2
+#define FS_TYPE_PIPE 3
 
 typedef struct fs_stat {
 	uint64_t size;

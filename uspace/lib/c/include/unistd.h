@@ -25,6 +25,13 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
 int ftruncate(int fd, off_t size);
 int unlink(const char *path);
 int rmdir(const char *path);
+/*
+ * A pipe (served by /bin/fs): fds[0] reads what fds[1] writes; reads
+ * wait for data, 0 at end of file once every write end is closed, and
+ * writes fail with EPIPE once every read end is. While one thread waits
+ * in a read, other threads' file calls wait for it.
+ */
+int pipe(int fds[2]);
 #ifndef SEEK_SET
 #define SEEK_SET 0
 #define SEEK_CUR 1

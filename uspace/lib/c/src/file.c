@@ -494,3 +494,53 @@ int closedir(DIR *dir)
 	free(dir);
 	return r;
 }
+
+/* ------------------------------------------------------ pipes */
+
+/* Close descriptor fd, opened just now (lock held). */
+static void pipe_undo(int fd)
+{
+	ipc_call_sync(fs_phone, FS_M_CLOSE, fds[fd].handle, 0, 0, 0, 0, NULL);
+	fds[fd].used = false;
+}
+
+/*
+ * Make a pipe (FS_M_MKPIPE), open its ends into ends[0] (read) and
+ * ends[1] (write) and unlink its name, so that it lasts as long as the
+ * ends do (lock held). EOK or the error.
+ */
+static errno_t pipe_locked(int ends[2])
+{
+	char path[32];
+	ipc_msg_t ans;
+	errno_t rc = ipc_call_sync(fs_phone, FS_M_MKPIPE, 0, 0, 0, 0, 0, &ans);
+
+	if (rc != EOK)
+		return rc;
+	snprintf(path, sizeof(path), FS_PIPE_DIR "/%lu", (unsigned long)ans.args[0]);
+	ends[0] = open_locked(path, O_RDONLY);
+	ends[1] = ends[0] >= 0 ? open_locked(path, O_WRONLY) : -1;
+	rc = ends[1] >= 0 ? EOK : errno;
+	if (ends[0] >= 0 && ends[1] < 0)
+		pipe_undo(ends[0]);
+	if (stage(path, false) == EOK)
+		ipc_call_sync(fs_phone, FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);
+	return rc;
+}
+
+/*
+ * An anonymous pipe: ends[0] reads what ends[1] writes. 0, or -1 with
+ * errno. A read of an empty pipe waits for a writer, holding the lock of
+ * every file call of this task meanwhile: a thread must not wait on a
+ * pipe that another thread of the same task is to fill with read/write.
+ */
+int pipe(int ends[2])
+{
+	errno_t rc = fs_enter();
+
+	if (rc == EOK) {
+		rc = pipe_locked(ends);
+		fs_leave();
+	}
+	return result(rc);
+}

@@ -25,6 +25,7 @@ static const struct {
 	{ EISDIR, "Is a directory" },
 	{ EINVAL, "Invalid argument" },
 	{ ENOSPC, "No space left on device" },
+	{ EPIPE, "Broken pipe" },
 	{ EDOM, "Numerical argument out of domain" },
 	{ ERANGE, "Numerical result out of range" },
 	{ ENOTTY, "Not a terminal" },
