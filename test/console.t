@@ -20,10 +20,8 @@ TAP on stdout, for prove.
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
@@ -32,91 +30,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 import boottest as bt  # noqa: E402
 import vm  # noqa: E402
+from guest import Guest, make_iso  # noqa: E402
 from tap import Tap  # noqa: E402
 
 KERNEL = os.path.join(bt.BUILD, "kernel.elf")
 INITRD = os.path.join(bt.BUILD, "initrd.tar")
-MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
-STEP = 60           # seconds to wait for each expected line (TCG)
 PASS_EXIT = 1
-
-
-class Guest:
-    """QEMU with COM1 on our pipes: send bytes, wait for lines."""
-
-    def __init__(self, iso):
-        cmd = vm.qemu_command(iso, cpus=2, accel=bt.accel())
-        self.start = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
-        self.reader = vm._LineReader(self.start)
-        self.cond = threading.Condition()
-        self.seen = 0          # lines already matched past
-        self.raw = b""
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        fd = self.proc.stdout.fileno()
-        while True:
-            data = os.read(fd, 4096)
-            with self.cond:
-                if not data:
-                    self.reader.feed(b"\n", time.monotonic())
-                    self.eof = True
-                    self.cond.notify_all()
-                    return
-                self.raw += data
-                self.reader.feed(data, time.monotonic())
-                self.cond.notify_all()
-
-    def lines(self):
-        with self.cond:
-            return [l for _, l in self.reader.events]
-
-    def expect(self, regex, timeout=STEP, partial=False):
-        """The first line (after the last match) matching regex, or None."""
-        pat = re.compile(regex)
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                events = self.reader.events
-                for i in range(self.seen, len(events)):
-                    m = pat.search(events[i][1])
-                    if m:
-                        self.seen = i + 1
-                        return m
-                if partial:
-                    m = pat.search(self.reader.partial())
-                    if m:
-                        return m
-                left = deadline - time.monotonic()
-                if left <= 0 or getattr(self, "eof", False):
-                    return None
-                self.cond.wait(left)
-
-    def send(self, data, gap=0.02):
-        """Type data, a byte at a time."""
-        for b in data.encode("latin-1"):
-            self.proc.stdin.write(bytes([b]))
-            self.proc.stdin.flush()
-            time.sleep(gap)
-
-    def finish(self, timeout=60):
-        """Wait for QEMU to exit; its exit code (None: killed)."""
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            vm._kill_group(self.proc)
-            return None
-
-
-def make_iso(tmp, name, cmdline):
-    path = os.path.join(tmp, name + ".iso")
-    subprocess.run([MKISO, "--initrd", INITRD, path, KERNEL, cmdline],
-                   check=True)
-    return path
 
 
 def check_editing(tap, g):

@@ -23,8 +23,8 @@ typedef int errno_t;
 #define EEXIST    17   /* already exists */
 #define ENOTDIR   20   /* not a directory */
 #define EISDIR    21   /* is a directory */
-#define ENOTTY    25   /* not a terminal */
 #define EINVAL    22   /* invalid argument */
+#define ENOTTY    25   /* not a terminal */
 #define ENOSPC    28   /* no space left */
 #define EPIPE     32   /* broken pipe */
 #define ERANGE    34   /* result out of range */

@@ -42,4 +42,10 @@ errno_t spawn(const char *path, char *const argv[], const spawn_opts_t *opts,
  */
 errno_t spawn_find(const char *name, char *out, size_t size);
 
+/*
+ * A task's wait status (see abi/task.h) as a shell's 0..255: an exit
+ * status as it is; killed by SYS_KILL or Ctrl-C 130, by a fault 139.
+ */
+int spawn_status_code(int status);
+
 #endif

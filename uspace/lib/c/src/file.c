@@ -518,8 +518,8 @@ static errno_t pipe_locked(int ends[2])
 	if (rc != EOK)
 		return rc;
 	snprintf(path, sizeof(path), FS_PIPE_DIR "/%lu", (unsigned long)ans.args[0]);
-	ends[0] = open_locked(path, O_RDONLY);
-	ends[1] = ends[0] >= 0 ? open_locked(path, O_WRONLY) : -1;
+	ends[0] = open_locked(path, O_RDONLY, -1);
+	ends[1] = ends[0] >= 0 ? open_locked(path, O_WRONLY, -1) : -1;
 	rc = ends[1] >= 0 ? EOK : errno;
 	if (ends[0] >= 0 && ends[1] < 0)
 		pipe_undo(ends[0]);

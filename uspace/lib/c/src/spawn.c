@@ -166,3 +166,10 @@ errno_t spawn_find(const char *name, char *out, size_t size)
 		return ENOENT;
 	return EOK;
 }
+
+int spawn_status_code(int status)
+{
+	if (!(status & TASK_STATUS_KILLED))
+		return status & 0xff;
+	return (status & 0xff) == KILL_REASON_FAULT ? 139 : 130;
+}

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""test/shell.t - the shell (/bin/sh) driven over COM1.
+
+Boots the default ISO (no arguments: init starts the servers and the
+shell on the console with no user action), types command lines at the
+prompt and checks their output: echo and quoting, ls /bin, cat of a
+missing file (clear error, status 1), an unknown command (status 127),
+redirection (> >> <) through /tmp, a pipe (ls /bin | wc -l gives the
+number of programs in the initrd), cd and the prompt, line editing
+(backspace, left arrow, Home) and history (Up), background jobs (&),
+Ctrl-C on `sleep 100`, help, -h, restrict, exit (init starts a new
+shell), and poweroff ending QEMU. Then a short boot-to-shell check on
+UEFI and on 1 and 4 CPUs.
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+from guest import Guest  # noqa: E402
+from tap import Tap  # noqa: E402
+
+PROMPT = r"^(/[^ ]*) # $"
+BOOT_WAIT = 180
+
+
+def programs():
+    """The programs of the initrd (one per uspace/app and uspace/srv dir)."""
+    names = set()
+    for sub in ("app", "srv"):
+        d = os.path.join(bt.TOP, "uspace", sub)
+        names |= {n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n))}
+    return sorted(names)
+
+
+class Shell:
+    """A Guest at the shell prompt: run() types a line, waits for the next prompt."""
+
+    def __init__(self, guest):
+        self.g = guest
+        self.mark = 0
+
+    def prompt(self, timeout=60):
+        return self.g.expect(PROMPT, timeout=timeout, partial=True)
+
+    def run(self, line, timeout=60):
+        """Type line + Enter; the output lines up to the next prompt."""
+        self.g.send(line + "\r", gap=0.005)
+        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
+            return None             # the typed line never came back
+        first = self.g.seen
+        got = self.g.expect(PROMPT, timeout=timeout, partial=True)
+        return self.g.lines()[first:] if got else None
+
+    def status(self):
+        out = self.run("echo $?")
+        return int(out[-1]) if out and out[-1].isdigit() else None
+
+
+def check_basics(tap, sh):
+    out = sh.run("echo hello world")
+    tap.ok(out == ["hello world"], "echo hello world (got %r)" % out)
+    out = sh.run("echo 'a  b' \"c $?\" d\\ e")
+    tap.ok(out == ["a  b c 0 d e"], "quoting, escapes and $? (got %r)" % out)
+    out = sh.run("ls /bin")
+    want = programs()
+    tap.ok(out is not None and all(p in out for p in want),
+           "ls /bin lists every program (%d lines)" % len(out or []))
+    out = sh.run("cat /nonexistent")
+    tap.ok(out and any(re.search(r"cat: /nonexistent: No such file", l)
+                       for l in out), "cat of a missing file: clear error (%r)" % out)
+    st = sh.status()
+    tap.ok(st is not None and st != 0, "... and status %s != 0" % st)
+    out = sh.run("frobnicate --now")
+    tap.ok(out == ["sh: frobnicate: command not found"],
+           "unknown command: 'command not found' (got %r)" % out)
+    tap.ok(sh.status() == 127, "... and status 127")
+
+
+def check_files(tap, sh):
+    sh.run("echo first > /tmp/f")
+    sh.run("echo second >> /tmp/f")
+    out = sh.run("cat /tmp/f")
+    tap.ok(out == ["first", "second"], "> then >> then cat (got %r)" % out)
+    sh.run("echo replaced > /tmp/f")
+    out = sh.run("cat < /tmp/f")
+    tap.ok(out == ["replaced"], "> truncates; < feeds stdin (got %r)" % out)
+    out = sh.run("echo x > /nodir/f")
+    tap.ok(out and re.search(r"^sh: /nodir/f: ", out[-1]) and sh.status() == 1,
+           "a redirection that cannot be opened: error and status 1 (%r)" % out)
+    out = sh.run("ls /bin | wc -l")
+    n = len(programs())
+    tap.ok(out and out[-1].strip() == str(n),
+           "ls /bin | wc -l counts %d programs (got %r)" % (n, out))
+    out = sh.run("cat /etc/motd | grep Vernier | wc -c")
+    tap.ok(out and out[-1].strip() == "20",
+           "a three-command pipeline (got %r)" % out)
+
+
+def check_cwd(tap, sh):
+    sh.run("mkdir /tmp/d")
+    sh.g.send("cd /tmp/d\r")
+    tap.ok(sh.g.expect(r"^/tmp/d # $", partial=True), "cd changes the prompt to /tmp/d # ")
+    sh.run("echo here > rel")
+    out = sh.run("cat /tmp/d/rel")
+    tap.ok(out == ["here"], "a relative redirection lands in the working directory")
+    out = sh.run("pwd")
+    tap.ok(out == ["/tmp/d"], "pwd (got %r)" % out)
+    out = sh.run("cd /etc/motd")
+    tap.ok(out and "Not a directory" in out[-1], "cd to a file fails (got %r)" % out)
+    sh.g.send("cd ..\r")
+    tap.ok(sh.g.expect(r"^/tmp # $", partial=True), "cd .. gives /tmp # ")
+    sh.run("cd")
+
+
+def check_editing(tap, sh):
+    out = sh.run("echo abx\x7fc")
+    tap.ok(out == ["abc"], "backspace edits (got %r)" % out)
+    out = sh.run("echo ac\x1b[Db")
+    tap.ok(out == ["abc"], "left arrow moves (got %r)" % out)
+    out = sh.run("cho xyz\x1b[He")
+    tap.ok(out == ["xyz"], "Home then insert (got %r)" % out)
+    out = sh.run("\x1b[A")
+    tap.ok(out == ["xyz"], "Up recalls the last line (got %r)" % out)
+    out = sh.run("echo one\x15echo two")
+    tap.ok(out == ["two"], "Ctrl-U erases the line (got %r)" % out)
+
+
+def check_jobs(tap, sh):
+    out = sh.run("sleep 1 &")
+    tap.ok(out and re.match(r"^\[\d+\] \d+$", out[-1]), "& starts a job (%r)" % out)
+    time.sleep(2)
+    out = sh.run("echo later")
+    tap.ok(out and any(re.match(r"^\[\d+\] done \(status 0\)$", l) for l in out),
+           "the job's end is reported (%r)" % out)
+    sh.g.send("sleep 100\r")
+    time.sleep(2)
+    t0 = time.monotonic()
+    sh.g.send("\x03")
+    ok = sh.prompt(timeout=30)
+    tap.ok(ok and time.monotonic() - t0 < 30, "Ctrl-C ends sleep 100 and the prompt returns")
+    tap.ok(sh.status() == 130, "... status 130")
+    sh.g.send("sleep 100 | cat\r")
+    time.sleep(2)
+    sh.g.send("\x03")
+    tap.ok(sh.prompt(timeout=30), "Ctrl-C ends a whole pipeline")
+    sh.g.send("abc\x03")
+    tap.ok(sh.prompt(timeout=10), "Ctrl-C at the prompt abandons the line")
+    tap.ok(sh.status() == 130, "... $? is still the interrupted job's")
+
+
+def check_tools(tap, sh):
+    out = sh.run("help")
+    tap.ok(out and any(l.strip().startswith("cd [DIR]") for l in out) and
+           all(any(re.match(r"^\s+%s\b" % p, l) for l in out) for p in
+               ("ls", "cat", "grep", "restrict", "poweroff")),
+           "help lists the builtins and programs (%d lines)" % len(out or []))
+    out = sh.run("cd -h")
+    tap.ok(out and out[0].startswith("usage: cd"), "builtins take -h (%r)" % out)
+    out = sh.run("restrict -h")
+    tap.ok(out and out[0].startswith("usage: restrict"), "restrict -h (%r)" % out)
+    sh.run("restrict tester perm-escalate")
+    tap.ok(sh.status() == 0, "restrict runs a program with no permissions")
+    out = sh.run("restrict -p kill,bogus hello")
+    tap.ok(out and "unknown permission 'bogus'" in out[0] and sh.status() == 2,
+           "restrict: an unknown permission is a usage error (%r)" % out)
+    out = sh.run("restrict poweroff")
+    tap.ok(out and any("poweroff" in l for l in out) and sh.status() != 0,
+           "poweroff without the system permission fails (%r)" % out)
+    out = sh.run("echo a | ")
+    tap.ok(out and out[-1].startswith("sh: syntax error") and sh.status() == 2,
+           "a syntax error: message and status 2 (%r)" % out)
+
+
+def main_boot(tap):
+    g = Guest(bt.ISO)
+    sh = Shell(g)
+    m = sh.prompt(timeout=BOOT_WAIT)
+    if not tap.ok(m and m.group(1) == "/", "boot reaches the prompt '/ # '"):
+        for l in g.lines()[-30:]:
+            tap.diag("  " + l)
+        g.finish(timeout=1)
+        return
+    check_basics(tap, sh)
+    check_files(tap, sh)
+    check_cwd(tap, sh)
+    check_editing(tap, sh)
+    check_jobs(tap, sh)
+    check_tools(tap, sh)
+    g.send("exit 3\r")
+    tap.ok(g.expect(r"^/ # $", partial=True, timeout=30), "exit: init starts a new shell")
+    g.send("poweroff\r")
+    code = g.finish(timeout=60)
+    tap.ok(code == 0, "poweroff ends QEMU (exit code %s)" % code)
+    tap.ok(not [l for l in g.lines() if l.startswith("panic")], "no panic")
+
+
+def quick_boot(tap, firmware, cpus):
+    name = "[%s cpus=%d]" % (firmware, cpus)
+    g = Guest(bt.ISO, cpus=cpus, firmware=firmware)
+    sh = Shell(g)
+    ok = tap.ok(sh.prompt(timeout=BOOT_WAIT), "%s boots to the shell prompt" % name)
+    if ok:
+        out = sh.run("echo ok $?")
+        tap.ok(out == ["ok 0"], "%s the shell runs a command (%r)" % (name, out))
+    g.send("poweroff\r")
+    code = g.finish(timeout=60)
+    tap.ok(code == 0, "%s poweroff ends QEMU (exit code %s)" % (name, code))
+
+
+def main():
+    tap = Tap()
+    bt.need_file(tap, bt.ISO, "ISO")
+    main_boot(tap)
+    for firmware, cpus in (("uefi", 2), ("bios", 1), ("bios", 4)):
+        quick_boot(tap, firmware, cpus)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+/* sh: the builtins (cd, pwd, exit, help) and the command list of help. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sh.h"
+
+typedef struct sh_help {
+	const char *name;
+	const char *text;
+} sh_help_t;
+
+/* One line for every command we ship; programs not listed show "(program)". */
+static const sh_help_t help_lines[] = {
+	{ "cd", "cd [DIR]: change the working directory (default /)" },
+	{ "exit", "exit [STATUS]: leave the shell" },
+	{ "help", "help: this list" },
+	{ "pwd", "pwd: print the working directory" },
+	{ "cat", "cat [FILE...]: print files or standard input" },
+	{ "date", "date [-u] [+FORMAT]: print the date and time (UTC)" },
+	{ "echo", "echo [-n] [ARGS...]: print the arguments" },
+	{ "grep", "grep [-vcin] PATTERN [FILE...]: print lines that match" },
+	{ "head", "head [-n N] [FILE...]: print the first lines" },
+	{ "kill", "kill TASKID...: end tasks" },
+	{ "ls", "ls [-la] [PATH...]: list directories" },
+	{ "mkdir", "mkdir [-p] DIR...: make directories" },
+	{ "poweroff", "poweroff: turn the machine off (ACPI S5)" },
+	{ "reboot", "reboot: restart the machine" },
+	{ "restrict", "restrict [-p PERM,...] PROGRAM [ARGS...]: run with fewer permissions" },
+	{ "rm", "rm [-rf] PATH...: remove files and directories" },
+	{ "sh", "sh [-c LINE | FILE]: the shell" },
+	{ "sleep", "sleep SECONDS: wait" },
+	{ "wc", "wc [-lwc] [FILE...]: count lines, words and bytes" },
+	{ "console", "console: the console server (started by init)" },
+	{ "fs", "fs: the file service (started by init)" },
+	{ "init", "init: the first task (starts the servers and the shell)" },
+	{ "ns", "ns: the naming service (started by the kernel)" },
+	{ "bench", "bench: benchmarks (name value unit)" },
+	{ "hello", "hello: greet from user space" },
+};
+
+static const sh_help_t *help_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]); i++)
+		if (!strcmp(help_lines[i].name, name))
+			return &help_lines[i];
+	return NULL;
+}
+
+static int bi_cd(sh_t *sh, int argc, char **argv, FILE *out)
+{
+	if (argc > 2) {
+		fprintf(stderr, "usage: cd [DIR]\n");
+		return 2;
+	}
+	const char *dir = argc == 2 ? argv[1] : "/";
+	if (chdir(dir) != 0) {
+		fprintf(stderr, "sh: cd: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int bi_pwd(sh_t *sh, int argc, char **argv, FILE *out)
+{
+	char cwd[256];
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "sh: pwd: %s\n", strerror(errno));
+		return 1;
+	}
+	fprintf(out, "%s\n", cwd);
+	return 0;
+}
+
+static int bi_exit(sh_t *sh, int argc, char **argv, FILE *out)
+{
+	char *end = NULL;
+	long st = argc == 2 ? strtol(argv[1], &end, 10) : sh->last_status;
+
+	if (argc > 2 || (end && (*end || end == argv[1]))) {
+		fprintf(stderr, "usage: exit [STATUS]\n");
+		return 2;
+	}
+	sh->exit_requested = true;
+	sh->exit_status = (int)(st & 0xff);
+	return sh->exit_status;
+}
+
+/* The builtins, then every program in /bin, one line each. */
+static int bi_help(sh_t *sh, int argc, char **argv, FILE *out)
+{
+	static const char *const builtins[] = { "cd", "exit", "help", "pwd" };
+	DIR *d = opendir("/bin");
+	struct dirent *e;
+
+	fprintf(out, "builtins:\n");
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		fprintf(out, "  %s\n", help_find(builtins[i])->text);
+	fprintf(out, "programs in /bin (each takes -h):\n");
+	while (d && (e = readdir(d)) != NULL) {
+		const sh_help_t *h = help_find(e->d_name);
+		fprintf(out, "  %s\n", h ? h->text : e->d_name);
+	}
+	if (d)
+		closedir(d);
+	fprintf(out, "syntax: CMD ARGS [< IN] [> OUT | >> OUT] [| CMD...] [&] [; ...]; "
+		"'...' and \"...\" quote, $? is the last status\n");
+	return 0;
+}
+
+/* "NAME -h": the builtin's help line; true if that is what was asked. */
+bool sh_builtin_help(int argc, char **argv, FILE *out)
+{
+	const sh_help_t *h = help_find(argv[0]);
+
+	if (argc < 2 || strcmp(argv[1], "-h") || !h)
+		return false;
+	fprintf(out, "usage: %s\n", h->text);
+	return true;
+}
+
+sh_builtin_fn_t sh_builtin(const char *name)
+{
+	if (!strcmp(name, "cd"))
+		return bi_cd;
+	if (!strcmp(name, "pwd"))
+		return bi_pwd;
+	if (!strcmp(name, "exit"))
+		return bi_exit;
+	if (!strcmp(name, "help"))
+		return bi_help;
+	return NULL;
+}
