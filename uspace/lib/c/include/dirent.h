@@ -8,12 +8,13 @@
 #include <sys/types.h>
 
 #define DT_UNKNOWN 0
+#define DT_FIFO 1
 #define DT_DIR 4
 #define DT_REG 8
 
 struct dirent {
 	uint64_t d_ino;
-	unsigned char d_type;      /* DT_REG or DT_DIR */
+	unsigned char d_type;      /* DT_REG, DT_DIR or DT_FIFO */
 	char d_name[64];
 };
 

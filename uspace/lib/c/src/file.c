@@ -225,7 +225,7 @@ static ssize_t pwrite_locked(fdesc_t *d, const void *buf, size_t n,
 			return done > 0 ? (ssize_t)done : -(ssize_t)rc;
 		done += ans.args[1];
 		*off = (off_t)ans.args[2];
-		if (ans.args[1] < chunk)
+		if (ans.args[1] == 0)     /* full: the next call would fail */
 			break;
 	}
 	return (ssize_t)done;
@@ -307,7 +307,8 @@ static void stat_from(const fs_stat_t *fst, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = fst->ino;
-	st->st_mode = (fst->type == FS_TYPE_DIR ? S_IFDIR : S_IFREG) |
+	st->st_mode = (fst->type == FS_TYPE_DIR ? S_IFDIR
+		       : fst->type == FS_TYPE_PIPE ? S_IFIFO : S_IFREG) |
 		      (fst->mode & 07777);
 	st->st_nlink = fst->nlink;
 	st->st_size = (off_t)fst->size;
@@ -474,7 +475,8 @@ struct dirent *readdir(DIR *dir)
 	}
 	dir->index++;
 	dir->ent.d_ino = de.ino;
-	dir->ent.d_type = de.type == FS_TYPE_DIR ? DT_DIR : DT_REG;
+	dir->ent.d_type = de.type == FS_TYPE_DIR ? DT_DIR
+			  : de.type == FS_TYPE_PIPE ? DT_FIFO : DT_REG;
 	de.name[FS_NAME_MAX] = '\0';
 	strcpy(dir->ent.d_name, de.name);
 	return &dir->ent;

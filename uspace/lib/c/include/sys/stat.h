@@ -15,14 +15,16 @@ typedef uint64_t ino_t;
 typedef unsigned int nlink_t;
 
 #define S_IFMT 0170000
+#define S_IFIFO 0010000
 #define S_IFDIR 0040000
 #define S_IFREG 0100000
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
 
 struct stat {
 	ino_t st_ino;
-	mode_t st_mode;            /* S_IFDIR or S_IFREG | permission bits */
+	mode_t st_mode;            /* S_IFDIR, S_IFREG or S_IFIFO | permission bits */
 	nlink_t st_nlink;
 	off_t st_size;
 };
