@@ -1,0 +1,113 @@
+"""test/lib/guest.py - a booted guest to talk to over COM1.
+
+    g = Guest(iso)                      # QEMU with COM1 on our pipes
+    m = g.expect(r"^runall: \\$ cat$")   # next matching line, or None
+    g.send("hello\\r\\x04")              # type (a byte at a time)
+    code = g.finish()                   # QEMU's exit status (None: killed)
+    r = g.result()                      # a vm.Result of the whole log
+
+QEMU runs through tools/qemu.sh like vm.boot(), in its own process group;
+a thread collects its output into timestamped, cleaned lines.
+"""
+
+import os
+import re
+import subprocess
+import threading
+import time
+
+import vm
+
+
+class Guest:
+    """QEMU with COM1 on our pipes: type at it, wait for lines."""
+
+    def __init__(self, iso, cpus=2, accel="tcg", firmware="bios"):
+        self.command = vm.qemu_command(iso, cpus=cpus, accel=accel,
+                                       firmware=firmware)
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        self.reader = vm._LineReader(self.start)
+        self.cond = threading.Condition()
+        self.seen = 0           # lines already matched past
+        self.eof = False
+        self.exit_code = None
+        self.timed_out = False
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        """Feed QEMU's output to the line reader until it closes."""
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 4096)
+            with self.cond:
+                if not data:
+                    self.eof = True
+                    self.cond.notify_all()
+                    return
+                self.reader.feed(data, time.monotonic())
+                self.cond.notify_all()
+
+    def lines(self):
+        """The complete lines so far."""
+        with self.cond:
+            return [line for _, line in self.reader.events]
+
+    def expect(self, regex, timeout=60):
+        """The first line after the last match that matches regex (its
+        match object), or None at the timeout or when QEMU is gone."""
+        pat = re.compile(regex)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                events = self.reader.events
+                for i in range(self.seen, len(events)):
+                    m = pat.search(events[i][1])
+                    if m:
+                        self.seen = i + 1
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or self.eof:
+                    self.timed_out |= left <= 0
+                    return None
+                self.cond.wait(left)
+
+    def send(self, text, gap=0.01):
+        """Type text, a byte at a time; False if QEMU is gone."""
+        try:
+            for b in text.encode("latin-1"):
+                self.proc.stdin.write(bytes([b]))
+                self.proc.stdin.flush()
+                time.sleep(gap)
+        except (BrokenPipeError, ValueError):
+            return False
+        return True
+
+    def finish(self, timeout=60):
+        """Wait for QEMU to exit (killing it after timeout s); its exit
+        status, or None if it had to be killed."""
+        try:
+            self.exit_code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            vm._kill_group(self.proc)
+            self.timed_out = True
+        with self.cond:
+            self.cond.wait_for(lambda: self.eof, timeout=5)
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        return self.exit_code
+
+    def result(self):
+        """The log so far as a vm.Result (after finish(): the whole run)."""
+        with self.cond:
+            return vm.Result(self.reader.events, exit_code=self.exit_code,
+                             timed_out=self.timed_out,
+                             elapsed=time.monotonic() - self.start,
+                             command=self.command,
+                             partial=self.reader.partial())
