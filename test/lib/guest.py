@@ -1,8 +1,14 @@
-"""test/lib/guest.py - a QEMU guest driven over COM1 from the host.
+"""test/lib/guest.py - a booted guest to talk to over COM1.
 
-Guest(iso) boots with COM1 on pipes both ways; send() types bytes at it
-and expect() waits for a line (or the partial last line, e.g. a prompt)
-matching a regex. Used by test/console.t and test/shell.t.
+    g = Guest(iso)                      # QEMU with COM1 on our pipes
+    m = g.expect(r"^runall: \\$ cat$")   # next matching line, or None
+    m = g.expect(r"# $", partial=True)  # ... or the unfinished last line
+    g.send("hello\\r\\x04")              # type (a byte at a time)
+    code = g.finish()                   # QEMU's exit status (None: killed)
+    r = g.result()                      # a vm.Result of the whole log
+
+QEMU runs through tools/qemu.sh like vm.boot(), in its own process group;
+a thread collects its output into timestamped, cleaned lines.
 """
 
 import os
@@ -14,46 +20,50 @@ import time
 import boottest as bt
 import vm
 
-STEP = 60           # seconds to wait for each expected line (TCG)
-
 
 class Guest:
-    """QEMU with COM1 on our pipes: send bytes, wait for lines."""
+    """QEMU with COM1 on our pipes: type at it, wait for lines."""
 
-    def __init__(self, iso, cpus=2, firmware="bios"):
-        cmd = vm.qemu_command(iso, cpus=cpus, firmware=firmware,
-                              accel=bt.accel())
+    def __init__(self, iso, cpus=2, accel=None, firmware="bios"):
+        self.command = vm.qemu_command(iso, cpus=cpus,
+                                       accel=accel or bt.accel(),
+                                       firmware=firmware)
         self.start = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL,
                                      start_new_session=True)
         self.reader = vm._LineReader(self.start)
         self.cond = threading.Condition()
-        self.seen = 0          # lines already matched past
-        self.raw = b""
+        self.seen = 0           # lines already matched past
+        self.eof = False
+        self.exit_code = None
+        self.timed_out = False
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self):
+        """Feed QEMU's output to the line reader until it closes."""
         fd = self.proc.stdout.fileno()
         while True:
             data = os.read(fd, 4096)
             with self.cond:
                 if not data:
-                    self.reader.feed(b"\n", time.monotonic())
                     self.eof = True
                     self.cond.notify_all()
                     return
-                self.raw += data
                 self.reader.feed(data, time.monotonic())
                 self.cond.notify_all()
 
     def lines(self):
+        """The complete lines so far."""
         with self.cond:
-            return [l for _, l in self.reader.events]
+            return [line for _, line in self.reader.events]
 
-    def expect(self, regex, timeout=STEP, partial=False):
-        """The first line (after the last match) matching regex, or None."""
+    def expect(self, regex, timeout=60, partial=False):
+        """The first line after the last match that matches regex (its
+        match object), or None at the timeout or when QEMU is gone. With
+        partial, the unfinished last line (a prompt) counts too, without
+        moving past it."""
         pat = re.compile(regex)
         deadline = time.monotonic() + timeout
         with self.cond:
@@ -69,24 +79,47 @@ class Guest:
                     if m:
                         return m
                 left = deadline - time.monotonic()
-                if left <= 0 or getattr(self, "eof", False):
+                if left <= 0 or self.eof:
+                    self.timed_out |= left <= 0
                     return None
                 self.cond.wait(left)
 
-    def send(self, data, gap=0.02):
-        """Type data, a byte at a time."""
-        for b in data.encode("latin-1"):
-            self.proc.stdin.write(bytes([b]))
-            self.proc.stdin.flush()
-            time.sleep(gap)
+    def send(self, text, gap=0.01):
+        """Type text, a byte at a time; False if QEMU is gone."""
+        try:
+            for b in text.encode("latin-1"):
+                self.proc.stdin.write(bytes([b]))
+                self.proc.stdin.flush()
+                time.sleep(gap)
+        except (BrokenPipeError, ValueError):
+            return False
+        return True
 
     def finish(self, timeout=60):
-        """Wait for QEMU to exit; its exit code (None: killed)."""
+        """Wait for QEMU to exit (killing it after timeout s); its exit
+        status, or None if it had to be killed."""
         try:
-            return self.proc.wait(timeout=timeout)
+            self.exit_code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             vm._kill_group(self.proc)
-            return None
+            self.timed_out = True
+        with self.cond:
+            self.cond.wait_for(lambda: self.eof, timeout=5)
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        return self.exit_code
+
+    def result(self):
+        """The log so far as a vm.Result (after finish(): the whole run)."""
+        with self.cond:
+            return vm.Result(self.reader.events, exit_code=self.exit_code,
+                             timed_out=self.timed_out,
+                             elapsed=time.monotonic() - self.start,
+                             command=self.command,
+                             partial=self.reader.partial())
 
 
 def make_iso(tmp, name, cmdline):
