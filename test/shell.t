@@ -53,6 +53,7 @@ class Shell:
 
     def run(self, line, timeout=60):
         """Type line + Enter; the output lines up to the next prompt."""
+        self.g.seen = len(self.g.lines())   # what came before is not ours
         self.g.send(line + "\r", gap=0.005)
         if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
             return None             # the typed line never came back
@@ -114,6 +115,10 @@ def check_cwd(tap, sh):
     tap.ok(out == ["here"], "a relative redirection lands in the working directory")
     out = sh.run("pwd")
     tap.ok(out == ["/tmp/d"], "pwd (got %r)" % out)
+    out = sh.run("ls")
+    tap.ok(out == ["rel"], "ls lists the working directory (got %r)" % out)
+    out = sh.run("rm rel; ls ../d; echo $?")
+    tap.ok(out == ["0"], "rm of a relative path, ls of ../d (got %r)" % out)
     out = sh.run("cd /etc/motd")
     tap.ok(out and "Not a directory" in out[-1], "cd to a file fails (got %r)" % out)
     sh.g.send("cd ..\r")

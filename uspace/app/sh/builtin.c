@@ -39,6 +39,12 @@ static const sh_help_t help_lines[] = {
 	{ "ns", "ns: the naming service (started by the kernel)" },
 	{ "bench", "bench: benchmarks (name value unit)" },
 	{ "hello", "hello: greet from user space" },
+	{ "runall", "runall CMD[,ARG...]...: run commands in turn (tests without a shell)" },
+	{ "tester", "tester MODE ...: test helpers (faults, spinning, threads...)" },
+	{ "utest", "utest: the user-space test suite (TAP)" },
+	{ "ipctest", "ipctest: the IPC test suite (TAP)" },
+	{ "fstest", "fstest: the file service test suite (TAP)" },
+	{ "contest", "contest: a console test client" },
 };
 
 static const sh_help_t *help_find(const char *name)
