@@ -170,6 +170,12 @@ def check_tools(tap, sh):
            "help lists the builtins and programs (%d lines)" % len(out or []))
     out = sh.run("cd -h")
     tap.ok(out and out[0].startswith("usage: cd"), "builtins take -h (%r)" % out)
+    progs = programs()
+    out = sh.run("; ".join("%s -h | head -n 1" % p for p in progs))
+    bad = [p for p, l in zip(progs, out or []) if not l.lower().startswith("usage: " + p)]
+    tap.ok(out and len(out) == len(progs) and not bad,
+           "every program in /bin answers -h with its usage (%d; wrong: %s)"
+           % (len(out or []), bad))
     out = sh.run("restrict -h")
     tap.ok(out and out[0].startswith("usage: restrict"), "restrict -h (%r)" % out)
     sh.run("restrict tester perm-escalate")
@@ -180,9 +186,12 @@ def check_tools(tap, sh):
     out = sh.run("restrict poweroff")
     tap.ok(out and any("poweroff" in l for l in out) and sh.status() != 0,
            "poweroff without the system permission fails (%r)" % out)
-    out = sh.run("echo a | ")
-    tap.ok(out and out[-1].startswith("sh: syntax error") and sh.status() == 2,
-           "a syntax error: message and status 2 (%r)" % out)
+    out = sh.run("echo ran; echo a | ")
+    tap.ok(out and len(out) == 1 and out[0].startswith("sh: syntax error") and
+           sh.status() == 2,
+           "a syntax error: message, status 2, nothing on the line runs (%r)" % out)
+    out = sh.run("echo 'open")
+    tap.ok(out == ["sh: unterminated quote"], "an unterminated quote (%r)" % out)
 
 
 def main_boot(tap):

@@ -98,6 +98,12 @@ static void init_shell(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		printf("usage: init [-h] [PROGRAM [ARGS...]]\n"
+		       "  the first task: start the servers, then the shell (or run\n"
+		       "  /bin/PROGRAM with ARGS and power off with its verdict)\n");
+		return 0;
+	}
 	init_start_servers();
 	if (argc > 1) {
 		int status = init_run(argv + 1);

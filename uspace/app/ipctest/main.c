@@ -233,6 +233,10 @@ static int run_tests(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	my_id = sys_task_id();
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "server"))
 		return server_main(argc - 2, argv + 2);
 	if (argc > 1 && !strcmp(argv[1], "kbox-probe"))

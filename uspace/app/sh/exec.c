@@ -332,24 +332,32 @@ static void sh_run_pipeline(sh_t *sh, const sh_pipeline_t *pl)
 		sh_wait_fg(sh, &job);
 }
 
-void sh_run(sh_t *sh, sh_script_t *script)
+/* Parse every pipeline of lx (running them if run); EOK or EINVAL. */
+static errno_t sh_walk(sh_t *sh, const sh_lex_t *lx, bool run, char *err,
+		       size_t errlen)
 {
-	for (int i = 0; i < script->npipes && !sh->exit_requested; i++)
-		sh_run_pipeline(sh, &script->pipes[i]);
+	static sh_pipeline_t pl;
+	size_t pos = 0;
+	errno_t rc;
+
+	while (!sh->exit_requested &&
+	       (rc = sh_parse_next(lx, &pos, &pl, err, errlen)) == EOK)
+		if (run)
+			sh_run_pipeline(sh, &pl);
+	return sh->exit_requested || rc == ENOENT ? EOK : rc;
 }
 
 void sh_run_line(sh_t *sh, const char *line)
 {
 	static sh_lex_t lx;
-	static sh_script_t script;
 	char err[128];
 
 	lx.last_status = sh->last_status;
 	if (sh_lex(&lx, line, err, sizeof(err)) != EOK ||
-	    sh_parse(&lx, &script, err, sizeof(err)) != EOK) {
+	    sh_walk(sh, &lx, false, err, sizeof(err)) != EOK) {
 		fprintf(stderr, "sh: %s\n", err);
 		sh->last_status = SH_STATUS_SYNTAX;
 		return;
 	}
-	sh_run(sh, &script);
+	sh_walk(sh, &lx, true, err, sizeof(err));
 }

@@ -95,16 +95,14 @@ static errno_t parse_pipeline(parser_t *p, sh_pipeline_t *pl)
 	return EOK;
 }
 
-errno_t sh_parse(const sh_lex_t *lx, sh_script_t *out, char *err, size_t errlen)
+errno_t sh_parse_next(const sh_lex_t *lx, size_t *pos, sh_pipeline_t *out,
+		      char *err, size_t errlen)
 {
-	parser_t p = { .t = lx->toks, .err = err, .errlen = errlen };
+	parser_t p = { .t = lx->toks + *pos, .err = err, .errlen = errlen };
 
-	out->npipes = 0;
-	while (p.t->kind != SH_TOK_END) {
-		if (out->npipes == SH_PIPELINES_MAX)
-			return parse_fail(&p, "too many commands on a line");
-		if (parse_pipeline(&p, &out->pipes[out->npipes++]) != EOK)
-			return EINVAL;
-	}
-	return EOK;
+	if (p.t->kind == SH_TOK_END)
+		return ENOENT;
+	errno_t rc = parse_pipeline(&p, out);
+	*pos = (size_t)(p.t - lx->toks);
+	return rc;
 }

@@ -17,7 +17,6 @@
 #define SH_LINE_MAX 1024
 #define SH_ARGS_MAX 64           /* words of one command */
 #define SH_CMDS_MAX 8            /* commands of one pipeline */
-#define SH_PIPELINES_MAX 16      /* pipelines of one line */
 #define SH_JOBS_MAX 16           /* background jobs */
 #define SH_STATUS_NOT_FOUND 127
 #define SH_STATUS_CANNOT_RUN 126
@@ -67,16 +66,13 @@ typedef struct sh_pipeline {
 	bool background;             /* ended by & */
 } sh_pipeline_t;
 
-typedef struct sh_script {
-	sh_pipeline_t pipes[SH_PIPELINES_MAX];
-	int npipes;
-} sh_script_t;
-
 /*
- * Group the tokens of lx into pipelines. Returns EOK (an empty line gives
- * no pipelines) or EINVAL with a message in err.
+ * The next pipeline of lx from token *pos into out; *pos moves past it.
+ * Returns EOK, ENOENT at the end of the line, or EINVAL with a message
+ * in err.
  */
-errno_t sh_parse(const sh_lex_t *lx, sh_script_t *out, char *err, size_t errlen);
+errno_t sh_parse_next(const sh_lex_t *lx, size_t *pos, sh_pipeline_t *out,
+		      char *err, size_t errlen);
 
 /* --------------------------------------------------------------- exec.c */
 
@@ -102,9 +98,10 @@ typedef struct sh {
 	int next_job;
 } sh_t;
 
-/* Run every pipeline of script in order; sets sh->last_status. */
-void sh_run(sh_t *sh, sh_script_t *script);
-/* Lex, parse and run one line; syntax errors set status 2. */
+/*
+ * Lex and check one line, then run its pipelines in order; a syntax error
+ * runs nothing and sets status 2.
+ */
 void sh_run_line(sh_t *sh, const char *line);
 /* Report background jobs that ended since the last call. */
 void sh_reap_jobs(sh_t *sh);

@@ -195,6 +195,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
+		} else if (!strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
 		} else {
 			usage(stderr);
 			return 2;
