@@ -97,6 +97,10 @@ def check_files(tap, sh):
     out = sh.run("echo x > /nodir/f")
     tap.ok(out and re.search(r"^sh: /nodir/f: ", out[-1]) and sh.status() == 1,
            "a redirection that cannot be opened: error and status 1 (%r)" % out)
+    sh.run("mkdir -p /tmp/r/s; echo x > /tmp/r/s/f; echo y > /tmp/r/g")
+    out = sh.run("ls /tmp/r; rm -r /tmp/r; echo $?; ls /tmp/r")
+    tap.ok(out and out[:3] == ["g", "s", "0"] and "No such file" in out[-1],
+           "rm -r removes a tree of files and directories (%r)" % out)
     out = sh.run("ls /bin | wc -l")
     n = len(programs())
     tap.ok(out and out[-1].strip() == str(n),

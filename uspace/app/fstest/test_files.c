@@ -1,5 +1,6 @@
 /* fstest: files, directories and the errors of the name space. */
 #include <dirent.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "fstest.h"
@@ -162,8 +163,45 @@ static void test_initrd(void)
 	       "initrd: readdir / lists bin, etc and tmp: %s", list);
 }
 
+static int no_dot(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/* scandir: every entry or the filtered ones, sorted; errors. */
+static void test_scandir(void)
+{
+	struct dirent **list;
+	const char *names[] = { "/tmp/sd/b", "/tmp/sd/.h", "/tmp/sd/a" };
+
+	mkdir("/tmp/sd", 0755);
+	for (int i = 0; i < 3; i++)
+		write_file(names[i], "x", 1, O_TRUNC);
+	int n = scandir("/tmp/sd", &list, NULL, alphasort);
+	bool ok = n == 3 && !strcmp(list[0]->d_name, ".h") &&
+		  !strcmp(list[1]->d_name, "a") && !strcmp(list[2]->d_name, "b");
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	if (n >= 0)
+		free(list);
+	n = scandir("/tmp/sd", &list, no_dot, alphasort);
+	ok &= n == 2 && !strcmp(list[0]->d_name, "a") && !strcmp(list[1]->d_name, "b");
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	if (n >= 0)
+		free(list);
+	tap_ok(ok, "dirs: scandir sorts with alphasort and filters");
+	tap_ok(scandir("/tmp/nothing", &list, NULL, NULL) == -1 && errno == ENOENT &&
+	       scandir("/etc/motd", &list, NULL, NULL) == -1 && errno == ENOTDIR,
+	       "dirs: scandir of nothing is ENOENT, of a file ENOTDIR");
+	for (int i = 0; i < 3; i++)
+		unlink(names[i]);
+	rmdir("/tmp/sd");
+}
+
 void test_dirs(void)
 {
+	test_scandir();
 	test_listing();
 	test_unlink();
 	test_unlinked_open();

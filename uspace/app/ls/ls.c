@@ -23,12 +23,6 @@
 
 static bool opt_long, opt_all;
 
-/* A growing array of malloc'd names. */
-typedef struct names {
-	char **v;
-	size_t n, cap;
-} names_t;
-
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: ls [-h] [-l] [-a] [PATH...]\n"
@@ -41,56 +35,6 @@ static int ls_error(const char *path, int err)
 {
 	fprintf(stderr, "ls: %s: %s\n", path, strerror(err));
 	return 1;
-}
-
-static int ls_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Append a copy of name to list; 0 or ENOMEM. */
-static int names_push(names_t *list, const char *name)
-{
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 32;
-		char **v = reallocarray(list->v, cap, sizeof(*v));
-		if (!v)
-			return ENOMEM;
-		list->v = v;
-		list->cap = cap;
-	}
-	list->v[list->n] = strdup(name);
-	return list->v[list->n++] ? 0 : ENOMEM;
-}
-
-static void names_free(names_t *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->v[i]);
-	free(list->v);
-}
-
-/* The names in directory path (hidden ones only with -a); 0 or an errno. */
-static int ls_read(const char *path, names_t *list)
-{
-	DIR *dir = opendir(path);
-	struct dirent *e;
-	int err = 0;
-
-	if (!dir)
-		return errno;
-	while (err == 0) {
-		errno = 0;
-		e = readdir(dir);
-		if (!e) {
-			err = errno;
-			break;
-		}
-		if (e->d_name[0] != '.' || opt_all)
-			err = names_push(list, e->d_name);
-	}
-	closedir(dir);
-	return err;
 }
 
 /* One line about name, whose status is st. */
@@ -126,21 +70,32 @@ static int ls_entry(const char *dir, const char *name)
 	return 0;
 }
 
+/* qsort order of operand paths: bytewise. */
+static int ls_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether e is listed: hidden names only with -a. */
+static int ls_shown(const struct dirent *e)
+{
+	return e->d_name[0] != '.' || opt_all;
+}
+
 /* List directory path; 0, or 1 after an error message. */
 static int ls_dir(const char *path)
 {
-	names_t list = { 0 };
+	struct dirent **list;
 	int status = 0;
-	int err = ls_read(path, &list);
+	int n = scandir(path, &list, ls_shown, alphasort);
 
-	if (err != 0) {
-		status = ls_error(path, err);
-	} else {
-		qsort(list.v, list.n, sizeof(list.v[0]), ls_cmp);
-		for (size_t i = 0; i < list.n; i++)
-			status |= ls_entry(path, list.v[i]);
+	if (n < 0)
+		return ls_error(path, errno);
+	for (int i = 0; i < n; i++) {
+		status |= ls_entry(path, list[i]->d_name);
+		free(list[i]);
 	}
-	names_free(&list);
+	free(list);
 	return status;
 }
 

@@ -18,12 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A growing array of malloc'd names. */
-typedef struct names {
-	char **v;
-	size_t n, cap;
-} names_t;
-
 static bool opt_recursive, opt_force;
 
 static int rm_path(const char *path);
@@ -42,53 +36,6 @@ static int rm_error(const char *path, int err)
 	return 1;
 }
 
-/* Append a copy of name to list; 0 or ENOMEM. */
-static int names_push(names_t *list, const char *name)
-{
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 32;
-		char **v = reallocarray(list->v, cap, sizeof(*v));
-		if (!v)
-			return ENOMEM;
-		list->v = v;
-		list->cap = cap;
-	}
-	list->v[list->n] = strdup(name);
-	return list->v[list->n++] ? 0 : ENOMEM;
-}
-
-static void names_free(names_t *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->v[i]);
-	free(list->v);
-}
-
-/*
- * The names in directory path; 0 or an errno. They are all read before
- * any is removed: removing entries renumbers those readdir has to come.
- */
-static int rm_read(const char *path, names_t *list)
-{
-	DIR *dir = opendir(path);
-	struct dirent *e;
-	int err = 0;
-
-	if (!dir)
-		return errno;
-	while (err == 0) {
-		errno = 0;
-		e = readdir(dir);
-		if (!e) {
-			err = errno;
-			break;
-		}
-		err = names_push(list, e->d_name);
-	}
-	closedir(dir);
-	return err;
-}
-
 /* dir + "/" + name in malloc'd memory, or NULL. */
 static char *rm_join(const char *dir, const char *name)
 {
@@ -100,17 +47,21 @@ static char *rm_join(const char *dir, const char *name)
 	return path;
 }
 
-/* Remove what directory dir holds; 0, or 1 after a message. */
+/*
+ * Remove what directory dir holds; 0, or 1 after a message. All names
+ * are read (scandir) before any is removed: removing entries renumbers
+ * those readdir has still to give.
+ */
 static int rm_contents(const char *dir)
 {
-	names_t list = { 0 };
+	struct dirent **list;
 	int status = 0;
-	int err = rm_read(dir, &list);
+	int n = scandir(dir, &list, NULL, NULL);
 
-	if (err != 0)
-		status = rm_error(dir, err);
-	for (size_t i = 0; err == 0 && i < list.n; i++) {
-		char *path = rm_join(dir, list.v[i]);
+	if (n < 0)
+		return rm_error(dir, errno);
+	for (int i = 0; i < n; i++) {
+		char *path = rm_join(dir, list[i]->d_name);
 		if (!path) {
 			status = rm_error(dir, ENOMEM);
 			break;
@@ -118,7 +69,9 @@ static int rm_contents(const char *dir)
 		status |= rm_path(path);
 		free(path);
 	}
-	names_free(&list);
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 	return status;
 }
 

@@ -32,4 +32,16 @@ void rewinddir(DIR *dir);
 /* Close dir; 0, or -1 with errno. */
 int closedir(DIR *dir);
 
+/*
+ * Read every entry of directory path for which filter returns nonzero
+ * (NULL: all) into a new array of new entries at *list, sorted with
+ * compar (NULL: as read). Returns the count, or -1 with errno; the
+ * caller frees each entry and the array.
+ */
+int scandir(const char *path, struct dirent ***list,
+	    int (*filter)(const struct dirent *),
+	    int (*compar)(const struct dirent **, const struct dirent **));
+/* scandir's compar for names in byte order. */
+int alphasort(const struct dirent **a, const struct dirent **b);
+
 #endif

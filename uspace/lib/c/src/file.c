@@ -546,3 +546,74 @@ int pipe(int ends[2])
 	}
 	return result(rc);
 }
+
+/* Append a copy of e to *list (n entries, room for *cap); 0 or ENOMEM. */
+static int scandir_push(struct dirent ***list, size_t n, size_t *cap,
+			const struct dirent *e)
+{
+	if (n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		struct dirent **v = reallocarray(*list, ncap, sizeof(*v));
+		if (!v)
+			return ENOMEM;
+		*list = v;
+		*cap = ncap;
+	}
+	if (!((*list)[n] = malloc(sizeof(*e))))
+		return ENOMEM;
+	memcpy((*list)[n], e, sizeof(*e));
+	return 0;
+}
+
+static void scandir_free(struct dirent **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+typedef int (*scandir_compar_t)(const struct dirent **, const struct dirent **);
+
+static int scandir_cmp(const void *a, const void *b, void *compar)
+{
+	return ((scandir_compar_t)compar)((const struct dirent **)a,
+					  (const struct dirent **)b);
+}
+
+int scandir(const char *path, struct dirent ***list,
+	    int (*filter)(const struct dirent *),
+	    int (*compar)(const struct dirent **, const struct dirent **))
+{
+	struct dirent **v = NULL, *e;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	DIR *dir = opendir(path);
+
+	if (!dir)
+		return -1;
+	while (!err) {
+		errno = 0;
+		if (!(e = readdir(dir))) {
+			err = errno;        /* 0 at the end */
+			break;
+		}
+		if (filter && !filter(e))
+			continue;
+		err = scandir_push(&v, n, &cap, e);
+		n += !err;
+	}
+	closedir(dir);
+	if (err) {
+		scandir_free(v, n);
+		return fail(err);
+	}
+	if (compar)
+		qsort_r(v, n, sizeof(*v), scandir_cmp, (void *)compar);
+	*list = v;
+	return (int)n;
+}
+
+int alphasort(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
