@@ -166,11 +166,12 @@ static errno_t binary_load_image(binary_t *b, const void *image)
 
 	if (elf_load_plan(image, b->size, USER_BASE, USER_MAP_BASE, &b->plan) != EOK)
 		return ENOEXEC;
-	if (elf_find_symtab(image, b->size, &sym, &str) == EOK &&
-	    (b->strtab = kmalloc(str->sh_size)) != NULL)
-		memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
+	if (elf_find_symtab(image, b->size, &sym, &str) != EOK ||
+	    !(b->strtab = kmalloc(str->sh_size)))
+		return EOK;              /* runs, but without symbols */
+	memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
 	b->image = image;
-	binary_load_symbols(b);
+	binary_load_symbols(b);      /* names point into b->strtab */
 	b->image = NULL;             /* the caller's copy goes away */
 	return EOK;
 }

@@ -113,8 +113,19 @@ static void test_errors_spawn(void)
 	       "spawn: spawn_find looks in /bin for names without a slash");
 }
 
+static void test_isatty(void)
+{
+	int fd = open("/etc/motd", O_RDONLY);
+	bool file = fd >= 0 && !isatty(fd) && errno == ENOTTY;
+	close(fd);
+	bool bad = !isatty(99) && errno == EBADF;
+	tap_ok(isatty(1) && file && bad, "spawn: isatty is 1 for the console, "
+	       "0 with ENOTTY for a file, 0 with EBADF for no descriptor");
+}
+
 void test_spawn(void)
 {
+	test_isatty();
 	test_env();
 	test_redirect();
 	test_from_tmp();

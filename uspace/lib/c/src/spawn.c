@@ -34,8 +34,8 @@ static errno_t spawn_read_image(const char *path, void **image, size_t *size)
 	char *buf = rc == EOK ? malloc((size_t)st.st_size) : NULL;
 	if (rc == EOK && !buf)
 		rc = ENOMEM;
-	if (rc == EOK && pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
-		rc = errno ? errno : EIO;
+	if (rc == EOK && (errno = 0, pread(fd, buf, (size_t)st.st_size, 0)) != st.st_size)
+		rc = errno ? errno : EIO;     /* an error, or the file shrank */
 	close(fd);
 	if (rc != EOK) {
 		free(buf);

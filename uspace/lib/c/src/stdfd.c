@@ -116,9 +116,10 @@ const char *__libc_stdfd_spec(int fd)
 /* Whether fd is the console (a terminal). */
 int isatty(int fd)
 {
-	if (fd < 0 || fd > 2 || stdfd_nulls[fd] || __libc_fs_fd_open(fd)) {
-		errno = fd < 0 || fd > 2 ? EBADF : ENOTTY;
-		return 0;
-	}
-	return 1;
+	bool console = fd >= 0 && fd <= 2 && !stdfd_nulls[fd] &&
+		       !__libc_fs_fd_open(fd);
+
+	if (!console)
+		errno = __libc_fs_fd_open(fd) || (fd >= 0 && fd <= 2) ? ENOTTY : EBADF;
+	return console;
 }
