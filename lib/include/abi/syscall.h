@@ -49,7 +49,11 @@
 #define SYS_KLOG_READ 31      /* (buf, len, uint64_t *pos, timeout_ns) -> bytes */
 #define SYS_CONSOLE_CLAIM 32  /* (bool) -> 0; PERM_IO: the kernel stops writing to its consoles */
 #define SYS_INITRD_MAP 33     /* (const void **base, size_t *size) -> 0: the initrd, read-only */
-#define SYS_COUNT 34
+#define SYS_SYSINFO_KEYS 34   /* (path, buf, size, size_t *needed) -> bytes; see abi/sysinfo.h */
+#define SYS_SYSINFO_TYPE 35   /* (path) -> SYSINFO_NONE/INT/DATA */
+#define SYS_SYSINFO_INT 36    /* (path, uint64_t *value) -> 0 */
+#define SYS_SYSINFO_DATA 37   /* (path, buf, size, size_t *needed) -> bytes */
+#define SYS_COUNT 38
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

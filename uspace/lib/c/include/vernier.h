@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <abi/errno.h>
 #include <abi/syscall.h>
+#include <abi/sysinfo.h>
 #include <abi/task.h>
 
 /*
@@ -81,6 +82,16 @@ errno_t sys_map(void *hint, size_t len, unsigned prot, void **addr);
 errno_t sys_unmap(void *addr, size_t len);
 /* Fill *info about task id. */
 errno_t sys_task_info(task_id_t id, task_info_t *info);
+
+/*
+ * sysinfo (see abi/sysinfo.h). keys and data: the bytes copied go to
+ * *got; a buffer too small gives ENOMEM with the size needed in *got.
+ */
+errno_t sys_sysinfo_keys(const char *path, void *buf, size_t size, size_t *got);
+/* The node's SYSINFO_* type into *type; ENOENT if there is none. */
+errno_t sys_sysinfo_type(const char *path, unsigned *type);
+errno_t sys_sysinfo_int(const char *path, uint64_t *value);
+errno_t sys_sysinfo_data(const char *path, void *buf, size_t size, size_t *got);
 /* Restrict thread (0: the caller) to the CPUs whose bits are set in mask. */
 errno_t sys_set_affinity(thread_id_t thread, uint64_t mask);
 /*

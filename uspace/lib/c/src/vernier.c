@@ -153,6 +153,43 @@ errno_t sys_task_info(task_id_t id, task_info_t *info)
 	return sys_err(__libc_syscall2(SYS_TASK_INFO, (long)id, (long)info));
 }
 
+/* keys and data: the count or, on ENOMEM, the size needed to *got. */
+static errno_t sysinfo_read(long nr, const char *path, void *buf, size_t size,
+			    size_t *got)
+{
+	size_t needed = 0;
+	long r = __vernier_syscall(nr, (long)path, (long)buf, (long)size,
+				   (long)&needed, 0, 0);
+
+	if (got)
+		*got = r >= 0 ? (size_t)r : needed;
+	return sys_err(r);
+}
+
+errno_t sys_sysinfo_keys(const char *path, void *buf, size_t size, size_t *got)
+{
+	return sysinfo_read(SYS_SYSINFO_KEYS, path, buf, size, got);
+}
+
+errno_t sys_sysinfo_data(const char *path, void *buf, size_t size, size_t *got)
+{
+	return sysinfo_read(SYS_SYSINFO_DATA, path, buf, size, got);
+}
+
+errno_t sys_sysinfo_type(const char *path, unsigned *type)
+{
+	long r = __libc_syscall1(SYS_SYSINFO_TYPE, (long)path);
+
+	if (r >= 0 && type)
+		*type = (unsigned)r;
+	return sys_err(r);
+}
+
+errno_t sys_sysinfo_int(const char *path, uint64_t *value)
+{
+	return sys_err(__libc_syscall2(SYS_SYSINFO_INT, (long)path, (long)value));
+}
+
 errno_t sys_set_affinity(thread_id_t thread, uint64_t mask)
 {
 	return sys_err(__libc_syscall2(SYS_SET_AFFINITY, (long)thread,
