@@ -130,6 +130,24 @@ void acct_syscall_exit(uint64_t nr, uint64_t k0)
 	irq_restore(f);
 }
 
+void acct_thread_now(const thread_t *t, uint64_t *user, uint64_t *kernel)
+{
+	*user = t->acct.user_cycles;
+	*kernel = t->acct.kernel_cycles;
+	if (!t->on_cpu || t->cpu >= cpu_count || !cpus[t->cpu])
+		return;
+	const cpu_t *c = cpus[t->cpu];
+	uint64_t last = __atomic_load_n(&c->acct.last, __ATOMIC_ACQUIRE);
+	acct_mode_t mode = c->acct.mode;
+	uint64_t now = time_cycles();
+	if (c->current != t || !last || now <= last || mode == ACCT_IRQ)
+		return;
+	if (mode == ACCT_USER)
+		*user += now - last;
+	else
+		*kernel += now - last;
+}
+
 /*
  * Time ACCT_MEASURE_ROUNDS pairs of the entry and exit charges as a
  * syscall makes them. Run by kinit on the boot CPU, in a kernel thread.

@@ -38,6 +38,13 @@ uint64_t acct_syscall_enter(void);
 void acct_syscall_exit(uint64_t nr, uint64_t k0);
 
 /*
+ * t's user and kernel cycles as of now: its counts plus, if it is running,
+ * the cycles since its CPU's last boundary (read racily from another CPU:
+ * off by at most the segment charged meanwhile).
+ */
+void acct_thread_now(const struct thread *t, uint64_t *user, uint64_t *kernel);
+
+/*
  * Cycles one kernel entry plus exit costs the accounting (measured at
  * boot by acct_measure()).
  */
