@@ -112,10 +112,18 @@ void acct_exc_exit(unsigned vector, uint64_t start)
 	irq_restore(f);
 }
 
-uint64_t acct_syscall_enter(void)
+uint64_t acct_syscall_enter(uint64_t nr)
 {
-	acct_to(ACCT_KERNEL);
-	return thread_current()->acct.kernel_cycles;
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+
+	acct_charge(c);
+	c->acct.mode = ACCT_KERNEL;
+	if (nr < SYS_COUNT)
+		c->acct.sys_count[nr]++;      /* now: exit and the like never return */
+	uint64_t k0 = c->current->acct.kernel_cycles;
+	irq_restore(f);
+	return k0;
 }
 
 void acct_syscall_exit(uint64_t nr, uint64_t k0)
@@ -124,10 +132,8 @@ void acct_syscall_exit(uint64_t nr, uint64_t k0)
 	cpu_t *c = cpu_current();
 
 	acct_charge(c);
-	if (nr < SYS_COUNT) {
-		c->acct.sys_count[nr]++;
+	if (nr < SYS_COUNT)
 		c->acct.sys_cycles[nr] += c->current->acct.kernel_cycles - k0;
-	}
 	irq_restore(f);
 }
 
@@ -156,7 +162,7 @@ static uint64_t acct_time_rounds(cpu_t *c, int n)
 	uint64_t t0 = time_cycles();
 
 	for (int i = 0; i < n; i++) {
-		uint64_t k0 = acct_syscall_enter();
+		uint64_t k0 = acct_syscall_enter(SYS_NULL);
 		acct_syscall_exit(SYS_NULL, k0);
 		acct_user_enter();
 		c->acct.mode = mode;

@@ -32,9 +32,9 @@ void acct_irq_exit(unsigned vector);
 uint64_t acct_exc_enter(unsigned vector);
 /* It was handled: the cycles since start go to the vector. */
 void acct_exc_exit(unsigned vector, uint64_t start);
-/* A syscall begins: the thread's kernel cycles so far (after a charge). */
-uint64_t acct_syscall_enter(void);
-/* Syscall nr ends: count it with the kernel cycles since k0. */
+/* Syscall nr begins (counted now): the thread's kernel cycles so far. */
+uint64_t acct_syscall_enter(uint64_t nr);
+/* Syscall nr ends: add the kernel cycles since k0 to its total. */
 void acct_syscall_exit(uint64_t nr, uint64_t k0);
 
 /*
