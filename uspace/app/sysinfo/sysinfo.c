@@ -27,6 +27,7 @@ typedef enum sysinfo_kind {
 	KIND_HEX32,
 	KIND_NAME,              /* char[SYSINFO_NAME_MAX], quoted */
 	KIND_LOAD,              /* fixed point, as "0.42" */
+	KIND_STATE,             /* a thread state, by name */
 } sysinfo_kind_t;
 
 typedef struct sysinfo_field {
@@ -73,7 +74,7 @@ static const sysinfo_field_t load_fields[] = {
 	F_AS("avg5", sysinfo_load_t, avg[1], KIND_LOAD),
 	F_AS("avg15", sysinfo_load_t, avg[2], KIND_LOAD),
 	F(sysinfo_load_t, runnable, KIND_U32),
-	F(sysinfo_load_t, period_s, KIND_U32),
+	F(sysinfo_load_t, period_ms, KIND_U32),
 	{ NULL, 0, 0 },
 };
 
@@ -100,7 +101,7 @@ static const sysinfo_field_t thread_fields[] = {
 	F(sysinfo_thread_t, id, KIND_U64),
 	F(sysinfo_thread_t, task, KIND_U64),
 	F(sysinfo_thread_t, name, KIND_NAME),
-	F(sysinfo_thread_t, state, KIND_U32),
+	F(sysinfo_thread_t, state, KIND_STATE),
 	F(sysinfo_thread_t, priority, KIND_U32),
 	F(sysinfo_thread_t, cpu, KIND_U32),
 	F(sysinfo_thread_t, on_cpu, KIND_U32),
@@ -259,6 +260,9 @@ static void field_print(const sysinfo_field_t *f, const unsigned char *rec)
 	case KIND_NAME: printf("\"%.*s\"", SYSINFO_NAME_MAX, name); break;
 	case KIND_LOAD:
 		printf("%s", stats_fmt_load(buf, sizeof(buf), field_u64(f, rec)));
+		break;
+	case KIND_STATE:
+		printf("%s", stats_thread_state(field_u32(f, rec)));
 		break;
 	}
 }
