@@ -440,7 +440,9 @@ void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel)
 	list_foreach(&t->threads, it) {
 		thread_t *th = list_entry(it, thread_t, task_node);
 		uint64_t u, k;
-		if (!th->exited) {           /* exited ones are folded in */
+		bool idle = th->cpu < cpu_count && cpus[th->cpu] &&
+			    cpus[th->cpu]->idle == th;
+		if (!th->exited && !idle) {  /* exited ones are folded in */
 			acct_thread_now(th, &u, &k);
 			*user += u;
 			*kernel += k;

@@ -82,7 +82,10 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id);
  */
 void task_foreach(void (*fn)(task_t *t, void *ctx), void *ctx);
 
-/* t's user and kernel cycles: its exited threads' and its live ones'. */
+/*
+ * t's user and kernel cycles: its exited threads' and its live ones',
+ * not counting idle threads (their time is the CPUs' idle time).
+ */
 void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel);
 
 /* The calling thread's task. */
