@@ -187,8 +187,10 @@ HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
-# Pure user-space logic likewise (the shell's lexer and parser).
+# Pure user-space logic likewise (the shell's lexer and parser; top's
+# computations, formatting, keys and rendering).
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/app/sh/lex.o $(BUILD)/host/uspace/app/sh/parse.o
+HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table format keys render)
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
