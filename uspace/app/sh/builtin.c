@@ -32,6 +32,7 @@ static const sh_help_t help_lines[] = {
 	{ "rm", "rm [-rf] PATH...: remove files and directories" },
 	{ "sh", "sh [-c LINE | FILE]: the shell" },
 	{ "sleep", "sleep SECONDS: wait" },
+	{ "top", "top [-bs] [-n N] [-d SEC] [-t TASK] [-v VIEW]: tasks, CPUs, memory, refreshed" },
 	{ "wc", "wc [-lwc] [FILE...]: count lines, words and bytes" },
 	{ "console", "console: the console server (started by init)" },
 	{ "fs", "fs: the file service (started by init)" },

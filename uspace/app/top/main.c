@@ -53,7 +53,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: top [-h] [-b] [-n N] [-d SECONDS] [-t TASK] [-v VIEW] [-s]\n"
-		"  tasks, threads, CPUs, interrupts and memory, refreshed\n"
+		"  tasks, threads, CPUs, interrupts and memory: full screen on the\n"
+		"  console (keys below), or -b for plain text\n"
 		"  -b          batch: plain-text snapshots, each from a line 'top - '\n"
 		"  -n N        stop after N snapshots (default: never)\n"
 		"  -d SECONDS  between snapshots (default 1, decimals, at least 0.1)\n"
