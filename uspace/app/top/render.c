@@ -169,6 +169,14 @@ static size_t put_cell(char *line, size_t at, const top_col_t *c,
 	return at < LINE_MAX - 1 ? at : LINE_MAX - 1;
 }
 
+/* Write line without its trailing blanks (a last column without text). */
+static void put_trimmed(top_out_t *o, char *line, size_t at)
+{
+	while (at > 0 && line[at - 1] == ' ')
+		line[--at] = '\0';
+	top_out_line(o, "%s", line);
+}
+
 static void render_titles(top_out_t *o, const top_viewdef_t *def)
 {
 	char line[LINE_MAX];
@@ -177,7 +185,7 @@ static void render_titles(top_out_t *o, const top_viewdef_t *def)
 	line[0] = '\0';
 	for (unsigned i = 0; i < def->ncols; i++)
 		at = put_cell(line, at, &def->cols[i], def->cols[i].title);
-	top_out_line(o, "%s", line);
+	put_trimmed(o, line, at);
 }
 
 static void render_row(top_out_t *o, const top_viewdef_t *def,
@@ -191,7 +199,7 @@ static void render_row(top_out_t *o, const top_viewdef_t *def,
 		top_fmt_cell(cell, sizeof(cell), &def->cols[i], r, i);
 		at = put_cell(line, at, &def->cols[i], cell);
 	}
-	top_out_line(o, "%s", line);
+	put_trimmed(o, line, at);
 }
 
 /* What is shown and how it is sorted (and, on the screen, the keys). */
@@ -208,7 +216,7 @@ static void render_status(top_out_t *o, const top_ui_t *ui)
 	if (ui->view == TOP_VIEW_THREADS && ui->task)
 		snprintf(what, sizeof(what), " of task %llu",
 			 (unsigned long long)ui->task);
-	top_out_line(o, "%s%s by %s%s%s", def->name, what,
+	top_out_line(o, "%s%s, sorted by %s%s%s", def->name, what,
 		     def->cols[ui->sort[ui->view]].title,
 		     ui->reverse[ui->view] ? ", reversed" : "",
 		     o->screen ? "   (h: help, q: quit)" : "");
