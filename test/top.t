@@ -71,10 +71,13 @@ def check_usage(tap, con):
     out = con.run("top -b -d 0.05")
     tap.ok(out and any(l.startswith("usage: top") for l in out) and
            con.status() == 2, "top -d 0.05 is too short: status 2")
-    out = con.run("top -b -n 1 > /tmp/top.txt; echo $?")
-    tap.ok(out and out[0] == "0", "top -b -n 1 to a file: status 0 (%r)" % out)
-    out = con.run("top > /tmp/x; echo $?")
-    tap.ok(out and out[-1] == "1" and "not a terminal" in out[0],
+    out = con.run("top -b -n 1 > /tmp/top.txt")
+    tap.ok(out == [] and con.status() == 0,
+           "top -b -n 1 to a file: status 0 (%r)" % out)
+    out = con.run("head -n 1 /tmp/top.txt")
+    tap.ok(out and re.match(HEADER_RE, out[0]), "... which starts 'top - ' (%r)" % out)
+    out = con.run("top > /tmp/x")
+    tap.ok(out and "not a terminal" in out[0] and con.status() == 1,
            "top without -b to a file: an error, status 1 (%r)" % out)
 
 
