@@ -3,29 +3,154 @@
 #include <kernel/thread.h>
 #include <kernel/time.h>
 
-static uint64_t acct_delta(cpu_t *c)
+#define ACCT_MEASURE_ROUNDS 1000
+
+uint64_t acct_entry_cost;
+
+/* Give the cycles since c's last boundary to whoever had them. Irqs off. */
+static uint64_t acct_charge(cpu_t *c)
 {
+	acct_cpu_t *a = &c->acct;
 	uint64_t now = time_cycles();
-	uint64_t d = c->acct_last ? now - c->acct_last : 0;
-	c->acct_last = now;
+	uint64_t d = a->last ? now - a->last : 0;
+	thread_t *t = c->current;
+
+	a->last = now;
+	if (a->mode == ACCT_IRQ) {
+		a->irq += d;
+		return d;
+	}
+	if (t && a->mode == ACCT_USER)      /* no thread yet in early boot */
+		t->acct.user_cycles += d;
+	else if (t)
+		t->acct.kernel_cycles += d;
+	if (t == c->idle)
+		a->idle += d;
+	else
+		a->busy += d;
 	return d;
+}
+
+/* Charge, then switch c to mode. */
+static void acct_to(acct_mode_t mode)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+
+	if (c) {
+		acct_charge(c);
+		c->acct.mode = mode;
+	}
+	irq_restore(f);
 }
 
 void acct_kernel_enter(void)
 {
-	cpu_t *c = cpu_current();
-	c->current->acct.user_cycles += acct_delta(c);
+	acct_to(ACCT_KERNEL);
 }
 
 void acct_user_enter(void)
 {
-	cpu_t *c = cpu_current();
-	c->current->acct.kernel_cycles += acct_delta(c);
+	acct_to(ACCT_USER);
 }
 
 void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 {
-	prev->acct.kernel_cycles += acct_delta(c);
+	acct_charge(c);               /* prev's, in the kernel */
+	c->acct.switches++;
 	next->acct.switches++;
-	next->acct.last_switch_in = c->acct_last;
+	next->acct.last_switch_in = c->acct.last;
+}
+
+void acct_irq_enter(void)
+{
+	acct_to(ACCT_IRQ);
+}
+
+void acct_irq_exit(unsigned vector)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	uint64_t d = c ? acct_charge(c) : 0;
+
+	if (!c) {
+		irq_restore(f);
+		return;
+	}
+	c->acct.interrupts++;
+	c->acct.vec_count[vector % ACCT_VECTORS]++;
+	c->acct.vec_cycles[vector % ACCT_VECTORS] += d;
+	c->acct.mode = ACCT_KERNEL;   /* until the return to user mode, if any */
+	irq_restore(f);
+}
+
+uint64_t acct_exc_enter(unsigned vector)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	uint64_t start = time_cycles();
+
+	if (c) {
+		acct_charge(c);
+		if (c->acct.mode == ACCT_USER)
+			c->acct.mode = ACCT_KERNEL;
+		c->acct.vec_count[vector % ACCT_VECTORS]++;
+		start = c->acct.last;
+	}
+	irq_restore(f);
+	return start;
+}
+
+void acct_exc_exit(unsigned vector, uint64_t start)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+
+	if (c)
+		c->acct.vec_cycles[vector % ACCT_VECTORS] += time_cycles() - start;
+	irq_restore(f);
+}
+
+uint64_t acct_syscall_enter(void)
+{
+	acct_to(ACCT_KERNEL);
+	return thread_current()->acct.kernel_cycles;
+}
+
+void acct_syscall_exit(uint64_t nr, uint64_t k0)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+
+	acct_charge(c);
+	if (nr < SYS_COUNT) {
+		c->acct.sys_count[nr]++;
+		c->acct.sys_cycles[nr] += c->current->acct.kernel_cycles - k0;
+	}
+	irq_restore(f);
+}
+
+/*
+ * Time ACCT_MEASURE_ROUNDS pairs of the entry and exit charges as a
+ * syscall makes them. Run by kinit on the boot CPU, in a kernel thread.
+ */
+void acct_measure(void)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	acct_mode_t mode = c->acct.mode;
+	uint64_t count = c->acct.sys_count[SYS_NULL];
+	uint64_t cycles = c->acct.sys_cycles[SYS_NULL];
+	uint64_t t0 = time_cycles();
+
+	for (int i = 0; i < ACCT_MEASURE_ROUNDS; i++) {
+		uint64_t k0 = acct_syscall_enter();
+		acct_syscall_exit(SYS_NULL, k0);
+		acct_user_enter();
+		c->acct.mode = mode;
+	}
+	acct_entry_cost = (time_cycles() - t0) / ACCT_MEASURE_ROUNDS;
+	c->acct.sys_count[SYS_NULL] = count;     /* not real syscalls */
+	c->acct.sys_cycles[SYS_NULL] = cycles;
+	irq_restore(f);
 }

@@ -9,7 +9,9 @@
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/acct.h>
 #include <kernel/ipc.h>
+#include <kernel/load.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
@@ -128,6 +130,8 @@ void kmain(void)
 	smp_init();                 /* start the other CPUs */
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
+	load_init();                /* the load average thread */
+	acct_measure();             /* cycles accounting costs per entry */
 	kmain_report_boot();
 	mm_report_footprint();
 	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)

@@ -91,51 +91,70 @@ static int64_t sys_poweroff(SYSCALL_ARGS)
 	return -EINVAL;
 }
 
-static const syscall_fn_t syscall_table[SYS_COUNT] = {
-	[SYS_NULL] = sys_null,
-	[SYS_EXIT] = sys_exit,
-	[SYS_CONSOLE_WRITE] = sys_console_write,
-	[SYS_TASK_ID] = sys_task_id,
-	[SYS_THREAD_ID] = sys_thread_id,
-	[SYS_SPAWN] = sys_spawn,
-	[SYS_WAIT] = sys_wait,
-	[SYS_KILL] = sys_kill,
-	[SYS_THREAD_CREATE] = sys_thread_create,
-	[SYS_THREAD_EXIT] = sys_thread_exit,
-	[SYS_THREAD_JOIN] = sys_thread_join,
-	[SYS_YIELD] = sys_yield,
-	[SYS_SLEEP] = sys_sleep,
-	[SYS_CLOCK] = sys_clock,
-	[SYS_MAP] = sys_map,
-	[SYS_UNMAP] = sys_unmap,
-	[SYS_TASK_INFO] = sys_task_info,
-	[SYS_SET_AFFINITY] = sys_set_affinity,
-	[SYS_POWEROFF] = sys_poweroff,
-	[SYS_THREAD_STATS] = sys_thread_stats,
-	[SYS_SYSTEM_STATS] = sys_system_stats,
-	[SYS_IPC_CALL] = sys_ipc_call,
-	[SYS_IPC_WAIT] = sys_ipc_wait,
-	[SYS_IPC_ANSWER] = sys_ipc_answer,
-	[SYS_IPC_FORWARD] = sys_ipc_forward,
-	[SYS_IPC_HANGUP] = sys_ipc_hangup,
-	[SYS_IPC_CONNECT_KBOX] = sys_ipc_connect_kbox,
-	[SYS_IRQ_SUBSCRIBE] = sys_irq_subscribe,
-	[SYS_IRQ_ACK] = sys_irq_ack,
-	[SYS_MAP_DEVICE] = sys_map_device,
-	[SYS_FB_INFO] = sys_fb_info,
-	[SYS_KLOG_READ] = sys_klog_read,
-	[SYS_CONSOLE_CLAIM] = sys_console_claim,
-	[SYS_INITRD_MAP] = sys_initrd_map,
+/* One entry per number: the function and its name for monitoring. */
+typedef struct syscall_entry {
+	syscall_fn_t fn;
+	const char *name;
+} syscall_entry_t;
+
+#define SYSCALL(nr, fn, name) [nr] = { fn, name }
+
+static const syscall_entry_t syscall_table[SYS_COUNT] = {
+	SYSCALL(SYS_NULL, sys_null, "null"),
+	SYSCALL(SYS_EXIT, sys_exit, "exit"),
+	SYSCALL(SYS_CONSOLE_WRITE, sys_console_write, "console_write"),
+	SYSCALL(SYS_TASK_ID, sys_task_id, "task_id"),
+	SYSCALL(SYS_THREAD_ID, sys_thread_id, "thread_id"),
+	SYSCALL(SYS_SPAWN, sys_spawn, "spawn"),
+	SYSCALL(SYS_WAIT, sys_wait, "wait"),
+	SYSCALL(SYS_KILL, sys_kill, "kill"),
+	SYSCALL(SYS_THREAD_CREATE, sys_thread_create, "thread_create"),
+	SYSCALL(SYS_THREAD_EXIT, sys_thread_exit, "thread_exit"),
+	SYSCALL(SYS_THREAD_JOIN, sys_thread_join, "thread_join"),
+	SYSCALL(SYS_YIELD, sys_yield, "yield"),
+	SYSCALL(SYS_SLEEP, sys_sleep, "sleep"),
+	SYSCALL(SYS_CLOCK, sys_clock, "clock"),
+	SYSCALL(SYS_MAP, sys_map, "map"),
+	SYSCALL(SYS_UNMAP, sys_unmap, "unmap"),
+	SYSCALL(SYS_TASK_INFO, sys_task_info, "task_info"),
+	SYSCALL(SYS_SET_AFFINITY, sys_set_affinity, "set_affinity"),
+	SYSCALL(SYS_POWEROFF, sys_poweroff, "poweroff"),
+	SYSCALL(SYS_THREAD_STATS, sys_thread_stats, "thread_stats"),
+	SYSCALL(SYS_SYSTEM_STATS, sys_system_stats, "system_stats"),
+	SYSCALL(SYS_IPC_CALL, sys_ipc_call, "ipc_call"),
+	SYSCALL(SYS_IPC_WAIT, sys_ipc_wait, "ipc_wait"),
+	SYSCALL(SYS_IPC_ANSWER, sys_ipc_answer, "ipc_answer"),
+	SYSCALL(SYS_IPC_FORWARD, sys_ipc_forward, "ipc_forward"),
+	SYSCALL(SYS_IPC_HANGUP, sys_ipc_hangup, "ipc_hangup"),
+	SYSCALL(SYS_IPC_CONNECT_KBOX, sys_ipc_connect_kbox, "ipc_connect_kbox"),
+	SYSCALL(SYS_IRQ_SUBSCRIBE, sys_irq_subscribe, "irq_subscribe"),
+	SYSCALL(SYS_IRQ_ACK, sys_irq_ack, "irq_ack"),
+	SYSCALL(SYS_MAP_DEVICE, sys_map_device, "map_device"),
+	SYSCALL(SYS_FB_INFO, sys_fb_info, "fb_info"),
+	SYSCALL(SYS_KLOG_READ, sys_klog_read, "klog_read"),
+	SYSCALL(SYS_CONSOLE_CLAIM, sys_console_claim, "console_claim"),
+	SYSCALL(SYS_INITRD_MAP, sys_initrd_map, "initrd_map"),
+	SYSCALL(SYS_SYSINFO_KEYS, sys_sysinfo_keys, "sysinfo_keys"),
+	SYSCALL(SYS_SYSINFO_TYPE, sys_sysinfo_type, "sysinfo_type"),
+	SYSCALL(SYS_SYSINFO_INT, sys_sysinfo_int, "sysinfo_int"),
+	SYSCALL(SYS_SYSINFO_DATA, sys_sysinfo_data, "sysinfo_data"),
 };
+
+const char *syscall_name(uint64_t nr)
+{
+	return nr < SYS_COUNT && syscall_table[nr].name ? syscall_table[nr].name : NULL;
+}
+
 
 void syscall_dispatch(int_frame_t *f)
 {
 	uint64_t nr = syscall_nr(f), a[6];
 
-	acct_kernel_enter();
+	uint64_t k0 = acct_syscall_enter();
 	syscall_args(f, a);
-	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr] : NULL;
+	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
 	syscall_set_result(f, fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS);
+	acct_syscall_exit(nr, k0);
 	user_return_work(f);
 }
 

@@ -17,6 +17,7 @@
 #include <kernel/thread.h>
 #include <kernel/vm_space.h>
 #include <kernel/vm.h>
+#include <lib/fmt.h>
 
 typedef struct {
 	uint16_t off_lo, sel;
@@ -90,6 +91,27 @@ void irq_set_handler(unsigned vector, irq_handler_t fn)
 static const char *exc_name(unsigned v)
 {
 	return v < 32 && exc_names[v] ? exc_names[v] : "reserved exception";
+}
+
+bool arch_vector_name(unsigned v, char *buf, size_t size)
+{
+	static const struct { unsigned v; const char *name; } named[] = {
+		{ VEC_TIMER, "local APIC timer" }, { VEC_IPI_CALL, "IPI call" },
+		{ VEC_IPI_RESCHED, "IPI reschedule" },
+		{ VEC_APIC_ERROR, "local APIC error" }, { VEC_SPURIOUS, "spurious" },
+	};
+
+	if (v < 32) {
+		fmt_snprintf(buf, size, "%s", exc_name(v));
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i].v == v) {
+			fmt_snprintf(buf, size, "%s", named[i].name);
+			return true;
+		}
+	fmt_snprintf(buf, size, "IRQ %u", v - VEC_IRQ_BASE);
+	return irq_handlers[v] != NULL;
 }
 
 static void exc_dump_regs(const int_frame_t *f, bool locked)
@@ -185,13 +207,13 @@ static bool exc_uaccess_fixup(int_frame_t *f)
 	return true;
 }
 
-static void exc_user(int_frame_t *f)
+static void exc_user(int_frame_t *f, uint64_t start)
 {
-	acct_kernel_enter();
 	if (!exc_page_fault_resolved(f)) {
 		uint64_t addr = f->vector == VEC_PF ? read_cr2() : f->rip;
 		user_fault(f, exc_name(f->vector), addr);
 	}
+	acct_exc_exit(f->vector, start);
 	user_return_work(f);
 }
 
@@ -201,11 +223,14 @@ static void exception_dispatch(int_frame_t *f)
 	uintptr_t bt[FAULT_BT_MAX];
 	size_t nbt;
 
+	uint64_t start = acct_exc_enter(f->vector);
 	if (frame_from_user(f)) {
-		exc_user(f);
+		exc_user(f, start);         /* returns to user mode (or exits) */
 		return;
 	}
-	if (exc_page_fault_resolved(f) || exc_uaccess_fixup(f))
+	bool handled = exc_page_fault_resolved(f) || exc_uaccess_fixup(f);
+	acct_exc_exit(f->vector, start);
+	if (handled)
 		return;
 	if (f->vector == VEC_PF && vm_sync_kernel_half(read_cr2()))
 		return;
@@ -225,13 +250,13 @@ static void irq_dispatch(int_frame_t *f)
 
 	if (f->vector == VEC_SPURIOUS)
 		return;
-	if (frame_from_user(f))
-		acct_kernel_enter();
+	acct_irq_enter();
 	if (h)
 		h(f);
 	else
 		irq_unhandled++;
 	lapic_eoi();
+	acct_irq_exit(f->vector);
 	if (frame_from_user(f))
 		user_return_work(f);
 	else if (f->rflags & RFLAGS_IF)

@@ -381,3 +381,16 @@ errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr
 {
 	return vm_space_transfer(dst_space, dst, src, len, false);
 }
+
+void vm_space_usage(vm_space_t *s, uint64_t *virt, uint64_t *resident)
+{
+	uint64_t f = spin_lock_irqsave(&s->lock);
+
+	*virt = 0;
+	list_foreach(&s->regions, it) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		*virt += r->end - r->start;
+	}
+	*resident = s->resident_pages * PAGE_SIZE;
+	spin_unlock_irqrestore(&s->lock, f);
+}

@@ -420,3 +420,28 @@ void task_exit(int status)
 	task_poke_threads(t);
 	thread_exit(0);
 }
+
+void task_foreach(void (*fn)(task_t *t, void *ctx), void *ctx)
+{
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+
+	list_foreach(&task_table, it)
+		fn(list_entry(it, task_t, all_node), ctx);
+	spin_unlock_irqrestore(&task_table_lock, f);
+}
+
+void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel)
+{
+	uint64_t f = spin_lock_irqsave(&t->lock);
+
+	*user = t->acct.user_cycles;
+	*kernel = t->acct.kernel_cycles;
+	list_foreach(&t->threads, it) {
+		thread_t *th = list_entry(it, thread_t, task_node);
+		if (!th->exited) {           /* exited ones are folded in */
+			*user += th->acct.user_cycles;
+			*kernel += th->acct.kernel_cycles;
+		}
+	}
+	spin_unlock_irqrestore(&t->lock, f);
+}

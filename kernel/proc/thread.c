@@ -243,3 +243,12 @@ void thread_init_boot(uint32_t cpu)
 	c->current = c->idle = t;
 	c->kernel_rsp = c->stack_top;
 }
+
+void thread_foreach(void (*fn)(thread_t *t, void *ctx), void *ctx)
+{
+	uint64_t f = spin_lock_irqsave(&thread_list_lock);
+
+	list_foreach(&thread_list, it)
+		fn(list_entry(it, thread_t, all_node), ctx);
+	spin_unlock_irqrestore(&thread_list_lock, f);
+}

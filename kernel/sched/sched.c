@@ -361,3 +361,17 @@ void sched_start(void)
 			arch_idle();            /* sti; hlt */
 	}
 }
+
+uint32_t sched_runnable(void)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		cpu_t *c = cpus[i];
+		if (!c || !c->online)
+			continue;
+		n += run_queues[i].count;
+		n += c->current && c->current != c->idle;
+	}
+	return n;
+}

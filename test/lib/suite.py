@@ -94,8 +94,9 @@ def check_clean_log(tap, name, lines, faults_allowed=False):
     return ok
 
 
-def run(tap, program, configs, timeout, check_log):
-    """Boot "-- program" in each (firmware, cpus) configuration and report.
+def run(tap, program, configs, timeout, check_log, kernel_args=""):
+    """Boot "KERNEL_ARGS -- program" in each (firmware, cpus) configuration
+    and report.
 
     check_log(tap, name, lines) adds the caller's own checks and returns
     whether they passed; the boot's tail is shown when anything failed.
@@ -103,7 +104,7 @@ def run(tap, program, configs, timeout, check_log):
     bt.need_file(tap, KERNEL, "kernel")
     bt.need_file(tap, INITRD, "initrd")
     with tempfile.TemporaryDirectory(prefix="vernier-%s." % program) as tmp:
-        iso = make_iso(tmp, "-- " + program)
+        iso = make_iso(tmp, (kernel_args + " -- " + program).strip())
         jobs = [(bt.weight(n, bt.accel()),
                  (lambda fw=fw, n=n: vm.boot(iso, cpus=n, firmware=fw,
                                              accel=bt.accel(), timeout=timeout)))

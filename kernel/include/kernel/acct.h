@@ -1,8 +1,14 @@
 /*
  * CPU time accounting in TSC cycles, charged at every boundary: kernel
- * entry from user mode, return to user mode, and context switch. Each
- * CPU remembers the TSC of its last boundary; the cycles since then go to
- * the running thread's user or kernel counter.
+ * entry and exit (syscall, interrupt, exception) and context switch.
+ * Each CPU keeps the TSC of its last boundary and a mode; at a boundary
+ * the cycles since then go to the running thread's user or kernel count
+ * (and the CPU's busy or, for its idle thread, idle count), or to the
+ * CPU's interrupt count and the vector's. Exceptions are work for the
+ * thread (its kernel time) and are also counted per vector; syscalls are
+ * counted per number with the kernel cycles their threads spent in them.
+ * Every function takes care of interrupts itself (NMI-safe: no; NMIs are
+ * not accounted).
  */
 #ifndef KERNEL_ACCT_H
 #define KERNEL_ACCT_H
@@ -17,5 +23,25 @@ void acct_kernel_enter(void);
 void acct_user_enter(void);
 /* Switching threads on c: charge prev's kernel time. Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
+
+/* A hardware interrupt begins (from user or kernel mode). */
+void acct_irq_enter(void);
+/* It ends: its cycles go to the CPU's interrupt time and vector. */
+void acct_irq_exit(unsigned vector);
+/* An exception begins: counted now; returns its start TSC. */
+uint64_t acct_exc_enter(unsigned vector);
+/* It was handled: the cycles since start go to the vector. */
+void acct_exc_exit(unsigned vector, uint64_t start);
+/* A syscall begins: the thread's kernel cycles so far (after a charge). */
+uint64_t acct_syscall_enter(void);
+/* Syscall nr ends: count it with the kernel cycles since k0. */
+void acct_syscall_exit(uint64_t nr, uint64_t k0);
+
+/*
+ * Cycles one kernel entry plus exit costs the accounting (measured at
+ * boot by acct_measure()).
+ */
+extern uint64_t acct_entry_cost;
+void acct_measure(void);
 
 #endif

@@ -5,8 +5,28 @@
 #ifndef KERNEL_CPU_H
 #define KERNEL_CPU_H
 
+#include <abi/syscall.h>
 #include <arch/percpu.h>
 #include <kernel/types.h>
+
+#define ACCT_VECTORS 256
+
+/* Where a CPU's cycles go right now (see kernel/acct.h). */
+typedef enum acct_mode {
+	ACCT_KERNEL,                 /* the current thread, in the kernel */
+	ACCT_USER,                   /* the current thread, in user mode */
+	ACCT_IRQ,                    /* a hardware interrupt handler */
+} acct_mode_t;
+
+/* A CPU's accounting: written by that CPU only, interrupts off. */
+typedef struct acct_cpu {
+	uint64_t last;               /* TSC of the last boundary */
+	acct_mode_t mode;
+	uint64_t busy, idle, irq;    /* cycles */
+	uint64_t switches, interrupts;
+	uint64_t vec_count[ACCT_VECTORS], vec_cycles[ACCT_VECTORS];
+	uint64_t sys_count[SYS_COUNT], sys_cycles[SYS_COUNT];
+} acct_cpu_t;
 
 #define MAX_CPUS 64
 
@@ -41,7 +61,7 @@ typedef struct cpu {
 	struct run_queue *rq;
 	volatile bool need_resched;
 	uint32_t preempt_count;      /* > 0: no preemption */
-	uint64_t acct_last;          /* TSC of the last accounting boundary */
+	acct_cpu_t acct;
 	arch_cpu_t arch;
 } cpu_t;
 

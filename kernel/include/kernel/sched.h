@@ -53,4 +53,7 @@ size_t sched_queue_length(uint32_t cpu);
 /* Finish a switch on the new thread (the scheduler and new threads call it). */
 void sched_finish_switch(void);
 
+/* Threads ready or running (not idle threads) on all CPUs, a racy sum. */
+uint32_t sched_runnable(void);
+
 #endif

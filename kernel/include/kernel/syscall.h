@@ -11,6 +11,9 @@ typedef int64_t (*syscall_fn_t)(uint64_t a0, uint64_t a1, uint64_t a2,
 /* SYSCALL entry (arch) → here, interrupts on. Result goes into the frame. */
 void syscall_dispatch(int_frame_t *f);
 
+/* The name of syscall nr ("ipc_call"), or NULL if there is none. */
+const char *syscall_name(uint64_t nr);
+
 /*
  * Last steps before any return to user mode (syscall, interrupt,
  * exception): exit if the task was killed, reschedule if asked, charge

@@ -75,6 +75,16 @@ typedef struct task_spawn_req {
  */
 errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id);
 
+/*
+ * Call fn for every task in the table, with the table locked and
+ * interrupts off: fn must not sleep or take the table lock (it may take
+ * the task's lock).
+ */
+void task_foreach(void (*fn)(task_t *t, void *ctx), void *ctx);
+
+/* t's user and kernel cycles: its exited threads' and its live ones'. */
+void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel);
+
 /* The calling thread's task. */
 task_t *task_current(void);
 

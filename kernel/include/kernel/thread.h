@@ -118,6 +118,12 @@ void thread_reap(thread_t *t);
 /* Drop a reference of t (task teardown, join). */
 void thread_put(thread_t *t);
 
+/*
+ * Call fn for every thread (kernel and user) with the thread list locked
+ * and interrupts off: fn must not sleep or take the thread list lock.
+ */
+void thread_foreach(void (*fn)(thread_t *t, void *ctx), void *ctx);
+
 /* Nobody will join t: drop the joinable reference. */
 void thread_detach(thread_t *t);
 

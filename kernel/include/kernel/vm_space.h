@@ -116,4 +116,7 @@ errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr
 /* True if [addr, addr+len) lies inside user space (no overflow). */
 bool user_range_ok(uintptr_t addr, size_t len);
 
+/* Bytes of s's regions (*virt) and of the frames mapped (*resident). */
+void vm_space_usage(vm_space_t *s, uint64_t *virt, uint64_t *resident);
+
 #endif

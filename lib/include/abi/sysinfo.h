@@ -78,7 +78,7 @@ typedef struct sysinfo_physmem {
 typedef struct sysinfo_load {
 	uint64_t avg[3];          /* 1, 5 and 15 minutes */
 	uint32_t runnable;        /* ready + running threads at the last sample */
-	uint32_t period_s;        /* seconds between samples (5) */
+	uint32_t period_ms;       /* between samples (5000) */
 } sysinfo_load_t;
 
 typedef struct sysinfo_ipc_counts {

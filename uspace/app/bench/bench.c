@@ -9,6 +9,9 @@
  *                  pinned to one CPU, yielding to each other
  *   spawn.exit     cycles per spawn of a program that exits at once plus
  *                  the wait for it (runs of 10)
+ *   accounting.entry  cycles the kernel's time accounting adds to one
+ *                  kernel entry and exit (measured by the kernel at boot
+ *                  over 1000 rounds: system.acct_entry_cycles)
  *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
  *   ipc.roundtrip.samecpu.thread, ipc.datawrite
  *                  IPC through the naming service (see bench_ipc.c)
@@ -162,12 +165,22 @@ static long run_spawn(void)
 	return (long)((rdtsc() - t0) / SPAWNS);
 }
 
+/* ------------------------------------------------------ accounting.entry */
+
+static long run_acct_entry(void)
+{
+	uint64_t v;
+
+	return sys_sysinfo_int("system.acct_entry_cycles", &v) == EOK ? (long)v : -1;
+}
+
 /* --------------------------------------------------------------- driver */
 
 static const figure_t figures[] = {
 	{ "syscall.null", "cycles", run_null, NULL, NULL },
 	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown },
 	{ "spawn.exit", "cycles", run_spawn, NULL, NULL },
+	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL },
 	{ "ipc.roundtrip.samecpu", "cycles", run_ipc_roundtrip, ipc_rt_same_setup,
 	  ipc_teardown },
 	{ "ipc.roundtrip.crosscpu", "cycles", run_ipc_roundtrip, ipc_rt_cross_setup,

@@ -116,6 +116,8 @@ static const group_t groups[] = {
 	{ "spawn", { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", { test_fpu } },
 	{ "map", { test_map } },
+	{ "sysinfo", { test_sysinfo } },
+	{ "loadavg", { test_loadavg } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -57,5 +57,7 @@ void test_orphans(void);
 void test_perms(void);
 void test_fpu(void);
 void test_map(void);
+void test_sysinfo(void);
+void test_loadavg(void);
 
 #endif

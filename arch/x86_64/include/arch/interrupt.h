@@ -7,6 +7,8 @@
 #ifndef ARCH_INTERRUPT_H
 #define ARCH_INTERRUPT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VEC_DE 0
@@ -97,5 +99,12 @@ static inline uint64_t frame_pc(const int_frame_t *f)
 
 /* Set up SYSCALL/SYSRET on this CPU. */
 void syscall_init_cpu(void);
+
+/*
+ * The name of vector v into buf ("#PF page fault", "IRQ 4", "local APIC
+ * timer"); whether the vector is in use (an exception, a named vector or
+ * one with a handler).
+ */
+bool arch_vector_name(unsigned v, char *buf, size_t size);
 
 #endif

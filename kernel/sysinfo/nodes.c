@@ -1,0 +1,355 @@
+/*
+ * sysinfo node readers: each builds its value into a kernel buffer at the
+ * moment of the read. Tables are filled under the lock of the list they
+ * walk (room is reserved first, so the walk seldom allocates), which
+ * makes each read one consistent snapshot of that list.
+ */
+#include <abi/sysinfo.h>
+#include <arch/interrupt.h>
+#include <kernel/acct.h>
+#include <kernel/bootinfo.h>
+#include <kernel/cpu.h>
+#include <kernel/load.h>
+#include <kernel/syscall.h>
+#include <kernel/sysinfo.h>
+#include <kernel/task.h>
+#include <kernel/thread.h>
+#include <kernel/time.h>
+#include <kernel/version.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/fmt.h>
+#include <lib/string.h>
+
+#define SI_SLACK 8                   /* entries reserved beyond a count */
+
+/* ------------------------------------------------------------ integers */
+
+uint64_t si_tsc_hz(void)
+{
+	return time_cycles_per_sec();
+}
+
+uint64_t si_uptime(void)
+{
+	return time_ns();
+}
+
+uint64_t si_cycles(void)
+{
+	return time_cycles();
+}
+
+uint64_t si_acct_entry(void)
+{
+	return acct_entry_cost;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static errno_t si_text(si_buf_t *b, const char *s)
+{
+	return si_put(b, s, strlen(s) + 1);
+}
+
+errno_t si_kernel_version(si_buf_t *b, uint64_t arg)
+{
+	return si_text(b, VERNIER_VERSION);
+}
+
+errno_t si_kernel_build(si_buf_t *b, uint64_t arg)
+{
+	return si_text(b, "gcc " __VERSION__ ", " __DATE__ " " __TIME__);
+}
+
+errno_t si_boot_cmdline(si_buf_t *b, uint64_t arg)
+{
+	return si_text(b, boot_info.cmdline);
+}
+
+/* -------------------------------------------------------- CPUs, memory */
+
+/*
+ * c's counters as of now: the cycles since its last boundary (not yet
+ * charged: an idle CPU charges only at its next interrupt) go where that
+ * CPU's mode says. Read without its cooperation, so off by at most the
+ * segment it charges meanwhile.
+ */
+static void si_cpu_now(const cpu_t *c, sysinfo_cpu_t *r)
+{
+	uint64_t last = __atomic_load_n(&c->acct.last, __ATOMIC_ACQUIRE);
+	acct_mode_t mode = c->acct.mode;
+	bool idle = c->current == c->idle;
+	uint64_t now = time_cycles();
+	uint64_t pend = last && now > last ? now - last : 0;
+
+	r->active = c->online;
+	r->busy_cycles = c->acct.busy + (mode != ACCT_IRQ && !idle ? pend : 0);
+	r->idle_cycles = c->acct.idle + (mode != ACCT_IRQ && idle ? pend : 0);
+	r->irq_cycles = c->acct.irq + (mode == ACCT_IRQ ? pend : 0);
+	r->switches = c->acct.switches;
+	r->interrupts = c->acct.interrupts;
+}
+
+errno_t si_cpus(si_buf_t *b, uint64_t arg)
+{
+	errno_t rc = EOK;
+
+	for (uint32_t i = 0; i < cpu_count && rc == EOK; i++) {
+		sysinfo_cpu_t r = { .id = i, .mhz = time_cycles_per_sec() / 1000000 };
+		if (cpus[i])
+			si_cpu_now(cpus[i], &r);
+		rc = si_put(b, &r, sizeof(r));
+	}
+	return rc;
+}
+
+errno_t si_physmem(si_buf_t *b, uint64_t arg)
+{
+	frame_stats_t st = frame_stats();
+	sysinfo_physmem_t r = {
+		.total = st.total * PAGE_SIZE, .unavailable = st.unavailable * PAGE_SIZE,
+		.used = st.used * PAGE_SIZE, .free = st.free * PAGE_SIZE,
+	};
+
+	return si_put(b, &r, sizeof(r));
+}
+
+errno_t si_load(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_load_t r;
+
+	load_get(&r);
+	return si_put(b, &r, sizeof(r));
+}
+
+/* ---------------------------------------------------------------- tasks */
+
+static void si_task_record(task_t *t, sysinfo_task_t *r)
+{
+	const ipc_counters_t *c = &t->ipc.counters;
+
+	memset(r, 0, sizeof(*r));
+	r->id = t->id;
+	r->parent = t->parent ? t->parent->id : 0;
+	strlcpy(r->name, t->name, sizeof(r->name));
+	r->threads = t->nthreads;
+	r->perms = t->perms;
+	if (t->space)
+		vm_space_usage(t->space, &r->virt_bytes, &r->resident_bytes);
+	task_cycles(t, &r->user_cycles, &r->kernel_cycles);
+	r->ipc = (sysinfo_ipc_counts_t){
+		c->calls_sent, c->calls_received, c->answers_sent,
+		c->answers_received, c->irq_notifications, c->forwarded,
+	};
+}
+
+typedef struct si_walk {
+	si_buf_t *b;
+	errno_t rc;
+	uint64_t id;                 /* one entry only; 0: all */
+	bool found;
+	size_t count;
+} si_walk_t;
+
+static void si_task_add(task_t *t, void *ctx)
+{
+	si_walk_t *w = ctx;
+	sysinfo_task_t r;
+
+	if (w->rc != EOK || (w->id && t->id != w->id))
+		return;
+	w->found = true;
+	si_task_record(t, &r);
+	w->rc = si_put(w->b, &r, sizeof(r));
+}
+
+static void si_count_task(task_t *t, void *ctx)
+{
+	((si_walk_t *)ctx)->count++;
+}
+
+/* Walk the tasks (id: only that one) into b; ENOENT if id was not found. */
+static errno_t si_walk_tasks(si_buf_t *b, uint64_t id)
+{
+	si_walk_t w = { .b = b, .rc = EOK, .id = id };
+
+	task_foreach(si_count_task, &w);
+	w.rc = si_reserve(b, (w.count + SI_SLACK) * sizeof(sysinfo_task_t));
+	task_foreach(si_task_add, &w);
+	return w.rc != EOK ? w.rc : id && !w.found ? ENOENT : EOK;
+}
+
+errno_t si_tasks(si_buf_t *b, uint64_t arg)
+{
+	return si_walk_tasks(b, 0);
+}
+
+errno_t si_task(si_buf_t *b, uint64_t id)
+{
+	return id ? si_walk_tasks(b, id) : ENOENT;
+}
+
+/* Append the decimal id and its NUL. */
+static errno_t si_put_id(si_buf_t *b, uint64_t id)
+{
+	char num[24];
+	int n = fmt_snprintf(num, sizeof(num), "%lu", (unsigned long)id);
+
+	return si_put(b, num, (size_t)n + 1);
+}
+
+static void si_task_name(task_t *t, void *ctx)
+{
+	si_walk_t *w = ctx;
+
+	if (w->rc == EOK && t->id)
+		w->rc = si_put_id(w->b, t->id);
+}
+
+errno_t si_task_ids(si_buf_t *b)
+{
+	si_walk_t w = { .b = b, .rc = EOK };
+
+	task_foreach(si_task_name, &w);
+	return w.rc;
+}
+
+/* -------------------------------------------------------------- threads */
+
+static const uint32_t si_states[] = {
+	[THREAD_READY] = SYSINFO_THREAD_READY,
+	[THREAD_RUNNING] = SYSINFO_THREAD_RUNNING,
+	[THREAD_SLEEPING] = SYSINFO_THREAD_SLEEPING,
+	[THREAD_ZOMBIE] = SYSINFO_THREAD_ZOMBIE,
+};
+
+static void si_thread_add(thread_t *t, void *ctx)
+{
+	si_walk_t *w = ctx;
+	sysinfo_thread_t r;
+
+	if (w->rc != EOK || (w->id && t->id != w->id))
+		return;
+	w->found = true;
+	memset(&r, 0, sizeof(r));
+	r.id = t->id;
+	r.task = t->task ? t->task->id : 0;
+	strlcpy(r.name, t->name, sizeof(r.name));
+	r.state = si_states[t->state];
+	r.priority = t->priority;
+	r.cpu = t->cpu;
+	r.on_cpu = t->on_cpu;
+	r.user_cycles = t->acct.user_cycles;
+	r.kernel_cycles = t->acct.kernel_cycles;
+	r.switches = t->acct.switches;
+	w->rc = si_put(w->b, &r, sizeof(r));
+}
+
+static void si_count_thread(thread_t *t, void *ctx)
+{
+	((si_walk_t *)ctx)->count++;
+}
+
+static errno_t si_walk_threads(si_buf_t *b, uint64_t id)
+{
+	si_walk_t w = { .b = b, .rc = EOK, .id = id };
+
+	thread_foreach(si_count_thread, &w);
+	w.rc = si_reserve(b, (w.count + SI_SLACK) * sizeof(sysinfo_thread_t));
+	thread_foreach(si_thread_add, &w);
+	return w.rc != EOK ? w.rc : id && !w.found ? ENOENT : EOK;
+}
+
+errno_t si_threads(si_buf_t *b, uint64_t arg)
+{
+	return si_walk_threads(b, 0);
+}
+
+errno_t si_thread(si_buf_t *b, uint64_t id)
+{
+	return id ? si_walk_threads(b, id) : ENOENT;
+}
+
+static void si_thread_name(thread_t *t, void *ctx)
+{
+	si_walk_t *w = ctx;
+
+	if (w->rc == EOK)
+		w->rc = si_put_id(w->b, t->id);
+}
+
+errno_t si_thread_ids(si_buf_t *b)
+{
+	si_walk_t w = { .b = b, .rc = EOK };
+
+	thread_foreach(si_thread_name, &w);
+	return w.rc;
+}
+
+/* ------------------------------------------------------- vectors, calls */
+
+/* Vector v's record; whether it is listed (named, handled or counted). */
+static bool si_vector_record(unsigned v, sysinfo_vector_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->vector = v;
+	bool used = arch_vector_name(v, r->desc, sizeof(r->desc));
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (!cpus[i])
+			continue;
+		r->count += cpus[i]->acct.vec_count[v];
+		r->cycles += cpus[i]->acct.vec_cycles[v];
+	}
+	return used || r->count;
+}
+
+errno_t si_vectors(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_vector_t r;
+	errno_t rc = EOK;
+
+	for (unsigned v = 0; v < ACCT_VECTORS && rc == EOK; v++)
+		if (si_vector_record(v, &r))
+			rc = si_put(b, &r, sizeof(r));
+	return rc;
+}
+
+errno_t si_vector_ids(si_buf_t *b)
+{
+	sysinfo_vector_t r;
+	errno_t rc = EOK;
+
+	for (unsigned v = 0; v < ACCT_VECTORS && rc == EOK; v++)
+		if (si_vector_record(v, &r))
+			rc = si_put_id(b, v);
+	return rc;
+}
+
+errno_t si_vector(si_buf_t *b, uint64_t id)
+{
+	sysinfo_vector_t r;
+
+	if (id >= ACCT_VECTORS || !si_vector_record((unsigned)id, &r))
+		return ENOENT;
+	return si_put(b, &r, sizeof(r));
+}
+
+errno_t si_syscalls(si_buf_t *b, uint64_t arg)
+{
+	errno_t rc = EOK;
+
+	for (uint32_t nr = 0; nr < SYS_COUNT && rc == EOK; nr++) {
+		sysinfo_syscall_t r = { .nr = nr };
+		const char *name = syscall_name(nr);
+		strlcpy(r.name, name ? name : "?", sizeof(r.name));
+		for (uint32_t i = 0; i < cpu_count; i++) {
+			if (!cpus[i])
+				continue;
+			r.count += cpus[i]->acct.sys_count[nr];
+			r.cycles += cpus[i]->acct.sys_cycles[nr];
+		}
+		rc = si_put(b, &r, sizeof(r));
+	}
+	return rc;
+}
