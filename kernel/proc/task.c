@@ -12,6 +12,7 @@
 #include <abi/syscall.h>
 #include <arch/interrupt.h>
 #include <arch/smp.h>
+#include <kernel/acct.h>
 #include <kernel/binary.h>
 #include <kernel/console.h>
 #include <kernel/ipc.h>
@@ -438,9 +439,11 @@ void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel)
 	*kernel = t->acct.kernel_cycles;
 	list_foreach(&t->threads, it) {
 		thread_t *th = list_entry(it, thread_t, task_node);
+		uint64_t u, k;
 		if (!th->exited) {           /* exited ones are folded in */
-			*user += th->acct.user_cycles;
-			*kernel += th->acct.kernel_cycles;
+			acct_thread_now(th, &u, &k);
+			*user += u;
+			*kernel += k;
 		}
 	}
 	spin_unlock_irqrestore(&t->lock, f);

@@ -240,8 +240,7 @@ static void si_thread_add(thread_t *t, void *ctx)
 	r.priority = t->priority;
 	r.cpu = t->cpu;
 	r.on_cpu = t->on_cpu;
-	r.user_cycles = t->acct.user_cycles;
-	r.kernel_cycles = t->acct.kernel_cycles;
+	acct_thread_now(t, &r.user_cycles, &r.kernel_cycles);
 	r.switches = t->acct.switches;
 	w->rc = si_put(w->b, &r, sizeof(r));
 }

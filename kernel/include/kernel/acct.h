@@ -32,10 +32,17 @@ void acct_irq_exit(unsigned vector);
 uint64_t acct_exc_enter(unsigned vector);
 /* It was handled: the cycles since start go to the vector. */
 void acct_exc_exit(unsigned vector, uint64_t start);
-/* A syscall begins: the thread's kernel cycles so far (after a charge). */
-uint64_t acct_syscall_enter(void);
-/* Syscall nr ends: count it with the kernel cycles since k0. */
+/* Syscall nr begins (counted now): the thread's kernel cycles so far. */
+uint64_t acct_syscall_enter(uint64_t nr);
+/* Syscall nr ends: add the kernel cycles since k0 to its total. */
 void acct_syscall_exit(uint64_t nr, uint64_t k0);
+
+/*
+ * t's user and kernel cycles as of now: its counts plus, if it is running,
+ * the cycles since its CPU's last boundary (read racily from another CPU:
+ * off by at most the segment charged meanwhile).
+ */
+void acct_thread_now(const struct thread *t, uint64_t *user, uint64_t *kernel);
 
 /*
  * Cycles one kernel entry plus exit costs the accounting (measured at

@@ -11,7 +11,7 @@
  *                  the wait for it (runs of 10)
  *   accounting.entry  cycles the kernel's time accounting adds to one
  *                  kernel entry and exit (measured by the kernel at boot
- *                  over 1000 rounds: system.acct_entry_cycles)
+ *                  as the fastest of 21 batches: system.acct_entry_cycles)
  *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
  *   ipc.roundtrip.samecpu.thread, ipc.datawrite
  *                  IPC through the naming service (see bench_ipc.c)

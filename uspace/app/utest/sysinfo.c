@@ -250,8 +250,50 @@ static void test_load(void)
 	       l.period_ms);
 }
 
+/* system.syscalls' count of nr and system.exceptions' count of vector v. */
+static void counts(uint32_t nr, uint32_t v, uint64_t *calls, uint64_t *excs)
+{
+	size_t len;
+	sysinfo_syscall_t *s = si_read("system.syscalls", &len);
+	sysinfo_vector_t *e;
+
+	*calls = s && nr < len / sizeof(*s) && s[nr].nr == nr ? s[nr].count : 0;
+	free(s);
+	e = si_read("system.exceptions", &len);
+	*excs = 0;
+	for (size_t i = 0; e && i < len / sizeof(*e); i++)
+		if (e[i].vector == v)
+			*excs = e[i].count;
+	free(e);
+}
+
+#define PF_VECTOR 14
+#define TOUCH_PAGES 8
+
+static void test_counts(void)
+{
+	uint64_t c0, c1, p0, p1;
+	unsigned type;
+	void *mem = NULL;
+
+	counts(SYS_SYSINFO_TYPE, PF_VECTOR, &c0, &p0);
+	for (int i = 0; i < 10; i++)
+		sys_sysinfo_type("system", &type);
+	bool mapped = sys_map(NULL, TOUCH_PAGES * 4096, PROT_READ | PROT_WRITE, &mem) == EOK;
+	for (int i = 0; mapped && i < TOUCH_PAGES; i++)
+		((volatile char *)mem)[i * 4096] = 1;    /* demand-zero faults */
+	counts(SYS_SYSINFO_TYPE, PF_VECTOR, &c1, &p1);
+	if (mapped)
+		sys_unmap(mem, TOUCH_PAGES * 4096);
+	tap_ok(c1 - c0 == 10, "sysinfo: 10 calls count 10 in system.syscalls "
+	       "(%lu)", (unsigned long)(c1 - c0));
+	tap_ok(mapped && p1 - p0 >= TOUCH_PAGES, "sysinfo: touching %d new pages "
+	       "counts as many page faults (%lu)", TOUCH_PAGES, (unsigned long)(p1 - p0));
+}
+
 void test_sysinfo(void)
 {
+	test_counts();
 	test_shape();
 	test_snapshot();
 	test_tasks();

@@ -2,7 +2,8 @@
  * A fake kernel for the libc host unit tests: __vernier_syscall served on
  * the host. Console output is captured, SYS_MAP/SYS_UNMAP use mmap, clocks
  * read the host's (or fixed values), sleeps are only counted, SYS_EXIT
- * longjmps to the test, and any call can be forced to return a value.
+ * longjmps to the test, sysinfo calls go to a test's hook, and any call can
+ * be forced to return a value.
  * Every call is counted and the last one's arguments kept.
  */
 #include <pthread.h>
@@ -34,6 +35,7 @@ void fake_reset(void)
 	fake.slept_ns = 0;
 	fake.clock_set = false;
 	fake.exit_jmp = NULL;
+	fake.sysinfo = NULL;
 }
 
 const char *fake_console(void)
@@ -111,7 +113,15 @@ static long do_exit(long status)
 	_exit((int)status);
 }
 
-static long dispatch(long n, long a1, long a2, long a3)
+static long sysinfo(long n, long a1, long a2, long a3, long a4)
+{
+	if (!fake.sysinfo)
+		return -ENOSYS;
+	return fake.sysinfo(n, (const char *)a1, (void *)a2, (size_t)a3,
+			    (size_t *)a4);
+}
+
+static long dispatch(long n, long a1, long a2, long a3, long a4)
 {
 	switch (n) {
 	case SYS_NULL: return 0;
@@ -123,6 +133,10 @@ static long dispatch(long n, long a1, long a2, long a3)
 	case SYS_CLOCK: return clock_ns(a1);
 	case SYS_MAP: return map((size_t)a2, (unsigned)a3);
 	case SYS_UNMAP: return unmap((void *)a1, (size_t)a2);
+	case SYS_SYSINFO_KEYS:
+	case SYS_SYSINFO_TYPE:
+	case SYS_SYSINFO_INT:
+	case SYS_SYSINFO_DATA: return sysinfo(n, a1, a2, a3, a4);
 	default: return -ENOSYS;
 	}
 }
@@ -141,7 +155,7 @@ long __vernier_syscall(long n, long a1, long a2, long a3, long a4, long a5,
 	pthread_mutex_lock(&fake_lock);
 	fake.calls[n]++;
 	memcpy(fake.last, args, sizeof(args));
-	long r = fake.forced[n] ? fake.result[n] : dispatch(n, a1, a2, a3);
+	long r = fake.forced[n] ? fake.result[n] : dispatch(n, a1, a2, a3, a4);
 	pthread_mutex_unlock(&fake_lock);
 	return r;
 }

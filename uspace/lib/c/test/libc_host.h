@@ -25,6 +25,7 @@
 #undef ENOTSUP     /* glibc: EOPNOTSUPP, the same 95 */
 #include <abi/errno.h>
 #include <abi/syscall.h>
+#include <abi/sysinfo.h>
 #include <abi/task.h>
 
 /* ---------------------------------------------------------------- fake kernel */
@@ -48,6 +49,9 @@ typedef struct fake_kernel {
 	bool clock_set;
 	int exit_status;                  /* last SYS_EXIT / SYS_THREAD_EXIT value */
 	jmp_buf *exit_jmp;                /* where SYS_EXIT longjmps (else _exit) */
+	/* SYS_SYSINFO_* (number, path, buf, size, needed) if set, else ENOSYS */
+	long (*sysinfo)(long n, const char *path, void *buf, size_t size,
+			size_t *needed);
 } fake_kernel_t;
 
 extern fake_kernel_t fake;

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""test/monitor.t - the monitoring tools (tasks, stats, sysinfo) in a guest.
+
+Boots the default ISO once with 2 CPUs to the shell prompt and types:
+
+- `tasks`: the servers and the shell (init, ns, console, fs, sh) each with
+  an id, at least one thread, memory and times that parse;
+- `tasks -t ID` of the shell: its thread; `tasks -a`: every thread,
+  kernel threads (task 0) too and one running (tasks itself);
+- `tasks -c`: two CPUs online whose busy, idle and interrupt shares add
+  up to 100%; `tasks -l`: the load averages;
+- `stats`: "HH:MM:SS up D days, HH:MM:SS, load average: A B C";
+- `sysinfo`: the root's keys (kernel, system, boot); an integer leaf
+  (system.tsc_hz); decoded records (system.cpus, system.tasks.ID); a
+  text (kernel.version); a missing path: the error and status 1;
+- every tool with a bad option or operand: its usage and status 2;
+  `tasks -t` of a task that does not exist: status 1.
+
+Then poweroff; no panic. TAP on stdout, for prove.
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+from guest import Guest  # noqa: E402
+from tap import Tap  # noqa: E402
+
+PROMPT = r"^(/[^ ]*) # $"
+BOOT_WAIT = 120
+SERVERS = ("init", "ns", "console", "fs", "sh")
+SIZE = r"\d+(?:B|\.\d[KMGT])"
+SECONDS = r"\d+\.\d\d"
+TASK_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(%s)\s+(%s)\s+(%s)\s+(%s)\s+(.+)$"
+                     % (SIZE, SIZE, SECONDS, SECONDS))
+THREAD_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(ready|running|sleeping|zombie)"
+                       r"\s+(\d+)\s+(\d+)\s+(%s)\s+(%s)\s*(.*)$"
+                       % (SECONDS, SECONDS))
+CPU_RE = re.compile(r"^\s*(\d+)\s+(yes|no)\s+(\d+)\s+(\d+\.\d)%\s+"
+                    r"(\d+\.\d)%\s+(\d+\.\d)%$")
+LOAD = r"\d+\.\d\d \d+\.\d\d \d+\.\d\d"
+STATS_RE = re.compile(r"^[0-2]\d:[0-5]\d:[0-6]\d up \d+ days?, "
+                      r"[0-2]\d:[0-5]\d:[0-5]\d, load average: %s$" % LOAD)
+
+
+class Shell:
+    """A Guest at the shell prompt: run() types a line and returns the
+    lines it printed, up to the next prompt."""
+
+    def __init__(self, guest):
+        self.g = guest
+
+    def prompt(self, timeout=60):
+        return self.g.expect(PROMPT, timeout=timeout, partial=True)
+
+    def run(self, line, timeout=30):
+        """Type line + Enter; its output lines (None if no prompt came)."""
+        self.g.seen = len(self.g.lines())
+        self.g.send(line + "\r", gap=0.005)
+        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
+            return None
+        first = self.g.seen
+        if not self.g.expect(PROMPT, timeout=timeout, partial=True):
+            return None
+        return self.g.lines()[first:]
+
+    def status(self):
+        out = self.run("echo $?")
+        return int(out[-1]) if out and out[-1].isdigit() else None
+
+
+def rows(out, regex):
+    """The match objects of the lines of out that match regex."""
+    return [m for m in (regex.match(l) for l in out or []) if m]
+
+
+def show(tap, out):
+    for l in (out or ["(no output)"])[:40]:
+        tap.diag("  | " + l)
+
+
+def check_tasks(tap, sh):
+    """`tasks`; returns the id of the shell's task (or None)."""
+    out = sh.run("tasks")
+    tasks = rows(out, TASK_RE)
+    names = {os.path.basename(m.group(7).strip()): int(m.group(1))
+             for m in tasks}
+    missing = [s for s in SERVERS if s not in names]
+    header = out and re.match(r"^\s*ID\s+THREADS\s+VIRT\s+RES\s+USER\s+SYS\s+"
+                              r"NAME$", out[0])
+    if not tap.ok(header and not missing and len(tasks) == len(out) - 1,
+                  "tasks lists %s (missing: %s)" % (", ".join(SERVERS), missing)):
+        show(tap, out)
+    ids = [int(m.group(1)) for m in tasks]
+    tap.ok(ids and len(set(ids)) == len(ids) and ids == sorted(ids),
+           "... each task once, by id (%s)" % ids)
+    tap.ok(tasks and all(int(m.group(2)) >= 1 for m in tasks),
+           "... every task has a thread")
+    tap.ok(tasks and all(m.group(3) != "0B" for m in tasks if int(m.group(1))),
+           "... and mapped memory")
+    return names.get("sh")
+
+
+def check_threads(tap, sh, sh_id):
+    out = sh.run("tasks -t %d" % sh_id)
+    threads = rows(out, THREAD_RE)
+    if not tap.ok(threads and all(int(m.group(2)) == sh_id for m in threads)
+                  and len(threads) == len(out) - 1,
+                  "tasks -t %d: the shell's thread(s) (%d)" % (sh_id, len(threads))):
+        show(tap, out)
+    out = sh.run("tasks -a")
+    threads = rows(out, THREAD_RE)
+    kernel = [m for m in threads if int(m.group(2)) == 0]
+    running = [m for m in threads if m.group(3) == "running"]
+    if not tap.ok(kernel and len(threads) > len(kernel) and running,
+                  "tasks -a: %d threads, %d of task 0, %d running"
+                  % (len(threads), len(kernel), len(running))):
+        show(tap, out)
+    out = sh.run("tasks -t 999999")
+    tap.ok(out and "no such task" in out[-1] and sh.status() == 1,
+           "tasks -t of a missing task: error and status 1 (%r)" % out)
+
+
+def check_cpus(tap, sh):
+    out = sh.run("tasks -c")
+    cpus = rows(out, CPU_RE)
+    sums = [sum(float(m.group(i)) for i in (4, 5, 6)) for m in cpus]
+    if not tap.ok(len(cpus) == 2 and [int(m.group(1)) for m in cpus] == [0, 1]
+                  and all(m.group(2) == "yes" and int(m.group(3)) > 0
+                          for m in cpus),
+                  "tasks -c: CPUs 0 and 1, online, with their MHz"):
+        show(tap, out)
+    tap.ok(sums and all(abs(s - 100.0) <= 0.3 for s in sums),
+           "... busy + idle + irq = 100%% (%s)" % sums)
+    out = sh.run("tasks -l")
+    tap.ok(out and re.match(r"^load average: %s$" % LOAD, out[-1]),
+           "tasks -l: load average (%r)" % out)
+    out = sh.run("stats")
+    tap.ok(out and len(out) == 1 and STATS_RE.match(out[0]),
+           "stats: time, uptime, load average (%r)" % out)
+
+
+def check_sysinfo(tap, sh, sh_id):
+    out = sh.run("sysinfo")
+    tap.ok(out and {"kernel", "system", "boot"} <= set(out),
+           "sysinfo lists kernel, system and boot (%r)" % out)
+    out = sh.run("sysinfo system")
+    tap.ok(out and {"system.tsc_hz", "system.cpus", "system.tasks"} <= set(out),
+           "sysinfo system: full paths (%d keys)" % len(out or []))
+    out = sh.run("sysinfo system.tsc_hz")
+    m = out and re.match(r"^system\.tsc_hz = (\d+)$", out[-1])
+    tap.ok(m and 10**8 <= int(m.group(1)) <= 10**11,
+           "sysinfo system.tsc_hz: an integer (%r)" % out)
+    out = sh.run("sysinfo system.cpus")
+    tap.ok(out and len(out) == 2 and out[0].startswith("id=0 active=1 mhz="),
+           "sysinfo system.cpus: two decoded records (%r)" % out)
+    if sh_id is not None:
+        out = sh.run("sysinfo system.tasks.%d" % sh_id)
+        tap.ok(out and len(out) == 1 and
+               re.match(r'^id=%d parent=\d+ name="[^"]*sh"' % sh_id, out[0]),
+               "sysinfo system.tasks.%d: the shell's record (%r)" % (sh_id, out))
+    out = sh.run("sysinfo kernel.version")
+    tap.ok(out and re.match(r"^kernel\.version = Vernier", out[-1]),
+           "sysinfo kernel.version: text (%r)" % out)
+    out = sh.run("sysinfo system.nope")
+    tap.ok(out == ["sysinfo: system.nope: No such file or directory"],
+           "sysinfo system.nope: error (%r)" % out)
+    tap.ok(sh.status() == 1, "... and status 1")
+
+
+def check_usage(tap, sh):
+    for line in ("tasks -x", "tasks -t abc", "tasks extra", "stats -x",
+                 "stats extra", "sysinfo -x", "sysinfo a b"):
+        name = line.split()[0]
+        out = sh.run(line)
+        st = sh.status()
+        tap.ok(out and any(l.startswith("usage: %s [-h]" % name) for l in out)
+               and st == 2, "%s: usage and status 2 (%r, %s)" % (line, out, st))
+    for name in ("tasks", "stats", "sysinfo"):
+        out = sh.run("%s -h" % name)
+        tap.ok(out and out[0].startswith("usage: " + name) and sh.status() == 0,
+               "%s -h: usage and status 0" % name)
+
+
+def main():
+    tap = Tap()
+    bt.need_file(tap, bt.ISO, "ISO")
+    g = Guest(bt.ISO, cpus=2)
+    sh = Shell(g)
+    if not tap.ok(sh.prompt(timeout=BOOT_WAIT), "boot reaches the shell prompt"):
+        show(tap, g.lines()[-30:])
+        g.finish(timeout=1)
+        tap.done()
+    sh_id = check_tasks(tap, sh)
+    if tap.ok(sh_id is not None, "the shell's task id is %s" % sh_id):
+        check_threads(tap, sh, sh_id)
+    check_cpus(tap, sh)
+    check_sysinfo(tap, sh, sh_id)
+    check_usage(tap, sh)
+    g.send("poweroff\r")
+    code = g.finish(timeout=60)
+    tap.ok(code == 0, "poweroff ends QEMU (exit code %s)" % code)
+    bad = bt.trouble(g.lines())
+    if not tap.ok(not bad, "no panic, exception or fault in the log"):
+        show(tap, bad)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
