@@ -188,8 +188,10 @@ HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRCS))
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/sched/load_fold.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
-# Pure user-space logic likewise (the shell's lexer and parser).
+# Pure user-space logic likewise (the shell's lexer and parser; top's
+# computations, formatting, keys and rendering).
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/app/sh/lex.o $(BUILD)/host/uspace/app/sh/parse.o
+HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table format keys render)
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -35,6 +35,7 @@ static const sh_help_t help_lines[] = {
 	{ "stats", "stats: time, uptime and load averages" },
 	{ "sysinfo", "sysinfo [PATH]: list the kernel's sysinfo keys or print a value" },
 	{ "tasks", "tasks [-t ID] [-a] [-l] [-c]: tasks, threads, load and CPUs" },
+	{ "top", "top [-bs] [-n N] [-d SEC] [-t TASK] [-v VIEW]: tasks, CPUs, memory, refreshed" },
 	{ "wc", "wc [-lwc] [FILE...]: count lines, words and bytes" },
 	{ "console", "console: the console server (started by init)" },
 	{ "fs", "fs: the file service (started by init)" },
