@@ -16,7 +16,9 @@ Boots the default ISO once with 2 CPUs to the shell prompt and types:
 - every tool with a bad option or operand: its usage and status 2;
   `tasks -t` of a task that does not exist: status 1.
 
-Then poweroff; no panic. TAP on stdout, for prove.
+Then poweroff; no panic. Two short boots with 1 and 4 CPUs check that
+`tasks -c`, `stats`, `sysinfo system.cpus` and `top -b` see every CPU.
+TAP on stdout, for prove.
 """
 
 import os
@@ -187,6 +189,28 @@ def check_usage(tap, sh):
                "%s -h: usage and status 0" % name)
 
 
+def quick_boot(tap, cpus):
+    """The tools on another CPU count: tasks -c, stats, sysinfo, top -b."""
+    name = "[bios cpus=%d]" % cpus
+    g = Guest(bt.ISO, cpus=cpus)
+    sh = Shell(g)
+    if tap.ok(sh.prompt(timeout=BOOT_WAIT), "%s boot reaches the shell prompt" % name):
+        out = sh.run("tasks -c")
+        ids = [int(m.group(1)) for m in rows(out, CPU_RE)]
+        tap.ok(ids == list(range(cpus)), "%s tasks -c lists CPUs %s" % (name, ids))
+        out = sh.run("stats")
+        tap.ok(out and STATS_RE.match(out[-1]), "%s stats (%r)" % (name, out))
+        out = sh.run("sysinfo system.cpus")
+        tap.ok(out and len(out) == cpus, "%s sysinfo system.cpus: %d records"
+               % (name, len(out or [])))
+        out = sh.run("top -b -n 1 -v c", timeout=60)
+        tap.ok(out and out[0].startswith("top - ") and
+               len([l for l in out if re.match(r"^\s*cpu\s*\d+\b", l, re.I)]) >= cpus,
+               "%s top -b shows every CPU" % name)
+    g.send("poweroff\r")
+    tap.ok(g.finish(timeout=60) == 0, "%s poweroff ends QEMU" % name)
+
+
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
@@ -208,6 +232,8 @@ def main():
     bad = bt.trouble(g.lines())
     if not tap.ok(not bad, "no panic, exception or fault in the log"):
         show(tap, bad)
+    for cpus in (1, 4):
+        quick_boot(tap, cpus)
     tap.done()
 
 
