@@ -52,7 +52,18 @@ void acct_kernel_enter(void)
 
 void acct_user_enter(void)
 {
-	acct_to(ACCT_USER);
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
+
+	acct_charge(c);
+	c->acct.mode = ACCT_USER;
+	if (t->acct.sys_in) {               /* a syscall ends: its cycles */
+		c->acct.sys_cycles[t->acct.sys_in - 1] +=
+			t->acct.kernel_cycles - t->acct.sys_k0;
+		t->acct.sys_in = 0;
+	}
+	irq_restore(f);
 }
 
 void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
@@ -112,28 +123,18 @@ void acct_exc_exit(unsigned vector, uint64_t start)
 	irq_restore(f);
 }
 
-uint64_t acct_syscall_enter(uint64_t nr)
+void acct_syscall_enter(uint64_t nr)
 {
 	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
 
 	acct_charge(c);
 	c->acct.mode = ACCT_KERNEL;
 	if (nr < SYS_COUNT)
 		c->acct.sys_count[nr]++;      /* now: exit and the like never return */
-	uint64_t k0 = c->current->acct.kernel_cycles;
-	irq_restore(f);
-	return k0;
-}
-
-void acct_syscall_exit(uint64_t nr, uint64_t k0)
-{
-	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-
-	acct_charge(c);
-	if (nr < SYS_COUNT)
-		c->acct.sys_cycles[nr] += c->current->acct.kernel_cycles - k0;
+	t->acct.sys_in = nr < SYS_COUNT ? nr + 1 : 0;
+	t->acct.sys_k0 = t->acct.kernel_cycles;
 	irq_restore(f);
 }
 
@@ -155,15 +156,14 @@ void acct_thread_now(const thread_t *t, uint64_t *user, uint64_t *kernel)
 		*kernel += now - last;
 }
 
-/* Cycles of n entry/exit charge pairs as a syscall makes them. Irqs off. */
+/* Cycles of n entry/exit charges as a syscall makes them. Irqs off. */
 static uint64_t acct_time_rounds(cpu_t *c, int n)
 {
 	acct_mode_t mode = c->acct.mode;
 	uint64_t t0 = time_cycles();
 
 	for (int i = 0; i < n; i++) {
-		uint64_t k0 = acct_syscall_enter(SYS_NULL);
-		acct_syscall_exit(SYS_NULL, k0);
+		acct_syscall_enter(SYS_NULL);
 		acct_user_enter();
 		c->acct.mode = mode;
 	}

@@ -150,11 +150,10 @@ void syscall_dispatch(int_frame_t *f)
 {
 	uint64_t nr = syscall_nr(f), a[6];
 
-	uint64_t k0 = acct_syscall_enter(nr);
+	acct_syscall_enter(nr);
 	syscall_args(f, a);
 	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
 	syscall_set_result(f, fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS);
-	acct_syscall_exit(nr, k0);
 	user_return_work(f);
 }
 

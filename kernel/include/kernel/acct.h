@@ -19,7 +19,7 @@ struct thread;
 
 /* Entering the kernel from user mode: charge user time. */
 void acct_kernel_enter(void);
-/* Returning to user mode: charge kernel time. */
+/* Returning to user mode: charge kernel time (and end a syscall). */
 void acct_user_enter(void);
 /* Switching threads on c: charge prev's kernel time. Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
@@ -32,10 +32,11 @@ void acct_irq_exit(unsigned vector);
 uint64_t acct_exc_enter(unsigned vector);
 /* It was handled: the cycles since start go to the vector. */
 void acct_exc_exit(unsigned vector, uint64_t start);
-/* Syscall nr begins (counted now): the thread's kernel cycles so far. */
-uint64_t acct_syscall_enter(uint64_t nr);
-/* Syscall nr ends: add the kernel cycles since k0 to its total. */
-void acct_syscall_exit(uint64_t nr, uint64_t k0);
+/*
+ * Syscall nr begins (counted now). Its cycles, the thread's kernel cycles
+ * until it returns to user mode, are added by acct_user_enter().
+ */
+void acct_syscall_enter(uint64_t nr);
 
 /*
  * t's user and kernel cycles as of now: its counts plus, if it is running,

@@ -38,6 +38,8 @@ typedef struct thread_acct {
 	uint64_t kernel_cycles;
 	uint64_t last_switch_in;     /* TSC when it last got a CPU */
 	uint64_t switches;           /* times it was switched in */
+	uint64_t sys_in;             /* 1 + the syscall in progress; 0: none */
+	uint64_t sys_k0;             /* kernel_cycles when it began */
 } thread_acct_t;
 
 typedef struct thread {
