@@ -30,10 +30,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import Guest  # noqa: E402
+from guest import Guest, Shell  # noqa: E402
 from tap import Tap  # noqa: E402
 
-PROMPT = r"^(/[^ ]*) # $"
 BOOT_WAIT = 120
 SERVERS = ("init", "ns", "console", "fs", "sh")
 SIZE = r"\d+(?:B|\.\d[KMGT])"
@@ -48,32 +47,6 @@ CPU_RE = re.compile(r"^\s*(\d+)\s+(yes|no)\s+(\d+)\s+(\d+\.\d)%\s+"
 LOAD = r"\d+\.\d\d \d+\.\d\d \d+\.\d\d"
 STATS_RE = re.compile(r"^[0-2]\d:[0-5]\d:[0-6]\d up \d+ days?, "
                       r"[0-2]\d:[0-5]\d:[0-5]\d, load average: %s$" % LOAD)
-
-
-class Shell:
-    """A Guest at the shell prompt: run() types a line and returns the
-    lines it printed, up to the next prompt."""
-
-    def __init__(self, guest):
-        self.g = guest
-
-    def prompt(self, timeout=60):
-        return self.g.expect(PROMPT, timeout=timeout, partial=True)
-
-    def run(self, line, timeout=30):
-        """Type line + Enter; its output lines (None if no prompt came)."""
-        self.g.seen = len(self.g.lines())
-        self.g.send(line + "\r", gap=0.005)
-        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
-            return None
-        first = self.g.seen
-        if not self.g.expect(PROMPT, timeout=timeout, partial=True):
-            return None
-        return self.g.lines()[first:]
-
-    def status(self):
-        out = self.run("echo $?")
-        return int(out[-1]) if out and out[-1].isdigit() else None
 
 
 def rows(out, regex):

@@ -25,10 +25,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import Guest  # noqa: E402
+from guest import Guest, Shell  # noqa: E402
 from tap import Tap  # noqa: E402
 
-PROMPT = r"^(/[^ ]*) # $"
 BOOT_WAIT = 180
 
 
@@ -39,31 +38,6 @@ def programs():
         d = os.path.join(bt.TOP, "uspace", sub)
         names |= {n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n))}
     return sorted(names)
-
-
-class Shell:
-    """A Guest at the shell prompt: run() types a line, waits for the next prompt."""
-
-    def __init__(self, guest):
-        self.g = guest
-        self.mark = 0
-
-    def prompt(self, timeout=60):
-        return self.g.expect(PROMPT, timeout=timeout, partial=True)
-
-    def run(self, line, timeout=60):
-        """Type line + Enter; the output lines up to the next prompt."""
-        self.g.seen = len(self.g.lines())   # what came before is not ours
-        self.g.send(line + "\r", gap=0.005)
-        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
-            return None             # the typed line never came back
-        first = self.g.seen
-        got = self.g.expect(PROMPT, timeout=timeout, partial=True)
-        return self.g.lines()[first:] if got else None
-
-    def status(self):
-        out = self.run("echo $?")
-        return int(out[-1]) if out and out[-1].isdigit() else None
 
 
 def check_basics(tap, sh):

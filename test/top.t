@@ -27,38 +27,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import Guest  # noqa: E402
+from guest import PROMPT, Guest, Shell  # noqa: E402
 from tap import Tap  # noqa: E402
 
-PROMPT = r"^/ # $"
 BOOT_WAIT = 120
 HEADER_RE = r"^top - \d\d:\d\d:\d\d up "
 CPU_RE = re.compile(r"^cpu(\d+) +\[[| ]*\] +([\d.]+)% busy +([\d.]+)% idle")
 # A tasks row: ID THR %CPU USER KERNEL RES VIRT NAME
 TASK_RE = re.compile(r"^ *(\d+) +(\d+) +([\d.]+) +\S+ +\S+ +\S+ +\S+ (\S+)$")
-
-
-class Console:
-    """The guest at the shell prompt."""
-
-    def __init__(self, guest):
-        self.g = guest
-
-    def run(self, line, timeout=60):
-        """Type line and Enter; its output lines up to the next prompt
-        (None if the prompt does not come back)."""
-        self.g.seen = len(self.g.lines())
-        self.g.send(line + "\r", gap=0.005)
-        if not self.g.expect(r"^/ # ", timeout=timeout):
-            return None
-        first = self.g.seen
-        if not self.g.expect(PROMPT, timeout=timeout, partial=True):
-            return None
-        return self.g.lines()[first:]
-
-    def status(self):
-        out = self.run("echo $?")
-        return int(out[-1]) if out and out[-1].isdigit() else None
 
 
 def check_usage(tap, con):
@@ -165,7 +141,7 @@ def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
     g = Guest(bt.ISO, cpus=2)
-    con = Console(g)
+    con = Shell(g)
     if not tap.ok(g.expect(PROMPT, timeout=BOOT_WAIT, partial=True),
                   "boot reaches the prompt"):
         g.finish(timeout=1)

@@ -6,6 +6,7 @@
     g.send("hello\\r\\x04")              # type (a byte at a time)
     code = g.finish()                   # QEMU's exit status (None: killed)
     r = g.result()                      # a vm.Result of the whole log
+    sh = Shell(g); out = sh.run("ls")   # at the shell prompt: its output
 
 QEMU runs through tools/qemu.sh like vm.boot(), in its own process group;
 a thread collects its output into timestamped, cleaned lines.
@@ -120,6 +121,37 @@ class Guest:
                              elapsed=time.monotonic() - self.start,
                              command=self.command,
                              partial=self.reader.partial())
+
+
+PROMPT = r"^(/[^ ]*) # $"   # the shell's prompt: the working directory
+
+
+class Shell:
+    """A Guest at the shell prompt: run() types a line and returns the
+    lines it printed up to the next prompt; status() is `echo $?`."""
+
+    def __init__(self, guest):
+        self.g = guest
+
+    def prompt(self, timeout=60):
+        """The prompt (partial last line) once it is there, or None."""
+        return self.g.expect(PROMPT, timeout=timeout, partial=True)
+
+    def run(self, line, timeout=60):
+        """Type line + Enter; its output lines (None if no prompt came)."""
+        self.g.seen = len(self.g.lines())   # what came before is not ours
+        self.g.send(line + "\r", gap=0.005)
+        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
+            return None                     # the typed line never came back
+        first = self.g.seen
+        if not self.prompt(timeout):
+            return None
+        return self.g.lines()[first:]
+
+    def status(self):
+        """$? of the last command, or None."""
+        out = self.run("echo $?")
+        return int(out[-1]) if out and out[-1].isdigit() else None
 
 
 def make_iso(tmp, name, cmdline):
