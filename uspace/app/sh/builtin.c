@@ -37,6 +37,7 @@ static const sh_help_t help_lines[] = {
 	{ "tasks", "tasks [-t ID] [-a] [-l] [-c]: tasks, threads, load and CPUs" },
 	{ "top", "top [-bs] [-n N] [-d SEC] [-t TASK] [-v VIEW]: tasks, CPUs, memory, refreshed" },
 	{ "wc", "wc [-lwc] [FILE...]: count lines, words and bytes" },
+	{ "workload", "workload [-t THREADS] [-d SEC] NAME:WEIGHT...: spend time in named functions by weight" },
 	{ "console", "console: the console server (started by init)" },
 	{ "fs", "fs: the file service (started by init)" },
 	{ "init", "init: the first task (starts the servers and the shell)" },
