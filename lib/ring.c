@@ -50,7 +50,9 @@ errno_t ring_init(ring_t *r, void *buf, size_t size)
 
 size_t ring_record_size(size_t len)
 {
-	return sizeof(ring_hdr_t) + ((len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1));
+	size_t mask = RING_ALIGN - 1;
+
+	return sizeof(ring_hdr_t) + ((len + mask) & ~mask);
 }
 
 size_t ring_max_payload(const ring_t *r)

@@ -152,8 +152,10 @@ static void test_limits(void)
 	bool good = true;
 
 	ring_init(&r, buf, SMALL);
-	is_uint(ring_max_payload(&r), SMALL / 2 - 8, "max payload is half less header");
-	is_int(ring_put(&r, 1, big, SMALL / 2 - 7), EINVAL, "oversized record refused");
+	is_uint(ring_max_payload(&r), SMALL / 2 - 8,
+		"max payload is half the ring less a header");
+	is_int(ring_put(&r, 1, big, SMALL / 2 - 7), EINVAL,
+	       "oversized record refused");
 	is_int(ring_put(&r, RING_TYPE_PAD, big, 1), EINVAL, "padding type refused");
 	ring_take_dropped(&r, &recs, &bytes);
 	ok(recs == 0 && bytes == 0, "refusals are not counted as drops");

@@ -68,7 +68,7 @@ typedef struct ring_rec {
  */
 errno_t ring_init(ring_t *r, void *buf, size_t size);
 
-/* Bytes a record with len payload bytes occupies: header plus padded payload. */
+/* Bytes a record of len payload bytes occupies: header, padded payload. */
 size_t ring_record_size(size_t len);
 
 /* Largest payload ring_reserve accepts: size / 2 minus the header. */
