@@ -198,11 +198,14 @@ $(BUILD)/host/%.o: %.c
 	@$(if $(Q),echo "  HOSTCC  $<")
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Iarch/$(ARCH)/include -c $< -o $@
 
+# Tests that start threads compile and link with -pthread.
+$(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
+
 $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTLD  $@")
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Iarch/$(ARCH)/include -Itest/unit $< \
-		$(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_TEST_THREADS) -Iarch/$(ARCH)/include \
+		-Itest/unit $< $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests
