@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import PROMPT, Guest, Shell  # noqa: E402
+from guest import PROMPT, shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
 BOOT_WAIT = 120
@@ -140,18 +140,8 @@ def check_screen(tap, con):
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    g = Guest(bt.ISO, cpus=2)
-    con = Shell(g)
-    if not tap.ok(g.expect(PROMPT, timeout=BOOT_WAIT, partial=True),
-                  "boot reaches the prompt"):
-        g.finish(timeout=1)
-        tap.done()
-    check_usage(tap, con)
-    check_spin(tap, con)
-    check_screen(tap, con)
-    g.send("poweroff\r")
-    tap.ok(g.finish(timeout=30) == 0, "poweroff ends QEMU")
-    tap.ok(not [l for l in g.lines() if l.startswith("panic")], "no panic")
+    shell_session(tap, (check_usage, check_spin, check_screen), cpus=2,
+                  boot_wait=BOOT_WAIT)
     tap.done()
 
 

@@ -7,6 +7,7 @@
     code = g.finish()                   # QEMU's exit status (None: killed)
     r = g.result()                      # a vm.Result of the whole log
     sh = Shell(g); out = sh.run("ls")   # at the shell prompt: its output
+    shell_session(tap, (check, ...))    # boot, run checks, power off
 
 QEMU runs through tools/qemu.sh like vm.boot(), in its own process group;
 a thread collects its output into timestamped, cleaned lines.
@@ -152,6 +153,20 @@ class Shell:
         """$? of the last command, or None."""
         out = self.run("echo $?")
         return int(out[-1]) if out and out[-1].isdigit() else None
+
+
+def shell_session(tap, checks, cpus=2, boot_wait=120):
+    """Boot the default ISO to the shell prompt with cpus CPUs, run
+    check(tap, sh) for each of checks, power off: TAP results for reaching
+    the prompt, the power-off ending QEMU and no panic in the log."""
+    g = Guest(bt.ISO, cpus=cpus)
+    sh = Shell(g)
+    if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
+        for check in checks:
+            check(tap, sh)
+    g.send("poweroff\r")
+    tap.ok(g.finish(timeout=60) == 0, "poweroff ends QEMU")
+    tap.ok(not [l for l in g.lines() if l.startswith("panic")], "no panic")
 
 
 def make_iso(tmp, name, cmdline):
