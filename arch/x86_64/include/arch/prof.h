@@ -1,0 +1,53 @@
+/*
+ * Sample sources of the profiler (x86-64 / PC), the arch side of
+ * kernel/prof.h. Each source calls prof_hit(frame, source) on every CPU
+ * at the rate asked for; the generic code decides what to keep.
+ *
+ *   pmc      counter overflow NMI via the LAPIC LVT performance entry
+ *            (Intel architectural perfmon, AMD core or legacy counters)
+ *   rtc      CMOS RTC periodic IRQ 8, rebroadcast by a fixed IPI
+ *   rtc-nmi  CMOS RTC IRQ 8 delivered as NMI, rebroadcast by NMI IPI
+ *   timer    each CPU's local APIC timer
+ *
+ * Lifecycle: arch_prof_init() once at boot; arch_prof_start() and
+ * arch_prof_stop() in thread context with interrupts on and no locks
+ * held, never concurrently (the generic code serialises them).
+ */
+#ifndef ARCH_PROF_H
+#define ARCH_PROF_H
+
+#include <kernel/types.h>
+
+struct int_frame;
+
+/* Probe what this machine has (PMCs are detected, never assumed); logs it. */
+void arch_prof_init(void);
+
+/*
+ * Whether source (PROF_SRC_*, not DEFAULT) is usable here; if not and
+ * why is non-NULL, *why says why ("no architectural perfmon", ...).
+ */
+bool arch_prof_have(unsigned source, const char **why);
+
+/*
+ * Start source on every online CPU at about hz samples per second per
+ * CPU; *hz_out gets the rate really used (rtc: a power of two 2..8192).
+ * EOK, ENOTSUP (source absent), EINVAL (hz 0 or above PROF_HZ_MAX).
+ */
+errno_t arch_prof_start(unsigned source, unsigned hz, unsigned *hz_out);
+
+/*
+ * Stop the running source on every CPU and undo what it changed: the
+ * RTC's registers A and B exactly as found, the LAPIC timer back at the
+ * scheduler's rate, counters and LVT entries disarmed.
+ */
+void arch_prof_stop(void);
+
+/*
+ * From the NMI handler: handle a profiling NMI (counter overflow, the
+ * RTC as NMI, or a broadcast, which the sender flags with prof_ipi).
+ * Returns true if the NMI was the profiler's.
+ */
+bool arch_prof_nmi(struct int_frame *f, bool prof_ipi);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * The statistical profiler, generic part (kernel/prof/): sessions opened
+ * through the kbox (abi/profile.h), per-CPU sample rings filled from the
+ * sources' NMI or interrupt handlers, a drain thread that moves records
+ * to the sessions and answers their DATA_READ calls, and the one-line
+ * hooks the rest of the kernel calls for task events.
+ *
+ * The sources themselves are arch code behind <arch/prof.h>.
+ */
+#ifndef KERNEL_PROF_H
+#define KERNEL_PROF_H
+
+#include <abi/profile.h>
+#include <kernel/types.h>
+
+struct int_frame;
+struct task;
+struct call;
+
+/* Boot: probe the sources (arch), start the drain thread. */
+void prof_init(void);
+
+/*
+ * One sample of the context interrupted by f on this CPU, from source
+ * (PROF_SRC_*). Called by the arch sources from NMI or interrupt context
+ * with interrupts off. NMI-safe: no locks, no allocation, bounded time;
+ * a full ring drops and counts. Does nothing when no session runs.
+ */
+void prof_hit(const struct int_frame *f, unsigned source);
+
+/* Hooks (thread context): a task was created / loaded a program / exited. */
+void prof_task_created(struct task *t);
+void prof_task_loaded(struct task *t);
+void prof_task_exited(struct task *t);
+
+/*
+ * Serve a KBOX_PROF_* call c (from the kbox thread): the method, its
+ * args, the calling task and connection, and the kbox's task. Answers c
+ * now or parks it (DATA_READ) to be answered by the drain thread.
+ */
+bool prof_kbox_serve(struct call *c);
+
+/* The caller's connection conn to a kbox was hung up: end its session. */
+void prof_conn_closed(uint64_t conn);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * The statistical profiler's ABI: kbox methods, sources, and the sample
+ * stream (shared by the kernel, the guest tools and the host tool).
+ *
+ * A profiler connects to a task's kernel answerbox (SYS_IPC_CONNECT_KBOX;
+ * its own for a whole-system session) and calls the KBOX_PROF_* methods
+ * on that phone. One phone (connection) holds at most one session.
+ *
+ * The stream is a sequence of records, all little-endian, each starting
+ * with a prof_rec_t header whose size (a multiple of 8) covers the whole
+ * record, so a reader can skip types it does not know. The first record
+ * of every stream is PROF_REC_HEADER (magic and version); a file written
+ * by `-o` is exactly the stream, so it starts with that record too.
+ * DATA_READ never splits a record between two reads.
+ *
+ * Version history: 1 — first version.
+ */
+#ifndef ABI_PROFILE_H
+#define ABI_PROFILE_H
+
+#include <abi/ipc.h>
+#include <stdint.h>
+
+#define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
+#define PROF_VERSION 1
+
+/* Sample sources. */
+#define PROF_SRC_DEFAULT 0              /* pmc when present, else rtc-nmi */
+#define PROF_SRC_PMC 1                  /* counter overflow NMI, unhalted cycles */
+#define PROF_SRC_RTC 2                  /* CMOS RTC IRQ 8, rebroadcast by IPI */
+#define PROF_SRC_RTC_NMI 3              /* CMOS RTC, rebroadcast by NMI IPI */
+#define PROF_SRC_TIMER 4                /* each CPU's local APIC timer */
+#define PROF_SRC_COUNT 5
+
+/* Rates (Hz). rtc and rtc-nmi round to a power of two in [2, 8192]. */
+#define PROF_HZ_DEFAULT 1000
+#define PROF_HZ_MAX 100000
+
+/* Session flags (BEGIN args[2]). */
+#define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
+#define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
+
+#define PROF_DEPTH_DEFAULT 64
+#define PROF_DEPTH_MAX 128
+
+/*
+ * kbox methods (see abi/ipc.h for the call model). Errors: EPERM without
+ * the permission, EBUSY for a second session on one phone or a second
+ * system session, ENOTSUP for a source this machine does not have, EINVAL
+ * for bad arguments, ENOENT for a method needing a session on a phone
+ * with none.
+ *
+ * TASK_BEGIN, SYSTEM_BEGIN: args source, hz, flags, depth. Task sessions
+ *   profile the kbox's task (needs PERM_PROFILE unless the caller is its
+ *   parent or the task itself); system sessions sample every CPU and need
+ *   PERM_PROFILE. Answer args[0] = the source used, args[1] = the rate.
+ *   Sessions share one sampling engine: a session begun while another
+ *   runs gets the running source and rate (the answer says which).
+ * END: stop sampling; what is buffered can still be read. Answer EOK.
+ * PAUSE, RESUME: stop and restart taking samples for this session.
+ * DATA_READ: args dst, size (≥ PROF_READ_MIN). Answered when at least
+ *   size/2 bytes wait or after PROF_READ_TIMEOUT_MS, whichever is first,
+ *   with args[0] = bytes copied to dst (whole records only), args[1] =
+ *   the session state. After END (or the end of the target), once every
+ *   record is read, the answer has 0 bytes and state PROF_STATE_ENDED.
+ *   One DATA_READ may wait per session (EBUSY for a second).
+ * STATUS: args dst, size: copies a prof_status_t (up to size bytes).
+ */
+#define KBOX_PROF_TASK_BEGIN (IPC_M_USER + 16)
+#define KBOX_PROF_SYSTEM_BEGIN (IPC_M_USER + 17)
+#define KBOX_PROF_END (IPC_M_USER + 18)
+#define KBOX_PROF_PAUSE (IPC_M_USER + 19)
+#define KBOX_PROF_RESUME (IPC_M_USER + 20)
+#define KBOX_PROF_DATA_READ (IPC_M_USER + 21)
+#define KBOX_PROF_STATUS (IPC_M_USER + 22)
+
+#define PROF_READ_MIN 4096
+#define PROF_READ_TIMEOUT_MS 200
+
+/* Session (and engine) states. */
+#define PROF_STATE_IDLE 0               /* engine: no session */
+#define PROF_STATE_RUNNING 1
+#define PROF_STATE_PAUSED 2
+#define PROF_STATE_ENDED 3              /* no more samples; drain what is left */
+
+/* STATUS: a session's counters. */
+typedef struct prof_status {
+	uint32_t state, source;
+	uint32_t hz, ncpus;
+	uint64_t samples;               /* delivered to this session */
+	uint64_t user, kernel, idle;    /* samples by mode */
+	uint64_t lost;                  /* dropped: full ring or full buffer */
+	uint64_t throttled;             /* skipped by the throttle */
+	uint64_t pending;               /* bytes waiting to be read */
+	uint64_t target;                /* task id, 0 for a system session */
+} prof_status_t;
+
+/* Record types. */
+#define PROF_REC_HEADER 1
+#define PROF_REC_SAMPLE 2
+#define PROF_REC_TASK 3                 /* a task exists (created, or alive at begin) */
+#define PROF_REC_LOAD 4                 /* a program was loaded into a task */
+#define PROF_REC_EXIT 5                 /* a task exited */
+#define PROF_REC_LOST 6                 /* samples dropped on a CPU */
+#define PROF_REC_THROTTLE 7             /* a CPU's sampling was slowed or restored */
+#define PROF_REC_END 8                  /* last record of a session */
+
+typedef struct prof_rec {
+	uint16_t type;
+	uint16_t size;                  /* whole record, multiple of 8 */
+	uint32_t cpu;                   /* CPU it happened on (0 if none) */
+	uint64_t tsc;                   /* when */
+} prof_rec_t;
+
+typedef struct prof_rec_header {
+	prof_rec_t h;
+	uint64_t magic;                 /* PROF_MAGIC */
+	uint32_t version;               /* PROF_VERSION */
+	uint32_t source;                /* PROF_SRC_* in use */
+	uint32_t hz;                    /* per-CPU rate in use */
+	uint32_t ncpus;                 /* CPUs online */
+	uint32_t flags;                 /* PROF_F_* */
+	uint32_t depth;                 /* call chain limit */
+	uint64_t tsc_hz;                /* TSC ticks per second */
+	uint64_t target;                /* task id, 0 = whole system */
+	uint64_t ktext_start, ktext_end;/* kernel text */
+	char kernel[32];                /* kernel version string */
+} prof_rec_header_t;
+
+/* Sample modes. */
+#define PROF_MODE_USER 0
+#define PROF_MODE_KERNEL 1
+#define PROF_MODE_IDLE 2                /* the CPU's idle thread */
+
+typedef struct prof_rec_sample {
+	prof_rec_t h;
+	uint64_t task, thread;
+	uint64_t pc;
+	uint8_t mode, source;
+	uint16_t nchain;                /* entries in chain[] */
+	uint16_t nkernel;               /* how many of them are kernel addresses */
+	uint16_t reserved;
+	uint64_t chain[];               /* return addresses, innermost first */
+} prof_rec_sample_t;
+
+typedef struct prof_rec_task {
+	prof_rec_t h;
+	uint64_t task, parent;
+	char name[32];
+} prof_rec_task_t;
+
+typedef struct prof_rec_load {
+	prof_rec_t h;
+	uint64_t task;
+	uint64_t text_start, text_end;  /* the program's executable range */
+	uint64_t hash;                  /* FNV-1a 64 of the ELF file */
+	char path[];                    /* NUL-terminated, padded to 8 */
+} prof_rec_load_t;
+
+typedef struct prof_rec_exit {
+	prof_rec_t h;
+	uint64_t task;
+	uint64_t status;
+} prof_rec_exit_t;
+
+typedef struct prof_rec_lost {
+	prof_rec_t h;
+	uint64_t count;                 /* samples lost since the last record */
+} prof_rec_lost_t;
+
+typedef struct prof_rec_throttle {
+	prof_rec_t h;
+	uint32_t divisor;               /* 1 = full rate again; n = every nth */
+	uint32_t reserved;
+	uint64_t skipped;               /* samples skipped so far on that CPU */
+} prof_rec_throttle_t;
+
+typedef struct prof_rec_end {
+	prof_rec_t h;
+	uint64_t samples, lost, throttled;
+	uint32_t reason;                /* PROF_END_* */
+	uint32_t reserved;
+} prof_rec_end_t;
+
+#define PROF_END_REQUEST 1              /* END was called */
+#define PROF_END_TARGET_EXIT 2          /* the profiled task exited */
+
+#endif
