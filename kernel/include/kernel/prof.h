@@ -11,6 +11,7 @@
 #define KERNEL_PROF_H
 
 #include <abi/profile.h>
+#include <kernel/cpu.h>
 #include <kernel/types.h>
 
 struct int_frame;
@@ -27,6 +28,14 @@ void prof_init(void);
  * a full ring drops and counts. Does nothing when no session runs.
  */
 void prof_hit(const struct int_frame *f, unsigned source);
+
+/*
+ * Calls of prof_hit per CPU and source since boot, and the PC of each
+ * CPU's last one (written by prof_hit whether or not a session runs;
+ * for tests and sysinfo).
+ */
+extern volatile uint64_t prof_hits[MAX_CPUS][PROF_SRC_COUNT];
+extern volatile uint64_t prof_last_pc[MAX_CPUS];
 
 /* Hooks (thread context): a task was created / loaded a program / exited. */
 void prof_task_created(struct task *t);
