@@ -511,6 +511,9 @@ static void kbox_serve(call_t *c, task_t *t)
 		c->answer.args[2] = t->perms;
 		c->answer.args[3] = t->parent ? t->parent->id : 0;
 		break;
+	case KBOX_TASK_START:
+		c->answer.method = task_start(t);
+		break;
 	default:
 		c->answer.method = ENOTSUP;
 	}

@@ -62,7 +62,7 @@ static errno_t spawn_copy_image(spawn_buf_t *b, const spawn_args_t *args)
 /* Copy everything args points to into b. */
 static errno_t spawn_copy_in(spawn_buf_t *b, const spawn_args_t *args)
 {
-	errno_t rc = args->reserved || !args->argv ? EINVAL : EOK;
+	errno_t rc = (args->flags & ~SPAWN_F_STOPPED) || !args->argv ? EINVAL : EOK;
 
 	if (rc == EOK)
 		rc = copy_string_from_user(b->path, args->path, sizeof(b->path));
@@ -90,7 +90,7 @@ int64_t sys_spawn(SYSCALL_ARGS)
 		task_spawn_req_t req = {
 			.path = b->path, .argv = b->argv, .envp = b->envp,
 			.image = b->image, .image_size = args.image_size,
-			.perms = args.perms,
+			.perms = args.perms, .flags = args.flags,
 		};
 		rc = task_spawn(&req, task_current(), &id);
 	}

@@ -221,13 +221,27 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 	}
 	task_publish(t);
 	*id = t->id;
-	rc = thread_create_user(t, b->plan.entry, sp, 0, &th);
+	rc = thread_prepare_user(t, b->plan.entry, sp, 0, &th);
 	if (rc != EOK) {
 		task_unpublish(t);
 		task_discard(t);
 		return rc;
 	}
 	thread_detach(th);               /* the main thread is not joinable */
+	if (req->flags & SPAWN_F_STOPPED)
+		__atomic_store_n(&t->stopped, th, __ATOMIC_RELEASE);
+	else
+		sched_wakeup(th);
+	return EOK;
+}
+
+errno_t task_start(task_t *t)
+{
+	thread_t *th = __atomic_exchange_n(&t->stopped, NULL, __ATOMIC_ACQ_REL);
+
+	if (!th)
+		return EINVAL;
+	sched_wakeup(th);
 	return EOK;
 }
 
@@ -292,6 +306,7 @@ errno_t task_kill(task_t *t, int status)
 	spin_unlock_irqrestore(&t->lock, f);
 	if (t->state != TASK_ALIVE)
 		return ESRCH;
+	task_start(t);                   /* a stopped task runs to its death */
 	task_poke_threads(t);
 	return EOK;
 }

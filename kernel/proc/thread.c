@@ -92,8 +92,8 @@ errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *a
 	return EOK;
 }
 
-errno_t thread_create_user(task_t *task, uintptr_t entry, uintptr_t stack,
-			   uintptr_t arg, thread_t **out)
+errno_t thread_prepare_user(task_t *task, uintptr_t entry, uintptr_t stack,
+			    uintptr_t arg, thread_t **out)
 {
 	thread_t *t = thread_alloc(task, task->name, false);
 
@@ -105,8 +105,17 @@ errno_t thread_create_user(task_t *task, uintptr_t entry, uintptr_t stack,
 	arch_fpu_reset(t);
 	thread_publish(t);
 	*out = t;
-	sched_wakeup(t);
 	return EOK;
+}
+
+errno_t thread_create_user(task_t *task, uintptr_t entry, uintptr_t stack,
+			   uintptr_t arg, thread_t **out)
+{
+	errno_t rc = thread_prepare_user(task, entry, stack, arg, out);
+
+	if (rc == EOK)
+		sched_wakeup(*out);
+	return rc;
 }
 
 /* First code of every thread (from thread_start_asm), interrupts off. */

@@ -43,6 +43,7 @@ typedef struct task {
 	uint32_t nthreads;          /* threads not yet exited */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
+	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */
 	volatile bool killed;
 	int status;                 /* exit status (abi/task.h encoding) */
 	waitq_t child_exit;         /* parent waits here for children */
@@ -64,6 +65,7 @@ typedef struct task_spawn_req {
 	const void *image;           /* a kernel copy of the ELF file, or NULL */
 	size_t image_size;
 	uint32_t perms;              /* a subset of the parent's */
+	uint32_t flags;              /* SPAWN_F_* */
 } task_spawn_req_t;
 
 /*
@@ -103,6 +105,9 @@ void task_put(task_t *t);
  * the exit status to report. Returns EOK or ESRCH (already dead).
  */
 errno_t task_kill(task_t *t, int status);
+
+/* Start the main thread of a task spawned stopped. EOK, or EINVAL if it is not stopped. */
+errno_t task_start(task_t *t);
 
 /*
  * Wait for a child of parent to finish (id, or WAIT_ANY): returns EOK with

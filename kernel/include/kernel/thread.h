@@ -95,6 +95,10 @@ errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *a
 errno_t thread_create_user(struct task *task, uintptr_t entry, uintptr_t stack,
 			   uintptr_t arg, thread_t **out);
 
+/* As thread_create_user, but the thread is not started: sched_wakeup() it. */
+errno_t thread_prepare_user(struct task *task, uintptr_t entry, uintptr_t stack,
+			    uintptr_t arg, thread_t **out);
+
 /* End the calling thread with value. Never returns. */
 void thread_exit(long value) __noreturn;
 

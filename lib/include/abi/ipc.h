@@ -62,5 +62,6 @@ typedef struct ipc_event {
 
 /* kbox methods (calls to a task's kernel answerbox). */
 #define KBOX_TASK_INFO (IPC_M_USER + 1)   /* answer: args id, threads, perms, parent */
+#define KBOX_TASK_START (IPC_M_USER + 2)  /* start a task spawned with SPAWN_F_STOPPED (EINVAL if not stopped) */
 
 #endif

@@ -35,8 +35,15 @@ typedef struct spawn_args {
 	const void *image;         /* ELF image in the caller's memory, or NULL */
 	uint64_t image_size;       /* its size in bytes (<= SPAWN_MAX_IMAGE) */
 	uint32_t perms;            /* must be a subset of the caller's */
-	uint32_t reserved;         /* must be 0 */
+	uint32_t flags;            /* SPAWN_F_*; other bits must be 0 */
 } spawn_args_t;
+
+/*
+ * Create the task stopped: its first thread starts only when someone
+ * allowed to profile it (its parent) calls KBOX_TASK_START on its kbox,
+ * so a profiler can open a session before the program runs.
+ */
+#define SPAWN_F_STOPPED 1u
 
 /* SYS_WAIT: task id 0 waits for any child. */
 #define WAIT_ANY 0

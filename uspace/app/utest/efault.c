@@ -168,7 +168,7 @@ static void check_spawn_image(void)
 			    .image_size = 10 };
 	long r4 = spawn_full(&a);
 	a = (spawn_args_t){ .path = "/bin/hello", .argv = hello_argv,
-			    .reserved = 1 };
+			    .flags = 0x80 };
 	long r5 = spawn_full(&a);
 	tap_ok(r1 == -ENOEXEC && r2 == -E2BIG && r3 == -ENOEXEC && r4 == -EINVAL &&
 	       r5 == -EINVAL, "efault: spawn refuses a junk image (%ld), a too big "

@@ -23,6 +23,7 @@ typedef struct spawn_opts {
 	bool set_perms;            /* give perms (else the caller's own) */
 	uint32_t perms;
 	char *const *envp;         /* NULL: the caller's environment */
+	bool stopped;              /* SPAWN_F_STOPPED: start with KBOX_TASK_START */
 } spawn_opts_t;
 
 /*

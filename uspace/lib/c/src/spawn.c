@@ -146,6 +146,7 @@ errno_t spawn(const char *path, char *const argv[], const spawn_opts_t *opts,
 			.image_size = size,
 			.perms = opts && opts->set_perms ? opts->perms
 							 : spawn_my_perms(),
+			.flags = opts && opts->stopped ? SPAWN_F_STOPPED : 0,
 		};
 		rc = sys_spawn_args(&args, id);
 		spawn_free_env(env, nbase);

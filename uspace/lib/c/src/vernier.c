@@ -64,7 +64,7 @@ errno_t sys_spawn(const char *path, const char *const *argv, uint32_t perms,
 		.path = path,
 		.argv = argv ? argv : just_path,
 		.perms = perms,
-		.reserved = 0,
+		.flags = 0,
 	};
 
 	return sys_spawn_args(&args, id);
