@@ -26,6 +26,7 @@ typedef struct stream_stats {
 	bool header_ok, task_ok, load_ok, end_last, exit_seen, foreign;
 	uint32_t end_reason;
 	uint64_t samples, mine_user, records, bad;
+	uint64_t cpu_mask;                /* CPUs that contributed samples */
 } stream_stats_t;
 
 static uint64_t prof_source(void)
@@ -59,6 +60,7 @@ static void parse_rec(const prof_rec_t *h, task_id_t me, stream_stats_t *st)
 		st->samples++;
 		st->mine_user += s->task == me && s->mode == PROF_MODE_USER;
 		st->foreign |= s->task != me;
+		st->cpu_mask |= h->cpu < 64 ? 1ull << h->cpu : 0;
 		break;
 	case PROF_REC_EXIT:
 		st->exit_seen |= ((const prof_rec_exit_t *)h)->task == me;
@@ -158,6 +160,10 @@ static void test_prof_system(int phone, int phone2, task_id_t me)
 	       st.end_reason == PROF_END_REQUEST,
 	       "prof: samples of our spinning thread in user mode (%lu of %lu), END last "
 	       "(%d, reason %u)", st.mine_user, st.samples, st.end_last, st.end_reason);
+	unsigned ncpu = cpus_online();
+	uint64_t all = ncpu >= 64 ? ~0ull : (1ull << ncpu) - 1;
+	tap_ok(st.cpu_mask == all, "prof: every one of %u CPUs contributed samples (mask %#lx)",
+	       ncpu, st.cpu_mask);
 	rc = ipc_call_sync(phone, KBOX_PROF_STATUS, (uint64_t)&ps, sizeof(ps), 0, 0, 0, NULL);
 	tap_ok(rc == EOK && ps.state == PROF_STATE_ENDED && ps.samples == st.samples,
 	       "prof: STATUS after the end: state %u, samples %lu (stream %lu)",
@@ -216,6 +222,23 @@ static void test_prof_task(void)
 	       st.exit_seen, st.end_last, st.end_reason);
 }
 
+/* A task spawned stopped and killed before it ever ran still dies and is reaped. */
+static void test_prof_kill_stopped(void)
+{
+	char *argv[] = { "/bin/hello", NULL };
+	spawn_opts_t o = { .stopped = true };
+	task_id_t child;
+	int status = -1;
+
+	errno_t rc = spawn("/bin/hello", argv, &o, &child);
+	if (rc == EOK)
+		rc = sys_kill(child);
+	if (rc == EOK)
+		rc = sys_wait(child, &status, 0, NULL);
+	tap_ok(rc == EOK && status != 0, "prof: a stopped child that is killed never runs and "
+	       "is reaped (rc %d, status %s)", rc, status_str(status));
+}
+
 void test_prof(void)
 {
 	task_id_t me = sys_task_id();
@@ -233,4 +256,5 @@ void test_prof(void)
 	test_prof_idle();
 	test_prof_task();
 	test_prof_idle();
+	test_prof_kill_stopped();
 }
