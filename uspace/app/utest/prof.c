@@ -170,8 +170,21 @@ static void test_prof_system(int phone, int phone2, task_id_t me)
 	       ps.state, ps.samples, st.samples);
 }
 
-/* system.profiler once the drain thread has had time to clean up. */
-static void test_prof_idle(void)
+static uint64_t free_bytes(void)
+{
+	sysinfo_physmem_t m;
+	size_t got;
+
+	return sys_sysinfo_data("system.physmem", &m, sizeof(m), &got) == EOK ? m.free : 0;
+}
+
+/*
+ * system.profiler once the drain thread has had time to clean up, and
+ * (free_before not 0) free memory back where it was before the session
+ * (within 64 KiB for the heap's own bookkeeping). After a task session
+ * the child's cached binary stays, so only the first call compares.
+ */
+static void test_prof_idle(uint64_t free_before)
 {
 	sysinfo_profiler_t p = { 0 };
 	size_t got;
@@ -187,6 +200,10 @@ static void test_prof_idle(void)
 	       p.samples > 0, "prof: after hang-up system.profiler is idle (state %u, %u "
 	       "sessions, %lu bytes held, %lu samples since boot)", p.state, p.sessions,
 	       p.memory, p.samples);
+	uint64_t after = free_bytes();
+	if (free_before)
+		tap_ok(after + 64 * 1024 >= free_before, "prof: free memory is back (%lu KiB "
+		       "before, %lu KiB after)", free_before / 1024, after / 1024);
 }
 
 /* A task session on a stopped child: it ends when the child exits. */
@@ -249,12 +266,13 @@ void test_prof(void)
 	tap_ok(rc == EOK && rc2 == EOK, "prof: two kbox phones to ourselves (%d, %d)", rc, rc2);
 	if (rc != EOK || rc2 != EOK)
 		return;
+	uint64_t free0 = free_bytes();
 	test_prof_args(phone);
 	test_prof_system(phone, phone2, me);
 	sys_ipc_hangup(phone);
 	sys_ipc_hangup(phone2);
-	test_prof_idle();
+	test_prof_idle(free0);
 	test_prof_task();
-	test_prof_idle();
+	test_prof_idle(0);
 	test_prof_kill_stopped();
 }
