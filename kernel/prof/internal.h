@@ -9,7 +9,8 @@
  * begun, read and ended through the kbox).
  *
  * Lock order: prof_ctl (a sleeping flag: engine start/stop) → prof_lock
- * (spinlock: sessions, events, filter) → a vm_space lock. NMI context
+ * (spinlock: sessions, events, filter) → the task table lock (describing
+ * the tasks when a session begins) or a vm_space lock. NMI context
  * takes no lock: it reads prof_engine's filter words and writes its own
  * CPU's ring and counters.
  */

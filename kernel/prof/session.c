@@ -5,7 +5,8 @@
  * sessions and parks DATA_READ calls; the drain thread (drain.c) fills
  * and finishes them. Engine start and stop are serialised by prof_ctl.
  *
- * Lock order: prof_ctl → prof_lock → a vm_space lock (see internal.h).
+ * Lock order: prof_ctl → prof_lock → the task table lock or a vm_space lock
+ * (see internal.h).
  */
 #include <arch/prof.h>
 #include <kernel/ipc.h>
@@ -293,7 +294,13 @@ static void prof_session_free(prof_session_t *s)
 	kfree(s);
 }
 
-/* Publish s (the header and task records written); EBUSY/ELIMIT on a race lost. */
+/*
+ * Describe the tasks s covers and publish s, atomically under prof_lock:
+ * a task created meanwhile is either described here or queues its event
+ * after the session is listed (prof_nsessions was raised before), so
+ * none is missed. EOK, EBUSY (conn has a session; a second system
+ * session) or ELIMIT (too many task sessions).
+ */
 static errno_t prof_publish(prof_session_t *s, task_t *target)
 {
 	errno_t rc = EOK;
@@ -304,8 +311,12 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 	else if (target && (s->slot = prof_free_slot()) < 0)
 		rc = ELIMIT;
 	if (rc == EOK) {
+		prof_put_header(s);
+		if (target)
+			prof_describe_task(s, target);
+		else
+			task_foreach(prof_describe_one, s);
 		list_append(&prof_sessions, &s->node);
-		__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
 		if (target && target->state != TASK_ALIVE) {
 			s->ending = true;
 			s->end_reason = PROF_END_TARGET_EXIT;
@@ -332,17 +343,13 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 	if (!s)
 		return ENOMEM;
 	prof_ctl_lock();
+	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);   /* hooks queue events */
 	rc = prof_engine_start(&a.source, &a.hz, a.depth);
-	if (rc == EOK) {
-		prof_put_header(s);
-		if (target)
-			prof_describe_task(s, target);
-		else
-			task_foreach(prof_describe_one, s);
+	if (rc == EOK)
 		rc = prof_publish(s, target);
-	}
 	prof_ctl_unlock();
 	if (rc != EOK) {
+		__atomic_sub_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
 		prof_session_free(s);
 		prof_engine_idle_check();
 		return rc;
