@@ -230,6 +230,9 @@ $(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) $(VPROF_SRCS) -o $@
 
 host-tools: $(VPROF)
+
+# test_profreport also runs vprof.
+$(BUILD)/host/test/test_profreport: | $(VPROF)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).

@@ -77,7 +77,7 @@ struct prof_report {
 
 /* One function, found at print time. */
 typedef struct prof_func {
-	const char *name;
+	const char *name;               /* NULL: unknown, use hex */
 	uint64_t addr;                  /* symbol start, or the pc if unknown */
 	bool kernel;
 	char hex[24];
@@ -563,13 +563,19 @@ static errno_t rec_process(prof_report_t *r, const unsigned char *rec, size_t le
 	}
 }
 
-/* The size of the record whose header is at p; 0 when malformed. */
-static size_t rec_size(const unsigned char *p)
+/*
+ * The size of the record whose header is at p; 0 when malformed (also a
+ * first record that cannot be a HEADER, found before its end arrives).
+ */
+static size_t rec_size(const prof_report_t *r, const unsigned char *p)
 {
 	prof_rec_t h;
 
 	memcpy(&h, p, sizeof(h));
 	if (h.size < sizeof(prof_rec_t) || h.size % 8 != 0)
+		return 0;
+	if (!r->c.have_header && (h.type != PROF_REC_HEADER ||
+				  h.size < sizeof(prof_rec_header_t)))
 		return 0;
 	return h.size;
 }
@@ -598,7 +604,7 @@ static bool feed_pending(prof_report_t *r, const unsigned char **p, size_t *len,
 		if (r->pend_len < sizeof(prof_rec_t))
 			return false;
 	}
-	*size = rec_size((unsigned char *)r->pend);
+	*size = rec_size(r, (unsigned char *)r->pend);
 	if (*size == 0) {
 		*err = EINVAL;
 		return false;
@@ -615,7 +621,7 @@ errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len)
 	while (r->error == EOK && len > 0) {
 		size_t size = 0;
 		if (r->pend_len == 0 && len >= sizeof(prof_rec_t) &&
-		    (size = rec_size(p)) != 0 && size <= len) {
+		    (size = rec_size(r, p)) != 0 && size <= len) {
 			err = rec_process(r, p, size);
 			p += size;
 			len -= size;
@@ -706,11 +712,14 @@ static void rep_pct(prof_report_t *r, uint64_t n, uint64_t total)
 		   (unsigned)(c % 100));
 }
 
+static const char *pr_fname(const prof_print_t *pp, uint32_t f)
+{
+	return pp->funcs[f].name ? pp->funcs[f].name : pp->funcs[f].hex;
+}
+
 static void rep_func_name(prof_print_t *pp, uint32_t f)
 {
-	const prof_func_t *fn = &pp->funcs[f];
-
-	rep_printf(pp->r, "%s%s", fn->name, fn->kernel ? " [k]" : "");
+	rep_printf(pp->r, "%s%s", pr_fname(pp, f), pp->funcs[f].kernel ? " [k]" : "");
 }
 
 /* "ID NAME" of a task slot (or "[idle]") into buf. */
@@ -743,7 +752,7 @@ static uint32_t pr_func_add(prof_print_t *pp, const prof_fkey_t *k,
 	f->addr = k->addr;
 	f->kernel = kernel;
 	fmt_snprintf(f->hex, sizeof(f->hex), "0x%llx", (unsigned long long)k->addr);
-	f->name = name ? name : f->hex;
+	f->name = name;         /* NULL: the hex (the array may move) */
 	return (uint32_t)pp->nfuncs++;
 }
 
@@ -859,7 +868,7 @@ static int pr_row_cmp(const void *a, const void *b, void *ctx)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	int c = strcmp(pp->funcs[x->func].name, pp->funcs[y->func].name);
+	int c = strcmp(pr_fname(pp, x->func), pr_fname(pp, y->func));
 	if (c != 0)
 		return c;
 	return x->slot < y->slot ? -1 : x->slot > y->slot;

@@ -80,22 +80,23 @@ static bool nm_text_type(const char *s, size_t len)
 }
 
 /*
- * Parse one line: `ADDR TYPE NAME` or `ADDR SIZE TYPE NAME`. True for a
- * text symbol, with its address and name (not NUL-terminated).
+ * Parse one line: `ADDR TYPE NAME` or `ADDR SIZE TYPE NAME` (nm -S). True
+ * for a text symbol, with its address, size (0 if not given) and name (not
+ * NUL-terminated).
  */
 static bool nm_parse_line(const char *p, const char *end, uint64_t *addr,
-			  const char **name, size_t *name_len)
+			  uint64_t *size, const char **name, size_t *name_len)
 {
 	nm_line_t l = { p, end };
 	const char *f;
 	size_t n;
-	uint64_t size;
 
+	*size = 0;
 	if (!nm_field(&l, &f, &n) || !nm_hex(f, n, addr))
 		return false;
 	if (!nm_field(&l, &f, &n))
 		return false;
-	if (n > 1 && nm_hex(f, n, &size) && !nm_field(&l, &f, &n))
+	if (n > 1 && nm_hex(f, n, size) && !nm_field(&l, &f, &n))
 		return false;
 	if (!nm_text_type(f, n))
 		return false;
@@ -123,8 +124,8 @@ static size_t nm_walk(const char *text, size_t len, elf64_sym_t *syms,
 	while (p < end) {
 		const char *eol = nm_eol(p, end), *name;
 		size_t name_len;
-		uint64_t addr;
-		if (nm_parse_line(p, eol, &addr, &name, &name_len)) {
+		uint64_t addr, size;
+		if (nm_parse_line(p, eol, &addr, &size, &name, &name_len)) {
 			if (syms) {
 				elf64_sym_t *s = &syms[count];
 				memset(s, 0, sizeof(*s));
@@ -132,6 +133,7 @@ static size_t nm_walk(const char *text, size_t len, elf64_sym_t *syms,
 				s->st_info = (unsigned char)((1u << 4) | STT_FUNC);
 				s->st_shndx = 1;
 				s->st_value = addr;
+				s->st_size = size;
 				memcpy(strtab + str, name, name_len);
 				strtab[str + name_len] = '\0';
 			}

@@ -232,6 +232,12 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 		return 1;
 	}
 	int rc = feed_file(r, stream);
+	prof_counts_t c;
+	prof_report_counts(r, &c);
+	if (rc == 0 && !c.have_header) {
+		fprintf(stderr, "vprof: %s: not a profiler stream (no header)\n", stream);
+		rc = 1;
+	}
 	if (rc == 0 && prof_report_print(r, o) != EOK) {
 		fprintf(stderr, "vprof: out of memory\n");
 		rc = 1;
