@@ -759,13 +759,13 @@ static void test_vprof(void)
 	is_int(run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 1, "missing stream exits 1");
-	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %s", text);
+	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %.*s", (int)strcspn(text, "\n"), text);
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/bin/app.nm 2>&1", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 1, "malformed stream exits 1");
-	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %s", text);
+	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %.*s", (int)strcspn(text, "\n"), text);
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -B %s/boot/kernel.nm", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
-	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.40s", text);
+	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", (int)strcspn(text, "\n"), text);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		abort();
