@@ -652,21 +652,21 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out)
 	return EOK;
 }
 
-/* Bring the lost and throttled totals up to date. */
-static void rep_totals(prof_report_t *r)
+/* The counts with the lost and throttled totals. */
+static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 {
 	uint64_t skipped = 0;
 
 	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
 		skipped += r->cpu_skipped[i];
-	r->c.lost = r->lost_recs + r->end_lost;
-	r->c.throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
+	*c = r->c;
+	c->lost = r->lost_recs + r->end_lost;
+	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
 }
 
 void prof_report_counts(const prof_report_t *r, prof_counts_t *c)
 {
-	rep_totals((prof_report_t *)r);
-	*c = r->c;
+	rep_totals(r, c);
 }
 
 void prof_report_free(prof_report_t *r)
@@ -722,7 +722,10 @@ static void rep_func_name(prof_print_t *pp, uint32_t f)
 	rep_printf(pp->r, "%s%s", pr_fname(pp, f), pp->funcs[f].kernel ? " [k]" : "");
 }
 
-/* "ID NAME" of a task slot (or "[idle]") into buf. */
+/*
+ * "ID NAME" of a task slot (or "[idle]") into buf: the name of its TASK
+ * record, else of its program, else "kernel" for task 0 and "?".
+ */
 static void rep_task_label(prof_report_t *r, uint32_t slot, char *buf, size_t size)
 {
 	if (slot == PROF_SLOT_IDLE) {
@@ -731,6 +734,13 @@ static void rep_task_label(prof_report_t *r, uint32_t slot, char *buf, size_t si
 	}
 	const prof_task_t *t = &r->tasks[slot];
 	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
+	if (!t->name[0] && t->bin != PROF_NONE) {
+		/* No TASK record: the name of its program. */
+		name = r->bins[t->bin].path;
+		for (const char *p = name; *p; p++)
+			if (*p == '/' && p[1])
+				name = p + 1;
+	}
 	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)t->id, name);
 }
 
@@ -1059,9 +1069,10 @@ static bool pr_next_group(const prof_path_t *p, size_t lo, size_t hi, uint32_t d
 }
 
 /*
- * Print level d of the callers of the paths p[lo, hi) (sorted, all with
- * n > d... or n == d first), each line indented by level. Recursion depth
- * is at most PR_TREE_LEVELS.
+ * Print level d of the callers of the paths p[lo, hi) (sorted, sharing
+ * their first d callers; those with no caller at level d sort first and
+ * are skipped), the largest groups first, each line indented by level.
+ * Recursion depth is at most PR_TREE_LEVELS.
  */
 static void pr_tree_level(prof_print_t *pp, const prof_path_t *p, size_t lo,
 			  size_t hi, uint32_t d, uint64_t row_count)
@@ -1204,7 +1215,7 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 	memset(&pp, 0, sizeof(pp));
 	pp.r = r;
 	pp.o = o;
-	rep_totals(r);
+	rep_totals(r, &r->c);
 	errno_t err = pr_body(&pp);
 	pmap_free(r, &pp.fmap);
 	rep_release(r, pp.funcs);

@@ -23,25 +23,39 @@
  * `ADDR TYPE NAME`). Exit status: 0 on success, 1 for an unreadable or
  * malformed stream, 2 for bad usage.
  *
- * System style (the default):
+ * System style (the default; percentages are of all samples, rounded to
+ * hundredths in integer arithmetic; rows sorted by samples, most first):
  *   samples: T total, U user, K kernel, I idle, L lost
- *   throttled: N                                  (only when N > 0)
- *   source: SOURCE at HZ Hz on N CPUs, S.s s
+ *   throttled: N                       (only when N > 0)
+ *   source: rtc-nmi at 1024 Hz on 4 CPUs, 10.0 s
  *   <blank>
- *         %  samples  task                        (per task, most first)
- *    50.00%      500  5 sh
+ *         %  samples  task             (per task; idle CPUs as [idle])
+ *    91.00%       91  5 app
+ *     6.00%        6  [idle]
  *   <blank>
- *         %  samples  task                 symbol (per task and function)
- *    40.00%      400  5 sh                 compute
- *    10.00%      100  0 kernel             memcpy [k]
- *   (N rows below 0.50% hidden)                   (only when N > 0)
- * Task style (-t):
- *   Samples:      T total,        U user,        K kernel
+ *         %  samples  task                 symbol
+ *    40.00%       40  5 app                compute
+ *    10.00%       10  5 app                memcpy [k]
+ *     1.00%        1  5 app                0x500000
+ *   (2 rows below 0.50% hidden)        (only when some are; per table)
+ * The task column is "ID NAME" (task 0 is "kernel"); the symbol is the
+ * function (samples anywhere in it are summed), " [k]" marks kernel
+ * functions, and a PC with no symbol prints as hex.
+ *
+ * Task style (-t; after the HelenOS profiler's layout):
+ *   Samples:      100 total,       84 user,       16 kernel
+ *   Lost: 5                            (only when some were)
  *              Address  Samples       %  Symbol
- *   0x0000000000401000      400  40.00%  compute
- * With -g both end with "callers of the top functions:" and, for each of
- * the top ten rows, its line followed by its callers, indented by level:
- *        300  75.00%  <- main           (samples, % of that row, caller)
+ *   0x0000000000401100       40  40.00%  compute
+ *
+ * With -g, after the tables: "callers of the top functions:" and, for
+ * each of the (at most ten) top rows shown, a blank line, the row again
+ * (% samples symbol (task)), then its callers from the call chains as a
+ * tree, three levels at most (5, 3, 2 callers per level, the rest summed
+ * as "N  in K more callers"); each line is samples, % of that row, caller:
+ *    20.00%       20  helper  (5 app)
+ *             20 100.00%  <- compute
+ *                 20 100.00%  <- main
  */
 #include <stdint.h>
 #include <stdio.h>

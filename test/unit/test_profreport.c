@@ -367,6 +367,38 @@ static void test_system(void)
 	free(t);
 }
 
+/*
+ * Task labels without TASK records (the program's name; "kernel" for task
+ * 0); a re-loaded task symbolizes each sample by the LOAD before it.
+ */
+static void test_labels(void)
+{
+	sb_t *b = &sb2;
+
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, PROF_VERSION);
+	sb_load(b, 8, "/bin/nameless");
+	sb_samples(b, 2, 8, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_samples(b, 1, 0, PROF_MODE_KERNEL, K(0x204), 0, 0);
+	sb_load(b, 10, "/bin/tool");
+	sb_samples(b, 1, 10, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_load(b, 8, "/bin/app");
+	sb_samples(b, 4, 8, PROF_MODE_USER, 0x401008, 0, 0);
+	prof_rec_exit_t e = { { PROF_REC_EXIT, sizeof(e), 0, 9 }, 8, 0 };
+	/* Task 8 exited; its samples still symbolize (by the last LOAD). */
+	sb_put(b, &e, sizeof(e));
+	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
+	note_text("labels:", t);
+	HAS(t, " 75.00%        6  8 app");
+	HAS(t, " 12.50%        1  0 kernel");
+	HAS(t, " 12.50%        1  10 tool");
+	HAS(t, " 50.00%        4  8 app                main");
+	HAS(t, " 25.00%        2  8 app                0x401008");
+	HAS(t, " 12.50%        1  0 kernel             memcpy [k]");
+	HAS(t, " 12.50%        1  10 tool              0x401008");
+	free(t);
+}
+
 static void test_threshold(void)
 {
 	prof_report_opts_t o = sys_opts;
@@ -697,6 +729,9 @@ static void test_enomem(void)
 
 /* ---------------------------------------------------------------- vprof */
 
+/* printf arguments for the first line of text ("%.*s"). */
+#define LINE(text) (int)strcspn(text, "\n"), text
+
 static int run(const char *cmd, char *buf, size_t size)
 {
 	FILE *p = popen(cmd, "r");
@@ -759,13 +794,15 @@ static void test_vprof(void)
 	is_int(run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 1, "missing stream exits 1");
-	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %.*s", (int)strcspn(text, "\n"), text);
+	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %.*s",
+	   LINE(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/bin/app.nm 2>&1", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 1, "malformed stream exits 1");
-	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %.*s", (int)strcspn(text, "\n"), text);
+	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %.*s",
+	   LINE(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -B %s/boot/kernel.nm", build, dir);
 	is_int(run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
-	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", (int)strcspn(text, "\n"), text);
+	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", LINE(text));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		abort();
@@ -774,6 +811,7 @@ static void test_vprof(void)
 int main(void)
 {
 	test_system();
+	test_labels();
 	test_threshold();
 	test_split();
 	test_counts();
