@@ -44,6 +44,8 @@ typedef struct prof_task {
 typedef struct prof_bin {
 	char *path;
 	bool tried, ok;
+	bool stale;                     /* its file is not the one profiled */
+	uint64_t hash;                  /* FNV-1a 64 from its LOAD, 0 if none */
 	void *data;                     /* file contents */
 	profsym_t sym;
 } prof_bin_t;
@@ -146,13 +148,21 @@ static char *rep_strdup(prof_report_t *r, const char *s, size_t len)
 
 /* ---------------------------------------------------------------- hash map */
 
-static uint64_t pmap_hash(const void *key, size_t len)
+/* FNV-1a 64 of len bytes (also how LOAD records hash their ELF files). */
+static uint64_t rep_fnv(const void *data, size_t len)
 {
-	const unsigned char *p = key;
+	const unsigned char *p = data;
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t pmap_hash(const void *key, size_t len)
+{
+	uint64_t h = rep_fnv(key, len);
+
 	return h ^ (h >> 29);
 }
 
@@ -380,6 +390,7 @@ static void rep_bin_load(prof_report_t *r, prof_bin_t *b)
 		return;
 	b->tried = true;
 	if (r->env.load(r->env.ctx, b->path, &data, &size) == EOK) {
+		b->stale = b->hash != 0 && rep_fnv(data, size) != b->hash;
 		if (profsym_from_elf(&b->sym, data, size) == EOK) {
 			b->data = data;
 			b->ok = true;
@@ -447,6 +458,7 @@ static errno_t rec_load(prof_report_t *r, const unsigned char *rec, size_t len)
 	if (b == PROF_NONE)
 		return ENOMEM;
 	r->tasks[t].bin = b;
+	r->bins[b].hash = l.hash;
 	return EOK;
 }
 
@@ -1179,6 +1191,18 @@ static errno_t pr_prepare(prof_print_t *pp)
 	return err;
 }
 
+/* Say which binaries' files differ from the ones profiled (after loading). */
+static void pr_warnings(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+
+	for (size_t i = 0; i < r->nbins; i++) {
+		if (r->bins[i].stale)
+			rep_printf(r, "warning: %s is not the file profiled (hash differs)\n",
+				   r->bins[i].path);
+	}
+}
+
 static void pr_task_summary(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
@@ -1198,8 +1222,10 @@ static errno_t pr_body(prof_print_t *pp)
 		return err;
 	if (pp->o->style == PROF_STYLE_TASK) {
 		pr_task_summary(pp);
+		pr_warnings(pp);
 	} else {
 		pr_summary(pp);
+		pr_warnings(pp);
 		err = pr_tasks(pp);
 	}
 	if (err != EOK)

@@ -75,6 +75,8 @@ static void sb_task(sb_t *b, uint64_t id, const char *name)
 	sb_put(b, &t, sizeof(t));
 }
 
+static uint64_t load_hash;     /* hash put in LOAD records */
+
 static void sb_load(sb_t *b, uint64_t task, const char *path)
 {
 	unsigned char rec[256];
@@ -87,6 +89,7 @@ static void sb_load(sb_t *b, uint64_t task, const char *path)
 	l.task = task;
 	l.text_start = 0x401000;
 	l.text_end = 0x402000;
+	l.hash = load_hash;
 	memcpy(rec, &l, sizeof(l));
 	memcpy(rec + sizeof(l), path, plen);
 	sb_put(b, rec, size);
@@ -537,6 +540,27 @@ static void test_elf(void)
 	snprintf(want, sizeof(want), "0x%016llx        3 100.00%%  marker_function",
 		 (unsigned long long)addr);
 	HAS(t, want);
+	LACKS(t, "warning");
+	free(t);
+
+	/* The LOAD's hash is checked against the file's. */
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ exe[i]) * 0x100000001b3ull;
+	for (int pass = 0; pass < 2; pass++) {
+		load_hash = h + (uint64_t)pass;
+		sb.len = 0;
+		sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+		sb_load(&sb, 9, "/bin/self");
+		sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
+		t = report(sb.buf, sb.len, 0, &o, NULL);
+		ok(has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
+		   (pass == 1), "hash %s", pass ? "differs: warning" : "matches: no warning");
+		HAS(t, want);
+		free(t);
+	}
+	load_hash = 0;
+	t = report(sb.buf, sb.len, 0, &o, NULL);
 	/* The kernel (no file at all) falls back to hex, with a [k] mark. */
 	sb_samples(&sb, 1, 9, PROF_MODE_KERNEL, K(0x10), 0, 0);
 	free(t);
