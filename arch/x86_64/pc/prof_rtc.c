@@ -70,7 +70,7 @@ static unsigned prof_rtc_round(unsigned hz)
 
 	while (p < RTC_HZ_MAX && p * 2 <= hz)
 		p *= 2;
-	if (p < RTC_HZ_MAX && hz - p > p * 2 - hz)
+	if (p < RTC_HZ_MAX && hz > p && hz - p > p * 2 - hz)
 		p *= 2;
 	return p;
 }
