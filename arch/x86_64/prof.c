@@ -27,10 +27,15 @@ void arch_prof_init(void)
 	if (inited)
 		return;
 	inited = true;
+	const char *pmc_what;
+
 	have_rtc = prof_rtc_init(&rtc_why);
-	have_pmc = prof_pmc_probe(&pmc_why);
-	pr_info("sources: pmc %s, rtc %s, rtc-nmi %s, timer yes",
-		have_pmc ? "yes" : "no", have_rtc ? "yes" : "no", have_rtc ? "yes" : "no");
+	have_pmc = prof_pmc_probe(&pmc_what);
+	if (!have_pmc)
+		pmc_why = pmc_what;
+	pr_info("sources: pmc %s (%s), rtc and rtc-nmi %s%s%s, timer yes",
+		have_pmc ? "yes" : "no", pmc_what, have_rtc ? "yes" : "no (",
+		have_rtc ? "" : rtc_why, have_rtc ? "" : ")");
 }
 
 bool arch_prof_have(unsigned source, const char **why)

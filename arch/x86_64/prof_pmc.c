@@ -32,14 +32,11 @@
 #include <arch/cpu.h>
 #include <arch/prof_src.h>
 #include <kernel/fault.h>
-#include <kernel/printk.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/time.h>
 #include <lib/fmt.h>
 #include <lib/string.h>
-
-#define LOG_PREFIX "prof"
 
 #define MSR_PERFEVTSEL0 0x186
 #define MSR_PMC0 0xc1
@@ -65,7 +62,7 @@
 #define PMC_PROBE_US 1000
 
 typedef struct pmc_hw {
-	char desc[96];              /* what was found, for the boot log */
+	char desc[112];             /* what was found, for the boot log */
 	uint32_t ctl, ctr;          /* event select and counter MSRs */
 	uint64_t event;             /* event select without EN and INT */
 	unsigned width;             /* counter bits */
@@ -192,7 +189,7 @@ static const char *pmc_probe_counts(void)
 	return NULL;
 }
 
-bool prof_pmc_probe(const char **why)
+bool prof_pmc_probe(const char **what)
 {
 	const char *no;
 
@@ -205,11 +202,14 @@ bool prof_pmc_probe(const char **why)
 	if (!no)
 		no = pmc_probe_counts();
 	if (no) {
-		pr_info("pmc absent: %s", no);
-		*why = no;
+		*what = no;
 		return false;
 	}
-	pr_info("pmc: %s%s", hw.desc, hw.full_write ? ", full-width writes" : "");
+	if (hw.full_write) {
+		size_t len = strlen(hw.desc);
+		fmt_snprintf(hw.desc + len, sizeof(hw.desc) - len, ", full-width writes");
+	}
+	*what = hw.desc;
 	return true;
 }
 

@@ -4,7 +4,7 @@
  * or not a session runs).
  *
  * For rtc, rtc-nmi and timer: a session at a known rate gives every online
- * CPU roughly rate x time hits (bounds 20%-300%: TCG is slow and QEMU's
+ * CPU roughly rate x time hits (bounds 10%-300%: TCG is slow and QEMU's
  * RTC drops late ticks), none after stop, and stop leaves the machine as
  * found (RTC registers A and B, the CMOS clock still ticking and agreeing
  * with the kernel's wall clock; the scheduler tick at HZ). rtc-nmi samples
@@ -70,9 +70,10 @@ static errno_t prof_run(unsigned src, unsigned hz, uint64_t ms, prof_run_t *r)
 }
 
 /*
- * Every online CPU got 20%-300% of rate x time, and nothing after stop.
- * (The low bound is for TCG on a small, loaded host: a starved vCPU
- * thread loses timer and RTC interrupts, which QEMU does not queue.)
+ * Every online CPU got 10%-300% of rate x time, and nothing after stop.
+ * (The low bound is for TCG on a small, loaded host, where 25% has been
+ * seen: a starved vCPU thread loses timer and RTC interrupts, which QEMU
+ * does not queue. The exact checks are relative: broadcast and timer.)
  */
 static bool prof_run_check(const prof_run_t *r, const char *what)
 {
@@ -86,7 +87,7 @@ static bool prof_run_check(const prof_run_t *r, const char *what)
 	for (unsigned i = 0; i < cpu_count; i++) {
 		if (!cpus[i]->online)
 			continue;
-		KT_CHECK(r->hits[i] * 5 > want && r->hits[i] < want * 3,
+		KT_CHECK(r->hits[i] * 10 > want && r->hits[i] < want * 3,
 			 "%s: cpu %u had %lu hits, want ~%lu", what, i, r->hits[i], want);
 		KT_CHECK(r->after[i] == 0, "%s: cpu %u had %lu hits after stop", what, i,
 			 r->after[i]);
@@ -109,6 +110,20 @@ KTEST(prof_src_args, "prof: sources refuse hz 0, hz above PROF_HZ_MAX, DEFAULT a
 	KT_CHECK(arch_prof_start(PROF_SRC_COUNT, 100, &hz) == EINVAL, "unknown accepted");
 	KT_CHECK(!arch_prof_have(PROF_SRC_DEFAULT, NULL), "DEFAULT is not a source");
 	KT_CHECK(arch_prof_have(PROF_SRC_TIMER, NULL), "no timer source");
+	return true;
+}
+
+/*
+ * Each RTC interrupt on CPU 0 is passed on to every other CPU: each got
+ * at most CPU 0's count (+2 for the edges of the snapshots) and at least
+ * half of it (a vCPU starved for two periods merges two NMIs into one).
+ */
+static bool prof_broadcast_check(const prof_run_t *r, const char *what)
+{
+	for (unsigned i = 1; i < cpu_count; i++)
+		KT_CHECK(r->hits[i] * 2 >= r->hits[0] && r->hits[i] <= r->hits[0] + 2,
+			 "%s: cpu %u had %lu hits for cpu 0's %lu", what, i, r->hits[i],
+			 r->hits[0]);
 	return true;
 }
 
@@ -142,9 +157,9 @@ static bool prof_rtc_session(unsigned src, const char *what)
 	uint64_t wall0 = time_wall_ns(), ns0 = time_ns();
 	prof_run_t r;
 
-	KT_CHECK(prof_run(src, 1000, RUN_MS, &r) == EOK, "%s did not start", what);
-	KT_CHECK(r.hz == 1024, "%s: 1000 Hz became %u, not 1024", what, r.hz);
-	if (!prof_run_check(&r, what))
+	KT_CHECK(prof_run(src, 250, RUN_MS, &r) == EOK, "%s did not start", what);
+	KT_CHECK(r.hz == 256, "%s: 250 Hz became %u, not 256", what, r.hz);
+	if (!prof_run_check(&r, what) || !prof_broadcast_check(&r, what))
 		return false;
 	rtc_regs_t after = rtc_regs();
 	KT_CHECK(after.a == before.a && after.b == before.b,
@@ -161,7 +176,7 @@ KTEST(prof_src_rtc, "prof: rtc samples every CPU at the rate and restores the RT
 	unsigned hz;
 
 	KT_CHECK(arch_prof_have(PROF_SRC_RTC, NULL), "no rtc source");
-	static const unsigned ask[][2] = { { 1, 2 }, { 3, 2 }, { 100, 128 }, { 8192, 8192 },
+	static const unsigned ask[][2] = { { 1, 2 }, { 3, 2 }, { 100, 128 }, { 1000, 1024 }, { 8192, 8192 },
 					   { PROF_HZ_MAX, 8192 } };
 	for (size_t i = 0; i < sizeof(ask) / sizeof(ask[0]); i++) {
 		KT_CHECK(arch_prof_start(PROF_SRC_RTC, ask[i][0], &hz) == EOK, "start %u Hz",
@@ -274,7 +289,7 @@ static bool prof_timer_at(unsigned hz)
 	uint64_t want = (uint64_t)tick_hz * r.ns / NSEC_PER_SEC;
 	for (unsigned i = 0; i < cpu_count; i++) {
 		uint64_t n = r.ticks[i], ratio = n * hz / tick_hz;
-		KT_CHECK(n * 5 > want && n < want * 3,
+		KT_CHECK(n * 10 > want && n < want * 3,
 			 "timer %u Hz: cpu %u had %lu scheduler ticks, want ~%lu", hz, i, n, want);
 		KT_CHECK(r.hits[i] + tol >= ratio && r.hits[i] <= ratio + tol,
 			 "timer %u Hz: cpu %u had %lu hits for %lu ticks (want %lu +- %lu)", hz,

@@ -22,8 +22,11 @@ void prof_rtc_stop(void);
 /* NMI part of rtc-nmi (NMI context): true if the NMI was the RTC's or a broadcast. */
 bool prof_rtc_nmi(int_frame_t *f, bool prof_ipi);
 
-/* Boot: detect usable counters (never assumed); false and *why if none. */
-bool prof_pmc_probe(const char **why);
+/*
+ * Boot: detect usable counters (never assumed). True and *what = what was
+ * found ("Intel architectural perfmon v4, ..."), or false and *what = why not.
+ */
+bool prof_pmc_probe(const char **what);
 /* Arm the cycle counter on every CPU to overflow about hz times a second. */
 errno_t prof_pmc_start(unsigned hz, unsigned *hz_out);
 /* Disarm the counters and mask the LVT entries on every CPU. */
