@@ -185,7 +185,7 @@ static const char *pmc_probe_counts(void)
 	if (fault_catch_run(&fc, pmc_probe_run, &p))
 		return "performance counter MSR access faulted";
 	if (p.count == 0)
-		return "counters do not count (read 0 after 1 ms)";
+		return "the counter read 0 after counting for 1 ms";
 	return NULL;
 }
 
