@@ -19,8 +19,9 @@
 
 static bool inited;
 static unsigned running;                /* PROF_SRC_* started, 0 = none */
-static bool have_pmc, have_rtc;
+static bool have_pmc, have_rtc, have_rtc_nmi;
 static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
+static const char *rtc_nmi_why = "not probed yet";
 
 void arch_prof_init(void)
 {
@@ -30,12 +31,17 @@ void arch_prof_init(void)
 	const char *pmc_what;
 
 	have_rtc = prof_rtc_init(&rtc_why);
+	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);
+	if (!have_rtc)
+		rtc_nmi_why = rtc_why;
 	have_pmc = prof_pmc_probe(&pmc_what);
 	if (!have_pmc)
 		pmc_why = pmc_what;
-	pr_info("sources: pmc %s (%s), rtc and rtc-nmi %s%s%s, timer yes",
-		have_pmc ? "yes" : "no", pmc_what, have_rtc ? "yes" : "no (",
-		have_rtc ? "" : rtc_why, have_rtc ? "" : ")");
+	pr_info("sources: pmc %s (%s); rtc %s%s%s; rtc-nmi %s%s%s; timer yes",
+		have_pmc ? "yes" : "no", pmc_what,
+		have_rtc ? "yes" : "no (", have_rtc ? "" : rtc_why, have_rtc ? "" : ")",
+		have_rtc_nmi ? "yes" : "no (", have_rtc_nmi ? "" : rtc_nmi_why,
+		have_rtc_nmi ? "" : ")");
 }
 
 bool arch_prof_have(unsigned source, const char **why)
@@ -44,8 +50,10 @@ bool arch_prof_have(unsigned source, const char **why)
 
 	if (source == PROF_SRC_PMC && !have_pmc)
 		no = pmc_why;
-	else if ((source == PROF_SRC_RTC || source == PROF_SRC_RTC_NMI) && !have_rtc)
+	else if (source == PROF_SRC_RTC && !have_rtc)
 		no = rtc_why;
+	else if (source == PROF_SRC_RTC_NMI && !have_rtc_nmi)
+		no = rtc_nmi_why;
 	else if (source == PROF_SRC_DEFAULT || source >= PROF_SRC_COUNT)
 		no = "no such source";
 	if (no && why)

@@ -103,14 +103,14 @@ static bool pmc_vendor(const char *v)
 static const char *pmc_detect_intel(void)
 {
 	if (cpuid(0, 0).eax < 0xa)
-		return "no CPUID leaf 0Ah (architectural perfmon)";
+		return "no CPUID leaf 0Ah for architectural perfmon";
 	cpuid_regs_t r = cpuid(0xa, 0);
 	unsigned ngp = (r.eax >> 8) & 0xff, ebx_len = r.eax >> 24;
 
 	hw.version = r.eax & 0xff;
 	hw.width = (r.eax >> 16) & 0xff;
 	if (hw.version == 0)
-		return "no architectural perfmon (CPUID 0Ah version 0)";
+		return "CPUID 0Ah reports architectural perfmon version 0";
 	if (ngp == 0)
 		return "no general-purpose counters";
 	if (ebx_len < 1 || (r.ebx & 1))

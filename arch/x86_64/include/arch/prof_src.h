@@ -15,6 +15,8 @@
 
 /* Boot: install the IRQ 8 and VEC_IPI_PROF handlers; whether the RTC is usable. */
 bool prof_rtc_init(const char **why);
+/* Whether the RTC may be delivered as NMI here (prof_rtc_init() said yes). */
+bool prof_rtc_nmi_usable(const char **why);
 /* Start the RTC periodic interrupt, as a fixed IRQ (nmi false) or an NMI. */
 errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out);
 /* Stop it: IRQ 8's IOAPIC entry and registers A and B as found. */
