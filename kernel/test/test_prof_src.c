@@ -228,8 +228,8 @@ KTEST(prof_src_rtc, "prof: rtc samples every CPU at the rate and restores the RT
 	unsigned hz;
 
 	KT_CHECK(arch_prof_have(PROF_SRC_RTC, NULL), "no rtc source");
-	static const unsigned ask[][2] = { { 1, 2 }, { 3, 2 }, { 100, 128 }, { 1000, 1024 }, { 8192, 8192 },
-					   { PROF_HZ_MAX, 8192 } };
+	static const unsigned ask[][2] = { { 1, 2 }, { 3, 2 }, { 100, 128 }, { 1000, 1024 },
+					   { 8192, 8192 }, { PROF_HZ_MAX, 8192 } };
 	for (size_t i = 0; i < sizeof(ask) / sizeof(ask[0]); i++) {
 		KT_CHECK(arch_prof_start(PROF_SRC_RTC, ask[i][0], &hz) == EOK, "start %u Hz",
 			 ask[i][0]);
