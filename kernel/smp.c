@@ -5,6 +5,7 @@
  * Lock order: call_lock and nmi_call_lock are never held together.
  */
 #include <arch/interrupt.h>
+#include <arch/prof.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
 #include <kernel/prof.h>
@@ -115,7 +116,9 @@ void nmi_handle(int_frame_t *f)
 		c->nmi_fn(c->nmi_arg);
 		__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
 	}
-	if (!pending)
+	/* Always asked: a counter overflow or the RTC may share this NMI. */
+	bool prof = arch_prof_nmi(f, pending & NMI_REASON_PROF);
+	if (!pending && !prof)
 		c->nmi_unknown++;
 }
 

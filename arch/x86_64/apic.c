@@ -135,6 +135,24 @@ void lapic_send_ipi_others(uint32_t mode_vector)
 	irq_restore(f);
 }
 
+void lapic_nmi_others_from_nmi(void)
+{
+	uint32_t lo = APIC_DM_NMI | ICR_ASSERT | ICR_OTHERS;
+
+	if (x2apic) {
+		wrmsr(0x830, lo);
+		return;
+	}
+	while (lapic_read(APIC_ICR_LO) & ICR_PENDING)
+		cpu_relax();
+	lapic_write(APIC_ICR_LO, lo);
+}
+
+void lapic_set_lvt_perf(uint32_t v)
+{
+	lapic_write(APIC_LVT_PERF, v);
+}
+
 void lapic_set_lint_nmi(unsigned lint, bool active_low, bool level)
 {
 	uint32_t v = APIC_DM_NMI | (active_low ? 1u << 13 : 0) | (level ? 1u << 15 : 0);

@@ -85,7 +85,12 @@ void idt_load(void)
 
 void irq_set_handler(unsigned vector, irq_handler_t fn)
 {
-	irq_handlers[vector & 0xff] = fn;
+	__atomic_store_n(&irq_handlers[vector & 0xff], fn, __ATOMIC_RELEASE);
+}
+
+irq_handler_t irq_get_handler(unsigned vector)
+{
+	return __atomic_load_n(&irq_handlers[vector & 0xff], __ATOMIC_ACQUIRE);
 }
 
 static const char *exc_name(unsigned v)
@@ -97,7 +102,7 @@ bool arch_vector_name(unsigned v, char *buf, size_t size)
 {
 	static const struct { unsigned v; const char *name; } named[] = {
 		{ VEC_TIMER, "local APIC timer" }, { VEC_IPI_CALL, "IPI call" },
-		{ VEC_IPI_RESCHED, "IPI reschedule" },
+		{ VEC_IPI_RESCHED, "IPI reschedule" }, { VEC_IPI_PROF, "IPI profiler" },
 		{ VEC_APIC_ERROR, "local APIC error" }, { VEC_SPURIOUS, "spurious" },
 	};
 
@@ -246,7 +251,7 @@ static void exception_dispatch(int_frame_t *f)
 
 static void irq_dispatch(int_frame_t *f)
 {
-	irq_handler_t h = irq_handlers[f->vector];
+	irq_handler_t h = __atomic_load_n(&irq_handlers[f->vector], __ATOMIC_ACQUIRE);
 
 	if (f->vector == VEC_SPURIOUS)
 		return;

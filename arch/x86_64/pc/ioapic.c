@@ -12,6 +12,8 @@
 #define RTE_MASKED (1u << 16)
 #define RTE_LEVEL (1u << 15)
 #define RTE_ACTIVE_LOW (1u << 13)
+#define RTE_MODE (7u << 8)
+#define RTE_MODE_NMI (4u << 8)
 
 typedef struct ioapic {
 	volatile uint32_t *regs;
@@ -84,6 +86,21 @@ static uint32_t ioapic_isa_gsi(unsigned irq, uint32_t *flags)
 
 errno_t ioapic_route_isa(unsigned irq, unsigned vector, uint32_t apic_id)
 {
+	return ioapic_route_isa_mode(irq, vector, apic_id);
+}
+
+errno_t ioapic_route_isa_mode(unsigned irq, uint32_t mode_vector, uint32_t apic_id)
+{
+	uint32_t flags;
+
+	(void)ioapic_isa_gsi(irq, &flags);
+	if ((mode_vector & RTE_MODE) == RTE_MODE_NMI)
+		flags &= ~RTE_LEVEL;            /* NMI delivery must be edge-triggered */
+	return ioapic_set_isa(irq, (uint64_t)apic_id << 56 | mode_vector | flags);
+}
+
+errno_t ioapic_get_isa(unsigned irq, uint64_t *rte)
+{
 	uint32_t flags;
 	uint32_t gsi = ioapic_isa_gsi(irq, &flags);
 	ioapic_t *io = ioapic_for_gsi(gsi);
@@ -91,9 +108,26 @@ errno_t ioapic_route_isa(unsigned irq, unsigned vector, uint32_t apic_id)
 	if (!io)
 		return ENOENT;
 	uint64_t f = spin_lock_irqsave(&ioapic_lock);
-	uint32_t pin = gsi - io->gsi_base;
-	ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
-	ioapic_write(io, REDTBL(pin), vector | flags);
+	uint32_t reg = REDTBL(gsi - io->gsi_base);
+	*rte = (uint64_t)ioapic_read(io, reg + 1) << 32 | ioapic_read(io, reg);
+	spin_unlock_irqrestore(&ioapic_lock, f);
+	return EOK;
+}
+
+/* Mask first, then the destination, then the low word: never half an entry live. */
+errno_t ioapic_set_isa(unsigned irq, uint64_t rte)
+{
+	uint32_t flags;
+	uint32_t gsi = ioapic_isa_gsi(irq, &flags);
+	ioapic_t *io = ioapic_for_gsi(gsi);
+
+	if (!io)
+		return ENOENT;
+	uint64_t f = spin_lock_irqsave(&ioapic_lock);
+	uint32_t reg = REDTBL(gsi - io->gsi_base);
+	ioapic_write(io, reg, ioapic_read(io, reg) | RTE_MASKED);
+	ioapic_write(io, reg + 1, (uint32_t)(rte >> 32));
+	ioapic_write(io, reg, (uint32_t)rte);
 	spin_unlock_irqrestore(&ioapic_lock, f);
 	return EOK;
 }

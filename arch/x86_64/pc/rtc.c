@@ -1,4 +1,8 @@
-/* The CMOS real-time clock, read once at boot for the wall clock. */
+/*
+ * The CMOS real-time clock, read once at boot for the wall clock, and the
+ * CMOS register access the profiler's rtc sources share (see pc.h: only
+ * one user at a time, since an index write and a data access are two steps).
+ */
 #include <arch/cpu.h>
 #include <arch/io.h>
 #include <arch/pc/pc.h>
@@ -14,10 +18,16 @@ typedef struct rtc_time {
 	unsigned sec, min, hour, day, mon, year, century;
 } rtc_time_t;
 
-static uint8_t cmos_read(uint8_t reg)
+uint8_t cmos_read(uint8_t reg)
 {
 	outb(CMOS_INDEX, CMOS_NMI_OFF | reg);
 	return inb(CMOS_DATA);
+}
+
+void cmos_write(uint8_t reg, uint8_t v)
+{
+	outb(CMOS_INDEX, CMOS_NMI_OFF | reg);
+	outb(CMOS_DATA, v);
 }
 
 static void rtc_read_raw(rtc_time_t *t)
@@ -68,20 +78,40 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* Read the RTC (twice, until two reads agree) and set the wall clock. */
-void rtc_init(void)
+/* Read the RTC twice, until two reads agree (not across an update). */
+static void rtc_read_stable(rtc_time_t *a)
 {
-	rtc_time_t a, b;
+	rtc_time_t b;
 
 	do {
-		rtc_read_raw(&a);
+		rtc_read_raw(a);
 		rtc_read_raw(&b);
-	} while (a.sec != b.sec || a.min != b.min || a.hour != b.hour ||
-		 a.day != b.day || a.mon != b.mon || a.year != b.year);
-	rtc_decode(&a, cmos_read(0x0b));
-	int64_t secs = days_from_civil(a.year, a.mon, a.day) * 86400 +
-		       a.hour * 3600 + a.min * 60 + a.sec;
-	time_set_wall(secs);
+	} while (a->sec != b.sec || a->min != b.min || a->hour != b.hour ||
+		 a->day != b.day || a->mon != b.mon || a->year != b.year);
+	rtc_decode(a, cmos_read(0x0b));
+}
+
+static int64_t rtc_seconds(const rtc_time_t *t)
+{
+	return days_from_civil(t->year, t->mon, t->day) * 86400 +
+	       t->hour * 3600 + t->min * 60 + t->sec;
+}
+
+int64_t rtc_read_seconds(void)
+{
+	rtc_time_t t;
+
+	rtc_read_stable(&t);
+	return rtc_seconds(&t);
+}
+
+/* Read the RTC and set the wall clock (boot only: see cmos_read()). */
+void rtc_init(void)
+{
+	rtc_time_t a;
+
+	rtc_read_stable(&a);
+	time_set_wall(rtc_seconds(&a));
 	pr_info("%04u-%02u-%02u %02u:%02u:%02u UTC", a.year, a.mon, a.day,
 		a.hour, a.min, a.sec);
 }

@@ -11,6 +11,7 @@
 #define APIC_DM_NMI 0x400
 #define APIC_DM_INIT 0x500
 #define APIC_DM_STARTUP 0x600
+#define APIC_LVT_MASKED (1u << 16)
 
 /* Choose the mode (x2APIC unless absent or "nox2apic"), map the registers. */
 void lapic_global_init(paddr_t mmio_base);
@@ -26,6 +27,15 @@ void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apic_id, uint32_t mode_vector);
 /* Send an IPI to every CPU but this one. */
 void lapic_send_ipi_others(uint32_t mode_vector);
+/*
+ * NMI to every CPU but this one, safe from NMI context: only ICR low is
+ * written (the all-excluding-self shorthand ignores ICR high, which an
+ * interrupted sender may be half-way through); in xAPIC mode it first
+ * waits for the previous IPI's delivery status to clear.
+ */
+void lapic_nmi_others_from_nmi(void);
+/* Write this CPU's LVT performance-counter entry (mode | vector | mask). Any context. */
+void lapic_set_lvt_perf(uint32_t v);
 /* Program LINT0/LINT1 from the ACPI NMI entries for this CPU. */
 void lapic_set_lint_nmi(unsigned lint, bool active_low, bool level);
 

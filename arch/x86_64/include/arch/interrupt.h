@@ -24,6 +24,7 @@
 #define VEC_TIMER 0xf0
 #define VEC_IPI_CALL 0xf1
 #define VEC_IPI_RESCHED 0xf2
+#define VEC_IPI_PROF 0xf3           /* profiler: the rtc source's rebroadcast */
 #define VEC_APIC_ERROR 0xfe
 #define VEC_SPURIOUS 0xff
 
@@ -57,6 +58,8 @@ static inline int frame_from_user(const int_frame_t *f)
 
 /* Install the handler for a vector >= 32; replaces any previous one. */
 void irq_set_handler(unsigned vector, irq_handler_t fn);
+/* The handler installed for vector (NULL if none). */
+irq_handler_t irq_get_handler(unsigned vector);
 
 /* Load the shared IDT on this CPU (the first call builds it). */
 void idt_load(void);

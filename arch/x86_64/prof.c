@@ -1,0 +1,131 @@
+/*
+ * The profiler's sample sources on x86-64 / PC (<arch/prof.h>): what the
+ * machine has, starting and stopping the one source in use, and the NMI
+ * hook. The sources themselves are in prof_pmc.c, prof_timer.c and
+ * pc/prof_rtc.c (see arch/prof_src.h).
+ *
+ * start and stop come from one thread at a time (the generic code
+ * serialises them), so `running` needs no lock; NMI handlers do not read
+ * it (each source keeps its own armed flags).
+ */
+#include <arch/prof.h>
+#include <arch/prof_src.h>
+#include <kernel/printk.h>
+#include <kernel/prof.h>
+#include <kernel/time.h>
+
+#define LOG_PREFIX "prof"
+#define PROF_NMI_GRACE_DIV 100          /* 10 ms */
+
+static bool inited;
+static unsigned running;                /* PROF_SRC_* started, 0 = none */
+static bool have_pmc, have_rtc, have_rtc_nmi;
+static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
+static const char *rtc_nmi_why = "not probed yet";
+
+void arch_prof_init(void)
+{
+	if (inited)
+		return;
+	inited = true;
+	const char *pmc_what;
+
+	have_rtc = prof_rtc_init(&rtc_why);
+	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);
+	if (!have_rtc)
+		rtc_nmi_why = rtc_why;
+	have_pmc = prof_pmc_probe(&pmc_what);
+	if (!have_pmc)
+		pmc_why = pmc_what;
+	pr_info("sources: pmc %s (%s); rtc %s%s%s; rtc-nmi %s%s%s; timer yes",
+		have_pmc ? "yes" : "no", pmc_what,
+		have_rtc ? "yes" : "no (", have_rtc ? "" : rtc_why, have_rtc ? "" : ")",
+		have_rtc_nmi ? "yes" : "no (", have_rtc_nmi ? "" : rtc_nmi_why,
+		have_rtc_nmi ? "" : ")");
+}
+
+bool arch_prof_have(unsigned source, const char **why)
+{
+	const char *no = NULL;
+
+	if (source == PROF_SRC_PMC && !have_pmc)
+		no = pmc_why;
+	else if (source == PROF_SRC_RTC && !have_rtc)
+		no = rtc_why;
+	else if (source == PROF_SRC_RTC_NMI && !have_rtc_nmi)
+		no = rtc_nmi_why;
+	else if (source == PROF_SRC_DEFAULT || source >= PROF_SRC_COUNT)
+		no = "no such source";
+	if (no && why)
+		*why = no;
+	return !no;
+}
+
+static errno_t arch_prof_start_source(unsigned source, unsigned hz, unsigned *hz_out)
+{
+	switch (source) {
+	case PROF_SRC_PMC:
+		return prof_pmc_start(hz, hz_out);
+	case PROF_SRC_RTC:
+	case PROF_SRC_RTC_NMI:
+		return prof_rtc_start(source == PROF_SRC_RTC_NMI, hz, hz_out);
+	case PROF_SRC_TIMER:
+		return prof_timer_start(hz, hz_out);
+	}
+	return EINVAL;
+}
+
+errno_t arch_prof_start(unsigned source, unsigned hz, unsigned *hz_out)
+{
+	if (hz == 0 || hz > PROF_HZ_MAX || source == PROF_SRC_DEFAULT ||
+	    source >= PROF_SRC_COUNT)
+		return EINVAL;
+	if (!arch_prof_have(source, NULL))
+		return ENOTSUP;
+	if (running)
+		return EBUSY;
+	errno_t rc = arch_prof_start_source(source, hz, hz_out);
+	if (rc == EOK)
+		running = source;
+	return rc;
+}
+
+void arch_prof_stop(void)
+{
+	switch (running) {
+	case PROF_SRC_PMC:
+		prof_pmc_stop();
+		break;
+	case PROF_SRC_RTC:
+	case PROF_SRC_RTC_NMI:
+		prof_rtc_stop();
+		break;
+	case PROF_SRC_TIMER:
+		prof_timer_stop();
+		break;
+	}
+	running = 0;
+}
+
+/*
+ * An NMI that arrives while the previous one is being handled is latched
+ * and delivered after it; when that previous one already served both
+ * (a broadcast's reason flag covers two sends, or the RTC's edge raced
+ * stop), the latched one finds nothing to do. Such an otherwise unclaimed
+ * NMI within PROF_NMI_GRACE_DIV-th of a second of this CPU's last
+ * profiling NMI is taken for that duplicate and claimed.
+ */
+bool arch_prof_nmi(struct int_frame *f, bool prof_ipi)
+{
+	static uint64_t last[MAX_CPUS];
+	uint32_t me = cpu_id();
+	uint64_t now = time_cycles();
+	bool mine = prof_pmc_nmi(f);
+
+	mine |= prof_rtc_nmi(f, prof_ipi) || prof_ipi;
+	if (mine) {
+		last[me] = now;
+		return true;
+	}
+	return last[me] && now - last[me] < time_cycles_per_sec() / PROF_NMI_GRACE_DIV;
+}

@@ -1,0 +1,86 @@
+/*
+ * The profiler's timer source: every CPU's local APIC timer runs at
+ * rate = max(hz, HZ) interrupts a second, and one handler (in place of the
+ * scheduler's on VEC_TIMER while a session runs) shares the interrupts out
+ * Bresenham style: each interrupt adds hz to one accumulator and HZ to
+ * another; whenever one reaches rate, rate is taken off it and a sample
+ * (prof_hit) or a scheduler tick (the saved VEC_TIMER handler) is due. So
+ * over any `rate` interrupts there are exactly hz samples and HZ ticks,
+ * and the scheduler keeps its HZ whatever the sampling rate.
+ *
+ * The per-CPU state is written only by its CPU (under smp_call_all, with
+ * interrupts off) and read by its own timer interrupt.
+ */
+#include <arch/apic.h>
+#include <arch/prof_src.h>
+#include <kernel/prof.h>
+#include <kernel/smp.h>
+
+typedef struct prof_timer_cpu {
+	unsigned rate;              /* interrupts per second; 0: not profiling */
+	unsigned hz, tick_hz;
+	unsigned hit_acc, tick_acc;
+} prof_timer_cpu_t;
+
+static prof_timer_cpu_t timer_cpu[MAX_CPUS];
+static irq_handler_t sched_tick_irq;     /* the VEC_TIMER handler found at start */
+
+/* VEC_TIMER while profiling: a sample and/or a scheduler tick when due. */
+static void prof_timer_irq(int_frame_t *f)
+{
+	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
+
+	if (!t->rate) {
+		sched_tick_irq(f);
+		return;
+	}
+	t->hit_acc += t->hz;
+	if (t->hit_acc >= t->rate) {
+		t->hit_acc -= t->rate;
+		prof_hit(f, PROF_SRC_TIMER);
+	}
+	t->tick_acc += t->tick_hz;
+	if (t->tick_acc >= t->rate) {
+		t->tick_acc -= t->rate;
+		sched_tick_irq(f);
+	}
+}
+
+/* On each CPU (smp_call_all, interrupts off): the timer at max(hz, HZ). */
+static void prof_timer_arm(void *arg)
+{
+	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
+	unsigned hz = *(const unsigned *)arg;
+
+	t->hz = hz;
+	t->tick_hz = timer_hz();
+	t->hit_acc = t->tick_acc = 0;
+	t->rate = MAX(hz, t->tick_hz);
+	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, t->rate);
+}
+
+/* On each CPU: back to the scheduler's rate, every interrupt a tick. */
+static void prof_timer_disarm(void *arg)
+{
+	timer_cpu[cpu_id()].rate = 0;
+	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, timer_hz());
+}
+
+errno_t prof_timer_start(unsigned hz, unsigned *hz_out)
+{
+	irq_handler_t h = irq_get_handler(VEC_TIMER);
+
+	if (h != prof_timer_irq) {
+		sched_tick_irq = h;
+		irq_set_handler(VEC_TIMER, prof_timer_irq);
+	}
+	smp_call_all(prof_timer_arm, &hz);
+	*hz_out = hz;
+	return EOK;
+}
+
+void prof_timer_stop(void)
+{
+	smp_call_all(prof_timer_disarm, NULL);
+	irq_set_handler(VEC_TIMER, sched_tick_irq);
+}
