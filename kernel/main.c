@@ -6,7 +6,6 @@
  */
 #include <abi/task.h>
 #include <arch/cpu.h>
-#include <arch/prof.h>
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
@@ -130,7 +129,6 @@ void kmain(void)
 	timer_init(kmain_hz());     /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
-	arch_prof_init();           /* profiler sample sources (needs SMP, APIC, TSC) */
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
 	prof_init();                /* profiler: sample sources, drain thread */

@@ -122,11 +122,8 @@ void nmi_handle(int_frame_t *f)
 		c->nmi_unknown++;
 }
 
-extern volatile bool prof_tmp_on;
 static void smp_tick(int_frame_t *f)
 {
-	if (prof_tmp_on)
-		prof_hit(f, PROF_SRC_TIMER);
 	cpu_current()->ticks++;
 	sched_tick();
 }
