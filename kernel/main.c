@@ -16,6 +16,7 @@
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/syscall.h>
@@ -130,6 +131,7 @@ void kmain(void)
 	smp_init();                 /* start the other CPUs */
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
+	prof_init();                /* profiler: sample sources, drain thread */
 	load_init();                /* the load average thread */
 	acct_measure();             /* cycles accounting costs per entry */
 	kmain_report_boot();

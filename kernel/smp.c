@@ -7,6 +7,7 @@
 #include <arch/interrupt.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
@@ -118,8 +119,11 @@ void nmi_handle(int_frame_t *f)
 		c->nmi_unknown++;
 }
 
+extern volatile bool prof_tmp_on;
 static void smp_tick(int_frame_t *f)
 {
+	if (prof_tmp_on)
+		prof_hit(f, PROF_SRC_TIMER);
 	cpu_current()->ticks++;
 	sched_tick();
 }

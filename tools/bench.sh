@@ -27,6 +27,9 @@ tsc.hz is always printed).
   --cpus N          CPUs (default 2)
   --runs N          runs per figure, the median is printed (default: bench's)
   --timeout S       seconds before giving up (default 300)
+  --icount SHIFT    QEMU -icount shift=SHIFT: time from instructions (each
+                    takes 2^SHIFT ns), so figures repeat run to run; every
+                    "cycles" figure is also printed as NAME.instructions
   --log             print the whole serial log, not just the figures
   -h, --help        this help
 EOF
@@ -34,22 +37,23 @@ EOF
 
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-accel=tcg cpus=2 runs='' timeout=300 log=0 figures=()
+accel=tcg cpus=2 runs='' timeout=300 log=0 figures=() icount=''
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --accel|--cpus|--runs|--timeout)
+        --accel|--cpus|--runs|--timeout|--icount)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             case $1 in
                 --accel) accel=$2 ;;
                 --cpus) cpus=$2 ;;
                 --runs) runs=$2 ;;
                 --timeout) timeout=$2 ;;
+                --icount) icount=$2 ;;
             esac
             shift 2 ;;
         --log) log=1; shift ;;
         -*) bad "unknown option '$1'" ;;
-        *) [[ $1 =~ ^[a-z.]+$ ]] || bad "bad figure name '$1'"
+        *) [[ $1 =~ ^[a-z0-9.]+$ ]] || bad "bad figure name '$1'"
            figures+=("$1"); shift ;;
     esac
 done
@@ -57,6 +61,9 @@ done
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number"
 [[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || bad "--runs wants a positive number"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || bad "--timeout wants seconds"
+[[ -z $icount || $icount =~ ^[0-9]$ ]] || bad "--icount wants a shift 0..9"
+extra=()
+[[ -n $icount ]] && extra=(--extra "-icount shift=$icount,sleep=off")
 
 for f in "$build/kernel.elf" "$build/initrd.tar"; do
     [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
@@ -73,7 +80,7 @@ trap 'rm -rf "$tmp"' EXIT
     "$build/kernel.elf" "$cmdline"
 status=0
 timeout "$timeout" "$here/qemu.sh" --iso "$tmp/bench.iso" --cpus "$cpus" \
-    --accel "$accel" >"$tmp/log" 2>"$tmp/err" || status=$?
+    --accel "$accel" "${extra[@]}" >"$tmp/log" 2>"$tmp/err" || status=$?
 tr -d '\r' <"$tmp/log" >"$tmp/clean"
 
 if (( log )); then
@@ -81,7 +88,15 @@ if (( log )); then
 else
     # bench's figures ("name value unit"), complaints ("bench: ...") and
     # notes ("# ...", e.g. a figure skipped).
-    grep -aE '^([a-z]+\.[a-z.]+ [0-9]+ [^ ]+|bench: .*|# .*)$' "$tmp/clean" || true
+    # With --icount, cycles convert to instructions: the TSC counts
+    # tsc.hz per virtual second and an instruction takes 2^SHIFT ns.
+    grep -aE '^([a-z]+(\.[a-z0-9]+)* -?[0-9.]+ [^ ]+|bench: .*|# .*)$' "$tmp/clean" |
+        awk -v shift="$icount" '
+            { print }
+            $1 == "tsc.hz" { hz = $2 }
+            shift != "" && $3 == "cycles" && hz > 0 {
+                printf "%s.instructions %.0f instructions\n", $1, $2 / (hz / 1e9 * 2 ^ shift)
+            }' || true
 fi
 cat "$tmp/err" >&2
 # init powers off with "pass" (QEMU exit code 1) when bench exited 0.

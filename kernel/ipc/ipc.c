@@ -5,6 +5,7 @@
  */
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
@@ -415,6 +416,23 @@ errno_t ipc_notify(task_t *t, uint64_t method, uint64_t a0, uint64_t a1)
 	return EOK;
 }
 
+/*
+ * Tell the kbox thread that connection conn is gone. Queued behind the
+ * connection's earlier calls, so it is served after them.
+ */
+static void kbox_hangup(uint64_t conn, task_id_t by)
+{
+	ipc_msg_t m = { .method = IPC_M_PHONE_HUNGUP, .args = { conn, by } };
+	call_t *c = call_new(NULL, -1, &m);
+
+	if (!c) {
+		prof_conn_closed(conn);      /* no memory: close it right here */
+		return;
+	}
+	if (!box_put(&kbox_server, &kbox_server.calls, c))
+		call_free(c);
+}
+
 /* Drop phone i of t, telling the other side. */
 static errno_t phone_hangup(task_t *t, int i)
 {
@@ -426,10 +444,12 @@ static errno_t phone_hangup(task_t *t, int i)
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
 	if (!target)
 		return ENOENT;
-	if (!kbox_of)
+	if (!kbox_of) {
 		ipc_notify(target, IPC_M_PHONE_HUNGUP, conn, t->id);
-	else
+	} else {
+		kbox_hangup(conn, t->id);
 		task_put(kbox_of);
+	}
 	task_put(target);
 	return EOK;
 }
@@ -448,7 +468,8 @@ int64_t ipc_connect_kbox(uint64_t task_id)
 
 	if (!t)
 		return -ESRCH;
-	if (t == &kernel_task || (t->parent != me && !(me->perms & PERM_PROFILE))) {
+	if (t == &kernel_task ||
+	    (t != me && t->parent != me && !(me->perms & PERM_PROFILE))) {
 		task_put(t);
 		return -EPERM;
 	}
@@ -499,9 +520,40 @@ void ipc_task_cleanup(task_t *t)
 
 /* ---------------------------------------------------------------- kbox */
 
+const ipc_msg_t *kcall_msg(const call_t *c)
+{
+	return &c->msg;
+}
+
+task_t *kcall_caller(const call_t *c)
+{
+	return c->caller;
+}
+
+task_t *kcall_kbox_task(const call_t *c)
+{
+	return c->kbox_of;
+}
+
+uint64_t kcall_conn(const call_t *c)
+{
+	return c->conn;
+}
+
+void kcall_answer(call_t *c, errno_t rc, const uint64_t *args)
+{
+	memset(&c->answer, 0, sizeof(c->answer));
+	c->answer.method = (uint64_t)rc;
+	if (args)
+		memcpy(c->answer.args, args, sizeof(c->answer.args));
+	call_deliver_answer(c);
+}
+
 /* Answer a kbox call about task t. */
 static void kbox_serve(call_t *c, task_t *t)
 {
+	if (prof_kbox_serve(c))
+		return;
 	memset(&c->answer, 0, sizeof(c->answer));
 	switch (c->msg.method) {
 	case KBOX_TASK_INFO:
@@ -532,6 +584,11 @@ static void kbox_thread(void *arg)
 		call_t *c = list_entry(list_first(&b->calls), call_t, node);
 		list_remove(&c->node);
 		spin_unlock_irqrestore(&b->wq.lock, f);
+		if (c->type == IPC_EV_NOTIFY) {          /* kbox_hangup() */
+			prof_conn_closed(c->msg.args[0]);
+			call_free(c);
+			continue;
+		}
 		kbox_serve(c, c->kbox_of);
 	}
 }

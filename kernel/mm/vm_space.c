@@ -303,6 +303,11 @@ errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t le
 	return vm_space_access(s, addr, (void *)src, len, true, false);
 }
 
+errno_t vm_space_copy_out(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
+{
+	return vm_space_access(s, addr, (void *)src, len, true, true);
+}
+
 vm_space_t *vm_space_current(void)
 {
 	thread_t *t = thread_current();

@@ -17,6 +17,7 @@
 #include <kernel/console.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -221,6 +222,8 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 	}
 	task_publish(t);
 	*id = t->id;
+	prof_task_created(t);
+	prof_task_loaded(t);
 	rc = thread_prepare_user(t, b->plan.entry, sp, 0, &th);
 	if (rc != EOK) {
 		task_unpublish(t);
@@ -343,6 +346,7 @@ void task_release_space(task_t *t)
 {
 	list_t reap = LIST_INIT(reap);
 
+	prof_task_exited(t);
 	ipc_task_cleanup(t);
 	irq_task_cleanup(t);
 	console_release(t);

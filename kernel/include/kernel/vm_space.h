@@ -87,6 +87,13 @@ errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
 errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec);
 
 /*
+ * Copy len bytes from kernel memory src to addr in s, where s's regions
+ * must allow writing (demand-zero pages are allocated). For kernel
+ * threads serving a task. EOK or EFAULT.
+ */
+errno_t vm_space_copy_out(vm_space_t *s, uintptr_t addr, const void *src, size_t len);
+
+/*
  * Copy len bytes into the space at addr, mapping pages as needed,
  * regardless of region protection (the loader uses it). EOK or EFAULT.
  */

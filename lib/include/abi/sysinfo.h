@@ -40,6 +40,7 @@
  *                             IRQs, IPIs); children: vector numbers
  *   system.exceptions.<n>     data: sysinfo_vector_t
  *   system.syscalls           data: sysinfo_syscall_t[] (every number)
+ *   system.profiler           data: sysinfo_profiler_t
  */
 #ifndef ABI_SYSINFO_H
 #define ABI_SYSINFO_H
@@ -134,5 +135,18 @@ typedef struct sysinfo_syscall {
 	uint64_t count;
 	uint64_t cycles;          /* kernel cycles of the calling threads */
 } sysinfo_syscall_t;
+
+/* The statistical profiler (abi/profile.h). */
+typedef struct sysinfo_profiler {
+	uint32_t state;           /* PROF_STATE_IDLE, or RUNNING while sampling */
+	uint32_t source, hz;      /* PROF_SRC_* and per-CPU rate while sampling */
+	uint32_t sessions;        /* open sessions (any state) */
+	uint32_t system_sessions; /* of which whole-system */
+	uint32_t available;       /* bit n set: source n usable here */
+	uint64_t samples;         /* taken since boot */
+	uint64_t lost;            /* dropped (full rings) since boot */
+	uint64_t throttled;       /* skipped by the throttle since boot */
+	uint64_t memory;          /* kernel bytes held for rings and sessions */
+} sysinfo_profiler_t;
 
 #endif

@@ -12,6 +12,7 @@
  *   accounting.entry  cycles the kernel's time accounting adds to one
  *                  kernel entry and exit (measured by the kernel at boot
  *                  as the fastest of 21 batches: system.acct_entry_cycles)
+ *   prof.*         what profiling costs (see bench_prof.c; one run)
  *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
  *   ipc.roundtrip.samecpu.thread, ipc.datawrite
  *                  IPC through the naming service (see bench_ipc.c)
@@ -45,6 +46,8 @@ typedef struct figure {
 	/* Optional set-up and tear-down around the runs (0 = ok). */
 	int (*setup)(void);
 	void (*teardown)(void);
+	/* Instead of run: a group that prints its own lines (0 = ok). */
+	int (*group)(void);
 } figure_t;
 
 static inline uint64_t rdtsc(void)
@@ -177,18 +180,19 @@ static long run_acct_entry(void)
 /* --------------------------------------------------------------- driver */
 
 static const figure_t figures[] = {
-	{ "syscall.null", "cycles", run_null, NULL, NULL },
-	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown },
-	{ "spawn.exit", "cycles", run_spawn, NULL, NULL },
-	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL },
+	{ "syscall.null", "cycles", run_null, NULL, NULL, NULL },
+	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown, NULL },
+	{ "spawn.exit", "cycles", run_spawn, NULL, NULL, NULL },
+	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL, NULL },
 	{ "ipc.roundtrip.samecpu", "cycles", run_ipc_roundtrip, ipc_rt_same_setup,
-	  ipc_teardown },
+	  ipc_teardown, NULL },
 	{ "ipc.roundtrip.crosscpu", "cycles", run_ipc_roundtrip, ipc_rt_cross_setup,
-	  ipc_teardown },
+	  ipc_teardown, NULL },
 	{ "ipc.roundtrip.samecpu.thread", "cycles", run_ipc_roundtrip,
-	  ipc_rt_thread_setup, ipc_teardown },
+	  ipc_rt_thread_setup, ipc_teardown, NULL },
 	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
-	  ipc_teardown },
+	  ipc_teardown, NULL },
+	{ "prof", NULL, NULL, NULL, NULL, bench_prof },
 };
 #define NFIGURES (sizeof(figures) / sizeof(figures[0]))
 
@@ -204,6 +208,8 @@ static int measure(const figure_t *f, int runs)
 {
 	static long values[RUNS_MAX];
 
+	if (f->group)
+		return f->group();
 	int setup = f->setup ? f->setup() : 0;
 	if (setup > 0)
 		return 0;                   /* skipped; the set-up said why */

@@ -21,6 +21,8 @@ void ipc_teardown(void);
 long run_ipc_roundtrip(void);
 /* MB/s of 64 KiB IPC_M_DATA_WRITEs (runs of IPC_DW_CALLS). */
 long run_ipc_datawrite(void);
+/* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
+int bench_prof(void);
 /* `bench --ipc-server NAME CPU`: serve the IPC figures' calls. */
 int bench_ipc_server(int argc, char **argv);
 

@@ -127,6 +127,20 @@ static const sysinfo_field_t syscall_fields[] = {
 	{ NULL, 0, 0 },
 };
 
+static const sysinfo_field_t profiler_fields[] = {
+	F(sysinfo_profiler_t, state, KIND_U32),
+	F(sysinfo_profiler_t, source, KIND_U32),
+	F(sysinfo_profiler_t, hz, KIND_U32),
+	F(sysinfo_profiler_t, sessions, KIND_U32),
+	F(sysinfo_profiler_t, system_sessions, KIND_U32),
+	F(sysinfo_profiler_t, available, KIND_HEX32),
+	F(sysinfo_profiler_t, samples, KIND_U64),
+	F(sysinfo_profiler_t, lost, KIND_U64),
+	F(sysinfo_profiler_t, throttled, KIND_U64),
+	F(sysinfo_profiler_t, memory, KIND_U64),
+	{ NULL, 0, 0 },
+};
+
 static const sysinfo_record_t records[] = {
 	{ "kernel.version", 0, NULL },
 	{ "kernel.build", 0, NULL },
@@ -134,6 +148,7 @@ static const sysinfo_record_t records[] = {
 	{ "system.cpus", sizeof(sysinfo_cpu_t), cpu_fields },
 	{ "system.physmem", sizeof(sysinfo_physmem_t), physmem_fields },
 	{ "system.load", sizeof(sysinfo_load_t), load_fields },
+	{ "system.profiler", sizeof(sysinfo_profiler_t), profiler_fields },
 	{ "system.tasks", sizeof(sysinfo_task_t), task_fields },
 	{ "system.tasks.#", sizeof(sysinfo_task_t), task_fields },
 	{ "system.threads", sizeof(sysinfo_thread_t), thread_fields },

@@ -118,6 +118,7 @@ static const group_t groups[] = {
 	{ "map", { test_map } },
 	{ "sysinfo", { test_sysinfo } },
 	{ "loadavg", { test_loadavg } },
+	{ "prof", { test_prof } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -59,5 +59,6 @@ void test_fpu(void);
 void test_map(void);
 void test_sysinfo(void);
 void test_loadavg(void);
+void test_prof(void);
 
 #endif

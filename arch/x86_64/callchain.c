@@ -1,0 +1,106 @@
+/*
+ * Frame-pointer call chains for the profiler (see arch/callchain.h).
+ * Every function is built with frame pointers: [rbp] holds the caller's
+ * rbp and [rbp + 8] the return address. The kernel entry paths push a fake
+ * frame (interrupted rip, interrupted rbp), so a walk that starts in the
+ * kernel crosses into the user stack by itself.
+ */
+#include <arch/callchain.h>
+#include <arch/cpu.h>
+#include <arch/interrupt.h>
+#include <arch/mm.h>
+#include <kernel/cpu.h>
+#include <kernel/thread.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+
+/* The kernel stack the interrupted code ran on: [*lo, *hi). */
+static void chain_kstack(uintptr_t *lo, uintptr_t *hi)
+{
+	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
+
+	if (t && t != c->idle && t->kstack_top) {
+		*hi = t->kstack_top;
+		*lo = t->kstack_top - THREAD_KSTACK_PAGES * PAGE_SIZE;
+	} else {
+		*lo = c->stack_bottom;
+		*hi = c->stack_top;
+	}
+}
+
+bool arch_user_peek(uintptr_t va, uint64_t *out)
+{
+	uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDR);
+
+	if ((va & 7) || va >= USER_END)
+		return false;
+	for (int l = 4; l >= 1; l--) {
+		uint64_t e = table[(va >> (12 + 9 * (l - 1))) & 511];
+		if ((e & (PTE_P | PTE_U)) != (PTE_P | PTE_U) || (e & PTE_DEV))
+			return false;
+		if (l == 1 || (e & PTE_PS)) {
+			uint64_t mask = (1ull << (12 + 9 * (l - 1))) - 1;
+			paddr_t pa = (e & PTE_ADDR & ~mask) + (va & mask);
+			*out = *(volatile uint64_t *)phys_to_virt(pa);
+			return true;
+		}
+		table = phys_to_virt(e & PTE_ADDR);
+	}
+	return false;
+}
+
+/* Walk kernel frames from rbp; returns entries stored, *rbp the next frame. */
+static size_t chain_kernel(uintptr_t *rbp, uint64_t *chain, size_t max)
+{
+	uintptr_t lo, hi;
+	size_t n = 0;
+
+	chain_kstack(&lo, &hi);
+	while (n < max && *rbp >= lo && *rbp + 16 <= hi && !(*rbp & 7)) {
+		uint64_t *fp = (uint64_t *)*rbp;
+		uint64_t ret = fp[1], next = fp[0];
+		if (!ret)
+			break;
+		chain[n++] = ret;
+		if (next <= *rbp && next >= lo)      /* stacks grow down: callers are higher */
+			break;
+		*rbp = next;
+		if (ret < USER_END)           /* the entry's fake frame: now in user */
+			break;
+	}
+	return n;
+}
+
+/* Walk user frames from rbp through present user pages. */
+static size_t chain_user(uintptr_t rbp, uint64_t *chain, size_t max)
+{
+	size_t n = 0;
+	uint64_t ret, next;
+
+	while (n < max && rbp && arch_user_peek(rbp, &next) && arch_user_peek(rbp + 8, &ret)) {
+		if (!ret)
+			break;
+		chain[n++] = ret;
+		if (next <= rbp)                     /* must move up the stack */
+			break;
+		rbp = next;
+	}
+	return n;
+}
+
+size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_t *nkernel)
+{
+	uintptr_t rbp = f->rbp;
+	size_t n = 0;
+
+	*nkernel = 0;
+	if (!frame_from_user(f)) {
+		n = chain_kernel(&rbp, chain, max);
+		while (*nkernel < n && chain[*nkernel] >= USER_END)
+			(*nkernel)++;
+		if (n == *nkernel && rbp >= USER_END)    /* never reached user code */
+			return n;
+	}
+	return n + chain_user(rbp, chain + n, max - n);
+}

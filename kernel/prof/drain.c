@@ -1,0 +1,342 @@
+/*
+ * The drain thread: every PROF_DRAIN_NS while sessions exist it moves the
+ * records of every CPU's ring and the queued task events into the
+ * sessions that want them, turns ring drops into LOST records, finishes
+ * sessions that ended (END record), answers DATA_READ calls that have
+ * enough data or whose wait timed out, and frees sessions whose
+ * connection closed. It is the rings' only consumer.
+ *
+ * Lock order: prof_lock → a vm_space lock is never needed here: copies
+ * to the profiler happen with prof_lock dropped (see internal.h).
+ */
+#include <kernel/ipc.h>
+#include <kernel/printk.h>
+#include <kernel/task.h>
+#include <kernel/thread.h>
+#include <kernel/time.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <kernel/waitq.h>
+#include <lib/string.h>
+#include "internal.h"
+
+#define LOG_PREFIX "prof"
+
+static waitq_t prof_drain_wq;
+static volatile bool prof_kicked;
+static uint8_t prof_stage[PROF_STAGE_BYTES] __aligned(8);
+
+void prof_drain_kick(void)
+{
+	prof_kicked = true;
+	waitq_wake_all(&prof_drain_wq);
+}
+
+/* Put a LOST record first if s dropped records it has not reported. */
+static void prof_report_lost(prof_session_t *s)
+{
+	prof_rec_lost_t l;
+
+	if (!s->lost_unreported)
+		return;
+	memset(&l, 0, sizeof(l));
+	prof_rec_init(&l.h, PROF_REC_LOST, sizeof(l), 0, time_cycles());
+	l.count = s->lost_unreported;
+	if (prof_fifo_put(&s->out, &l, sizeof(l)))
+		s->lost_unreported = 0;
+}
+
+static bool prof_takes(const prof_session_t *s)
+{
+	return !s->closed && !s->ending && s->state == PROF_STATE_RUNNING;
+}
+
+static void prof_count_mode(prof_session_t *s, unsigned mode)
+{
+	s->samples++;
+	if (mode == PROF_MODE_USER)
+		s->user++;
+	else if (mode == PROF_MODE_KERNEL)
+		s->kernel++;
+	else
+		s->idle++;
+}
+
+/* Give one sample to the sessions that want it. prof_lock held. */
+static void prof_route_sample(const prof_rec_sample_t *smp)
+{
+	prof_rec_sample_t bare;
+
+	prof_total_samples++;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!prof_takes(s) || (s->target && s->target != smp->task))
+			continue;
+		prof_report_lost(s);
+		const void *rec = smp;
+		size_t size = smp->h.size;
+		if (!(s->flags & PROF_F_CALLCHAIN) && smp->nchain) {
+			bare = *smp;
+			bare.nchain = bare.nkernel = 0;
+			bare.h.size = sizeof(bare);
+			rec = &bare;
+			size = sizeof(bare);
+		}
+		if (prof_session_put(s, rec, size))
+			prof_count_mode(s, smp->mode);
+	}
+}
+
+/* Give a record to every session that takes samples. prof_lock held. */
+static void prof_route_all(const prof_rec_t *h)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (prof_takes(s))
+			prof_session_put(s, h, h->size);
+	}
+}
+
+/* Ring drops of one CPU become lost samples of every running session. */
+static void prof_route_drops(ring_t *r)
+{
+	uint64_t recs, bytes;
+
+	ring_take_dropped(r, &recs, &bytes);
+	if (!recs)
+		return;
+	prof_total_lost += recs;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (prof_takes(s)) {
+			s->lost += recs;
+			s->lost_unreported += recs;
+		}
+	}
+}
+
+static void prof_drain_rings(void)
+{
+	for (unsigned i = 0; i < cpu_count; i++) {
+		ring_t *r = &prof_engine.rings[i];
+		ring_rec_t rec;
+		if (!prof_engine.ring_mem[i])
+			continue;
+		while (ring_peek(r, &rec) == EOK) {
+			if (rec.type == PROF_REC_SAMPLE)
+				prof_route_sample(rec.data);
+			else
+				prof_route_all(rec.data);
+			ring_release(r);
+		}
+		prof_route_drops(r);
+	}
+}
+
+/* Throttle totals: what each CPU skipped since each session began. */
+static void prof_update_throttled(void)
+{
+	uint64_t skipped = 0;
+
+	for (unsigned i = 0; i < cpu_count; i++)
+		skipped += prof_cpus[i].skipped;
+	prof_total_throttled = skipped;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (prof_takes(s))
+			s->throttled = skipped - s->skipped_base;
+	}
+}
+
+/* One event to the sessions that want it; the target's exit ends its sessions. */
+static void prof_route_event(prof_event_t *e)
+{
+	const prof_rec_t *h = (const prof_rec_t *)e->rec;
+
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (s->closed || s->state == PROF_STATE_ENDED || (s->target && s->target != e->task))
+			continue;
+		prof_session_put(s, h, e->size);
+		if (h->type == PROF_REC_EXIT && s->target == e->task && !s->ending) {
+			s->ending = true;
+			s->end_reason = PROF_END_TARGET_EXIT;
+		}
+	}
+}
+
+/* Take the queued events (prof_lock held); route them. Returns them for freeing. */
+static void prof_drain_events(list_t *done)
+{
+	list_foreach_safe(&prof_events, it, tmp) {
+		list_remove(it);
+		prof_route_event(list_entry(it, prof_event_t, node));
+		list_append(done, it);
+	}
+}
+
+/* Sessions that are ending get their END record. Returns true if any ended. */
+static bool prof_finish_sessions(void)
+{
+	bool any = false;
+
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		prof_rec_end_t e;
+		if (!s->ending || s->state == PROF_STATE_ENDED)
+			continue;
+		prof_report_lost(s);
+		memset(&e, 0, sizeof(e));
+		prof_rec_init(&e.h, PROF_REC_END, sizeof(e), 0, time_cycles());
+		e.samples = s->samples;
+		e.lost = s->lost;
+		e.throttled = s->throttled;
+		e.reason = s->end_reason;
+		if (prof_fifo_put(&s->out, &e, sizeof(e))) {
+			s->state = PROF_STATE_ENDED;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Closed sessions move to dead (prof_lock held). */
+static void prof_collect_closed(list_t *dead)
+{
+	list_foreach_safe(&prof_sessions, it, tmp) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!s->closed)
+			continue;
+		list_remove(it);
+		list_append(dead, it);
+		__atomic_sub_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void prof_free_dead(list_t *dead, list_t *events)
+{
+	list_foreach_safe(dead, it, tmp) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		list_remove(it);
+		if (s->read)
+			kcall_answer(s->read, EHANGUP, NULL);
+		prof_fifo_free(&s->out);
+		kfree(s);
+	}
+	list_foreach_safe(events, it, tmp) {
+		list_remove(it);
+		kfree(list_entry(it, prof_event_t, node));
+	}
+}
+
+/* One pass over rings, events and sessions. Returns true if a session ended or closed. */
+static bool prof_drain_pass(void)
+{
+	list_t dead = LIST_INIT(dead), events = LIST_INIT(events);
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+
+	prof_drain_rings();
+	prof_update_throttled();
+	prof_drain_events(&events);
+	bool changed = prof_finish_sessions();
+	prof_collect_closed(&dead);
+	changed |= !list_empty(&dead);
+	spin_unlock_irqrestore(&prof_lock, f);
+	prof_free_dead(&dead, &events);
+	return changed;
+}
+
+/* ---------------------------------------------------------------- reads */
+
+static bool prof_read_ready(const prof_session_t *s, uint64_t now)
+{
+	const ipc_msg_t *m;
+
+	if (!s->read || s->closed)
+		return false;
+	m = kcall_msg(s->read);
+	return prof_fifo_used(&s->out) >= m->args[1] / 2 || now >= s->read_deadline ||
+	       s->state == PROF_STATE_ENDED;
+}
+
+/* Answer one ready read; false if none was ready. */
+static bool prof_answer_one(uint64_t now)
+{
+	struct call *c = NULL;
+	prof_session_t *s = NULL;
+	size_t n = 0;
+	uint32_t state = 0;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+
+	list_foreach(&prof_sessions, it) {
+		s = list_entry(it, prof_session_t, node);
+		if (prof_read_ready(s, now)) {
+			c = s->read;
+			s->read = NULL;
+			n = prof_fifo_peek(&s->out, prof_stage,
+					   MIN(kcall_msg(c)->args[1], sizeof(prof_stage)));
+			state = s->state;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	if (!c)
+		return false;
+	/* Only the drain thread consumes: the peeked records are still first. */
+	vm_space_t *space = task_space_get(kcall_caller(c));
+	errno_t rc = space ? vm_space_copy_out(space, kcall_msg(c)->args[0], prof_stage, n)
+			   : EFAULT;
+	if (space)
+		vm_space_put(space);
+	f = spin_lock_irqsave(&prof_lock);
+	if (rc == EOK)
+		prof_fifo_consume(&s->out, n);
+	bool left = prof_fifo_used(&s->out) > 0;
+	spin_unlock_irqrestore(&prof_lock, f);
+	uint64_t ans[IPC_ARGS] = { rc == EOK ? n : 0,
+				   state == PROF_STATE_ENDED && left ? PROF_STATE_RUNNING : state };
+	kcall_answer(c, rc, ans);
+	return true;
+}
+
+/*
+ * Note: a session freed by prof_free_dead() is never looked at here: only
+ * this thread frees sessions, and it does not do so while answering.
+ */
+static void prof_answer_reads(void)
+{
+	uint64_t now = time_ns();
+
+	while (prof_answer_one(now))
+		;
+}
+
+static void prof_drain_sleep(void)
+{
+	uint64_t f = spin_lock_irqsave(&prof_drain_wq.lock);
+
+	if (!prof_kicked)
+		waitq_sleep_locked(&prof_drain_wq, &f,
+				   prof_nsessions ? PROF_DRAIN_NS : 0);
+	prof_kicked = false;
+	spin_unlock_irqrestore(&prof_drain_wq.lock, f);
+}
+
+static void prof_drain_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		prof_drain_sleep();
+		bool changed = prof_drain_pass();
+		prof_answer_reads();
+		if (changed)
+			prof_engine_idle_check();
+	}
+}
+
+void prof_drain_init(void)
+{
+	waitq_init(&prof_drain_wq);
+	if (thread_create_kernel("profd", prof_drain_thread, NULL, NULL) != EOK)
+		panic("prof: cannot start the drain thread");
+}

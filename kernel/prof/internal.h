@@ -1,0 +1,139 @@
+/*
+ * Shared state of the profiler's generic parts (kernel/prof/). Not for
+ * use outside this directory.
+ *
+ * Three pieces: the buffer (one sample ring per CPU, lib/ring.c, written
+ * only by that CPU's NMI or sampling interrupt: one producer per ring;
+ * drained only by the drain thread), the hooks (prof_hit from the arch
+ * sources; prof_task_* from the task code) and the control (sessions
+ * begun, read and ended through the kbox).
+ *
+ * Lock order: prof_ctl (a sleeping flag: engine start/stop) → prof_lock
+ * (spinlock: sessions, events, filter) → the task table lock (describing
+ * the tasks when a session begins) or a vm_space lock. NMI context
+ * takes no lock: it reads prof_engine's filter words and writes its own
+ * CPU's ring and counters.
+ */
+#ifndef KERNEL_PROF_INTERNAL_H
+#define KERNEL_PROF_INTERNAL_H
+
+#include <kernel/cpu.h>
+#include <kernel/prof.h>
+#include <kernel/spinlock.h>
+#include <lib/list.h>
+#include <lib/ring.h>
+
+#define PROF_RING_BYTES (256u * 1024)        /* per CPU, samples without chains */
+#define PROF_RING_BYTES_CHAIN (1024u * 1024) /* per CPU, with call chains */
+#define PROF_SESSION_BYTES (1024u * 1024)    /* a session's stream buffer */
+#define PROF_MAX_TARGETS 32                  /* running task sessions at once */
+#define PROF_DRAIN_NS 10000000ull            /* drain period: 10 ms */
+#define PROF_STAGE_BYTES (64u * 1024)        /* most one DATA_READ returns */
+#define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
+#define PROF_THROTTLE_PERCENT 25             /* CPU-time budget for sampling */
+#define PROF_THROTTLE_MAX_DIV 1024
+
+/*
+ * A byte FIFO of whole stream records (each starts with prof_rec_t, whose
+ * size covers it); records may wrap around the end. head and tail only
+ * grow. Thread context, one user at a time (prof_lock or unpublished).
+ */
+typedef struct prof_fifo {
+	uint8_t *buf;
+	size_t size;
+	uint64_t head, tail;
+} prof_fifo_t;
+
+/* fifo.c */
+errno_t prof_fifo_init(prof_fifo_t *q, size_t size);
+void prof_fifo_free(prof_fifo_t *q);
+size_t prof_fifo_used(const prof_fifo_t *q);
+/* Append a record of size bytes; false if it does not fit. */
+bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size);
+/* Copy whole records from the oldest into dst (cap bytes) without consuming; bytes copied. */
+size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap);
+/* Consume n bytes (a sum of whole records returned by prof_fifo_peek). */
+void prof_fifo_consume(prof_fifo_t *q, size_t n);
+
+/* The sampling engine: what NMI context reads. */
+typedef struct prof_engine {
+	volatile bool on;                    /* rings exist, sources run */
+	volatile bool system;                /* a running system session */
+	volatile uint64_t targets[PROF_MAX_TARGETS]; /* running task sessions' tasks */
+	unsigned source, hz;
+	unsigned depth;                      /* 0: no call chains */
+	ring_t rings[MAX_CPUS];
+	void *ring_mem[MAX_CPUS];
+} prof_engine_t;
+
+/* Per-CPU sampling state, written only by its CPU in NMI/IRQ context. */
+typedef struct prof_cpu {
+	volatile bool busy;                  /* inside prof_hit (no nesting) */
+	uint32_t divisor, count;             /* throttle: keep every divisor-th */
+	uint64_t window_start, window_cost;  /* TSC */
+	uint64_t skipped;                    /* throttled samples, total */
+	uint64_t taken;                      /* samples put in the ring */
+} prof_cpu_t;
+
+typedef struct prof_session {
+	list_node_t node;
+	uint64_t conn;                       /* the kbox connection it belongs to */
+	uint64_t target;                     /* task id; 0 = system */
+	uint32_t state;                      /* PROF_STATE_* */
+	uint32_t flags, depth;
+	int slot;                            /* index in prof_engine.targets, or -1 */
+	bool ending;                         /* END asked or target gone: finish it */
+	bool closed;                         /* connection gone: free it */
+	uint32_t end_reason;
+	prof_fifo_t out;                     /* the stream waiting to be read */
+	struct call *read;                   /* a parked DATA_READ */
+	uint64_t read_deadline;              /* ns */
+	uint64_t samples, user, kernel, idle, lost, throttled;
+	uint64_t lost_unreported;            /* lost since the last LOST record */
+	uint64_t skipped_base;               /* sum of prof_cpus[].skipped at begin */
+} prof_session_t;
+
+/* A task event waiting for the drain thread (a whole stream record). */
+typedef struct prof_event {
+	list_node_t node;
+	uint64_t task;
+	size_t size;
+	uint64_t rec[];                      /* prof_rec_* */
+} prof_event_t;
+
+extern prof_engine_t prof_engine;
+extern prof_cpu_t prof_cpus[MAX_CPUS];
+extern spinlock_t prof_lock;
+extern list_t prof_sessions;                 /* prof_lock */
+extern list_t prof_events;                   /* prof_lock */
+extern volatile unsigned prof_nsessions;     /* live or not; hooks skip work at 0 */
+extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
+
+/* sample.c: reset the per-CPU state before the engine starts. */
+void prof_sample_reset(void);
+
+/* session.c: recompute the NMI filter from the sessions. prof_lock held. */
+void prof_filter_update(void);
+/* session.c: stop the engine if no session runs or is paused (thread context, no locks). */
+void prof_engine_idle_check(void);
+/* session.c: append a record to a session's stream; false (counted lost) if full. prof_lock held or unpublished. */
+bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
+
+/* drain.c: start the drain thread; wake it early. */
+void prof_drain_init(void);
+void prof_drain_kick(void);
+
+/* event.c: queue the records describing t (TASK, and LOAD if it runs a program) into s. */
+void prof_describe_task(prof_session_t *s, struct task *t);
+
+/* Fill a record header. */
+static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint32_t cpu,
+				 uint64_t tsc)
+{
+	h->type = type;
+	h->size = (uint16_t)size;
+	h->cpu = cpu;
+	h->tsc = tsc;
+}
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * The profiler's start-up and its sysinfo node (system.profiler).
+ */
+#include <abi/sysinfo.h>
+#include <arch/prof.h>
+#include <kernel/sysinfo.h>
+#include <lib/string.h>
+#include "internal.h"
+
+void prof_init(void)
+{
+	arch_prof_init();
+	prof_drain_init();
+}
+
+/* Fill r from the engine and the sessions. */
+static void prof_snapshot(sysinfo_profiler_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (unsigned s = PROF_SRC_PMC; s < PROF_SRC_COUNT; s++)
+		if (arch_prof_have(s, NULL))
+			r->available |= 1u << s;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	r->state = prof_engine.on ? PROF_STATE_RUNNING : PROF_STATE_IDLE;
+	r->source = prof_engine.on ? prof_engine.source : 0;
+	r->hz = prof_engine.on ? prof_engine.hz : 0;
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		if (prof_engine.ring_mem[i])
+			r->memory += prof_engine.rings[i].size;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		r->sessions++;
+		r->system_sessions += !s->target;
+		r->memory += s->out.size + sizeof(*s);
+	}
+	r->samples = prof_total_samples;
+	r->lost = prof_total_lost;
+	r->throttled = prof_total_throttled;
+	spin_unlock_irqrestore(&prof_lock, f);
+}
+
+errno_t si_profiler(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_profiler_t r;
+
+	(void)arg;
+	prof_snapshot(&r);
+	return si_put(b, &r, sizeof(r));
+}

@@ -1,0 +1,514 @@
+/*
+ * Profiling sessions: the KBOX_PROF_* methods (abi/profile.h), served by
+ * the kbox thread, and the sampling engine they share (per-CPU rings and
+ * the arch source). The kbox thread begins, pauses, resumes and ends
+ * sessions and parks DATA_READ calls; the drain thread (drain.c) fills
+ * and finishes them. Engine start and stop are serialised by prof_ctl.
+ *
+ * Lock order: prof_ctl → prof_lock → the task table lock or a vm_space lock
+ * (see internal.h).
+ */
+#include <arch/prof.h>
+#include <kernel/ipc.h>
+#include <kernel/printk.h>
+#include <kernel/smp.h>
+#include <kernel/task.h>
+#include <kernel/thread.h>
+#include <kernel/time.h>
+#include <kernel/version.h>
+#include <kernel/vm.h>
+#include <kernel/vm_space.h>
+#include <lib/string.h>
+#include "internal.h"
+
+#define LOG_PREFIX "prof"
+
+prof_engine_t prof_engine;
+spinlock_t prof_lock = SPINLOCK_INIT("prof");
+list_t prof_sessions = LIST_INIT(prof_sessions);
+list_t prof_events = LIST_INIT(prof_events);
+volatile unsigned prof_nsessions;
+uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
+static volatile uint32_t prof_ctl;
+
+static const char *const prof_src_names[PROF_SRC_COUNT] = {
+	"default", "pmc", "rtc", "rtc-nmi", "timer",
+};
+
+extern char __text_start[], __text_end[];
+
+static void prof_ctl_lock(void)
+{
+	while (__atomic_exchange_n(&prof_ctl, 1, __ATOMIC_ACQUIRE))
+		thread_sleep(1000000);
+}
+
+static void prof_ctl_unlock(void)
+{
+	__atomic_store_n(&prof_ctl, 0, __ATOMIC_RELEASE);
+}
+
+/* A session of conn that is not closed, or NULL. prof_lock held. */
+static prof_session_t *prof_find(uint64_t conn)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (s->conn == conn && !s->closed)
+			return s;
+	}
+	return NULL;
+}
+
+static bool prof_live(const prof_session_t *s)
+{
+	return !s->closed && !s->ending && s->state != PROF_STATE_ENDED;
+}
+
+void prof_filter_update(void)
+{
+	bool system = false;
+	uint64_t targets[PROF_MAX_TARGETS] = { 0 };
+
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		bool on = prof_live(s) && s->state == PROF_STATE_RUNNING;
+		if (on && !s->target)
+			system = true;
+		if (on && s->slot >= 0)
+			targets[s->slot] = s->target;
+	}
+	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
+		prof_engine.targets[i] = targets[i];
+	prof_engine.system = system;
+}
+
+/* A free slot in prof_engine.targets (none used by a listed session), or -1. */
+static int prof_free_slot(void)
+{
+	bool used[PROF_MAX_TARGETS] = { false };
+
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (s->slot >= 0)
+			used[s->slot] = true;
+	}
+	for (int i = 0; i < PROF_MAX_TARGETS; i++)
+		if (!used[i])
+			return i;
+	return -1;
+}
+
+bool prof_session_put(prof_session_t *s, const void *rec, size_t size)
+{
+	if (prof_fifo_put(&s->out, rec, size))
+		return true;
+	s->lost++;
+	s->lost_unreported++;
+	return false;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+static void prof_rings_free(void)
+{
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
+		kfree(prof_engine.ring_mem[i]);
+		prof_engine.ring_mem[i] = NULL;
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+}
+
+static errno_t prof_rings_alloc(size_t bytes)
+{
+	for (unsigned i = 0; i < cpu_count; i++) {
+		void *m = kmalloc(bytes);
+		if (!m) {
+			prof_rings_free();
+			return ENOMEM;
+		}
+		ring_init(&prof_engine.rings[i], m, bytes);
+		uint64_t f = spin_lock_irqsave(&prof_lock);
+		prof_engine.ring_mem[i] = m;
+		spin_unlock_irqrestore(&prof_lock, f);
+	}
+	return EOK;
+}
+
+/* Wait until no CPU is inside prof_hit (after prof_engine.on went false). */
+static void prof_quiesce(void)
+{
+	for (unsigned i = 0; i < cpu_count; i++)
+		while (__atomic_load_n(&prof_cpus[i].busy, __ATOMIC_ACQUIRE))
+			cpu_relax();
+}
+
+static void prof_engine_stop_locked(void)
+{
+	prof_engine.on = false;
+	arch_prof_stop();
+	prof_quiesce();
+	prof_rings_free();
+	pr_info("sampling stopped");
+}
+
+/* Start the engine, or join it; *src and *hz become what runs. prof_ctl held. */
+static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth)
+{
+	if (prof_engine.on) {
+		*src = prof_engine.source;
+		*hz = prof_engine.hz;
+		if (depth > prof_engine.depth)
+			prof_engine.depth = depth;
+		return EOK;
+	}
+	if (!arch_prof_have(*src, NULL))
+		return ENOTSUP;
+	errno_t rc = prof_rings_alloc(depth ? PROF_RING_BYTES_CHAIN : PROF_RING_BYTES);
+	if (rc != EOK)
+		return rc;
+	prof_sample_reset();
+	prof_engine.depth = depth;
+	prof_engine.source = *src;
+	prof_engine.on = true;
+	rc = arch_prof_start(*src, *hz, hz);
+	if (rc != EOK) {
+		prof_engine.on = false;
+		prof_quiesce();
+		prof_rings_free();
+		return rc;
+	}
+	prof_engine.hz = *hz;
+	pr_info("sampling: %s at %u Hz per CPU", prof_src_names[*src], *hz);
+	return EOK;
+}
+
+void prof_engine_idle_check(void)
+{
+	prof_ctl_lock();
+	bool live = false;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	list_foreach(&prof_sessions, it)
+		live |= prof_live(list_entry(it, prof_session_t, node));
+	spin_unlock_irqrestore(&prof_lock, f);
+	if (!live && prof_engine.on)
+		prof_engine_stop_locked();
+	prof_ctl_unlock();
+}
+
+/* ---------------------------------------------------------------- begin */
+
+typedef struct prof_args {
+	unsigned source, hz, flags, depth;
+} prof_args_t;
+
+/* Check and complete BEGIN's arguments. */
+static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
+{
+	a->source = (unsigned)m->args[0];
+	a->hz = m->args[1] ? (unsigned)m->args[1] : PROF_HZ_DEFAULT;
+	a->flags = (unsigned)m->args[2];
+	a->depth = (unsigned)m->args[3];
+	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX ||
+	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED) ||
+	    m->args[3] > PROF_DEPTH_MAX)
+		return EINVAL;
+	if (a->source == PROF_SRC_DEFAULT)
+		a->source = arch_prof_have(PROF_SRC_PMC, NULL) ? PROF_SRC_PMC : PROF_SRC_RTC_NMI;
+	if (!(a->flags & PROF_F_CALLCHAIN))
+		a->depth = 0;
+	else if (!a->depth)
+		a->depth = PROF_DEPTH_DEFAULT;
+	return EOK;
+}
+
+/* May caller profile target (NULL: the whole system)? */
+static bool prof_allowed(task_t *caller, task_t *target)
+{
+	if (caller->perms & PERM_PROFILE)
+		return true;
+	return target && (target == caller || target->parent == caller);
+}
+
+/* Is another system session open (not ended)? prof_lock held. */
+static bool prof_system_busy(void)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!s->target && !s->closed && s->state != PROF_STATE_ENDED)
+			return true;
+	}
+	return false;
+}
+
+static void prof_put_header(prof_session_t *s)
+{
+	prof_rec_header_t h;
+
+	memset(&h, 0, sizeof(h));
+	prof_rec_init(&h.h, PROF_REC_HEADER, sizeof(h), cpu_id(), time_cycles());
+	h.magic = PROF_MAGIC;
+	h.version = PROF_VERSION;
+	h.source = prof_engine.source;
+	h.hz = prof_engine.hz;
+	h.ncpus = cpus_online;
+	h.flags = s->flags;
+	h.depth = s->depth;
+	h.tsc_hz = time_cycles_per_sec();
+	h.target = s->target;
+	h.ktext_start = (uint64_t)__text_start;
+	h.ktext_end = (uint64_t)__text_end;
+	strlcpy(h.kernel, VERNIER_VERSION, sizeof(h.kernel));
+	prof_session_put(s, &h, sizeof(h));
+}
+
+static void prof_describe_one(task_t *t, void *ctx)
+{
+	prof_describe_task(ctx, t);
+}
+
+static prof_session_t *prof_session_new(uint64_t conn, task_t *target, const prof_args_t *a)
+{
+	prof_session_t *s = kzalloc(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (prof_fifo_init(&s->out, PROF_SESSION_BYTES) != EOK) {
+		kfree(s);
+		return NULL;
+	}
+	s->conn = conn;
+	s->target = target ? target->id : 0;
+	s->flags = a->flags;
+	s->depth = a->depth;
+	s->slot = -1;
+	s->state = (a->flags & PROF_F_PAUSED) ? PROF_STATE_PAUSED : PROF_STATE_RUNNING;
+	for (unsigned i = 0; i < cpu_count; i++)
+		s->skipped_base += prof_cpus[i].skipped;
+	return s;
+}
+
+static void prof_session_free(prof_session_t *s)
+{
+	prof_fifo_free(&s->out);
+	kfree(s);
+}
+
+/*
+ * Describe the tasks s covers and publish s, atomically under prof_lock:
+ * a task created meanwhile is either described here or queues its event
+ * after the session is listed (prof_nsessions was raised before), so
+ * none is missed. EOK, EBUSY (conn has a session; a second system
+ * session) or ELIMIT (too many task sessions).
+ */
+static errno_t prof_publish(prof_session_t *s, task_t *target)
+{
+	errno_t rc = EOK;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+
+	if (prof_find(s->conn) || (!target && prof_system_busy()))
+		rc = EBUSY;
+	else if (target && (s->slot = prof_free_slot()) < 0)
+		rc = ELIMIT;
+	if (rc == EOK) {
+		prof_put_header(s);
+		if (target)
+			prof_describe_task(s, target);
+		else
+			task_foreach(prof_describe_one, s);
+		list_append(&prof_sessions, &s->node);
+		if (target && target->state != TASK_ALIVE) {
+			s->ending = true;
+			s->end_reason = PROF_END_TARGET_EXIT;
+		}
+		prof_filter_update();
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	return rc;
+}
+
+static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
+{
+	task_t *caller = kcall_caller(c), *target = system ? NULL : kcall_kbox_task(c);
+	prof_args_t a;
+	errno_t rc = prof_args_get(kcall_msg(c), &a);
+
+	if (rc != EOK)
+		return rc;
+	if (!prof_allowed(caller, target))
+		return EPERM;
+	if (target && target->state != TASK_ALIVE)
+		return ESRCH;
+	prof_session_t *s = prof_session_new(kcall_conn(c), target, &a);
+	if (!s)
+		return ENOMEM;
+	prof_ctl_lock();
+	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);   /* hooks queue events */
+	rc = prof_engine_start(&a.source, &a.hz, a.depth);
+	if (rc == EOK)
+		rc = prof_publish(s, target);
+	prof_ctl_unlock();
+	if (rc != EOK) {
+		__atomic_sub_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
+		prof_session_free(s);
+		prof_engine_idle_check();
+		return rc;
+	}
+	prof_drain_kick();
+	ans[0] = a.source;
+	ans[1] = a.hz;
+	return EOK;
+}
+
+/* ---------------------------------------------------------------- control */
+
+static errno_t prof_end(prof_session_t *s)
+{
+	if (!s->ending && s->state != PROF_STATE_ENDED) {
+		s->ending = true;
+		s->end_reason = PROF_END_REQUEST;
+	}
+	return EOK;
+}
+
+static errno_t prof_pause(prof_session_t *s, bool pause)
+{
+	if (!prof_live(s))
+		return EINVAL;
+	s->state = pause ? PROF_STATE_PAUSED : PROF_STATE_RUNNING;
+	return EOK;
+}
+
+static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->state = s->state == PROF_STATE_ENDED ? PROF_STATE_ENDED
+		    : s->ending ? PROF_STATE_RUNNING : s->state;
+	st->source = prof_engine.on ? prof_engine.source : 0;
+	st->hz = prof_engine.on ? prof_engine.hz : 0;
+	st->ncpus = cpus_online;
+	st->samples = s->samples;
+	st->user = s->user;
+	st->kernel = s->kernel;
+	st->idle = s->idle;
+	st->lost = s->lost;
+	st->throttled = s->throttled;
+	st->pending = prof_fifo_used(&s->out);
+	st->target = s->target;
+}
+
+/* Copy size bytes of kernel data to the caller of c at dst. */
+static errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size)
+{
+	vm_space_t *space = task_space_get(kcall_caller(c));
+
+	if (!space)
+		return EFAULT;
+	errno_t rc = vm_space_copy_out(space, dst, src, size);
+	vm_space_put(space);
+	return rc;
+}
+
+static errno_t prof_status(struct call *c)
+{
+	const ipc_msg_t *m = kcall_msg(c);
+	prof_status_t st;
+	errno_t rc = ENOENT;
+
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	prof_session_t *s = prof_find(kcall_conn(c));
+	if (s) {
+		prof_status_fill(s, &st);
+		rc = EOK;
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	if (rc == EOK)
+		rc = prof_copy_to_caller(c, m->args[0], &st, MIN(m->args[1], sizeof(st)));
+	return rc;
+}
+
+/* Park a DATA_READ; the drain thread answers it. EOK means parked. */
+static errno_t prof_read(struct call *c)
+{
+	const ipc_msg_t *m = kcall_msg(c);
+	errno_t rc = ENOENT;
+
+	if (m->args[1] < PROF_READ_MIN || m->args[0] >= USER_END ||
+	    m->args[1] > USER_END - m->args[0])
+		return EINVAL;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	prof_session_t *s = prof_find(kcall_conn(c));
+	if (s && s->read) {
+		rc = EBUSY;
+	} else if (s) {
+		s->read = c;
+		s->read_deadline = time_ns() + PROF_READ_TIMEOUT_MS * 1000000ull;
+		rc = EOK;
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	return rc;
+}
+
+/* END, PAUSE, RESUME on the caller's session. */
+static errno_t prof_control(struct call *c, uint64_t method)
+{
+	errno_t rc = ENOENT;
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	prof_session_t *s = prof_find(kcall_conn(c));
+
+	if (s && method == KBOX_PROF_END)
+		rc = prof_end(s);
+	else if (s)
+		rc = prof_pause(s, method == KBOX_PROF_PAUSE);
+	prof_filter_update();
+	spin_unlock_irqrestore(&prof_lock, f);
+	return rc;
+}
+
+bool prof_kbox_serve(struct call *c)
+{
+	uint64_t method = kcall_msg(c)->method, ans[IPC_ARGS] = { 0 };
+	errno_t rc;
+
+	switch (method) {
+	case KBOX_PROF_TASK_BEGIN:
+	case KBOX_PROF_SYSTEM_BEGIN:
+		rc = prof_begin(c, method == KBOX_PROF_SYSTEM_BEGIN, ans);
+		break;
+	case KBOX_PROF_END:
+	case KBOX_PROF_PAUSE:
+	case KBOX_PROF_RESUME:
+		rc = prof_control(c, method);
+		if (rc == EOK)
+			prof_drain_kick();
+		break;
+	case KBOX_PROF_DATA_READ:
+		rc = prof_read(c);
+		if (rc == EOK) {
+			prof_drain_kick();
+			return true;             /* parked: answered by the drain thread */
+		}
+		break;
+	case KBOX_PROF_STATUS:
+		rc = prof_status(c);
+		break;
+	default:
+		return false;
+	}
+	kcall_answer(c, rc, ans);
+	return true;
+}
+
+void prof_conn_closed(uint64_t conn)
+{
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	prof_session_t *s = prof_find(conn);
+
+	if (s) {
+		s->closed = true;
+		prof_filter_update();
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	if (s)
+		prof_drain_kick();
+}

@@ -1,0 +1,197 @@
+/*
+ * bench prof: what sampling costs. Figures (one line each, printed by
+ * bench_prof(); the loop is a fixed user-mode spin on every CPU):
+ *
+ *   prof.loop.none            cycles per loop chunk, no profiling
+ *   prof.overhead.SRC.HZ      % more cycles per chunk with a whole-system
+ *                             session of source SRC at HZ per CPU (timer at
+ *                             1000, 10000 and 100000 Hz; rtc-nmi at 8192),
+ *                             the stream drained by a reader thread
+ *   prof.sample.SRC.HZ        cycles one sample costs the interrupted code:
+ *                             the extra cycles per chunk over the samples
+ *                             the chunk's CPU took meanwhile
+ *   prof.throttled.SRC.HZ     samples the throttle skipped in that run
+ *   prof.lost.timer.10000     samples lost in BENCH_PROF_LOSS_S seconds at
+ *                             10 kHz with a spinner on every CPU, and
+ *   prof.samples.timer.10000  how many were delivered
+ *
+ * Chunks are measured after the session is up, median of PROF_CHUNKS.
+ * With QEMU's -icount, cycles are instructions times a constant
+ * (tools/bench.sh --icount converts).
+ */
+#include <abi/profile.h>
+#include <abi/sysinfo.h>
+#include <ipc.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <thread.h>
+#include <vernier.h>
+
+#include "bench.h"
+
+#define PROF_CHUNKS 15
+#define PROF_CHUNK_ITERS 2000000ul
+#define PROF_READ_BUF (64 * 1024)
+#define BENCH_PROF_LOSS_S 10
+
+static volatile bool reader_stop;
+static volatile bool spin_stop;
+
+static inline uint64_t prof_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static __attribute__((noinline)) void prof_spin(unsigned long n)
+{
+	for (volatile unsigned long i = 0; i < n; i++)
+		;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median cycles of a chunk on this CPU. */
+static uint64_t prof_chunk(void)
+{
+	uint64_t v[PROF_CHUNKS];
+
+	for (int i = 0; i < PROF_CHUNKS; i++) {
+		uint64_t t0 = prof_rdtsc();
+		prof_spin(PROF_CHUNK_ITERS);
+		v[i] = prof_rdtsc() - t0;
+	}
+	qsort(v, PROF_CHUNKS, sizeof(v[0]), cmp_u64);
+	return v[PROF_CHUNKS / 2];
+}
+
+/* Drain the session on phone until it ends (arg: the phone). */
+static long prof_reader(void *arg)
+{
+	int phone = (int)(long)arg;
+	uint8_t *buf = malloc(PROF_READ_BUF);
+	ipc_msg_t a;
+
+	while (buf && ipc_call_sync(phone, KBOX_PROF_DATA_READ, (uint64_t)buf, PROF_READ_BUF,
+				    0, 0, 0, &a) == EOK)
+		if (a.args[0] == 0 && a.args[1] == PROF_STATE_ENDED)
+			break;
+	free(buf);
+	return 0;
+}
+
+typedef struct prof_run {
+	int phone;
+	thread_id_t reader;
+	prof_status_t st;
+} prof_run_t;
+
+static errno_t prof_begin(prof_run_t *r, unsigned src, unsigned hz)
+{
+	ipc_msg_t a;
+	errno_t rc = sys_ipc_connect_kbox(sys_task_id(), &r->phone);
+
+	if (rc == EOK)
+		rc = ipc_call_sync(r->phone, KBOX_PROF_SYSTEM_BEGIN, src, hz, 0, 0, 0, &a);
+	if (rc == EOK)
+		rc = thread_start(prof_reader, (void *)(long)r->phone, &r->reader);
+	return rc;
+}
+
+static void prof_end(prof_run_t *r)
+{
+	ipc_call_sync(r->phone, KBOX_PROF_STATUS, (uint64_t)&r->st, sizeof(r->st), 0, 0, 0, NULL);
+	ipc_call_sync(r->phone, KBOX_PROF_END, 0, 0, 0, 0, 0, NULL);
+	thread_join(r->reader, NULL);
+	sys_ipc_hangup(r->phone);
+}
+
+static uint64_t prof_samples_now(void)
+{
+	sysinfo_profiler_t p;
+	size_t got;
+
+	return sys_sysinfo_data("system.profiler", &p, sizeof(p), &got) == EOK ? p.samples : 0;
+}
+
+/* One overhead figure: source src at hz against base cycles per chunk. */
+static void prof_overhead(const char *name, unsigned src, unsigned hz, uint64_t base,
+			  unsigned ncpus)
+{
+	prof_run_t r;
+
+	if (prof_begin(&r, src, hz) != EOK) {
+		printf("# prof.overhead.%s.%u: cannot begin a session (source absent?)\n", name, hz);
+		return;
+	}
+	uint64_t s0 = prof_samples_now(), t0 = prof_rdtsc();
+	uint64_t with = prof_chunk();
+	uint64_t t1 = prof_rdtsc(), s1 = prof_samples_now();
+	prof_end(&r);
+	/* Samples this CPU took during one chunk: all CPUs' share of the time. */
+	double per_chunk = (double)(s1 - s0) / ncpus * (double)with / (double)(t1 - t0);
+	double pct = 100.0 * ((double)with - (double)base) / (double)base;
+	printf("prof.overhead.%s.%u %.2f %%\n", name, hz, pct);
+	if (per_chunk > 0.5 && with > base)
+		printf("prof.sample.%s.%u %.0f cycles\n", name, hz,
+		       (double)(with - base) / per_chunk);
+	printf("prof.throttled.%s.%u %lu samples\n", name, hz, r.st.throttled);
+}
+
+static long prof_spinner(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		prof_spin(100000);
+	return 0;
+}
+
+/* Loss at 10 kHz with every CPU busy. */
+static void prof_loss(unsigned ncpus)
+{
+	thread_id_t tids[64];
+	prof_run_t r;
+	unsigned n = ncpus < 64 ? ncpus : 64;
+
+	if (prof_begin(&r, PROF_SRC_TIMER, 10000) != EOK) {
+		printf("# prof.lost: cannot begin a session\n");
+		return;
+	}
+	spin_stop = false;
+	for (unsigned i = 0; i < n; i++)
+		thread_start(prof_spinner, NULL, &tids[i]);
+	sys_sleep_ns(BENCH_PROF_LOSS_S * 1000000000ull);
+	spin_stop = true;
+	for (unsigned i = 0; i < n; i++)
+		thread_join(tids[i], NULL);
+	prof_end(&r);
+	printf("prof.lost.timer.10000 %lu samples\n", r.st.lost);
+	printf("prof.samples.timer.10000 %lu samples\n", r.st.samples);
+}
+
+int bench_prof(void)
+{
+	system_stats_t ss;
+
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&ss, 0, 0, 0, 0, 0) < 0)
+		return -1;
+	unsigned ncpus = ss.cpus_online;
+	uint64_t base = prof_chunk();
+	printf("prof.loop.none %lu cycles\n", base);
+	prof_overhead("timer", PROF_SRC_TIMER, 1000, base, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 10000, base, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 100000, base, ncpus);
+	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, base, ncpus);
+	prof_overhead("pmc", PROF_SRC_PMC, 10000, base, ncpus);
+	prof_loss(ncpus);
+	return 0;
+}
