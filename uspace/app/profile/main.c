@@ -189,6 +189,8 @@ static int profile_task(const ptool_opts_t *o, target_t *t, int phone)
 
 	if (rc != EOK)
 		status = ptool_begin_error(o, rc, t->id);
+	if (status == 0)
+		announce(&p, t, source, hz);
 	if (status == 0 && t->spawned && (rc = prof_task_start(phone)) != EOK) {
 		fprintf(stderr, "profile: cannot start %s: %s\n", t->argv[0],
 			strerror(rc));
@@ -196,7 +198,6 @@ static int profile_task(const ptool_opts_t *o, target_t *t, int phone)
 	}
 	t->started = status == 0;
 	if (status == 0) {
-		announce(&p, t, source, hz);
 		status = ptool_run(&p);
 		finish_target(&p, t);
 	}

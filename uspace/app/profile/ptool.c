@@ -145,16 +145,25 @@ static const char *source_label(unsigned source)
 	return source == PROF_SRC_DEFAULT ? "default" : prof_source_name(source);
 }
 
-/* Why source is missing, from sysinfo if the kernel says; else "". */
-static const char *source_why(unsigned source, char *buf, size_t n)
+/*
+ * Why a source is missing, as far as user space can tell: the sources
+ * system.profiler says this machine has, into buf.
+ */
+static const char *source_why(char *buf, size_t n)
 {
-	char key[64];
-	size_t got = 0;
+	sysinfo_profiler_t sp;
+	size_t got = 0, at;
 
-	snprintf(key, sizeof(key), "prof.sources.%s.why", source_label(source));
-	if (sys_sysinfo_data(key, buf, n - 1, &got) != EOK)
-		got = 0;
-	buf[got] = '\0';
+	if (sys_sysinfo_data("system.profiler", &sp, sizeof(sp), &got) != EOK ||
+	    got < sizeof(sp))
+		return "this machine does not have it";
+	at = (size_t)snprintf(buf, n, "this machine has");
+	for (unsigned i = PROF_SRC_DEFAULT + 1; i < PROF_SRC_COUNT && at < n; i++)
+		if (sp.available & (1u << i))
+			at += (size_t)snprintf(buf + at, n - at, " %s",
+					       prof_source_name(i));
+	if (!(sp.available & ~1u))
+		snprintf(buf, n, "this machine has no profiling source");
 	return buf;
 }
 
@@ -173,9 +182,7 @@ int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task)
 			(ull)task);
 	else if (rc == ENOTSUP)
 		fprintf(stderr, "%s: source %s not available: %s\n", o->prog,
-			source_label(o->params.source),
-			source_why(o->params.source, why, sizeof(why))[0] ? why :
-			"this machine does not have it");
+			source_label(o->params.source), source_why(why, sizeof(why)));
 	else if (rc == ESRCH)
 		fprintf(stderr, "%s: no task %llu\n", o->prog, (ull)task);
 	else
