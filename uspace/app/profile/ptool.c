@@ -372,7 +372,6 @@ static void print_report(ptool_t *t)
 	if (prof_report_print(t->report, &ro) != EOK)
 		fprintf(stderr, "%s: out of memory for the report\n", t->o->prog);
 	fflush(stdout);
-	t->printed = true;
 }
 
 /* Send END once. */

@@ -50,7 +50,7 @@ typedef struct ptool {
 	console_keys_t *keys;           /* NULL: stdin is not a terminal */
 	bool status_line;               /* stderr is a terminal */
 	uint64_t start_ns, next_status_ns;
-	bool end_sent, drained, paused, quit, printed;
+	bool end_sent, drained, paused, quit;
 	bool end_key;                   /* ended by e: stay for p and q */
 	uint64_t target;                /* task session: its id */
 	bool target_exited;
