@@ -59,9 +59,11 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 LIB_SRCS    := $(wildcard lib/*.c)
 # lib/ code that needs floating point: user space and host only.
 LIB_FLOAT_SRCS := $(wildcard lib/*_float.c)
+# lib/ code only the profiler tools use (user space and host).
+LIB_PROF_SRCS := $(wildcard lib/prof*.c)
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
 	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) \
-	$(filter-out $(LIB_FLOAT_SRCS),$(LIB_SRCS))
+	$(filter-out $(LIB_FLOAT_SRCS) $(LIB_PROF_SRCS),$(LIB_SRCS))
 KERNEL_ASMS := $(wildcard arch/$(ARCH)/*.asm arch/$(ARCH)/*/*.asm)
 KERNEL_GEN  := $(BUILD)/gen/font.c
 
@@ -75,7 +77,7 @@ ISO        := $(BUILD)/vernier.iso
 KTEST_ISO  := $(BUILD)/vernier-ktest.iso
 INITRD     := $(BUILD)/initrd.tar
 
-all: $(ISO) $(KTEST_ISO) host-tests
+all: $(ISO) $(KTEST_ISO) host-tests host-tools
 .PHONY: all
 
 # ---------------------------------------------------------------- user space
@@ -137,9 +139,12 @@ $(UOBJ)/bin/$(1): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UP
 endef
 $(foreach p,$(UPROGS),$(eval $(call uprog_rule,$(p))))
 
-$(INITRD): $(UBINS) tools/mkinitrd.sh
+# The initrd also holds the kernel's ELF as /boot/kernel (for the profilers'
+# symbols); its tree stays staged in $(INITRD_ROOT) for host tools (vprof -r).
+INITRD_ROOT := $(BUILD)/initrd-root
+$(INITRD): $(UBINS) $(KERNEL_ELF) tools/mkinitrd.sh
 	@$(if $(Q),echo "  INITRD  $@")
-	$(Q)tools/mkinitrd.sh $@ $(UBINS)
+	$(Q)tools/mkinitrd.sh --root $(INITRD_ROOT) --kernel $(KERNEL_ELF) $@ $(UBINS)
 
 uspace: $(UBINS)
 .PHONY: uspace
@@ -211,6 +216,26 @@ $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests
+
+# ---------------------------------------------------------------- host tools
+# vprof: the profiler report on the host, from the same lib/ sources as the
+# guest tools; optimized and without the sanitizers (it is used for work).
+VPROF := $(BUILD)/host/vprof
+VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profsym.c lib/elfsym.c \
+	lib/fmt.c lib/fmt_float.c lib/string.c
+VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
+	-Ilib/include
+
+$(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(VPROF_CFLAGS) $(VPROF_SRCS) -o $@
+
+host-tools: $(VPROF)
+
+# test_profreport also runs vprof.
+$(BUILD)/host/test/test_profreport: | $(VPROF)
+.PHONY: host-tools
 
 # libc's host unit tests (their own rules).
 -include uspace/lib/c/host.mk

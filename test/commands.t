@@ -110,8 +110,9 @@ def runall_boots(ird):
         Cmd("echo,hello,world", 0, "hello world\n"),
         Cmd("echo,-n,no,newline", 0, "no newline"),
         Cmd("ls,/bin", 0, "".join(n + "\n" for n in ird.bin)),
-        Cmd("ls,-l,/etc,/etc/motd", 0, "- %10d /etc/motd\n\n/etc:\n"
-            "- %10d motd\n" % (msize, msize)),
+        # /boot/kernel: the kernel's ELF for the profilers (mkinitrd.sh).
+        Cmd("ls,-l,/boot,/etc/motd", 0, "- %10d /etc/motd\n\n/boot:\n"
+            "- %10d kernel\n" % (msize, len(ird.files["boot/kernel"]))),
         Cmd("ls,/etc/motd,/nonexistent", 1,
             "/etc/motd\nls: /nonexistent: %s\n" % enoent),
         Cmd("cat,/etc/motd", 0, motd),

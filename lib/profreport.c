@@ -1,0 +1,1251 @@
+/*
+ * The profiler report (lib/profreport.h): reading the record stream and
+ * printing what it holds.
+ *
+ * Feeding aggregates samples at once into a hash map of "stacks": the
+ * task, the mode, the binary of the user frames (the task's last LOAD),
+ * the PC and the first PROF_TREE_DEPTH return addresses, each with a
+ * count. Printing loads the symbol tables (lib/profsym.c, cached per path
+ * for the report's life), maps every stack frame to a function, sums the
+ * rows (task, function) and prints the tables; the tree groups the stacks
+ * of a top row by their callers. Nothing recurses deeper than
+ * PROF_TREE_DEPTH; all memory comes from env.alloc.
+ */
+#include <lib/fmt.h>
+#include <lib/profreport.h>
+#include <lib/profsym.h>
+#include <lib/string.h>
+
+#include <stdarg.h>
+
+#define PROF_TREE_DEPTH 4               /* callers kept per sample */
+#define PROF_TREE_ROWS 10               /* top rows given a tree */
+#define PROF_TREE_FANOUT 5              /* callers shown per level */
+#define PROF_MAX_CPUS 256               /* per-CPU throttle counters kept */
+#define PROF_REC_MAX 65536              /* record sizes are 16-bit */
+#define PROF_NONE UINT32_MAX
+#define PROF_SLOT_IDLE UINT32_MAX       /* row "task" of idle samples */
+
+/* ---------------------------------------------------------------- types */
+
+/* An open-addressing hash map of fixed-size keys and values. */
+typedef struct pmap {
+	unsigned char *slots;
+	size_t cap, count, ksize, vsize, esize;
+} pmap_t;
+
+typedef struct prof_task {
+	uint64_t id;
+	char name[32];
+	uint32_t bin;                   /* binary of its last LOAD, or NONE */
+	uint64_t samples;
+} prof_task_t;
+
+typedef struct prof_bin {
+	char *path;
+	bool tried, ok;
+	bool stale;                     /* its file is not the one profiled */
+	uint64_t hash;                  /* FNV-1a 64 from its LOAD, 0 if none */
+	void *data;                     /* file contents */
+	profsym_t sym;
+} prof_bin_t;
+
+/* The aggregation key of samples (no padding: hashed as bytes). */
+typedef struct prof_stack {
+	uint32_t slot;                  /* task index */
+	uint32_t bin;                   /* binary of user frames, or NONE */
+	uint8_t mode, nframes;
+	uint16_t kmask;                 /* bit i: frame i is a kernel address */
+	uint32_t reserved;
+	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc, then return addresses */
+} prof_stack_t;
+
+struct prof_report {
+	prof_env_t env;
+	errno_t error;                  /* sticky EINVAL */
+	prof_rec_header_t header;
+	uint64_t tsc_last;
+	prof_counts_t c;
+	uint64_t lost_recs, end_lost, end_throttled;
+	uint64_t cpu_skipped[PROF_MAX_CPUS];
+	prof_task_t *tasks;
+	size_t ntasks, cap_tasks, last_task;
+	prof_bin_t *bins;
+	size_t nbins, cap_bins;
+	pmap_t stacks;                  /* prof_stack_t -> uint64_t count */
+	size_t pend_len;
+	uint64_t pend[PROF_REC_MAX / 8];
+};
+
+/* One function, found at print time. */
+typedef struct prof_func {
+	const char *name;               /* NULL: unknown, use hex */
+	uint64_t addr;                  /* symbol start, or the pc if unknown */
+	bool kernel;
+	char hex[24];
+} prof_func_t;
+
+typedef struct prof_row {
+	uint32_t slot, func;
+	uint64_t count;
+} prof_row_t;
+
+/* Print-time state. */
+typedef struct prof_print {
+	prof_report_t *r;
+	const prof_report_opts_t *o;
+	uint32_t kbin;
+	pmap_t fmap;                    /* (bin, known, addr) -> func index */
+	prof_func_t *funcs;
+	size_t nfuncs, cap_funcs;
+	uint32_t *sfunc;                /* per stack slot: 1 + DEPTH func ids */
+	prof_row_t *rows;
+	size_t nrows;
+	uint64_t total;
+} prof_print_t;
+
+/* ---------------------------------------------------------------- memory */
+
+static void *rep_alloc(prof_report_t *r, size_t size)
+{
+	return r->env.alloc(r->env.ctx, size ? size : 1);
+}
+
+static void rep_release(prof_report_t *r, void *p)
+{
+	if (p)
+		r->env.release(r->env.ctx, p);
+}
+
+/* Make room for n + 1 elements of size in *arr (capacity *cap). */
+static errno_t rep_reserve(prof_report_t *r, void **arr, size_t *cap, size_t n,
+			   size_t size)
+{
+	if (n < *cap)
+		return EOK;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *na = rep_alloc(r, ncap * size);
+	if (!na)
+		return ENOMEM;
+	if (*arr)
+		memcpy(na, *arr, n * size);
+	rep_release(r, *arr);
+	*arr = na;
+	*cap = ncap;
+	return EOK;
+}
+
+static char *rep_strdup(prof_report_t *r, const char *s, size_t len)
+{
+	char *d = rep_alloc(r, len + 1);
+
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+/* ---------------------------------------------------------------- hash map */
+
+/* FNV-1a 64 of len bytes (also how LOAD records hash their ELF files). */
+static uint64_t rep_fnv(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t pmap_hash(const void *key, size_t len)
+{
+	uint64_t h = rep_fnv(key, len);
+
+	return h ^ (h >> 29);
+}
+
+static void pmap_init(pmap_t *m, size_t ksize, size_t vsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->ksize = ksize;
+	m->vsize = vsize;
+	m->esize = (8 + ksize + vsize + 7) & ~(size_t)7;
+}
+
+static unsigned char *pmap_entry(const pmap_t *m, size_t i)
+{
+	return m->slots + i * m->esize;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static unsigned char *pmap_find(const pmap_t *m, const void *key)
+{
+	size_t i = pmap_hash(key, m->ksize) & (m->cap - 1);
+
+	for (;;) {
+		unsigned char *e = pmap_entry(m, i);
+		if (!e[0] || memcmp(e + 8, key, m->ksize) == 0)
+			return e;
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+static errno_t pmap_grow(prof_report_t *r, pmap_t *m)
+{
+	pmap_t n = *m;
+
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.slots = rep_alloc(r, n.cap * n.esize);
+	if (!n.slots)
+		return ENOMEM;
+	memset(n.slots, 0, n.cap * n.esize);
+	for (size_t i = 0; i < m->cap; i++) {
+		unsigned char *e = pmap_entry(m, i);
+		if (e[0])
+			memcpy(pmap_find(&n, e + 8), e, m->esize);
+	}
+	rep_release(r, m->slots);
+	*m = n;
+	return EOK;
+}
+
+/*
+ * The value of key, inserted (zeroed) when absent; *created says which.
+ * NULL when out of memory.
+ */
+static void *pmap_get(prof_report_t *r, pmap_t *m, const void *key,
+		      bool *created)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && pmap_grow(r, m) != EOK)
+		return NULL;
+	unsigned char *e = pmap_find(m, key);
+	*created = !e[0];
+	if (!e[0]) {
+		memset(e, 0, m->esize);
+		e[0] = 1;
+		memcpy(e + 8, key, m->ksize);
+		m->count++;
+	}
+	return e + 8 + m->ksize;
+}
+
+static void pmap_free(prof_report_t *r, pmap_t *m)
+{
+	rep_release(r, m->slots);
+	m->slots = NULL;
+	m->cap = m->count = 0;
+}
+
+/* ---------------------------------------------------------------- sorting */
+
+typedef int (*rep_cmp_t)(const void *a, const void *b, void *ctx);
+
+static void rep_swap(unsigned char *a, unsigned char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		unsigned char t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+static void rep_sift(unsigned char *base, size_t root, size_t n, size_t size,
+		     rep_cmp_t cmp, void *ctx)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n &&
+		    cmp(base + child * size, base + (child + 1) * size, ctx) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size, ctx) >= 0)
+			return;
+		rep_swap(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+/* Heapsort n elements of size ascending by cmp (no recursion). */
+static void rep_sort(void *base, size_t n, size_t size, rep_cmp_t cmp, void *ctx)
+{
+	unsigned char *b = base;
+
+	for (size_t i = n / 2; i-- > 0;)
+		rep_sift(b, i, n, size, cmp, ctx);
+	for (size_t end = n; end > 1; end--) {
+		rep_swap(b, b + (end - 1) * size, size);
+		rep_sift(b, 0, end - 1, size, cmp, ctx);
+	}
+}
+
+/* ---------------------------------------------------------------- sources */
+
+static const char *const prof_source_names[PROF_SRC_COUNT] = {
+	[PROF_SRC_DEFAULT] = "default",
+	[PROF_SRC_PMC] = "pmc",
+	[PROF_SRC_RTC] = "rtc",
+	[PROF_SRC_RTC_NMI] = "rtc-nmi",
+	[PROF_SRC_TIMER] = "timer",
+};
+
+const char *prof_source_name(unsigned source)
+{
+	if (source >= PROF_SRC_COUNT)
+		return "?";
+	return prof_source_names[source];
+}
+
+int prof_source_parse(const char *name)
+{
+	for (int i = 0; i < PROF_SRC_COUNT; i++) {
+		if (strcmp(name, prof_source_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- tasks, binaries */
+
+/* Index of task id, added (nameless) when new; PROF_NONE without memory. */
+static uint32_t rep_task(prof_report_t *r, uint64_t id)
+{
+	if (r->last_task < r->ntasks && r->tasks[r->last_task].id == id)
+		return (uint32_t)r->last_task;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i].id == id) {
+			r->last_task = i;
+			return (uint32_t)i;
+		}
+	}
+	if (rep_reserve(r, (void **)&r->tasks, &r->cap_tasks, r->ntasks,
+			sizeof(prof_task_t)) != EOK)
+		return PROF_NONE;
+	prof_task_t *t = &r->tasks[r->ntasks];
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	t->bin = PROF_NONE;
+	r->c.tasks++;
+	r->last_task = r->ntasks;
+	return (uint32_t)r->ntasks++;
+}
+
+/* Index of the binary at path (len bytes), added when new; NONE on ENOMEM. */
+static uint32_t rep_bin(prof_report_t *r, const char *path, size_t len)
+{
+	for (size_t i = 0; i < r->nbins; i++) {
+		if (strlen(r->bins[i].path) == len &&
+		    memcmp(r->bins[i].path, path, len) == 0)
+			return (uint32_t)i;
+	}
+	if (rep_reserve(r, (void **)&r->bins, &r->cap_bins, r->nbins,
+			sizeof(prof_bin_t)) != EOK)
+		return PROF_NONE;
+	prof_bin_t *b = &r->bins[r->nbins];
+	memset(b, 0, sizeof(*b));
+	b->path = rep_strdup(r, path, len);
+	if (!b->path)
+		return PROF_NONE;
+	return (uint32_t)r->nbins++;
+}
+
+static profsym_mem_t rep_mem(prof_report_t *r)
+{
+	profsym_mem_t m = { r->env.ctx, r->env.alloc, r->env.release };
+
+	return m;
+}
+
+/* Try path.nm for a binary whose ELF gave no symbols. */
+static errno_t rep_bin_load_nm(prof_report_t *r, prof_bin_t *b)
+{
+	size_t len = strlen(b->path);
+	char *nm = rep_alloc(r, len + 4);
+	void *data;
+	size_t size;
+
+	if (!nm)
+		return ENOMEM;
+	memcpy(nm, b->path, len);
+	memcpy(nm + len, ".nm", 4);
+	errno_t err = r->env.load(r->env.ctx, nm, &data, &size);
+	rep_release(r, nm);
+	if (err != EOK)
+		return err;
+	profsym_mem_t mem = rep_mem(r);
+	err = profsym_from_nm(&b->sym, data, size, &mem);
+	rep_release(r, data);
+	return err;
+}
+
+/* Load the symbols of b once (failure is remembered too). */
+static void rep_bin_load(prof_report_t *r, prof_bin_t *b)
+{
+	void *data;
+	size_t size;
+
+	if (b->tried)
+		return;
+	b->tried = true;
+	if (r->env.load(r->env.ctx, b->path, &data, &size) == EOK) {
+		b->stale = b->hash != 0 && rep_fnv(data, size) != b->hash;
+		if (profsym_from_elf(&b->sym, data, size) == EOK) {
+			b->data = data;
+			b->ok = true;
+			return;
+		}
+		rep_release(r, data);
+	}
+	b->ok = rep_bin_load_nm(r, b) == EOK;
+}
+
+/* ---------------------------------------------------------------- records */
+
+/* Copy a record of at least want bytes out of rec (len bytes) into dst. */
+static errno_t rec_get(void *dst, size_t want, const void *rec, size_t len)
+{
+	if (len < want)
+		return EINVAL;
+	memcpy(dst, rec, want);
+	return EOK;
+}
+
+static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
+{
+	prof_rec_header_t h;
+
+	if (rec_get(&h, sizeof(h), rec, len) != EOK || h.magic != PROF_MAGIC ||
+	    h.version != PROF_VERSION)
+		return EINVAL;
+	if (r->c.have_header)
+		return EOK;
+	r->header = h;
+	r->c.have_header = true;
+	r->c.source = h.source;
+	r->c.hz = h.hz;
+	r->c.ncpus = h.ncpus;
+	return EOK;
+}
+
+static errno_t rec_task(prof_report_t *r, const void *rec, size_t len)
+{
+	prof_rec_task_t t;
+
+	if (rec_get(&t, sizeof(t), rec, len) != EOK)
+		return EINVAL;
+	uint32_t i = rep_task(r, t.task);
+	if (i == PROF_NONE)
+		return ENOMEM;
+	memcpy(r->tasks[i].name, t.name, sizeof(t.name));
+	r->tasks[i].name[sizeof(t.name) - 1] = '\0';
+	return EOK;
+}
+
+static errno_t rec_load(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_load_t l;
+
+	if (rec_get(&l, sizeof(l), rec, len) != EOK)
+		return EINVAL;
+	const char *path = (const char *)rec + sizeof(l);
+	size_t plen = strnlen(path, len - sizeof(l));
+	uint32_t t = rep_task(r, l.task);
+	if (t == PROF_NONE)
+		return ENOMEM;
+	uint32_t b = rep_bin(r, path, plen);
+	if (b == PROF_NONE)
+		return ENOMEM;
+	r->tasks[t].bin = b;
+	r->bins[b].hash = l.hash;
+	return EOK;
+}
+
+/* Build the aggregation key of a sample whose chain starts at chain. */
+static void rec_stack_key(prof_report_t *r, const prof_rec_sample_t *s,
+			  const unsigned char *chain, uint32_t slot,
+			  prof_stack_t *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->slot = slot;
+	k->mode = s->mode;
+	k->bin = r->tasks[slot].bin;
+	k->frame[0] = s->pc;
+	k->kmask = s->mode != PROF_MODE_USER;
+	size_t n = s->nchain < PROF_TREE_DEPTH ? s->nchain : PROF_TREE_DEPTH;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&k->frame[1 + i], chain + 8 * i, 8);
+		if (i < s->nkernel)
+			k->kmask |= (uint16_t)(1u << (1 + i));
+	}
+	k->nframes = (uint8_t)(1 + n);
+	if (k->kmask == (1u << k->nframes) - 1)
+		k->bin = PROF_NONE;     /* no user frame: one key per kernel stack */
+}
+
+static void rec_count_mode(prof_report_t *r, unsigned mode)
+{
+	r->c.samples++;
+	if (mode == PROF_MODE_USER)
+		r->c.user++;
+	else if (mode == PROF_MODE_KERNEL)
+		r->c.kernel++;
+	else
+		r->c.idle++;
+}
+
+static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_sample_t s;
+	prof_stack_t k;
+	bool created;
+
+	if (rec_get(&s, sizeof(s), rec, len) != EOK ||
+	    (len - sizeof(s)) / 8 < s.nchain || s.nkernel > s.nchain ||
+	    s.mode > PROF_MODE_IDLE)
+		return EINVAL;
+	uint32_t slot = rep_task(r, s.task);
+	if (slot == PROF_NONE)
+		return ENOMEM;
+	rec_stack_key(r, &s, rec + sizeof(s), slot, &k);
+	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
+	if (!count)
+		return ENOMEM;
+	(*count)++;
+	if (s.mode != PROF_MODE_IDLE)
+		r->tasks[slot].samples++;
+	rec_count_mode(r, s.mode);
+	return EOK;
+}
+
+static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
+			 size_t len)
+{
+	prof_rec_lost_t lost;
+	prof_rec_throttle_t th;
+	prof_rec_end_t end;
+
+	switch (type) {
+	case PROF_REC_LOST:
+		if (rec_get(&lost, sizeof(lost), rec, len) != EOK)
+			return EINVAL;
+		r->lost_recs += lost.count;
+		break;
+	case PROF_REC_THROTTLE:
+		if (rec_get(&th, sizeof(th), rec, len) != EOK)
+			return EINVAL;
+		if (th.h.cpu < PROF_MAX_CPUS)
+			r->cpu_skipped[th.h.cpu] = th.skipped;
+		break;
+	case PROF_REC_END:
+		if (rec_get(&end, sizeof(end), rec, len) != EOK)
+			return EINVAL;
+		r->end_lost += end.lost;
+		r->end_throttled = end.throttled;
+		r->c.ended = true;
+		break;
+	case PROF_REC_EXIT:
+		return len < sizeof(prof_rec_exit_t) ? EINVAL : EOK;
+	}
+	return EOK;
+}
+
+/* Process one whole record (rec may be unaligned). */
+static errno_t rec_process(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_t h;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!r->c.have_header && h.type != PROF_REC_HEADER)
+		return EINVAL;
+	if (h.tsc > r->tsc_last)
+		r->tsc_last = h.tsc;
+	switch (h.type) {
+	case PROF_REC_HEADER:
+		return rec_header(r, rec, len);
+	case PROF_REC_SAMPLE:
+		return rec_sample(r, rec, len);
+	case PROF_REC_TASK:
+		return rec_task(r, rec, len);
+	case PROF_REC_LOAD:
+		return rec_load(r, rec, len);
+	default:
+		return rec_other(r, h.type, rec, len);
+	}
+}
+
+/*
+ * The size of the record whose header is at p; 0 when malformed (also a
+ * first record that cannot be a HEADER, found before its end arrives).
+ */
+static size_t rec_size(const prof_report_t *r, const unsigned char *p)
+{
+	prof_rec_t h;
+
+	memcpy(&h, p, sizeof(h));
+	if (h.size < sizeof(prof_rec_t) || h.size % 8 != 0)
+		return 0;
+	if (!r->c.have_header && (h.type != PROF_REC_HEADER ||
+				  h.size < sizeof(prof_rec_header_t)))
+		return 0;
+	return h.size;
+}
+
+/* Move up to want - pend_len bytes from *p into the pending record. */
+static void feed_take(prof_report_t *r, const unsigned char **p, size_t *len,
+		      size_t want)
+{
+	size_t take = want - r->pend_len < *len ? want - r->pend_len : *len;
+
+	memcpy((unsigned char *)r->pend + r->pend_len, *p, take);
+	r->pend_len += take;
+	*p += take;
+	*len -= take;
+}
+
+/*
+ * Take bytes into the pending record; true once it is whole (its size in
+ * *size), false when more bytes are needed or it is malformed (*err).
+ */
+static bool feed_pending(prof_report_t *r, const unsigned char **p, size_t *len,
+			 size_t *size, errno_t *err)
+{
+	if (r->pend_len < sizeof(prof_rec_t)) {
+		feed_take(r, p, len, sizeof(prof_rec_t));
+		if (r->pend_len < sizeof(prof_rec_t))
+			return false;
+	}
+	*size = rec_size(r, (unsigned char *)r->pend);
+	if (*size == 0) {
+		*err = EINVAL;
+		return false;
+	}
+	feed_take(r, p, len, *size);
+	return r->pend_len == *size;
+}
+
+errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	errno_t err = EOK;
+
+	while (r->error == EOK && len > 0) {
+		size_t size = 0;
+		if (r->pend_len == 0 && len >= sizeof(prof_rec_t) &&
+		    (size = rec_size(r, p)) != 0 && size <= len) {
+			err = rec_process(r, p, size);
+			p += size;
+			len -= size;
+		} else if (feed_pending(r, &p, &len, &size, &err)) {
+			r->pend_len = 0;
+			err = rec_process(r, (unsigned char *)r->pend, size);
+		}
+		if (err == EINVAL)
+			r->error = EINVAL;
+		if (err != EOK)
+			return err;
+	}
+	return r->error;
+}
+
+/* ---------------------------------------------------------------- life */
+
+errno_t prof_report_new(const prof_env_t *env, prof_report_t **out)
+{
+	prof_report_t *r = env->alloc(env->ctx, sizeof(*r));
+
+	if (!r)
+		return ENOMEM;
+	memset(r, 0, sizeof(*r));
+	r->env = *env;
+	pmap_init(&r->stacks, sizeof(prof_stack_t), sizeof(uint64_t));
+	*out = r;
+	return EOK;
+}
+
+/* The counts with the lost and throttled totals. */
+static void rep_totals(const prof_report_t *r, prof_counts_t *c)
+{
+	uint64_t skipped = 0;
+
+	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
+		skipped += r->cpu_skipped[i];
+	*c = r->c;
+	c->lost = r->lost_recs + r->end_lost;
+	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
+}
+
+void prof_report_counts(const prof_report_t *r, prof_counts_t *c)
+{
+	rep_totals(r, c);
+}
+
+void prof_report_free(prof_report_t *r)
+{
+	if (!r)
+		return;
+	profsym_mem_t mem = rep_mem(r);
+	for (size_t i = 0; i < r->nbins; i++) {
+		profsym_release(&r->bins[i].sym, &mem);
+		rep_release(r, r->bins[i].data);
+		rep_release(r, r->bins[i].path);
+	}
+	rep_release(r, r->bins);
+	rep_release(r, r->tasks);
+	pmap_free(r, &r->stacks);
+	r->env.release(r->env.ctx, r);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static __attribute__((format(printf, 2, 3)))
+void rep_printf(prof_report_t *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vformat(r->env.out, r->env.ctx, fmt, ap);
+	va_end(ap);
+}
+
+/* n/total in hundredths of a percent, rounded. */
+static uint64_t rep_centi(uint64_t n, uint64_t total)
+{
+	return total ? (n * 10000 + total / 2) / total : 0;
+}
+
+/* Print n/total as "ddd.dd%". */
+static void rep_pct(prof_report_t *r, uint64_t n, uint64_t total)
+{
+	uint64_t c = rep_centi(n, total);
+
+	rep_printf(r, "%3llu.%02u%%", (unsigned long long)(c / 100),
+		   (unsigned)(c % 100));
+}
+
+static const char *pr_fname(const prof_print_t *pp, uint32_t f)
+{
+	return pp->funcs[f].name ? pp->funcs[f].name : pp->funcs[f].hex;
+}
+
+static void rep_func_name(prof_print_t *pp, uint32_t f)
+{
+	rep_printf(pp->r, "%s%s", pr_fname(pp, f), pp->funcs[f].kernel ? " [k]" : "");
+}
+
+/*
+ * "ID NAME" of a task slot (or "[idle]") into buf: the name of its TASK
+ * record, else of its program, else "kernel" for task 0 and "?".
+ */
+static void rep_task_label(prof_report_t *r, uint32_t slot, char *buf, size_t size)
+{
+	if (slot == PROF_SLOT_IDLE) {
+		fmt_snprintf(buf, size, "[idle]");
+		return;
+	}
+	const prof_task_t *t = &r->tasks[slot];
+	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
+	if (!t->name[0] && t->bin != PROF_NONE) {
+		/* No TASK record: the name of its program. */
+		name = r->bins[t->bin].path;
+		for (const char *p = name; *p; p++)
+			if (*p == '/' && p[1])
+				name = p + 1;
+	}
+	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)t->id, name);
+}
+
+/* ---------------------------------------------------------------- symbolizing */
+
+typedef struct prof_fkey {
+	uint32_t bin, known;
+	uint64_t addr;
+} prof_fkey_t;
+
+/* A new function entry; its index, or PROF_NONE without memory. */
+static uint32_t pr_func_add(prof_print_t *pp, const prof_fkey_t *k,
+			    const char *name, bool kernel)
+{
+	if (rep_reserve(pp->r, (void **)&pp->funcs, &pp->cap_funcs, pp->nfuncs,
+			sizeof(prof_func_t)) != EOK)
+		return PROF_NONE;
+	prof_func_t *f = &pp->funcs[pp->nfuncs];
+	f->addr = k->addr;
+	f->kernel = kernel;
+	fmt_snprintf(f->hex, sizeof(f->hex), "0x%llx", (unsigned long long)k->addr);
+	f->name = name;         /* NULL: the hex (the array may move) */
+	return (uint32_t)pp->nfuncs++;
+}
+
+/*
+ * The function of addr in binary bin (NONE: unknown); ret: addr is a
+ * return address (looked up at addr - 1). PROF_NONE without memory.
+ */
+static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
+			bool kernel)
+{
+	prof_report_t *r = pp->r;
+	uint64_t look = ret && addr ? addr - 1 : addr, off = 0;
+	const char *name = NULL;
+	prof_fkey_t k = { bin, 0, addr };
+	bool created;
+
+	if (bin != PROF_NONE) {
+		rep_bin_load(r, &r->bins[bin]);
+		if (r->bins[bin].ok)
+			name = elfsym_lookup(&r->bins[bin].sym.table, look, &off);
+	}
+	if (name) {
+		k.known = 1;
+		k.addr = look - off;
+	}
+	uint32_t *idx = pmap_get(r, &pp->fmap, &k, &created);
+	if (!idx)
+		return PROF_NONE;
+	if (created)
+		*idx = pr_func_add(pp, &k, name, kernel);
+	return *idx;
+}
+
+/* Map the frames of the stack in map slot i to functions (pp->sfunc). */
+static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
+{
+	const unsigned char *e = pmap_entry(&pp->r->stacks, i);
+	prof_stack_t k;
+	uint32_t *out = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
+
+	memcpy(&k, e + 8, sizeof(k));
+	for (size_t j = 0; j < k.nframes; j++) {
+		bool kernel = k.kmask & (1u << j);
+		out[j] = pr_func(pp, kernel ? pp->kbin : k.bin, k.frame[j], j > 0,
+				 kernel);
+		if (out[j] == PROF_NONE)
+			return ENOMEM;
+	}
+	return EOK;
+}
+
+static const prof_stack_t *pr_stack(const prof_print_t *pp, size_t i,
+				    uint64_t *count)
+{
+	const unsigned char *e = pmap_entry(&pp->r->stacks, i);
+
+	memcpy(count, e + 8 + sizeof(prof_stack_t), sizeof(*count));
+	return (const prof_stack_t *)(e + 8);
+}
+
+/* The row slot of a stack: its task, [idle], or 0 for the task style. */
+static uint32_t pr_slot(const prof_print_t *pp, const prof_stack_t *s)
+{
+	if (pp->o->style == PROF_STYLE_TASK)
+		return 0;
+	return s->mode == PROF_MODE_IDLE ? PROF_SLOT_IDLE : s->slot;
+}
+
+/* Sum the stacks into rows (slot, function) in pp->rows. */
+static errno_t pr_rows(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	pmap_t rmap;
+	bool created;
+	errno_t err = EOK;
+
+	pmap_init(&rmap, 8, sizeof(uint64_t));
+	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
+		uint64_t count;
+		if (!pmap_entry(&r->stacks, i)[0])
+			continue;
+		const prof_stack_t *s = pr_stack(pp, i, &count);
+		uint32_t key[2] = { pr_slot(pp, s), pp->sfunc[i * (1 + PROF_TREE_DEPTH)] };
+		uint64_t *v = pmap_get(r, &rmap, key, &created);
+		if (!v)
+			err = ENOMEM;
+		else
+			*v += count;
+		pp->total += count;
+	}
+	if (err == EOK)
+		pp->rows = rep_alloc(r, rmap.count * sizeof(prof_row_t));
+	if (err == EOK && !pp->rows)
+		err = ENOMEM;
+	for (size_t i = 0; i < rmap.cap && err == EOK; i++) {
+		const unsigned char *e = pmap_entry(&rmap, i);
+		if (!e[0])
+			continue;
+		prof_row_t *row = &pp->rows[pp->nrows++];
+		memcpy(&row->slot, e + 8, 4);
+		memcpy(&row->func, e + 12, 4);
+		memcpy(&row->count, e + 16, 8);
+	}
+	pmap_free(r, &rmap);
+	return err;
+}
+
+/* Rows: most samples first, then by name and task for a stable order. */
+static int pr_row_cmp(const void *a, const void *b, void *ctx)
+{
+	const prof_row_t *x = a, *y = b;
+	const prof_print_t *pp = ctx;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	int c = strcmp(pr_fname(pp, x->func), pr_fname(pp, y->func));
+	if (c != 0)
+		return c;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+static bool pr_hidden(const prof_print_t *pp, uint64_t count)
+{
+	return rep_centi(count, pp->total) < pp->o->threshold_centi;
+}
+
+static void pr_hidden_line(prof_print_t *pp, size_t hidden)
+{
+	unsigned t = pp->o->threshold_centi;
+
+	if (hidden > 0)
+		rep_printf(pp->r, "(%zu row%s below %u.%02u%% hidden)\n", hidden,
+			   hidden == 1 ? "" : "s", t / 100, t % 100);
+}
+
+static void pr_summary(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	const prof_rec_header_t *h = &r->header;
+
+	rep_printf(r, "samples: %llu total, %llu user, %llu kernel, %llu idle, %llu lost\n",
+		   (unsigned long long)r->c.samples, (unsigned long long)r->c.user,
+		   (unsigned long long)r->c.kernel, (unsigned long long)r->c.idle,
+		   (unsigned long long)r->c.lost);
+	if (r->c.throttled > 0)
+		rep_printf(r, "throttled: %llu\n", (unsigned long long)r->c.throttled);
+	if (!r->c.have_header)
+		return;
+	rep_printf(r, "source: %s at %u Hz on %u CPU%s", prof_source_name(h->source),
+		   h->hz, h->ncpus, h->ncpus == 1 ? "" : "s");
+	if (h->tsc_hz >= 10 && r->tsc_last > h->h.tsc) {
+		uint64_t tenths = (r->tsc_last - h->h.tsc) / (h->tsc_hz / 10);
+		rep_printf(r, ", %llu.%u s", (unsigned long long)(tenths / 10),
+			   (unsigned)(tenths % 10));
+	}
+	rep_printf(r, "\n");
+}
+
+/* Per-task shares: the rows summed by slot, most first. */
+static errno_t pr_tasks(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	size_t n = 0, hidden = 0;
+	prof_row_t *t = rep_alloc(r, (r->ntasks + 1) * sizeof(*t));
+	char label[48];
+
+	if (!t)
+		return ENOMEM;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i].samples > 0)
+			t[n++] = (prof_row_t){ (uint32_t)i, 0, r->tasks[i].samples };
+	}
+	if (r->c.idle > 0)
+		t[n++] = (prof_row_t){ PROF_SLOT_IDLE, 0, r->c.idle };
+	rep_sort(t, n, sizeof(*t), pr_row_cmp, pp);
+	rep_printf(r, "\n%7s %8s  %s\n", "%", "samples", "task");
+	for (size_t i = 0; i < n; i++) {
+		if (pr_hidden(pp, t[i].count)) {
+			hidden++;
+			continue;
+		}
+		rep_task_label(r, t[i].slot, label, sizeof(label));
+		rep_pct(r, t[i].count, pp->total);
+		rep_printf(r, " %8llu  %s\n", (unsigned long long)t[i].count, label);
+	}
+	pr_hidden_line(pp, hidden);
+	rep_release(r, t);
+	return EOK;
+}
+
+static void pr_row_system(prof_print_t *pp, const prof_row_t *row)
+{
+	char label[48];
+
+	rep_task_label(pp->r, row->slot, label, sizeof(label));
+	rep_pct(pp->r, row->count, pp->total);
+	rep_printf(pp->r, " %8llu  %-20s ", (unsigned long long)row->count, label);
+	rep_func_name(pp, row->func);
+	rep_printf(pp->r, "\n");
+}
+
+static void pr_row_task(prof_print_t *pp, const prof_row_t *row)
+{
+	rep_printf(pp->r, "0x%016llx %8llu ",
+		   (unsigned long long)pp->funcs[row->func].addr,
+		   (unsigned long long)row->count);
+	rep_pct(pp->r, row->count, pp->total);
+	rep_printf(pp->r, "  ");
+	rep_func_name(pp, row->func);
+	rep_printf(pp->r, "\n");
+}
+
+/* The function table (rows already sorted); returns the rows shown. */
+static size_t pr_functions(prof_print_t *pp)
+{
+	size_t hidden = 0, shown = 0;
+	bool task = pp->o->style == PROF_STYLE_TASK;
+
+	if (task)
+		rep_printf(pp->r, "%18s %8s %7s  %s\n", "Address", "Samples", "%", "Symbol");
+	else
+		rep_printf(pp->r, "\n%7s %8s  %-20s %s\n", "%", "samples", "task", "symbol");
+	for (size_t i = 0; i < pp->nrows; i++) {
+		if (pr_hidden(pp, pp->rows[i].count)) {
+			hidden++;
+			continue;
+		}
+		/* Hidden rows are the smallest: the shown ones come first. */
+		shown++;
+		if (task)
+			pr_row_task(pp, &pp->rows[i]);
+		else
+			pr_row_system(pp, &pp->rows[i]);
+	}
+	pr_hidden_line(pp, hidden);
+	return shown;
+}
+
+/* ---------------------------------------------------------------- tree */
+
+/* The callers of one sample group, outermost last. */
+typedef struct prof_path {
+	uint32_t f[PROF_TREE_DEPTH];
+	uint32_t n;
+	uint64_t count;
+} prof_path_t;
+
+static int pr_path_cmp(const void *a, const void *b, void *ctx)
+{
+	const prof_path_t *x = a, *y = b;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (x->f[i] != y->f[i])
+			return x->f[i] < y->f[i] ? -1 : 1;
+	}
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* Callers shown per level of the tree (level 0: direct callers). */
+static const unsigned pr_fanout[] = { 5, 3, 2 };
+#define PR_TREE_LEVELS (sizeof(pr_fanout) / sizeof(pr_fanout[0]))
+
+/* End of the group of paths starting at lo that share f[d]. */
+static size_t pr_group_end(const prof_path_t *p, size_t lo, size_t hi, uint32_t d,
+			   uint64_t *count)
+{
+	size_t i = lo;
+
+	*count = 0;
+	while (i < hi && p[i].f[d] == p[lo].f[d]) {
+		*count += p[i].count;
+		i++;
+	}
+	return i;
+}
+
+/*
+ * The largest group in [lo, hi) at level d that ranks below (count, at)
+ * (larger counts first, then earlier start); false when none is left.
+ */
+static bool pr_next_group(const prof_path_t *p, size_t lo, size_t hi, uint32_t d,
+			  uint64_t *count, size_t *at)
+{
+	uint64_t best = 0, c;
+	size_t best_at = hi;
+
+	for (size_t i = lo; i < hi;) {
+		size_t end = pr_group_end(p, i, hi, d, &c);
+		bool below = c < *count || (c == *count && i > *at);
+		if (below && (c > best || best_at == hi)) {
+			best = c;
+			best_at = i;
+		}
+		i = end;
+	}
+	if (best_at == hi)
+		return false;
+	*count = best;
+	*at = best_at;
+	return true;
+}
+
+/*
+ * Print level d of the callers of the paths p[lo, hi) (sorted, sharing
+ * their first d callers; those with no caller at level d sort first and
+ * are skipped), the largest groups first, each line indented by level.
+ * Recursion depth is at most PR_TREE_LEVELS.
+ */
+static void pr_tree_level(prof_print_t *pp, const prof_path_t *p, size_t lo,
+			  size_t hi, uint32_t d, uint64_t row_count)
+{
+	uint64_t count = UINT64_MAX, rest = 0;
+	size_t at = 0, shown = 0, groups = 0;
+
+	while (lo < hi && p[lo].n <= d)
+		lo++;
+	while (pr_next_group(p, lo, hi, d, &count, &at)) {
+		if (shown == pr_fanout[d]) {
+			rest += count;
+			groups++;
+			continue;
+		}
+		shown++;
+		uint64_t c;
+		size_t end = pr_group_end(p, at, hi, d, &c);
+		rep_printf(pp->r, "%*s%8llu ", (int)(4 + 4 * d), "", (unsigned long long)c);
+		rep_pct(pp->r, c, row_count);
+		rep_printf(pp->r, "  <- ");
+		rep_func_name(pp, p[at].f[d]);
+		rep_printf(pp->r, "\n");
+		if (d + 1 < PR_TREE_LEVELS)
+			pr_tree_level(pp, p, at, end, d + 1, row_count);
+	}
+	if (groups > 0)
+		rep_printf(pp->r, "%*s%8llu  in %zu more caller%s\n", (int)(4 + 4 * d), "",
+			   (unsigned long long)rest, groups, groups == 1 ? "" : "s");
+}
+
+/* Collect the caller paths of row (from the stacks) into p; their number. */
+static size_t pr_tree_paths(prof_print_t *pp, const prof_row_t *row, prof_path_t *p)
+{
+	prof_report_t *r = pp->r;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->stacks.cap; i++) {
+		uint64_t count;
+		if (!pmap_entry(&r->stacks, i)[0])
+			continue;
+		const prof_stack_t *s = pr_stack(pp, i, &count);
+		const uint32_t *f = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
+		if (f[0] != row->func || pr_slot(pp, s) != row->slot)
+			continue;
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].n = s->nframes - 1u;
+		memcpy(p[n].f, f + 1, p[n].n * sizeof(uint32_t));
+		p[n++].count = count;
+	}
+	return n;
+}
+
+static errno_t pr_tree(prof_print_t *pp, size_t shown)
+{
+	prof_report_t *r = pp->r;
+	prof_path_t *p = rep_alloc(r, r->stacks.count * sizeof(*p));
+	char label[48];
+
+	if (!p)
+		return ENOMEM;
+	rep_printf(r, "\ncallers of the top functions:\n");
+	for (size_t i = 0; i < shown && i < PROF_TREE_ROWS; i++) {
+		const prof_row_t *row = &pp->rows[i];
+		size_t n = pr_tree_paths(pp, row, p);
+		rep_sort(p, n, sizeof(*p), pr_path_cmp, NULL);
+		rep_printf(r, "\n");
+		rep_pct(r, row->count, pp->total);
+		rep_printf(r, " %8llu  ", (unsigned long long)row->count);
+		rep_func_name(pp, row->func);
+		if (pp->o->style != PROF_STYLE_TASK) {
+			rep_task_label(r, row->slot, label, sizeof(label));
+			rep_printf(r, "  (%s)", label);
+		}
+		rep_printf(r, "\n");
+		pr_tree_level(pp, p, 0, n, 0, row->count);
+	}
+	rep_release(r, p);
+	return EOK;
+}
+
+/* ---------------------------------------------------------------- print */
+
+static errno_t pr_prepare(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	const char *kpath = pp->o->kernel_path ? pp->o->kernel_path : "/boot/kernel";
+	size_t per = 1 + PROF_TREE_DEPTH;
+
+	pp->kbin = rep_bin(r, kpath, strlen(kpath));
+	if (pp->kbin == PROF_NONE)
+		return ENOMEM;
+	pmap_init(&pp->fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
+	pp->sfunc = rep_alloc(r, r->stacks.cap * per * sizeof(uint32_t));
+	if (!pp->sfunc)
+		return ENOMEM;
+	for (size_t i = 0; i < r->stacks.cap; i++) {
+		if (pmap_entry(&r->stacks, i)[0] && pr_stack_funcs(pp, i) != EOK)
+			return ENOMEM;
+	}
+	errno_t err = pr_rows(pp);
+	if (err == EOK)
+		rep_sort(pp->rows, pp->nrows, sizeof(prof_row_t), pr_row_cmp, pp);
+	return err;
+}
+
+/* Say which binaries' files differ from the ones profiled (after loading). */
+static void pr_warnings(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+
+	for (size_t i = 0; i < r->nbins; i++) {
+		if (r->bins[i].stale)
+			rep_printf(r, "warning: %s is not the file profiled (hash differs)\n",
+				   r->bins[i].path);
+	}
+}
+
+static void pr_task_summary(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+
+	rep_printf(r, "Samples: %8llu total, %8llu user, %8llu kernel\n",
+		   (unsigned long long)r->c.samples, (unsigned long long)r->c.user,
+		   (unsigned long long)(r->c.kernel + r->c.idle));
+	if (r->c.lost > 0)
+		rep_printf(r, "Lost: %llu\n", (unsigned long long)r->c.lost);
+}
+
+static errno_t pr_body(prof_print_t *pp)
+{
+	errno_t err = pr_prepare(pp);
+
+	if (err != EOK)
+		return err;
+	if (pp->o->style == PROF_STYLE_TASK) {
+		pr_task_summary(pp);
+		pr_warnings(pp);
+	} else {
+		pr_summary(pp);
+		pr_warnings(pp);
+		err = pr_tasks(pp);
+	}
+	if (err != EOK)
+		return err;
+	size_t shown = pr_functions(pp);
+	return pp->o->tree ? pr_tree(pp, shown) : EOK;
+}
+
+errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
+{
+	prof_print_t pp;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.r = r;
+	pp.o = o;
+	rep_totals(r, &r->c);
+	errno_t err = pr_body(&pp);
+	pmap_free(r, &pp.fmap);
+	rep_release(r, pp.funcs);
+	rep_release(r, pp.sfunc);
+	rep_release(r, pp.rows);
+	return err;
+}

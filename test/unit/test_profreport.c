@@ -1,0 +1,853 @@
+/*
+ * Unit tests for lib/profreport.c and lib/profsym.c: synthetic profiler
+ * streams built in memory (HEADER, TASK, LOAD, samples in known
+ * proportions, LOST, THROTTLE, END) against nm-format symbol files served
+ * by a fake loader (and this binary's own ELF .symtab), checking the
+ * summary, the per-task and per-function rows and their percentages, the
+ * threshold, kernel/user/idle attribution, split feeding, unknown
+ * records, malformed streams (EINVAL), the task style, the caller tree,
+ * memory balance, and fuzzing with random and truncated data. Last, the
+ * host tool build/host/vprof on a stream file: its output and exit codes.
+ */
+#include "tap.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lib/elf.h>
+#include <lib/profreport.h>
+#include <lib/profsym.h>
+
+/* ---------------------------------------------------------------- stream builder */
+
+typedef struct sb {
+	unsigned char buf[1 << 16];
+	size_t len;
+} sb_t;
+
+static void sb_put(sb_t *b, const void *rec, size_t size)
+{
+	if (b->len + size > sizeof(b->buf))
+		abort();
+	memcpy(b->buf + b->len, rec, size);
+	b->len += size;
+}
+
+static void sb_hdr(prof_rec_t *h, unsigned type, size_t size, uint64_t tsc)
+{
+	h->type = (uint16_t)type;
+	h->size = (uint16_t)size;
+	h->cpu = 0;
+	h->tsc = tsc;
+}
+
+static void sb_header(sb_t *b, uint64_t magic, uint32_t version)
+{
+	prof_rec_header_t h;
+
+	memset(&h, 0, sizeof(h));
+	sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
+	h.magic = magic;
+	h.version = version;
+	h.source = PROF_SRC_RTC_NMI;
+	h.hz = 1024;
+	h.ncpus = 4;
+	h.flags = PROF_F_CALLCHAIN;
+	h.depth = 64;
+	h.tsc_hz = 1000000000;
+	strcpy(h.kernel, "vernier test");
+	sb_put(b, &h, sizeof(h));
+}
+
+static void sb_task(sb_t *b, uint64_t id, const char *name)
+{
+	prof_rec_task_t t;
+
+	memset(&t, 0, sizeof(t));
+	sb_hdr(&t.h, PROF_REC_TASK, sizeof(t), 1);
+	t.task = id;
+	strcpy(t.name, name);
+	sb_put(b, &t, sizeof(t));
+}
+
+static uint64_t load_hash;     /* hash put in LOAD records */
+
+static void sb_load(sb_t *b, uint64_t task, const char *path)
+{
+	unsigned char rec[256];
+	prof_rec_load_t l;
+	size_t plen = strlen(path) + 1, size = (sizeof(l) + plen + 7) & ~(size_t)7;
+
+	memset(rec, 0, sizeof(rec));
+	memset(&l, 0, sizeof(l));
+	sb_hdr(&l.h, PROF_REC_LOAD, size, 1);
+	l.task = task;
+	l.text_start = 0x401000;
+	l.text_end = 0x402000;
+	l.hash = load_hash;
+	memcpy(rec, &l, sizeof(l));
+	memcpy(rec + sizeof(l), path, plen);
+	sb_put(b, rec, size);
+}
+
+/* count samples of one kind; chain: nchain return addresses. */
+static void sb_samples(sb_t *b, unsigned count, uint64_t task, unsigned mode,
+		       uint64_t pc, unsigned nkernel, unsigned nchain, ...)
+{
+	unsigned char rec[512];
+	prof_rec_sample_t s;
+	uint64_t chain[16];
+	va_list ap;
+
+	va_start(ap, nchain);
+	for (unsigned i = 0; i < nchain; i++)
+		chain[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	memset(&s, 0, sizeof(s));
+	size_t size = sizeof(s) + 8 * nchain;
+	s.task = task;
+	s.thread = task * 10;
+	s.pc = pc;
+	s.mode = (uint8_t)mode;
+	s.nchain = (uint16_t)nchain;
+	s.nkernel = (uint16_t)nkernel;
+	for (unsigned i = 0; i < count; i++) {
+		sb_hdr(&s.h, PROF_REC_SAMPLE, size, 2 + i);
+		memcpy(rec, &s, sizeof(s));
+		memcpy(rec + sizeof(s), chain, 8 * nchain);
+		sb_put(b, rec, size);
+	}
+}
+
+static void sb_lost(sb_t *b, uint64_t count)
+{
+	prof_rec_lost_t l;
+
+	memset(&l, 0, sizeof(l));
+	sb_hdr(&l.h, PROF_REC_LOST, sizeof(l), 3);
+	l.count = count;
+	sb_put(b, &l, sizeof(l));
+}
+
+static void sb_throttle(sb_t *b, uint32_t cpu, uint64_t skipped)
+{
+	prof_rec_throttle_t t;
+
+	memset(&t, 0, sizeof(t));
+	sb_hdr(&t.h, PROF_REC_THROTTLE, sizeof(t), 3);
+	t.h.cpu = cpu;
+	t.divisor = 2;
+	t.skipped = skipped;
+	sb_put(b, &t, sizeof(t));
+}
+
+static void sb_end(sb_t *b, uint64_t tsc, uint64_t lost, uint64_t throttled)
+{
+	prof_rec_end_t e;
+
+	memset(&e, 0, sizeof(e));
+	sb_hdr(&e.h, PROF_REC_END, sizeof(e), tsc);
+	e.lost = lost;
+	e.throttled = throttled;
+	e.reason = PROF_END_REQUEST;
+	sb_put(b, &e, sizeof(e));
+}
+
+static void sb_unknown(sb_t *b)
+{
+	unsigned char rec[40];
+
+	memset(rec, 0xab, sizeof(rec));
+	sb_hdr((prof_rec_t *)rec, 99, sizeof(rec), 3);
+	sb_put(b, rec, sizeof(rec));
+}
+
+/* ---------------------------------------------------------------- fake env */
+
+typedef struct file {
+	const char *path;
+	const void *data;
+	size_t size;
+} file_t;
+
+static file_t files[8];
+static size_t nfiles;
+static long live_allocs;
+static unsigned loads;
+static char *out;
+static size_t out_len, out_cap;
+
+static void *f_alloc(void *ctx, size_t size)
+{
+	live_allocs++;
+	return malloc(size);
+}
+
+static void f_release(void *ctx, void *p)
+{
+	live_allocs--;
+	free(p);
+}
+
+static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	loads++;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (strcmp(files[i].path, path) != 0)
+			continue;
+		*data = f_alloc(ctx, files[i].size ? files[i].size : 1);
+		memcpy(*data, files[i].data, files[i].size);
+		*size = files[i].size;
+		return EOK;
+	}
+	return ENOENT;
+}
+
+static void f_out(void *ctx, const char *s, size_t len)
+{
+	if (out_len + len + 1 > out_cap) {
+		out_cap = (out_len + len + 1) * 2;
+		out = realloc(out, out_cap);
+	}
+	memcpy(out + out_len, s, len);
+	out_len += len;
+	out[out_len] = '\0';
+}
+
+static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
+
+static void add_file(const char *path, const void *data, size_t size)
+{
+	files[nfiles++] = (file_t){ path, data, size };
+}
+
+static const char app_nm[] =
+	"0000000000401000 T main\n"
+	"0000000000401100 T compute\n"
+	"0000000000401200 t helper\n"
+	"0000000000401300 0000000000000010 T leaf\n"
+	"0000000000403000 D data_object\n"
+	"garbage line\n"
+	"0000000000401400 U undefined_thing\n";
+static const char kernel_nm[] =
+	"ffffffff80100000 T kmain\n"
+	"ffffffff80100100 T syscall_entry\n"
+	"ffffffff80100200 W memcpy";
+
+#define K(x) (0xffffffff80100000ull + (x))
+
+/*
+ * The reference stream: task 5 "app" (84 % user, 10 kernel), task 7
+ * (3 samples), 6 idle; 100 samples; lost 3 + 2, throttled 7, 10 s.
+ */
+static void build_ref(sb_t *b, bool unknown)
+{
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, PROF_VERSION);
+	sb_task(b, 0, "");
+	sb_task(b, 5, "app");
+	sb_task(b, 7, "app");
+	sb_load(b, 5, "/bin/app");
+	sb_load(b, 7, "/bin/app");
+	if (unknown)
+		sb_unknown(b);
+	sb_samples(b, 40, 5, PROF_MODE_USER, 0x401110, 0, 1, 0x401020ull);
+	sb_samples(b, 20, 5, PROF_MODE_USER, 0x401204, 0, 2, 0x401130ull, 0x401020ull);
+	sb_samples(b, 20, 5, PROF_MODE_USER, 0x401300, 0, 1, 0x401040ull);
+	sb_samples(b, 10, 5, PROF_MODE_KERNEL, K(0x208), 1, 2, K(0x110), 0x401150ull);
+	sb_samples(b, 6, 0, PROF_MODE_IDLE, K(4), 0, 0);
+	sb_lost(b, 3);
+	if (unknown)
+		sb_unknown(b);
+	sb_samples(b, 3, 7, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_samples(b, 1, 5, PROF_MODE_USER, 0x500000, 0, 0);
+	sb_throttle(b, 1, 7);
+	sb_end(b, 10000000000ull, 2, 7);
+}
+
+static void files_default(void)
+{
+	nfiles = 0;
+	add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
+	add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
+}
+
+/* Feed data in pieces of step bytes (0: one piece) and print; the output. */
+static char *report(const void *data, size_t len, size_t step,
+		    const prof_report_opts_t *o, errno_t *feed_err)
+{
+	prof_report_t *r;
+
+	out_len = 0;
+	f_out(NULL, "", 0);
+	if (prof_report_new(&env, &r) != EOK)
+		return NULL;
+	errno_t err = EOK;
+	const unsigned char *p = data;
+	for (size_t off = 0; off < len && err == EOK;) {
+		size_t n = step == 0 || len - off < step ? len - off : step;
+		err = prof_report_feed(r, p + off, n);
+		off += n;
+	}
+	if (feed_err)
+		*feed_err = err;
+	prof_report_print(r, o);
+	prof_report_free(r);
+	return strdup(out);
+}
+
+static bool starts(const char *text, const char *prefix)
+{
+	return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* Show a report as TAP comment lines. */
+static void note_text(const char *title, const char *text)
+{
+	note("%s", title);
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		note("  %.*s", n, p);
+		p += n + (nl != NULL);
+	}
+}
+
+#define HAS(text, line) ok(has_line(text, line), "line: %s", line)
+#define LACKS(text, s) ok(strstr(text, s) == NULL, "no: %s", s)
+
+static const prof_report_opts_t sys_opts = { PROF_STYLE_SYSTEM, 50, false, NULL };
+
+/* ---------------------------------------------------------------- tests */
+
+static sb_t sb, sb2;
+
+static void test_system(void)
+{
+	build_ref(&sb, false);
+	files_default();
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+
+	note_text("system report:", t);
+	ok(starts(t, "samples: 100 total, 84 user, 10 kernel, 6 idle, 5 lost\n"),
+	   "first line is the summary");
+	HAS(t, "throttled: 7");
+	HAS(t, "source: rtc-nmi at 1024 Hz on 4 CPUs, 10.0 s");
+	HAS(t, "      %  samples  task");
+	HAS(t, " 91.00%       91  5 app");
+	HAS(t, "  6.00%        6  [idle]");
+	HAS(t, "  3.00%        3  7 app");
+	HAS(t, "      %  samples  task                 symbol");
+	HAS(t, " 40.00%       40  5 app                compute");
+	HAS(t, " 20.00%       20  5 app                helper");
+	HAS(t, " 20.00%       20  5 app                leaf");
+	HAS(t, " 10.00%       10  5 app                memcpy [k]");
+	HAS(t, "  6.00%        6  [idle]               kmain [k]");
+	HAS(t, "  3.00%        3  7 app                main");
+	HAS(t, "  1.00%        1  5 app                0x500000");
+	LACKS(t, "hidden");
+	LACKS(t, "callers");
+	/* Sorted: compute before helper before memcpy before main. */
+	ok(strstr(t, "compute") < strstr(t, "helper") &&
+	   strstr(t, "helper") < strstr(t, "memcpy") &&
+	   strstr(t, "memcpy") < strstr(t, "  main"), "rows sorted by samples");
+	free(t);
+}
+
+/*
+ * Task labels without TASK records (the program's name; "kernel" for task
+ * 0); a re-loaded task symbolizes each sample by the LOAD before it.
+ */
+static void test_labels(void)
+{
+	sb_t *b = &sb2;
+
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, PROF_VERSION);
+	sb_load(b, 8, "/bin/nameless");
+	sb_samples(b, 2, 8, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_samples(b, 1, 0, PROF_MODE_KERNEL, K(0x204), 0, 0);
+	sb_load(b, 10, "/bin/tool");
+	sb_samples(b, 1, 10, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_load(b, 8, "/bin/app");
+	sb_samples(b, 4, 8, PROF_MODE_USER, 0x401008, 0, 0);
+	prof_rec_exit_t e = { { PROF_REC_EXIT, sizeof(e), 0, 9 }, 8, 0 };
+	/* Task 8 exited; its samples still symbolize (by the last LOAD). */
+	sb_put(b, &e, sizeof(e));
+	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
+	note_text("labels:", t);
+	HAS(t, " 75.00%        6  8 app");
+	HAS(t, " 12.50%        1  0 kernel");
+	HAS(t, " 12.50%        1  10 tool");
+	HAS(t, " 50.00%        4  8 app                main");
+	HAS(t, " 25.00%        2  8 app                0x401008");
+	HAS(t, " 12.50%        1  0 kernel             memcpy [k]");
+	HAS(t, " 12.50%        1  10 tool              0x401008");
+	free(t);
+}
+
+static void test_threshold(void)
+{
+	prof_report_opts_t o = sys_opts;
+
+	o.threshold_centi = 500;
+	char *t = report(sb.buf, sb.len, 0, &o, NULL);
+	HAS(t, "  6.00%        6  [idle]               kmain [k]");
+	LACKS(t, "7 app                main");
+	LACKS(t, "0x500000");
+	HAS(t, "(2 rows below 5.00% hidden)");
+	HAS(t, "(1 row below 5.00% hidden)");       /* the task table: 7 app */
+	free(t);
+	o.threshold_centi = 0;
+	t = report(sb.buf, sb.len, 0, &o, NULL);
+	LACKS(t, "hidden");
+	free(t);
+}
+
+static void test_split(void)
+{
+	char *whole = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	char *bytes = report(sb.buf, sb.len, 1, &sys_opts, NULL);
+	char *odd = report(sb.buf, sb.len, 13, &sys_opts, NULL);
+
+	is_str(bytes, whole, "byte-by-byte feeding gives the same report");
+	is_str(odd, whole, "13-byte pieces give the same report");
+	build_ref(&sb2, true);
+	char *unk = report(sb2.buf, sb2.len, 7, &sys_opts, NULL);
+	is_str(unk, whole, "unknown record types are skipped");
+	free(whole);
+	free(bytes);
+	free(odd);
+	free(unk);
+}
+
+static void test_counts(void)
+{
+	prof_report_t *r;
+	prof_counts_t c;
+
+	prof_report_new(&env, &r);
+	prof_report_counts(r, &c);
+	ok(!c.have_header && c.samples == 0, "empty counts");
+	is_int(prof_report_feed(r, sb.buf, sb.len), EOK, "feed the reference stream");
+	prof_report_counts(r, &c);
+	is_uint(c.samples, 100, "samples");
+	is_uint(c.user, 84, "user");
+	is_uint(c.kernel, 10, "kernel");
+	is_uint(c.idle, 6, "idle");
+	is_uint(c.lost, 5, "lost: LOST records plus END");
+	is_uint(c.throttled, 7, "throttled");
+	is_uint(c.tasks, 3, "tasks");
+	ok(c.have_header && c.ended, "header and end seen");
+	is_uint(c.source, PROF_SRC_RTC_NMI, "source");
+	is_uint(c.hz, 1024, "hz");
+	is_uint(c.ncpus, 4, "ncpus");
+	prof_report_free(r);
+	is_int(live_allocs, 0, "every allocation released");
+}
+
+static void test_task_style(void)
+{
+	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL };
+	char *t = report(sb.buf, sb.len, 0, &o, NULL);
+
+	note_text("task report:", t);
+	ok(starts(t, "Samples:      100 total,       84 user,       16 kernel\n"),
+	   "task style first line");
+	HAS(t, "Lost: 5");
+	HAS(t, "           Address  Samples       %  Symbol");
+	HAS(t, "0x0000000000401100       40  40.00%  compute");
+	HAS(t, "0x0000000000401200       20  20.00%  helper");
+	HAS(t, "0xffffffff80100200       10  10.00%  memcpy [k]");
+	HAS(t, "0x0000000000401000        3   3.00%  main");
+	LACKS(t, "5 app");
+	free(t);
+}
+
+static void test_tree(void)
+{
+	prof_report_opts_t o = sys_opts;
+
+	o.tree = true;
+	char *t = report(sb.buf, sb.len, 0, &o, NULL);
+	note_text("tree:", strstr(t, "callers"));
+	HAS(t, "callers of the top functions:");
+	HAS(t, " 40.00%       40  compute  (5 app)");
+	HAS(t, "          40 100.00%  <- main");
+	HAS(t, " 20.00%       20  helper  (5 app)");
+	HAS(t, "          20 100.00%  <- compute");
+	HAS(t, "              20 100.00%  <- main");
+	HAS(t, " 10.00%       10  memcpy [k]  (5 app)");
+	HAS(t, "          10 100.00%  <- syscall_entry [k]");
+	HAS(t, "              10 100.00%  <- compute");
+	free(t);
+}
+
+/* Symbols from this binary's own ELF .symtab. */
+int marker_function(int x);
+
+__attribute__((noinline, used)) int marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_elf(void)
+{
+	size_t size;
+
+	nfiles = 0;
+	FILE *f = fopen("/proc/self/exe", "rb");
+	static unsigned char exe[1 << 24];
+	size = f ? fread(exe, 1, sizeof(exe), f) : 0;
+	if (f)
+		fclose(f);
+	ok(size > 0 && size < sizeof(exe), "read /proc/self/exe");
+
+	/* The marker's link-time address, as the stream would carry it. */
+	static unsigned char copy[1 << 24];
+	const elf64_shdr_t *sym, *str;
+	profsym_t ps;
+	memcpy(copy, exe, size);
+	is_int(profsym_from_elf(&ps, copy, size), EOK, "profsym_from_elf on self");
+	uint64_t addr = elfsym_address(&ps.table, "marker_function");
+	ok(addr != 0 && elf_find_symtab(copy, size, &sym, &str) == EOK, "marker found");
+
+	add_file("/bin/self", exe, size);
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+	sb_task(&sb, 9, "self");
+	sb_load(&sb, 9, "/bin/self");
+	sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
+	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL };
+	char *t = report(sb.buf, sb.len, 0, &o, NULL);
+	char want[128];
+	snprintf(want, sizeof(want), "0x%016llx        3 100.00%%  marker_function",
+		 (unsigned long long)addr);
+	HAS(t, want);
+	LACKS(t, "warning");
+	free(t);
+
+	/* The LOAD's hash is checked against the file's. */
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ exe[i]) * 0x100000001b3ull;
+	for (int pass = 0; pass < 2; pass++) {
+		load_hash = h + (uint64_t)pass;
+		sb.len = 0;
+		sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+		sb_load(&sb, 9, "/bin/self");
+		sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
+		t = report(sb.buf, sb.len, 0, &o, NULL);
+		ok(has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
+		   (pass == 1), "hash %s", pass ? "differs: warning" : "matches: no warning");
+		HAS(t, want);
+		free(t);
+	}
+	load_hash = 0;
+	t = report(sb.buf, sb.len, 0, &o, NULL);
+	/* The kernel (no file at all) falls back to hex, with a [k] mark. */
+	sb_samples(&sb, 1, 9, PROF_MODE_KERNEL, K(0x10), 0, 0);
+	free(t);
+	t = report(sb.buf, sb.len, 0, &o, NULL);
+	HAS(t, "0xffffffff80100010        1  25.00%  0xffffffff80100010 [k]");
+	free(t);
+	volatile int v = 1;
+	ok(marker_function(v) == 4, "marker runs");
+}
+
+static void test_kernel_path(void)
+{
+	static const char other_nm[] = "ffffffff80100000 T other_kmain\n";
+	prof_report_opts_t o = sys_opts;
+
+	files_default();
+	add_file("/k2.nm", other_nm, sizeof(other_nm) - 1);
+	build_ref(&sb, false);
+	o.kernel_path = "/k2";
+	char *t = report(sb.buf, sb.len, 0, &o, NULL);
+	HAS(t, "  6.00%        6  [idle]               other_kmain [k]");
+	free(t);
+
+	/* Symbol tables load once per path per report, even over prints. */
+	prof_report_t *r;
+	prof_report_new(&env, &r);
+	prof_report_feed(r, sb.buf, sb.len);
+	loads = 0;
+	prof_report_print(r, &sys_opts);
+	unsigned first = loads;
+	prof_report_print(r, &sys_opts);
+	ok(first > 0 && loads == first, "symbols cached (%u loads)", first);
+	prof_report_free(r);
+	is_int(live_allocs, 0, "every allocation released");
+}
+
+static void test_einval(void)
+{
+	prof_report_t *r;
+	prof_rec_t h;
+	errno_t err;
+
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC + 1, PROF_VERSION);
+	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
+	is_int(err, EINVAL, "bad magic");
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC, PROF_VERSION + 1);
+	free(report(sb.buf, sb.len, 5, &sys_opts, &err));
+	is_int(err, EINVAL, "bad version");
+	sb.len = 0;
+	sb_task(&sb, 1, "x");
+	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
+	is_int(err, EINVAL, "first record not a header");
+
+	unsigned sizes[] = { 0, 8, 12, 20, 33 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		sb.len = 0;
+		sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+		sb_hdr(&h, PROF_REC_LOST, sizes[i], 0);
+		sb_put(&sb, &h, sizeof(h));
+		sb_put(&sb, &h, sizeof(h));
+		free(report(sb.buf, sb.len, 3, &sys_opts, &err));
+		is_int(err, EINVAL, "record size %u", sizes[i]);
+	}
+
+	/* A short known record, and a chain longer than its record. */
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+	sb_hdr(&h, PROF_REC_SAMPLE, 16, 0);
+	sb_put(&sb, &h, sizeof(h));
+	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
+	is_int(err, EINVAL, "sample shorter than its struct");
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+	sb_samples(&sb, 1, 1, PROF_MODE_USER, 0x1000, 0, 2, 1ull, 2ull);
+	((prof_rec_sample_t *)(sb.buf + sizeof(prof_rec_header_t)))->nchain = 3;
+	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
+	is_int(err, EINVAL, "chain past the record");
+
+	/* EINVAL sticks. */
+	prof_report_new(&env, &r);
+	prof_report_feed(r, sb.buf, sb.len);
+	build_ref(&sb2, false);
+	is_int(prof_report_feed(r, sb2.buf, sb2.len), EINVAL, "EINVAL is sticky");
+	prof_report_free(r);
+	is_int(live_allocs, 0, "every allocation released");
+}
+
+static void test_sources(void)
+{
+	is_str(prof_source_name(PROF_SRC_PMC), "pmc", "name pmc");
+	is_str(prof_source_name(PROF_SRC_RTC), "rtc", "name rtc");
+	is_str(prof_source_name(PROF_SRC_RTC_NMI), "rtc-nmi", "name rtc-nmi");
+	is_str(prof_source_name(PROF_SRC_TIMER), "timer", "name timer");
+	is_str(prof_source_name(77), "?", "name unknown");
+	is_int(prof_source_parse("default"), PROF_SRC_DEFAULT, "parse default");
+	is_int(prof_source_parse("rtc-nmi"), PROF_SRC_RTC_NMI, "parse rtc-nmi");
+	is_int(prof_source_parse("timer"), PROF_SRC_TIMER, "parse timer");
+	is_int(prof_source_parse("pmc"), PROF_SRC_PMC, "parse pmc");
+	is_int(prof_source_parse("nmi"), -1, "parse unknown");
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Random bytes, mutated and truncated streams, random nm text. */
+static void test_fuzz(void)
+{
+	static unsigned char buf[sizeof(sb.buf)];
+	static char nm[512];
+	prof_report_opts_t o = sys_opts;
+	unsigned einval = 0, eok = 0, bad = 0;
+
+	build_ref(&sb2, false);
+	for (int i = 0; i < 3000; i++) {
+		size_t len;
+		errno_t err;
+		memcpy(buf, sb2.buf, sb2.len);
+		if (i % 3 == 0) {
+			len = sb2.len;
+			for (int j = 0; j < 1 + i % 7; j++)
+				buf[rng() % len] = (unsigned char)rng();
+		} else if (i % 3 == 1) {
+			len = rng() % sb2.len;
+		} else {
+			len = sizeof(prof_rec_header_t) + rng() % 2048;
+			for (size_t j = sizeof(prof_rec_header_t); j < len; j++)
+				buf[j] = (unsigned char)rng();
+		}
+		for (size_t j = 0; j < sizeof(nm) - 1; j++)
+			nm[j] = "0123456789abcdefTtWw \n"[rng() % 22];
+		files[0] = (file_t){ "/bin/app.nm", nm, rng() % sizeof(nm) };
+		o.style = i & 1;
+		o.tree = i & 2;
+		o.threshold_centi = (unsigned)(rng() % 200);
+		free(report(buf, len, 1 + rng() % 300, &o, &err));
+		if (err == EINVAL)
+			einval++;
+		else if (err == EOK)
+			eok++;
+		else
+			bad++;
+	}
+	note("fuzz: %u EOK, %u EINVAL", eok, einval);
+	ok(bad == 0 && einval > 0 && eok > 0, "fuzz: only EOK or EINVAL");
+	is_int(live_allocs, 0, "fuzz: every allocation released");
+}
+
+/* Out of memory at every allocation: ENOMEM (or success), no leak. */
+static long fail_at, nallocs;
+
+static void *fail_alloc(void *ctx, size_t size)
+{
+	if (++nallocs == fail_at)
+		return NULL;
+	return f_alloc(ctx, size);
+}
+
+static void test_enomem(void)
+{
+	prof_env_t e = env;
+	unsigned failures = 0;
+
+	e.alloc = fail_alloc;
+	build_ref(&sb, false);
+	files_default();
+	for (fail_at = 1; fail_at < 80; fail_at++) {
+		prof_report_t *r;
+		nallocs = 0;
+		if (prof_report_new(&e, &r) != EOK) {
+			failures++;
+			continue;
+		}
+		errno_t a = prof_report_feed(r, sb.buf, sb.len);
+		errno_t b = prof_report_print(r, &sys_opts);
+		failures += a == ENOMEM || b == ENOMEM;
+		prof_report_free(r);
+	}
+	ok(failures > 10, "ENOMEM reported (%u times)", failures);
+	is_int(live_allocs, 0, "ENOMEM: every allocation released");
+}
+
+/* ---------------------------------------------------------------- vprof */
+
+/* printf arguments for the first line of text ("%.*s"). */
+#define LINE(text) (int)strcspn(text, "\n"), text
+
+static int run(const char *cmd, char *buf, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, size - 1, p) : 0;
+
+	buf[n] = '\0';
+	int st = p ? pclose(p) : -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len)
+		abort();
+	fclose(f);
+}
+
+static void test_vprof(void)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char dir[] = "/tmp/vprof-test.XXXXXX", cmd[1024], path[600];
+	static char text[1 << 16];
+
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/boot", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bin/app.nm", dir);
+	write_file(path, app_nm, sizeof(app_nm) - 1);
+	snprintf(path, sizeof(path), "%s/boot/kernel.nm", dir);
+	write_file(path, kernel_nm, sizeof(kernel_nm) - 1);
+	build_ref(&sb, false);
+	snprintf(path, sizeof(path), "%s/stream", dir);
+	write_file(path, sb.buf, sb.len);
+
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s %s/stream 2>&1", build, dir, dir);
+	is_int(run(cmd, text, sizeof(text)), 0, "vprof STREAM exits 0");
+	ok(starts(text, "samples: 100 total, 84 user, 10 kernel, 6 idle, 5 lost\n"),
+	   "vprof prints the summary");
+	HAS(text, " 10.00%       10  5 app                memcpy [k]");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -t -g -p 5 -r %s %s/stream 2>&1", build,
+		 dir, dir);
+	is_int(run(cmd, text, sizeof(text)), 0, "vprof -t -g -p 5 exits 0");
+	HAS(text, "0x0000000000401100       40  40.00%  compute");
+	HAS(text, "(2 rows below 5.00% hidden)");
+	HAS(text, "          40 100.00%  <- main");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -h 2>/dev/null", build);
+	is_int(run(cmd, text, sizeof(text)), 0, "vprof -h exits 0");
+	ok(strncmp(text, "Usage: vprof", 12) == 0, "-h prints the usage to stdout");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof 2>&1 >/dev/null", build);
+	is_int(run(cmd, text, sizeof(text)), 2, "vprof without a stream exits 2");
+	ok(strstr(text, "Usage: vprof") != NULL, "usage on stderr");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -x %s/stream 2>/dev/null", build, dir);
+	is_int(run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -p abc %s/stream 2>/dev/null", build, dir);
+	is_int(run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
+	is_int(run(cmd, text, sizeof(text)), 1, "missing stream exits 1");
+	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %.*s",
+	   LINE(text));
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/bin/app.nm 2>&1", build, dir);
+	is_int(run(cmd, text, sizeof(text)), 1, "malformed stream exits 1");
+	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %.*s",
+	   LINE(text));
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -B %s/boot/kernel.nm", build, dir);
+	is_int(run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
+	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", LINE(text));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		abort();
+}
+
+int main(void)
+{
+	test_system();
+	test_labels();
+	test_threshold();
+	test_split();
+	test_counts();
+	test_task_style();
+	test_tree();
+	test_elf();
+	test_kernel_path();
+	test_einval();
+	test_sources();
+	test_fuzz();
+	test_enomem();
+	test_vprof();
+	free(out);
+	return done_testing();
+}
