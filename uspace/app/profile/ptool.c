@@ -415,7 +415,11 @@ static void key_running(ptool_t *t, ptool_key_t k)
 			break;
 		if ((t->paused ? prof_resume(t->phone) : prof_pause(t->phone)) == EOK)
 			t->paused = !t->paused;
-		status_show(t);
+		if (t->status_line)
+			status_show(t);
+		else
+			fprintf(stderr, "%s: %s\n", t->o->prog,
+				t->paused ? "paused" : "resumed");
 		break;
 	case PTOOL_KEY_PRINT:
 		print_report(t);
