@@ -126,6 +126,8 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -Ikernel/include -c $< -o $@
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
+# The two profilers share profile's ptool.c (options, sink, session loop).
+UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o
 
 # Each program's objects: the .c files of its directory (plus
 # UPROG_EXTRA_<name>).

@@ -1,6 +1,7 @@
 """test/lib/guest.py - a booted guest to talk to over COM1.
 
     g = Guest(iso)                      # QEMU with COM1 on our pipes
+    g = Guest(iso, extra="-serial file:/tmp/com2")   # ... and COM2 to a file
     m = g.expect(r"^runall: \\$ cat$")   # next matching line, or None
     m = g.expect(r"# $", partial=True)  # ... or the unfinished last line
     g.send("hello\\r\\x04")              # type (a byte at a time)
@@ -26,10 +27,10 @@ import vm
 class Guest:
     """QEMU with COM1 on our pipes: type at it, wait for lines."""
 
-    def __init__(self, iso, cpus=2, accel=None, firmware="bios"):
+    def __init__(self, iso, cpus=2, accel=None, firmware="bios", extra=None):
         self.command = vm.qemu_command(iso, cpus=cpus,
                                        accel=accel or bt.accel(),
-                                       firmware=firmware)
+                                       firmware=firmware, extra=extra)
         self.start = time.monotonic()
         self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -155,11 +156,12 @@ class Shell:
         return int(out[-1]) if out and out[-1].isdigit() else None
 
 
-def shell_session(tap, checks, cpus=2, boot_wait=120):
-    """Boot the default ISO to the shell prompt with cpus CPUs, run
-    check(tap, sh) for each of checks, power off: TAP results for reaching
-    the prompt, the power-off ending QEMU and no panic in the log."""
-    g = Guest(bt.ISO, cpus=cpus)
+def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None):
+    """Boot the default ISO to the shell prompt with cpus CPUs (and extra
+    QEMU arguments, e.g. "-serial file:PATH" for COM2), run check(tap, sh)
+    for each of checks, power off: TAP results for reaching the prompt,
+    the power-off ending QEMU and no panic in the log."""
+    g = Guest(bt.ISO, cpus=cpus, extra=extra)
     sh = Shell(g)
     if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
         for check in checks:

@@ -27,11 +27,15 @@ static const sh_help_t help_lines[] = {
 	{ "ls", "ls [-la] [PATH...]: list directories" },
 	{ "mkdir", "mkdir [-p] DIR...: make directories" },
 	{ "poweroff", "poweroff: turn the machine off (ACPI S5)" },
+	{ "profile", "profile [-g] [-f HZ] [-s SRC] [-d SEC] [-o FILE] (-t ID | PROGRAM ...): "
+	  "profile one task" },
 	{ "reboot", "reboot: restart the machine" },
 	{ "restrict", "restrict [-p PERM,...] PROGRAM [ARGS...]: run with fewer permissions" },
 	{ "rm", "rm [-rf] PATH...: remove files and directories" },
 	{ "sh", "sh [-c LINE | FILE]: the shell" },
 	{ "sleep", "sleep SECONDS: wait" },
+	{ "sprofile", "sprofile [-g] [-f HZ] [-s SRC] [-d SEC] [-p PCT] [-o FILE]: "
+	  "profile the whole system" },
 	{ "stats", "stats: time, uptime and load averages" },
 	{ "sysinfo", "sysinfo [PATH]: list the kernel's sysinfo keys or print a value" },
 	{ "tasks", "tasks [-t ID] [-a] [-l] [-c]: tasks, threads, load and CPUs" },

@@ -243,7 +243,7 @@ typedef struct top_ui {
 void top_ui_init(top_ui_t *ui, top_view_t v, uint64_t task);
 /* Apply key c; true if the frame should be drawn again. */
 bool top_ui_key(top_ui_t *ui, char c);
-/* Whether key c ends top (the key reader stops after it). */
+/* Whether key c ends top (the key reader stops after it: term.c's QUIT_KEYS). */
 bool top_key_quits(char c);
 /* The view shown by key c, or TOP_VIEW_COUNT if c shows none. */
 top_view_t top_view_of_key(char c);
@@ -288,8 +288,8 @@ void top_term_size(top_term_t *t, unsigned *rows, unsigned *cols);
 /* Keys typed since the last call into buf (at most n); their count. */
 size_t top_term_keys(top_term_t *t, char *buf, size_t n);
 /*
- * Clear the screen, restore the console's mode, free t (unless its reader
- * still waits for a key: then both end with the task).
+ * Clear the screen, restore the console's mode, free t (a key reader
+ * still waiting for a key ends with the task).
  */
 void top_term_close(top_term_t *t);
 

@@ -11,25 +11,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/io.h>
 
 /* IRQ notification methods. */
 #define CON_M_IRQ_UART (IPC_M_USER + 100)
 #define CON_M_IRQ_KBD (IPC_M_USER + 101)
 #define IRQ_UART 4
 #define IRQ_KBD 1
-
-/* ---- port I/O (PERM_IO) */
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 /* ---- output.c: a spinlock that yields */
 typedef struct { int held; } con_lock_t;

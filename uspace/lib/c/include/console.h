@@ -81,6 +81,25 @@ int console_stdio_phone(void);
 void console_stdio_detach(void);
 
 /*
+ * Keys typed on the terminal without waiting for them (what top and the
+ * profilers do while they refresh): console_keys_open switches the
+ * terminal to raw mode and starts a thread that reads keys (on a
+ * connection of its own when it can get one) into a ring, from which
+ * console_keys_take hands them out without blocking. The reader stops
+ * after a key in stop (e.g. "q\x03"), or at end of input, which it
+ * reports as stop[0]. ENOTTY: no console server.
+ */
+typedef struct console_keys console_keys_t;
+errno_t console_keys_open(const char *stop, console_keys_t **out);
+/* Up to n keys typed since the last call into buf; their count. */
+size_t console_keys_take(console_keys_t *k, char *buf, size_t n);
+/*
+ * Restore the terminal's mode. The reader is joined (and k freed) if it
+ * has stopped; one still waiting for a key ends with the task.
+ */
+void console_keys_close(console_keys_t *k);
+
+/*
  * libc internals: the start-up hook (start.c) that points stdin, stdout
  * and stderr at the console, and read(0) / write(1 or 2) over the same
  * path (for unistd.c).

@@ -1,0 +1,524 @@
+/*
+ * The profilers' shared part (see ptool.h): options, the -o sink, the
+ * report's environment and the loop of a running session.
+ *
+ * The loop: DATA_READ (answered within PROF_READ_TIMEOUT_MS) into a
+ * 64 KiB buffer, the bytes to the report and the sink; then the keys
+ * typed meanwhile, the -d deadline, and about twice a second the status
+ * line on stderr ("\r" rewritten: samples, lost, rate, elapsed). After
+ * END (q, -d, e) or the target's exit the kernel answers with what is
+ * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <vernier.h>
+
+#include "ptool.h"
+
+#define NS_PER_S 1000000000ull
+#define NS_PER_MS 1000000ull
+#define STATUS_PERIOD_NS (500 * NS_PER_MS)
+#define IDLE_POLL_NS (100 * NS_PER_MS)
+#define MAX_SECONDS 1000000ull
+#define THRESHOLD_DEFAULT 50            /* 0.5 % */
+#define KEY_CTRL_C 0x03
+#define KEYS_MAX 32
+#define LOAD_CHUNK 65536
+
+typedef unsigned long long ull;
+
+void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
+		     const char *keys)
+{
+	memset(o, 0, sizeof(*o));
+	o->prog = prog;
+	o->params.source = PROF_SRC_DEFAULT;
+	o->params.hz = PROF_HZ_DEFAULT;
+	o->params.depth = PROF_DEPTH_DEFAULT;
+	o->threshold_centi = THRESHOLD_DEFAULT;
+	o->style = style;
+	o->keys = keys;
+}
+
+/* Digits of s into *v (no overflow past max); the rest to *end. */
+static bool parse_digits(const char *s, uint64_t max, uint64_t *v,
+			 const char **end)
+{
+	const char *p = s;
+
+	for (*v = 0; *p >= '0' && *p <= '9'; p++) {
+		*v = *v * 10 + (uint64_t)(*p - '0');
+		if (*v > max)
+			return false;
+	}
+	*end = p;
+	return p != s;
+}
+
+/* A whole number in [min, max]. */
+static bool parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	const char *end;
+
+	return parse_digits(s, max, v, &end) && !*end && *v >= min;
+}
+
+/*
+ * "N", "N.F" or ".F" (whole part at most max_whole) in units of 1/scale
+ * (scale a power of ten; further decimals are dropped) into *v.
+ */
+static bool parse_fixed(const char *s, uint64_t max_whole, uint64_t scale,
+			uint64_t *v)
+{
+	uint64_t whole = 0, frac = 0, unit = scale;
+	const char *p = s;
+	bool digits = false;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits = true) {
+		whole = whole * 10 + (uint64_t)(*p - '0');
+		if (whole > max_whole)
+			return false;
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits = true) {
+			unit /= 10;
+			frac += (uint64_t)(*p - '0') * unit;
+		}
+	}
+	*v = whole * scale + frac;
+	return digits && !*p;
+}
+
+/* Print "PROG: what 'arg'" for a bad option value; 0 (a usage error). */
+static int bad_value(const ptool_opts_t *o, const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: %s '%s'\n", o->prog, what, arg);
+	return 0;
+}
+
+int ptool_option(ptool_opts_t *o, int c, const char *arg)
+{
+	uint64_t v;
+	int src;
+
+	switch (c) {
+	case 'f':
+		if (!parse_uint(arg, 1, PROF_HZ_MAX, &v))
+			return bad_value(o, "-f wants a rate of 1..100000 Hz, not", arg);
+		o->params.hz = (unsigned)v;
+		return 1;
+	case 's':
+		src = prof_source_parse(arg);
+		if (src < 0)
+			return bad_value(o, "unknown source", arg);
+		o->params.source = (unsigned)src;
+		return 1;
+	case 'd':
+		if (!parse_fixed(arg, MAX_SECONDS, NS_PER_S, &v) || v == 0)
+			return bad_value(o, "-d wants seconds (like 5 or 0.5), not", arg);
+		o->duration_ns = v;
+		return 1;
+	case 'p':
+		if (!parse_fixed(arg, 100, 100, &v) || v > 100 * 100)
+			return bad_value(o, "-p wants a percentage of 0..100, not", arg);
+		o->threshold_centi = (unsigned)v;
+		return 1;
+	case 'g':
+		o->tree = true;
+		o->params.flags |= PROF_F_CALLCHAIN;
+		return 1;
+	case 'o':
+		o->out = arg;
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* ------------------------------------------------------------ errors */
+
+/* A source's name for messages ("default" too). */
+static const char *source_label(unsigned source)
+{
+	return source == PROF_SRC_DEFAULT ? "default" : prof_source_name(source);
+}
+
+/*
+ * Why a source is missing, as far as user space can tell: the sources
+ * system.profiler says this machine has, into buf.
+ */
+static const char *source_why(char *buf, size_t n)
+{
+	sysinfo_profiler_t sp;
+	size_t got = 0, at;
+
+	if (sys_sysinfo_data("system.profiler", &sp, sizeof(sp), &got) != EOK ||
+	    got < sizeof(sp))
+		return "this machine does not have it";
+	at = (size_t)snprintf(buf, n, "this machine has");
+	for (unsigned i = PROF_SRC_DEFAULT + 1; i < PROF_SRC_COUNT && at < n; i++)
+		if (sp.available & (1u << i))
+			at += (size_t)snprintf(buf + at, n - at, " %s",
+					       prof_source_name(i));
+	if (!(sp.available & ~1u))
+		snprintf(buf, n, "this machine has no profiling source");
+	return buf;
+}
+
+int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task)
+{
+	char why[128];
+
+	if (rc == EPERM)
+		fprintf(stderr, "%s: permission denied (needs the profile permission)\n",
+			o->prog);
+	else if (rc == EBUSY && task == 0)
+		fprintf(stderr, "%s: a system profiling session is already running\n",
+			o->prog);
+	else if (rc == EBUSY)
+		fprintf(stderr, "%s: task %llu is already being profiled\n", o->prog,
+			(ull)task);
+	else if (rc == ENOTSUP)
+		fprintf(stderr, "%s: source %s not available: %s\n", o->prog,
+			source_label(o->params.source), source_why(why, sizeof(why)));
+	else if (rc == ESRCH)
+		fprintf(stderr, "%s: no task %llu\n", o->prog, (ull)task);
+	else
+		fprintf(stderr, "%s: cannot begin the session: %s\n", o->prog,
+			strerror(rc));
+	return 1;
+}
+
+/* ------------------------------------------------------------ report env */
+
+static void *env_alloc(void *ctx, size_t size)
+{
+	return malloc(size);
+}
+
+static void env_release(void *ctx, void *p)
+{
+	free(p);
+}
+
+/* Read all of f into a malloc'd *data / *size. */
+static errno_t read_all(FILE *f, void **data, size_t *size)
+{
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		if (len == cap) {
+			char *bigger = realloc(buf, cap + LOAD_CHUNK);
+			if (!bigger) {
+				free(buf);
+				return ENOMEM;
+			}
+			buf = bigger;
+			cap += LOAD_CHUNK;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	*data = buf;
+	*size = len;
+	return ferror(f) ? EIO : EOK;
+}
+
+static errno_t env_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	FILE *f;
+
+	errno = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return errno ? (errno_t)errno : ENOENT;
+	errno_t rc = read_all(f, data, size);
+	fclose(f);
+	if (rc != EOK && rc != ENOMEM)
+		free(*data);
+	return rc;
+}
+
+static void env_out(void *ctx, const char *s, size_t len)
+{
+	fwrite(s, 1, len, stdout);
+}
+
+/* ------------------------------------------------------------ sink */
+
+/* Open the -o sink; prints what fails and returns false. */
+static bool sink_open(ptool_t *t)
+{
+	const char *out = t->o->out;
+
+	if (!out)
+		return true;
+	if (!strcmp(out, PTOOL_COM2)) {
+		errno_t rc = serial_open(SERIAL_COM2, &t->com);
+		if (rc == EPERM)
+			fprintf(stderr, "%s: com2: permission denied (needs the io "
+				"permission)\n", t->o->prog);
+		else if (rc != EOK)
+			fprintf(stderr, "%s: com2: no serial port at 0x2f8\n", t->o->prog);
+		t->com_on = rc == EOK;
+		return t->com_on;
+	}
+	t->file = fopen(out, "w");
+	if (!t->file)
+		fprintf(stderr, "%s: %s: %s\n", t->o->prog, out, strerror(errno));
+	return t->file != NULL;
+}
+
+/* The stream's bytes to the sink; false (printed) on a write error. */
+static bool sink_write(ptool_t *t, const void *data, size_t len)
+{
+	if (t->com_on)
+		serial_write(&t->com, data, len);
+	if (t->file && fwrite(data, 1, len, t->file) != len) {
+		fprintf(stderr, "%s: %s: %s\n", t->o->prog, t->o->out, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ session */
+
+static uint64_t now_ns(void)
+{
+	return sys_clock_ns(CLOCK_MONOTONIC);
+}
+
+int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
+{
+	prof_env_t env = { NULL, env_alloc, env_release, env_load, env_out };
+
+	memset(t, 0, sizeof(*t));
+	t->o = o;
+	t->phone = phone;
+	t->target = target;
+	t->buf = malloc(PTOOL_BUF_SIZE);
+	if (!t->buf || prof_report_new(&env, &t->report) != EOK) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return 1;
+	}
+	if (!sink_open(t))
+		return 1;
+	if (isatty(STDIN_FILENO) && console_keys_open("q\x03", &t->keys) != EOK)
+		t->keys = NULL;
+	t->status_line = isatty(STDERR_FILENO);
+	t->start_ns = now_ns();
+	t->next_status_ns = t->start_ns + STATUS_PERIOD_NS;
+	return 0;
+}
+
+/* Note the target's PROF_REC_EXIT among the whole records of buf. */
+static void scan_exit(ptool_t *t, const uint8_t *buf, size_t len)
+{
+	for (size_t at = 0; at + sizeof(prof_rec_t) <= len;) {
+		prof_rec_t h;
+		memcpy(&h, buf + at, sizeof(h));
+		if (h.size < sizeof(prof_rec_t) || at + h.size > len)
+			return;
+		if (h.type == PROF_REC_EXIT && h.size >= sizeof(prof_rec_exit_t)) {
+			prof_rec_exit_t e;
+			memcpy(&e, buf + at, sizeof(e));
+			if (e.task == t->target && t->target) {
+				t->target_exited = true;
+				t->exit_status = e.status;
+			}
+		}
+		at += h.size;
+	}
+}
+
+/* Clear the status line (before other output). */
+static void status_clear(ptool_t *t)
+{
+	if (t->status_line) {
+		fputs("\r\x1b[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* Rewrite the status line from the session's counters. */
+static void status_show(ptool_t *t)
+{
+	prof_status_t st;
+	uint64_t el = now_ns() - t->start_ns;
+
+	if (prof_status(t->phone, &st) != EOK)
+		return;
+	uint64_t rate = el ? st.samples * NS_PER_S / el : 0;
+	fprintf(stderr, "\r\x1b[K%s: %llu samples, %llu lost, %llu/s, %llu.%llu s%s",
+		t->o->prog, (ull)st.samples, (ull)st.lost, (ull)rate,
+		(ull)(el / NS_PER_S), (ull)(el / (NS_PER_S / 10) % 10),
+		t->paused ? " (paused)" : "");
+	fflush(stderr);
+}
+
+/* Print the report of everything read so far. */
+static void print_report(ptool_t *t)
+{
+	prof_report_opts_t ro = { .style = t->o->style,
+				  .threshold_centi = t->o->threshold_centi,
+				  .tree = t->o->tree };
+
+	status_clear(t);
+	if (prof_report_print(t->report, &ro) != EOK)
+		fprintf(stderr, "%s: out of memory for the report\n", t->o->prog);
+	fflush(stdout);
+}
+
+/* Send END once. */
+static void end_session(ptool_t *t)
+{
+	if (!t->end_sent)
+		prof_end(t->phone);
+	t->end_sent = true;
+}
+
+/* What key c asks for (only the tool's keys count). */
+static ptool_key_t key_of(const ptool_t *t, char c)
+{
+	if (c == KEY_CTRL_C)
+		c = 'q';
+	if (!c || !strchr(t->o->keys, c))
+		return PTOOL_KEY_NONE;
+	switch (c) {
+	case 'q': return PTOOL_KEY_QUIT;
+	case 'a': return PTOOL_KEY_PAUSE;
+	case 'e': return PTOOL_KEY_END;
+	case 'p': return PTOOL_KEY_PRINT;
+	default: return PTOOL_KEY_NONE;
+	}
+}
+
+/* Do what key k asks while the session runs. */
+static void key_running(ptool_t *t, ptool_key_t k)
+{
+	switch (k) {
+	case PTOOL_KEY_QUIT:
+		t->quit = true;
+		end_session(t);
+		break;
+	case PTOOL_KEY_END:
+		t->end_key = true;
+		end_session(t);
+		break;
+	case PTOOL_KEY_PAUSE:
+		if (t->end_sent)
+			break;
+		if ((t->paused ? prof_resume(t->phone) : prof_pause(t->phone)) == EOK)
+			t->paused = !t->paused;
+		if (t->status_line)
+			status_show(t);
+		else
+			fprintf(stderr, "%s: %s\n", t->o->prog,
+				t->paused ? "paused" : "resumed");
+		break;
+	case PTOOL_KEY_PRINT:
+		print_report(t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The keys typed since the last look. */
+static void take_keys(ptool_t *t, void (*apply)(ptool_t *, ptool_key_t))
+{
+	char keys[KEYS_MAX];
+	size_t n = t->keys ? console_keys_take(t->keys, keys, sizeof(keys)) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		apply(t, key_of(t, keys[i]));
+}
+
+/* One DATA_READ: feed, sink, state. EOK, or an error (printed). */
+static errno_t read_once(ptool_t *t)
+{
+	size_t got = 0;
+	unsigned state = 0;
+	errno_t rc = prof_read(t->phone, t->buf, PTOOL_BUF_SIZE, &got, &state);
+
+	if (rc != EOK) {
+		status_clear(t);
+		fprintf(stderr, "%s: reading the samples: %s\n", t->o->prog, strerror(rc));
+		return rc;
+	}
+	if (got) {
+		scan_exit(t, t->buf, got);
+		if (!sink_write(t, t->buf, got))
+			return EIO;
+		rc = prof_report_feed(t->report, t->buf, got);
+		if (rc != EOK) {
+			status_clear(t);
+			fprintf(stderr, "%s: a malformed stream: %s\n", t->o->prog,
+				strerror(rc));
+			return rc;
+		}
+	}
+	t->drained = state == PROF_STATE_ENDED && got == 0;
+	return EOK;
+}
+
+/* Read until drained, with keys, the deadline and the status line. */
+static errno_t read_loop(ptool_t *t)
+{
+	while (!t->drained) {
+		errno_t rc = read_once(t);
+		if (rc != EOK)
+			return rc;
+		uint64_t now = now_ns();
+		if (t->o->duration_ns && now - t->start_ns >= t->o->duration_ns)
+			end_session(t);
+		take_keys(t, key_running);
+		if (t->status_line && now >= t->next_status_ns && !t->drained) {
+			status_show(t);
+			t->next_status_ns = now + STATUS_PERIOD_NS;
+		}
+	}
+	status_clear(t);
+	return EOK;
+}
+
+/* After e: p prints again, q quits. */
+static void key_ended(ptool_t *t, ptool_key_t k)
+{
+	if (k == PTOOL_KEY_QUIT)
+		t->quit = true;
+	else if (k == PTOOL_KEY_PRINT)
+		print_report(t);
+}
+
+int ptool_run(ptool_t *t)
+{
+	if (read_loop(t) != EOK)
+		return 1;
+	print_report(t);
+	if (!t->end_key || t->quit || !t->keys || t->target_exited)
+		return 0;
+	fprintf(stderr, "%s: session ended; p prints the table again, q quits\n",
+		t->o->prog);
+	while (!t->quit) {
+		sys_sleep_ns(IDLE_POLL_NS);
+		take_keys(t, key_ended);
+	}
+	return 0;
+}
+
+void ptool_close(ptool_t *t)
+{
+	if (t->keys)
+		console_keys_close(t->keys);
+	if (t->file && fclose(t->file) != 0)
+		fprintf(stderr, "%s: %s: %s\n", t->o->prog, t->o->out, strerror(errno));
+	if (t->report)
+		prof_report_free(t->report);
+	free(t->buf);
+}

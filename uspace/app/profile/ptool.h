@@ -1,0 +1,91 @@
+/*
+ * What the two profilers (/bin/profile: one task, /bin/sprofile: the
+ * whole system) share, in ptool.c (sprofile links profile's ptool.o):
+ * the common options, the -o sink, and a running session's loop (read
+ * the stream, feed the report, keys, live status line, print).
+ */
+#ifndef PTOOL_H
+#define PTOOL_H
+
+#include <console.h>
+#include <lib/profreport.h>
+#include <prof.h>
+#include <serial.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PTOOL_BUF_SIZE (64 * 1024)      /* one DATA_READ */
+#define PTOOL_COM2 "com2"               /* -o com2: the second serial port */
+
+/* The options both tools take (-f -s -d -g -o; sprofile also -p). */
+typedef struct ptool_opts {
+	const char *prog;               /* "profile" or "sprofile": messages */
+	prof_params_t params;
+	uint64_t duration_ns;           /* -d; 0: until q (or the target's end) */
+	unsigned threshold_centi;       /* -p, in 1/100 % */
+	bool tree;                      /* -g */
+	const char *out;                /* -o FILE or "com2"; NULL: none */
+	unsigned style;                 /* PROF_STYLE_* */
+	const char *keys;               /* the keys that do something */
+} ptool_opts_t;
+
+/* What a key asks for. */
+typedef enum ptool_key {
+	PTOOL_KEY_NONE,
+	PTOOL_KEY_QUIT,                 /* q, Ctrl-C: end, print, exit */
+	PTOOL_KEY_PAUSE,                /* a: pause or resume */
+	PTOOL_KEY_END,                  /* e: end, print, stay for p and q */
+	PTOOL_KEY_PRINT,                /* p: print the table so far */
+} ptool_key_t;
+
+/* A session being read. */
+typedef struct ptool {
+	const ptool_opts_t *o;
+	int phone;
+	prof_report_t *report;
+	FILE *file;                     /* -o FILE */
+	serial_t com;                   /* -o com2 */
+	bool com_on;
+	console_keys_t *keys;           /* NULL: stdin is not a terminal */
+	bool status_line;               /* stderr is a terminal */
+	uint64_t start_ns, next_status_ns;
+	bool end_sent, drained, paused, quit;
+	bool end_key;                   /* ended by e: stay for p and q */
+	uint64_t target;                /* task session: its id */
+	bool target_exited;
+	uint64_t exit_status;           /* its PROF_REC_EXIT status */
+	uint8_t *buf;
+} ptool_t;
+
+/* Defaults for prog with report style (PROF_STYLE_*) and keys. */
+void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
+		     const char *keys);
+/*
+ * Apply common option c (one of "f:s:d:go:p:") with arg. Returns 1 when
+ * applied, 0 for a bad value (a message is printed: a usage error), -1
+ * if c is not a common option.
+ */
+int ptool_option(ptool_opts_t *o, int c, const char *arg);
+
+/*
+ * Set up t for a session on phone (begun or about to be): the report,
+ * the -o sink, the keys (when stdin is a terminal). Prints what fails
+ * and returns an exit status (1), or 0.
+ */
+int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target);
+/*
+ * Print the message for a connect or BEGIN error rc (task: the target,
+ * 0 for a system session; the source is o's); returns the exit status 1.
+ */
+int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task);
+/*
+ * Read the session until it has ended and been drained (by q, -d, e or
+ * the target's end), then print the report; after e, wait for p and q.
+ * Returns the exit status: 0, or 1 after a read error (printed).
+ */
+int ptool_run(ptool_t *t);
+/* Restore the terminal, close the sink, free the report. */
+void ptool_close(ptool_t *t);
+
+#endif

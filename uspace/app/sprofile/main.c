@@ -1,0 +1,107 @@
+/*
+ * sprofile: the statistical profiler of the whole system.
+ *
+ *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
+ *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
+ *                 rtc and rtc-nmi round to a power of two, 2..8192)
+ *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
+ *                 rtc-nmi or timer
+ *     -d SECONDS  stop after this long (like 5 or 0.5); without it sprofile
+ *                 runs until q is typed
+ *     -g          record call chains and print the caller/callee tree
+ *     -p PERCENT  hide report rows below this share, 0..100 (default 0.5)
+ *     -o FILE     also write the raw sample stream (abi/profile.h, starting
+ *                 with its header record) to FILE; "-o com2" sends it out
+ *                 of the second serial port (COM2, 0x2f8, 115200 8N1,
+ *                 polled; needs the io permission)
+ *
+ * Connects to its own task's kernel answerbox and begins a system
+ * session (needs the profile permission). While it runs, stderr (when a
+ * terminal) shows a status line twice a second: samples, lost, rate and
+ * elapsed time; keys (when stdin is a terminal): q or Ctrl-C ends it.
+ * At the end (q or -d) it ends the session, reads what is left and
+ * prints the report (summary line "samples: T total, U user, K kernel,
+ * I idle, L lost", then samples per task and per symbol) to stdout.
+ *
+ * Exit status: 0; 1 for errors (permission denied, a system session
+ * already running, a source this machine lacks, -o failing); 2 for
+ * usage errors.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <vernier.h>
+
+#include "../profile/ptool.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
+		"[-p PERCENT] [-o FILE]\n"
+		"  profile the whole system until q is typed (or for -d seconds),\n"
+		"  then print where every CPU spent its time\n"
+		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
+		"  -s SOURCE   default, pmc, rtc, rtc-nmi or timer\n"
+		"  -d SECONDS  stop after this long (like 5 or 0.5)\n"
+		"  -g          record call chains, print the call tree\n"
+		"  -p PERCENT  hide rows below this share, 0..100 (default 0.5)\n"
+		"  -o FILE     also write the raw sample stream to FILE\n"
+		"              (-o com2: out of the second serial port)\n");
+}
+
+static int parse_args(int argc, char **argv, ptool_opts_t *o)
+{
+	int c;
+
+	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
+	while ((c = getopt(argc, argv, "hf:s:d:gp:o:")) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (ptool_option(o, c, optarg) != 1) {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sprofile: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+/* Begin the system session on phone and read it to the end. */
+static int profile_system(const ptool_opts_t *o, int phone)
+{
+	static ptool_t t;
+	unsigned source = 0, hz = 0;
+	int status = ptool_open(&t, o, phone, 0);
+	errno_t rc = status ? EOK : prof_system_begin(phone, &o->params, &source, &hz);
+
+	if (rc != EOK)
+		status = ptool_begin_error(o, rc, 0);
+	if (status == 0) {
+		fprintf(stderr, "sprofile: every CPU, %s at %u Hz%s\n",
+			prof_source_name(source), hz, t.keys ? "; q ends" : "");
+		status = ptool_run(&t);
+	}
+	ptool_close(&t);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	ptool_opts_t o;
+	int phone, status = parse_args(argc, argv, &o);
+
+	if (status >= 0)
+		return status;
+	errno_t rc = prof_connect(sys_task_id(), &phone);
+	if (rc != EOK)
+		return ptool_begin_error(&o, rc, 0);
+	status = profile_system(&o, phone);
+	prof_disconnect(phone);
+	return status;
+}

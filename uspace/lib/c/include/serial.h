@@ -1,0 +1,30 @@
+/*
+ * A 16550 serial port written by polling, for a program that holds
+ * PERM_IO (e.g. a profiler sending its raw stream out of COM2 while COM1
+ * is the console). 115200 baud, 8N1, no interrupts, no flow control:
+ * each byte waits for the transmit holding register to be empty.
+ */
+#ifndef _SERIAL_H
+#define _SERIAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <abi/errno.h>
+
+#define SERIAL_COM1 0x3f8
+#define SERIAL_COM2 0x2f8
+
+typedef struct serial {
+	uint16_t base;             /* I/O port of the UART's first register */
+} serial_t;
+
+/*
+ * Set up the UART at base (115200 8N1, interrupts off, FIFO on) into *s.
+ * EPERM: the caller lacks PERM_IO (it would fault on the ports); ENOENT:
+ * nothing answers at base.
+ */
+errno_t serial_open(uint16_t base, serial_t *s);
+/* Send len bytes of buf, polling for THR empty before each. */
+void serial_write(const serial_t *s, const void *buf, size_t len);
+
+#endif
