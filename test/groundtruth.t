@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""test/groundtruth.t - the statistical profiler against ground truth.
+
+/bin/workload spends its time in named functions in known proportions;
+`profile` must report them. On 1 and on 4 CPUs (4 workload threads), with
+the rtc-nmi and the timer sources:
+- `profile -s SRC -f HZ /bin/workload -d D alpha:2 beta:1 gamma:1` takes
+  at least 10,000 samples and reports work_alpha, work_beta and work_gamma
+  at 50/25/25% of their sum within 1.5 percentage points;
+- `profile /bin/workload ksyscall:1` (a cheap system call in a loop) is
+  mostly kernel samples, with kernel symbols ("NAME [k]") among the rows;
+- a background `sprofile` killed mid-run leaves system.profiler idle with
+  no session and no memory held, and free memory where it was.
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+from guest import shell_session  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOLERANCE = 1.5               # percentage points
+MIN_SAMPLES = 10000
+SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
+ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$")
+WANT = {"work_alpha": 50.0, "work_beta": 25.0, "work_gamma": 25.0}
+
+
+def report(out):
+    """(total, user, kernel) and {symbol: samples} of profile's report."""
+    totals, rows = None, {}
+    for line in out or []:
+        m = SAMPLES_RE.search(line)
+        if m:
+            totals = tuple(int(x) for x in m.groups())
+            continue
+        m = ROW_RE.match(line)
+        if m and totals:
+            rows[m.group(2)] = int(m.group(1))
+    return totals, rows
+
+
+def check_shares(tap, sh, cpus, src, hz, secs):
+    cmd = ("profile -s %s -f %d /bin/workload -t %d -d %s alpha:2 beta:1 gamma:1"
+           % (src, hz, cpus, secs))
+    totals, rows = report(sh.run(cmd, timeout=300))
+    status = sh.status()
+    tap.ok(totals and totals[0] >= MIN_SAMPLES and status == 0,
+           "%s: %s samples (want >= %d), status %s" %
+           (cmd, totals and totals[0], MIN_SAMPLES, status))
+    ours = sum(rows.get(name, 0) for name in WANT)
+    for name, pct in WANT.items():
+        share = 100.0 * rows.get(name, 0) / ours if ours else 0.0
+        tap.ok(abs(share - pct) <= TOLERANCE,
+               "%s %s: %.2f%% of %d (want %.0f +- %.1f)" %
+               (src, name, share, ours, pct, TOLERANCE))
+
+
+def check_ksyscall(tap, sh):
+    cmd = "profile -s rtc-nmi -f 2048 /bin/workload -d 2 ksyscall:1"
+    totals, rows = report(sh.run(cmd, timeout=300))
+    kernel_rows = [name for name in rows if name.endswith(" [k]")]
+    tap.ok(totals and totals[2] * 2 > totals[0],
+           "ksyscall: most samples are in the kernel (%r)" % (totals,))
+    tap.ok("syscall_dispatch [k]" in kernel_rows,
+           "ksyscall: kernel functions by name (%r)" % kernel_rows[:5])
+
+
+def sysinfo(sh, node):
+    """{field: value} of `sysinfo NODE`."""
+    fields = {}
+    for line in sh.run("sysinfo " + node) or []:
+        fields.update(re.findall(r"(\w+)=(\S+)", line))
+    return fields
+
+
+def check_kill(tap, sh):
+    before = sysinfo(sh, "system.physmem").get("free")
+    out = sh.run("sprofile -d 60 > /tmp/sp.out &")
+    job = [re.match(r"^\[\d+\] (\d+)$", l) for l in out or []]
+    ids = [m.group(1) for m in job if m]
+    running = sysinfo(sh, "system.profiler")
+    tap.ok(ids and running.get("sessions") == "1",
+           "a background sprofile holds a session (%r, %r)" % (out, running))
+    sh.run("sleep 1")
+    sh.run("kill %s" % (ids[0] if ids else "0"))
+    sh.run("sleep 1")
+    after = sysinfo(sh, "system.profiler")
+    tap.ok(after.get("state") == "0" and after.get("sessions") == "0" and
+           after.get("memory") == "0",
+           "killed: system.profiler idle, nothing held (%r)" % after)
+    free = sysinfo(sh, "system.physmem").get("free")
+    tap.ok(before and free and int(free) + 64 * 1024 >= int(before),
+           "killed: free memory back (%s before, %s after)" % (before, free))
+
+
+def main():
+    tap = Tap()
+    shell_session(tap, [
+        lambda t, s: check_shares(t, s, 1, "rtc-nmi", 4096, "4"),
+        lambda t, s: check_shares(t, s, 1, "timer", 4000, "4"),
+        check_ksyscall,
+    ], cpus=1)
+    shell_session(tap, [
+        lambda t, s: check_shares(t, s, 4, "rtc-nmi", 4096, "10"),
+        lambda t, s: check_shares(t, s, 4, "timer", 4000, "6"),
+        check_kill,
+    ], cpus=4)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
