@@ -190,6 +190,8 @@ errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out)
 {
 	unsigned p = prof_rtc_round(hz);
 
+	if (irq_get_handler(RTC_VECTOR) != prof_rtc_irq)
+		return EBUSY;           /* a driver subscribed to IRQ 8 */
 	rtc.nmi = nmi;
 	rtc.rate = prof_rtc_rate_bits(p);
 	smp_call_all(prof_rtc_on_boot_cpu, (void *)prof_rtc_arm);
