@@ -161,7 +161,7 @@ static void prof_rtc_arm(void)
 		cmos_write(RTC_REG_A, (rtc.saved_a & RTC_A_DIVIDER) | rtc.rate);
 		cmos_write(RTC_REG_B, rtc.saved_b | RTC_B_PIE);
 		rtc.rc = ioapic_route_isa_mode(RTC_IRQ, mode, cpus[0]->arch.apic_id);
-		rtc.armed = true;
+		rtc.armed = rtc.rc == EOK;
 		/* A flag raised before the entry was live holds IRQ 8 high: no edge. */
 		(void)cmos_read(RTC_REG_C);
 	}
@@ -190,6 +190,8 @@ errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out)
 {
 	unsigned p = prof_rtc_round(hz);
 
+	if (irq_get_handler(RTC_VECTOR) != prof_rtc_irq)
+		return EBUSY;           /* a driver subscribed to IRQ 8 */
 	rtc.nmi = nmi;
 	rtc.rate = prof_rtc_rate_bits(p);
 	smp_call_all(prof_rtc_on_boot_cpu, (void *)prof_rtc_arm);

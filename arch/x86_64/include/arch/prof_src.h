@@ -17,7 +17,10 @@
 bool prof_rtc_init(const char **why);
 /* Whether the RTC may be delivered as NMI here (prof_rtc_init() said yes). */
 bool prof_rtc_nmi_usable(const char **why);
-/* Start the RTC periodic interrupt, as a fixed IRQ (nmi false) or an NMI. */
+/*
+ * Start the RTC periodic interrupt, as a fixed IRQ (nmi false) or an NMI.
+ * EBUSY if a driver task has subscribed to IRQ 8 (its handler replaced ours).
+ */
 errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out);
 /* Stop it: IRQ 8's IOAPIC entry and registers A and B as found. */
 void prof_rtc_stop(void);
