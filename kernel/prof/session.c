@@ -202,6 +202,14 @@ typedef struct prof_args {
 	unsigned source, hz, flags, depth;
 } prof_args_t;
 
+/* pmc when present, else rtc-nmi, else (rtc-nmi refused, e.g. under KVM) timer. */
+static unsigned prof_default_source(void)
+{
+	if (arch_prof_have(PROF_SRC_PMC, NULL))
+		return PROF_SRC_PMC;
+	return arch_prof_have(PROF_SRC_RTC_NMI, NULL) ? PROF_SRC_RTC_NMI : PROF_SRC_TIMER;
+}
+
 /* Check and complete BEGIN's arguments. */
 static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 {
@@ -214,7 +222,7 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
 	if (a->source == PROF_SRC_DEFAULT)
-		a->source = arch_prof_have(PROF_SRC_PMC, NULL) ? PROF_SRC_PMC : PROF_SRC_RTC_NMI;
+		a->source = prof_default_source();
 	if (!(a->flags & PROF_F_CALLCHAIN))
 		a->depth = 0;
 	else if (!a->depth)

@@ -25,7 +25,7 @@
 #define PROF_VERSION 1
 
 /* Sample sources. */
-#define PROF_SRC_DEFAULT 0              /* pmc when present, else rtc-nmi */
+#define PROF_SRC_DEFAULT 0              /* pmc if present, else rtc-nmi, else timer */
 #define PROF_SRC_PMC 1                  /* counter overflow NMI, unhalted cycles */
 #define PROF_SRC_RTC 2                  /* CMOS RTC IRQ 8, rebroadcast by IPI */
 #define PROF_SRC_RTC_NMI 3              /* CMOS RTC, rebroadcast by NMI IPI */
