@@ -31,9 +31,6 @@ volatile unsigned prof_nsessions;
 uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
 static volatile uint32_t prof_ctl;
 
-static const char *const prof_src_names[PROF_SRC_COUNT] = {
-	"default", "pmc", "rtc", "rtc-nmi", "timer",
-};
 
 extern char __text_start[], __text_end[];
 
@@ -149,7 +146,6 @@ static void prof_engine_stop_locked(void)
 	arch_prof_stop();
 	prof_quiesce();
 	prof_rings_free();
-	pr_info("sampling stopped");
 }
 
 /* Start the engine, or join it; *src and *hz become what runs. prof_ctl held. */
@@ -179,7 +175,6 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth)
 		return rc;
 	}
 	prof_engine.hz = *hz;
-	pr_info("sampling: %s at %u Hz per CPU", prof_src_names[*src], *hz);
 	return EOK;
 }
 
