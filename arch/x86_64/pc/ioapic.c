@@ -99,16 +99,26 @@ errno_t ioapic_route_isa_mode(unsigned irq, uint32_t mode_vector, uint32_t apic_
 	return ioapic_set_isa(irq, (uint64_t)apic_id << 56 | mode_vector | flags);
 }
 
-errno_t ioapic_get_isa(unsigned irq, uint64_t *rte)
+/* The IOAPIC and redirection register of ISA IRQ irq; NULL if none serves it. */
+static ioapic_t *ioapic_isa_entry(unsigned irq, uint32_t *reg)
 {
 	uint32_t flags;
 	uint32_t gsi = ioapic_isa_gsi(irq, &flags);
 	ioapic_t *io = ioapic_for_gsi(gsi);
 
+	if (io)
+		*reg = REDTBL(gsi - io->gsi_base);
+	return io;
+}
+
+errno_t ioapic_get_isa(unsigned irq, uint64_t *rte)
+{
+	uint32_t reg;
+	ioapic_t *io = ioapic_isa_entry(irq, &reg);
+
 	if (!io)
 		return ENOENT;
 	uint64_t f = spin_lock_irqsave(&ioapic_lock);
-	uint32_t reg = REDTBL(gsi - io->gsi_base);
 	*rte = (uint64_t)ioapic_read(io, reg + 1) << 32 | ioapic_read(io, reg);
 	spin_unlock_irqrestore(&ioapic_lock, f);
 	return EOK;
@@ -117,14 +127,12 @@ errno_t ioapic_get_isa(unsigned irq, uint64_t *rte)
 /* Mask first, then the destination, then the low word: never half an entry live. */
 errno_t ioapic_set_isa(unsigned irq, uint64_t rte)
 {
-	uint32_t flags;
-	uint32_t gsi = ioapic_isa_gsi(irq, &flags);
-	ioapic_t *io = ioapic_for_gsi(gsi);
+	uint32_t reg;
+	ioapic_t *io = ioapic_isa_entry(irq, &reg);
 
 	if (!io)
 		return ENOENT;
 	uint64_t f = spin_lock_irqsave(&ioapic_lock);
-	uint32_t reg = REDTBL(gsi - io->gsi_base);
 	ioapic_write(io, reg, ioapic_read(io, reg) | RTE_MASKED);
 	ioapic_write(io, reg + 1, (uint32_t)(rte >> 32));
 	ioapic_write(io, reg, (uint32_t)rte);
