@@ -30,7 +30,6 @@
 #define PROF_DRAIN_NS 10000000ull            /* drain period: 10 ms */
 #define PROF_STAGE_BYTES (64u * 1024)        /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
-#define PROF_THROTTLE_PERCENT 25             /* CPU-time budget for sampling */
 #define PROF_THROTTLE_MAX_DIV 1024
 
 /*
@@ -62,6 +61,7 @@ typedef struct prof_engine {
 	volatile uint64_t targets[PROF_MAX_TARGETS]; /* running task sessions' tasks */
 	unsigned source, hz;
 	unsigned depth;                      /* 0: no call chains */
+	unsigned budget;                     /* throttle: percent of CPU time */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];
 } prof_engine_t;
@@ -73,6 +73,7 @@ typedef struct prof_cpu {
 	uint64_t window_start, window_cost;  /* TSC */
 	uint64_t skipped;                    /* throttled samples, total */
 	uint64_t taken;                      /* samples put in the ring */
+	uint64_t cost;                       /* cycles spent taking them */
 } prof_cpu_t;
 
 typedef struct prof_session {

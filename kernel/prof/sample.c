@@ -3,7 +3,7 @@
  * interrupt context on each CPU. Lock-free and allocation-free: it reads
  * the engine's filter, walks the call chain with non-faulting reads, and
  * puts one record in its own CPU's ring (lib/ring.c counts what does not
- * fit). A throttle keeps sampling within PROF_THROTTLE_PERCENT of each
+ * fit). A throttle keeps sampling within the engine's budget (percent) of each
  * CPU's time: past the budget in a window of 1/10 s it keeps only every
  * second, fourth, ... sample and records the change (PROF_REC_THROTTLE);
  * when the cost falls well below the budget it doubles the rate again.
@@ -26,6 +26,8 @@ void prof_sample_reset(void)
 		prof_cpu_t *p = &prof_cpus[i];
 		p->divisor = 1;
 		p->count = 0;
+		p->taken = 0;
+		p->cost = 0;
 		p->window_start = 0;
 		p->window_cost = 0;
 	}
@@ -75,7 +77,7 @@ static void prof_throttle_account(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64
 		p->window_start = now;
 	if (now - p->window_start < window)
 		return;
-	uint64_t budget = (now - p->window_start) * PROF_THROTTLE_PERCENT / 100;
+	uint64_t budget = (now - p->window_start) * prof_engine.budget / 100;
 	if (p->window_cost > budget && p->divisor < PROF_THROTTLE_MAX_DIV)
 		p->divisor *= 2;
 	else if (p->window_cost * 4 < budget && p->divisor > 1)
@@ -131,6 +133,7 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
 		p->taken++;
 	uint64_t t1 = rdtsc();
+	p->cost += t1 - t0;
 	prof_throttle_account(r, p, c->id, t1, t1 - t0);
 }
 

@@ -149,7 +149,7 @@ static void prof_engine_stop_locked(void)
 }
 
 /* Start the engine, or join it; *src and *hz become what runs. prof_ctl held. */
-static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth)
+static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, unsigned budget)
 {
 	if (prof_engine.on) {
 		*src = prof_engine.source;
@@ -165,6 +165,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth)
 		return rc;
 	prof_sample_reset();
 	prof_engine.depth = depth;
+	prof_engine.budget = budget;
 	prof_engine.source = *src;
 	prof_engine.on = true;
 	rc = arch_prof_start(*src, *hz, hz);
@@ -194,7 +195,7 @@ void prof_engine_idle_check(void)
 /* ---------------------------------------------------------------- begin */
 
 typedef struct prof_args {
-	unsigned source, hz, flags, depth;
+	unsigned source, hz, flags, depth, budget;
 } prof_args_t;
 
 /* pmc when present, else rtc-nmi, else (rtc-nmi refused, e.g. under KVM) timer. */
@@ -212,7 +213,8 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	a->hz = m->args[1] ? (unsigned)m->args[1] : PROF_HZ_DEFAULT;
 	a->flags = (unsigned)m->args[2];
 	a->depth = (unsigned)m->args[3];
-	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX ||
+	a->budget = m->args[4] ? (unsigned)m->args[4] : PROF_BUDGET_DEFAULT;
+	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > 100 ||
 	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED) ||
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
@@ -347,7 +349,7 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 		return ENOMEM;
 	prof_ctl_lock();
 	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);   /* hooks queue events */
-	rc = prof_engine_start(&a.source, &a.hz, a.depth);
+	rc = prof_engine_start(&a.source, &a.hz, a.depth, a.budget);
 	if (rc == EOK)
 		rc = prof_publish(s, target);
 	prof_ctl_unlock();
@@ -398,6 +400,10 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->throttled = s->throttled;
 	st->pending = prof_fifo_used(&s->out);
 	st->target = s->target;
+	for (unsigned i = 0; i < cpu_count && prof_engine.on; i++) {
+		st->sample_cycles += prof_cpus[i].cost;
+		st->taken += prof_cpus[i].taken;
+	}
 }
 
 /* Copy size bytes of kernel data to the caller of c at dst. */

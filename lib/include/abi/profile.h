@@ -40,6 +40,8 @@
 #define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
 
+#define PROF_BUDGET_DEFAULT 25         /* percent, as Linux perf's default */
+
 #define PROF_DEPTH_DEFAULT 64
 #define PROF_DEPTH_MAX 128
 
@@ -50,7 +52,11 @@
  * for bad arguments, ENOENT for a method needing a session on a phone
  * with none.
  *
- * TASK_BEGIN, SYSTEM_BEGIN: args source, hz, flags, depth. Task sessions
+ * TASK_BEGIN, SYSTEM_BEGIN: args source, hz, flags, depth, budget (the
+ *   share of each CPU's time sampling may take before the throttle keeps
+ *   only every 2nd, 4th, ... sample: 1..100 percent, 0 = the default
+ *   PROF_BUDGET_DEFAULT; like source and rate it is the engine's, set by
+ *   the first session). Task sessions
  *   profile the kbox's task (needs PERM_PROFILE unless the caller is its
  *   parent or the task itself); system sessions sample every CPU and need
  *   PERM_PROFILE. Answer args[0] = the source used, args[1] = the rate.
@@ -92,6 +98,8 @@ typedef struct prof_status {
 	uint64_t lost;                  /* dropped: full ring or full buffer */
 	uint64_t throttled;             /* skipped by the throttle */
 	uint64_t pending;               /* bytes waiting to be read */
+	uint64_t sample_cycles;         /* cycles prof_hit spent taking samples, all CPUs */
+	uint64_t taken;                 /* samples it took (both since the engine started) */
 	uint64_t target;                /* task id, 0 for a system session */
 } prof_status_t;
 

@@ -11,6 +11,9 @@
  *                             the extra cycles per chunk over the samples
  *                             the chunk's CPU took meanwhile
  *   prof.throttled.SRC.HZ     samples the throttle skipped in that run
+ *   prof.handler.SRC.HZ       cycles prof_hit spends per sample, measured
+ *                             by the kernel (without the NMI or interrupt
+ *                             entry and exit around it)
  *   prof.lost.timer.10000     samples lost in BENCH_PROF_LOSS_S seconds at
  *                             10 kHz with a spinner on every CPU, and
  *   prof.samples.timer.10000  how many were delivered
@@ -145,6 +148,9 @@ static void prof_overhead(const char *name, unsigned src, unsigned hz, uint64_t 
 		printf("prof.sample.%s.%u %.0f cycles\n", name, hz,
 		       (double)(with - base) / per_chunk);
 	printf("prof.throttled.%s.%u %lu samples\n", name, hz, r.st.throttled);
+	if (r.st.taken)
+		printf("prof.handler.%s.%u %lu cycles\n", name, hz,
+		       r.st.sample_cycles / r.st.taken);
 }
 
 static long prof_spinner(void *arg)

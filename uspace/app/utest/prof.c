@@ -27,6 +27,7 @@ typedef struct stream_stats {
 	uint32_t end_reason;
 	uint64_t samples, mine_user, records, bad;
 	uint64_t cpu_mask;                /* CPUs that contributed samples */
+	uint64_t throttle_recs;
 } stream_stats_t;
 
 static uint64_t prof_source(void)
@@ -61,6 +62,9 @@ static void parse_rec(const prof_rec_t *h, task_id_t me, stream_stats_t *st)
 		st->mine_user += s->task == me && s->mode == PROF_MODE_USER;
 		st->foreign |= s->task != me;
 		st->cpu_mask |= h->cpu < 64 ? 1ull << h->cpu : 0;
+		break;
+	case PROF_REC_THROTTLE:
+		st->throttle_recs++;
 		break;
 	case PROF_REC_EXIT:
 		st->exit_seen |= ((const prof_rec_exit_t *)h)->task == me;
@@ -240,6 +244,33 @@ static void test_prof_task(void)
 	       st.exit_seen, st.end_last, st.end_reason);
 }
 
+/*
+ * With a budget of 1% of CPU time and the timer at 50 kHz, sampling costs
+ * more than it may: the throttle skips samples, says so in the stream and
+ * in STATUS, and the session still delivers samples.
+ */
+static void test_prof_throttle(int phone, task_id_t me)
+{
+	uint64_t until = now_ns() + NS_PER_SEC / 2;
+	stream_stats_t st = { 0 };
+	prof_status_t ps = { 0 };
+	thread_id_t tid;
+
+	errno_t rc = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, PROF_SRC_TIMER, 50000, 0, 0, 1,
+				   NULL);
+	errno_t bad = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, 0, 0, 0, 0, 101, NULL);
+	if (rc == EOK && thread_start(spin_thread, &until, &tid) == EOK) {
+		spin_until(until - NS_PER_SEC / 4);
+		ipc_call_sync(phone, KBOX_PROF_STATUS, (uint64_t)&ps, sizeof(ps), 0, 0, 0, NULL);
+		rc = read_all(phone, me, until, &st);
+		thread_join(tid, NULL);
+	}
+	tap_ok(rc == EOK && bad == EINVAL && ps.throttled > 0 && st.throttle_recs > 0 &&
+	       st.samples > 0, "prof: a 1%% budget at 50 kHz throttles (rc %d, %lu skipped, %lu "
+	       "THROTTLE records, %lu samples kept; budget 101 → %d)", rc, ps.throttled,
+	       st.throttle_recs, st.samples, bad);
+}
+
 /* A task spawned stopped and killed before it ever ran still dies and is reaped. */
 static void test_prof_kill_stopped(void)
 {
@@ -279,6 +310,10 @@ void test_prof(void)
 	sys_ipc_hangup(phone);
 	sys_ipc_hangup(phone2);
 	test_prof_idle(free0);
+	if (sys_ipc_connect_kbox(me, &phone) == EOK) {
+		test_prof_throttle(phone, me);
+		sys_ipc_hangup(phone);
+	}
 	test_prof_task();
 	test_prof_idle(0);
 	test_prof_kill_stopped();
