@@ -37,7 +37,7 @@
 #define PROF_CHUNKS 15
 #define PROF_CHUNK_ITERS 2000000ul
 #define PROF_READ_BUF (64 * 1024)
-#define BENCH_PROF_LOSS_S 10
+#define BENCH_PROF_LOSS_S 60
 
 static volatile bool reader_stop;
 static volatile bool spin_stop;
@@ -180,6 +180,10 @@ static void prof_loss(unsigned ncpus)
 	for (unsigned i = 0; i < n; i++)
 		thread_join(tids[i], NULL);
 	prof_end(&r);
+	sysinfo_profiler_t p;
+	size_t got;
+	if (sys_sysinfo_data("system.profiler", &p, sizeof(p), &got) == EOK)
+		printf("prof.lost.rings %lu samples (since boot)\n", p.lost);
 	printf("prof.lost.timer.10000 %lu samples\n", r.st.lost);
 	printf("prof.samples.timer.10000 %lu samples\n", r.st.samples);
 }
