@@ -3,7 +3,8 @@
 stricter emulator: x2APIC, a different BIOS and ACPI tables) through
 tools/bochs.sh, until COM1 shows the shell's prompt "/ # " (after "smp: 2
 CPUs online", the servers and init); then run the ktest
-suite in Bochs too. Bochs's CPU has x2APIC and reports its TSC frequency
+suite in Bochs too, and the profilers (`profile` of a workload and a
+`sprofile` of everything, default source, through runall). Bochs's CPU has x2APIC and reports its TSC frequency
 in CPUID, so this is where those kernel paths are tested (QEMU's TCG has
 neither). Bochs has no isa-debug-exit: the ktest run is judged by its
 "ktest: N passed, M failed" line. TAP on stdout.
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
+import guest  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -74,6 +76,38 @@ def run_ktest(tap):
         bt.show_tail(tap, r)
 
 
+PROF_CMD = ("-- runall profile,/bin/workload,-d,0.5,alpha:2,beta:1 "
+            "sprofile,-d,0.5 profile,-t,1,-d,0.3 echo,profilers-done")
+
+
+def run_profilers(tap):
+    """profile and sprofile in Bochs: reports with samples, exit statuses."""
+    name = "[bochs cpus=%d profile]" % CPUS
+    with tempfile.TemporaryDirectory(prefix="vernier-bochs-p.") as tmp:
+        log = os.path.join(tmp, "com1.log")
+        iso = guest.make_iso(tmp, "prof", PROF_CMD)
+        status, _, _ = run_bochs(log, iso, r"^profilers-done")
+        with open(log, "rb") as f:
+            r = vm.Result.from_text(f.read().decode("utf-8", "replace"))
+    task = [re.search(r"Samples:\s+(\d+) total", l) for l in r.lines]
+    task = [int(m.group(1)) for m in task if m]
+    system = [re.search(r"samples: (\d+) total, \d+ user, \d+ kernel, \d+ idle", l)
+              for l in r.lines]
+    system = [int(m.group(1)) for m in system if m]
+    statuses = [l for l in r.lines if l.startswith("runall: ") and "exited" in l]
+    passed = tap.ok(status == 0, "%s the run reached its end" % name)
+    passed &= tap.ok(task and task[0] > 0 and any("work_alpha" in l for l in r.lines),
+                     "%s profile of a workload: %r samples, work_alpha named" % (name, task))
+    passed &= tap.ok(system and system[0] > 0,
+                     "%s sprofile: %r samples" % (name, system))
+    passed &= tap.ok(len(statuses) == 4 and statuses[0].endswith("status 0") and
+                     statuses[1].endswith("status 0"),
+                     "%s profile and sprofile exit 0 (%r)" % (name, statuses))
+    passed &= tap.ok(len(task) == 2, "%s profile -t 1 (the naming service) reports too" % name)
+    if not passed:
+        bt.show_tail(tap, r)
+
+
 def main():
     """Boot once in Bochs and check the COM1 log."""
     tap = Tap()
@@ -111,6 +145,7 @@ def main():
         for line in r.lines[-40:]:
             tap.diag("  | " + bt.clip(line))
     run_ktest(tap)
+    run_profilers(tap)
     tap.done()
 
 

@@ -24,7 +24,7 @@
 
 static waitq_t prof_drain_wq;
 static volatile bool prof_kicked;
-static uint8_t prof_stage[PROF_STAGE_BYTES] __aligned(8);
+static uint8_t *prof_stage;                  /* PROF_STAGE_BYTES, from boot */
 
 void prof_drain_kick(void)
 {
@@ -255,7 +255,8 @@ static bool prof_read_ready(const prof_session_t *s, uint64_t now)
 	if (!s->read || s->closed)
 		return false;
 	m = kcall_msg(s->read);
-	return prof_fifo_used(&s->out) >= m->args[1] / 2 || now >= s->read_deadline ||
+	return prof_fifo_used(&s->out) >= MIN(m->args[1], PROF_STAGE_BYTES) / 2 ||
+	       now >= s->read_deadline ||
 	       s->state == PROF_STATE_ENDED;
 }
 
@@ -274,7 +275,7 @@ static bool prof_answer_one(uint64_t now)
 			c = s->read;
 			s->read = NULL;
 			n = prof_fifo_peek(&s->out, prof_stage,
-					   MIN(kcall_msg(c)->args[1], sizeof(prof_stage)));
+					   MIN(kcall_msg(c)->args[1], PROF_STAGE_BYTES));
 			state = s->state;
 			break;
 		}
@@ -337,6 +338,9 @@ static void prof_drain_thread(void *arg)
 void prof_drain_init(void)
 {
 	waitq_init(&prof_drain_wq);
+	prof_stage = kmalloc(PROF_STAGE_BYTES);
+	if (!prof_stage)
+		panic("prof: no memory for the read stage");
 	if (thread_create_kernel("profd", prof_drain_thread, NULL, NULL) != EOK)
 		panic("prof: cannot start the drain thread");
 }

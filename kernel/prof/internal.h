@@ -23,12 +23,12 @@
 #include <lib/list.h>
 #include <lib/ring.h>
 
-#define PROF_RING_BYTES (256u * 1024)        /* per CPU, samples without chains */
-#define PROF_RING_BYTES_CHAIN (1024u * 1024) /* per CPU, with call chains */
-#define PROF_SESSION_BYTES (1024u * 1024)    /* a session's stream buffer */
+#define PROF_RING_BYTES (1024u * 1024)       /* per CPU, samples without chains */
+#define PROF_RING_BYTES_CHAIN (2048u * 1024) /* per CPU, with call chains */
+#define PROF_SESSION_BYTES (4096u * 1024)    /* a session's stream buffer */
 #define PROF_MAX_TARGETS 32                  /* running task sessions at once */
 #define PROF_DRAIN_NS 10000000ull            /* drain period: 10 ms */
-#define PROF_STAGE_BYTES (64u * 1024)        /* most one DATA_READ returns */
+#define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
 
@@ -62,6 +62,7 @@ typedef struct prof_engine {
 	unsigned source, hz;
 	unsigned depth;                      /* 0: no call chains */
 	unsigned budget;                     /* throttle: percent of CPU time */
+	uint64_t window;                     /* throttle window in TSC cycles */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];
 } prof_engine_t;

@@ -69,7 +69,7 @@ static void prof_throttle_record(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64_
 static void prof_throttle_account(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64_t now,
 				  uint64_t cost)
 {
-	uint64_t window = time_cycles_per_sec() / PROF_THROTTLE_WINDOW_DIV;
+	uint64_t window = prof_engine.window;
 	uint32_t old = p->divisor;
 
 	p->window_cost += cost;

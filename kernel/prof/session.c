@@ -166,6 +166,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 	prof_sample_reset();
 	prof_engine.depth = depth;
 	prof_engine.budget = budget;
+	prof_engine.window = time_cycles_per_sec() / PROF_THROTTLE_WINDOW_DIV;
 	prof_engine.source = *src;
 	prof_engine.on = true;
 	rc = arch_prof_start(*src, *hz, hz);

@@ -64,8 +64,9 @@
  *   runs gets the running source and rate (the answer says which).
  * END: stop sampling; what is buffered can still be read. Answer EOK.
  * PAUSE, RESUME: stop and restart taking samples for this session.
- * DATA_READ: args dst, size (≥ PROF_READ_MIN). Answered when at least
- *   size/2 bytes wait or after PROF_READ_TIMEOUT_MS, whichever is first,
+ * DATA_READ: args dst, size (≥ PROF_READ_MIN; at most PROF_READ_MAX is
+ *   used). Answered when at least half of that waits or after
+ *   PROF_READ_TIMEOUT_MS, whichever is first,
  *   with args[0] = bytes copied to dst (whole records only), args[1] =
  *   the session state. After END (or the end of the target), once every
  *   record is read, the answer has 0 bytes and state PROF_STATE_ENDED.
@@ -81,6 +82,7 @@
 #define KBOX_PROF_STATUS (IPC_M_USER + 22)
 
 #define PROF_READ_MIN 4096
+#define PROF_READ_MAX (512 * 1024)      /* most one DATA_READ returns */
 #define PROF_READ_TIMEOUT_MS 200
 
 /* Session (and engine) states. */

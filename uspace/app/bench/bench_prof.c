@@ -17,12 +17,16 @@
  *   prof.lost.timer.10000     samples lost in BENCH_PROF_LOSS_S seconds at
  *                             10 kHz with a spinner on every CPU, and
  *   prof.samples.timer.10000  how many were delivered
+ *   prof.symbolize            kernel symbol lookups per second (the
+ *                             report's table from /boot/kernel, random
+ *                             addresses over its range)
  *
  * Chunks are measured after the session is up, median of PROF_CHUNKS.
  * With QEMU's -icount, cycles are instructions times a constant
  * (tools/bench.sh --icount converts).
  */
 #include <abi/profile.h>
+#include <lib/profsym.h>
 #include <abi/sysinfo.h>
 #include <ipc.h>
 #include <stdbool.h>
@@ -36,7 +40,7 @@
 
 #define PROF_CHUNKS 15
 #define PROF_CHUNK_ITERS 2000000ul
-#define PROF_READ_BUF (64 * 1024)
+#define PROF_READ_BUF (512 * 1024)
 #define BENCH_PROF_LOSS_S 60
 
 static volatile bool reader_stop;
@@ -183,9 +187,69 @@ static void prof_loss(unsigned ncpus)
 	sysinfo_profiler_t p;
 	size_t got;
 	if (sys_sysinfo_data("system.profiler", &p, sizeof(p), &got) == EOK)
-		printf("prof.lost.rings %lu samples (since boot)\n", p.lost);
+		printf("prof.lost.rings %lu samples\n", p.lost);
 	printf("prof.lost.timer.10000 %lu samples\n", r.st.lost);
 	printf("prof.samples.timer.10000 %lu samples\n", r.st.samples);
+}
+
+static void *sym_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n);
+}
+
+static void sym_release(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+/* Read path whole into *data (malloc'd); its size, or 0. */
+static size_t read_whole(const char *path, void **data)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 20, n = 0, got;
+	char *buf = malloc(cap);
+
+	while (f && buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap && !(buf = realloc(buf, cap *= 2)))
+			n = 0;
+	}
+	if (f)
+		fclose(f);
+	*data = buf;
+	return n;
+}
+
+/* Symbol lookups per second in the kernel's table, as the report does them. */
+static void prof_symbolize(uint64_t tsc_hz)
+{
+	profsym_mem_t mem = { NULL, sym_alloc, sym_release };
+	profsym_t ps;
+	void *image;
+	size_t size = read_whole("/boot/kernel", &image);
+	uint64_t seed = 0x9e3779b97f4a7c15ull, n = 200000, hits = 0;
+
+	if (!size || profsym_from_elf(&ps, image, size) != EOK) {
+		printf("# prof.symbolize: no symbols in /boot/kernel\n");
+		free(image);
+		return;
+	}
+	const elfsym_table_t *t = &ps.table;
+	uint64_t lo = t->syms[0].st_value, span = t->syms[t->count - 1].st_value - lo + 1;
+	uint64_t t0 = prof_rdtsc();
+	for (uint64_t i = 0; i < n; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		hits += elfsym_lookup(t, lo + seed % span, NULL) != NULL;
+	}
+	uint64_t cycles = prof_rdtsc() - t0;
+	printf("prof.symbolize %lu lookups/s\n", cycles ? n * tsc_hz / cycles : 0);
+	printf("# prof.symbolize: %zu symbols, %lu of %lu found one\n", t->count, hits, n);
+	profsym_release(&ps, &mem);
+	free(image);
 }
 
 int bench_prof(void)
@@ -203,5 +267,6 @@ int bench_prof(void)
 	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, base, ncpus);
 	prof_overhead("pmc", PROF_SRC_PMC, 10000, base, ncpus);
 	prof_loss(ncpus);
+	prof_symbolize(ss.tsc_hz);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PTOOL_BUF_SIZE (64 * 1024)      /* one DATA_READ */
+#define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
 #define PTOOL_COM2 "com2"               /* -o com2: the second serial port */
 
 /* The options both tools take (-f -s -d -g -o; sprofile also -p). */
