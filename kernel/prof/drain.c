@@ -143,7 +143,7 @@ static void prof_update_throttled(void)
 	prof_total_throttled = skipped;
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
-		if (prof_takes(s))
+		if (!s->closed && s->state != PROF_STATE_ENDED)
 			s->throttled = skipped - s->skipped_base;
 	}
 }

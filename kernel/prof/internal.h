@@ -61,7 +61,7 @@ typedef struct prof_engine {
 	volatile uint64_t targets[PROF_MAX_TARGETS]; /* running task sessions' tasks */
 	unsigned source, hz;
 	unsigned depth;                      /* 0: no call chains */
-	unsigned budget;                     /* throttle: percent of CPU time */
+	unsigned budget;                     /* throttle: CPU time, 1/100 % */
 	uint64_t window;                     /* throttle window in TSC cycles */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];

@@ -77,7 +77,7 @@ static void prof_throttle_account(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64
 		p->window_start = now;
 	if (now - p->window_start < window)
 		return;
-	uint64_t budget = (now - p->window_start) * prof_engine.budget / 100;
+	uint64_t budget = (now - p->window_start) * prof_engine.budget / PROF_BUDGET_MAX;
 	if (p->window_cost > budget && p->divisor < PROF_THROTTLE_MAX_DIV)
 		p->divisor *= 2;
 	else if (p->window_cost * 4 < budget && p->divisor > 1)

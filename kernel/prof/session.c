@@ -215,7 +215,7 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	a->flags = (unsigned)m->args[2];
 	a->depth = (unsigned)m->args[3];
 	a->budget = m->args[4] ? (unsigned)m->args[4] : PROF_BUDGET_DEFAULT;
-	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > 100 ||
+	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > PROF_BUDGET_MAX ||
 	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED) ||
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;

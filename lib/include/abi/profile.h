@@ -40,7 +40,8 @@
 #define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
 
-#define PROF_BUDGET_DEFAULT 25         /* percent, as Linux perf's default */
+#define PROF_BUDGET_DEFAULT 2500       /* 1/100 %: 25%, Linux perf's default */
+#define PROF_BUDGET_MAX 10000          /* 100% */
 
 #define PROF_DEPTH_DEFAULT 64
 #define PROF_DEPTH_MAX 128
@@ -54,8 +55,8 @@
  *
  * TASK_BEGIN, SYSTEM_BEGIN: args source, hz, flags, depth, budget (the
  *   share of each CPU's time sampling may take before the throttle keeps
- *   only every 2nd, 4th, ... sample: 1..100 percent, 0 = the default
- *   PROF_BUDGET_DEFAULT; like source and rate it is the engine's, set by
+ *   only every 2nd, 4th, ... sample, in hundredths of a percent:
+ *   1..PROF_BUDGET_MAX, 0 = the default PROF_BUDGET_DEFAULT; like source and rate it is the engine's, set by
  *   the first session). Task sessions
  *   profile the kbox's task (needs PERM_PROFILE unless the caller is its
  *   parent or the task itself); system sessions sample every CPU and need
