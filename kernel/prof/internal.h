@@ -25,8 +25,9 @@
 
 #define PROF_RING_BYTES (1024u * 1024)       /* per CPU, samples without chains */
 #define PROF_RING_BYTES_CHAIN (2048u * 1024) /* per CPU, with call chains */
-#define PROF_SESSION_BYTES (4096u * 1024)    /* a session's stream buffer */
-#define PROF_MAX_TARGETS 32                  /* running task sessions at once */
+#define PROF_SESSION_BYTES (4096u * 1024)    /* a system session's stream buffer */
+#define PROF_TASK_SESSION_BYTES (1024u * 1024) /* a task session's */
+#define PROF_MAX_TARGETS 32                  /* task sessions the NMI filter knows */
 #define PROF_DRAIN_NS 10000000ull            /* drain period: 10 ms */
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */

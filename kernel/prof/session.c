@@ -69,8 +69,8 @@ void prof_filter_update(void)
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
 		bool on = prof_live(s) && s->state == PROF_STATE_RUNNING;
-		if (on && !s->target)
-			system = true;
+		if (on && (!s->target || s->slot < 0))
+			system = true;       /* a task session without a slot: the drain filters */
 		if (on && s->slot >= 0)
 			targets[s->slot] = s->target;
 	}
@@ -279,7 +279,8 @@ static prof_session_t *prof_session_new(uint64_t conn, task_t *target, const pro
 
 	if (!s)
 		return NULL;
-	if (prof_fifo_init(&s->out, PROF_SESSION_BYTES) != EOK) {
+	size_t bytes = target ? PROF_TASK_SESSION_BYTES : PROF_SESSION_BYTES;
+	if (prof_fifo_init(&s->out, bytes) != EOK) {
 		kfree(s);
 		return NULL;
 	}
@@ -304,8 +305,9 @@ static void prof_session_free(prof_session_t *s)
  * Describe the tasks s covers and publish s, atomically under prof_lock:
  * a task created meanwhile is either described here or queues its event
  * after the session is listed (prof_nsessions was raised before), so
- * none is missed. EOK, EBUSY (conn has a session; a second system
- * session) or ELIMIT (too many task sessions).
+ * none is missed. EOK or EBUSY (conn has a session; a second system
+ * session). Task sessions beyond PROF_MAX_TARGETS get no slot: the NMI
+ * side then keeps every sample and the drain thread picks theirs.
  */
 static errno_t prof_publish(prof_session_t *s, task_t *target)
 {
@@ -314,8 +316,8 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 
 	if (prof_find(s->conn) || (!target && prof_system_busy()))
 		rc = EBUSY;
-	else if (target && (s->slot = prof_free_slot()) < 0)
-		rc = ELIMIT;
+	if (rc == EOK && target)
+		s->slot = prof_free_slot();
 	if (rc == EOK) {
 		prof_put_header(s);
 		if (target)

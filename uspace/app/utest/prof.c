@@ -273,6 +273,38 @@ static void test_prof_throttle(int phone, task_id_t me)
 	       st.end_throttled, st.throttle_recs, st.samples, bad);
 }
 
+#define MANY_SESSIONS 34              /* more than the kernel's NMI filter slots (32) */
+
+/* Task sessions beyond the NMI filter's slots still get their task's samples. */
+static void test_prof_many(task_id_t me)
+{
+	int phones[MANY_SESSIONS];
+	unsigned begun = 0;
+	stream_stats_t st = { 0 };
+	errno_t rc = EOK;
+
+	for (unsigned i = 0; i < MANY_SESSIONS; i++) {
+		phones[i] = -1;
+		if (sys_ipc_connect_kbox(me, &phones[i]) == EOK &&
+		    ipc_call_sync(phones[i], KBOX_PROF_TASK_BEGIN, prof_source(), 1000, 0, 0, 0,
+				  NULL) == EOK)
+			begun++;
+	}
+	uint64_t until = now_ns() + NS_PER_SEC / 2;
+	thread_id_t tid;
+	if (begun == MANY_SESSIONS && thread_start(spin_thread, &until, &tid) == EOK) {
+		rc = read_all(phones[MANY_SESSIONS - 1], me, until, &st);
+		thread_join(tid, NULL);
+	}
+	for (unsigned i = 0; i < MANY_SESSIONS; i++)
+		if (phones[i] >= 0)
+			sys_ipc_hangup(phones[i]);
+	tap_ok(begun == MANY_SESSIONS && rc == EOK && st.mine_user > 0 && !st.foreign,
+	       "prof: %u of %u task sessions begin; the last one (no filter slot) gets its "
+	       "task's samples only (%lu, foreign %d, rc %d)", begun, MANY_SESSIONS,
+	       st.mine_user, st.foreign, rc);
+}
+
 /* A task spawned stopped and killed before it ever ran still dies and is reaped. */
 static void test_prof_kill_stopped(void)
 {
@@ -317,6 +349,8 @@ void test_prof(void)
 		sys_ipc_hangup(phone);
 	}
 	test_prof_task();
+	test_prof_idle(0);
+	test_prof_many(me);
 	test_prof_idle(0);
 	test_prof_kill_stopped();
 }
