@@ -136,13 +136,29 @@ static errno_t read_file(const char *path, void **image, size_t *size)
 	return EOK;
 }
 
+/* PROGRAM's path: name itself if that file exists (as MINIX's profil
+ * reads the file named), else as spawn() finds commands (/bin/name). */
+static errno_t find_program(const char *name, char *path, size_t size)
+{
+	FILE *f = fopen(name, "r");
+
+	if (!f || strlen(name) >= size) {
+		if (f)
+			fclose(f);
+		return spawn_find(name, path, size);
+	}
+	fclose(f);
+	strcpy(path, name);
+	return EOK;
+}
+
 /* Check PROGRAM is an executable; its text base and symbols into p. 0 or 1. */
 static int load_program(profil_opts_t *o, profil_prog_t *p)
 {
 	void *image = NULL;
 	size_t size = 0;
 	elf_plan_t plan;
-	errno_t rc = spawn_find(o->argv[0], o->path, sizeof(o->path));
+	errno_t rc = find_program(o->argv[0], o->path, sizeof(o->path));
 
 	if (rc == EOK)
 		rc = read_file(o->path, &image, &size);
