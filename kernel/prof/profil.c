@@ -45,6 +45,7 @@ static void profil_count(uint64_t task, uint64_t pc)
 					    __ATOMIC_SEQ_CST);
 }
 
+/* Count f's PC if it is the profiled task's, in user mode (IRQ or NMI context). */
 void profil_hit(const int_frame_t *f)
 {
 	if (!__atomic_load_n(&profil_task, __ATOMIC_RELAXED) || !frame_from_user(f))
@@ -65,6 +66,7 @@ static void profil_stop_locked(void)
 		cpu_relax();
 }
 
+/* t is exiting: end its profile if it has one (thread context; takes profil_lock). */
 void profil_task_exited(task_t *t)
 {
 	if (__atomic_load_n(&profil_task, __ATOMIC_RELAXED) != t->id)

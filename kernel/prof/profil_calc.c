@@ -4,6 +4,7 @@
  */
 #include <kernel/profil.h>
 
+/* Resolve 0 to the text bounds, check the range (see kernel/profil.h). Pure. */
 errno_t profil_range(uint64_t text_start, uint64_t text_end, uint64_t *start,
 		     uint64_t *end)
 {
@@ -28,6 +29,7 @@ static uint64_t profil_min_bin(uint64_t range)
 	return sz;
 }
 
+/* Bin size and count for [start, end) (see kernel/profil.h). Pure. */
 errno_t profil_geometry(uint64_t start, uint64_t end, uint64_t interval,
 			struct prof_data *d)
 {
@@ -44,6 +46,7 @@ errno_t profil_geometry(uint64_t start, uint64_t end, uint64_t interval,
 	return EOK;
 }
 
+/* The bin of pc, or -1 outside the range. Pure. */
 int64_t profil_bin_of(const struct prof_data *d, uint64_t pc)
 {
 	if (pc < d->start_addr || pc >= d->end_addr || !d->bin_sz)
@@ -51,6 +54,7 @@ int64_t profil_bin_of(const struct prof_data *d, uint64_t pc)
 	return (int64_t)((pc - d->start_addr) / d->bin_sz);
 }
 
+/* Count one in *bin unless that would overflow (then false). Lock-free, NMI-safe. */
 bool profil_bin_inc(uint64_t *bin)
 {
 	uint64_t v = __atomic_load_n(bin, __ATOMIC_RELAXED);
