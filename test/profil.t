@@ -10,7 +10,7 @@ small arguments for fib so they are quick under TCG):
 - profil -i 256 -e 0x8000 fib, profil -i 512 -s 0x200 -e 0 fib,
   profil -s 0x50 -i 0x1a -e 0x247 fib, profil -s 0x50 -e 0x247 -i 0x49
   fib, profil fib, profil -s 0x80 -e 0x1000 -i 128 fib (and the same
-  options in another order): the geometry the assignment computes, the
+  options in another order), profil -i 0x100 /bin/ls -l /: the geometry the assignment computes, the
   report's layout, bins inside the range, counts that add up to the total;
 - profil -f 2000 fib 34 0 1: the bins of fib() hold >= 90% of >= 200
   ticks (the samples count too: ticks alone would be ~30);
@@ -145,6 +145,19 @@ def check_busy(tap, sh):
                  -(-r["geom"][1] // 128) if r["geom"] else 0, 128)
 
 
+def check_ls(tap, sh):
+    """The assignment's example with ls (Vernier's ls has no -R)."""
+    out = sh.run("profil -i 0x100 /bin/ls -l /", timeout=120)
+    r = parse(out)
+    tap.ok(sh.status() == 0 and out and
+           out[0].startswith("************************* Output of '/bin/ls'") and
+           any(re.search(r"\bbin/?$", l) for l in out) and
+           r["geom"] and r["geom"][0] == 0 and r["geom"][3] == 256 and
+           r["total"] is not None and sum(b[2] for b in r["bins"]) == r["total"],
+           "profil -i 0x100 /bin/ls -l /: ls's listing, then bins of 256 (%r, %s ticks)" %
+           (r["geom"], r["total"]))
+
+
 def check_hot(tap, sh):
     r = parse(sh.run("profil -f 2000 -s 0x20 -e 0x200 -i 16 fib 34 0 1", timeout=120))
     per = {}
@@ -173,7 +186,7 @@ def check_usage(tap, sh):
 def main():
     tap = Tap()
     shell_session(tap, [check_usage, check_errors, check_geometry, check_busy,
-                        check_hot])
+                        check_ls, check_hot])
     tap.done()
 
 

@@ -9,7 +9,8 @@
  * The counting side is lock-free: it announces itself in profil_inflight,
  * then reads profil_task (the profiled task id, 0 when off) and bumps a
  * bin atomically. The control side (SYS_PROFILE, SYS_GETPROFILE, the exit
- * hook) serializes on profil_lock; to change the geometry it clears
+ * hook) serializes on profil_lock (taken with interrupts off; it nests
+ * no other lock); to change the geometry it clears
  * profil_task and waits until no counter is in flight (both sides use
  * sequentially consistent accesses, so a counter either sees the task
  * cleared or is seen in flight). A bin that would overflow stops the
@@ -66,11 +67,13 @@ static void profil_stop_locked(void)
 		cpu_relax();
 }
 
-/* t is exiting: end its profile if it has one (thread context; takes profil_lock). */
+/*
+ * t is exiting (its last thread is gone): end its profile if it has one.
+ * Thread context; always takes profil_lock, so a profil_start racing with
+ * the exit either sees no threads left or is stopped here.
+ */
 void profil_task_exited(task_t *t)
 {
-	if (__atomic_load_n(&profil_task, __ATOMIC_RELAXED) != t->id)
-		return;
 	uint64_t f = spin_lock_irqsave(&profil_lock);
 	if (profil_task == t->id)
 		profil_stop_locked();
@@ -85,14 +88,22 @@ static bool profil_allowed(const task_t *t)
 	return t == me || t->parent == me || (me->perms & PERM_PROFILE);
 }
 
-/* Install geometry d for task id and start counting (EBUSY if running). */
-static errno_t profil_start(uint64_t id, const struct prof_data *d)
+/* Is t gone or going (no thread left: its exit hook ran or will run)? */
+static bool profil_task_gone(const task_t *t)
+{
+	return t->state != TASK_ALIVE || t->killed ||
+	       !__atomic_load_n(&t->nthreads, __ATOMIC_ACQUIRE);
+}
+
+/* Install geometry d for t and start counting: EOK, EBUSY or ESRCH. */
+static errno_t profil_start(task_t *t, const struct prof_data *d)
 {
 	uint64_t f = spin_lock_irqsave(&profil_lock);
+	errno_t rc = profil_task ? EBUSY : profil_task_gone(t) ? ESRCH : EOK;
 
-	if (profil_task) {
+	if (rc != EOK) {
 		spin_unlock_irqrestore(&profil_lock, f);
-		return EBUSY;
+		return rc;
 	}
 	profil_stop_locked();
 	memset(&profil_data, 0, sizeof(profil_data));
@@ -100,7 +111,7 @@ static errno_t profil_start(uint64_t id, const struct prof_data *d)
 	profil_data.end_addr = d->end_addr;
 	profil_data.nr_bins = d->nr_bins;
 	profil_data.bin_sz = d->bin_sz;
-	__atomic_store_n(&profil_task, id, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&profil_task, t->id, __ATOMIC_SEQ_CST);
 	spin_unlock_irqrestore(&profil_lock, f);
 	return EOK;
 }
@@ -110,7 +121,7 @@ static errno_t profil_begin(task_t *t, uint64_t start, uint64_t end, uint64_t in
 {
 	struct prof_data d;
 
-	if (t->state != TASK_ALIVE || t->killed)
+	if (profil_task_gone(t))
 		return ESRCH;
 	if (!profil_allowed(t) || !t->binary)
 		return EGENERIC;
@@ -118,7 +129,7 @@ static errno_t profil_begin(task_t *t, uint64_t start, uint64_t end, uint64_t in
 	if (profil_range(p->text_start, p->text_end, &start, &end) != EOK ||
 	    profil_geometry(start, end, interval, &d) != EOK)
 		return EFAULT;
-	return profil_start(t->id, &d);
+	return profil_start(t, &d);
 }
 
 /* SYS_PROFILE (task id or 0, start, end, interval). */
