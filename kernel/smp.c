@@ -9,6 +9,7 @@
 #include <arch/smp.h>
 #include <kernel/printk.h>
 #include <kernel/prof.h>
+#include <kernel/profil.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
@@ -125,6 +126,7 @@ void nmi_handle(int_frame_t *f)
 static void smp_tick(int_frame_t *f)
 {
 	cpu_current()->ticks++;
+	profil_hit(f);
 	sched_tick();
 }
 

@@ -138,6 +138,8 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_SYSINFO_TYPE, sys_sysinfo_type, "sysinfo_type"),
 	SYSCALL(SYS_SYSINFO_INT, sys_sysinfo_int, "sysinfo_int"),
 	SYSCALL(SYS_SYSINFO_DATA, sys_sysinfo_data, "sysinfo_data"),
+	SYSCALL(SYS_PROFILE, sys_profile, "profile"),
+	SYSCALL(SYS_GETPROFILE, sys_getprofile, "getprofile"),
 };
 
 const char *syscall_name(uint64_t nr)

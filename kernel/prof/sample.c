@@ -11,6 +11,7 @@
 #include <arch/callchain.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
+#include <kernel/profil.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
@@ -129,6 +130,7 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	if (!prof_engine.ring_mem[c->id] || !prof_wanted(th && th->task ? th->task->id : 0) ||
 	    prof_throttled(p))
 		return;
+	profil_hit(f);
 	size_t size = prof_build(s, c, f, source, t0);
 	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
 		p->taken++;

@@ -36,5 +36,7 @@ int64_t sys_klog_read(SYSCALL_ARGS);
 int64_t sys_console_claim(SYSCALL_ARGS);
 int64_t sys_initrd_map(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
+int64_t sys_profile(SYSCALL_ARGS);
+int64_t sys_getprofile(SYSCALL_ARGS);
 
 #endif

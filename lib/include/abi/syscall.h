@@ -53,7 +53,9 @@
 #define SYS_SYSINFO_TYPE 35   /* (path) -> SYSINFO_NONE/INT/DATA */
 #define SYS_SYSINFO_INT 36    /* (path, uint64_t *value) -> 0 */
 #define SYS_SYSINFO_DATA 37   /* (path, buf, size, size_t *needed) -> bytes */
-#define SYS_COUNT 38
+#define SYS_PROFILE 38        /* (task_id or 0, start, end, interval) -> 0; see abi/profil.h */
+#define SYS_GETPROFILE 39     /* (struct prof_data *) -> 0: the current or last profile */
+#define SYS_COUNT 40
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

@@ -21,12 +21,15 @@ static const sh_help_t help_lines[] = {
 	{ "cat", "cat [FILE...]: print files or standard input" },
 	{ "date", "date [-u] [+FORMAT]: print the date and time (UTC)" },
 	{ "echo", "echo [-n] [ARGS...]: print the arguments" },
+	{ "fib", "fib [DEPTH [LOOP [BITS]]]: profil's test program (fib, loop, overflow)" },
 	{ "grep", "grep [-vcin] PATTERN [FILE...]: print lines that match" },
 	{ "head", "head [-n N] [FILE...]: print the first lines" },
 	{ "kill", "kill TASKID...: end tasks" },
 	{ "ls", "ls [-la] [PATH...]: list directories" },
 	{ "mkdir", "mkdir [-p] DIR...: make directories" },
 	{ "poweroff", "poweroff: turn the machine off (ACPI S5)" },
+	{ "profil", "profil [-s START] [-e END] [-i INTERVAL] [-f HZ] PROGRAM ...: "
+	  "the classic bin profiler" },
 	{ "profile", "profile [-g] [-f HZ] [-s SRC] [-d SEC] [-o FILE] (-t ID | PROGRAM ...): "
 	  "profile one task" },
 	{ "reboot", "reboot: restart the machine" },

@@ -223,6 +223,11 @@ static long p_join_value(long a, int *c)
 	return r;
 }
 
+static long p_getprofile(long a, int *c)
+{
+	return raw3(SYS_GETPROFILE, a, 0, 0);
+}
+
 static long p_task_info(long a, int *c)
 {
 	return raw3(SYS_TASK_INFO, (long)sys_task_id(), a, 0);
@@ -322,6 +327,7 @@ static void check_out_params(void)
 	check_param("thread_join value out (NULL: not wanted)", p_join_value,
 		    wait_expect);
 	check_param("task_info out", p_task_info, (expect_t)ALL_OUT(-EFAULT));
+	check_param("getprofile out", p_getprofile, (expect_t)ALL_OUT(-EFAULT));
 	check_param("thread_stats out", p_thread_stats,
 		    (expect_t)ALL_OUT(-EFAULT));
 	check_param("system_stats out", p_system_stats,

@@ -119,6 +119,7 @@ static const group_t groups[] = {
 	{ "sysinfo", { test_sysinfo } },
 	{ "loadavg", { test_loadavg } },
 	{ "prof", { test_prof } },
+	{ "profil", { test_profil } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

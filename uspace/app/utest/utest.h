@@ -60,5 +60,6 @@ void test_map(void);
 void test_sysinfo(void);
 void test_loadavg(void);
 void test_prof(void);
+void test_profil(void);
 
 #endif
