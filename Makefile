@@ -128,6 +128,8 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 # The two profilers share profile's ptool.c (options, sink, session loop).
 UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o
+# kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
+UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
 
 # Each program's objects: the .c files of its directory (plus
 # UPROG_EXTRA_<name>).
@@ -231,7 +233,17 @@ $(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) $(VPROF_SRCS) -o $@
 
-host-tools: $(VPROF)
+# kprof: the kernel PC histogram report, the same source as /bin/kprof.
+KPROF := $(BUILD)/host/kprof
+KPROF_SRCS := tools/kprof.c lib/profkprof.c lib/profsym.c lib/elfsym.c \
+	lib/fmt.c lib/fmt_float.c lib/string.c
+
+$(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DKPROF_HOST $(KPROF_SRCS) -o $@
+
+host-tools: $(VPROF) $(KPROF)
 
 # test_profreport also runs vprof.
 $(BUILD)/host/test/test_profreport: | $(VPROF)

@@ -3,7 +3,8 @@
  *
  * It starts the system servers found in /bin — the console server
  * (`console`, with the I/O and IRQ permissions) and the file service
- * (`fs`) — and waits until each has registered with the naming service.
+ * (`fs`, with the profiling permission for /dev/kpctl) — and waits
+ * until each has registered with the naming service.
  * Then:
  *
  *   init                      run the shell (/bin/sh) if there is one,
@@ -31,7 +32,7 @@ typedef struct server {
 
 static const server_t servers[] = {
 	{ "console", "console", PERM_IO | PERM_IRQ | PERM_KILL },
-	{ "fs", "fs", 0 },
+	{ "fs", "fs", PERM_PROFILE },      /* /dev/kpctl's profiler sessions */
 };
 
 /* Spawn /bin/NAME with argv; ENOENT when the initrd has no such program. */

@@ -14,9 +14,14 @@
 
 struct pipe;
 
+#define FS_DEV_NONE 0
+#define FS_DEV_KPCTL 1                /* /dev/kpctl (kprof.c) */
+#define FS_DEV_KPDATA 2               /* /dev/kpdata */
+
 typedef struct node {
 	char name[FS_NAME_MAX + 1];
 	uint32_t type;               /* FS_TYPE_FILE, _DIR or _PIPE */
+	uint32_t dev;                /* FS_DEV_*: a /dev file served by code */
 	uint32_t mode;
 	bool ro;                     /* initrd node (or "/") */
 	bool linked;                 /* still in the tree */
@@ -45,7 +50,10 @@ extern node_t *fs_pipe_dir;
 /* Bytes the tmpfs holds (capacity of files plus a charge per node). */
 extern size_t fs_tmp_used, fs_tmp_limit;
 
-/* Create the root, /tmp and /pipe with a tmpfs limit of limit bytes. */
+/* "/dev": read-only, the kprof device files (kprof.c). */
+extern node_t *fs_dev_dir;
+
+/* Create the root, /tmp, /pipe and /dev with a tmpfs limit of limit bytes. */
 errno_t fs_tree_init(size_t limit);
 /*
  * Resolve path: EOK with l->node; ENOENT with l->parent set if only the

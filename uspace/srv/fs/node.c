@@ -14,6 +14,7 @@
 
 node_t *fs_root;
 node_t *fs_pipe_dir;
+node_t *fs_dev_dir;
 size_t fs_tmp_used, fs_tmp_limit;
 static uint64_t next_ino = 1;
 
@@ -60,6 +61,31 @@ static void node_free(node_t *n)
 	free(n);
 }
 
+/* A read-only file of /dev served by code (dev FS_DEV_*) with mode. */
+static errno_t dev_file(const char *name, uint32_t dev, uint32_t mode)
+{
+	node_t *n;
+	errno_t rc = fs_node_create(fs_dev_dir, name, FS_TYPE_FILE, true, &n);
+
+	if (rc == EOK) {
+		n->dev = dev;
+		n->mode = mode;
+	}
+	return rc;
+}
+
+/* "/dev" and its files. */
+static errno_t dev_tree_init(void)
+{
+	errno_t rc = fs_node_create(fs_root, "dev", FS_TYPE_DIR, true, &fs_dev_dir);
+
+	if (rc == EOK)
+		rc = dev_file("kpctl", FS_DEV_KPCTL, 0200);
+	if (rc == EOK)
+		rc = dev_file("kpdata", FS_DEV_KPDATA, 0444);
+	return rc;
+}
+
 errno_t fs_tree_init(size_t limit)
 {
 	node_t *tmp;
@@ -78,6 +104,8 @@ errno_t fs_tree_init(size_t limit)
 	if (rc == EOK)
 		rc = fs_node_create(fs_root, FS_PIPE_DIR + 1, FS_TYPE_DIR, true,
 				    &fs_pipe_dir);
+	if (rc == EOK)
+		rc = dev_tree_init();
 	return rc;
 }
 

@@ -63,6 +63,8 @@ errno_t fs_op_open(client_t *c, uint32_t flags, uint64_t *h)
 	rc = fs_lookup(path, &l);
 	if (rc == EOK && l.node->type == FS_TYPE_PIPE)
 		return fs_pipe_open(c, l.node, flags, h);
+	if (rc == EOK && l.node->dev != FS_DEV_NONE)
+		return fs_kprof_open(c, l.node, flags, h);
 	if (rc == EOK)
 		rc = open_existing(l.node, flags);
 	else if (rc == ENOENT && (flags & O_CREAT))
@@ -251,6 +253,8 @@ void fs_dw_file(client_t *c, const ipc_event_t *ev)
 
 	if (hd && hd->node->type == FS_TYPE_PIPE && wants_write(hd->flags))
 		fs_pipe_write(hd, ev);
+	else if (hd && hd->node->dev == FS_DEV_KPCTL)
+		fs_kprof_write(hd, ev);
 	else
 		dw_tmpfs(c, ev);
 }
@@ -279,6 +283,10 @@ void fs_dr_file(client_t *c, const ipc_event_t *ev)
 		fs_pipe_read(hd, ev);
 		return;
 	}
+	if (n->dev == FS_DEV_KPDATA) {
+		fs_kprof_read(ev);
+		return;
+	}
 	if (n->type != FS_TYPE_FILE) {
 		ipc_answer_0(ev->callid, EISDIR);
 		return;
@@ -292,6 +300,8 @@ static void fill_stat(const node_t *n, fs_stat_t *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->size = n->type == FS_TYPE_DIR ? 0 : n->size;
+	if (n->dev == FS_DEV_KPDATA)
+		st->size = fs_kprof_size();
 	st->type = n->type;
 	st->mode = n->mode;
 	st->ino = n->ino;

@@ -27,6 +27,8 @@ typedef struct handle {
 	uint64_t conn;
 	uint32_t flags;            /* O_* of the open */
 	node_t *node;
+	char ctl[16];              /* kpctl: a command's bytes so far */
+	size_t ctl_len;
 } handle_t;
 
 /* The server's settings and counters. */
@@ -76,5 +78,14 @@ void fs_pipe_close(handle_t *h, errno_t why);
 void fs_pipe_unlink(node_t *n);
 /* Connection conn hung up: the names of the pipes it made go. */
 void fs_pipe_hangup(uint64_t conn);
+
+/* kprof.c: open /dev/kpctl (write only) or /dev/kpdata (read only). */
+errno_t fs_kprof_open(client_t *c, node_t *n, uint32_t flags, uint64_t *h);
+/* FS_DW_FILE to kpctl: run start, stop or startclr (EINVAL otherwise). */
+void fs_kprof_write(handle_t *h, const ipc_event_t *ev);
+/* FS_DR_FILE of kpdata at args[4]: the histogram, big-endian. */
+void fs_kprof_read(const ipc_event_t *ev);
+/* kpdata's size in bytes (0 before the first session's header). */
+size_t fs_kprof_size(void);
 
 #endif

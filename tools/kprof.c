@@ -1,0 +1,132 @@
+/*
+ * kprof - format a kernel PC histogram (/dev/kpdata, Inferno's kprof
+ * device; layout in lib/include/lib/kprof.h) per kernel function.
+ * One source for both sides: built for the guest as /bin/kprof and for
+ * the host as build/host/kprof (-DKPROF_HOST: other default paths).
+ *
+ * Usage: kprof [-h] [KERNEL [KPDATA]]
+ *
+ *   KERNEL  the kernel's ELF, for its symbols and __text_start (default
+ *           /boot/kernel; on the host build/initrd-root/boot/kernel)
+ *   KPDATA  the histogram (default /dev/kpdata; on the host ./kpdata)
+ *
+ * Output (lib/profkprof.c, rows by ticks, most first; % of all ticks):
+ *   total: 2000	in kernel text: 1930	outside kernel text: 70
+ *   KTZERO ffffffff80209000	1000 us per tick, 14759 buckets of 8 bytes
+ *      ticks       %      ms  function
+ *       1650  82.50%  1650.0  cpu_idle
+ * Exit status: 0, 1 for an unreadable or malformed file, 2 for bad usage.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lib/kprof.h>
+#include <lib/profsym.h>
+
+#define KPROF_CHUNK 65536
+
+#ifdef KPROF_HOST
+#define KPROF_KERNEL "build/initrd-root/boot/kernel"
+#define KPROF_DATA "kpdata"
+#else
+#define KPROF_KERNEL "/boot/kernel"
+#define KPROF_DATA "/dev/kpdata"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kprof [-h] [KERNEL [KPDATA]]\n"
+		"  print the kernel PC histogram KPDATA per function of KERNEL\n"
+		"  KERNEL  the kernel ELF (default %s)\n"
+		"  KPDATA  the histogram (default %s)\n", KPROF_KERNEL, KPROF_DATA);
+}
+
+static void *kp_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return malloc(size);
+}
+
+static void kp_release(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static void kp_out(void *ctx, const char *s, size_t len)
+{
+	fwrite(s, 1, len, ctx);
+}
+
+/* Read the whole file path into a malloc'd *data / *size; false on error. */
+static int read_file(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, len = 0, n;
+	uint8_t *buf = NULL;
+
+	if (!f)
+		return 0;
+	do {
+		if (len == cap) {
+			uint8_t *bigger = realloc(buf, cap + KPROF_CHUNK);
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap += KPROF_CHUNK;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	int ok = !ferror(f) && len < cap;
+	fclose(f);
+	*data = buf;
+	*size = len;
+	return ok;
+}
+
+/* Report kpdata against the kernel image; the exit status. */
+static int run(const char *kernel, const char *kpdata)
+{
+	profsym_mem_t mem = { NULL, kp_alloc, kp_release };
+	uint8_t *image = NULL, *raw = NULL;
+	size_t isize, rsize;
+	kprof_data_t d;
+	profsym_t ps;
+	int status = 1;
+
+	if (!read_file(kernel, &image, &isize))
+		fprintf(stderr, "kprof: cannot read %s\n", kernel);
+	else if (!read_file(kpdata, &raw, &rsize))
+		fprintf(stderr, "kprof: cannot read %s\n", kpdata);
+	else if (kprof_parse(raw, rsize, &d) != EOK)
+		fprintf(stderr, "kprof: %s: not a kprof histogram (%zu bytes)\n",
+			kpdata, rsize);
+	else {
+		uint64_t start = kprof_text_start(image, isize);
+		if (start == 0 || profsym_from_elf(&ps, image, isize) != EOK)
+			fprintf(stderr, "kprof: %s: no __text_start or symbols\n", kernel);
+		else if (kprof_report(&d, start, &ps.table, &mem, kp_out, stdout) != EOK)
+			fprintf(stderr, "kprof: out of memory\n");
+		else
+			status = 0;
+	}
+	free(image);
+	free(raw);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+		usage(stderr);
+		return 2;
+	}
+	return run(argc > 1 ? argv[1] : KPROF_KERNEL, argc > 2 ? argv[2] : KPROF_DATA);
+}

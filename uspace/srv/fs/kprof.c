@@ -1,0 +1,208 @@
+/*
+ * /bin/fs: /dev/kpctl and /dev/kpdata, Inferno's kprof device (see
+ * <lib/kprof.h> for kpdata's layout). `start` opens a whole-system
+ * session of the statistical profiler on our own kbox (init gives fs
+ * PERM_PROFILE) and starts a reader thread that counts every sample's PC
+ * into the histogram: every tick counts in the total, ticks outside the
+ * kernel text (user mode) in word 1, kernel and idle-thread PCs in their
+ * buckets, laid out over the text range of the stream's header. `stop`
+ * ends the session and joins the thread (the histogram stays, and the
+ * server waits for the stream to drain: a few hundred ms at most);
+ * `startclr` zeroes the counts and starts. kpdata is empty until the
+ * first session's header has come.
+ *
+ * Threads: the server thread owns the session state; the reader thread
+ * alone writes the counts (kprof_hist_count's relaxed atomics), and
+ * publishes the layout once (kp_ready, release). Clearing and laying out
+ * happen only while no reader thread runs.
+ *
+ * Writes to kpctl: an IPC data write can only be refused before its bytes
+ * are seen, so all bytes but the last are taken first (the client's write
+ * loop sends the last in a second call); that call is refused (EINVAL)
+ * when the command so far cannot be one, else taken and the whole command
+ * run. Only a wrong last byte ("stoq") is taken silently (and ignored).
+ */
+#include <fcntl.h>
+#include <prof.h>
+#include <string.h>
+#include <thread.h>
+#include <vernier.h>
+#include <lib/kprof.h>
+
+#include "serve.h"
+
+static uint32_t kp_words[KPROF_BUCKETS_MAX];
+static kprof_hist_t kp_hist = { .words = kp_words };
+static bool kp_ready;                   /* kp_hist laid out (reader: release) */
+static int kp_phone = -1;               /* the session's phone, -1: none */
+static thread_id_t kp_tid;
+static volatile bool kp_failed;         /* the reader saw an error */
+static uint8_t kp_stream[2 * PROF_READ_MIN];
+static uint8_t kp_out[IPC_DATA_MAX];
+
+static const char *const kp_cmds[] = { "start", "stop", "startclr" };
+
+/* ------------------------------------------------------ the reader thread */
+
+static void kp_header(const prof_rec_header_t *h)
+{
+	if (__atomic_load_n(&kp_ready, __ATOMIC_ACQUIRE))
+		return;
+	uint32_t uspt = h->hz ? 1000000 / h->hz : 0;
+	if (kprof_hist_init(&kp_hist, h->ktext_start, h->ktext_end, uspt) == EOK)
+		__atomic_store_n(&kp_ready, true, __ATOMIC_RELEASE);
+}
+
+/* Count the samples among the got bytes of records in kp_stream. */
+static void kp_records(size_t got)
+{
+	for (size_t at = 0; at + sizeof(prof_rec_t) <= got;) {
+		const prof_rec_t *r = (const void *)(kp_stream + at);
+		if (r->size < sizeof(prof_rec_t) || at + r->size > got)
+			return;
+		if (r->type == PROF_REC_HEADER && r->size >= sizeof(prof_rec_header_t))
+			kp_header((const void *)r);
+		else if (r->type == PROF_REC_SAMPLE && kp_ready &&
+			 r->size >= sizeof(prof_rec_sample_t))
+			kprof_hist_count(&kp_hist, ((const prof_rec_sample_t *)r)->pc);
+		at += r->size;
+	}
+}
+
+/* Read the session's stream until it has ended and is drained. */
+static long kp_reader(void *arg)
+{
+	int phone = (int)(intptr_t)arg;
+	size_t got = 0;
+	unsigned state = PROF_STATE_RUNNING;
+
+	while (state != PROF_STATE_ENDED || got > 0) {
+		if (prof_read(phone, kp_stream, sizeof(kp_stream), &got, &state) != EOK) {
+			kp_failed = true;
+			return 1;
+		}
+		kp_records(got);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------ control */
+
+static errno_t kp_start(void)
+{
+	prof_params_t p = { .source = PROF_SRC_DEFAULT, .hz = PROF_HZ_DEFAULT };
+	int phone;
+
+	if (kp_phone >= 0)
+		return EOK;                /* running already */
+	errno_t rc = prof_connect(sys_task_id(), &phone);
+	if (rc != EOK)
+		return rc;
+	rc = prof_system_begin(phone, &p, NULL, NULL);
+	if (rc == EOK)
+		rc = thread_start(kp_reader, (void *)(intptr_t)phone, &kp_tid);
+	if (rc != EOK) {
+		prof_disconnect(phone);
+		return rc;
+	}
+	kp_failed = false;
+	kp_phone = phone;
+	return EOK;
+}
+
+static void kp_stop(void)
+{
+	if (kp_phone < 0)
+		return;
+	prof_end(kp_phone);
+	thread_join(kp_tid, NULL);
+	prof_disconnect(kp_phone);
+	kp_phone = -1;
+}
+
+/* Run command cmd (len bytes, a trailing newline allowed): EINVAL if unknown. */
+static errno_t kp_run(const char *cmd, size_t len)
+{
+	if (len > 0 && cmd[len - 1] == '\n')
+		len--;
+	if (len == 4 && !memcmp(cmd, "stop", 4)) {
+		kp_stop();
+		return EOK;
+	}
+	if (len == 8 && !memcmp(cmd, "startclr", 8)) {
+		kp_stop();
+		if (kp_ready)
+			kprof_hist_clear(&kp_hist);
+		return kp_start();
+	}
+	if (len == 5 && !memcmp(cmd, "start", 5))
+		return kp_start();
+	return EINVAL;
+}
+
+/* Can the len bytes at s followed by one more byte be a command? */
+static bool kp_prefix_ok(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(kp_cmds) / sizeof(kp_cmds[0]); i++) {
+		size_t n = strlen(kp_cmds[i]);
+		if ((len + 1 == n || len == n) && !memcmp(s, kp_cmds[i], len))
+			return true;       /* the command, or it and '\n' */
+	}
+	return false;
+}
+
+/* ------------------------------------------------------ the files */
+
+void fs_kprof_write(handle_t *h, const ipc_event_t *ev)
+{
+	size_t len = (size_t)ev->msg.args[1], got = 0;
+
+	if (len == 0) {
+		ipc_data_write_accept(ev, h->ctl, 0, NULL);
+		return;
+	}
+	if (h->ctl_len + len > sizeof(h->ctl) ||
+	    (len == 1 && !kp_prefix_ok(h->ctl, h->ctl_len))) {
+		h->ctl_len = 0;
+		ipc_answer_0(ev->callid, EINVAL);
+		return;
+	}
+	size_t take = len > 1 ? len - 1 : 1;
+	if (ipc_data_write_accept(ev, h->ctl + h->ctl_len, take, &got) != EOK)
+		return;
+	h->ctl_len += got;
+	if (len > 1)
+		return;                    /* the last byte comes in the next call */
+	kp_run(h->ctl, h->ctl_len);
+	h->ctl_len = 0;
+}
+
+size_t fs_kprof_size(void)
+{
+	if (!__atomic_load_n(&kp_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	return (size_t)kp_hist.nbuckets * KPROF_WORD;
+}
+
+void fs_kprof_read(const ipc_event_t *ev)
+{
+	size_t len = (size_t)ev->msg.args[1];
+	size_t n = 0;
+
+	if (len > sizeof(kp_out))
+		len = sizeof(kp_out);
+	if (fs_kprof_size() > 0)
+		n = kprof_hist_encode(&kp_hist, ev->msg.args[4], kp_out, len);
+	ipc_data_read_answer(ev, kp_out, n);
+}
+
+errno_t fs_kprof_open(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
+{
+	uint32_t mode = flags & O_ACCMODE;
+
+	if (flags & O_DIRECTORY)
+		return ENOTDIR;
+	if (n->dev == FS_DEV_KPCTL ? mode != O_WRONLY : mode != O_RDONLY)
+		return EPERM;
+	return fs_handle_new(c, n, flags, h);
+}
