@@ -18,9 +18,12 @@
  *
  * Writes to kpctl: an IPC data write can only be refused before its bytes
  * are seen, so all bytes but the last are taken first (the client's write
- * loop sends the last in a second call); that call is refused (EINVAL)
- * when the command so far cannot be one, else taken and the whole command
- * run. Only a wrong last byte ("stoq") is taken silently (and ignored).
+ * loop sends the last in a second call). The bytes so far decide: that
+ * call is refused with ENOTSUP when they cannot begin a command, else the
+ * command runs and the call is answered with its result (taking the last
+ * byte). So errors of start (EBUSY: another system session runs) reach
+ * the writer; only the last byte is taken on trust (a write of "stoq"
+ * stops, "stop\n" and "start\n" from echo are checked in full).
  */
 #include <fcntl.h>
 #include <prof.h>
@@ -40,6 +43,9 @@ static volatile bool kp_failed;         /* the reader saw an error */
 static uint8_t kp_stream[2 * PROF_READ_MIN];
 static uint8_t kp_out[IPC_DATA_MAX];
 
+#define KP_START 0
+#define KP_STOP 1
+#define KP_STARTCLR 2
 static const char *const kp_cmds[] = { "start", "stop", "startclr" };
 
 /* ------------------------------------------------------ the reader thread */
@@ -120,35 +126,34 @@ static void kp_stop(void)
 	kp_phone = -1;
 }
 
-/* Run command cmd (len bytes, a trailing newline allowed): EINVAL if unknown. */
-static errno_t kp_run(const char *cmd, size_t len)
+/* Run kp_cmds[cmd]. */
+static errno_t kp_run(int cmd)
 {
-	if (len > 0 && cmd[len - 1] == '\n')
-		len--;
-	if (len == 4 && !memcmp(cmd, "stop", 4)) {
+	if (cmd == KP_STOP) {
 		kp_stop();
 		return EOK;
 	}
-	if (len == 8 && !memcmp(cmd, "startclr", 8)) {
+	if (cmd == KP_STARTCLR) {
 		kp_stop();
 		if (kp_ready)
 			kprof_hist_clear(&kp_hist);
-		return kp_start();
 	}
-	if (len == 5 && !memcmp(cmd, "start", 5))
-		return kp_start();
-	return EINVAL;
+	return kp_start();
 }
 
-/* Can the len bytes at s followed by one more byte be a command? */
-static bool kp_prefix_ok(const char *s, size_t len)
+/*
+ * The command (KP_*) that the len bytes at s and one more byte can be:
+ * the command's name without its last letter, or the name (and '\n');
+ * -1 for none.
+ */
+static int kp_prefix_cmd(const char *s, size_t len)
 {
-	for (size_t i = 0; i < sizeof(kp_cmds) / sizeof(kp_cmds[0]); i++) {
+	for (int i = 0; i < (int)(sizeof(kp_cmds) / sizeof(kp_cmds[0])); i++) {
 		size_t n = strlen(kp_cmds[i]);
 		if ((len + 1 == n || len == n) && !memcmp(s, kp_cmds[i], len))
-			return true;       /* the command, or it and '\n' */
+			return i;
 	}
-	return false;
+	return -1;
 }
 
 /* ------------------------------------------------------ the files */
@@ -161,20 +166,23 @@ void fs_kprof_write(handle_t *h, const ipc_event_t *ev)
 		ipc_data_write_accept(ev, h->ctl, 0, NULL);
 		return;
 	}
-	if (h->ctl_len + len > sizeof(h->ctl) ||
-	    (len == 1 && !kp_prefix_ok(h->ctl, h->ctl_len))) {
+	if (h->ctl_len + len > sizeof(h->ctl)) {
 		h->ctl_len = 0;
-		ipc_answer_0(ev->callid, EINVAL);
+		ipc_answer_0(ev->callid, ENOTSUP);
 		return;
 	}
-	size_t take = len > 1 ? len - 1 : 1;
-	if (ipc_data_write_accept(ev, h->ctl + h->ctl_len, take, &got) != EOK)
+	if (len > 1) {                     /* the last byte comes in the next call */
+		if (ipc_data_write_accept(ev, h->ctl + h->ctl_len, len - 1, &got) == EOK)
+			h->ctl_len += got;
 		return;
-	h->ctl_len += got;
-	if (len > 1)
-		return;                    /* the last byte comes in the next call */
-	kp_run(h->ctl, h->ctl_len);
+	}
+	int cmd = kp_prefix_cmd(h->ctl, h->ctl_len);
+	errno_t rc = cmd < 0 ? ENOTSUP : kp_run(cmd);
 	h->ctl_len = 0;
+	if (rc == EOK)
+		ipc_data_write_accept(ev, h->ctl, 1, NULL);
+	else
+		ipc_answer_0(ev->callid, rc);
 }
 
 size_t fs_kprof_size(void)

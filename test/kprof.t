@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""test/kprof.t - Inferno's kprof device (/dev/kpctl, /dev/kpdata) and kprof.
+
+On 2 CPUs at the shell:
+- `echo start > /dev/kpctl`, `workload -d 2 ksyscall:1`, `echo stop >
+  /dev/kpctl`: `kprof` reports syscall_dispatch among the kernel functions
+  with ticks, its header is consistent (total = inside + outside, 1000 us
+  per tick (976 at the rtc's 1024 Hz), nbuckets x bucket size covers the kernel text of
+  build/kernel.elf and fewer buckets would not), and `wc -c /dev/kpdata`
+  is 4 x nbuckets; a copy (`cat /dev/kpdata > /tmp/kp`) gives the same
+  report header;
+- stop keeps the data (the total does not change while stopped), start
+  without clear accumulates (the total grows past the old one), startclr
+  clears (the total restarts below the old one);
+- a bad control string (`echo bogus > /dev/kpctl`) is an error (status
+  1, "Operation not supported"); kpdata cannot be written, kpctl cannot be read.
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+from guest import shell_session  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOTAL_RE = re.compile(r"^total: (\d+)\tin kernel text: (\d+)\t"
+                      r"outside kernel text: (\d+)")
+KTZERO_RE = re.compile(r"^KTZERO ([0-9a-f]+)\t(\d+) us per tick, (\d+) buckets"
+                       r" of (\d+) bytes")
+ROW_RE = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+\s+(\S+)\s*$")
+
+
+def text_range():
+    """(__text_start, __text_end) of the built kernel, from nm."""
+    out = subprocess.run(["nm", os.path.join(bt.BUILD, "kernel.elf")],
+                         capture_output=True, text=True, check=True).stdout
+    syms = dict((l.split()[2], int(l.split()[0], 16))
+                for l in out.splitlines() if len(l.split()) == 3)
+    return syms.get("__text_start"), syms.get("__text_end")
+
+
+def report(out):
+    """(total, inside, outside), (ktzero, uspt, nbuckets, bsize), rows."""
+    tot, geo, rows = None, None, {}
+    for line in out or []:
+        m = TOTAL_RE.match(line)
+        if m:
+            tot = tuple(int(x) for x in m.groups())
+        m = KTZERO_RE.match(line)
+        if m:
+            geo = (int(m.group(1), 16),) + tuple(int(x) for x in m.groups()[1:])
+        m = ROW_RE.match(line)
+        if m and geo:
+            rows[m.group(2)] = int(m.group(1))
+    return tot, geo, rows
+
+
+def total(sh):
+    tot, _, _ = report(sh.run("kprof"))
+    return tot[0] if tot else None
+
+
+def check_profile(tap, sh):
+    tap.ok(sh.run("echo start > /dev/kpctl") is not None and sh.status() == 0,
+           "echo start > /dev/kpctl: status 0")
+    sh.run("workload -d 2 ksyscall:1", timeout=60)
+    sh.run("echo stop > /dev/kpctl")
+    out = sh.run("kprof", timeout=60)
+    tot, geo, rows = report(out)
+    tap.ok(tot and tot[0] > 1000 and tot[0] == tot[1] + tot[2],
+           "kprof: total %s = inside + outside" % (tot,))
+    tap.ok(rows.get("syscall_dispatch", 0) > 0,
+           "kprof: syscall_dispatch has ticks (%s)" %
+           rows.get("syscall_dispatch"))
+    tap.ok(rows and sum(rows.values()) <= tot[1] and len(rows) >= 3,
+           "kprof: %d functions, their ticks within the kernel text's" %
+           len(rows))
+    start, end = text_range()
+    tap.ok(geo and geo[0] == start and geo[1] in (976, 1000) and geo[3] == 8 and
+           geo[2] * geo[3] >= end - start and (geo[2] - 1) * geo[3] < end - start,
+           "kprof: KTZERO, us per tick (976 at the rtc's 1024 Hz), nbuckets x bucket size cover the text "
+           "%x-%x (%s)" % (start, end, geo,))
+    wc = sh.run("wc -c /dev/kpdata")
+    size = int(wc[0].split()[0]) if wc and wc[0].split()[0].isdigit() else None
+    tap.ok(geo and size == 4 * geo[2],
+           "wc -c /dev/kpdata: %s = 4 x %s buckets" % (size, geo and geo[2]))
+    sh.run("cat /dev/kpdata > /tmp/kp")
+    tot2, geo2, rows2 = report(sh.run("kprof /boot/kernel /tmp/kp"))
+    tap.ok(tot2 == tot and geo2 == geo and rows2 == rows,
+           "kprof of a copy: the same report")
+
+
+def check_control(tap, sh):
+    before = total(sh)
+    time.sleep(1)
+    tap.ok(before and total(sh) == before, "stopped: total stays %s" % before)
+    sh.run("echo start > /dev/kpctl")
+    sh.run("sleep 1")
+    sh.run("echo stop > /dev/kpctl")
+    more = total(sh)
+    tap.ok(more and more > before + 500,
+           "start without clear accumulates: %s after %s" % (more, before))
+    sh.run("echo startclr > /dev/kpctl")
+    sh.run("echo stop > /dev/kpctl")
+    fresh = total(sh)
+    tap.ok(fresh is not None and fresh < before,
+           "startclr clears: %s after %s" % (fresh, more))
+
+
+def check_errors(tap, sh):
+    before = total(sh)
+    out = sh.run("echo bogus > /dev/kpctl")
+    tap.ok(sh.status() != 0 and out and any("not supported" in l for l in out),
+           "echo bogus > /dev/kpctl: an error (%s)" % out)
+    out = sh.run("echo stoq > /dev/kpctl")
+    tap.ok(sh.status() != 0, "echo stoq > /dev/kpctl: an error")
+    out = sh.run("echo start extra > /dev/kpctl")
+    tap.ok(sh.status() != 0, "echo start extra > /dev/kpctl: an error")
+    tap.ok(total(sh) == before, "bad commands started nothing")
+    sh.run("echo start > /dev/kpdata")
+    tap.ok(sh.status() != 0, "kpdata cannot be written")
+    sh.run("cat /dev/kpctl")
+    tap.ok(sh.status() != 0, "kpctl cannot be read")
+    out = sh.run("kprof -h")
+    tap.ok(sh.status() == 0 and out and out[0].startswith("usage: kprof"),
+           "kprof -h: usage, status 0")
+    sh.run("kprof a b c")
+    tap.ok(sh.status() == 2, "kprof with bad usage: status 2")
+
+
+def main():
+    tap = Tap()
+    shell_session(tap, [check_profile, check_control, check_errors], cpus=2)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
