@@ -191,7 +191,7 @@ static void kprof_print_row(const kprof_out_t *o, const kprof_data_t *d,
 	uint64_t centi = d->total ? (r->ticks * 10000 + d->total / 2) / d->total : 0;
 	uint64_t tenth_ms = (r->ticks * d->usec_per_tick + 50) / 100;
 
-	kprof_printf(o, "%8lu %3lu.%02lu%% %7lu.%lu  ", (unsigned long)r->ticks,
+	kprof_printf(o, "%8lu %3lu.%02lu%% %5lu.%lu  ", (unsigned long)r->ticks,
 		     (unsigned long)(centi / 100), (unsigned long)(centi % 100),
 		     (unsigned long)(tenth_ms / 10), (unsigned long)(tenth_ms % 10));
 	if (r->name)
