@@ -1,6 +1,7 @@
 /*
  * /bin/fs internals: the node tree (node.c), the initrd loader
- * (initrd.c), pipes (pipe.c) and the IPC side (main.c, serve.c, ops.c).
+ * (initrd.c), pipes (pipe.c), the kprof device /dev/kp* (kprof.c) and
+ * the IPC side (main.c, serve.c, ops.c).
  * The protocol is in <fs_proto.h>.
  */
 #ifndef FS_H

@@ -1,6 +1,7 @@
 /*
  * fs: the file service. Serves the initrd read-only at "/" and a tmpfs
- * at "/tmp" under the name "fs" (protocol: <fs_proto.h>); init starts it.
+ * at "/tmp", pipes at "/pipe" and the kprof device at "/dev" (kprof.c)
+ * under the name "fs" (protocol: <fs_proto.h>); init starts it.
  *
  *   fs [-h] [-v] [-l KIB]
  *     -v      log connections that hang up
