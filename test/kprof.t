@@ -85,8 +85,9 @@ def check_profile(tap, sh):
            "kprof: %d functions, their ticks within the kernel text's" %
            len(rows))
     start, end = text_range()
+    text_len = end - start
     tap.ok(geo and geo[0] == start and geo[1] in (976, 1000) and geo[3] == 8 and
-           geo[2] * geo[3] >= end - start and (geo[2] - 1) * geo[3] < end - start,
+           geo[2] * geo[3] >= text_len and (geo[2] - 1) * geo[3] < text_len,
            "kprof: KTZERO, us per tick (976 at the rtc's 1024 Hz), nbuckets x bucket size cover the text "
            "%x-%x (%s)" % (start, end, geo,))
     wc = sh.run("wc -c /dev/kpdata")

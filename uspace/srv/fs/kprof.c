@@ -94,28 +94,6 @@ static long kp_reader(void *arg)
 
 /* ------------------------------------------------------ control */
 
-static errno_t kp_start(void)
-{
-	prof_params_t p = { .source = PROF_SRC_DEFAULT, .hz = PROF_HZ_DEFAULT };
-	int phone;
-
-	if (kp_phone >= 0)
-		return EOK;                /* running already */
-	errno_t rc = prof_connect(sys_task_id(), &phone);
-	if (rc != EOK)
-		return rc;
-	rc = prof_system_begin(phone, &p, NULL, NULL);
-	if (rc == EOK)
-		rc = thread_start(kp_reader, (void *)(intptr_t)phone, &kp_tid);
-	if (rc != EOK) {
-		prof_disconnect(phone);
-		return rc;
-	}
-	kp_failed = false;
-	kp_phone = phone;
-	return EOK;
-}
-
 static void kp_stop(void)
 {
 	if (kp_phone < 0)
@@ -124,6 +102,30 @@ static void kp_stop(void)
 	thread_join(kp_tid, NULL);
 	prof_disconnect(kp_phone);
 	kp_phone = -1;
+}
+
+static errno_t kp_start(void)
+{
+	prof_params_t p = { .source = PROF_SRC_DEFAULT, .hz = PROF_HZ_DEFAULT };
+	int phone;
+
+	if (kp_phone >= 0 && kp_failed)
+		kp_stop();                 /* its reader gave up: begin again */
+	if (kp_phone >= 0)
+		return EOK;                /* running already */
+	errno_t rc = prof_connect(sys_task_id(), &phone);
+	if (rc != EOK)
+		return rc;
+	rc = prof_system_begin(phone, &p, NULL, NULL);
+	kp_failed = false;
+	if (rc == EOK)
+		rc = thread_start(kp_reader, (void *)(intptr_t)phone, &kp_tid);
+	if (rc != EOK) {
+		prof_disconnect(phone);
+		return rc;
+	}
+	kp_phone = phone;
+	return EOK;
 }
 
 /* Run kp_cmds[cmd]. */
