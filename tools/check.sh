@@ -60,6 +60,7 @@ fi
 export VERNIER_TEST_SLOTS=${VERNIER_TEST_SLOTS:-1}
 export BUILD="$top/$build"
 [[ $build == /* ]] && BUILD=$build
-# --exec '': run every file as a program (unit binaries and python .t files
-# alike), not through perl.
-exec prove --exec '' -j2 --timer "${verbose[@]}" "${files[@]}"
+# Every file runs as a program (unit binaries and python .t files alike),
+# not through perl, by tools/tap-tee.sh, which keeps each one's TAP in
+# $BUILD/test-logs/ for reading a failure afterwards.
+exec prove --exec "$top/tools/tap-tee.sh" -j2 --timer "${verbose[@]}" "${files[@]}"
