@@ -220,8 +220,7 @@ static void prof_free_dead(list_t *dead, list_t *events)
 		list_remove(it);
 		if (s->read)
 			kcall_answer(s->read, EHANGUP, NULL);
-		prof_fifo_free(&s->out);
-		kfree(s);
+		prof_session_free(s);
 	}
 	list_foreach_safe(events, it, tmp) {
 		list_remove(it);

@@ -1,24 +1,17 @@
 /*
  * The byte FIFO holding a profiling session's stream until the profiler
- * reads it (see internal.h). Records keep their order and are never split
+ * reads it (see kernel/prof_fifo.h). Records keep their order and are never split
  * by a read.
  */
-#include <kernel/vm.h>
+#include <kernel/prof_fifo.h>
+#include <kernel/types.h>
 #include <lib/string.h>
-#include "internal.h"
 
-errno_t prof_fifo_init(prof_fifo_t *q, size_t size)
+void prof_fifo_init(prof_fifo_t *q, void *buf, size_t size)
 {
-	q->buf = kmalloc(size);
+	q->buf = buf;
 	q->size = size;
 	q->head = q->tail = 0;
-	return q->buf ? EOK : ENOMEM;
-}
-
-void prof_fifo_free(prof_fifo_t *q)
-{
-	kfree(q->buf);
-	q->buf = NULL;
 }
 
 size_t prof_fifo_used(const prof_fifo_t *q)

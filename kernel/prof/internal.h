@@ -19,6 +19,7 @@
 
 #include <kernel/cpu.h>
 #include <kernel/prof.h>
+#include <kernel/prof_fifo.h>
 #include <kernel/spinlock.h>
 #include <lib/list.h>
 #include <lib/ring.h>
@@ -32,28 +33,6 @@
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
-
-/*
- * A byte FIFO of whole stream records (each starts with prof_rec_t, whose
- * size covers it); records may wrap around the end. head and tail only
- * grow. Thread context, one user at a time (prof_lock or unpublished).
- */
-typedef struct prof_fifo {
-	uint8_t *buf;
-	size_t size;
-	uint64_t head, tail;
-} prof_fifo_t;
-
-/* fifo.c */
-errno_t prof_fifo_init(prof_fifo_t *q, size_t size);
-void prof_fifo_free(prof_fifo_t *q);
-size_t prof_fifo_used(const prof_fifo_t *q);
-/* Append a record of size bytes; false if it does not fit. */
-bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size);
-/* Copy whole records from the oldest into dst (cap bytes) without consuming; bytes copied. */
-size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap);
-/* Consume n bytes (a sum of whole records returned by prof_fifo_peek). */
-void prof_fifo_consume(prof_fifo_t *q, size_t n);
 
 /* The sampling engine: what NMI context reads. */
 typedef struct prof_engine {
@@ -119,6 +98,8 @@ void prof_sample_reset(void);
 void prof_filter_update(void);
 /* session.c: stop the engine if no session runs or is paused (thread context, no locks). */
 void prof_engine_idle_check(void);
+/* session.c: free an unlisted session and its stream buffer. */
+void prof_session_free(prof_session_t *s);
 /* session.c: append a record to a session's stream; false (counted lost) if full. prof_lock held or unpublished. */
 bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
 

@@ -280,10 +280,12 @@ static prof_session_t *prof_session_new(uint64_t conn, task_t *target, const pro
 	if (!s)
 		return NULL;
 	size_t bytes = target ? PROF_TASK_SESSION_BYTES : PROF_SESSION_BYTES;
-	if (prof_fifo_init(&s->out, bytes) != EOK) {
+	void *buf = kmalloc(bytes);
+	if (!buf) {
 		kfree(s);
 		return NULL;
 	}
+	prof_fifo_init(&s->out, buf, bytes);
 	s->conn = conn;
 	s->target = target ? target->id : 0;
 	s->flags = a->flags;
@@ -295,9 +297,9 @@ static prof_session_t *prof_session_new(uint64_t conn, task_t *target, const pro
 	return s;
 }
 
-static void prof_session_free(prof_session_t *s)
+void prof_session_free(prof_session_t *s)
 {
-	prof_fifo_free(&s->out);
+	kfree(s->out.buf);
 	kfree(s);
 }
 

@@ -1,0 +1,33 @@
+/*
+ * A byte FIFO of whole profiler stream records (abi/profile.h: each starts
+ * with a prof_rec_t whose size covers it); records may wrap around the end
+ * of the buffer but a read never splits one. head and tail only grow. No
+ * locking of its own: one user at a time (the profiler holds prof_lock).
+ * Pure code over a caller's buffer, so the host unit tests run it.
+ */
+#ifndef KERNEL_PROF_FIFO_H
+#define KERNEL_PROF_FIFO_H
+
+#include <abi/profile.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct prof_fifo {
+	uint8_t *buf;
+	size_t size;
+	uint64_t head, tail;
+} prof_fifo_t;
+
+/* Attach buf (size bytes, any size) and empty the FIFO. */
+void prof_fifo_init(prof_fifo_t *q, void *buf, size_t size);
+/* Bytes in use. */
+size_t prof_fifo_used(const prof_fifo_t *q);
+/* Append a record of size bytes; false (nothing written) if it does not fit. */
+bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size);
+/* Copy whole records from the oldest into dst (cap bytes) without consuming; bytes copied. */
+size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap);
+/* Consume n bytes (a sum of whole records returned by prof_fifo_peek). */
+void prof_fifo_consume(prof_fifo_t *q, size_t n);
+
+#endif
