@@ -5,7 +5,8 @@
 `profile` must report them. On 1 and on 4 CPUs (4 workload threads), with
 the rtc-nmi and the timer sources:
 - `profile -s SRC -f HZ /bin/workload -d D alpha:2 beta:1 gamma:1` takes
-  at least 10,000 samples and reports work_alpha, work_beta and work_gamma
+  at least 10,000 samples (D leaves room: on a loaded host TCG delivers
+  only part of the interrupts asked for) and reports work_alpha, work_beta and work_gamma
   at 50/25/25% of their sum within 1.5 percentage points;
 - `profile /bin/workload ksyscall:1` (a cheap system call in a loop) is
   mostly kernel samples, with kernel symbols ("NAME [k]") among the rows;
@@ -104,13 +105,13 @@ def check_kill(tap, sh):
 def main():
     tap = Tap()
     shell_session(tap, [
-        lambda t, s: check_shares(t, s, 1, "rtc-nmi", 4096, "4"),
-        lambda t, s: check_shares(t, s, 1, "timer", 4000, "4"),
+        lambda t, s: check_shares(t, s, 1, "rtc-nmi", 4096, "6"),
+        lambda t, s: check_shares(t, s, 1, "timer", 4000, "6"),
         check_ksyscall,
     ], cpus=1)
     shell_session(tap, [
         lambda t, s: check_shares(t, s, 4, "rtc-nmi", 4096, "10"),
-        lambda t, s: check_shares(t, s, 4, "timer", 4000, "6"),
+        lambda t, s: check_shares(t, s, 4, "timer", 4000, "8"),
         check_kill,
     ], cpus=4)
     tap.done()
