@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <thread.h>
+#include <unistd.h>
 #include <vernier.h>
 
 #include "bench.h"
@@ -204,34 +205,17 @@ static void sym_release(void *ctx, void *p)
 	free(p);
 }
 
-/* Read path whole into *data (malloc'd); its size, or 0. */
-static size_t read_whole(const char *path, void **data)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 20, n = 0, got;
-	char *buf = malloc(cap);
-
-	while (f && buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap && !(buf = realloc(buf, cap *= 2)))
-			n = 0;
-	}
-	if (f)
-		fclose(f);
-	*data = buf;
-	return n;
-}
-
 /* Symbol lookups per second in the kernel's table, as the report does them. */
 static void prof_symbolize(uint64_t tsc_hz)
 {
 	profsym_mem_t mem = { NULL, sym_alloc, sym_release };
 	profsym_t ps;
-	void *image;
-	size_t size = read_whole("/boot/kernel", &image);
+	void *image = NULL;
+	size_t size = 0;
+	errno_t rc = file_read_all("/boot/kernel", SIZE_MAX, &image, &size);
 	uint64_t seed = 0x9e3779b97f4a7c15ull, n = 200000, hits = 0;
 
-	if (!size || profsym_from_elf(&ps, image, size) != EOK) {
+	if (rc != EOK || profsym_from_elf(&ps, image, size) != EOK) {
 		printf("# prof.symbolize: no symbols in /boot/kernel\n");
 		free(image);
 		return;

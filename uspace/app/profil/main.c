@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vernier.h>
 #include <lib/elfload.h>
 
@@ -108,33 +109,6 @@ static int parse_args(int argc, char **argv, profil_opts_t *o)
 	return -1;
 }
 
-/* The whole file at path into *image (malloc) and *size. */
-static errno_t read_file(const char *path, void **image, size_t *size)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return errno;
-	do {
-		if (len == cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : READ_BUF);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return ENOMEM;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	*image = buf;
-	*size = len;
-	return EOK;
-}
 
 /* PROGRAM's path: name itself if that file exists (as MINIX's profil
  * reads the file named), else as spawn() finds commands (/bin/name). */
@@ -161,7 +135,7 @@ static int load_program(profil_opts_t *o, profil_prog_t *p)
 	errno_t rc = find_program(o->argv[0], o->path, sizeof(o->path));
 
 	if (rc == EOK)
-		rc = read_file(o->path, &image, &size);
+		rc = file_read_all(o->path, SIZE_MAX, &image, &size);
 	if (rc == EOK && elf_load_plan(image, size, 0, USER_SPAN, &plan) != EOK)
 		rc = ENOEXEC;
 	if (rc != EOK) {

@@ -25,7 +25,6 @@
 #define THRESHOLD_DEFAULT 50            /* 0.5 % */
 #define KEY_CTRL_C 0x03
 #define KEYS_MAX 32
-#define LOAD_CHUNK 65536
 
 typedef unsigned long long ull;
 
@@ -203,45 +202,9 @@ static void env_release(void *ctx, void *p)
 	free(p);
 }
 
-/* Read all of f into a malloc'd *data / *size. */
-static errno_t read_all(FILE *f, void **data, size_t *size)
-{
-	size_t cap = 0, len = 0;
-	char *buf = NULL;
-
-	for (;;) {
-		if (len == cap) {
-			char *bigger = realloc(buf, cap + LOAD_CHUNK);
-			if (!bigger) {
-				free(buf);
-				return ENOMEM;
-			}
-			buf = bigger;
-			cap += LOAD_CHUNK;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		if (n == 0)
-			break;
-		len += n;
-	}
-	*data = buf;
-	*size = len;
-	return ferror(f) ? EIO : EOK;
-}
-
 static errno_t env_load(void *ctx, const char *path, void **data, size_t *size)
 {
-	FILE *f;
-
-	errno = 0;
-	f = fopen(path, "r");
-	if (!f)
-		return errno ? (errno_t)errno : ENOENT;
-	errno_t rc = read_all(f, data, size);
-	fclose(f);
-	if (rc != EOK && rc != ENOMEM)
-		free(*data);
-	return rc;
+	return file_read_all(path, SIZE_MAX, data, size);
 }
 
 static void env_out(void *ctx, const char *s, size_t len)

@@ -7,6 +7,7 @@
 #define _UNISTD_H
 
 #include <stddef.h>
+#include <abi/errno.h>
 #include <sys/types.h>
 
 #define STDIN_FILENO 0
@@ -25,6 +26,12 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
 int ftruncate(int fd, off_t size);
 int unlink(const char *path);
 int rmdir(const char *path);
+/*
+ * Vernier: read the whole file at path into a new malloc'd buffer *data
+ * of *size bytes. EOK, the errno of opening it, EISDIR, E2BIG (larger
+ * than max bytes), ENOMEM, or EIO (it shrank while read).
+ */
+errno_t file_read_all(const char *path, size_t max, void **data, size_t *size);
 /*
  * A pipe (served by /bin/fs): fds[0] reads what fds[1] writes; reads
  * wait for data, 0 at end of file once every write end is closed, and

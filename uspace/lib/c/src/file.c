@@ -617,3 +617,27 @@ int alphasort(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
+
+errno_t file_read_all(const char *path, size_t max, void **data, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return errno;
+	errno_t rc = fstat(fd, &st) ? errno : S_ISDIR(st.st_mode) ? EISDIR
+		: (size_t)st.st_size > max ? E2BIG : EOK;
+	char *buf = rc == EOK ? malloc((size_t)st.st_size + 1) : NULL;
+	if (rc == EOK && !buf)
+		rc = ENOMEM;
+	if (rc == EOK && (errno = 0, pread(fd, buf, (size_t)st.st_size, 0)) != st.st_size)
+		rc = errno ? errno : EIO;     /* an error, or the file shrank */
+	close(fd);
+	if (rc != EOK) {
+		free(buf);
+		return rc;
+	}
+	*data = buf;
+	*size = (size_t)st.st_size;
+	return EOK;
+}

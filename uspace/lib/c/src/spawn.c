@@ -20,30 +20,16 @@
 /* The variables spawn() sets itself, dropped from the inherited ones. */
 static const char *const spawn_own[] = { "PWD=", "FD0=", "FD1=", "FD2=" };
 
-/* Read the whole file at path into a new buffer *image of *size bytes. */
+/* The program at path into a new buffer: as file_read_all, ENOEXEC if empty. */
 static errno_t spawn_read_image(const char *path, void **image, size_t *size)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY);
+	errno_t rc = file_read_all(path, SPAWN_MAX_IMAGE, image, size);
 
-	if (fd < 0)
-		return errno;
-	errno_t rc = fstat(fd, &st) ? errno : S_ISDIR(st.st_mode) ? EISDIR
-		: st.st_size == 0 ? ENOEXEC
-		: (size_t)st.st_size > SPAWN_MAX_IMAGE ? E2BIG : EOK;
-	char *buf = rc == EOK ? malloc((size_t)st.st_size) : NULL;
-	if (rc == EOK && !buf)
-		rc = ENOMEM;
-	if (rc == EOK && (errno = 0, pread(fd, buf, (size_t)st.st_size, 0)) != st.st_size)
-		rc = errno ? errno : EIO;     /* an error, or the file shrank */
-	close(fd);
-	if (rc != EOK) {
-		free(buf);
-		return rc;
+	if (rc == EOK && *size == 0) {
+		free(*image);
+		rc = ENOEXEC;
 	}
-	*image = buf;
-	*size = (size_t)st.st_size;
-	return EOK;
+	return rc;
 }
 
 static bool spawn_is_own(const char *var)
