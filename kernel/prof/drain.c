@@ -15,7 +15,6 @@
 #include <kernel/thread.h>
 #include <kernel/time.h>
 #include <kernel/vm.h>
-#include <kernel/vm_space.h>
 #include <kernel/waitq.h>
 #include <lib/string.h>
 #include "internal.h"
@@ -283,11 +282,7 @@ static bool prof_answer_one(uint64_t now)
 	if (!c)
 		return false;
 	/* Only the drain thread consumes: the peeked records are still first. */
-	vm_space_t *space = task_space_get(kcall_caller(c));
-	errno_t rc = space ? vm_space_copy_out(space, kcall_msg(c)->args[0], prof_stage, n)
-			   : EFAULT;
-	if (space)
-		vm_space_put(space);
+	errno_t rc = prof_copy_to_caller(c, kcall_msg(c)->args[0], prof_stage, n);
 	f = spin_lock_irqsave(&prof_lock);
 	if (rc == EOK)
 		prof_fifo_consume(&s->out, n);

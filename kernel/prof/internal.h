@@ -98,6 +98,8 @@ void prof_sample_reset(void);
 void prof_filter_update(void);
 /* session.c: stop the engine if no session runs or is paused (thread context, no locks). */
 void prof_engine_idle_check(void);
+/* session.c: copy size bytes of kernel data to c's caller at dst. EOK or EFAULT. */
+errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size);
 /* session.c: free an unlisted session and its stream buffer. */
 void prof_session_free(prof_session_t *s);
 /* session.c: append a record to a session's stream; false (counted lost) if full. prof_lock held or unpublished. */

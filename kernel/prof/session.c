@@ -411,8 +411,7 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	}
 }
 
-/* Copy size bytes of kernel data to the caller of c at dst. */
-static errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size)
+errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size)
 {
 	vm_space_t *space = task_space_get(kcall_caller(c));
 
