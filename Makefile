@@ -7,10 +7,18 @@
 #   make bochs    boot the ISO in Bochs with 2 CPUs
 #
 # Variables: CROSS= (toolchain prefix, e.g. x86_64-elf-), CPUS= MEM= ACCEL=
-# (tcg|kvm), V=1 for verbose commands.
+# (tcg|kvm), V=1 for verbose commands, CPROFILE=1 (call profiling: the
+# kernel and CPROFILE_PROGS built with -finstrument-functions, in
+# build/cprof).
 
 ARCH    ?= x86_64
 CROSS   ?=
+# make CPROFILE=1: the call-profiled system (README "Call profiling"),
+# built apart in build/cprof so that its objects never mix with these.
+CPROFILE ?= 0
+ifeq ($(CPROFILE),1)
+BUILD   ?= build/cprof
+endif
 BUILD   ?= build
 CPUS    ?= 2
 MEM     ?= 256
@@ -131,6 +139,26 @@ UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
 
+# Call profiling: these programs are always built with the hooks (the
+# call profiler's own tests and benchmark); CPROFILE=1 adds CPROFILE_PROGS
+# and the kernel. The hooks and their bookkeeping (libc, lib/cprof.c) are
+# never instrumented themselves.
+CPROF_CFLAGS := -finstrument-functions
+UPROG_CPROF := cpdemo callbench-cp
+CPROFILE_PROGS ?= workload sh fs cat
+ifeq ($(CPROFILE),1)
+UPROG_CPROF += $(CPROFILE_PROGS)
+KERNEL_CPROF_CFLAGS := $(CPROF_CFLAGS)
+endif
+# Kernel files never instrumented: the hooks, the code that runs before
+# a CPU's per-CPU data is set up, the context switch, the NMI sample path.
+KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) \
+	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
+	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
+	arch/$(ARCH)/callchain.c kernel/prof/sample.c
+$(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
+$(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
+
 # Each program's objects: the .c files of its directory (plus
 # UPROG_EXTRA_<name>).
 define uprog_rule
@@ -154,7 +182,7 @@ uspace: $(UBINS)
 $(KOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(KERNEL_CFLAGS) $(if $(filter $<,$(KERNEL_NOINSTR)),,$(KERNEL_CPROF_CFLAGS)) -c $< -o $@
 
 $(KOBJ)/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
