@@ -13,14 +13,13 @@
 #ifndef KERNEL_VM_SPACE_H
 #define KERNEL_VM_SPACE_H
 
+#include <abi/task.h>            /* USER_STACK_TOP, USER_STACK_SIZE */
 #include <kernel/spinlock.h>
 #include <kernel/types.h>
 #include <lib/list.h>
 
 #define USER_BASE 0x0000000000400000ul
 #define USER_MAP_BASE 0x0000100000000000ul
-#define USER_STACK_TOP 0x00007fff00000000ul
-#define USER_STACK_SIZE (8ul << 20)
 #define USER_END 0x00007ffffffff000ul
 
 #define REGION_IMAGE 1

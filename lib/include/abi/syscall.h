@@ -55,7 +55,8 @@
 #define SYS_SYSINFO_DATA 37   /* (path, buf, size, size_t *needed) -> bytes */
 #define SYS_PROFILE 38        /* (task_id or 0, start, end, interval) -> 0; see abi/profil.h */
 #define SYS_GETPROFILE 39     /* (struct prof_data *) -> 0: the current or last profile */
-#define SYS_COUNT 40
+#define SYS_CPROF 40          /* (op, a1, a2, a3) call profiler; see abi/cprof.h */
+#define SYS_COUNT 41
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

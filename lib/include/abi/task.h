@@ -87,4 +87,8 @@ typedef struct system_stats {
 	uint64_t tsc_hz;           /* cycle counter frequency */
 } system_stats_t;
 
+/* The main thread's stack: [USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_TOP). */
+#define USER_STACK_TOP 0x00007fff00000000ul
+#define USER_STACK_SIZE (8ul << 20)
+
 #endif
