@@ -134,8 +134,10 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -Ikernel/include -c $< -o $@
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
-# The two profilers share profile's ptool.c (options, sink, session loop).
-UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o
+# The two profilers share profile's ptool.c (options, session loop) and
+# psink.c (the -o sink: a file or com2); cprof uses psink.c too.
+UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/profile/psink.o
+UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
 

@@ -212,43 +212,6 @@ static void env_out(void *ctx, const char *s, size_t len)
 	fwrite(s, 1, len, stdout);
 }
 
-/* ------------------------------------------------------------ sink */
-
-/* Open the -o sink; prints what fails and returns false. */
-static bool sink_open(ptool_t *t)
-{
-	const char *out = t->o->out;
-
-	if (!out)
-		return true;
-	if (!strcmp(out, PTOOL_COM2)) {
-		errno_t rc = serial_open(SERIAL_COM2, &t->com);
-		if (rc == EPERM)
-			fprintf(stderr, "%s: com2: permission denied (needs the io "
-				"permission)\n", t->o->prog);
-		else if (rc != EOK)
-			fprintf(stderr, "%s: com2: no serial port at 0x2f8\n", t->o->prog);
-		t->com_on = rc == EOK;
-		return t->com_on;
-	}
-	t->file = fopen(out, "w");
-	if (!t->file)
-		fprintf(stderr, "%s: %s: %s\n", t->o->prog, out, strerror(errno));
-	return t->file != NULL;
-}
-
-/* The stream's bytes to the sink; false (printed) on a write error. */
-static bool sink_write(ptool_t *t, const void *data, size_t len)
-{
-	if (t->com_on)
-		serial_write(&t->com, data, len);
-	if (t->file && fwrite(data, 1, len, t->file) != len) {
-		fprintf(stderr, "%s: %s: %s\n", t->o->prog, t->o->out, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
 /* ------------------------------------------------------------ session */
 
 static uint64_t now_ns(void)
@@ -269,7 +232,7 @@ int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 		fprintf(stderr, "%s: out of memory\n", o->prog);
 		return 1;
 	}
-	if (!sink_open(t))
+	if (!psink_open(&t->sink, o->prog, o->out))
 		return 1;
 	if (isatty(STDIN_FILENO) && console_keys_open("q\x03", &t->keys) != EOK)
 		t->keys = NULL;
@@ -416,7 +379,7 @@ static errno_t read_once(ptool_t *t)
 	}
 	if (got) {
 		scan_exit(t, t->buf, got);
-		if (!sink_write(t, t->buf, got))
+		if (!psink_write(&t->sink, t->buf, got))
 			return EIO;
 		rc = prof_report_feed(t->report, t->buf, got);
 		if (rc != EOK) {
@@ -479,8 +442,7 @@ void ptool_close(ptool_t *t)
 {
 	if (t->keys)
 		console_keys_close(t->keys);
-	if (t->file && fclose(t->file) != 0)
-		fprintf(stderr, "%s: %s: %s\n", t->o->prog, t->o->out, strerror(errno));
+	psink_close(&t->sink);
 	if (t->report)
 		prof_report_free(t->report);
 	free(t->buf);

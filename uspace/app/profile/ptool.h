@@ -10,13 +10,14 @@
 #include <console.h>
 #include <lib/profreport.h>
 #include <prof.h>
-#include <serial.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "psink.h"
+
 #define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
-#define PTOOL_COM2 "com2"               /* -o com2: the second serial port */
+#define PTOOL_COM2 PSINK_COM2            /* -o com2: the second serial port */
 
 /* The options both tools take (-f -s -d -g -o; sprofile also -p). */
 typedef struct ptool_opts {
@@ -44,9 +45,7 @@ typedef struct ptool {
 	const ptool_opts_t *o;
 	int phone;
 	prof_report_t *report;
-	FILE *file;                     /* -o FILE */
-	serial_t com;                   /* -o com2 */
-	bool com_on;
+	psink_t sink;                   /* -o FILE or com2 */
 	console_keys_t *keys;           /* NULL: stdin is not a terminal */
 	bool status_line;               /* stderr is a terminal */
 	uint64_t start_ns, next_status_ns;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A spinlock that yields the CPU after spinning a while. Zero is unlocked. */
 typedef struct libc_lock {
@@ -49,6 +50,22 @@ void __libc_stdfd_init(void);
 bool __libc_stdfd_null(int fd);
 /* The spec standard descriptor fd was started with, or NULL (console). */
 const char *__libc_stdfd_spec(int fd);
+
+/* The time stamp counter (RDTSC; not ordered against other loads). */
+static inline __attribute__((no_instrument_function)) uint64_t __libc_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * The call profiler's runtime (src/cprof_rt.c): a thread about to start
+ * will run on the stack [lo, lo + size). Only stores the range (no
+ * system call); the thread's first hook sets up its part. Any thread.
+ */
+void __libc_cprof_stack(void *lo, size_t size);
 
 /* The environment and argv[0] for messages ("?" if none). */
 extern char **__libc_environ;

@@ -77,6 +77,7 @@ errno_t thread_start_stack(thread_fn_t fn, void *arg, size_t stack_size,
 	boot->arg = arg;
 	rec->stack = stack;
 	rec->size = size;
+	__libc_cprof_stack(stack, size);
 	e = sys_thread_create(__libc_thread_entry, boot, boot, &rec->tid);
 	if (e != EOK) {
 		sys_unmap(stack, size);

@@ -1,0 +1,34 @@
+/*
+ * Where a profiler tool's raw bytes go with -o: a file, or "com2", the
+ * second serial port (the host reads it through QEMU's -serial file:...;
+ * needs the io permission). Shared by profile, sprofile (through ptool.c)
+ * and cprof, which link this directory's psink.o.
+ */
+#ifndef PSINK_H
+#define PSINK_H
+
+#include <serial.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define PSINK_COM2 "com2"               /* -o com2: the second serial port */
+
+typedef struct psink {
+	const char *prog;               /* for messages */
+	const char *out;                /* FILE or "com2"; NULL: nowhere */
+	FILE *file;
+	serial_t com;
+	bool com_on;
+} psink_t;
+
+/*
+ * Open out (NULL: a sink that drops everything) into *s. Prints what
+ * fails (prog: out: why) and returns false.
+ */
+bool psink_open(psink_t *s, const char *prog, const char *out);
+/* Write len bytes of data; false (printed) on a file write error. */
+bool psink_write(psink_t *s, const void *data, size_t len);
+/* Close the sink; false (printed) if the file could not be completed. */
+bool psink_close(psink_t *s);
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * The call profiler's user-space hooks (see <cprof.h>, <abi/cprof.h> and
+ * lib/cprof.h): __cyg_profile_func_enter/exit, which GCC's
+ * -finstrument-functions calls around every function of an instrumented
+ * program. The bookkeeping is lib/cprof.c's; this file finds the calling
+ * thread's part and stack, reads the clocks and announces the process's
+ * table (cprof_rt_ctl) to the kernel on the first hook, as the thesis
+ * does (3.6.1). If that fails (a kernel without the call profiler, or
+ * EBUSY) the hooks still count, locally, and never ask again.
+ *
+ * Threads are told apart by their stacks: record 0 is the main thread's
+ * (abi/task.h), thread_start adds the others (__libc_cprof_stack) before
+ * the thread runs, and a thread's first hook maps its part and call stack
+ * and asks for its clock (CPROF_OP_THREAD; without one, off-CPU time is
+ * taken as 0 and on-CPU time equals wall time). A hook on no known stack
+ * only counts itself in cprof_rt_unknown. A stack range given again (a
+ * joined thread's stack reused) gives the new thread the old record: its
+ * part (the same part id) and a fresh call stack.
+ *
+ * Each record is written by its thread only, except its range and state,
+ * which __libc_cprof_stack sets before the thread exists. The per-record
+ * busy flag keeps a hook's own calls from recursing. Nothing here may be
+ * instrumented (libc never is; the attribute says so anyway).
+ *
+ * Lock order: cprof_rt_lock only (records added, parts published).
+ */
+#include <cprof.h>
+#include <lib/cprof.h>
+#include <stdbool.h>
+#include <vernier.h>
+
+#include "libc.h"
+
+#define NOINSTR __attribute__((no_instrument_function))
+
+enum {
+	RT_FREE,          /* no range */
+	RT_PENDING,       /* range known, the first hook sets it up */
+	RT_READY,
+	RT_FAILED,        /* set-up failed: its hooks do nothing */
+};
+
+enum { ANNOUNCE_NOT, ANNOUNCE_BUSY, ANNOUNCE_DONE };
+
+typedef struct cprof_rt_thr {
+	uintptr_t lo, hi;               /* stack [lo, hi) */
+	volatile uint32_t state;        /* RT_* */
+	uint32_t busy;                  /* a hook of this thread is running */
+	uint32_t part_id;               /* index in cprof_rt_parts */
+	uint32_t reserved;
+	cprof_part_t *part;             /* NULL until the first set-up */
+	cprof_stack_t *stack;
+	const cprof_clock_t *clock;     /* NULL: no clock, off-CPU = 0 */
+} cprof_rt_thr_t;
+
+static cprof_ctl_t cprof_rt_ctl = { .magic = CPROF_CTL_MAGIC, .version = CPROF_VERSION };
+static cprof_part_t *cprof_rt_parts[CPROF_PARTS_MAX];
+static cprof_rt_thr_t cprof_rt_thr[CPROF_PARTS_MAX] = {
+	[0] = { .lo = USER_STACK_TOP - USER_STACK_SIZE, .hi = USER_STACK_TOP,
+		.state = RT_PENDING },
+};
+static uint32_t cprof_rt_nthr = 1;           /* records [0, nthr) have been used */
+static uint32_t cprof_rt_announce_state;     /* ANNOUNCE_* */
+static errno_t cprof_rt_announce_rc = EAGAIN;
+static uint64_t cprof_rt_unknown;
+static libc_lock_t cprof_rt_lock = LIBC_LOCK_INIT;
+
+/* The calling thread's record (by its stack), or NULL (counted). */
+static inline NOINSTR cprof_rt_thr_t *cprof_rt_self(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint32_t n = __atomic_load_n(&cprof_rt_nthr, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++) {
+		cprof_rt_thr_t *r = &cprof_rt_thr[i];
+		if (sp - r->lo < r->hi - r->lo)
+			return r;
+	}
+	__atomic_fetch_add(&cprof_rt_unknown, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* The thread's off-CPU cycles (its clock, read under the seqcount). */
+static inline NOINSTR uint64_t cprof_rt_off(const cprof_rt_thr_t *r)
+{
+	const cprof_clock_t *c = r->clock;
+
+	if (!c)
+		return 0;
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		uint64_t off = c->off;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq)
+			return off;
+	}
+}
+
+/* Tell the kernel about cprof_rt_ctl, once per process (any thread). */
+static NOINSTR void cprof_rt_announce(void)
+{
+	uint32_t expect = ANNOUNCE_NOT;
+
+	if (__atomic_load_n(&cprof_rt_announce_state, __ATOMIC_ACQUIRE) == ANNOUNCE_DONE)
+		return;
+	if (__atomic_compare_exchange_n(&cprof_rt_announce_state, &expect, ANNOUNCE_BUSY,
+					false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		long rc = __libc_syscall2(SYS_CPROF, CPROF_OP_REGISTER, (long)&cprof_rt_ctl);
+		cprof_rt_announce_rc = rc < 0 ? (errno_t)-rc : EOK;
+		__atomic_store_n(&cprof_rt_announce_state, ANNOUNCE_DONE, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&cprof_rt_announce_state, __ATOMIC_ACQUIRE) != ANNOUNCE_DONE)
+		sys_yield();
+}
+
+/* Map r's part and stack and publish the part (ctl.parts, nparts). */
+static NOINSTR bool cprof_rt_new_part(cprof_rt_thr_t *r)
+{
+	size_t part_size = (CPROF_PART_SIZE(CPROF_RT_SLOTS) + 4095) & ~(size_t)4095;
+	size_t size = part_size + CPROF_STACK_SIZE(CPROF_RT_FRAMES);
+	void *mem;
+
+	if (sys_map(NULL, size, PROT_READ | PROT_WRITE, &mem) != EOK)
+		return false;
+	r->part = mem;
+	r->stack = (cprof_stack_t *)((char *)mem + part_size);
+	__libc_lock(&cprof_rt_lock);
+	uint32_t id = cprof_rt_ctl.nparts;
+	r->part_id = id;
+	cprof_part_init(r->part, id, CPROF_RT_SLOTS);
+	r->part->h.gen = cprof_rt_ctl.reset_gen;
+	cprof_rt_parts[id] = r->part;
+	cprof_rt_ctl.parts[id] = (uint64_t)(uintptr_t)r->part;
+	__atomic_store_n(&cprof_rt_ctl.nparts, id + 1, __ATOMIC_RELEASE);
+	__libc_unlock(&cprof_rt_lock);
+	return true;
+}
+
+/* The calling thread's clock, or NULL if the kernel has none for it. */
+static NOINSTR const cprof_clock_t *cprof_rt_clock(void)
+{
+	if (cprof_rt_announce_rc != EOK)
+		return NULL;
+	long idx = __libc_syscall1(SYS_CPROF, CPROF_OP_THREAD);
+	uint64_t page = __atomic_load_n(&cprof_rt_ctl.clock, __ATOMIC_ACQUIRE);
+	if (idx < 0 || idx >= CPROF_CLOCKS || !page)
+		return NULL;
+	return (const cprof_clock_t *)(uintptr_t)page + idx;
+}
+
+/* First hook of r's thread: announce, part, stack, clock. False: no profiling. */
+static NOINSTR __attribute__((noinline)) bool cprof_rt_setup(cprof_rt_thr_t *r)
+{
+	if (r->state != RT_PENDING)
+		return false;
+	cprof_rt_announce();
+	if (!r->part && !cprof_rt_new_part(r)) {
+		r->state = RT_FAILED;
+		return false;
+	}
+	r->part->h.thread = sys_thread_id();
+	cprof_stack_init(r->stack, CPROF_RT_FRAMES, cprof_rt_ctl.reset_gen);
+	r->clock = cprof_rt_clock();
+	r->state = RT_READY;
+	return true;
+}
+
+/* The table r's hooks write: every part, r's own, the current generation. */
+static inline NOINSTR void cprof_rt_table(const cprof_rt_thr_t *r, cprof_table_t *tab)
+{
+	tab->parts = cprof_rt_parts;
+	tab->nparts = CPROF_PARTS_MAX;
+	tab->own = r->part_id;
+	tab->gen = cprof_rt_ctl.reset_gen;
+}
+
+/* Called by -finstrument-functions code on entry to fn (from call site site). */
+NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
+{
+	uint64_t t1 = __libc_rdtsc();
+	cprof_rt_thr_t *r = cprof_rt_self();
+	cprof_table_t tab;
+
+	if (!r || r->busy)
+		return;
+	r->busy = 1;
+	if (r->state == RT_READY || cprof_rt_setup(r)) {
+		cprof_rt_table(r, &tab);
+		cprof_sync(r->stack, &tab);
+		cprof_frame_t *f = cprof_enter(r->stack, &tab, (uint64_t)(uintptr_t)fn, t1,
+					       cprof_rt_off(r));
+		if (f)
+			f->t2 = __libc_rdtsc();
+	}
+	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
+}
+
+/* Called by -finstrument-functions code when fn returns. */
+NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
+{
+	uint64_t stop = __libc_rdtsc();
+	cprof_rt_thr_t *r = cprof_rt_self();
+	cprof_table_t tab;
+
+	if (!r || r->busy || r->state != RT_READY)
+		return;
+	r->busy = 1;
+	cprof_rt_table(r, &tab);
+	cprof_sync(r->stack, &tab);
+	cprof_frame_t *f = cprof_exit_begin(r->stack, &tab, (uint64_t)(uintptr_t)fn, stop,
+					    cprof_rt_off(r));
+	if (f)
+		cprof_exit_end(r->stack, f, __libc_rdtsc(), cprof_rt_off(r));
+	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
+}
+
+/* The record whose range overlaps [lo, hi), or NULL. Holds cprof_rt_lock. */
+static NOINSTR cprof_rt_thr_t *cprof_rt_find(uintptr_t lo, uintptr_t hi)
+{
+	for (uint32_t i = 0; i < cprof_rt_nthr; i++) {
+		cprof_rt_thr_t *r = &cprof_rt_thr[i];
+		if (r->lo < hi && lo < r->hi)
+			return r;
+	}
+	return NULL;
+}
+
+NOINSTR void __libc_cprof_stack(void *lo, size_t size)
+{
+	uintptr_t a = (uintptr_t)lo, b = a + size;
+
+	__libc_lock(&cprof_rt_lock);
+	cprof_rt_thr_t *r = cprof_rt_find(a, b);
+	if (!r && cprof_rt_nthr < CPROF_PARTS_MAX)
+		r = &cprof_rt_thr[cprof_rt_nthr];
+	if (r) {
+		r->state = RT_PENDING;
+		r->busy = 0;
+		r->lo = a;
+		r->hi = b;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		if (r == &cprof_rt_thr[cprof_rt_nthr])
+			__atomic_store_n(&cprof_rt_nthr, cprof_rt_nthr + 1, __ATOMIC_RELEASE);
+	}
+	__libc_unlock(&cprof_rt_lock);
+}
+
+NOINSTR void cprof_rt_info(cprof_rt_info_t *info)
+{
+	info->announce = __atomic_load_n(&cprof_rt_announce_state, __ATOMIC_ACQUIRE) ==
+		ANNOUNCE_DONE ? cprof_rt_announce_rc : EAGAIN;
+	info->threads = __atomic_load_n(&cprof_rt_ctl.nparts, __ATOMIC_ACQUIRE);
+	info->unknown = __atomic_load_n(&cprof_rt_unknown, __ATOMIC_RELAXED);
+}
