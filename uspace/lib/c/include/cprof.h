@@ -36,6 +36,13 @@ errno_t cprof_get(void *buf, size_t size, size_t *needed);
  */
 errno_t cprof_reset(int *ntables);
 
+/*
+ * The hooks -finstrument-functions code calls on entry to and exit from
+ * fn (site: the call site). Declared for tests, which may call them.
+ */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
 /* The calling process's own profiling state (cprof_rt_info). */
 typedef struct cprof_rt_info {
 	errno_t announce;          /* EOK: announced; EAGAIN: no hook ran yet; else why not */

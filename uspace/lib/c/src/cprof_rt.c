@@ -46,8 +46,7 @@ typedef struct cprof_rt_thr {
 	uintptr_t lo, hi;               /* stack [lo, hi) */
 	volatile uint32_t state;        /* RT_* */
 	uint32_t busy;                  /* a hook of this thread is running */
-	uint32_t part_id;               /* index in cprof_rt_parts */
-	uint32_t reserved;
+	cprof_table_t tab;              /* its view of the table; gen set by each hook */
 	cprof_part_t *part;             /* NULL until the first set-up */
 	cprof_stack_t *stack;
 	const cprof_clock_t *clock;     /* NULL: no clock, off-CPU = 0 */
@@ -127,7 +126,7 @@ static NOINSTR bool cprof_rt_new_part(cprof_rt_thr_t *r)
 	r->stack = (cprof_stack_t *)((char *)mem + part_size);
 	__libc_lock(&cprof_rt_lock);
 	uint32_t id = cprof_rt_ctl.nparts;
-	r->part_id = id;
+	r->tab = (cprof_table_t){ cprof_rt_parts, CPROF_PARTS_MAX, id, 0 };
 	cprof_part_init(r->part, id, CPROF_RT_SLOTS);
 	r->part->h.gen = cprof_rt_ctl.reset_gen;
 	cprof_rt_parts[id] = r->part;
@@ -166,13 +165,18 @@ static NOINSTR __attribute__((noinline)) bool cprof_rt_setup(cprof_rt_thr_t *r)
 	return true;
 }
 
-/* The table r's hooks write: every part, r's own, the current generation. */
-static inline NOINSTR void cprof_rt_table(const cprof_rt_thr_t *r, cprof_table_t *tab)
+/*
+ * r's table at the current reset generation. The bookkeeping's sync runs
+ * only when a reset was asked (cprof_sync is cheap but a call each hook).
+ */
+static inline NOINSTR const cprof_table_t *cprof_rt_table(cprof_rt_thr_t *r)
 {
-	tab->parts = cprof_rt_parts;
-	tab->nparts = CPROF_PARTS_MAX;
-	tab->own = r->part_id;
-	tab->gen = cprof_rt_ctl.reset_gen;
+	uint32_t gen = cprof_rt_ctl.reset_gen;
+
+	r->tab.gen = gen;
+	if (r->stack->gen != gen || r->part->h.gen != gen)
+		cprof_sync(r->stack, &r->tab);
+	return &r->tab;
 }
 
 /* Called by -finstrument-functions code on entry to fn (from call site site). */
@@ -180,15 +184,13 @@ NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
 {
 	uint64_t t1 = __libc_rdtsc();
 	cprof_rt_thr_t *r = cprof_rt_self();
-	cprof_table_t tab;
 
 	if (!r || r->busy)
 		return;
 	r->busy = 1;
 	if (r->state == RT_READY || cprof_rt_setup(r)) {
-		cprof_rt_table(r, &tab);
-		cprof_sync(r->stack, &tab);
-		cprof_frame_t *f = cprof_enter(r->stack, &tab, (uint64_t)(uintptr_t)fn, t1,
+		const cprof_table_t *tab = cprof_rt_table(r);
+		cprof_frame_t *f = cprof_enter(r->stack, tab, (uint64_t)(uintptr_t)fn, t1,
 					       cprof_rt_off(r));
 		if (f)
 			f->t2 = __libc_rdtsc();
@@ -201,15 +203,12 @@ NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 {
 	uint64_t stop = __libc_rdtsc();
 	cprof_rt_thr_t *r = cprof_rt_self();
-	cprof_table_t tab;
 
 	if (!r || r->busy || r->state != RT_READY)
 		return;
 	r->busy = 1;
-	cprof_rt_table(r, &tab);
-	cprof_sync(r->stack, &tab);
-	cprof_frame_t *f = cprof_exit_begin(r->stack, &tab, (uint64_t)(uintptr_t)fn, stop,
-					    cprof_rt_off(r));
+	cprof_frame_t *f = cprof_exit_begin(r->stack, cprof_rt_table(r),
+					    (uint64_t)(uintptr_t)fn, stop, cprof_rt_off(r));
 	if (f)
 		cprof_exit_end(r->stack, f, __libc_rdtsc(), cprof_rt_off(r));
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
