@@ -156,12 +156,12 @@ class Shell:
         return int(out[-1]) if out and out[-1].isdigit() else None
 
 
-def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None):
-    """Boot the default ISO to the shell prompt with cpus CPUs (and extra
-    QEMU arguments, e.g. "-serial file:PATH" for COM2), run check(tap, sh)
-    for each of checks, power off: TAP results for reaching the prompt,
-    the power-off ending QEMU and no panic in the log."""
-    g = Guest(bt.ISO, cpus=cpus, extra=extra)
+def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None):
+    """Boot the default ISO (or iso) to the shell prompt with cpus CPUs
+    (and extra QEMU arguments, e.g. "-serial file:PATH" for COM2), run
+    check(tap, sh) for each of checks, power off: TAP results for reaching
+    the prompt, the power-off ending QEMU and no panic in the log."""
+    g = Guest(iso or bt.ISO, cpus=cpus, extra=extra)
     sh = Shell(g)
     if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
         for check in checks:

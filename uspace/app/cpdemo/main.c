@@ -2,17 +2,19 @@
  * cpdemo: the call profiler's test of its overhead elimination (the MINIX
  * thesis's 3.5.5 experiment; always built with -finstrument-functions).
  *
- *   cpdemo [-h] [-n N] [-i IT] [-s MS] [-t THREADS]
+ *   cpdemo [-h] [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]
  *
- * a, b, c and d run the same loop of IT iterations (default 20000) in
+ * a, b, c and d run the same loop of IT iterations (default 50000) in
  * their own bodies; a also calls b and c, b calls d. main calls a N times
- * (default 400), so the paths main a, main a b, main a b d and main a c
- * are each called N times and should each get the same self time: the
- * hooks' own cost is left out. -s MS makes b also sleep MS milliseconds
+ * (default 1000: about a second under QEMU TCG), so the paths main a,
+ * main a b, main a b d and main a c are each called N times and should
+ * each get the same self time: the hooks' own cost is left out. -s MS makes b also sleep MS milliseconds
  * on each call, so that main a b shows wall time well above its on-CPU
  * time. -t THREADS runs the same in that many more threads (thread_start,
- * paths under worker) at once. Prints one line: what ran and whether the
- * profile was announced to the kernel.
+ * paths under worker) at once. -w MS then lingers MS milliseconds, calling
+ * linger every LINGER_MS, so that `cprof get` can copy the table while
+ * the process lives (and a reset shows: its next hook clears it). Prints
+ * one line: what ran and whether the profile was announced to the kernel.
  *
  * Exit status: 0; 1 if a thread could not be started; 2 for usage errors.
  */
@@ -25,8 +27,9 @@
 #include <thread.h>
 #include <vernier.h>
 
-#define N_DEFAULT 400
-#define IT_DEFAULT 20000
+#define N_DEFAULT 1000
+#define IT_DEFAULT 50000
+#define LINGER_MS 100
 #define THREADS_MAX 16
 #define NS_PER_MS 1000000ull
 
@@ -61,6 +64,21 @@ static __attribute__((noinline)) void a(void)
 	c();
 }
 
+/* While lingering: one hook pair every LINGER_MS. */
+static __attribute__((noinline)) void linger(void)
+{
+	SPIN(1);
+}
+
+/* Linger ms milliseconds (see -w). */
+static void linger_for(unsigned long ms)
+{
+	for (unsigned long t = 0; t < ms; t += LINGER_MS) {
+		linger();
+		sys_sleep_ns(LINGER_MS * NS_PER_MS);
+	}
+}
+
 /* A thread's body: a, n (arg) times. */
 static __attribute__((noinline)) long worker(void *arg)
 {
@@ -71,11 +89,12 @@ static __attribute__((noinline)) long worker(void *arg)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: cpdemo [-h] [-n N] [-i IT] [-s MS] [-t THREADS]\n"
+	fprintf(out, "usage: cpdemo [-h] [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]\n"
 		"  call a N times (default %d); a, b, c, d each spin IT times (default %d)\n"
 		"  a calls b and c, b calls d: their self times should come out equal\n"
 		"  -s MS       b also sleeps MS milliseconds a call (wall > on-CPU)\n"
-		"  -t THREADS  also run it in THREADS threads at once (at most %d)\n",
+		"  -t THREADS  also run it in THREADS threads at once (at most %d)\n"
+		"  -w MS       then linger MS milliseconds (for cprof get)\n",
 		N_DEFAULT, IT_DEFAULT, THREADS_MAX);
 }
 
@@ -108,11 +127,11 @@ static bool run(unsigned long n, unsigned long nthreads)
 
 int main(int argc, char **argv)
 {
-	unsigned long n = N_DEFAULT, nthreads = 0;
+	unsigned long n = N_DEFAULT, nthreads = 0, wait_ms = 0;
 	int ch;
 	bool ok = true;
 
-	while ((ch = getopt(argc, argv, "hn:i:s:t:")) != -1 && ok) {
+	while ((ch = getopt(argc, argv, "hn:i:s:t:w:")) != -1 && ok) {
 		if (ch == 'h') {
 			usage(stdout);
 			return 0;
@@ -120,7 +139,8 @@ int main(int argc, char **argv)
 		ok = (ch == 'n' && parse_num(optarg, 100000000, false, &n)) ||
 		     (ch == 'i' && parse_num(optarg, 1000000000, false, &iterations)) ||
 		     (ch == 's' && parse_num(optarg, 10000, true, &sleep_ms)) ||
-		     (ch == 't' && parse_num(optarg, THREADS_MAX, true, &nthreads));
+		     (ch == 't' && parse_num(optarg, THREADS_MAX, true, &nthreads)) ||
+		     (ch == 'w' && parse_num(optarg, 3600000, true, &wait_ms));
 	}
 	if (!ok || optind != argc) {
 		usage(stderr);
@@ -135,5 +155,6 @@ int main(int argc, char **argv)
 	       info.announce == EOK ? "" : strerror(info.announce));
 	if (!started)
 		fprintf(stderr, "cpdemo: could not start every thread\n");
+	linger_for(wait_ms);
 	return started ? 0 : 1;
 }

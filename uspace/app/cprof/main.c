@@ -83,18 +83,20 @@ typedef struct summary {
 	bool bad;                       /* not a well-formed file */
 } summary_t;
 
-/* Warn about part p of table name if it lost calls. */
+/* Warn (stderr) about part p of table name if it lost calls. */
 static void warn_part(const char *name, const cprof_part_hdr_t *p)
 {
+	unsigned long long stack = p->lost_stack, table = p->lost_table, path = p->mismatch;
+
 	if (p->err & CPROF_ERR_STACK)
-		printf("cprof: warning: %s: call stack full, %llu calls not recorded\n", name,
-		       (unsigned long long)p->lost_stack);
+		fprintf(stderr, "cprof: warning: %s: call stack full, %llu calls not "
+			"recorded\n", name, stack);
 	if (p->err & CPROF_ERR_TABLE)
-		printf("cprof: warning: %s: table full, %llu calls not recorded\n", name,
-		       (unsigned long long)p->lost_table);
+		fprintf(stderr, "cprof: warning: %s: table full, %llu calls not recorded\n",
+			name, table);
 	if (p->err & CPROF_ERR_PATH)
-		printf("cprof: warning: %s: %llu exits without their entry\n", name,
-		       (unsigned long long)p->mismatch);
+		fprintf(stderr, "cprof: warning: %s: %llu exits without their entry\n", name,
+			path);
 }
 
 /* One table at buf[*off]: count it, warn, move *off past it; false if cut short. */
@@ -174,7 +176,7 @@ static int cmd_get(const char *out)
 	if (!ok)
 		return 1;
 	if (s.bad)
-		printf("cprof: warning: the kernel's file is malformed\n");
+		fprintf(stderr, "cprof: warning: the kernel's file is malformed\n");
 	printf("cprof: %u table%s (%s), %llu call paths, %zu bytes to %s\n", s.tables,
 	       s.tables == 1 ? "" : "s", s.names, (unsigned long long)s.paths, len, out);
 	return 0;
