@@ -4,4 +4,5 @@
  * cprof` can compare the two: the same source, with the call profiler's
  * hooks around every call.
  */
+#define CALLBENCH_NAME "callbench-cp"
 #include "../callbench/main.c"

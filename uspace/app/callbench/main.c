@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef CALLBENCH_NAME
+#define CALLBENCH_NAME "callbench"     /* callbench-cp says its own name */
+#endif
 #define NOINLINE __attribute__((noinline))
 #define ROUNDS_DEFAULT 10
 #define ROUNDS_MAX 1000
@@ -311,7 +314,7 @@ typedef struct kernel {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: callbench [-h] [-q] [-r ROUNDS]\n"
+	fprintf(out, "usage: " CALLBENCH_NAME " [-h] [-q] [-r ROUNDS]\n"
 		"  run the expr, sort and tree kernels ROUNDS times (default %d),\n"
 		"  print their cycles and a checksum (-q: print nothing)\n", ROUNDS_DEFAULT);
 }
@@ -363,7 +366,7 @@ int main(int argc, char **argv)
 	}
 	uint64_t check = run_all(k, 3, rounds), total = 0;
 	if (check == UINT64_MAX) {
-		fprintf(stderr, "callbench: out of memory or a wrong result\n");
+		fprintf(stderr, CALLBENCH_NAME ": out of memory or a wrong result\n");
 		return 1;
 	}
 	for (size_t i = 0; i < 3 && !quiet; i++)

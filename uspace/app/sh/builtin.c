@@ -19,6 +19,9 @@ static const sh_help_t help_lines[] = {
 	{ "help", "help: this list" },
 	{ "pwd", "pwd: print the working directory" },
 	{ "cat", "cat [FILE...]: print files or standard input" },
+	{ "cpdemo", "cpdemo [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]: the call profiler's "
+	  "a b c d experiment" },
+	{ "cprof", "cprof get [-o FILE] | cprof reset: copy out or reset the call profiles" },
 	{ "date", "date [-u] [+FORMAT]: print the date and time (UTC)" },
 	{ "echo", "echo [-n] [ARGS...]: print the arguments" },
 	{ "fib", "fib [DEPTH [LOOP [BITS]]]: profil's test program (fib, loop, overflow)" },
@@ -50,6 +53,9 @@ static const sh_help_t help_lines[] = {
 	{ "init", "init: the first task (starts the servers and the shell)" },
 	{ "ns", "ns: the naming service (started by the kernel)" },
 	{ "bench", "bench: benchmarks (name value unit)" },
+	{ "callbench", "callbench [-q] [-r ROUNDS]: a call-heavy benchmark" },
+	{ "callbench-cp", "callbench-cp [-q] [-r ROUNDS]: callbench with the call "
+	  "profiler's hooks" },
 	{ "hello", "hello: greet from user space" },
 	{ "runall", "runall CMD[,ARG...]...: run commands in turn (tests without a shell)" },
 	{ "tester", "tester MODE ...: test helpers (faults, spinning, threads...)" },

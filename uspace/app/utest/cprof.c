@@ -107,6 +107,8 @@ static bool get_scan(uint64_t fn, found_t *f)
 {
 	size_t len = 0;
 	uint8_t *buf = get_file(&len);
+
+	memset(f, 0, sizeof(*f));
 	bool ok = buf && scan(buf, len, fn, f);
 
 	if (!ok)
