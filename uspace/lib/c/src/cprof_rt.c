@@ -43,7 +43,7 @@ enum {
 enum { ANNOUNCE_NOT, ANNOUNCE_BUSY, ANNOUNCE_DONE };
 
 typedef struct cprof_rt_thr {
-	uintptr_t lo, hi;               /* stack [lo, hi) */
+	uintptr_t lo, hi;               /* stack [lo, hi); hi 0: being changed */
 	volatile uint32_t state;        /* RT_* */
 	uint32_t busy;                  /* a hook of this thread is running */
 	cprof_table_t tab;              /* its view of the table; gen set by each hook */
@@ -64,7 +64,11 @@ static errno_t cprof_rt_announce_rc = EAGAIN;
 static uint64_t cprof_rt_unknown;
 static libc_lock_t cprof_rt_lock = LIBC_LOCK_INIT;
 
-/* The calling thread's record (by its stack), or NULL (counted). */
+/*
+ * The calling thread's record (by its stack), or NULL (counted). A range
+ * being changed (__libc_cprof_stack: hi = 0, lo, hi) is read hi, lo, hi:
+ * two equal his mean lo was not torn.
+ */
 static inline NOINSTR cprof_rt_thr_t *cprof_rt_self(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
@@ -72,7 +76,9 @@ static inline NOINSTR cprof_rt_thr_t *cprof_rt_self(void)
 
 	for (uint32_t i = 0; i < n; i++) {
 		cprof_rt_thr_t *r = &cprof_rt_thr[i];
-		if (sp - r->lo < r->hi - r->lo)
+		uintptr_t hi = __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE);
+		uintptr_t lo = __atomic_load_n(&r->lo, __ATOMIC_ACQUIRE);
+		if (sp >= lo && sp < hi && __atomic_load_n(&r->hi, __ATOMIC_RELAXED) == hi)
 			return r;
 	}
 	__atomic_fetch_add(&cprof_rt_unknown, 1, __ATOMIC_RELAXED);
@@ -159,23 +165,26 @@ static NOINSTR __attribute__((noinline)) bool cprof_rt_setup(cprof_rt_thr_t *r)
 		return false;
 	}
 	r->part->h.thread = sys_thread_id();
-	cprof_stack_init(r->stack, CPROF_RT_FRAMES, cprof_rt_ctl.reset_gen);
+	r->tab.gen = r->part->h.gen;
+	cprof_stack_init(r->stack, CPROF_RT_FRAMES, r->tab.gen);
 	r->clock = cprof_rt_clock();
 	r->state = RT_READY;
 	return true;
 }
 
 /*
- * r's table at the current reset generation. The bookkeeping's sync runs
- * only when a reset was asked (cprof_sync is cheap but a call each hook).
+ * r's table at the current reset generation. Only r's thread writes its
+ * part and stack, so they are at r->tab.gen: the bookkeeping's sync runs
+ * only when a reset was asked since (it is cheap, but a call each hook).
  */
 static inline NOINSTR const cprof_table_t *cprof_rt_table(cprof_rt_thr_t *r)
 {
 	uint32_t gen = cprof_rt_ctl.reset_gen;
 
-	r->tab.gen = gen;
-	if (r->stack->gen != gen || r->part->h.gen != gen)
+	if (gen != r->tab.gen) {
+		r->tab.gen = gen;
 		cprof_sync(r->stack, &r->tab);
+	}
 	return &r->tab;
 }
 
@@ -234,11 +243,11 @@ NOINSTR void __libc_cprof_stack(void *lo, size_t size)
 	if (!r && cprof_rt_nthr < CPROF_PARTS_MAX)
 		r = &cprof_rt_thr[cprof_rt_nthr];
 	if (r) {
+		__atomic_store_n(&r->hi, 0, __ATOMIC_RELEASE);
 		r->state = RT_PENDING;
 		r->busy = 0;
-		r->lo = a;
-		r->hi = b;
-		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&r->lo, a, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->hi, b, __ATOMIC_RELEASE);
 		if (r == &cprof_rt_thr[cprof_rt_nthr])
 			__atomic_store_n(&cprof_rt_nthr, cprof_rt_nthr + 1, __ATOMIC_RELEASE);
 	}
