@@ -153,11 +153,12 @@ UPROG_CPROF += $(CPROFILE_PROGS)
 KERNEL_CPROF_CFLAGS := $(CPROF_CFLAGS)
 endif
 # Kernel files never instrumented: the hooks, the code that runs before
-# a CPU's per-CPU data is set up, the context switch, the NMI sample path.
+# a CPU's per-CPU data is set up, the context switch, the NMI sample path,
+# and the sample sources' ktest (it spins in a function that calls nothing).
 KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
-	arch/$(ARCH)/callchain.c kernel/prof/sample.c
+	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 

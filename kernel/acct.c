@@ -1,5 +1,6 @@
 /* Cycle accounting at kernel boundaries: see kernel/acct.h. */
 #include <kernel/acct.h>
+#include <kernel/cprof.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
 
@@ -72,6 +73,10 @@ void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 	c->acct.switches++;
 	next->acct.switches++;
 	next->acct.last_switch_in = c->acct.last;
+	prev->acct.last_switch_out = c->acct.last;
+	if (next->acct.last_switch_out)
+		next->acct.off_cycles += c->acct.last - next->acct.last_switch_out;
+	cprof_switch_in(next);
 }
 
 void acct_irq_enter(void)

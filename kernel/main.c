@@ -16,6 +16,7 @@
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/cprof.h>
 #include <kernel/prof.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
@@ -115,6 +116,7 @@ void kmain(void)
 	frame_init();               /* physical frames from the memory map */
 	vm_init();                  /* kernel page tables; identity map gone */
 	heap_init();                /* kmalloc */
+	cprof_init();               /* call profiling, if the kernel has the hooks */
 	ksym_init();                /* symbols for backtraces */
 	platform_console_init();    /* VGA text or framebuffer */
 	platform_init();            /* ACPI, PIC masked, IOAPIC */

@@ -8,6 +8,7 @@
 #include <arch/prof.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
+#include <kernel/cprof.h>
 #include <kernel/prof.h>
 #include <kernel/profil.h>
 #include <kernel/smp.h>
@@ -133,6 +134,7 @@ static void smp_tick(int_frame_t *f)
 /* Last steps of every AP: scheduler, tick, announce, then idle. */
 void smp_ap_main(cpu_t *c)
 {
+	cprof_cpu_init(c);
 	sched_init_cpu();
 	syscall_init_cpu();
 	arch_timer_init_cpu(timer_hz());

@@ -140,6 +140,7 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_SYSINFO_DATA, sys_sysinfo_data, "sysinfo_data"),
 	SYSCALL(SYS_PROFILE, sys_profile, "profile"),
 	SYSCALL(SYS_GETPROFILE, sys_getprofile, "getprofile"),
+	SYSCALL(SYS_CPROF, sys_cprof, "cprof"),
 };
 
 const char *syscall_name(uint64_t nr)

@@ -18,7 +18,7 @@
 static cpu_t bsp_cpu;
 static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
 
-static void cpu_set_gs(cpu_t *c)
+void arch_cpu_set_gs(cpu_t *c)
 {
 	c->self = c;
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
@@ -34,7 +34,7 @@ static void cpu_enable_features(void)
 
 void arch_cpu_init(cpu_t *c, const uint64_t ist_tops[IST_COUNT])
 {
-	cpu_set_gs(c);
+	arch_cpu_set_gs(c);
 	gdt_init_cpu(c, ist_tops);
 	idt_load();
 	cpu_enable_features();

@@ -107,6 +107,7 @@ static void tramp_teardown(void)
 /* C entry of every AP, on its own stack, still on the trampoline tables. */
 void ap_entry(cpu_t *c)
 {
+	arch_cpu_set_gs(c);
 	vm_activate();
 	arch_cpu_init(c, c->arch.ist_tops);
 	lapic_cpu_init();

@@ -303,6 +303,11 @@ errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t le
 	return vm_space_access(s, addr, (void *)src, len, true, false);
 }
 
+errno_t vm_space_read(vm_space_t *s, uintptr_t addr, void *dst, size_t len)
+{
+	return vm_space_access(s, addr, dst, len, false, true);
+}
+
 errno_t vm_space_copy_out(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
 {
 	return vm_space_access(s, addr, (void *)src, len, true, true);

@@ -17,6 +17,7 @@
 #include <kernel/console.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
+#include <kernel/cprof.h>
 #include <kernel/prof.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
@@ -347,6 +348,7 @@ void task_release_space(task_t *t)
 	list_t reap = LIST_INIT(reap);
 
 	prof_task_exited(t);
+	cprof_task_exited(t);
 	ipc_task_cleanup(t);
 	irq_task_cleanup(t);
 	console_release(t);

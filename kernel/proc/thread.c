@@ -11,6 +11,7 @@
 #include <arch/cpu.h>
 #include <arch/thread.h>
 #include <kernel/acct.h>
+#include <kernel/cprof.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
@@ -51,6 +52,7 @@ static thread_t *thread_alloc(task_t *task, const char *name, bool kernel)
 	waitq_init(&t->joiners);
 	list_init(&t->wait_node);
 	arch_thread_setup(t);
+	cprof_thread_init(t);
 	return t;
 }
 
@@ -141,6 +143,7 @@ static void thread_free(thread_t *t)
 	f = spin_lock_irqsave(&thread_list_lock);
 	list_remove(&t->all_node);
 	spin_unlock_irqrestore(&thread_list_lock, f);
+	cprof_thread_fini(t);
 	kfree(t);
 }
 

@@ -8,6 +8,7 @@
 	uint64_t a4, uint64_t a5
 
 int64_t sys_spawn(SYSCALL_ARGS);
+int64_t sys_cprof(SYSCALL_ARGS);
 int64_t sys_sysinfo_keys(SYSCALL_ARGS);
 int64_t sys_sysinfo_type(SYSCALL_ARGS);
 int64_t sys_sysinfo_int(SYSCALL_ARGS);

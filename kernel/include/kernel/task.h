@@ -50,6 +50,7 @@ typedef struct task {
 	uint32_t refs;              /* references besides the table's */
 	task_acct_t acct;
 	task_ipc_t ipc;
+	struct cprof_task *cprof;   /* call profiler registration (cprof_lock) */
 } task_t;
 
 extern task_t kernel_task;

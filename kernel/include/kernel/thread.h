@@ -40,6 +40,8 @@ typedef struct thread_acct {
 	uint64_t switches;           /* times it was switched in */
 	uint64_t sys_in;             /* 1 + the syscall in progress; 0: none */
 	uint64_t sys_k0;             /* kernel_cycles when it began */
+	uint64_t off_cycles;         /* cycles switched out (from its first switch-in) */
+	uint64_t last_switch_out;    /* TSC when it last lost its CPU; 0: never */
 } thread_acct_t;
 
 typedef struct thread {
@@ -74,6 +76,8 @@ typedef struct thread {
 	bool join_claimed;           /* detached, or a joiner is on it */
 	waitq_t joiners;             /* threads in thread_join() */
 	thread_acct_t acct;
+	struct cprof_stack *cprof_stack;  /* its kernel calls (kernel call profiling) */
+	struct cprof_clock *cprof_clock;  /* its clock in its process's clock page */
 } thread_t;
 
 /*

@@ -98,6 +98,12 @@ errno_t vm_space_copy_out(vm_space_t *s, uintptr_t addr, const void *src, size_t
  */
 errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len);
 
+/*
+ * Read len bytes at addr of space s into kernel memory dst (the regions
+ * must be readable; demand-zero pages are made). EOK or EFAULT.
+ */
+errno_t vm_space_read(vm_space_t *s, uintptr_t addr, void *dst, size_t len);
+
 /* The calling thread's space (NULL for kernel threads). */
 vm_space_t *vm_space_current(void);
 

@@ -9,6 +9,11 @@
 
 /* Boot CPU: per-CPU data, descriptor tables, COM1, boot information. */
 void arch_early_init(void);
+/*
+ * Point GS at c (cpu_current()). An AP does it first thing: code built
+ * with call profiling hooks reads its CPU through GS.
+ */
+void arch_cpu_set_gs(cpu_t *c);
 /* Any CPU: GS, GDT/TSS with these IST stacks, IDT, features. */
 void arch_cpu_init(cpu_t *c, const uint64_t ist_tops[IST_COUNT]);
 /* Guarded IST stacks for another CPU. */

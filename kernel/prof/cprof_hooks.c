@@ -1,0 +1,196 @@
+/*
+ * The kernel's call profiling hooks (kernel/cprof.h). GCC calls
+ * __cyg_profile_func_enter/exit around every function of a kernel built
+ * with -finstrument-functions (make CPROFILE=1); this file and lib/cprof.c
+ * are built without it.
+ *
+ * A hook runs with interrupts off, on its CPU's part, and on the running
+ * thread's call stack (the CPU's own for the boot/idle thread). An NMI
+ * that arrives inside a hook finds the CPU busy, and its functions' entry
+ * and exit hooks both do nothing, so the stack stays balanced. Before
+ * cprof_init the hooks only note that they were called: that is how the
+ * kernel knows it is instrumented.
+ */
+#include <kernel/cprof.h>
+#include <kernel/printk.h>
+#include <kernel/thread.h>
+#include <kernel/time.h>
+#include <kernel/vm.h>
+#include <lib/cprof.h>
+
+#define CPROF_KSLOTS 8192          /* call paths per CPU */
+#define CPROF_KDEPTH 96            /* calls in progress per thread */
+#define CPROF_KPART_PAGES ((CPROF_PART_SIZE(CPROF_KSLOTS) + PAGE_SIZE - 1) / PAGE_SIZE)
+
+typedef struct cprof_kcpu {
+	cprof_stack_t *stack;      /* the CPU's boot/idle thread's */
+	volatile uint32_t busy;    /* a hook is running (an NMI came in) */
+} cprof_kcpu_t;
+
+static cprof_kcpu_t cprof_kcpu[MAX_CPUS];
+static cprof_part_t *cprof_kparts[MAX_CPUS];      /* part id = CPU id */
+static volatile bool cprof_kready;
+static volatile bool cprof_kseen;
+static volatile uint32_t cprof_kgen;
+
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+/* This CPU's state if a hook may run now (then it is marked busy), else NULL. */
+static cprof_kcpu_t *cprof_claim(cpu_t *c)
+{
+	cprof_kcpu_t *k = &cprof_kcpu[c->id];
+
+	if (!cprof_kparts[c->id] || k->busy)
+		return NULL;
+	k->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return k;
+}
+
+static void cprof_release(cprof_kcpu_t *k)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	k->busy = 0;
+}
+
+static cprof_stack_t *cprof_stack_of(cprof_kcpu_t *k, thread_t *t)
+{
+	return t && t->cprof_stack ? t->cprof_stack : k->stack;
+}
+
+static void cprof_table_of(cprof_table_t *tab, cpu_t *c)
+{
+	tab->parts = cprof_kparts;
+	tab->nparts = MAX_CPUS;
+	tab->own = c->id;
+	tab->gen = cprof_kgen;
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	uint64_t t1 = time_cycles();
+
+	if (!cprof_kready) {
+		cprof_kseen = true;
+		return;
+	}
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	cprof_kcpu_t *k = cprof_claim(c);
+	if (k) {
+		thread_t *t = c->current;
+		cprof_stack_t *s = cprof_stack_of(k, t);
+		cprof_table_t tab;
+		cprof_table_of(&tab, c);
+		cprof_sync(s, &tab);
+		cprof_frame_t *fr = cprof_enter(s, &tab, (uintptr_t)fn, t1,
+						t ? t->acct.off_cycles : 0);
+		if (fr)
+			fr->t2 = time_cycles();
+		cprof_release(k);
+	}
+	irq_restore(f);
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+	uint64_t stop = time_cycles();
+
+	if (!cprof_kready)
+		return;
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+	cprof_kcpu_t *k = cprof_claim(c);
+	if (k) {
+		thread_t *t = c->current;
+		cprof_stack_t *s = cprof_stack_of(k, t);
+		uint64_t off = t ? t->acct.off_cycles : 0;   /* constant: irqs are off */
+		cprof_table_t tab;
+		cprof_table_of(&tab, c);
+		cprof_sync(s, &tab);
+		cprof_frame_t *fr = cprof_exit_begin(s, &tab, (uintptr_t)fn, stop, off);
+		if (fr)
+			cprof_exit_end(s, fr, time_cycles(), off);
+		cprof_release(k);
+	}
+	irq_restore(f);
+}
+
+/* A new call stack of CPROF_KDEPTH frames, or NULL. */
+static cprof_stack_t *cprof_kstack_new(void)
+{
+	cprof_stack_t *s = kmalloc(CPROF_STACK_SIZE(CPROF_KDEPTH));
+
+	if (s)
+		cprof_stack_init(s, CPROF_KDEPTH, cprof_kgen);
+	return s;
+}
+
+void cprof_cpu_init(cpu_t *c)
+{
+	paddr_t pa;
+
+	if (!cprof_kready || c->id >= MAX_CPUS || cprof_kparts[c->id])
+		return;
+	cprof_kcpu[c->id].stack = cprof_kstack_new();
+	if (!cprof_kcpu[c->id].stack ||
+	    frame_alloc_contig(CPROF_KPART_PAGES, 1, ~(paddr_t)0, &pa) != EOK) {
+		printk("cprof: no memory for CPU %u's table: not profiled\n", c->id);
+		return;
+	}
+	cprof_part_t *p = phys_to_virt(pa);
+	cprof_part_init(p, c->id, CPROF_KSLOTS);
+	p->h.gen = cprof_kgen;
+	__atomic_store_n(&cprof_kparts[c->id], p, __ATOMIC_RELEASE);
+}
+
+void cprof_init(void)
+{
+	if (!cprof_kseen)
+		return;                   /* not instrumented */
+	cprof_kready = true;
+	cprof_cpu_init(cpu_current());
+	printk("cprof: the kernel is call-profiled (%u paths per CPU, %u calls deep per thread)\n",
+	       CPROF_KSLOTS, CPROF_KDEPTH);
+}
+
+void cprof_thread_init(thread_t *t)
+{
+	t->cprof_stack = cprof_kready ? cprof_kstack_new() : NULL;
+}
+
+void cprof_thread_fini(thread_t *t)
+{
+	kfree(t->cprof_stack);
+	t->cprof_stack = NULL;
+}
+
+bool cprof_kernel_on(void)
+{
+	return cprof_kready;
+}
+
+uint32_t cprof_kernel_parts(void)
+{
+	uint32_t n = 0;
+
+	while (n < MAX_CPUS && cprof_kparts[n])
+		n++;
+	return n;
+}
+
+const cprof_part_t *cprof_kernel_part(uint32_t i)
+{
+	return i < MAX_CPUS ? __atomic_load_n(&cprof_kparts[i], __ATOMIC_ACQUIRE) : NULL;
+}
+
+void cprof_kernel_reset(void)
+{
+	__atomic_add_fetch(&cprof_kgen, 1, __ATOMIC_RELEASE);
+}
+
+uint32_t cprof_kernel_gen(void)
+{
+	return cprof_kgen;
+}
