@@ -200,13 +200,17 @@ static int get_main(int argc, char **argv)
 	int c;
 
 	optind = 1;
+	opterr = 0;                     /* its messages would name "get" */
 	while ((c = getopt(argc, argv, "ho:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		if (c != 'o')
+		if (c != 'o') {
+			fprintf(stderr, "cprof: get: bad option or missing argument '-%c'\n",
+				optopt);
 			return -1;
+		}
 		out = optarg;
 	}
 	return optind == argc ? cmd_get(out) : -1;
@@ -234,10 +238,11 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	int st = optind < argc ? run(argc - optind, argv + optind) : -1;
+	int cmd = optind;
+	int st = cmd < argc ? run(argc - cmd, argv + cmd) : -1;
 	if (st < 0) {
-		if (optind < argc)
-			fprintf(stderr, "cprof: bad usage of '%s'\n", argv[optind]);
+		if (cmd < argc)
+			fprintf(stderr, "cprof: bad usage of '%s'\n", argv[cmd]);
 		usage(stderr);
 		return 2;
 	}
