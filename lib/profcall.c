@@ -124,10 +124,10 @@ static errno_t pc_file_header(profcall_t *pc, pc_cursor_t *c)
 	cprof_file_hdr_t h;
 
 	if (!pc_take(c, &h, sizeof(h)))
-		return pc_bad(c, "too short for a call profile (%llu bytes)",
+		return pc_bad(c, "too short (%llu bytes)",
 			      (unsigned long long)c->left);
 	if (memcmp(h.magic, CPROF_FILE_MAGIC, sizeof(h.magic)) != 0)
-		return pc_bad(c, "not a call profile (bad magic)");
+		return pc_bad(c, "bad magic");
 	if (h.version != CPROF_VERSION)
 		return pc_bad(c, "version %u, not %u", h.version, CPROF_VERSION);
 	if (h.tsc_hz == 0 || h.tsc_hz > PROFCALL_HZ_MAX)
