@@ -124,8 +124,7 @@ static errno_t pc_file_header(profcall_t *pc, pc_cursor_t *c)
 	cprof_file_hdr_t h;
 
 	if (!pc_take(c, &h, sizeof(h)))
-		return pc_bad(c, "too short (%llu bytes)",
-			      (unsigned long long)c->left);
+		return pc_bad(c, "too short (%llu bytes)", (unsigned long long)c->left);
 	if (memcmp(h.magic, CPROF_FILE_MAGIC, sizeof(h.magic)) != 0)
 		return pc_bad(c, "bad magic");
 	if (h.version != CPROF_VERSION)

@@ -148,8 +148,8 @@ static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool n
 
 	errno_t err = read_file(file, &data, &size);
 	if (err != EOK) {
-		fprintf(stderr, "cprofalyze: %s: cannot read it (%s)\n", file,
-			err == ENOENT ? "cannot open" : err == ENOMEM ? "out of memory" : "I/O error");
+		fprintf(stderr, "cprofalyze: %s: cannot read it (%s)\n", file, err == ENOENT ?
+			"cannot open" : err == ENOMEM ? "out of memory" : "I/O error");
 		return 1;
 	}
 	err = profcall_parse(&env, data, size, &pc, why, sizeof(why));

@@ -165,7 +165,8 @@ static void test_overhead(void)
 	run_a(false);
 	sl[0] = PATH(FA), sl[1] = PATH(FA, FB), sl[2] = PATH(FA, FB, FD), sl[3] = PATH(FA, FC);
 	for (int i = 0; i < 4; i++) {
-		is_uint(calls_of(sl[i]), RUNS, "two reads: path %s called %d times", names[i], RUNS);
+		is_uint(calls_of(sl[i]), RUNS, "two reads: path %s called %d times", names[i],
+			RUNS);
 		is_uint(wall_of(sl[i]), (uint64_t)RUNS * B, "two reads: path %s self = B per call",
 			names[i]);
 		is_uint(sl[i] ? sl[i]->oncpu : 0, (uint64_t)RUNS * B,
