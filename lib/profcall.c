@@ -610,7 +610,10 @@ static void pc_names(pc_print_t *pp)
 	}
 }
 
-/* Siblings x and y in -a order (name, then address) or -o order (file). */
+/*
+ * Siblings x and y in -a order (name, then address) or -o order (file):
+ * the tree of -o is the file's order among each path's callees.
+ */
 static int pc_sibling_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 {
 	const pc_node_t *a = &pp->items[x], *b = &pp->items[y];
@@ -652,6 +655,8 @@ static int pc_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 		return a->calls > b->calls ? -1 : 1;
 	if (pp->o->sort == PROFCALL_SORT_TIME && a->wall != b->wall)
 		return a->wall > b->wall ? -1 : 1;
+	if (pp->o->sort == PROFCALL_SORT_FILE && !pp->tree)
+		return a->order < b->order ? -1 : a->order > b->order;
 	return pc_path_cmp(pp, x, y);
 }
 

@@ -11,7 +11,7 @@
  *   FILE     a call profile (lib/include/abi/cprof.h; `cprof get` writes it)
  *   -f       totals per function (the paths' order is lost)
  *   -a       sort alphabetically by path (the default)
- *   -o       no sort: the order in the file
+ *   -o       no sort: the order in the file (the tree: callees in that order)
  *   -c       sort by calls, most first
  *   -t       sort by wall time, most first
  *   -i       with -a/-o: full paths, not the tree

@@ -215,8 +215,9 @@ static void fn_a(void)
 /*
  * The kernel table: a() 3 times on CPU 0 and twice on CPU 1 (the same
  * paths in both parts), then a() on CPU 0 whose b moves to CPU 1 before
- * calling d (a b d in part 1 under a b in part 0). a, a b, a b d: 6
- * calls, a c: 5; every call B cycles of self time.
+ * calling d (a b d in part 1 under a b in part 0), then a b c on CPU 0
+ * (the last slot of part 0). a, a b: 7 calls, a b d: 6, a c: 5, a b c:
+ * 1; every call B cycles of self time.
  */
 static void build_kernel(void)
 {
@@ -245,6 +246,14 @@ static void build_kernel(void)
 	now += B - B / 2;
 	leave(KB);
 	now += B - B / 2;
+	leave(KA);
+	ktab.own = 0;           /* a new path last: a b c */
+	enter(KA);
+	now += B;
+	enter(KB);
+	now += B;
+	body(KC);
+	leave(KB);
 	leave(KA);
 }
 
@@ -422,39 +431,43 @@ static void test_kernel_table(void)
 	char *t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
 
 	note_text("default report:", t);
-	HAS(t, KHEAD ": 2 parts, 4 call paths");
+	HAS(t, KHEAD ": 2 parts, 5 call paths");
 	ok(kparts[1]->slot[kparts[1]->h.used - 1].parent >> CPROF_ID_SHIFT == 0,
 	   "the file has a part-1 slot whose parent is in part 0");
 	TABLE_IS(t, KHEAD, "-a: the tree, alphabetical siblings, merged parts",
-		 "        6       6.00       6.00  main",
+		 "        7       7.00       7.00  main",
 		 "        5       5.00       5.00    alpha",
-		 "        6       6.00       6.00    zeta",
+		 "        7       7.00       7.00    zeta",
+		 "        1       1.00       1.00      alpha",
 		 "        6       6.00       6.00      delta");
 	ok(!strstr(t, "warning: kernel"), "kernel: no warnings");
 	free(t);
 
 	t = print_opts(&ref, PROFCALL_SORT_FILE, false, false, 0);
-	TABLE_IS(t, KHEAD, "-o: the tree in file order",
-		 "        6       6.00       6.00  main",
-		 "        6       6.00       6.00    zeta",
+	TABLE_IS(t, KHEAD, "-o: the tree, siblings in file order",
+		 "        7       7.00       7.00  main",
+		 "        7       7.00       7.00    zeta",
 		 "        6       6.00       6.00      delta",
+		 "        1       1.00       1.00      alpha",
 		 "        5       5.00       5.00    alpha");
 	free(t);
 
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, true, 0);
 	TABLE_IS(t, KHEAD, "-a -i: full paths",
-		 "        6       6.00       6.00  main",
+		 "        7       7.00       7.00  main",
 		 "        5       5.00       5.00  main alpha",
-		 "        6       6.00       6.00  main zeta",
+		 "        7       7.00       7.00  main zeta",
+		 "        1       1.00       1.00  main zeta alpha",
 		 "        6       6.00       6.00  main zeta delta");
 	free(t);
 
 	t = print_opts(&ref, PROFCALL_SORT_FILE, false, true, 0);
-	TABLE_IS(t, KHEAD, "-o -i: full paths in file order",
-		 "        6       6.00       6.00  main",
-		 "        6       6.00       6.00  main zeta",
+	TABLE_IS(t, KHEAD, "-o -i: full paths in file order (a b c last)",
+		 "        7       7.00       7.00  main",
+		 "        7       7.00       7.00  main zeta",
 		 "        6       6.00       6.00  main zeta delta",
-		 "        5       5.00       5.00  main alpha");
+		 "        5       5.00       5.00  main alpha",
+		 "        1       1.00       1.00  main zeta alpha");
 	free(t);
 }
 
@@ -540,10 +553,10 @@ static void test_functions(void)
 		 "       10       2.00       2.00  g",
 		 "        7    3000.00    3000.00  0x500000");
 	TABLE_IS(t, KHEAD, "-f -o kernel",
-		 "        6       6.00       6.00  main",
-		 "        6       6.00       6.00  zeta",
+		 "        7       7.00       7.00  main",
+		 "        7       7.00       7.00  zeta",
 		 "        6       6.00       6.00  delta",
-		 "        5       5.00       5.00  alpha");
+		 "        6       6.00       6.00  alpha");
 	free(t);
 }
 
@@ -555,8 +568,8 @@ static void test_lines_and_bad(void)
 		 "        7    3000.00    3000.00  main 0x500000",
 		 "        3    1234.57    1000.00  main f");
 	TABLE_IS(t, KHEAD, "-n 2: two lines per table (kernel)",
-		 "        6       6.00       6.00  main",
-		 "        6       6.00       6.00  main zeta");
+		 "        7       7.00       7.00  main",
+		 "        7       7.00       7.00  main zeta");
 	free(t);
 
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
@@ -572,7 +585,7 @@ static void test_lines_and_bad(void)
 	nfiles = 0;             /* no symbol files at all */
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, true, 0);
 	HAS(t, "warning: kernel (task 0): no symbols for /boot/kernel: addresses in hex");
-	HAS(t, "        6       6.00       6.00  0xffffffff80101000 0xffffffff80101100");
+	HAS(t, "        7       7.00       7.00  0xffffffff80101000 0xffffffff80101100");
 	free(t);
 	files_default();
 }
@@ -772,7 +785,7 @@ static void test_tool(void)
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s %s/call.out 2>&1", build, dir, dir);
 	is_int(run(cmd, text, sizeof(text)), 0, "cprofalyze FILE exits 0");
 	ok(strncmp(text, "Notes:\n", 7) == 0, "it starts with the notes");
-	HAS(text, KHEAD ": 2 parts, 4 call paths");
+	HAS(text, KHEAD ": 2 parts, 5 call paths");
 	HAS(text, "        5       5.00       5.00    alpha");
 	HAS(text, "        2       0.01       0.00      f");
 	note_text("cprofalyze output:", text);
@@ -781,8 +794,8 @@ static void test_tool(void)
 		 build, dir, dir);
 	is_int(run(cmd, text, sizeof(text)), 0, "cprofalyze -f -t -n 1 exits 0");
 	HAS(text, "        7    3000.00    3000.00  0x500000");
-	ok(!strstr(text, "  main\n") || strstr(text, "        6       6.00       6.00  main\n"),
-	   "-n 1: only the top function per table");
+	HAS(text, "        7       7.00       7.00  main");
+	ok(strstr(text, "  zeta\n") == NULL, "-n 1: zeta (as much time as main) not printed");
 	ok(strstr(text, "  f\n") == NULL, "-n 1: f not printed");
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s %s/bad.out 2>&1 >/dev/null",

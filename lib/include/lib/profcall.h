@@ -30,7 +30,8 @@
 #include <stdint.h>
 
 #define PROFCALL_SORT_ALPHA 0           /* -a: by path, alphabetically (default) */
-#define PROFCALL_SORT_FILE 1            /* -o: no sort: the order in the file */
+#define PROFCALL_SORT_FILE 1            /* -o: no sort: the order in the file
+					   (the tree: each path under its caller) */
 #define PROFCALL_SORT_CALLS 2           /* -c: most calls first */
 #define PROFCALL_SORT_TIME 3            /* -t: most wall time first */
 
