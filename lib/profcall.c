@@ -474,7 +474,9 @@ typedef struct pc_print {
 	const char **names;             /* per item: its function's name */
 	char *hex;                      /* PC_HEX bytes per item: unknown names */
 	uint32_t *idx;                  /* items in print order */
-	uint32_t *path;                 /* a path's nodes, top first */
+	uint32_t *path;                 /* a path's nodes, top first (n + 2) */
+	uint32_t *rank;                 /* per item: its place in the tree */
+	uint32_t *work;                 /* n entries for pc_rank */
 	pc_node_t *rows;                /* -f: one item per function */
 } pc_print_t;
 
@@ -626,26 +628,7 @@ static int pc_sibling_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 	return a->fn < b->fn ? -1 : a->fn > b->fn;
 }
 
-/* Paths x and y level by level (a path before its extensions). */
-static int pc_path_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
-{
-	const pc_node_t *nd = pp->items;
-	uint32_t dx = nd[x].depth, dy = nd[y].depth, a = x, b = y;
-
-	if (x == y)
-		return 0;
-	for (; dx > dy; dx--)
-		a = nd[a].parent;
-	for (; dy > dx; dy--)
-		b = nd[b].parent;
-	if (a == b)                     /* one is the other's ancestor */
-		return nd[x].depth < nd[y].depth ? -1 : 1;
-	while (nd[a].parent != nd[b].parent) {
-		a = nd[a].parent;
-		b = nd[b].parent;
-	}
-	return pc_sibling_cmp(pp, a, b);
-}
+typedef int (*pc_cmp_t)(const pc_print_t *pp, uint32_t x, uint32_t y);
 
 static int pc_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 {
@@ -657,18 +640,19 @@ static int pc_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 		return a->wall > b->wall ? -1 : 1;
 	if (pp->o->sort == PROFCALL_SORT_FILE && !pp->tree)
 		return a->order < b->order ? -1 : a->order > b->order;
-	return pc_path_cmp(pp, x, y);
+	/* The tree's order: each path right after its caller. */
+	return pp->rank[x] < pp->rank[y] ? -1 : pp->rank[x] > pp->rank[y];
 }
 
-static void pc_sift(const pc_print_t *pp, uint32_t *v, size_t root, size_t n)
+static void pc_sift(const pc_print_t *pp, uint32_t *v, size_t root, size_t n, pc_cmp_t cmp)
 {
 	for (;;) {
 		size_t child = 2 * root + 1;
 		if (child >= n)
 			return;
-		if (child + 1 < n && pc_cmp(pp, v[child], v[child + 1]) < 0)
+		if (child + 1 < n && cmp(pp, v[child], v[child + 1]) < 0)
 			child++;
-		if (pc_cmp(pp, v[root], v[child]) >= 0)
+		if (cmp(pp, v[root], v[child]) >= 0)
 			return;
 		uint32_t tmp = v[root];
 		v[root] = v[child];
@@ -677,21 +661,57 @@ static void pc_sift(const pc_print_t *pp, uint32_t *v, size_t root, size_t n)
 	}
 }
 
-/* Heapsort pp->idx into print order (no recursion, no allocation). */
-static void pc_sort(const pc_print_t *pp)
+/* Heapsort the n item indices at v by cmp (no recursion, no allocation). */
+static void pc_heapsort(const pc_print_t *pp, uint32_t *v, size_t n, pc_cmp_t cmp)
 {
-	uint32_t *v = pp->idx;
-
-	for (size_t i = 0; i < pp->n; i++)
-		v[i] = (uint32_t)i;
-	for (size_t i = pp->n / 2; i-- > 0;)
-		pc_sift(pp, v, i, pp->n);
-	for (size_t end = pp->n; end > 1; end--) {
+	for (size_t i = n / 2; i-- > 0;)
+		pc_sift(pp, v, i, n, cmp);
+	for (size_t end = n; end > 1; end--) {
 		uint32_t tmp = v[0];
 		v[0] = v[end - 1];
 		v[end - 1] = tmp;
-		pc_sift(pp, v, 0, end - 1);
+		pc_sift(pp, v, 0, end - 1, cmp);
 	}
+}
+
+/*
+ * Each item's place in the tree (pp->rank): callees grouped under their
+ * callers (group g: the callees of node g - 1, group 0 the top level;
+ * first[] n + 2 entries, kids[] and stack[] n), each group sorted, then
+ * walked depth first with an explicit stack.
+ */
+static void pc_rank(const pc_print_t *pp, uint32_t *first, uint32_t *kids, uint32_t *stack)
+{
+	uint32_t n = pp->n, k = 0, top = 0;
+
+	memset(first, 0, ((size_t)n + 2) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++)
+		first[pp->items[i].parent + 2]++;  /* PC_NONE + 2 wraps to 1 */
+	for (uint32_t g = 1; g <= n + 1; g++)
+		first[g] += first[g - 1];
+	for (uint32_t i = 0; i < n; i++)
+		kids[first[pp->items[i].parent + 1]++] = i;
+	/* Now group g is kids[g ? first[g - 1] : 0 .. first[g]). */
+	for (uint32_t g = 0; g <= n; g++) {
+		uint32_t lo = g ? first[g - 1] : 0;
+		pc_heapsort(pp, kids + lo, first[g] - lo, pc_sibling_cmp);
+	}
+	for (uint32_t j = first[0]; j-- > 0;)
+		stack[top++] = kids[j];
+	while (top > 0) {
+		uint32_t x = stack[--top];
+		pp->rank[x] = k++;
+		for (uint32_t j = first[x + 1]; j-- > first[x];)
+			stack[top++] = kids[j];
+	}
+}
+
+/* pp->idx: the items in print order. */
+static void pc_sort(const pc_print_t *pp)
+{
+	for (uint32_t i = 0; i < pp->n; i++)
+		pp->idx[i] = i;
+	pc_heapsort(pp, pp->idx, pp->n, pc_cmp);
 }
 
 /* cycles as milliseconds "M.CC" (rounded to hundredths) into buf. */
@@ -747,6 +767,7 @@ static void pc_body(pc_print_t *pp)
 	uint64_t lines = pp->o->max_lines && pp->o->max_lines < pp->n ? pp->o->max_lines : pp->n;
 
 	pc_names(pp);            /* loads the binary: its warnings come next */
+	pc_rank(pp, pp->path, pp->idx, pp->work);
 	pc_sort(pp);
 	pc_label(pp->pc, t);
 	pc_printf(pp->pc, ", %s): %u part%s, %u %s%s\n", t->path[0] ? t->path : "(no path)",
@@ -761,7 +782,8 @@ static void pc_body(pc_print_t *pp)
 
 static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc_table_t *t)
 {
-	pc_print_t pp = { pc, o, t, t->nodes, t->nnodes, false, NULL, NULL, NULL, NULL, NULL };
+	pc_print_t pp = { pc, o, t, t->nodes, t->nnodes, false, NULL, NULL, NULL, NULL, NULL,
+			  NULL, NULL };
 	errno_t err = o->functions ? pc_functions(&pp) : EOK;
 
 	pp.tree = !o->functions && !o->full_paths &&
@@ -770,8 +792,10 @@ static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc
 		pp.names = pc_alloc(pc, pp.n, sizeof(char *));
 		pp.hex = pc_alloc(pc, pp.n, PC_HEX);
 		pp.idx = pc_alloc(pc, pp.n, sizeof(uint32_t));
-		pp.path = pc_alloc(pc, pp.n, sizeof(uint32_t));
-		err = pp.names && pp.hex && pp.idx && pp.path ? EOK : ENOMEM;
+		pp.path = pc_alloc(pc, (size_t)pp.n + 2, sizeof(uint32_t));
+		pp.rank = pc_alloc(pc, pp.n, sizeof(uint32_t));
+		pp.work = pc_alloc(pc, pp.n, sizeof(uint32_t));
+		err = pp.names && pp.hex && pp.idx && pp.path && pp.rank && pp.work ? EOK : ENOMEM;
 	}
 	if (err == EOK)
 		pc_body(&pp);
@@ -779,6 +803,8 @@ static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc
 	pc_release(pc, pp.hex);
 	pc_release(pc, pp.idx);
 	pc_release(pc, pp.path);
+	pc_release(pc, pp.rank);
+	pc_release(pc, pp.work);
 	pc_release(pc, pp.rows);
 	return err;
 }

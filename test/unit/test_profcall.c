@@ -669,6 +669,46 @@ static void test_checks(void)
 	free(b.buf);
 }
 
+/* A chain 100000 calls deep and 100000 callees of one function: fast, right. */
+static void test_big(void)
+{
+	enum { N = 100000 };
+	uint32_t *parents = malloc(N * sizeof(uint32_t));
+	sb_t b = { 0 };
+
+	for (uint32_t i = 0; i < N; i++)
+		parents[i] = i ? i - 1 : CPROF_ROOT;
+	sb_file(&b, 2);
+	sb_table(&b, 11, 1, "deep", "");
+	sb_raw_part(&b, 0, parents, N);
+	for (uint32_t i = 0; i < N; i++)
+		parents[i] = i ? 0 : CPROF_ROOT;
+	sb_table(&b, 12, 1, "wide", "");
+	sb_raw_part(&b, 1, parents, N);
+	for (uint32_t i = 0; i < N; i++)   /* wide's parents are in part 1 */
+		memcpy(b.buf + b.len - (size_t)(N - i) * sizeof(cprof_slot_t) + 8,
+		       &(uint32_t){ i ? 1u << CPROF_ID_SHIFT : CPROF_ROOT }, 4);
+	char *t = print_opts(&b, PROFCALL_SORT_ALPHA, false, false, 3);
+	HAS(t, "deep (task 11, (no path)): 1 part, 100000 call paths");
+	TABLE_IS(t, "deep (task 11", "deep: the tree's first 3 levels",
+		 "        1       0.00       0.00  0x700000",
+		 "        2       0.00       0.00    0x700010",
+		 "        3       0.00       0.00      0x700020");
+	HAS(t, "wide (task 12, (no path)): 1 part, 100000 call paths");
+	TABLE_IS(t, "wide (task 12", "wide: callees sorted by name (hex, as text)",
+		 "        1       0.00       0.00  0x700000",
+		 "        2       0.00       0.00    0x700010",
+		 "        3       0.00       0.00    0x700020");
+	free(t);
+	t = print_opts(&b, PROFCALL_SORT_CALLS, false, false, 1);
+	HAS(t, "   100000       0.00       0.00  0x700000 0x8869f0");
+	ok(strlen(t) > 9 * (size_t)N, "-c: deep's top path printed in full (%zu bytes)",
+	   strlen(t));
+	free(t);
+	free(parents);
+	free(b.buf);
+}
+
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
@@ -840,6 +880,7 @@ int main(void)
 	test_lines_and_bad();
 	test_notes();
 	test_checks();
+	test_big();
 	test_fuzz();
 	test_enomem();
 	test_tool();
