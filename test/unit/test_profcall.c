@@ -719,18 +719,78 @@ static uint64_t rng(void)
 	return rng_state;
 }
 
+/* Where the reference file's headers are, and its slots' parent fields. */
+static size_t hdr_at[16], hdr_len[16], nhdr, parent_at[256], nparent;
+
+static void fuzz_targets(void)
+{
+	cprof_file_hdr_t f;
+	size_t off = sizeof(f);
+
+	memcpy(&f, ref.buf, sizeof(f));
+	hdr_at[nhdr] = 0;
+	hdr_len[nhdr++] = sizeof(f);
+	for (uint32_t t = 0; t < f.ntables; t++) {
+		cprof_table_hdr_t th;
+		memcpy(&th, ref.buf + off, sizeof(th));
+		hdr_at[nhdr] = off;
+		hdr_len[nhdr++] = sizeof(th);
+		off += sizeof(th);
+		for (uint32_t p = 0; p < th.nparts; p++) {
+			cprof_part_hdr_t ph;
+			memcpy(&ph, ref.buf + off, sizeof(ph));
+			hdr_at[nhdr] = off;
+			hdr_len[nhdr++] = sizeof(ph);
+			off += sizeof(ph);
+			for (uint32_t i = 0; i < ph.used; i++, off += sizeof(cprof_slot_t))
+				parent_at[nparent++] = off + 8;
+		}
+	}
+}
+
+/* A byte to damage: anywhere, in a parent field or (half the time) a header. */
+static size_t fuzz_at(void)
+{
+	switch (rng() % 4) {
+	case 0:
+		return rng() % ref.len;
+	case 1:
+		return parent_at[rng() % nparent] + rng() % 4;
+	default: {
+		size_t h = rng() % nhdr;
+		return hdr_at[h] + rng() % hdr_len[h];
+	}
+	}
+}
+
+/* Does text warn of bad parents in a table other than "broken"? */
+static bool other_bad(const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "with a bad parent")) != NULL; p++) {
+		const char *line = p;
+		while (line > text && line[-1] != '\n')
+			line--;
+		if (strncmp(line, "warning: broken (task 9)", 24) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* Flip bytes of the reference file; whatever parses must also print. */
 static void test_fuzz(void)
 {
 	sb_t b = { 0 };
-	int parsed = 0, rejected = 0, printed = 0;
+	int parsed = 0, rejected = 0, printed = 0, more_bad = 0;
 	char why[128];
 
+	fuzz_targets();
+	ok(nhdr == 8 && nparent > 10, "fuzz targets: %zu headers, %zu parent fields", nhdr,
+	   nparent);
 	for (int i = 0; i < 3000; i++) {
 		b.len = 0;
 		sb_put(&b, ref.buf, ref.len);
-		for (uint64_t k = 1 + rng() % 4; k > 0; k--) {
-			size_t at = rng() % b.len;
+		for (uint64_t k = 1 + rng() % 3; k > 0; k--) {
+			size_t at = fuzz_at();
 			b.buf[at] = rng() % 3 ? (unsigned char)rng() : b.buf[at] ^ 0x80;
 		}
 		profcall_t *pc;
@@ -744,9 +804,11 @@ static void test_fuzz(void)
 			profcall_opts_t o = { s, i & 1, i & 2, i % 5 };
 			out_len = 0;
 			printed += profcall_print(pc, &o) == EOK;
+			more_bad += s == 0 && other_bad(out);
 		}
 		profcall_free(pc);
 	}
+	ok(more_bad > 0, "damaged parents in the good tables left out (%d files)", more_bad);
 	ok(parsed > 0 && rejected > 0, "flipped bytes: %d parsed, %d rejected", parsed,
 	   rejected);
 	is_int(printed, parsed * 4, "every parsed one printed with each sort");
