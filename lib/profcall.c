@@ -58,7 +58,7 @@ struct profcall {
 typedef struct pc_slot {
 	uint64_t fn;
 	uint32_t parent;
-	uint32_t part;                  /* index of its part in the table */
+	uint32_t reserved;
 	uint64_t calls, wall, oncpu;
 } pc_slot_t;
 
@@ -220,7 +220,7 @@ static void pc_copy_slots(pc_cursor_t *c, const pc_table_t *t, pc_slot_t *slots)
 		for (uint32_t j = 0; j < h.used; j++, n++) {
 			cprof_slot_t s;
 			pc_take(c, &s, sizeof(s));
-			slots[n] = (pc_slot_t){ s.fn, s.parent, i, s.calls, s.wall, s.oncpu };
+			slots[n] = (pc_slot_t){ s.fn, s.parent, 0, s.calls, s.wall, s.oncpu };
 		}
 	}
 }
