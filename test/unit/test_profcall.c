@@ -574,7 +574,7 @@ static void test_lines_and_bad(void)
 
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
 	HAS(t, "broken (task 9, (no path)): 1 part, 1 call path");
-	HAS(t, "warning: broken (task 9): 5 call paths with a bad parent left out");
+	HAS(t, "warning: broken (task 9): 5 call paths left out: their caller's path is missing or bad");
 	HAS(t, "warning: broken (task 9): no binary path: addresses in hex");
 	TABLE_IS(t, "broken (task 9", "broken: only the good slot",
 		 "        1       0.00       0.00  0x700000");
@@ -766,7 +766,7 @@ static size_t fuzz_at(void)
 /* Does text warn of bad parents in a table other than "broken"? */
 static bool other_bad(const char *text)
 {
-	for (const char *p = text; (p = strstr(p, "with a bad parent")) != NULL; p++) {
+	for (const char *p = text; (p = strstr(p, "path is missing or bad")) != NULL; p++) {
 		const char *line = p;
 		while (line > text && line[-1] != '\n')
 			line--;

@@ -11,7 +11,8 @@
  * merged by call path (the function addresses from the top level down;
  * a slot's parent may be in another part): the same path in two parts
  * sums its calls and times. Slots whose parent chain has a bad slot id
- * or a cycle are left out and counted.
+ * or a cycle are left out and counted (a live system may also give a
+ * slot whose parent was added to its part after that part was copied).
  *
  * Printing resolves function addresses through the table's binary (its
  * path as recorded: the loader maps it, e.g. under a root directory; ELF
