@@ -538,7 +538,8 @@ static void pc_warnings(const pc_print_t *pp)
 	if (t->err & CPROF_ERR_PATH || t->mismatch)
 		pc_warn(pp, "", t->mismatch, " exits without their entry");
 	if (t->bad)
-		pc_warn(pp, "", t->bad, " call paths left out: their caller's path is missing or bad");
+		pc_warn(pp, "", t->bad,
+			" call paths left out: their caller's path is missing or bad");
 	const profbin_t *b = t->bin == PC_NONE ? NULL : &pp->pc->bins[t->bin];
 	if (b && b->stale) {
 		pc_printf(pp->pc, "warning: ");

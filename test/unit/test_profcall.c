@@ -574,7 +574,8 @@ static void test_lines_and_bad(void)
 
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
 	HAS(t, "broken (task 9, (no path)): 1 part, 1 call path");
-	HAS(t, "warning: broken (task 9): 5 call paths left out: their caller's path is missing or bad");
+	HAS(t, "warning: broken (task 9): 5 call paths left out: "
+	    "their caller's path is missing or bad");
 	HAS(t, "warning: broken (task 9): no binary path: addresses in hex");
 	TABLE_IS(t, "broken (task 9", "broken: only the good slot",
 		 "        1       0.00       0.00  0x700000");
