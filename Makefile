@@ -138,6 +138,8 @@ UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
+# Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/cprofalyze.o
 
 # Call profiling: these programs are always built with the hooks (the
 # call profiler's own tests and benchmark); CPROFILE=1 adds CPROFILE_PROGS
@@ -252,7 +254,7 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profbin.c lib/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -272,10 +274,21 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DKPROF_HOST $(KPROF_SRCS) -o $@
 
-host-tools: $(VPROF) $(KPROF)
+# cprofalyze: the call profile report, the same source as /bin/cprofalyze.
+CPROFALYZE := $(BUILD)/host/cprofalyze
+CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profbin.c lib/profsym.c \
+	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
-# test_profreport also runs vprof.
+$(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DCPROFALYZE_HOST $(CPROFALYZE_SRCS) -o $@
+
+host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
+
+# test_profreport also runs vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
+$(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).
