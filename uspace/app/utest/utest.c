@@ -120,6 +120,7 @@ static const group_t groups[] = {
 	{ "loadavg", { test_loadavg } },
 	{ "prof", { test_prof } },
 	{ "profil", { test_profil } },
+	{ "cprof", { test_cprof } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

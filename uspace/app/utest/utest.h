@@ -61,5 +61,6 @@ void test_sysinfo(void);
 void test_loadavg(void);
 void test_prof(void);
 void test_profil(void);
+void test_cprof(void);
 
 #endif
