@@ -218,7 +218,8 @@ $(KTEST_ISO): $(KERNEL_ELF) $(INITRD) tools/mkiso.sh boot/grub.cfg.in
 
 kernel: $(KERNEL_ELF)
 iso: $(ISO)
-.PHONY: kernel iso
+isos: $(ISO) $(KTEST_ISO)
+.PHONY: kernel iso isos
 
 # ---------------------------------------------------------------- host tests
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
@@ -317,6 +318,7 @@ bochs: setup
 
 check: setup
 	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
 .PHONY: run debug bochs check
 
