@@ -161,6 +161,12 @@ KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) \
 	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
+# Programs are rebuilt when the instrumented list changes (a stamp file
+# rewritten only when its contents differ).
+CPROF_STAMP := $(BUILD)/cprof-progs.stamp
+$(shell mkdir -p $(BUILD) && echo '$(UPROG_CPROF)' | cmp -s - $(CPROF_STAMP) || \
+	echo '$(UPROG_CPROF)' > $(CPROF_STAMP))
+$(foreach p,$(UPROGS),$(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(p)/*.c))): $(CPROF_STAMP)
 
 # Each program's objects: the .c files of its directory (plus
 # UPROG_EXTRA_<name>).
