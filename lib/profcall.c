@@ -48,6 +48,7 @@ typedef struct pc_table {
 struct profcall {
 	prof_env_t env;
 	uint64_t tsc_hz;
+	uint32_t dropped;               /* exited processes' tables the kernel dropped */
 	pc_table_t *tables;
 	uint32_t ntables;
 	profbin_t *bins;
@@ -134,6 +135,7 @@ static errno_t pc_file_header(profcall_t *pc, pc_cursor_t *c)
 	if (h.ntables > c->left / sizeof(cprof_table_hdr_t))
 		return pc_bad(c, "%u tables do not fit in the file", h.ntables);
 	pc->tsc_hz = h.tsc_hz;
+	pc->dropped = h.dropped;
 	pc->tables = pc_alloc(pc, h.ntables, sizeof(pc_table_t));
 	if (!pc->tables)
 		return ENOMEM;
@@ -812,6 +814,9 @@ static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc
 
 errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o)
 {
+	if (pc->dropped)
+		pc_printf(pc, "warning: the tables of %u exited processes were dropped "
+			  "(the kernel keeps 4 MiB of them)\n", pc->dropped);
 	for (uint32_t i = 0; i < pc->ntables; i++) {
 		pc_printf(pc, "\n");
 		errno_t err = pc_print_table(pc, o, &pc->tables[i]);

@@ -500,6 +500,7 @@ static errno_t cprof_put(const cprof_plan_t *p, const cprof_kept_t *kept, uintpt
 	fh.tsc_hz = time_cycles_per_sec();
 	fh.taken = time_cycles();
 	fh.cpus = cpu_count;
+	fh.dropped = (uint32_t)MIN(cprof_kept_dropped, UINT32_MAX);
 	errno_t rc = cprof_emit(&sink, &fh, sizeof(fh));
 	if (rc == EOK)
 		rc = cprof_emit_tables(&sink, p);
@@ -586,6 +587,7 @@ static int64_t cprof_reset(void)
 	n += cprof_kept_count;
 	cprof_kept_bytes = 0;
 	cprof_kept_count = 0;
+	cprof_kept_dropped = 0;
 	cprof_kept_gen++;
 	spin_unlock_irqrestore(&cprof_lock, f);
 	cprof_kept_free(kept);

@@ -135,7 +135,7 @@ typedef struct cprof_file_hdr {
 	uint64_t tsc_hz;        /* cycles per second, for milliseconds */
 	uint64_t taken;         /* TSC when it was copied */
 	uint32_t cpus;
-	uint32_t reserved;
+	uint32_t dropped;       /* exited processes' tables dropped since the last RESET */
 } cprof_file_hdr_t;
 
 typedef struct cprof_table_hdr {
