@@ -426,6 +426,8 @@ static sb_t ref;
 #define KHEAD "kernel (task 0, /boot/kernel)"
 #define AHEAD "app (task 5, /bin/app)"
 
+static void poke32(sb_t *b, size_t off, uint32_t v);
+
 static void test_kernel_table(void)
 {
 	char *t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
@@ -441,7 +443,16 @@ static void test_kernel_table(void)
 		 "        1       1.00       1.00      alpha",
 		 "        6       6.00       6.00      delta");
 	ok(!strstr(t, "warning: kernel"), "kernel: no warnings");
+	ok(!strstr(t, "exited processes were dropped"), "no dropped tables: no warning");
 	free(t);
+
+	sb_t d = { malloc(ref.len), ref.len, ref.len };
+	memcpy(d.buf, ref.buf, ref.len);
+	poke32(&d, offsetof(cprof_file_hdr_t, dropped), 3);
+	t = print_opts(&d, PROFCALL_SORT_ALPHA, false, false, 0);
+	HAS(t, "warning: the tables of 3 exited processes were dropped (the kernel keeps 4 MiB of them)");
+	free(t);
+	free(d.buf);
 
 	t = print_opts(&ref, PROFCALL_SORT_FILE, false, false, 0);
 	TABLE_IS(t, KHEAD, "-o: the tree, siblings in file order",
