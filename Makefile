@@ -140,6 +140,8 @@ UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/pr
 UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
+# Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/cprofalyze.o
 
 # Call profiling: these programs are always built with the hooks (the
 # call profiler's own tests and benchmark); CPROFILE=1 adds CPROFILE_PROGS
@@ -161,6 +163,12 @@ KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) \
 	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
+# Programs are rebuilt when the instrumented list changes (a stamp file
+# rewritten only when its contents differ).
+CPROF_STAMP := $(BUILD)/cprof-progs.stamp
+$(shell mkdir -p $(BUILD) && echo '$(UPROG_CPROF)' | cmp -s - $(CPROF_STAMP) || \
+	echo '$(UPROG_CPROF)' > $(CPROF_STAMP))
+$(foreach p,$(UPROGS),$(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(p)/*.c))): $(CPROF_STAMP)
 
 # Each program's objects: the .c files of its directory (plus
 # UPROG_EXTRA_<name>).
@@ -218,7 +226,8 @@ $(KTEST_ISO): $(KERNEL_ELF) $(INITRD) tools/mkiso.sh boot/grub.cfg.in
 
 kernel: $(KERNEL_ELF)
 iso: $(ISO)
-.PHONY: kernel iso
+isos: $(ISO) $(KTEST_ISO)
+.PHONY: kernel iso isos
 
 # ---------------------------------------------------------------- host tests
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
@@ -254,7 +263,7 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profbin.c lib/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -274,10 +283,21 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DKPROF_HOST $(KPROF_SRCS) -o $@
 
-host-tools: $(VPROF) $(KPROF)
+# cprofalyze: the call profile report, the same source as /bin/cprofalyze.
+CPROFALYZE := $(BUILD)/host/cprofalyze
+CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profbin.c lib/profsym.c \
+	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
-# test_profreport also runs vprof.
+$(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DCPROFALYZE_HOST $(CPROFALYZE_SRCS) -o $@
+
+host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
+
+# test_profreport also runs vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
+$(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).
@@ -306,6 +326,7 @@ bochs: setup
 
 check: setup
 	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
 .PHONY: run debug bochs check
 

@@ -5,15 +5,15 @@
  * Feeding aggregates samples at once into a hash map of "stacks": the
  * task, the mode, the binary of the user frames (the task's last LOAD),
  * the PC and the first PROF_TREE_DEPTH return addresses, each with a
- * count. Printing loads the symbol tables (lib/profsym.c, cached per path
+ * count. Printing loads the symbol tables (lib/profbin.c, cached per path
  * for the report's life), maps every stack frame to a function, sums the
  * rows (task, function) and prints the tables; the tree groups the stacks
  * of a top row by their callers. Nothing recurses deeper than
  * PROF_TREE_DEPTH; all memory comes from env.alloc.
  */
 #include <lib/fmt.h>
+#include <lib/profbin.h>
 #include <lib/profreport.h>
-#include <lib/profsym.h>
 #include <lib/string.h>
 
 #include <stdarg.h>
@@ -41,14 +41,7 @@ typedef struct prof_task {
 	uint64_t samples;
 } prof_task_t;
 
-typedef struct prof_bin {
-	char *path;
-	bool tried, ok;
-	bool stale;                     /* its file is not the one profiled */
-	uint64_t hash;                  /* FNV-1a 64 from its LOAD, 0 if none */
-	void *data;                     /* file contents */
-	profsym_t sym;
-} prof_bin_t;
+typedef profbin_t prof_bin_t;      /* a binary and its symbols (lib/profbin.h) */
 
 /* The aggregation key of samples (no padding: hashed as bytes). */
 typedef struct prof_stack {
@@ -148,20 +141,9 @@ static char *rep_strdup(prof_report_t *r, const char *s, size_t len)
 
 /* ---------------------------------------------------------------- hash map */
 
-/* FNV-1a 64 of len bytes (also how LOAD records hash their ELF files). */
-static uint64_t rep_fnv(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static uint64_t pmap_hash(const void *key, size_t len)
 {
-	uint64_t h = rep_fnv(key, len);
+	uint64_t h = profbin_fnv(key, len);
 
 	return h ^ (h >> 29);
 }
@@ -349,56 +331,6 @@ static uint32_t rep_bin(prof_report_t *r, const char *path, size_t len)
 	if (!b->path)
 		return PROF_NONE;
 	return (uint32_t)r->nbins++;
-}
-
-static profsym_mem_t rep_mem(prof_report_t *r)
-{
-	profsym_mem_t m = { r->env.ctx, r->env.alloc, r->env.release };
-
-	return m;
-}
-
-/* Try path.nm for a binary whose ELF gave no symbols. */
-static errno_t rep_bin_load_nm(prof_report_t *r, prof_bin_t *b)
-{
-	size_t len = strlen(b->path);
-	char *nm = rep_alloc(r, len + 4);
-	void *data;
-	size_t size;
-
-	if (!nm)
-		return ENOMEM;
-	memcpy(nm, b->path, len);
-	memcpy(nm + len, ".nm", 4);
-	errno_t err = r->env.load(r->env.ctx, nm, &data, &size);
-	rep_release(r, nm);
-	if (err != EOK)
-		return err;
-	profsym_mem_t mem = rep_mem(r);
-	err = profsym_from_nm(&b->sym, data, size, &mem);
-	rep_release(r, data);
-	return err;
-}
-
-/* Load the symbols of b once (failure is remembered too). */
-static void rep_bin_load(prof_report_t *r, prof_bin_t *b)
-{
-	void *data;
-	size_t size;
-
-	if (b->tried)
-		return;
-	b->tried = true;
-	if (r->env.load(r->env.ctx, b->path, &data, &size) == EOK) {
-		b->stale = b->hash != 0 && rep_fnv(data, size) != b->hash;
-		if (profsym_from_elf(&b->sym, data, size) == EOK) {
-			b->data = data;
-			b->ok = true;
-			return;
-		}
-		rep_release(r, data);
-	}
-	b->ok = rep_bin_load_nm(r, b) == EOK;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -685,12 +617,8 @@ void prof_report_free(prof_report_t *r)
 {
 	if (!r)
 		return;
-	profsym_mem_t mem = rep_mem(r);
-	for (size_t i = 0; i < r->nbins; i++) {
-		profsym_release(&r->bins[i].sym, &mem);
-		rep_release(r, r->bins[i].data);
-		rep_release(r, r->bins[i].path);
-	}
+	for (size_t i = 0; i < r->nbins; i++)
+		profbin_free(&r->env, &r->bins[i]);
 	rep_release(r, r->bins);
 	rep_release(r, r->tasks);
 	pmap_free(r, &r->stacks);
@@ -792,9 +720,7 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 	bool created;
 
 	if (bin != PROF_NONE) {
-		rep_bin_load(r, &r->bins[bin]);
-		if (r->bins[bin].ok)
-			name = elfsym_lookup(&r->bins[bin].sym.table, look, &off);
+		name = profbin_lookup(&r->env, &r->bins[bin], look, &off);
 	}
 	if (name) {
 		k.known = 1;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test/ktest.t - run the in-kernel self-tests (build/vernier-ktest.iso,
 kernel command line "ktest") in QEMU: BIOS with 1, 2 and 4 CPUs, UEFI with
-2. TAP on stdout, for prove.
+2, and the call-profiled kernel (build/cprof/vernier-ktest.iso, make
+CPROFILE=1) with 4 CPUs. TAP on stdout, for prove.
 
 The kernel prints TAP on COM1 ("1..N", "ok N - desc", "not ok N - desc",
 "# diag"), mixed with its "subsys: text" log lines, then ends QEMU through
@@ -25,18 +26,24 @@ import suite  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
-CONFIGS = (("bios", 1), ("bios", 2), ("bios", 4), ("uefi", 2))
+# (firmware, CPUs, ISO): the last boot is the call-profiled kernel
+# (make CPROFILE=1), every kernel test with the hooks in every function.
+CONFIGS = (("bios", 1, "plain"), ("bios", 2, "plain"), ("bios", 4, "plain"),
+           ("uefi", 2, "plain"), ("bios", 4, "cprof"))
+ISOS = {"plain": bt.KTEST_ISO, "cprof": bt.CPROF_KTEST_ISO}
 TIMEOUT = 180       # seconds per boot, the whole suite included
 
-def boot_one(firmware, cpus):
-    """Boot the ktest ISO once; returns the vm.Result."""
-    return vm.boot(bt.KTEST_ISO, cpus=cpus, firmware=firmware,
+def boot_one(firmware, cpus, kind):
+    """Boot a ktest ISO once; returns the vm.Result."""
+    return vm.boot(ISOS[kind], cpus=cpus, firmware=firmware,
                    accel=bt.accel(), timeout=TIMEOUT)
 
 
-def check(tap, firmware, cpus, r):
+def check(tap, firmware, cpus, kind, r):
     """Re-emit one boot's kernel tests and check how the boot ended."""
     name = bt.label(firmware, cpus)
+    if kind != "plain":
+        name = name[:-1] + " " + kind + "]"
     passed, plan, numbers = suite.reemit(tap, name, r.lines)
     passed &= suite.check_plan(tap, name, plan, numbers, "kernel")
     passed &= suite.check_end(tap, name, r, "ktest", TIMEOUT)
@@ -49,10 +56,12 @@ def main():
     """Run the boots (two at a time) and report them in a fixed order."""
     tap = Tap()
     bt.need_file(tap, bt.KTEST_ISO, "ISO")
-    jobs = [(bt.weight(n, bt.accel()), (lambda fw=fw, n=n: boot_one(fw, n)))
-            for fw, n in CONFIGS]
-    for (fw, n), r in zip(CONFIGS, bt.run_parallel(jobs)):
-        check(tap, fw, n, r)
+    bt.need_file(tap, bt.CPROF_KTEST_ISO, "call-profiled ISO")
+    jobs = [(bt.weight(n, bt.accel()),
+             (lambda fw=fw, n=n, k=k: boot_one(fw, n, k)))
+            for fw, n, k in CONFIGS]
+    for (fw, n, k), r in zip(CONFIGS, bt.run_parallel(jobs)):
+        check(tap, fw, n, k, r)
     tap.done()
 
 

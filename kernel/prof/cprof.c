@@ -10,6 +10,8 @@
  * processes' memory, with each part's fill level snapshot) so that it
  * knows the exact size, then copies; slots added meanwhile are left out.
  * RESET bumps each table's generation; its writers clear at their next hook.
+ * A process that exits leaves its table behind (serialized, up to
+ * CPROF_KEEP_BYTES in all) for GETs until the next RESET.
  *
  * Lock order: cprof_lock → task table lock (task_foreach) → a task's
  * lock. cprof_lock (interrupts off) guards registrations and clocks; it
@@ -171,20 +173,8 @@ void cprof_switch_in(thread_t *next)
 	c->seq++;
 }
 
-void cprof_task_exited(task_t *t)
-{
-	uint64_t f = spin_lock_irqsave(&cprof_lock);
-	cprof_task_t *ct = t->cprof;
-	t->cprof = NULL;
-	spin_unlock_irqrestore(&cprof_lock, f);
-	if (!ct)
-		return;
-	if (ct->clock_pa)           /* no thread of t runs again: nobody writes it */
-		frame_free(ct->clock_pa, 1);
-	kfree(ct);
-}
 
-/* ------------------------------------------------------------ get */
+/* ------------------------------------------------------------ plan */
 
 /* Add a part to the plan (its used count clamped to what it can hold). */
 static errno_t cprof_plan_part(cprof_plan_t *p, const cprof_part_hdr_t *h,
@@ -250,27 +240,19 @@ static void cprof_plan_parts(cprof_plan_t *p, cprof_plan_table_t *pt, const cpro
 	}
 }
 
-/* A registered process's table: header and parts. Takes references. */
-static void cprof_plan_task(cprof_plan_t *p, task_id_t id)
+/*
+ * Add t's table (control block at uctl in space s, reset generation gen)
+ * to the plan. The plan keeps no references; false if the block cannot
+ * be read.
+ */
+static bool cprof_plan_fill(cprof_plan_t *p, task_t *t, vm_space_t *s, uintptr_t uctl,
+			    uint32_t gen)
 {
-	task_t *t = task_get(id);
 	cprof_ctl_t ctl;
 
-	if (!t)
-		return;
-	uint64_t f = spin_lock_irqsave(&cprof_lock);
-	uintptr_t uctl = t->cprof ? t->cprof->ctl : 0;
-	uint32_t gen = t->cprof ? t->cprof->gen : 0;
-	spin_unlock_irqrestore(&cprof_lock, f);
-	vm_space_t *s = uctl ? task_space_get(t) : NULL;
-	if (!s || vm_space_read(s, uctl, &ctl, sizeof(ctl)) != EOK) {
-		if (s)
-			vm_space_put(s);
-		task_put(t);
-		return;
-	}
+	if (vm_space_read(s, uctl, &ctl, sizeof(ctl)) != EOK || p->ntables > CPROF_GET_TABLES)
+		return false;
 	cprof_plan_table_t *pt = cprof_plan_table(p);
-	pt->task = t;
 	pt->space = s;
 	pt->h.task = t->id;
 	pt->h.reset_gen = gen;
@@ -282,6 +264,28 @@ static void cprof_plan_task(cprof_plan_t *p, task_id_t id)
 		pt->h.hash = t->binary->hash;
 	}
 	cprof_plan_parts(p, pt, &ctl);
+	return true;
+}
+
+/* A registered process's table, by id; the plan holds references. */
+static void cprof_plan_task(cprof_plan_t *p, task_id_t id)
+{
+	task_t *t = task_get(id);
+
+	if (!t)
+		return;
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	uintptr_t uctl = t->cprof ? t->cprof->ctl : 0;
+	uint32_t gen = t->cprof ? t->cprof->gen : 0;
+	spin_unlock_irqrestore(&cprof_lock, f);
+	vm_space_t *s = uctl ? task_space_get(t) : NULL;
+	if (s && cprof_plan_fill(p, t, s, uctl, gen)) {
+		p->table[p->ntables - 1].task = t;
+		return;
+	}
+	if (s)
+		vm_space_put(s);
+	task_put(t);
 }
 
 typedef struct cprof_ids {
@@ -328,73 +332,223 @@ static void cprof_plan_drop(cprof_plan_t *p)
 	}
 }
 
-/* Copy one planned part (header, then its slots) to the caller at *at. */
-static errno_t cprof_put_part(const cprof_plan_table_t *pt, const cprof_plan_part_t *pp,
-			      uintptr_t *at)
+/* Where a file is written: the caller's memory, or a kernel buffer. */
+typedef struct cprof_sink {
+	bool user;
+	uintptr_t at;
+} cprof_sink_t;
+
+static errno_t cprof_emit(cprof_sink_t *k, const void *src, size_t n)
+{
+	if (k->user && copy_to_user((void *)k->at, src, n) != EOK)
+		return EFAULT;
+	if (!k->user)
+		memcpy((void *)k->at, src, n);
+	k->at += n;
+	return EOK;
+}
+
+/* Emit one planned part: its header, then its slots. */
+static errno_t cprof_emit_part(cprof_sink_t *k, const cprof_plan_table_t *pt,
+			       const cprof_plan_part_t *pp)
 {
 	size_t n = (size_t)pp->h.used * sizeof(cprof_slot_t);
+	errno_t rc = cprof_emit(k, &pp->h, sizeof(pp->h));
 
-	if (copy_to_user((void *)*at, &pp->h, sizeof(pp->h)) != EOK)
-		return EFAULT;
-	*at += sizeof(pp->h);
-	errno_t rc = EOK;
-	if (pp->kpart)
-		rc = copy_to_user((void *)*at, pp->kpart->slot, n);
-	else if (n && vm_space_copy_to_current(*at, pt->space, pp->uaddr, n) != EOK)
-		rc = EFAULT;         /* the process unmapped it: the caller sees EFAULT */
-	*at += n;
+	if (rc != EOK || pp->kpart)
+		return rc == EOK ? cprof_emit(k, pp->kpart->slot, n) : rc;
+	if (k->user)           /* a process that unmapped its part: EFAULT */
+		rc = n && vm_space_copy_to_current(k->at, pt->space, pp->uaddr, n) != EOK ? EFAULT : EOK;
+	else
+		rc = vm_space_read(pt->space, pp->uaddr, (void *)k->at, n);
+	k->at += n;
 	return rc;
 }
 
-/* Write the planned file to the caller's buf (big enough). */
-static errno_t cprof_put(const cprof_plan_t *p, uintptr_t buf)
+/* Emit the planned tables. */
+static errno_t cprof_emit_tables(cprof_sink_t *k, const cprof_plan_t *p)
+{
+	for (uint32_t i = 0; i < p->ntables; i++) {
+		const cprof_plan_table_t *pt = &p->table[i];
+		errno_t rc = cprof_emit(k, &pt->h, sizeof(pt->h));
+		for (uint32_t j = 0; rc == EOK && j < pt->h.nparts; j++)
+			rc = cprof_emit_part(k, pt, &p->part[pt->first + j]);
+		if (rc != EOK)
+			return rc;
+	}
+	return EOK;
+}
+
+/* ------------------------------------------------------------ exited */
+
+/*
+ * Tables of processes that exited, kept (as file bytes) until a RESET so
+ * that `cprof get` after a program ended still has its table; at most
+ * CPROF_KEEP_BYTES, the oldest dropped first (counted). cprof_lock.
+ */
+#define CPROF_KEEP_BYTES (4u << 20)
+
+typedef struct cprof_kept {
+	struct cprof_kept *next;
+	size_t len;
+	uint8_t data[];
+} cprof_kept_t;
+
+static cprof_kept_t *cprof_kept;       /* newest first */
+static size_t cprof_kept_bytes;
+static uint32_t cprof_kept_count;
+static uint32_t cprof_kept_gen;        /* bumped by RESET */
+static uint64_t cprof_kept_dropped;
+
+/* Drop the oldest kept tables until n more bytes fit. cprof_lock held. */
+static void cprof_keep_room(size_t n, cprof_kept_t **freed)
+{
+	while (cprof_kept && cprof_kept_bytes + n > CPROF_KEEP_BYTES) {
+		cprof_kept_t **pp = &cprof_kept;
+		while ((*pp)->next)
+			pp = &(*pp)->next;
+		cprof_kept_t *old = *pp;
+		*pp = NULL;
+		cprof_kept_bytes -= old->len;
+		cprof_kept_count--;
+		cprof_kept_dropped++;
+		old->next = *freed;
+		*freed = old;
+	}
+}
+
+static void cprof_kept_free(cprof_kept_t *list)
+{
+	while (list) {
+		cprof_kept_t *next = list->next;
+		kfree(list);
+		list = next;
+	}
+}
+
+/* Serialize t's table (its space still there) and keep it. */
+static void cprof_keep(task_t *t, const cprof_task_t *ct)
+{
+	cprof_plan_t *p = kmalloc(sizeof(*p));
+	cprof_kept_t *k = NULL, *freed = NULL;
+
+	if (!p)
+		return;
+	p->ntables = p->nparts = 0;
+	p->bytes = 0;
+	if (t->space && cprof_plan_fill(p, t, t->space, ct->ctl, ct->gen) &&
+	    p->bytes <= CPROF_KEEP_BYTES && (k = kmalloc(sizeof(*k) + p->bytes))) {
+		cprof_sink_t sink = { false, (uintptr_t)k->data };
+		k->len = p->bytes;
+		if (cprof_emit_tables(&sink, p) != EOK) {
+			kfree(k);
+			k = NULL;
+		}
+	}
+	kfree(p);
+	if (!k)
+		return;
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	cprof_keep_room(k->len, &freed);
+	k->next = cprof_kept;
+	cprof_kept = k;
+	cprof_kept_bytes += k->len;
+	cprof_kept_count++;
+	spin_unlock_irqrestore(&cprof_lock, f);
+	cprof_kept_free(freed);
+}
+
+/* ------------------------------------------------------------ get */
+
+/* Take the kept tables for a GET (they go back with cprof_kept_return). */
+static cprof_kept_t *cprof_kept_take(uint32_t *gen)
+{
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	cprof_kept_t *list = cprof_kept;
+	cprof_kept = NULL;
+	*gen = cprof_kept_gen;
+	spin_unlock_irqrestore(&cprof_lock, f);
+	return list;
+}
+
+/* Put taken tables back behind newer ones, unless a RESET came meanwhile. */
+static void cprof_kept_return(cprof_kept_t *list, uint32_t gen)
+{
+	cprof_kept_t *freed = NULL;
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	if (gen == cprof_kept_gen) {
+		cprof_kept_t **pp = &cprof_kept;
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = list;
+	} else {
+		freed = list;
+	}
+	spin_unlock_irqrestore(&cprof_lock, f);
+	cprof_kept_free(freed);
+}
+
+/* Write the planned file and the kept tables to the caller's buf. */
+static errno_t cprof_put(const cprof_plan_t *p, const cprof_kept_t *kept, uintptr_t buf)
 {
 	cprof_file_hdr_t fh = { .version = CPROF_VERSION, .ntables = p->ntables };
-	uintptr_t at = buf;
+	cprof_sink_t sink = { true, buf };
 
+	for (const cprof_kept_t *k = kept; k; k = k->next)
+		fh.ntables++;
 	memcpy(fh.magic, CPROF_FILE_MAGIC, sizeof(fh.magic));
 	fh.tsc_hz = time_cycles_per_sec();
 	fh.taken = time_cycles();
 	fh.cpus = cpu_count;
-	if (copy_to_user((void *)at, &fh, sizeof(fh)) != EOK)
-		return EFAULT;
-	at += sizeof(fh);
-	for (uint32_t i = 0; i < p->ntables; i++) {
-		const cprof_plan_table_t *pt = &p->table[i];
-		if (copy_to_user((void *)at, &pt->h, sizeof(pt->h)) != EOK)
-			return EFAULT;
-		at += sizeof(pt->h);
-		for (uint32_t j = 0; j < pt->h.nparts; j++) {
-			errno_t rc = cprof_put_part(pt, &p->part[pt->first + j], &at);
-			if (rc != EOK)
-				return rc;
-		}
-	}
-	return EOK;
+	fh.dropped = (uint32_t)MIN(cprof_kept_dropped, UINT32_MAX);
+	errno_t rc = cprof_emit(&sink, &fh, sizeof(fh));
+	if (rc == EOK)
+		rc = cprof_emit_tables(&sink, p);
+	for (const cprof_kept_t *k = kept; k && rc == EOK; k = k->next)
+		rc = cprof_emit(&sink, k->data, k->len);
+	return rc;
 }
 
 /* CPROF_OP_GET (buf, size, size_t *needed) -> bytes. */
 static int64_t cprof_get(uintptr_t buf, uint64_t size, uintptr_t uneeded)
 {
 	cprof_plan_t *p = kmalloc(sizeof(*p));
-	uint64_t needed = 0;
+	uint32_t gen;
 
 	if (!p)
 		return -ENOMEM;
 	cprof_plan_make(p);
+	cprof_kept_t *kept = cprof_kept_take(&gen);
+	for (const cprof_kept_t *k = kept; k; k = k->next)
+		p->bytes += k->len;
 	int64_t rc = p->bytes;
 	if (p->bytes > size) {
-		needed = p->bytes;
+		uint64_t needed = p->bytes;
 		rc = copy_to_user((void *)uneeded, &needed, sizeof(needed)) == EOK ? -ENOMEM : -EFAULT;
 	} else if (!user_range_ok(buf, p->bytes)) {
 		rc = -EFAULT;
 	} else {
-		errno_t e = cprof_put(p, buf);
+		errno_t e = cprof_put(p, kept, buf);
 		rc = e == EOK ? (int64_t)p->bytes : -(int64_t)e;
 	}
+	cprof_kept_return(kept, gen);
 	cprof_plan_drop(p);
 	kfree(p);
 	return rc;
+}
+
+void cprof_task_exited(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	cprof_task_t *ct = t->cprof;
+	t->cprof = NULL;
+	spin_unlock_irqrestore(&cprof_lock, f);
+	if (!ct)
+		return;
+	cprof_keep(t, ct);
+	if (ct->clock_pa)           /* no thread of t runs again: nobody writes it */
+		frame_free(ct->clock_pa, 1);
+	kfree(ct);
 }
 
 /* ------------------------------------------------------------ reset */
@@ -427,6 +581,16 @@ static int64_t cprof_reset(void)
 		cprof_kernel_reset();
 		n++;
 	}
+	uint64_t f = spin_lock_irqsave(&cprof_lock);
+	cprof_kept_t *kept = cprof_kept;
+	cprof_kept = NULL;
+	n += cprof_kept_count;
+	cprof_kept_bytes = 0;
+	cprof_kept_count = 0;
+	cprof_kept_dropped = 0;
+	cprof_kept_gen++;
+	spin_unlock_irqrestore(&cprof_lock, f);
+	cprof_kept_free(kept);
 	cprof_registered(&ids);
 	for (uint32_t i = 0; i < ids.n; i++)
 		cprof_reset_one(ids.id[i]);

@@ -20,6 +20,9 @@ TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 ISO = os.path.join(BUILD, "vernier.iso")
 KTEST_ISO = os.path.join(BUILD, "vernier-ktest.iso")
+# The call-profiled system (make CPROFILE=1; make check builds it).
+CPROF_ISO = os.path.join(BUILD, "cprof", "vernier.iso")
+CPROF_KTEST_ISO = os.path.join(BUILD, "cprof", "vernier-ktest.iso")
 
 # ---------------------------------------------------------------- log formats
 # The kernel's first line on COM1: "vernier: Vernier 0.1, booted by ...".

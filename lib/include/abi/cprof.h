@@ -26,11 +26,14 @@
  *     at ctl->clock (mapped read-only on first use). ENOENT if the task
  *     has not registered, ENOSPC when CPROF_CLOCKS threads have one.
  *   CPROF_OP_GET (void *buf, size_t size, size_t *needed) -> bytes: every
- *     registered table (the kernel's first, if the kernel is instrumented)
- *     as a file (cprof_file_hdr_t ...). ENOMEM and *needed when size is
- *     too small: nothing partial. Needs PERM_PROFILE.
- *   CPROF_OP_RESET () -> number of tables told to clear. Each clears at
- *     its next hook (a blocked process: when it runs again). PERM_PROFILE.
+ *     registered table (the kernel's first, if the kernel is instrumented),
+ *     then those of processes that exited since the last RESET (the
+ *     newest first; 4 MiB of them at most), as a file (cprof_file_hdr_t
+ *     ...). ENOMEM and *needed when size is too small: nothing partial.
+ *     Needs PERM_PROFILE.
+ *   CPROF_OP_RESET () -> number of tables told to clear or dropped. Each
+ *     live one clears at its next hook (a blocked process: when it runs
+ *     again); exited processes' tables are dropped. PERM_PROFILE.
  */
 #ifndef ABI_CPROF_H
 #define ABI_CPROF_H
@@ -132,7 +135,7 @@ typedef struct cprof_file_hdr {
 	uint64_t tsc_hz;        /* cycles per second, for milliseconds */
 	uint64_t taken;         /* TSC when it was copied */
 	uint32_t cpus;
-	uint32_t reserved;
+	uint32_t dropped;       /* exited processes' tables dropped since the last RESET */
 } cprof_file_hdr_t;
 
 typedef struct cprof_table_hdr {

@@ -7,12 +7,14 @@
  *                               serial port), then a summary
  *   cprof [-h] reset            ask every table to start over
  *
- * get asks SYS_CPROF for the tables with a small buffer and, on ENOMEM,
- * again with the size the kernel needs plus slack (tables grow between
- * the two calls), a few times; nothing is written until the whole file
+ * get copies the live processes' tables and those of processes that
+ * exited since the last reset. It asks SYS_CPROF with a small buffer
+ * and, on ENOMEM, again with the size the kernel needs plus slack
+ * (tables grow between the two calls), a few times; nothing is written until the whole file
  * is in memory, and a file that could not be completed is removed. The
- * summary names the tables, counts their call paths and warns about
- * tables that lost calls (error flags). Both need the profile permission.
+ * summary names the tables, counts their call paths and warns (stderr)
+ * about tables that lost calls (error flags) and exited processes'
+ * tables the kernel had to drop. Both need the profile permission.
  *
  * Exit status: 0; 1 for an error (printed); 2 for usage errors.
  */
@@ -78,6 +80,7 @@ static errno_t get_all(uint8_t **buf, size_t *len)
 /* What the summary says about a file. */
 typedef struct summary {
 	unsigned tables;
+	unsigned dropped;               /* exited processes' tables the kernel dropped */
 	uint64_t paths;
 	char names[NAMES_MAX];
 	bool bad;                       /* not a well-formed file */
@@ -141,6 +144,7 @@ static void summarize(const uint8_t *buf, size_t len, summary_t *s)
 	}
 	memcpy(&h, buf, sizeof(h));
 	s->bad = memcmp(h.magic, CPROF_FILE_MAGIC, sizeof(h.magic)) != 0;
+	s->dropped = h.dropped;
 	for (uint32_t i = 0; i < h.ntables && !s->bad; i++)
 		s->bad = !walk_table(buf, len, &off, s);
 }
@@ -177,6 +181,9 @@ static int cmd_get(const char *out)
 		return 1;
 	if (s.bad)
 		fprintf(stderr, "cprof: warning: the kernel's file is malformed\n");
+	if (s.dropped)
+		fprintf(stderr, "cprof: warning: %u exited processes' tables were dropped "
+			"(reset to make room)\n", s.dropped);
 	printf("cprof: %u table%s (%s), %llu call paths, %zu bytes to %s\n", s.tables,
 	       s.tables == 1 ? "" : "s", s.names, (unsigned long long)s.paths, len, out);
 	return 0;

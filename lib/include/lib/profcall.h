@@ -1,0 +1,74 @@
+/*
+ * The call profiler's report (cprofalyze; the MINIX 3 thesis's
+ * cprofalyze.pl): reads a call profile file (lib/include/abi/cprof.h, as
+ * `cprof get` writes it) from memory and prints its tables. Freestanding:
+ * shared by the guest's /bin/cprofalyze and the host tool
+ * build/host/cprofalyze; memory, files and output come through a
+ * prof_env_t (lib/profreport.h).
+ *
+ * Parsing checks every size, count and offset: a truncated or damaged
+ * file is EINVAL with the reason, never a crash. Each table's parts are
+ * merged by call path (the function addresses from the top level down;
+ * a slot's parent may be in another part): the same path in two parts
+ * sums its calls and times. Slots whose parent chain has a bad slot id
+ * or a cycle are left out and counted (a live system may also give a
+ * slot whose parent was added to its part after that part was copied).
+ *
+ * Printing resolves function addresses through the table's binary (its
+ * path as recorded: the loader maps it, e.g. under a root directory; ELF
+ * .symtab, else PATH.nm, see lib/profbin.h); an unknown address prints
+ * as hex (0x401a2b). Times are milliseconds from the file's tsc_hz, with
+ * two decimals, in integer arithmetic.
+ */
+#ifndef LIB_PROFCALL_H
+#define LIB_PROFCALL_H
+
+#include <abi/cprof.h>
+#include <abi/errno.h>
+#include <lib/profreport.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFCALL_SORT_ALPHA 0           /* -a: by path, alphabetically (default) */
+#define PROFCALL_SORT_FILE 1            /* -o: no sort: the order in the file
+					   (the tree: each path under its caller) */
+#define PROFCALL_SORT_CALLS 2           /* -c: most calls first */
+#define PROFCALL_SORT_TIME 3            /* -t: most wall time first */
+
+#define PROFCALL_HZ_MAX 1000000000000ull /* tsc_hz above this is damage */
+
+typedef struct profcall_opts {
+	unsigned sort;                  /* PROFCALL_SORT_* */
+	bool functions;                 /* -f: totals per function */
+	bool full_paths;                /* -i: with -a/-o, full paths, not the tree */
+	uint64_t max_lines;             /* -n: lines per table, 0 for all */
+} profcall_opts_t;
+
+typedef struct profcall profcall_t;
+
+/*
+ * Parse and merge the call profile of size bytes at data (any alignment;
+ * not kept). EOK and *out; EINVAL for a malformed file, with the reason
+ * in why (whylen bytes, NUL-terminated; may be NULL); ENOMEM.
+ */
+errno_t profcall_parse(const prof_env_t *env, const void *data, size_t size,
+		       profcall_t **out, char *why, size_t whylen);
+
+/* Number of tables (processes, the kernel first if it was profiled) in pc. */
+size_t profcall_tables(const profcall_t *pc);
+
+/* Print the notes on reading the report (the thesis's "Notes:" block). */
+void profcall_notes(const prof_env_t *env);
+
+/*
+ * Print every table of pc: a header line (NAME (task ID, PATH): P parts,
+ * N call paths | N functions), warnings for what was lost, the column
+ * header and at most o->max_lines lines. EOK or ENOMEM.
+ */
+errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
+
+/* Release pc and everything it holds (NULL is fine). */
+void profcall_free(profcall_t *pc);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * cprofalyze - print call profiles (the MINIX 3 thesis's cprofalyze.pl,
+ * section 4.1, without its clock argument: milliseconds come from the
+ * TSC frequency in the file). One source for both sides: built for the
+ * guest as /bin/cprofalyze and for the host as build/host/cprofalyze
+ * (-DCPROFALYZE_HOST: another default root). The report is
+ * lib/profcall.c.
+ *
+ * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
+ *
+ *   FILE     a call profile (lib/include/abi/cprof.h; `cprof get` writes it)
+ *   -f       totals per function (the paths' order is lost)
+ *   -a       sort alphabetically by path (the default)
+ *   -o       no sort: the order in the file (the tree: callees in that order)
+ *   -c       sort by calls, most first
+ *   -t       sort by wall time, most first
+ *   -i       with -a/-o: full paths, not the tree
+ *   -n N     at most N lines per table
+ *   -r ROOT  the directory the binaries named in the file are looked up
+ *            in (default /; on the host build/initrd-root, as vprof -r)
+ *
+ * Output: the notes, then per table (the kernel's first):
+ *   kernel (task 0, /boot/kernel): 2 parts, 4 call paths
+ *   warning: kernel (task 0): call stack overrun: 12 calls not recorded
+ *       calls    wall ms     cpu ms  path
+ *          10       0.01       0.01  a
+ *          10       0.01       0.01    b
+ * The tree (-a, -o without -i) shows each path's last function indented
+ * two spaces per level; -i, -c and -t print full paths ("a b d"); -f one
+ * line per function. A binary without .symtab is tried as PATH.nm.
+ * Exit status: 0, 1 for an unreadable or malformed FILE (a message names
+ * it; the other files are still printed), 2 for bad usage.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lib/profcall.h>
+
+#define CPA_CHUNK 65536
+#define CPA_PATH 1024
+
+#ifdef CPROFALYZE_HOST
+#define CPA_ROOT "build/initrd-root"
+#else
+#define CPA_ROOT "/"
+#endif
+
+typedef struct cpa {
+	const char *root;
+	bool noted;                     /* the notes were printed */
+} cpa_t;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...\n"
+		"  print call profiles (written by cprof get)\n"
+		"  -f       totals per function (the paths' order is lost)\n"
+		"  -a       sort alphabetically by path (default)\n"
+		"  -o       no sort: the order in the file\n"
+		"  -c       sort by calls, most first\n"
+		"  -t       sort by wall time, most first\n"
+		"  -i       with -a/-o: full paths, not the tree\n"
+		"  -n N     at most N lines per table\n"
+		"  -r ROOT  where the binaries named in the file are (default %s)\n"
+		"  -h       this help\n", CPA_ROOT);
+}
+
+static void *cpa_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return malloc(size);
+}
+
+static void cpa_release(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static void cpa_out(void *ctx, const char *s, size_t len)
+{
+	(void)ctx;
+	fwrite(s, 1, len, stdout);
+}
+
+/* Read the whole file path into malloc'd memory. EOK, ENOENT, ENOMEM or EIO. */
+static errno_t read_file(const char *path, void **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, len = 0, n = 0;
+	char *buf = NULL;
+
+	if (!f)
+		return ENOENT;
+	do {
+		if (len == cap) {
+			char *bigger = realloc(buf, cap + CPA_CHUNK);
+			if (!bigger) {
+				free(buf);
+				fclose(f);
+				return ENOMEM;
+			}
+			buf = bigger;
+			cap += CPA_CHUNK;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	errno_t err = ferror(f) ? EIO : EOK;
+	fclose(f);
+	if (err != EOK) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = len;
+	return EOK;
+}
+
+/* Paths in the file are guest paths: absolute ones are looked up under root. */
+static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	const cpa_t *c = ctx;
+	char full[CPA_PATH];
+	size_t rlen = strlen(c->root);
+
+	while (rlen > 0 && c->root[rlen - 1] == '/')
+		rlen--;
+	if (path[0] != '/' || rlen == 0)
+		return read_file(path, data, size);
+	if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)rlen, c->root, path) >=
+	    sizeof(full))
+		return ENOENT;
+	return read_file(full, data, size);
+}
+
+/* Print the report of one file; 0, or 1 with a message. */
+static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool named)
+{
+	prof_env_t env = { c, cpa_alloc, cpa_release, cpa_load, cpa_out };
+	char why[160];
+	void *data;
+	size_t size;
+	profcall_t *pc;
+
+	errno_t err = read_file(file, &data, &size);
+	if (err != EOK) {
+		fprintf(stderr, "cprofalyze: %s: cannot read it (%s)\n", file, err == ENOENT ?
+			"cannot open" : err == ENOMEM ? "out of memory" : "I/O error");
+		return 1;
+	}
+	err = profcall_parse(&env, data, size, &pc, why, sizeof(why));
+	free(data);
+	if (err != EOK) {
+		fprintf(stderr, "cprofalyze: %s: %s%s\n", file,
+			err == EINVAL ? "not a call profile or damaged: " : "", why);
+		return 1;
+	}
+	if (!c->noted)
+		profcall_notes(&env);
+	c->noted = true;
+	if (named)
+		printf("\n%s:\n", file);
+	if (profcall_tables(pc) == 0)
+		printf("\n(no call-profiled tasks)\n");
+	err = profcall_print(pc, o);
+	profcall_free(pc);
+	fflush(stdout);
+	if (err != EOK) {
+		fprintf(stderr, "cprofalyze: %s: out of memory\n", file);
+		return 1;
+	}
+	return 0;
+}
+
+/* "N" (1 or more) into *n; false when malformed. */
+static bool parse_count(const char *s, uint64_t *n)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*n = v;
+	return *s == '\0' && v > 0;
+}
+
+int main(int argc, char **argv)
+{
+	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
+	cpa_t c = { CPA_ROOT, false };
+	int opt, status = 0;
+
+	while ((opt = getopt(argc, argv, "hfaoctin:r:")) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'f':
+			o.functions = true;
+			break;
+		case 'a':
+			o.sort = PROFCALL_SORT_ALPHA;
+			break;
+		case 'o':
+			o.sort = PROFCALL_SORT_FILE;
+			break;
+		case 'c':
+			o.sort = PROFCALL_SORT_CALLS;
+			break;
+		case 't':
+			o.sort = PROFCALL_SORT_TIME;
+			break;
+		case 'i':
+			o.full_paths = true;
+			break;
+		case 'n':
+			if (!parse_count(optarg, &o.max_lines)) {
+				fprintf(stderr, "cprofalyze: bad line count '%s'\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'r':
+			c.root = optarg;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (int i = optind; i < argc; i++)
+		status |= cpa_file(&c, argv[i], &o, argc - optind > 1);
+	return status;
+}
