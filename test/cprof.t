@@ -9,18 +9,19 @@ COM2 going to a host file, checks:
   stderr with status 2;
 - permissions: `restrict cprof get -o /tmp/x` and `restrict cprof reset`
   say the profile permission is missing (status 1) and leave no file;
-- `utest cprof`: SYS_CPROF's GET with too small a buffer (ENOMEM, the size
-  needed, nothing written), the hooks' own table, EBUSY, RESET;
-- the thesis's 3.5.5 experiment: `cpdemo -n N -i IT -w ... &` lingering,
-  `cprof get -o /tmp/cp.out` (summary: the kernel's, fs's, sh's and
+- `utest cprof`: SYS_CPROF raw, GET with too small a buffer among it
+  (ENOMEM, the size needed, nothing written);
+- the thesis's 3.5.5 experiment: `cpdemo -n N -i IT` (its table stays
+  after it exits), `cprof get -o /tmp/cp.out` (summary: the kernel's, fs's, sh's and
   cpdemo's tables, the file's size; more than the first 4 KiB buffer, so
-  the ENOMEM retry ran) and `cprofalyze -i`: main a, main a b, main a b d
-  and main a c are called exactly N times each and their self times (wall
-  and on-CPU) are equal within 5%;
-- `cprof reset` (asks every table), then get: cpdemo's table has started
-  over (main a is gone, its lingering calls start again from few);
-- `cpdemo -s MS`: main a b's wall time is at least N x MS, its on-CPU time
-  a small part of it;
+  the ENOMEM retry ran) and `cprofalyze -i`: main run a, main run a b,
+  main run a b d and main run a c are called exactly N times each and
+  their self times (wall and on-CPU) are equal within 5%;
+- `cpdemo -w ... &` lingering, `cprof reset` (asks every table), then
+  get: its table has started over (main run a is gone, its lingering calls
+  start again from few) and the exited cpdemo's table is dropped;
+- `cpdemo -s MS`: main run a b's wall time is at least N x MS, its on-CPU
+  time a small part of it;
 - `cpdemo -t 2`: 3 parts, the worker paths called 2N times (parts merged
   by path);
 - `cprof get -o com2`: the host file of COM2 is a call profile that the
@@ -52,7 +53,7 @@ BOOT_WAIT = 180
 COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-cprof-"), "com2.bin")
 OUT = "/tmp/cp.out"
 LINGER = "-w 600000"                 # cpdemo stays (killed when done with)
-N, IT = 200, 100000                  # the 3.5.5 run: ~0.1 s a path under TCG
+N, IT = 500, 100000                  # the 3.5.5 run: ~0.15 s a path under TCG
 SLEEP_N, SLEEP_MS = 10, 20
 THREAD_N = 50
 SUMMARY_RE = re.compile(r"^cprof: (\d+) tables? \(([^)]*)\), (\d+) call paths, "
@@ -60,7 +61,8 @@ SUMMARY_RE = re.compile(r"^cprof: (\d+) tables? \(([^)]*)\), (\d+) call paths, "
 HEADER_RE = re.compile(r"^(\S+) \(task (\d+), [^)]*\): (\d+) parts?, \d+ call paths?$")
 ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)  (\S.*)$")
 JOB_RE = re.compile(r"^\[\d+\] (\d+)$")
-DEMO_PATHS = ("main a", "main a b", "main a b d", "main a c")
+DEMO_RE = re.compile(r"^cpdemo: task (\d+): a called (\d+) times")
+DEMO_PATHS = ("main run a", "main run a b", "main run a b d", "main run a c")
 BAD = ("cprof", "cprof bogus", "cprof -x", "cprof get -x", "cprof get stray",
        "cprof get -o", "cprof reset extra")
 
@@ -99,6 +101,16 @@ def table(sh, task):
 
 def calls(t, path):
     return t["paths"].get(path, (0, 0.0, 0.0))[0] if t else 0
+
+
+def run_demo(tap, sh, args):
+    """cpdemo args in the foreground (its table stays after it exits): its
+    task id, or None (reported)."""
+    out = sh.run("cpdemo %s" % args, timeout=300)
+    m = [DEMO_RE.match(l) for l in out or []]
+    m = [x for x in m if x]
+    tap.ok(m and sh.status() == 0, "cpdemo %s: status 0 (%r)" % (args, out))
+    return int(m[-1].group(1)) if m else None
 
 
 def start_demo(tap, sh, args):
@@ -160,8 +172,10 @@ def check_utest(tap, sh):
     out = sh.run("utest cprof", timeout=120)
     oks = [l for l in out or [] if l.startswith("ok ")]
     bad = [l for l in out or [] if l.startswith("not ok")]
-    tap.ok(len(oks) >= 9 and not bad and sh.status() == 0,
-           "utest cprof: %d ok, none failed (%r)" % (len(oks), bad or out))
+    enomem = [l for l in oks if "ENOMEM" in l]
+    tap.ok(len(oks) >= 10 and enomem and not bad and sh.status() == 0,
+           "utest cprof: %d ok (GET's ENOMEM and size among them), none failed (%r)"
+           % (len(oks), bad or out))
 
 
 def check_summary(tap, sh):
@@ -184,12 +198,10 @@ def equal_within(values, pct):
 
 
 def check_demo(tap, sh):
-    task = start_demo(tap, sh, "-n %d -i %d" % (N, IT))
-    if task is None:
+    task = run_demo(tap, sh, "-n %d -i %d" % (N, IT))
+    t = table(sh, task) if task is not None else None
+    if not tap.ok(t, "cpdemo's table (task %s) is in the file after it exited" % task):
         return
-    t = wait_demo(sh, task, "main a", N)
-    if not tap.ok(t, "cpdemo's table (task %d) is in the file" % task):
-        return stop_demo(sh, task)
     got = {p: calls(t, p) for p in DEMO_PATHS}
     tap.ok(all(c == N for c in got.values()),
            "each of %s called exactly %d times (%r)" % (", ".join(DEMO_PATHS), N, got))
@@ -200,8 +212,6 @@ def check_demo(tap, sh):
     tap.ok(equal_within(wall, 5), "the four paths' wall self times are equal "
            "within 5%% (ms %r)" % wall)
     check_summary(tap, sh)
-    check_reset(tap, sh, task, t)
-    stop_demo(sh, task)
 
 
 def linger_calls(t):
@@ -210,7 +220,11 @@ def linger_calls(t):
                if p.split()[-1] == "linger")
 
 
-def check_reset(tap, sh, task, before):
+def check_reset(tap, sh):
+    task = start_demo(tap, sh, "-n 20 -i 1000")
+    if task is None:
+        return
+    before = wait_demo(sh, task, "main run a", 20)
     time.sleep(2)
     before = table(sh, task) or before
     out = sh.run("cprof reset")
@@ -219,38 +233,38 @@ def check_reset(tap, sh, task, before):
            "cprof reset: asked of every table (%r)" % out)
     time.sleep(0.5)
     t = table(sh, task)
-    tap.ok(t and calls(t, "main a") == 0 and 0 < linger_calls(t) < linger_calls(before),
-           "after the reset cpdemo's table started over: main a %d calls, "
-           "linger %d (was %d)" % (calls(t, "main a"), linger_calls(t),
-                                   linger_calls(before)))
-
-
-def check_sleep(tap, sh):
-    task = start_demo(tap, sh, "-n %d -i 1000 -s %d" % (SLEEP_N, SLEEP_MS))
-    if task is None:
-        return
-    t = wait_demo(sh, task, "main a", SLEEP_N)
-    c, wall, cpu = (t or {"paths": {}})["paths"].get("main a b", (0, 0.0, 0.0))
-    tap.ok(c == SLEEP_N and wall >= 0.9 * SLEEP_N * SLEEP_MS and cpu < wall / 4,
-           "cpdemo -s %d: main a b's wall time is the sleeps, not its on-CPU time "
-           "(%d calls, wall %.2f ms, cpu %.2f ms)" % (SLEEP_MS, c, wall, cpu))
+    tap.ok(t and calls(before, "main run a") == 20 and calls(t, "main run a") == 0 and
+           0 < linger_calls(t) < linger_calls(before),
+           "after the reset the lingering cpdemo's table started over: main run a %d "
+           "calls (was %d), linger %d (was %d)" % (calls(t, "main run a"),
+                                                  calls(before, "main run a"),
+                                                  linger_calls(t), linger_calls(before)))
+    tap.ok(t and len([x for x in parse_report(sh.run("cprofalyze -i %s" % OUT))
+                      .values() if x["name"] == "cpdemo"]) == 1,
+           "... and the exited cpdemo's table was dropped")
     stop_demo(sh, task)
 
 
+def check_sleep(tap, sh):
+    task = run_demo(tap, sh, "-n %d -i 1000 -s %d" % (SLEEP_N, SLEEP_MS))
+    t = table(sh, task) if task is not None else None
+    c, wall, cpu = (t or {"paths": {}})["paths"].get("main run a b", (0, 0.0, 0.0))
+    tap.ok(c == SLEEP_N and wall >= 0.9 * SLEEP_N * SLEEP_MS and cpu < wall / 4,
+           "cpdemo -s %d: main run a b's wall time is the sleeps, not its on-CPU time "
+           "(%d calls, wall %.2f ms, cpu %.2f ms)" % (SLEEP_MS, c, wall, cpu))
+
+
 def check_threads(tap, sh):
-    task = start_demo(tap, sh, "-n %d -i 1000 -t 2" % THREAD_N)
-    if task is None:
-        return
-    t = wait_demo(sh, task, "worker a", 2 * THREAD_N)
-    tap.ok(t and t["parts"] == 3 and calls(t, "main a b d") == THREAD_N and
+    task = run_demo(tap, sh, "-n %d -i 1000 -t 2" % THREAD_N)
+    t = table(sh, task) if task is not None else None
+    tap.ok(t and t["parts"] == 3 and calls(t, "main run a b d") == THREAD_N and
            calls(t, "worker a b d") == 2 * THREAD_N,
-           "cpdemo -t 2: 3 parts, main a b d %d calls, worker a b d %d (merged)"
-           % (calls(t, "main a b d"), calls(t, "worker a b d")))
+           "cpdemo -t 2: 3 parts, main run a b d %d calls, worker a b d %d (merged)"
+           % (calls(t, "main run a b d"), calls(t, "worker a b d")))
     out = sh.run("cprof get -o com2", timeout=120)
     tap.ok(out and SUMMARY_RE.match(out[-1]) and out[-1].endswith("bytes to com2")
            and sh.status() == 0, "cprof get -o com2: a summary, status 0 (%r)" % out)
     check_threads.task = task
-    stop_demo(sh, task)
 
 
 def host_cprofalyze():
@@ -280,7 +294,7 @@ def main():
     tap = Tap()
     bt.need_file(tap, ISO, "call-profiled ISO (make CPROFILE=1)")
     shell_session(tap, (check_usage, check_perms, check_utest, check_demo,
-                        check_sleep, check_threads),
+                        check_reset, check_sleep, check_threads),
                   cpus=2, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2, iso=ISO)
     check_com2_file(tap)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)

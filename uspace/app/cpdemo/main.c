@@ -5,16 +5,17 @@
  *   cpdemo [-h] [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]
  *
  * a, b, c and d run the same loop of IT iterations (default 50000) in
- * their own bodies; a also calls b and c, b calls d. main calls a N times
- * (default 1000: about a second under QEMU TCG), so the paths main a,
- * main a b, main a b d and main a c are each called N times and should
- * each get the same self time: the hooks' own cost is left out. -s MS makes b also sleep MS milliseconds
- * on each call, so that main a b shows wall time well above its on-CPU
- * time. -t THREADS runs the same in that many more threads (thread_start,
- * paths under worker) at once. -w MS then lingers MS milliseconds, calling
- * linger every LINGER_MS, so that `cprof get` can copy the table while
- * the process lives (and a reset shows: its next hook clears it). Prints
- * one line: what ran and whether the profile was announced to the kernel.
+ * their own bodies; a also calls b and c, b calls d. main's run calls a
+ * N times (default 1000: about a second under QEMU TCG), so the paths
+ * main run a, main run a b, main run a b d and main run a c are each
+ * called N times and should each get the same self time: the hooks' own
+ * cost is left out. -s MS makes b also sleep MS milliseconds on each
+ * call, so that main run a b shows wall time well above its on-CPU time.
+ * -t THREADS runs the same in that many more threads (thread_start,
+ * paths under worker) at once. -w MS then lingers MS milliseconds,
+ * calling linger every LINGER_MS, so that a reset shows on a live table
+ * (its next hook clears it). Prints one line: its task id (its table's),
+ * what ran and whether the profile was announced to the kernel.
  *
  * Exit status: 0; 1 if a thread could not be started; 2 for usage errors.
  */
@@ -71,7 +72,7 @@ static __attribute__((noinline)) void linger(void)
 }
 
 /* Linger ms milliseconds (see -w). */
-static void linger_for(unsigned long ms)
+static __attribute__((noinline)) void linger_for(unsigned long ms)
 {
 	for (unsigned long t = 0; t < ms; t += LINGER_MS) {
 		linger();
@@ -110,7 +111,7 @@ static bool parse_num(const char *s, unsigned long max, bool zero_ok, unsigned l
 }
 
 /* Run worker(n) in nthreads threads and in this one; false if a start failed. */
-static bool run(unsigned long n, unsigned long nthreads)
+static __attribute__((noinline)) bool run(unsigned long n, unsigned long nthreads)
 {
 	thread_id_t tid[THREADS_MAX];
 	unsigned long started = 0;
@@ -149,8 +150,9 @@ int main(int argc, char **argv)
 	bool started = run(n, nthreads);
 	cprof_rt_info_t info;
 	cprof_rt_info(&info);
-	printf("cpdemo: a called %lu times in %lu thread%s, %lu iterations a loop; profile %s%s\n",
-	       n, nthreads + 1, nthreads ? "s" : "", iterations,
+	printf("cpdemo: task %llu: a called %lu times in %lu thread%s, %lu iterations a loop; "
+	       "profile %s%s\n", (unsigned long long)sys_task_id(), n, nthreads + 1,
+	       nthreads ? "s" : "", iterations,
 	       info.announce == EOK ? "announced" : "not announced: ",
 	       info.announce == EOK ? "" : strerror(info.announce));
 	if (!started)
