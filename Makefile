@@ -155,9 +155,11 @@ UPROG_CPROF += $(CPROFILE_PROGS)
 KERNEL_CPROF_CFLAGS := $(CPROF_CFLAGS)
 endif
 # Kernel files never instrumented: the hooks, the code that runs before
-# a CPU's per-CPU data is set up, the context switch, the NMI sample path,
-# and the sample sources' ktest (it spins in a function that calls nothing).
-KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) \
+# a CPU's per-CPU data is set up, the context switch and the accounting
+# around it (acct_switch runs on the old thread's stack for the new one and
+# moves the new one's off-CPU clock), the NMI sample path, and the sample
+# sources' ktest (it spins in a function that calls nothing).
+KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
 	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c

@@ -75,11 +75,12 @@ cprof_slot_t *cprof_slot(const cprof_table_t *tab, uint32_t id)
 	return index < p->h.used ? &p->slot[index] : NULL;
 }
 
-/* The slot for a call of fn under parent in the writer's part, or CPROF_NONE. */
-static uint32_t cprof_path(const cprof_table_t *tab, uint32_t parent, uint64_t fn)
+uint32_t cprof_path(const cprof_table_t *tab, uint32_t parent, uint64_t fn)
 {
 	cprof_part_t *own = tab->parts[tab->own];
 
+	if (fn == tab->root_fn)              /* an interrupt: not under what it interrupted */
+		parent = CPROF_ROOT;
 	if (parent == CPROF_NONE) {          /* under a call that was not recorded */
 		own->h.lost_table++;
 		return CPROF_NONE;
@@ -102,58 +103,48 @@ void cprof_sync(cprof_stack_t *s, const cprof_table_t *tab)
 	uint32_t parent = CPROF_ROOT;
 	for (uint32_t i = 0; i < n; i++) {
 		cprof_frame_t *f = &s->frame[i];
+		if (f->fn == tab->root_fn)
+			parent = CPROF_ROOT;
 		f->slot = parent == CPROF_NONE ? CPROF_NONE : cprof_lookup(own, parent, f->fn);
+		f->last_fn = 0;
 		parent = f->slot;
 	}
 	s->gen = tab->gen;
 }
 
-cprof_frame_t *cprof_enter(cprof_stack_t *s, const cprof_table_t *tab,
-			   uint64_t fn, uint64_t t1, uint64_t off)
-{
-	uint32_t d = s->depth++;
-	cprof_part_t *own = tab->parts[tab->own];
-
-	if (d >= s->cap) {
-		own->h.err |= CPROF_ERR_STACK;
-		own->h.lost_stack++;
-		return NULL;
-	}
-	cprof_frame_t *f = &s->frame[d];
-	f->fn = fn;
-	f->t1 = f->t2 = t1;
-	f->off = off;
-	f->deeper_wall = f->deeper_oncpu = 0;
-	f->slot = cprof_path(tab, d ? s->frame[d - 1].slot : CPROF_ROOT, fn);
-	if (f->slot != CPROF_NONE)
-		own->slot[f->slot & CPROF_INDEX_MASK].calls++;
-	return f;
-}
-
-/* Add wall and on-CPU cycles to slot id (atomically if another part's). */
-static void cprof_charge(const cprof_table_t *tab, uint32_t id, uint64_t wall, uint64_t oncpu)
+void cprof_charge_far(const cprof_table_t *tab, uint32_t id, uint64_t wall, uint64_t oncpu)
 {
 	cprof_slot_t *sl = cprof_slot(tab, id);
 
 	if (!sl)
 		return;
-	if (id >> CPROF_ID_SHIFT == tab->own) {
-		sl->wall += wall;
-		sl->oncpu += oncpu;
-		return;
-	}
 	__atomic_fetch_add(&sl->wall, wall, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sl->oncpu, oncpu, __ATOMIC_RELAXED);
 }
 
-/* Find fn's frame below the top, drop the frames above it; false if none. */
-static bool cprof_resync(cprof_stack_t *s, const cprof_table_t *tab, uint64_t fn)
+void cprof_count_far(const cprof_table_t *tab, uint32_t id)
+{
+	cprof_slot_t *sl = cprof_slot(tab, id);
+
+	if (sl)
+		__atomic_fetch_add(&sl->calls, 1, __ATOMIC_RELAXED);
+}
+
+void cprof_overrun(const cprof_table_t *tab)
+{
+	cprof_part_t *own = tab->parts[tab->own];
+
+	own->h.err |= CPROF_ERR_STACK;
+	own->h.lost_stack++;
+}
+
+bool cprof_resync(cprof_stack_t *s, const cprof_table_t *tab, uint64_t fn)
 {
 	cprof_part_t *own = tab->parts[tab->own];
 
 	own->h.err |= CPROF_ERR_PATH;
-	for (uint32_t i = s->depth - 1; i-- > 0;) {
-		if (s->frame[i].fn == fn) {
+	for (uint32_t i = s->depth; i-- > 0;) {
+		if (i < s->cap && s->frame[i].fn == fn) {
 			own->h.mismatch += s->depth - 1 - i;
 			s->depth = i + 1;
 			return true;
@@ -161,38 +152,4 @@ static bool cprof_resync(cprof_stack_t *s, const cprof_table_t *tab, uint64_t fn
 	}
 	own->h.mismatch++;
 	return false;
-}
-
-cprof_frame_t *cprof_exit_begin(cprof_stack_t *s, const cprof_table_t *tab,
-				uint64_t fn, uint64_t stop, uint64_t off)
-{
-	if (s->depth == 0) {
-		tab->parts[tab->own]->h.err |= CPROF_ERR_PATH;
-		tab->parts[tab->own]->h.mismatch++;
-		return NULL;
-	}
-	if (s->depth > s->cap) {             /* not recorded: just leave it */
-		s->depth--;
-		return NULL;
-	}
-	if (s->frame[s->depth - 1].fn != fn && !cprof_resync(s, tab, fn))
-		return NULL;
-	cprof_frame_t *f = &s->frame[s->depth - 1];
-	uint64_t small = stop - f->t2;               /* modular: sums stay exact */
-	uint64_t small_on = small - (off - f->off);
-	cprof_charge(tab, f->slot, small - f->deeper_wall, small_on - f->deeper_oncpu);
-	return f;
-}
-
-void cprof_exit_end(cprof_stack_t *s, cprof_frame_t *f, uint64_t end, uint64_t off)
-{
-	uint64_t big = end - f->t1;
-	uint64_t big_on = big - (off - f->off);
-
-	s->depth--;
-	if (s->depth == 0)
-		return;
-	cprof_frame_t *caller = &s->frame[s->depth - 1];
-	caller->deeper_wall += big;
-	caller->deeper_oncpu += big_on;
 }

@@ -11,6 +11,7 @@
  * cprof_init the hooks only note that they were called: that is how the
  * kernel knows it is instrumented.
  */
+#include <arch/interrupt.h>
 #include <kernel/cprof.h>
 #include <kernel/printk.h>
 #include <kernel/thread.h>
@@ -18,7 +19,7 @@
 #include <kernel/vm.h>
 #include <lib/cprof.h>
 
-#define CPROF_KSLOTS 8192          /* call paths per CPU */
+#define CPROF_KSLOTS 32768         /* call paths per CPU (1.3 MiB) */
 #define CPROF_KDEPTH 96            /* calls in progress per thread */
 #define CPROF_KPART_PAGES ((CPROF_PART_SIZE(CPROF_KSLOTS) + PAGE_SIZE - 1) / PAGE_SIZE)
 
@@ -65,6 +66,7 @@ static void cprof_table_of(cprof_table_t *tab, cpu_t *c)
 	tab->nparts = MAX_CPUS;
 	tab->own = c->id;
 	tab->gen = cprof_kgen;
+	tab->root_fn = ARCH_IRQ_ENTRY_FN;  /* else every interrupted path gets a copy of the handlers' */
 }
 
 void __cyg_profile_func_enter(void *fn, void *site)

@@ -48,6 +48,7 @@ static void cp_table(cprof_table_t *tab, cprof_part_t **parts)
 	tab->nparts = MAX_CPUS;
 	tab->own = 0;
 	tab->gen = cprof_kernel_gen();
+	tab->root_fn = 0;
 }
 
 /* Sum the slots of fn whose caller's function is parent_fn, over all parts. */

@@ -37,7 +37,7 @@ static void setup(uint32_t nslots, uint32_t cap)
 	free(stk);
 	stk = calloc(1, CPROF_STACK_SIZE(cap));
 	cprof_stack_init(stk, cap, 0);
-	tab = (cprof_table_t){ parts, NPARTS, 0, 0 };
+	tab = (cprof_table_t){ parts, NPARTS, 0, 0, 0 };
 	now = 1000000;
 	off_now = 0;
 	single_read = false;
@@ -399,6 +399,40 @@ static void test_foreign_part(void)
 	   "ROOT and NONE: NULL");
 }
 
+/* ---------------------------------------------------------------- root */
+
+/*
+ * An interrupt entry (tab.root_fn) is a top-level path wherever it comes
+ * in, also after a reset, and its time is still not its victim's.
+ */
+static void test_root_fn(void)
+{
+	setup(64, 16);
+	tab.root_fn = FF;
+	enter(FA);
+	work(B);
+	enter(FF);                 /* "interrupts" a */
+	work(B);
+	enter(FD);
+	work(B);
+	leave(FD);
+	leave(FF);
+	work(B);
+	leave(FA);
+	ok(PATH(FF) && !PATH(FA, FF), "root_fn: a top-level path, not under a");
+	ok(calls_of(PATH(FF, FD)) == 1, "root_fn: its callees under it");
+	ok(wall_of(PATH(FA)) == 2 * B, "root_fn: a's self time leaves it out (%llu)",
+	   (unsigned long long)wall_of(PATH(FA)));
+	enter(FA);
+	enter(FF);
+	tab.gen = 1;               /* a reset while both run */
+	enter(FD);
+	ok(PATH(FF, FD) && PATH(FF) && !PATH(FA, FF), "root_fn: still top-level after a reset");
+	leave(FD);
+	leave(FF);
+	leave(FA);
+}
+
 int main(void)
 {
 	test_overhead();
@@ -409,6 +443,7 @@ int main(void)
 	test_mismatch();
 	test_reset();
 	test_foreign_part();
+	test_root_fn();
 	for (int i = 0; i < NPARTS; i++)
 		free(parts[i]);
 	free(stk);

@@ -229,7 +229,7 @@ static void build_kernel(void)
 	free(kstk);
 	kstk = calloc(1, CPROF_STACK_SIZE(16));
 	cprof_stack_init(kstk, 16, 0);
-	ktab = (cprof_table_t){ kparts, 2, 0, 0 };
+	ktab = (cprof_table_t){ kparts, 2, 0, 0, 0 };
 	now = 1000;
 	for (int i = 0; i < 3; i++)
 		fn_a();

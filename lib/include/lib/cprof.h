@@ -41,6 +41,9 @@ typedef struct cprof_frame {
 	uint64_t off;           /* the thread's off-CPU cycles at entry */
 	uint64_t deeper_wall;   /* callees' time, hooks included */
 	uint64_t deeper_oncpu;
+	uint64_t last_fn;       /* the function it called last (0: none) ... */
+	uint32_t last_slot;     /* ... and that call's slot: loops skip the lookup */
+	uint32_t reserved2;
 } cprof_frame_t;
 
 /* A thread's call stack; depth may exceed cap (those calls not recorded). */
@@ -61,6 +64,7 @@ typedef struct cprof_table {
 	uint32_t nparts;
 	uint32_t own;                 /* the writer's part id */
 	uint32_t gen;                 /* current reset generation */
+	uint64_t root_fn;             /* calls of it are top-level paths (0: none) */
 } cprof_table_t;
 
 /* Make mem (CPROF_PART_SIZE(nslots) bytes) an empty part with id. */
@@ -79,28 +83,6 @@ void cprof_stack_init(cprof_stack_t *s, uint32_t cap, uint32_t gen);
  */
 void cprof_sync(cprof_stack_t *s, const cprof_table_t *tab);
 
-/*
- * fn was entered at t1 with the thread off-CPU for off cycles so far.
- * Pushes a frame and counts the call on its path. Returns the frame (the
- * caller stores t2 in it) or NULL if it could not be recorded (stack
- * full: counted, flagged).
- */
-cprof_frame_t *cprof_enter(cprof_stack_t *s, const cprof_table_t *tab,
-			   uint64_t fn, uint64_t t1, uint64_t off);
-
-/*
- * fn exits; stop and off read first thing in the hook. Attributes the
- * self time of the call on top to its path and returns its frame (still
- * on the stack; finish with cprof_exit_end), or NULL if there is nothing
- * to finish (a call beyond the stack's cap, or an exit without an entry:
- * counted, flagged). Frames above fn's are dropped (longjmp), flagged.
- */
-cprof_frame_t *cprof_exit_begin(cprof_stack_t *s, const cprof_table_t *tab,
-				uint64_t fn, uint64_t stop, uint64_t off);
-
-/* Pop f (from cprof_exit_begin); end and off read last in the hook. */
-void cprof_exit_end(cprof_stack_t *s, cprof_frame_t *f, uint64_t end, uint64_t off);
-
 /* The slot with id in tab, or NULL if it does not exist. */
 cprof_slot_t *cprof_slot(const cprof_table_t *tab, uint32_t id);
 
@@ -109,5 +91,125 @@ cprof_slot_t *cprof_slot(const cprof_table_t *tab, uint32_t id);
  * Returns its id, or CPROF_NONE when p is full (flagged).
  */
 uint32_t cprof_lookup(cprof_part_t *p, uint32_t parent, uint64_t fn);
+
+/* ------------------------------------------------------------------
+ * The hot path, inline in the hooks (their cost is the profiler's
+ * overhead); the rare cases are the out-of-line functions below.
+ */
+
+/* The path of a call of fn under parent in the writer's part (lookup or add), or CPROF_NONE (counted). */
+uint32_t cprof_path(const cprof_table_t *tab, uint32_t parent, uint64_t fn);
+/* Count a call / add cycles on a slot of another part (atomically). */
+void cprof_count_far(const cprof_table_t *tab, uint32_t id);
+void cprof_charge_far(const cprof_table_t *tab, uint32_t id, uint64_t wall, uint64_t oncpu);
+/* A call beyond the stack's cap: counted, flagged. */
+void cprof_overrun(const cprof_table_t *tab);
+/*
+ * An exit of fn that is not on top: find fn's frame below, drop the
+ * frames above it (longjmp); false if there is none. Counted, flagged.
+ */
+bool cprof_resync(cprof_stack_t *s, const cprof_table_t *tab, uint64_t fn);
+
+/*
+ * The slot for a call of fn from caller (NULL: a top-level call). A caller
+ * remembers its last callee's slot, so a loop of calls finds it without a
+ * lookup (for a kernel thread that moved CPUs it may be in another part).
+ */
+static inline uint32_t cprof_callee(const cprof_table_t *tab, cprof_frame_t *caller, uint64_t fn)
+{
+	if (!caller)
+		return cprof_path(tab, CPROF_ROOT, fn);
+	if (caller->last_fn == fn)
+		return caller->last_slot;
+	uint32_t id = cprof_path(tab, caller->slot, fn);
+	if (id != CPROF_NONE) {
+		caller->last_fn = fn;
+		caller->last_slot = id;
+	}
+	return id;
+}
+
+/*
+ * fn was entered at t1 with the thread off-CPU for off cycles so far.
+ * Pushes a frame and counts the call on its path. Returns the frame (the
+ * caller stores t2 in it) or NULL if it could not be recorded (stack
+ * full: counted, flagged).
+ */
+static inline cprof_frame_t *cprof_enter(cprof_stack_t *s, const cprof_table_t *tab,
+					 uint64_t fn, uint64_t t1, uint64_t off)
+{
+	uint32_t d = s->depth++;
+
+	if (d >= s->cap) {
+		cprof_overrun(tab);
+		return NULL;
+	}
+	cprof_frame_t *f = &s->frame[d];
+	f->fn = fn;
+	f->t1 = f->t2 = t1;
+	f->off = off;
+	f->deeper_wall = f->deeper_oncpu = 0;
+	f->last_fn = 0;
+	f->slot = cprof_callee(tab, d ? &s->frame[d - 1] : NULL, fn);
+	if (f->slot >> CPROF_ID_SHIFT == tab->own)
+		tab->parts[tab->own]->slot[f->slot & CPROF_INDEX_MASK].calls++;
+	else if (f->slot != CPROF_NONE)      /* the caller's remembered callee is elsewhere */
+		cprof_count_far(tab, f->slot);
+	return f;
+}
+
+/*
+ * Add wall and on-CPU cycles to slot id. A slot of the writer's own part
+ * came from it at the current generation (cprof_sync re-enters older
+ * ones), so it exists.
+ */
+static inline void cprof_charge(const cprof_table_t *tab, uint32_t id, uint64_t wall,
+				uint64_t oncpu)
+{
+	if (id >> CPROF_ID_SHIFT == tab->own) {
+		cprof_slot_t *sl = &tab->parts[tab->own]->slot[id & CPROF_INDEX_MASK];
+		sl->wall += wall;
+		sl->oncpu += oncpu;
+	} else {
+		cprof_charge_far(tab, id, wall, oncpu);
+	}
+}
+
+/*
+ * fn exits; stop and off read first thing in the hook. Attributes the
+ * self time of the call on top to its path and returns its frame (still
+ * on the stack; finish with cprof_exit_end), or NULL if there is nothing
+ * to finish (a call beyond the stack's cap, or an exit without an entry:
+ * counted, flagged). Frames above fn's are dropped (longjmp), flagged.
+ */
+static inline cprof_frame_t *cprof_exit_begin(cprof_stack_t *s, const cprof_table_t *tab,
+					      uint64_t fn, uint64_t stop, uint64_t off)
+{
+	if (s->depth > s->cap) {             /* not recorded: just leave it */
+		s->depth--;
+		return NULL;
+	}
+	if ((s->depth == 0 || s->frame[s->depth - 1].fn != fn) && !cprof_resync(s, tab, fn))
+		return NULL;
+	cprof_frame_t *f = &s->frame[s->depth - 1];
+	uint64_t small = stop - f->t2;               /* modular: sums stay exact */
+	uint64_t small_on = small - (off - f->off);
+	cprof_charge(tab, f->slot, small - f->deeper_wall, small_on - f->deeper_oncpu);
+	return f;
+}
+
+/* Pop f (from cprof_exit_begin); end and off read last in the hook. */
+static inline void cprof_exit_end(cprof_stack_t *s, cprof_frame_t *f, uint64_t end, uint64_t off)
+{
+	uint64_t big = end - f->t1;
+	uint64_t big_on = big - (off - f->off);
+
+	s->depth--;
+	if (s->depth == 0)
+		return;
+	cprof_frame_t *caller = &s->frame[s->depth - 1];
+	caller->deeper_wall += big;
+	caller->deeper_oncpu += big_on;
+}
 
 #endif

@@ -71,6 +71,12 @@ void gdt_init_cpu(struct cpu *c, const uint64_t ist_tops[IST_COUNT]);
 /* C entry from isr.asm for every vector. */
 void interrupt_dispatch(int_frame_t *f);
 
+/*
+ * The C entry of every interrupt, exception and NMI, for the call
+ * profiler: its calls are top-level paths wherever they interrupt.
+ */
+#define ARCH_IRQ_ENTRY_FN ((uintptr_t)interrupt_dispatch)
+
 /* System call frames (SYSCALL_VECTOR): number and arguments, result. */
 #define SYSCALL_VECTOR 0x80
 

@@ -132,7 +132,7 @@ static NOINSTR bool cprof_rt_new_part(cprof_rt_thr_t *r)
 	r->stack = (cprof_stack_t *)((char *)mem + part_size);
 	__libc_lock(&cprof_rt_lock);
 	uint32_t id = cprof_rt_ctl.nparts;
-	r->tab = (cprof_table_t){ cprof_rt_parts, CPROF_PARTS_MAX, id, 0 };
+	r->tab = (cprof_table_t){ cprof_rt_parts, CPROF_PARTS_MAX, id, 0, 0 };
 	cprof_part_init(r->part, id, CPROF_RT_SLOTS);
 	r->part->h.gen = cprof_rt_ctl.reset_gen;
 	cprof_rt_parts[id] = r->part;
@@ -216,10 +216,11 @@ NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 	if (!r || r->busy || r->state != RT_READY)
 		return;
 	r->busy = 1;
+	uint64_t off = cprof_rt_off(r);     /* once: a switch inside the hook is rare */
 	cprof_frame_t *f = cprof_exit_begin(r->stack, cprof_rt_table(r),
-					    (uint64_t)(uintptr_t)fn, stop, cprof_rt_off(r));
+					    (uint64_t)(uintptr_t)fn, stop, off);
 	if (f)
-		cprof_exit_end(r->stack, f, __libc_rdtsc(), cprof_rt_off(r));
+		cprof_exit_end(r->stack, f, __libc_rdtsc(), off);
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
 }
 
