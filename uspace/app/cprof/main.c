@@ -3,7 +3,7 @@
  * the MINIX thesis's `profile get` and `profile reset`, 3.7.1).
  *
  *   cprof [-h] get [-o FILE]    every announced table into FILE
- *                               (default cprof.out; com2: the second
+ *                               (default /tmp/cprof.out; com2: the second
  *                               serial port), then a summary
  *   cprof [-h] reset            ask every table to start over
  *
@@ -30,7 +30,7 @@
 
 #define FIRST_SIZE 4096
 #define GET_TRIES 6
-#define DEFAULT_OUT "cprof.out"
+#define DEFAULT_OUT "/tmp/cprof.out"   /* / is the read-only initrd */
 #define NAMES_MAX 512
 
 static void usage(FILE *out)
