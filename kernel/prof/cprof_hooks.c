@@ -173,15 +173,6 @@ bool cprof_kernel_on(void)
 	return cprof_kready;
 }
 
-uint32_t cprof_kernel_parts(void)
-{
-	uint32_t n = 0;
-
-	while (n < MAX_CPUS && cprof_kparts[n])
-		n++;
-	return n;
-}
-
 const cprof_part_t *cprof_kernel_part(uint32_t i)
 {
 	return i < MAX_CPUS ? __atomic_load_n(&cprof_kparts[i], __ATOMIC_ACQUIRE) : NULL;

@@ -33,7 +33,7 @@ void cprof_thread_init(struct thread *t);
 void cprof_thread_fini(struct thread *t);
 
 /*
- * next is switched in at now (interrupts off): publish its off-CPU
+ * next is being switched in (interrupts off): publish its off-CPU
  * cycles in its clock, if it has one. One line in acct_switch().
  */
 void cprof_switch_in(struct thread *next);
@@ -45,10 +45,9 @@ void cprof_task_exited(struct task *t);
 bool cprof_kernel_on(void);
 
 /*
- * The kernel table for GET: number of parts (CPUs with one), and part i.
- * The parts stay allocated for the kernel's life.
+ * The kernel table for GET: CPU i's part, or NULL (no such CPU, or no
+ * memory for it). Parts stay allocated for the kernel's life.
  */
-uint32_t cprof_kernel_parts(void);
 const cprof_part_t *cprof_kernel_part(uint32_t i);
 
 /* Ask the kernel table to clear (each CPU at its next hook). */
