@@ -14,10 +14,11 @@ COM2 going to a host file, checks:
 - the thesis's 3.5.5 experiment: `cpdemo -n N -i IT` (its table stays
   after it exits), `cprof get -o /tmp/cp.out` (summary: the kernel's, fs's, sh's and
   cpdemo's tables, the file's size; more than the first 4 KiB buffer, so
-  the ENOMEM retry ran) and `cprofalyze -i`: main run a, main run a b,
+  the ENOMEM retry ran) and `cprofalyze -i -n 100`: main run a, main run a b,
   main run a b d and main run a c are called exactly N times each and
-  their self times (wall and on-CPU) are equal within 5% (the best of
-  three runs: a busy host stops vCPUs at random);
+  their self times (wall and on-CPU) are equal within 5% (each path's
+  smallest of up to three runs: a busy host stops vCPUs at random, which
+  only adds time);
 - `cpdemo -w ... &` lingering, `cprof reset` (asks every table), then
   get: its table has started over (main run a is gone, its lingering calls
   start again from few) and the exited cpdemo's table is dropped;
@@ -56,6 +57,9 @@ OUT = "/tmp/cp.out"
 LINGER = "-w 600000"                 # cpdemo stays (killed when done with)
 N, IT = 500, 100000                  # the 3.5.5 run: ~0.15 s a path under TCG
 DEMO_TRIES = 3
+# Full paths, at most 100 lines a table: all of cpdemo's, not the kernel's
+# ten thousand (the serial console would take minutes on a busy host).
+REPORT = "cprofalyze -i -n 100 %s"
 SLEEP_N, SLEEP_MS = 10, 20
 THREAD_N = 50
 SUMMARY_RE = re.compile(r"^cprof: (\d+) tables? \(([^)]*)\), (\d+) call paths, "
@@ -98,7 +102,7 @@ def table(sh, task):
     """cprof get, cprofalyze -i: task's table (None if absent)."""
     if not get(sh):
         return None
-    return parse_report(sh.run("cprofalyze -i %s" % OUT, timeout=60)).get(task)
+    return parse_report(sh.run(REPORT % OUT, timeout=180)).get(task)
 
 
 def calls(t, path):
@@ -211,10 +215,11 @@ def demo_try(tap, sh):
 
 
 def check_demo(tap, sh):
-    """The 3.5.5 experiment: exact calls every try; equal self times in the
-    best of DEMO_TRIES tries (TCG's guest clock is the host's, and a busy
-    host stops vCPUs at random: one run can be off for that alone)."""
-    tries = []
+    """The 3.5.5 experiment: exact calls every run; equal self times, each
+    path's smallest of up to DEMO_TRIES runs (TCG's guest clock is the
+    host's, and a busy host stopping a vCPU only ever adds time, to
+    whichever path ran)."""
+    best_wall = best_cpu = None
     for _ in range(DEMO_TRIES):
         task, t, wall, cpu = demo_try(tap, sh)
         if not tap.ok(t, "cpdemo's table (task %s) is in the file after it exited" % task):
@@ -223,15 +228,15 @@ def check_demo(tap, sh):
         tap.ok(all(c == N for c in got.values()),
                "each of %s called exactly %d times (%r)"
                % (", ".join(DEMO_PATHS), N, got))
-        tries.append((wall, cpu))
-        if equal_within(wall, 5) and equal_within(cpu, 5):
+        best_wall = wall if best_wall is None else list(map(min, best_wall, wall))
+        best_cpu = cpu if best_cpu is None else list(map(min, best_cpu, cpu))
+        tap.diag("run: wall %r, cpu %r" % (wall, cpu))
+        if equal_within(best_wall, 5) and equal_within(best_cpu, 5):
             break
-    tap.ok(any(equal_within(c, 5) for _, c in tries),
-           "the four paths' on-CPU self times are equal within 5%% (ms %r)"
-           % [c for _, c in tries])
-    tap.ok(any(equal_within(w, 5) for w, _ in tries),
-           "the four paths' wall self times are equal within 5%% (ms %r)"
-           % [w for w, _ in tries])
+    tap.ok(equal_within(best_cpu, 5), "the four paths' on-CPU self times are equal "
+           "within 5%% (ms %r)" % best_cpu)
+    tap.ok(equal_within(best_wall, 5), "the four paths' wall self times are equal "
+           "within 5%% (ms %r)" % best_wall)
     check_summary(tap, sh)
 
 
@@ -260,7 +265,7 @@ def check_reset(tap, sh):
            "calls (was %d), linger %d (was %d)" % (calls(t, "main run a"),
                                                   calls(before, "main run a"),
                                                   linger_calls(t), linger_calls(before)))
-    tap.ok(t and len([x for x in parse_report(sh.run("cprofalyze -i %s" % OUT))
+    tap.ok(t and len([x for x in parse_report(sh.run(REPORT % OUT, timeout=180))
                       .values() if x["name"] == "cpdemo"]) == 1,
            "... and the exited cpdemo's table was dropped")
     stop_demo(sh, task)

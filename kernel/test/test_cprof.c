@@ -3,7 +3,9 @@
  * with the hooks (make CPROFILE=1) the thesis's §3.5.5 experiment runs in
  * the kernel: a calls b and c, b calls d, each with the same loop; the
  * four paths must get exactly the calls made and equal self times (within
- * 5%: the best of five tries: TCG's host may stop a vCPU in any one); a
+ * 5%, each path's smallest total of up to CP_TRIES runs: TCG's guest
+ * clock is the host's, and a busy host stopping a vCPU only ever adds
+ * time, to whichever path ran); a
  * function that sleeps shows its blocking in wall time and not in on-CPU
  * time. In a kernel without the hooks there is no kernel table.
  */
@@ -18,7 +20,7 @@
 #define CP_LOOP 20000
 #define CP_SLEEPS 5
 #define CP_SLEEP_NS 10000000ull
-#define CP_TRIES 5
+#define CP_TRIES 8
 
 static volatile unsigned cp_sink;
 
@@ -105,8 +107,8 @@ static cp_sum_t cp_subtree(void (*fn)(void))
 	return s;
 }
 
-/* Run the experiment on a freshly reset table; true if the times agree. */
-static bool cp_run(cp_sum_t out[4])
+/* Run the experiment once on a freshly reset table: each path's totals. */
+static void cp_run(cp_sum_t out[4])
 {
 	cprof_kernel_reset();
 	cp_d();                          /* this CPU's part clears at its next hook */
@@ -116,14 +118,21 @@ static bool cp_run(cp_sum_t out[4])
 	out[1] = cp_find(cp_b, cp_a);
 	out[2] = cp_find(cp_d, cp_b);
 	out[3] = cp_find(cp_c, cp_a);
+	printk("# self cycles: a %lu, a b %lu, a b d %lu, a c %lu\n",
+	       out[0].wall, out[1].wall, out[2].wall, out[3].wall);
+}
+
+/* Do the best (smallest) self times of the four paths agree within 5%? */
+static bool cp_equal(const uint64_t best[4])
+{
 	uint64_t lo = UINT64_MAX, hi = 0;
+
 	for (int i = 0; i < 4; i++) {
-		lo = MIN(lo, out[i].wall);
-		hi = MAX(hi, out[i].wall);
+		lo = MIN(lo, best[i]);
+		hi = MAX(hi, best[i]);
 	}
-	printk("# self cycles: a %lu, a b %lu, a b d %lu, a c %lu (spread %lu.%lu%%)\n",
-	       out[0].wall, out[1].wall, out[2].wall, out[3].wall,
-	       lo ? (hi - lo) * 100 / lo : 0, lo ? (hi - lo) * 1000 / lo % 10 : 0);
+	printk("# best so far: %lu %lu %lu %lu (spread %lu.%lu%%)\n", best[0], best[1], best[2],
+	       best[3], lo ? (hi - lo) * 100 / lo : 0, lo ? (hi - lo) * 1000 / lo % 10 : 0);
 	return lo && (hi - lo) * 100 <= lo * 5;
 }
 
@@ -135,12 +144,18 @@ KTEST(cprof_kernel, "cprof: kernel call paths: exact calls, equal self times, bl
 		return true;
 	}
 	cp_sum_t s[4];
+	uint64_t best[4] = { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	bool equal = false;
-	for (int t = 0; t < CP_TRIES && !equal; t++)
-		equal = cp_run(s);
-	for (int i = 0; i < 4; i++)
-		KT_CHECK(s[i].calls == CP_CALLS, "path %d: %lu calls, made %d", i, s[i].calls, CP_CALLS);
-	KT_CHECK(equal, "self times differ by more than 5%% in all %d tries", CP_TRIES);
+	for (int t = 0; t < CP_TRIES && !equal; t++) {
+		cp_run(s);
+		for (int i = 0; i < 4; i++) {
+			KT_CHECK(s[i].calls == CP_CALLS, "path %d: %lu calls, made %d", i,
+				 s[i].calls, CP_CALLS);
+			best[i] = MIN(best[i], s[i].wall);
+		}
+		equal = cp_equal(best);
+	}
+	KT_CHECK(equal, "the best self times differ by more than 5%% after %d tries", CP_TRIES);
 	for (int i = 0; i < CP_SLEEPS; i++)
 		cp_sleeper();
 	cp_sum_t z = cp_subtree(cp_sleeper);

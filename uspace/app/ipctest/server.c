@@ -43,6 +43,24 @@ static volatile errno_t echo_bad_rc = -1, echo_data_rc = -1;
 static hungup_t hungups[MAX_HUNGUPS];
 static volatile unsigned nhungups;
 
+/*
+ * The echo buffer's lock. Accepting a write answers the client, who may
+ * send its next call (a read) to another serving thread at once: the
+ * writer holds the lock until echo_len is set, so that read waits for it.
+ */
+static volatile bool echo_lock;
+
+static void echo_buf_lock(void)
+{
+	while (__atomic_test_and_set(&echo_lock, __ATOMIC_ACQUIRE))
+		sys_yield();
+}
+
+static void echo_buf_unlock(void)
+{
+	__atomic_clear(&echo_lock, __ATOMIC_RELEASE);
+}
+
 static void echo_data_write(const ipc_event_t *ev)
 {
 	size_t len = 0;
@@ -54,11 +72,13 @@ static void echo_data_write(const ipc_event_t *ev)
 		if (rc != EFAULT)
 			return;                 /* answered after all */
 	}
+	echo_buf_lock();
 	rc = ipc_data_write_accept(ev, echo_buf, sizeof(echo_buf), &len);
 	echo_data_rc = rc;
 	if (rc == EOK)
 		echo_len = len;
-	else if (rc == EFAULT)
+	echo_buf_unlock();
+	if (rc == EFAULT)
 		ipc_answer_0(ev->callid, EFAULT);
 }
 
@@ -72,10 +92,21 @@ static void echo_data_read(const ipc_event_t *ev)
 		if (rc != EFAULT)
 			return;
 	}
+	echo_buf_lock();
 	rc = ipc_data_read_answer(ev, echo_buf, echo_len);
 	echo_data_rc = rc;
+	echo_buf_unlock();
 	if (rc == EFAULT)
 		ipc_answer_0(ev->callid, EFAULT);
+}
+
+static void echo_stats(const ipc_event_t *ev)
+{
+	echo_buf_lock();
+	uint64_t len = echo_len, sum = checksum(echo_buf, echo_len);
+	echo_buf_unlock();
+	ipc_answer(ev->callid, EOK, echo_seq_calls, len, sum, (uint64_t)echo_bad_rc,
+		   (uint64_t)echo_data_rc);
 }
 
 static void echo_hungup(const ipc_event_t *ev)
@@ -124,9 +155,7 @@ static void echo_call(const ipc_event_t *ev)
 			   0, 0, 0);
 		break;
 	case ECHO_STATS:
-		ipc_answer(ev->callid, EOK, echo_seq_calls, echo_len,
-			   checksum(echo_buf, echo_len), (uint64_t)echo_bad_rc,
-			   (uint64_t)echo_data_rc);
+		echo_stats(ev);
 		break;
 	case ECHO_EXIT:
 		ipc_answer_0(ev->callid, EOK);
