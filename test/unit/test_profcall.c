@@ -9,6 +9,7 @@
  * bytes), ENOMEM; then the host tool build/host/cprofalyze and its exit
  * codes.
  */
+#include "hosttool.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -856,48 +857,20 @@ static void test_enomem(void)
 
 /* ---------------------------------------------------------------- the tool */
 
-static int run(const char *cmd, char *buf, size_t size)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = p ? fread(buf, 1, size - 1, p) : 0;
-
-	buf[n] = '\0';
-	int st = p ? pclose(p) : -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(data, 1, len, f) != len)
-		abort();
-	fclose(f);
-}
-
 static void test_tool(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char dir[] = "/tmp/cprofalyze-test.XXXXXX", cmd[1024], path[600];
 	static char text[1 << 16];
 
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(path, sizeof(path), "%s/bin", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/boot", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/bin/app.nm", dir);
-	write_file(path, app_nm, sizeof(app_nm) - 1);
-	snprintf(path, sizeof(path), "%s/boot/kernel.nm", dir);
-	write_file(path, kernel_nm, sizeof(kernel_nm) - 1);
+	tool_root(dir, app_nm, kernel_nm);
 	snprintf(path, sizeof(path), "%s/call.out", dir);
-	write_file(path, ref.buf, ref.len);
+	tool_write(path, ref.buf, ref.len);
 	snprintf(path, sizeof(path), "%s/bad.out", dir);
-	write_file(path, ref.buf, ref.len / 2);
+	tool_write(path, ref.buf, ref.len / 2);
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s %s/call.out 2>&1", build, dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 0, "cprofalyze FILE exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "cprofalyze FILE exits 0");
 	ok(strncmp(text, "Notes:\n", 7) == 0, "it starts with the notes");
 	HAS(text, KHEAD ": 2 parts, 5 call paths");
 	HAS(text, "        5       5.00       5.00    alpha");
@@ -906,7 +879,7 @@ static void test_tool(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -f -t -n 1 -r %s/ %s/call.out 2>&1",
 		 build, dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 0, "cprofalyze -f -t -n 1 exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "cprofalyze -f -t -n 1 exits 0");
 	HAS(text, "        7    3000.00    3000.00  0x500000");
 	HAS(text, "        7       7.00       7.00  main");
 	ok(strstr(text, "  zeta\n") == NULL, "-n 1: zeta (as much time as main) not printed");
@@ -914,30 +887,30 @@ static void test_tool(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s %s/bad.out 2>&1 >/dev/null",
 		 build, dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 1, "a damaged file exits 1");
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "a damaged file exits 1");
 	ok(strstr(text, "bad.out: not a call profile or damaged: ") != NULL,
 	   "the message names the file: %.*s", (int)strcspn(text, "\n"), text);
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze %s/none.out 2>&1 >/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 1, "a missing file exits 1");
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "a missing file exits 1");
 	ok(strstr(text, "none.out: cannot read") != NULL, "and says so");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s %s/bad.out %s/call.out 2>/dev/null",
 		 build, dir, dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 1, "a damaged file among good ones exits 1");
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "a damaged file among good ones exits 1");
 	ok(strstr(text, "call.out:\n") != NULL && strstr(text, KHEAD) != NULL,
 	   "the good one is still printed, named");
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -h 2>/dev/null", build);
-	is_int(run(cmd, text, sizeof(text)), 0, "-h exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "-h exits 0");
 	ok(strncmp(text, "usage: cprofalyze", 17) == 0, "-h prints the usage to stdout");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze 2>&1 >/dev/null", build);
-	is_int(run(cmd, text, sizeof(text)), 2, "no FILE exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "no FILE exits 2");
 	ok(strstr(text, "usage: cprofalyze") != NULL, "usage on stderr");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -x %s/call.out 2>/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n abc %s/call.out 2>/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 2, "-n abc exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n abc exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n 0 %s/call.out 2>/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 2, "-n 0 exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n 0 exits 2");
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -9,6 +9,7 @@
  * memory balance, and fuzzing with random and truncated data. Last, the
  * host tool build/host/vprof on a stream file: its output and exit codes.
  */
+#include "hosttool.h"
 #include "tap.h"
 
 #include <stdarg.h>
@@ -756,76 +757,48 @@ static void test_enomem(void)
 /* printf arguments for the first line of text ("%.*s"). */
 #define LINE(text) (int)strcspn(text, "\n"), text
 
-static int run(const char *cmd, char *buf, size_t size)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = p ? fread(buf, 1, size - 1, p) : 0;
-
-	buf[n] = '\0';
-	int st = p ? pclose(p) : -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(data, 1, len, f) != len)
-		abort();
-	fclose(f);
-}
-
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char dir[] = "/tmp/vprof-test.XXXXXX", cmd[1024], path[600];
 	static char text[1 << 16];
 
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(path, sizeof(path), "%s/bin", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/boot", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/bin/app.nm", dir);
-	write_file(path, app_nm, sizeof(app_nm) - 1);
-	snprintf(path, sizeof(path), "%s/boot/kernel.nm", dir);
-	write_file(path, kernel_nm, sizeof(kernel_nm) - 1);
+	tool_root(dir, app_nm, kernel_nm);
 	build_ref(&sb, false);
 	snprintf(path, sizeof(path), "%s/stream", dir);
-	write_file(path, sb.buf, sb.len);
+	tool_write(path, sb.buf, sb.len);
 
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s %s/stream 2>&1", build, dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 0, "vprof STREAM exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof STREAM exits 0");
 	ok(starts(text, "samples: 100 total, 84 user, 10 kernel, 6 idle, 5 lost\n"),
 	   "vprof prints the summary");
 	HAS(text, " 10.00%       10  5 app                memcpy [k]");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -t -g -p 5 -r %s %s/stream 2>&1", build,
 		 dir, dir);
-	is_int(run(cmd, text, sizeof(text)), 0, "vprof -t -g -p 5 exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -t -g -p 5 exits 0");
 	HAS(text, "0x0000000000401100       40  40.00%  compute");
 	HAS(text, "(2 rows below 5.00% hidden)");
 	HAS(text, "          40 100.00%  <- main");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -h 2>/dev/null", build);
-	is_int(run(cmd, text, sizeof(text)), 0, "vprof -h exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -h exits 0");
 	ok(strncmp(text, "Usage: vprof", 12) == 0, "-h prints the usage to stdout");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof 2>&1 >/dev/null", build);
-	is_int(run(cmd, text, sizeof(text)), 2, "vprof without a stream exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof without a stream exits 2");
 	ok(strstr(text, "Usage: vprof") != NULL, "usage on stderr");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -x %s/stream 2>/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -p abc %s/stream 2>/dev/null", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 1, "missing stream exits 1");
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "missing stream exits 1");
 	ok(strstr(text, "vprof:") && strstr(text, "missing"), "with a message: %.*s",
 	   LINE(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/bin/app.nm 2>&1", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 1, "malformed stream exits 1");
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "malformed stream exits 1");
 	ok(strstr(text, "not a profiler stream") != NULL, "with a message: %.*s",
 	   LINE(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -B %s/boot/kernel.nm", build, dir);
-	is_int(run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
 	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", LINE(text));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

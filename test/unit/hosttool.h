@@ -1,0 +1,55 @@
+/*
+ * Helpers for unit tests that run a host tool (build/host/vprof,
+ * build/host/cprofalyze) on files in a scratch directory laid out like
+ * the initrd: DIR/bin/app.nm and DIR/boot/kernel.nm.
+ */
+#ifndef TEST_HOSTTOOL_H
+#define TEST_HOSTTOOL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>   /* mkdir; stdlib.h has WIFEXITED (glibc) */
+
+/* Run cmd through the shell; its stdout (NUL-terminated) in buf; its exit status. */
+static inline int tool_run(const char *cmd, char *buf, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, size - 1, p) : 0;
+
+	buf[n] = '\0';
+	int st = p ? pclose(p) : -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Write len bytes of data to path (abort on failure). */
+static inline void tool_write(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len)
+		abort();
+	fclose(f);
+}
+
+/*
+ * Make the scratch directory dir (a mkdtemp template, changed in place)
+ * with bin/app.nm and boot/kernel.nm holding the given nm texts.
+ */
+static inline void tool_root(char *dir, const char *app_nm, const char *kernel_nm)
+{
+	char path[600];
+
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/boot", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bin/app.nm", dir);
+	tool_write(path, app_nm, strlen(app_nm));
+	snprintf(path, sizeof(path), "%s/boot/kernel.nm", dir);
+	tool_write(path, kernel_nm, strlen(kernel_nm));
+}
+
+#endif
