@@ -55,66 +55,72 @@ static void cprof_release(cprof_kcpu_t *k)
 	k->busy = 0;
 }
 
-static cprof_stack_t *cprof_stack_of(cprof_kcpu_t *k, thread_t *t)
+/* What a hook works on: its CPU's state, the table, the thread's stack. */
+typedef struct cprof_hook {
+	cprof_kcpu_t *k;
+	cprof_table_t tab;
+	cprof_stack_t *s;
+	uint64_t off;              /* the thread's off-CPU cycles (constant: irqs off) */
+} cprof_hook_t;
+
+/*
+ * Begin a hook on this CPU (interrupts off): false if it must do nothing
+ * (no part yet, or an NMI inside a hook). Brings the stack and the CPU's
+ * part to the current reset generation.
+ */
+static bool cprof_hook_begin(cprof_hook_t *h)
 {
-	return t && t->cprof_stack ? t->cprof_stack : k->stack;
+	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
+
+	h->k = cprof_claim(c);
+	if (!h->k)
+		return false;
+	h->tab.parts = cprof_kparts;
+	h->tab.nparts = MAX_CPUS;
+	h->tab.own = c->id;
+	h->tab.gen = cprof_kgen;
+	h->tab.root_fn = ARCH_IRQ_ENTRY_FN;  /* else every interrupted path gets the handlers' */
+	h->s = t && t->cprof_stack ? t->cprof_stack : h->k->stack;
+	h->off = t ? t->acct.off_cycles : 0;
+	cprof_sync(h->s, &h->tab);
+	return true;
 }
 
-static void cprof_table_of(cprof_table_t *tab, cpu_t *c)
-{
-	tab->parts = cprof_kparts;
-	tab->nparts = MAX_CPUS;
-	tab->own = c->id;
-	tab->gen = cprof_kgen;
-	tab->root_fn = ARCH_IRQ_ENTRY_FN;  /* else every interrupted path gets a copy of the handlers' */
-}
-
+/* GCC's hook at the entry of every instrumented function fn. Any context. */
 void __cyg_profile_func_enter(void *fn, void *site)
 {
 	uint64_t t1 = time_cycles();
+	cprof_hook_t h;
 
 	if (!cprof_kready) {
 		cprof_kseen = true;
 		return;
 	}
 	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-	cprof_kcpu_t *k = cprof_claim(c);
-	if (k) {
-		thread_t *t = c->current;
-		cprof_stack_t *s = cprof_stack_of(k, t);
-		cprof_table_t tab;
-		cprof_table_of(&tab, c);
-		cprof_sync(s, &tab);
-		cprof_frame_t *fr = cprof_enter(s, &tab, (uintptr_t)fn, t1,
-						t ? t->acct.off_cycles : 0);
+	if (cprof_hook_begin(&h)) {
+		cprof_frame_t *fr = cprof_enter(h.s, &h.tab, (uintptr_t)fn, t1, h.off);
 		if (fr)
 			fr->t2 = time_cycles();
-		cprof_release(k);
+		cprof_release(h.k);
 	}
 	irq_restore(f);
 }
 
+/* GCC's hook when fn returns. Any context. */
 void __cyg_profile_func_exit(void *fn, void *site)
 {
 	uint64_t stop = time_cycles();
+	cprof_hook_t h;
 
 	if (!cprof_kready)
 		return;
 	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-	cprof_kcpu_t *k = cprof_claim(c);
-	if (k) {
-		thread_t *t = c->current;
-		cprof_stack_t *s = cprof_stack_of(k, t);
-		uint64_t off = t ? t->acct.off_cycles : 0;   /* constant: irqs are off */
-		cprof_table_t tab;
-		cprof_table_of(&tab, c);
-		cprof_sync(s, &tab);
-		cprof_frame_t *fr = cprof_exit_begin(s, &tab, (uintptr_t)fn, stop, off);
+	if (cprof_hook_begin(&h)) {
+		cprof_frame_t *fr = cprof_exit_begin(h.s, &h.tab, (uintptr_t)fn, stop, h.off);
 		if (fr)
-			cprof_exit_end(s, fr, time_cycles(), off);
-		cprof_release(k);
+			cprof_exit_end(h.s, fr, time_cycles(), h.off);
+		cprof_release(h.k);
 	}
 	irq_restore(f);
 }

@@ -37,7 +37,7 @@ static __attribute__((noinline)) void cp_b(void) { CP_SPIN(); cp_d(); }
 static __attribute__((noinline)) void cp_a(void) { CP_SPIN(); cp_b(); cp_c(); }
 static __attribute__((noinline)) void cp_sleeper(void) { thread_sleep(CP_SLEEP_NS); }
 
-/* Totals of the path fn called from a function parent_fn. */
+/* Calls and self cycles summed over slots. */
 typedef struct cp_sum {
 	uint64_t calls, wall, oncpu;
 } cp_sum_t;
@@ -53,8 +53,12 @@ static void cp_table(cprof_table_t *tab, cprof_part_t **parts)
 	tab->root_fn = 0;
 }
 
-/* Sum the slots of fn whose caller's function is parent_fn, over all parts. */
-static cp_sum_t cp_find(void (*fn)(void), void (*parent_fn)(void))
+/* Does slot sl of tab count for the query (fn, under)? */
+typedef bool (*cp_match_t)(const cprof_table_t *tab, const cprof_slot_t *sl,
+			   void (*fn)(void), void (*under)(void));
+
+/* Sum the slots of the current generation, over all parts, that match. */
+static cp_sum_t cp_sum(cp_match_t match, void (*fn)(void), void (*under)(void))
 {
 	cprof_part_t *parts[MAX_CPUS];
 	cprof_table_t tab;
@@ -64,20 +68,28 @@ static cp_sum_t cp_find(void (*fn)(void), void (*parent_fn)(void))
 	for (uint32_t i = 0; i < MAX_CPUS; i++) {
 		cprof_part_t *p = parts[i];
 		for (uint32_t j = 0; p && p->h.gen == tab.gen && j < p->h.used; j++) {
-			const cprof_slot_t *sl = &p->slot[j];
-			const cprof_slot_t *up = cprof_slot(&tab, sl->parent);
-			if (sl->fn != (uintptr_t)fn || !up || up->fn != (uintptr_t)parent_fn)
+			if (!match(&tab, &p->slot[j], fn, under))
 				continue;
-			s.calls += sl->calls;
-			s.wall += sl->wall;
-			s.oncpu += sl->oncpu;
+			s.calls += p->slot[j].calls;
+			s.wall += p->slot[j].wall;
+			s.oncpu += p->slot[j].oncpu;
 		}
 	}
 	return s;
 }
 
-/* Is slot sl (of tab) in the subtree of a call of fn? */
-static bool cp_under(const cprof_table_t *tab, const cprof_slot_t *sl, void (*fn)(void))
+/* sl is a call of fn from a function under. */
+static bool cp_is_call(const cprof_table_t *tab, const cprof_slot_t *sl, void (*fn)(void),
+		       void (*under)(void))
+{
+	const cprof_slot_t *up = cprof_slot(tab, sl->parent);
+
+	return sl->fn == (uintptr_t)fn && up && up->fn == (uintptr_t)under;
+}
+
+/* sl is in the subtree of a call of fn (fn's own included). */
+static bool cp_is_inside(const cprof_table_t *tab, const cprof_slot_t *sl, void (*fn)(void),
+			 void (*under)(void))
 {
 	for (int depth = 0; sl && depth < 128; depth++) {
 		if (sl->fn == (uintptr_t)fn)
@@ -87,24 +99,16 @@ static bool cp_under(const cprof_table_t *tab, const cprof_slot_t *sl, void (*fn
 	return false;
 }
 
-/* Sum every path inside calls of fn (fn's own included). */
+/* Totals of fn called from parent_fn. */
+static cp_sum_t cp_find(void (*fn)(void), void (*parent_fn)(void))
+{
+	return cp_sum(cp_is_call, fn, parent_fn);
+}
+
+/* Totals of every path inside calls of fn. */
 static cp_sum_t cp_subtree(void (*fn)(void))
 {
-	cprof_part_t *parts[MAX_CPUS];
-	cprof_table_t tab;
-	cp_sum_t s = { 0, 0, 0 };
-
-	cp_table(&tab, parts);
-	for (uint32_t i = 0; i < MAX_CPUS; i++) {
-		cprof_part_t *p = parts[i];
-		for (uint32_t j = 0; p && p->h.gen == tab.gen && j < p->h.used; j++) {
-			if (!cp_under(&tab, &p->slot[j], fn))
-				continue;
-			s.wall += p->slot[j].wall;
-			s.oncpu += p->slot[j].oncpu;
-		}
-	}
-	return s;
+	return cp_sum(cp_is_inside, fn, NULL);
 }
 
 /* Run the experiment once on a freshly reset table: each path's totals. */
