@@ -2,6 +2,7 @@
  * Unit tests for lib/bitmap.c: each function at word boundaries, clipping,
  * aligned runs, and a randomized cross-check against a plain bool array.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -186,10 +187,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static size_t naive_find_run(const bool *ref, size_t nbits, size_t start,

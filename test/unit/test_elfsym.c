@@ -6,6 +6,7 @@
  * are caught by ASan: truncated images are exact-size allocations or have
  * their tail poisoned.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -30,10 +31,7 @@ static uint64_t rng_state = 0x853c49e6748fea9bull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static elf64_sym_t mksym(uint32_t name, unsigned type, uint16_t shndx,

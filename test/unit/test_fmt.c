@@ -3,6 +3,7 @@
  * library's snprintf, case by case (output, return value, and that bytes
  * past the output are untouched), then over random format strings.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <limits.h>
@@ -395,10 +396,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static int both(char *got, char *exp, size_t size, int *re, const char *fmt,

@@ -5,6 +5,7 @@
  * round to nearest even), over a table of special and edge values and
  * tens of thousands of random doubles, precisions, flags and widths.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <float.h>
@@ -164,10 +165,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static double random_double(void)

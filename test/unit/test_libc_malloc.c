@@ -5,6 +5,7 @@
  * family over the fake kernel's SYS_MAP (with real memory contents
  * checked, and ASan watching every access).
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <pthread.h>
@@ -61,10 +62,7 @@ static uint64_t rng_state = 0x243f6a8885a308d3ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 /* Sizes: mostly small, some medium, a few large. */

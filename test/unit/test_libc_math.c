@@ -4,6 +4,7 @@
  * within one ulp of the host's (correctly rounded in practice) results,
  * including the special cases of C's Annex F.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <float.h>
@@ -17,10 +18,7 @@ static uint64_t rng_state = 0xa54ff53a5f1d36f1ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static uint64_t bits(double x)

@@ -3,6 +3,7 @@
  * on random and adversarial inputs, comparison counts), getopt (against
  * glibc's getopt in POSIX mode, "+" optstrings) and rand.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <getopt.h>
@@ -15,10 +16,7 @@ static uint64_t rng_state = 0xbb67ae8584caa73bull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 /* ---------------------------------------------------------------- qsort */

@@ -3,6 +3,7 @@
  * strerror, mostly against the host C library's versions of the same
  * functions on fixed and random inputs.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <ctype.h>
@@ -20,10 +21,7 @@ static uint64_t rng_state = 0x6a09e667f3bcc909ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static int sign(int v)

@@ -3,6 +3,7 @@
  * normalization), strftime and asctime_r against the host C library
  * running in UTC, and the clock and sleep calls over the fake kernel.
  */
+#include "rng.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -15,10 +16,7 @@ static uint64_t rng_state = 0x3c6ef372fe94f82bull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 static void to_host(const struct vl_tm *v, struct tm *h)

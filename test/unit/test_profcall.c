@@ -10,6 +10,7 @@
  * codes.
  */
 #include "hosttool.h"
+#include "rng.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -726,10 +727,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return rng_next(&rng_state);
 }
 
 /* Where the reference file's headers are, and its slots' parent fields. */
