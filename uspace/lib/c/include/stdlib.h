@@ -56,6 +56,19 @@ long long strtoll(const char *s, char **end, int base);
 unsigned long strtoul(const char *s, char **end, int base);
 unsigned long long strtoull(const char *s, char **end, int base);
 
+/*
+ * Floating-point conversions (src/strtod.c): decimal or hex ("0x1.8p3")
+ * text, inf/infinity, nan/nan(chars), after white space and a sign;
+ * correctly rounded to nearest-even (strtold: for up to 800 significant
+ * digits). *end past the number (s if none: 0 returned). errno = ERANGE on
+ * overflow (+-HUGE_VAL) and on an inexact result below the smallest
+ * normal (as glibc). atof(s) is strtod(s, NULL).
+ */
+double strtod(const char *s, char **end);
+float strtof(const char *s, char **end);
+long double strtold(const char *s, char **end);
+double atof(const char *s);
+
 /* strtol(s, NULL, 10) truncated to the type (no error reporting). */
 int atoi(const char *s);
 long atol(const char *s);
