@@ -69,11 +69,19 @@ static int64_t sys_sleep(SYSCALL_ARGS)
 
 static int64_t sys_clock(SYSCALL_ARGS)
 {
+	uint64_t user, kernel;
+
 	if (a0 == CLOCK_MONOTONIC)
 		return (int64_t)time_ns();
 	if (a0 == CLOCK_REALTIME)
 		return (int64_t)time_wall_ns();
-	return -EINVAL;
+	if (a0 == CLOCK_PROCESS_CPUTIME_ID)
+		task_cycles(task_current(), &user, &kernel);
+	else if (a0 == CLOCK_THREAD_CPUTIME_ID)
+		acct_thread_now(thread_current(), &user, &kernel);
+	else
+		return -EINVAL;
+	return (int64_t)time_cycles_to_ns(user + kernel);
 }
 
 static int64_t sys_poweroff(SYSCALL_ARGS)

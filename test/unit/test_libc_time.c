@@ -191,6 +191,17 @@ static void test_clocks(void)
 	is_int(t, 1700000000, "time() stores through its argument");
 	is_uint(vl_sys_clock_ns(CLOCK_MONOTONIC), 5123456789ull, "sys_clock_ns");
 	is_uint(vl_sys_clock_ns(5), 0, "sys_clock_ns of a bad clock is 0");
+	fake.clock[CLOCK_PROCESS_CPUTIME_ID] = 3500000999ull;
+	fake.clock[CLOCK_THREAD_CPUTIME_ID] = 1250000000ull;
+	is_int(vl_clock(), 3500000, "clock() is the process CPU time in us");
+	is_int(fake.last[1], CLOCK_PROCESS_CPUTIME_ID, "from the process clock");
+	vl_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	ok(ts.tv_sec == 1 && ts.tv_nsec == 250000000, "thread CPU-time clock");
+	ok(vl_clock_getres(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 &&
+	   vl_clock_getres(4, &ts) == -1, "clock_getres knows the CPU clocks");
+	fake_force(SYS_CLOCK, -EINVAL);
+	is_int(vl_clock(), -1, "clock() is (clock_t)-1 when the kernel fails");
+	fake_reset();
 
 	struct vl_timespec req = { 1, 500 }, rem = { 9, 9 };
 	is_int(vl_nanosleep(&req, &rem), 0, "nanosleep");

@@ -28,7 +28,7 @@
 #define SYS_THREAD_JOIN 10    /* (thread_id, long *value or NULL) -> 0 */
 #define SYS_YIELD 11          /* () -> 0 */
 #define SYS_SLEEP 12          /* (uint64_t ns) -> 0 */
-#define SYS_CLOCK 13          /* (clock_id) -> ns (CLOCK_MONOTONIC / CLOCK_REALTIME) */
+#define SYS_CLOCK 13          /* (clock_id) -> ns (CLOCK_* below) */
 #define SYS_MAP 14            /* (void *hint or NULL, len, prot) -> address; a bad hint is ignored */
 #define SYS_UNMAP 15          /* (void *addr, size_t len) -> 0 */
 #define SYS_TASK_INFO 16      /* (task_id, task_info_t *) -> 0 */
@@ -69,6 +69,8 @@ typedef struct fb_info {
 /* SYS_CLOCK clocks. */
 #define CLOCK_MONOTONIC 0     /* ns since boot */
 #define CLOCK_REALTIME 1      /* ns since 1970-01-01 UTC (CMOS RTC at boot) */
+#define CLOCK_PROCESS_CPUTIME_ID 2 /* ns of CPU (user + kernel) used by the task's threads */
+#define CLOCK_THREAD_CPUTIME_ID 3  /* ns of CPU (user + kernel) used by the calling thread */
 
 /* SYS_MAP protection bits. */
 #define PROT_READ 1

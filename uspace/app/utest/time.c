@@ -1,10 +1,13 @@
 /*
  * utest time: sleeps wake on time (100 ms asked: 100..130 ms measured,
  * the tick being 10 ms); CLOCK_REALTIME is a plausible date and advances
- * with CLOCK_MONOTONIC.
+ * with CLOCK_MONOTONIC; the CPU-time clocks count a thread's spinning
+ * and not its sleeping, and the process clock sums the threads'.
  */
 #include <stdio.h>
 #include <string.h>
+#include <thread.h>
+#include <time.h>
 
 #include "utest.h"
 
@@ -52,6 +55,73 @@ void test_clock(void)
 	       "(%llu ms vs %llu ms)",
 	       (unsigned long long)((r1 - r0) / NS_PER_MS),
 	       (unsigned long long)((m1 - m0) / NS_PER_MS));
-	long bad = raw3(SYS_CLOCK, 2, 0, 0);
+	long bad = raw3(SYS_CLOCK, 99, 0, 0);
 	tap_ok(bad == -EINVAL, "time: an unknown clock gives EINVAL (%ld)", bad);
+}
+
+#define CPU_SPIN_NS (200 * NS_PER_MS)
+#define CPU_SLEEP_NS (100 * NS_PER_MS)
+
+static uint64_t cpu_clock(int id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static long cpu_spinner(void *arg)
+{
+	uint64_t t0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+
+	spin_until(now_ns() + CPU_SPIN_NS);
+	*(uint64_t *)arg = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return 0;
+}
+
+/*
+ * A thread that spins 200 ms of wall time gets at least half of it as CPU
+ * time (others may run: a loaded emulator) and never more than the wall
+ * time; 100 ms asleep costs under 10 ms; the process clock (and clock())
+ * takes in the other thread's spin.
+ */
+void test_cputime(void)
+{
+	uint64_t w0 = now_ns(), t0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+
+	spin_until(w0 + CPU_SPIN_NS);
+	uint64_t spun = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
+	uint64_t wall = now_ns() - w0;
+	tap_ok(spun >= wall / 2 && spun <= wall + NS_PER_MS,
+	       "time: thread CPU clock: %llu ms while spinning %llu ms",
+	       (unsigned long long)(spun / NS_PER_MS),
+	       (unsigned long long)(wall / NS_PER_MS));
+	t0 = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+	sys_sleep_ns(CPU_SLEEP_NS);
+	uint64_t slept = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
+	tap_ok(slept < 10 * NS_PER_MS, "time: 100 ms asleep cost %llu us of CPU",
+	       (unsigned long long)(slept / 1000));
+
+	uint64_t p0 = cpu_clock(CLOCK_PROCESS_CPUTIME_ID), other = 0;
+	clock_t c0 = clock();
+	thread_id_t tid;
+	errno_t rc = thread_start(cpu_spinner, &other, &tid);
+	if (rc == EOK)
+		rc = thread_join(tid, NULL);
+	uint64_t proc = cpu_clock(CLOCK_PROCESS_CPUTIME_ID) - p0;
+	clock_t c1 = clock();
+	tap_ok(rc == EOK && other >= CPU_SPIN_NS / 2 && proc >= other,
+	       "time: process CPU clock %llu ms >= the joined thread's %llu ms",
+	       (unsigned long long)(proc / NS_PER_MS),
+	       (unsigned long long)(other / NS_PER_MS));
+	uint64_t by_clock = (uint64_t)(c1 - c0) * (NS_PER_SEC / CLOCKS_PER_SEC);
+	tap_ok(c0 >= 0 && by_clock + 5 * NS_PER_MS >= other &&
+	       by_clock <= proc + 5 * NS_PER_MS,
+	       "time: clock() advanced %llu ms (CLOCKS_PER_SEC %ld)",
+	       (unsigned long long)(by_clock / NS_PER_MS), CLOCKS_PER_SEC);
+	struct timespec res;
+	tap_ok(clock_getres(CLOCK_THREAD_CPUTIME_ID, &res) == 0 &&
+	       raw3(SYS_CLOCK, 4, 0, 0) == -EINVAL,
+	       "time: clock_getres knows the CPU clocks; clock 4 is EINVAL");
 }

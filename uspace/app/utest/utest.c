@@ -110,7 +110,7 @@ typedef struct group {
 static const group_t groups[] = {
 	{ "threads", { test_thread_join, test_thread_shared, test_tester_threads } },
 	{ "sched", { test_pin_hop, test_fair_share, test_parallel } },
-	{ "time", { test_sleep, test_clock } },
+	{ "time", { test_sleep, test_clock, test_cputime } },
 	{ "efault", { test_efault, test_enosys } },
 	{ "faults", { test_faults } },
 	{ "spawn", { test_spawn_reap, test_kill, test_orphans, test_perms } },

@@ -48,6 +48,7 @@ void test_fair_share(void);
 void test_parallel(void);
 void test_sleep(void);
 void test_clock(void);
+void test_cputime(void);
 void test_efault(void);
 void test_enosys(void);
 void test_faults(void);

@@ -1,6 +1,9 @@
 /*
- * Time. Clocks come from SYS_CLOCK: CLOCK_MONOTONIC (since boot) and
- * CLOCK_REALTIME (UTC, from the RTC at boot). There are no time zones:
+ * Time. Clocks come from SYS_CLOCK: CLOCK_MONOTONIC (since boot),
+ * CLOCK_REALTIME (UTC, from the RTC at boot), and the CPU time (user +
+ * kernel, from the kernel's cycle accounting at every kernel entry and
+ * exit) of the task (CLOCK_PROCESS_CPUTIME_ID, also clock()) or of the
+ * calling thread (CLOCK_THREAD_CPUTIME_ID). There are no time zones:
  * local time is UTC.
  */
 #ifndef _TIME_H
@@ -15,6 +18,11 @@
  */
 #define CLOCK_MONOTONIC 0
 #define CLOCK_REALTIME 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID 3
+
+/* clock() counts microseconds of the task's CPU time. */
+#define CLOCKS_PER_SEC 1000000L
 
 struct timespec {
 	time_t tv_sec;
@@ -37,6 +45,11 @@ struct tm {
 time_t time(time_t *t);
 /* Read clock id into *ts: 0, or -1 with errno = EINVAL for a bad clock. */
 int clock_gettime(clockid_t id, struct timespec *ts);
+/*
+ * The task's CPU time (all its threads, user and kernel) in
+ * CLOCKS_PER_SEC units; (clock_t)-1 if unavailable.
+ */
+clock_t clock(void);
 /* Resolution of a clock (1 ns): 0, or -1 with errno = EINVAL. */
 int clock_getres(clockid_t id, struct timespec *res);
 /*

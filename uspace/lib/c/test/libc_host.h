@@ -19,6 +19,8 @@
 /* Vernier's values replace the host's (PROT_* happen to agree). */
 #undef CLOCK_MONOTONIC
 #undef CLOCK_REALTIME
+#undef CLOCK_PROCESS_CPUTIME_ID
+#undef CLOCK_THREAD_CPUTIME_ID
 #undef PROT_READ
 #undef PROT_WRITE
 #undef PROT_EXEC
@@ -45,7 +47,7 @@ typedef struct fake_kernel {
 	size_t live_maps;                 /* mappings not yet unmapped */
 	size_t live_bytes;
 	uint64_t slept_ns;                /* total SYS_SLEEP */
-	uint64_t clock[2];                /* SYS_CLOCK values if clock_set */
+	uint64_t clock[4];                /* SYS_CLOCK values if clock_set */
 	bool clock_set;
 	int exit_status;                  /* last SYS_EXIT / SYS_THREAD_EXIT value */
 	jmp_buf *exit_jmp;                /* where SYS_EXIT longjmps (else _exit) */
@@ -151,6 +153,12 @@ __attribute__((noreturn)) void vl__Exit(int status);
 __attribute__((noreturn)) void vl_abort(void);
 char *vl_getenv(const char *name);
 
+typedef void (*vl_sighandler_t)(int);
+vl_sighandler_t vl_signal(int sig, vl_sighandler_t handler);
+int vl_raise(int sig);
+char *vl_setlocale(int category, const char *locale);
+struct lconv *vl_localeconv(void);   /* the same layout as glibc's */
+
 int *vl___errno_location(void);
 #define vl_errno (*vl___errno_location())
 const char *vl_strerror(int err);
@@ -216,6 +224,8 @@ struct vl_tm {
 };
 
 long vl_time(long *t);
+long vl_clock(void);
+int vl_clock_getres(int id, struct vl_timespec *res);
 int vl_clock_gettime(int id, struct vl_timespec *ts);
 int vl_nanosleep(const struct vl_timespec *req, struct vl_timespec *rem);
 struct vl_tm *vl_gmtime_r(const long *t, struct vl_tm *out);
