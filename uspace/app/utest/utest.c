@@ -121,6 +121,9 @@ static const group_t groups[] = {
 	{ "prof", { test_prof } },
 	{ "profil", { test_profil } },
 	{ "cprof", { test_cprof } },
+	{ "libc", { test_libc_files, test_libc_system, test_pthreads,
+		    test_libc_numbers } },
+	{ "calc", { test_calc } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

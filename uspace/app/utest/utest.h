@@ -63,5 +63,10 @@ void test_loadavg(void);
 void test_prof(void);
 void test_profil(void);
 void test_cprof(void);
+void test_libc_files(void);
+void test_libc_system(void);
+void test_pthreads(void);
+void test_libc_numbers(void);
+void test_calc(void);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * errno and the error codes. The codes are the kernel's (abi/errno.h,
  * Linux numbering); C also requires EDOM and EILSEQ, and EBADF serves the
- * POSIX-style descriptor calls in <unistd.h>: those three are libc-only.
+ * POSIX-style descriptor calls in <unistd.h>, EDEADLK the pthread locks:
+ * those four are libc-only.
  *
  * errno is process-wide for now (there is no thread-local storage yet), so
  * threads that race on failing calls can see each other's codes.
@@ -16,6 +17,12 @@
 #endif
 #ifndef EDOM
 #define EDOM 33      /* argument outside a math function's domain (libc only) */
+#endif
+#ifndef EDEADLK
+#define EDEADLK 35   /* the lock would deadlock (libc only: pthreads) */
+#endif
+#ifndef ETIMEDOUT
+#define ETIMEDOUT ETIMEOUT   /* POSIX's name (pthread_cond_timedwait) */
 #endif
 #ifndef EILSEQ
 #define EILSEQ 84    /* illegal byte sequence (libc only) */

@@ -27,6 +27,10 @@
 #define SEEK_SET 0
 #define SEEK_CUR 1
 #define SEEK_END 2
+#define FILENAME_MAX 256
+#define FOPEN_MAX 64
+#define L_tmpnam 32
+#define TMP_MAX 1000000
 
 typedef struct _FILE FILE;
 
@@ -72,6 +76,25 @@ long ftell(FILE *f);
 void rewind(FILE *f);
 /* Move the file from to to (<unistd.h> has unlink); 0, or -1 with errno. */
 int rename(const char *from, const char *to);
+/* Remove the file or empty directory path: 0, or -1 with errno. */
+int remove(const char *path);
+/*
+ * Close f's file (errors ignored) and open path with mode on f instead
+ * (stdin/stdout/stderr may be redirected so); f, or NULL with errno (f is
+ * then left without a file). path NULL (change the mode): NULL, EINVAL.
+ */
+FILE *freopen(const char *path, const char *mode, FILE *f);
+/*
+ * A name in /tmp no file has ("/tmp/tmp.TASK.N"), in s (L_tmpnam bytes)
+ * or, if s is NULL, a static buffer (not thread-safe); NULL after TMP_MAX
+ * names.
+ */
+char *tmpnam(char *s);
+/*
+ * A new file in /tmp opened "w+", already unlinked (it goes away when
+ * closed, or when the task ends); NULL with errno on failure.
+ */
+FILE *tmpfile(void);
 /* Flush, call the close function, free the stream. 0, or EOF on error. */
 int fclose(FILE *f);
 /*

@@ -69,6 +69,13 @@ float strtof(const char *s, char **end);
 long double strtold(const char *s, char **end);
 double atof(const char *s);
 
+/*
+ * Run cmd with the shell (/bin/sh -c cmd) and wait for it: its exit code
+ * as a shell shows it (0..255; 130 killed, 139 a fault), or -1 with errno
+ * if it could not start. system(NULL) is 1 if /bin/sh exists.
+ */
+int system(const char *cmd);
+
 /* strtol(s, NULL, 10) truncated to the type (no error reporting). */
 int atoi(const char *s);
 long atol(const char *s);

@@ -1,12 +1,13 @@
 /*
  * stdio streams over files: fopen() opens a descriptor (src/file.c) and
  * wraps it with fopencookie(); fseek/ftell/rewind position any stream
- * whose back end can seek.
+ * whose back end can seek; remove, tmpnam and tmpfile.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs_client.h"
@@ -124,4 +125,53 @@ void rewind(FILE *f)
 {
 	fseek(f, 0, SEEK_SET);
 	clearerr(f);
+}
+
+int remove(const char *path)
+{
+	int saved = errno;
+
+	if (unlink(path) == 0)
+		return 0;
+	if (errno != EISDIR)
+		return -1;
+	errno = saved;
+	return rmdir(path);
+}
+
+char *tmpnam(char *s)
+{
+	static char buf[L_tmpnam];
+	static unsigned long counter;
+	struct stat st;
+
+	if (!s)
+		s = buf;
+	for (;;) {
+		unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+		if (n >= TMP_MAX)
+			return NULL;
+		snprintf(s, L_tmpnam, "/tmp/tmp.%d.%lu", (int)getpid(), n);
+		if (stat(s, &st) != 0)
+			return s;
+	}
+}
+
+FILE *tmpfile(void)
+{
+	char name[L_tmpnam];
+
+	for (;;) {
+		if (!tmpnam(name)) {
+			errno = EEXIST;
+			return NULL;
+		}
+		FILE *f = fopen(name, "w+x");
+		if (f) {
+			unlink(name);
+			return f;
+		}
+		if (errno != EEXIST)
+			return NULL;
+	}
 }

@@ -417,6 +417,41 @@ FILE *fopen(const char *path, const char *mode)
 	return __libc_fs_fopen(path, mode);
 }
 
+/* Close f's back end (after flushing) and leave f without one. */
+static void drop_backend(FILE *f)
+{
+	__libc_file_flush(f);
+	if (f->io.close)
+		f->io.close(f->cookie);
+	f->io = (cookie_io_functions_t){ 0 };
+	f->cookie = NULL;
+	f->rpos = f->rlen = 0;
+}
+
+FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	if (!path) {                  /* changing the mode only: unsupported */
+		errno = EINVAL;
+		return NULL;
+	}
+	__libc_lock(&f->lock);
+	drop_backend(f);
+	__libc_unlock(&f->lock);
+	FILE *g = fopen(path, mode);
+	if (!g)
+		return NULL;
+	__libc_lock(&f->lock);
+	f->cookie = g->cookie;
+	f->io = g->io;
+	f->flags = (f->flags & ~(unsigned)(FILE_READ | FILE_WRITE | FILE_ERR |
+					  FILE_EOF | FILE_USED)) |
+		(g->flags & (FILE_READ | FILE_WRITE));
+	__libc_unlock(&f->lock);
+	g->io.close = NULL;           /* f owns the back end now */
+	fclose(g);
+	return f;
+}
+
 static void unlink_file(FILE *f)
 {
 	__libc_lock(&open_files_lock);

@@ -1,4 +1,4 @@
-/* Error messages for the abi/errno.h codes (and libc's own three). */
+/* Error messages for the abi/errno.h codes (and libc's own four). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +27,7 @@ static const struct {
 	{ ENOSPC, "No space left on device" },
 	{ EPIPE, "Broken pipe" },
 	{ EDOM, "Numerical argument out of domain" },
+	{ EDEADLK, "Resource deadlock avoided" },
 	{ ERANGE, "Numerical result out of range" },
 	{ ENOTTY, "Not a terminal" },
 	{ ENAMETOOLONG, "File name too long" },
