@@ -18,6 +18,7 @@ static const sh_help_t help_lines[] = {
 	{ "exit", "exit [STATUS]: leave the shell" },
 	{ "help", "help: this list" },
 	{ "pwd", "pwd: print the working directory" },
+	{ "calc", "calc [FILE]: a small calculator language (libc demo)" },
 	{ "cat", "cat [FILE...]: print files or standard input" },
 	{ "cpdemo", "cpdemo [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]: the call profiler's "
 	  "a b c d experiment" },
