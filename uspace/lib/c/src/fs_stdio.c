@@ -127,6 +127,7 @@ void rewind(FILE *f)
 	clearerr(f);
 }
 
+/* unlink, or rmdir for a directory: 0 or -1 (errno). */
 int remove(const char *path)
 {
 	int saved = errno;
@@ -139,6 +140,7 @@ int remove(const char *path)
 	return rmdir(path);
 }
 
+/* A /tmp name no file has (s or a static buffer); NULL after TMP_MAX. */
 char *tmpnam(char *s)
 {
 	static char buf[L_tmpnam];
@@ -157,6 +159,7 @@ char *tmpnam(char *s)
 	}
 }
 
+/* A fresh /tmp file opened w+ and unlinked at once. */
 FILE *tmpfile(void)
 {
 	char name[L_tmpnam];

@@ -34,6 +34,7 @@ static struct lconv c_lconv = {
 	.int_n_sign_posn = CHAR_MAX,
 };
 
+/* "C" for the C locale's names (or a query), NULL for any other. */
 char *setlocale(int category, const char *locale)
 {
 	if (category < LC_CTYPE || category > LC_ALL)
@@ -44,6 +45,7 @@ char *setlocale(int category, const char *locale)
 	return NULL;
 }
 
+/* The C locale's conventions. */
 struct lconv *localeconv(void)
 {
 	return &c_lconv;

@@ -24,6 +24,7 @@ static double from_bits(uint64_t b)
 	return x;
 }
 
+/* |x| with y's sign bit. */
 double copysign(double x, double y)
 {
 	return from_bits((bits_of(x) & ~(1ull << 63)) | (bits_of(y) & 1ull << 63));
@@ -42,6 +43,7 @@ float nanf(const char *tag)
 	return NAN;
 }
 
+/* The double next to x toward y (y if equal). */
 double nextafter(double x, double y)
 {
 	if (isnan(x) || isnan(y))
@@ -55,6 +57,7 @@ double nextafter(double x, double y)
 	return from_bits(b);
 }
 
+/* x rounded to an integer, ties to even (the only rounding mode). */
 double rint(double x)
 {
 	double t = copysign(0x1p52, x);
@@ -65,26 +68,31 @@ double rint(double x)
 	return copysign(s - t, x);
 }
 
+/* rint (no exceptions are raised either way). */
 double nearbyint(double x)
 {
 	return rint(x);
 }
 
+/* rint converted (undefined out of range, as in C). */
 long lrint(double x)
 {
 	return (long)rint(x);
 }
 
+/* rint converted to long long. */
 long long llrint(double x)
 {
 	return (long long)rint(x);
 }
 
+/* round converted to long long. */
 long long llround(double x)
 {
 	return (long long)round(x);
 }
 
+/* x - y if x > y, else +0 (NaN in: NaN). */
 double fdim(double x, double y)
 {
 	if (isnan(x) || isnan(y))
@@ -105,6 +113,7 @@ int ilogb(double x)
 	return e - 1;
 }
 
+/* ilogb as a double: -inf for 0, inf for inf. */
 double logb(double x)
 {
 	if (x == 0)
@@ -115,6 +124,8 @@ double logb(double x)
 }
 
 /* ---------------------------------------------------------------- float */
+
+/* The float versions: widen, call the double function, round once. */
 
 #define F1(name) \
 	float name##f(float x) { return (float)name((double)x); }

@@ -187,8 +187,10 @@ static long double reduce(double x, unsigned *q)
 {
 	double ax = fabs(x);
 
-	if (ax <= 0.785398163397448)
-		return *q = 0, ax;
+	if (ax <= 0.785398163397448) {
+		*q = 0;
+		return ax;
+	}
 	if (ax < 0x1p28)
 		return reduce_small(ax, q);
 	return reduce_big(ax, q);
@@ -196,6 +198,7 @@ static long double reduce(double x, unsigned *q)
 
 /* ---------------------------------------------------------------- trig */
 
+/* sin of x (NaN for inf/NaN); the quadrant picks fsin/fcos of r. */
 double sin(double x)
 {
 	unsigned q;
@@ -209,6 +212,7 @@ double sin(double x)
 	return (double)(signbit(x) ? -v : v);
 }
 
+/* cos of x (NaN for inf/NaN). */
 double cos(double x)
 {
 	unsigned q;
@@ -220,6 +224,7 @@ double cos(double x)
 	return (double)((q == 1 || q == 2) ? -v : v);
 }
 
+/* tan of x: tan r, or -1/tan r in odd quadrants. */
 double tan(double x)
 {
 	unsigned q;
@@ -233,6 +238,7 @@ double tan(double x)
 	return (double)(signbit(x) ? -v : v);
 }
 
+/* atan(y/x) in the quadrant of (x, y) (fpatan: Annex F cases). */
 double atan2(double y, double x)
 {
 	if (isnan(x) || isnan(y))
@@ -240,6 +246,7 @@ double atan2(double y, double x)
 	return (double)x87_atan2(y, x);
 }
 
+/* atan2(x, 1). */
 double atan(double x)
 {
 	if (isnan(x))
@@ -256,6 +263,7 @@ static long double cofactor(double x)
 	return c;
 }
 
+/* atan2(x, sqrt(1 - x^2)); NaN outside [-1, 1]. */
 double asin(double x)
 {
 	if (isnan(x))
@@ -265,6 +273,7 @@ double asin(double x)
 	return (double)x87_atan2(x, cofactor(x));
 }
 
+/* atan2(sqrt(1 - x^2), x); NaN outside [-1, 1]. */
 double acos(double x)
 {
 	if (isnan(x))
@@ -276,6 +285,7 @@ double acos(double x)
 
 /* ---------------------------------------------------------------- hyperbolic */
 
+/* (e^x - e^-x)/2, through expm1 below 1 (no cancellation). */
 double sinh(double x)
 {
 	if (!isfinite(x) || x == 0)
@@ -291,6 +301,7 @@ double sinh(double x)
 	return (double)(x < 0 ? -v : v);
 }
 
+/* (e^x + e^-x)/2. */
 double cosh(double x)
 {
 	if (isnan(x))
@@ -301,6 +312,7 @@ double cosh(double x)
 	return (double)((e + 1 / e) / 2);
 }
 
+/* expm1(2x)/(expm1(2x) + 2); +-1 beyond 23. */
 double tanh(double x)
 {
 	if (isnan(x) || x == 0)
@@ -317,6 +329,7 @@ double tanh(double x)
 
 /* ---------------------------------------------------------------- exp, log */
 
+/* 2^x. */
 double exp2(double x)
 {
 	if (isnan(x))
@@ -326,6 +339,7 @@ double exp2(double x)
 	return (double)exp2_ext(x);
 }
 
+/* e^x - 1. */
 double expm1(double x)
 {
 	if (isnan(x) || x == 0)
@@ -335,6 +349,7 @@ double expm1(double x)
 	return (double)expm1_ext(x);
 }
 
+/* log(1 + x): fyl2xp1 near 0, else 1 + x is exact in extended. */
 double log1p(double x)
 {
 	if (isnan(x) || x == 0 || x == INFINITY)
@@ -348,6 +363,7 @@ double log1p(double x)
 	return (double)x87_ylog2x(1.0L + x, LN2_L);   /* 1 + x exact */
 }
 
+/* The real cube root: 2^(log2|x|/3) and one Newton step. */
 double cbrt(double x)
 {
 	if (!isfinite(x) || x == 0)
@@ -358,6 +374,7 @@ double cbrt(double x)
 	return (double)(x < 0 ? -y : y);
 }
 
+/* sqrt(x^2 + y^2) in extended precision (no overflow); inf wins over NaN. */
 double hypot(double x, double y)
 {
 	if (isinf(x) || isinf(y))
@@ -369,6 +386,7 @@ double hypot(double x, double y)
 	return (double)s;
 }
 
+/* x - n*y, n = x/y rounded to even (fprem1, exact); NaN for y = 0 or inf x. */
 double remainder(double x, double y)
 {
 	long double a = x, b = y, r;

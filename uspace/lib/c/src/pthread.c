@@ -164,6 +164,7 @@ static int thread_error(errno_t e)
 	return e == ELIMIT ? EAGAIN : e;
 }
 
+/* Start fn(arg) in a new thread with a record; 0 or EAGAIN/ENOMEM. */
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
@@ -191,6 +192,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	return 0;
 }
 
+/* Wait for t, take its value, free its record; EDEADLK, EINVAL, ESRCH. */
 int pthread_join(pthread_t t, void **value)
 {
 	pt_rec_t *r = find(t);
@@ -212,6 +214,7 @@ int pthread_join(pthread_t t, void **value)
 	return 0;
 }
 
+/* Let t's end free it (at the next create/detach); ESRCH, EINVAL. */
 int pthread_detach(pthread_t t)
 {
 	__libc_lock(&records_lock);
@@ -224,21 +227,25 @@ int pthread_detach(pthread_t t)
 	return rc;
 }
 
+/* Run the caller's destructors and end its thread with value. */
 void pthread_exit(void *value)
 {
 	finish(self_rec(false), value);
 }
 
+/* The calling thread's id. */
 pthread_t pthread_self(void)
 {
 	return thread_self();
 }
 
+/* Whether two ids name the same thread. */
 int pthread_equal(pthread_t a, pthread_t b)
 {
 	return a == b;
 }
 
+/* Joinable, default stack. */
 int pthread_attr_init(pthread_attr_t *a)
 {
 	a->detached = PTHREAD_CREATE_JOINABLE;
@@ -246,12 +253,14 @@ int pthread_attr_init(pthread_attr_t *a)
 	return 0;
 }
 
+/* Nothing to free. */
 int pthread_attr_destroy(pthread_attr_t *a)
 {
 	(void)a;
 	return 0;
 }
 
+/* PTHREAD_CREATE_JOINABLE or _DETACHED; EINVAL otherwise. */
 int pthread_attr_setdetachstate(pthread_attr_t *a, int state)
 {
 	if (state != PTHREAD_CREATE_JOINABLE && state != PTHREAD_CREATE_DETACHED)
@@ -260,12 +269,14 @@ int pthread_attr_setdetachstate(pthread_attr_t *a, int state)
 	return 0;
 }
 
+/* The detach state. */
 int pthread_attr_getdetachstate(const pthread_attr_t *a, int *state)
 {
 	*state = a->detached;
 	return 0;
 }
 
+/* At least PTHREAD_STACK_MIN bytes, else EINVAL. */
 int pthread_attr_setstacksize(pthread_attr_t *a, size_t size)
 {
 	if (size < PTHREAD_STACK_MIN)
@@ -274,6 +285,7 @@ int pthread_attr_setstacksize(pthread_attr_t *a, size_t size)
 	return 0;
 }
 
+/* The stack size a thread would get. */
 int pthread_attr_getstacksize(const pthread_attr_t *a, size_t *size)
 {
 	*size = a->stack_size ? a->stack_size : THREAD_STACK_DEFAULT;
@@ -282,6 +294,7 @@ int pthread_attr_getstacksize(const pthread_attr_t *a, size_t *size)
 
 /* ---------------------------------------------------------------- mutexes */
 
+/* An unlocked mutex of a's type (normal without a). */
 int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
 	m->locked = 0;
@@ -291,6 +304,7 @@ int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 	return 0;
 }
 
+/* EBUSY while locked. */
 int pthread_mutex_destroy(pthread_mutex_t *m)
 {
 	return __atomic_load_n(&m->locked, __ATOMIC_RELAXED) ? EBUSY : 0;
@@ -319,6 +333,7 @@ static void mutex_took(pthread_mutex_t *m, pthread_t me)
 	m->count = 1;
 }
 
+/* Take m (spin, then yield); relock: recursive counts, error-checking EDEADLK. */
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	pthread_t me = m->type == PTHREAD_MUTEX_NORMAL ? 0 : pthread_self();
@@ -338,6 +353,7 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	return 0;
 }
 
+/* Take m if free, else EBUSY (a recursive owner counts). */
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	pthread_t me = m->type == PTHREAD_MUTEX_NORMAL ? 0 : pthread_self();
@@ -353,6 +369,7 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	return 0;
 }
 
+/* Release m; EPERM for a recursive/error-checking one not held. */
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	if (m->type != PTHREAD_MUTEX_NORMAL) {
@@ -367,18 +384,21 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 	return 0;
 }
 
+/* The default (normal) type. */
 int pthread_mutexattr_init(pthread_mutexattr_t *a)
 {
 	a->type = PTHREAD_MUTEX_DEFAULT;
 	return 0;
 }
 
+/* Nothing to free. */
 int pthread_mutexattr_destroy(pthread_mutexattr_t *a)
 {
 	(void)a;
 	return 0;
 }
 
+/* NORMAL, RECURSIVE or ERRORCHECK; EINVAL otherwise. */
 int pthread_mutexattr_settype(pthread_mutexattr_t *a, int type)
 {
 	if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ERRORCHECK)
@@ -387,6 +407,7 @@ int pthread_mutexattr_settype(pthread_mutexattr_t *a, int type)
 	return 0;
 }
 
+/* The type. */
 int pthread_mutexattr_gettype(const pthread_mutexattr_t *a, int *type)
 {
 	*type = a->type;
@@ -395,6 +416,7 @@ int pthread_mutexattr_gettype(const pthread_mutexattr_t *a, int *type)
 
 /* ---------------------------------------------------------------- conditions */
 
+/* Sequence 0 on a's clock (CLOCK_REALTIME without a). */
 int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	c->seq = 0;
@@ -402,6 +424,7 @@ int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 	return 0;
 }
 
+/* Nothing to free. */
 int pthread_cond_destroy(pthread_cond_t *c)
 {
 	(void)c;
@@ -446,11 +469,13 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, long long deadline)
 	return rc;
 }
 
+/* Release m, wait for a signal, retake m. */
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	return cond_wait(c, m, -1);
 }
 
+/* pthread_cond_wait until abstime; ETIMEDOUT, EINVAL for a bad time. */
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 			   const struct timespec *abstime)
 {
@@ -461,29 +486,34 @@ int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 			 abstime->tv_nsec);
 }
 
+/* Wake the waiters (all of them: spurious wake-ups are allowed). */
 int pthread_cond_signal(pthread_cond_t *c)
 {
 	__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* Wake every waiter. */
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	return pthread_cond_signal(c);
 }
 
+/* CLOCK_REALTIME. */
 int pthread_condattr_init(pthread_condattr_t *a)
 {
 	a->clock = CLOCK_REALTIME;
 	return 0;
 }
 
+/* Nothing to free. */
 int pthread_condattr_destroy(pthread_condattr_t *a)
 {
 	(void)a;
 	return 0;
 }
 
+/* CLOCK_REALTIME or CLOCK_MONOTONIC; EINVAL otherwise. */
 int pthread_condattr_setclock(pthread_condattr_t *a, clockid_t clock)
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
@@ -492,6 +522,7 @@ int pthread_condattr_setclock(pthread_condattr_t *a, clockid_t clock)
 	return 0;
 }
 
+/* The clock. */
 int pthread_condattr_getclock(const pthread_condattr_t *a, clockid_t *clock)
 {
 	*clock = a->clock;
@@ -500,6 +531,7 @@ int pthread_condattr_getclock(const pthread_condattr_t *a, clockid_t *clock)
 
 /* ---------------------------------------------------------------- once, keys */
 
+/* Run fn once; other callers wait until it has returned. */
 int pthread_once(pthread_once_t *once, void (*fn)(void))
 {
 	int expected = 0;
@@ -517,6 +549,7 @@ int pthread_once(pthread_once_t *once, void (*fn)(void))
 	return 0;
 }
 
+/* A free key (values NULL everywhere); EAGAIN when all are used. */
 int pthread_key_create(pthread_key_t *key, void (*dtor)(void *))
 {
 	int rc = EAGAIN;
@@ -537,6 +570,7 @@ int pthread_key_create(pthread_key_t *key, void (*dtor)(void *))
 	return rc;
 }
 
+/* Free key (its values are dropped, no destructor runs); EINVAL. */
 int pthread_key_delete(pthread_key_t key)
 {
 	int rc = EINVAL;
@@ -550,6 +584,7 @@ int pthread_key_delete(pthread_key_t key)
 	return rc;
 }
 
+/* The caller's value for key (NULL if none). */
 void *pthread_getspecific(pthread_key_t key)
 {
 	pt_rec_t *r = key < PTHREAD_KEYS_MAX ? self_rec(false) : NULL;
@@ -557,6 +592,7 @@ void *pthread_getspecific(pthread_key_t key)
 	return r ? r->values[key] : NULL;
 }
 
+/* Set the caller's value for key; EINVAL, ENOMEM. */
 int pthread_setspecific(pthread_key_t key, const void *value)
 {
 	if (key >= PTHREAD_KEYS_MAX || !keys[key].used)

@@ -18,6 +18,7 @@ static bool ignored_by_default(int sig)
 		sig == SIGCONT;
 }
 
+/* Swap in handler for sig; the old one, or SIG_ERR (EINVAL). */
 sighandler_t signal(int sig, sighandler_t handler)
 {
 	if (!valid(sig) || sig == SIGKILL || sig == SIGSTOP) {
@@ -27,6 +28,7 @@ sighandler_t signal(int sig, sighandler_t handler)
 	return __atomic_exchange_n(&handlers[sig], handler, __ATOMIC_ACQ_REL);
 }
 
+/* Run sig's handler, ignore it, or exit 128 + sig; -1 (EINVAL) if bad. */
 int raise(int sig)
 {
 	if (!valid(sig)) {

@@ -428,6 +428,7 @@ static void drop_backend(FILE *f)
 	f->rpos = f->rlen = 0;
 }
 
+/* Give f a newly opened file instead of its own; f or NULL (errno). */
 FILE *freopen(const char *path, const char *mode, FILE *f)
 {
 	if (!path) {                  /* changing the mode only: unsupported */

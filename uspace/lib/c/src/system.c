@@ -8,6 +8,7 @@
 
 #define SHELL "/bin/sh"
 
+/* Run cmd with /bin/sh -c and wait: its 0..255 status, -1 (errno) if it could not run. */
 int system(const char *cmd)
 {
 	struct stat st;

@@ -42,6 +42,7 @@ int clock_getres(clockid_t id, struct timespec *res)
 	return 0;
 }
 
+/* The task's CPU time in CLOCKS_PER_SEC units, (clock_t)-1 on error. */
 clock_t clock(void)
 {
 	long ns = __libc_syscall1(SYS_CLOCK, CLOCK_PROCESS_CPUTIME_ID);
