@@ -6,9 +6,12 @@
  *                              ns answers EOK and so gets a phone to it;
  *                              EEXIST if a live task serves name already,
  *                              EINVAL for a malformed name, ELIMIT when full
+ *                              or when the caller serves LIMIT_NS_NAMES
+ *                              names already
  *   IPC_M_CONNECT_ME_TO(name)  forwarded unchanged to name's server, whose
  *                              EOK answer gives the caller a phone to it;
- *                              ENOENT if nobody serves name
+ *                              ENOENT if nobody serves name, ELIMIT if the
+ *                              server's answerbox is full
  *   anything else              ENOTSUP
  *
  * Names are packed into the five argument words as <ipc.h> describes.
@@ -21,6 +24,7 @@
  * ns never touches client memory (no data transfers), answers every call
  * and keeps no per-client state, so no client can make it fail.
  */
+#include <abi/limits.h>
 #include <ipc.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +81,16 @@ static void forget(service_t *s, const char *why)
 	s->phone = -1;
 }
 
+/* Names registered by task. */
+static int names_of(task_id_t task)
+{
+	int n = 0;
+
+	for (int i = 0; i < NS_SERVICES; i++)
+		n += services[i].phone >= 0 && services[i].task == task;
+	return n;
+}
+
 /* A registered service that is still there (forgotten if its task died). */
 static service_t *lookup(const char *name)
 {
@@ -104,7 +118,7 @@ static void ns_register(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EEXIST);
 		return;
 	}
-	if (!(s = find_free())) {
+	if (names_of(ev->sender) >= LIMIT_NS_NAMES || !(s = find_free())) {
 		ipc_answer_0(ev->callid, ELIMIT);
 		return;
 	}
@@ -135,7 +149,9 @@ static void ns_connect(const ipc_event_t *ev)
 		return;
 	}
 	errno_t rc = sys_ipc_forward(ev->callid, s->phone, 0, 0);
-	if (rc != EOK) {                    /* still ours */
+	if (rc == ELIMIT) {                 /* its box is full: busy, not gone */
+		ipc_answer_0(ev->callid, ELIMIT);
+	} else if (rc != EOK) {             /* still ours */
 		forget(s, "cannot be reached");
 		ipc_answer_0(ev->callid, ENOENT);
 	}
