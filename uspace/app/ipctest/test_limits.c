@@ -19,6 +19,9 @@
  *             itself; exits with how many began (ELIMIT expected last)
  *   names P   registers LIMIT_NS_NAMES + 1 names "P.i"; exits with how
  *             many were accepted, + 100 if the last one got ELIMIT
+ *   reg N     registers N and exits (its status: the errno), leaving N held
+ *   free N    registers N, releases it and exits (status: the errno)
+ *   nested K N  runs `limit-helper K N` as its own child (status: the child's)
  */
 #include <abi/limits.h>
 #include <prof.h>
@@ -191,6 +194,50 @@ static void limit_unmapped_buffer(void)
 	sys_ipc_hangup(phone);
 }
 
+typedef struct connect_waiter {
+	const char *name;
+	int phone;
+	errno_t rc;
+	volatile bool done;
+} connect_waiter_t;
+
+static long connect_wait_thread(void *arg)
+{
+	connect_waiter_t *w = arg;
+
+	w->rc = service_connect_wait(w->name, UINT64_MAX, &w->phone);
+	w->done = true;
+	return 0;
+}
+
+/* service_connect_wait(UINT64_MAX) waits until the name appears, not 0 ns. */
+static void limit_connect_forever(void)
+{
+	char name[IPC_NAME_MAX + 1];
+	connect_waiter_t w = { .name = name, .phone = -1 };
+	thread_id_t tid;
+	task_id_t srv;
+	int phone, status;
+
+	make_name(name, sizeof(name), "late");
+	errno_t rc = thread_start(connect_wait_thread, &w, &tid);
+	if (!tap_ok(rc == EOK, "limits: a connect waiter started (%s)", err_str(rc)))
+		return;
+	sys_sleep_ns(UNMAP_SETTLE_NS);
+	bool early = w.done;
+	rc = start_server("echo", name, NULL, &srv, &phone);
+	if (rc == EOK)
+		thread_join(tid, NULL);
+	tap_ok(!early && rc == EOK && w.rc == EOK,
+	       "limits: service_connect_wait(UINT64_MAX ns) waits until the name is "
+	       "registered (gave up early: %s; then %s)", early ? "yes" : "no",
+	       err_str(w.rc));
+	if (rc != EOK)
+		return;
+	sys_ipc_hangup(w.phone);
+	stop_server(srv, phone, &status);
+}
+
 static void limit_prof_sessions(void)
 {
 	int status = run_helper("prof", NULL);
@@ -211,14 +258,43 @@ static void limit_names(void)
 	       LIMIT_NS_NAMES, status);
 }
 
+/* A dead server's name is held: a stranger gets EPERM, a sibling takes it. */
+static void limit_dead_name(void)
+{
+	char n1[IPC_NAME_MAX + 1], n2[IPC_NAME_MAX + 1];
+
+	make_name(n1, sizeof(n1), "held");
+	make_name(n2, sizeof(n2), "freed");
+	int reg = run_helper("reg", n1);
+	const char *argv[] = { "ipctest", "limit-helper", "nested", "reg", n1, NULL };
+	task_id_t id;
+	int stranger = -1;
+	if (sys_spawn("/bin/ipctest", argv, 0, &id) == EOK)
+		sys_wait(id, &stranger, 0, NULL);
+	int sibling = run_helper("reg", n1);
+	tap_ok(reg == EOK && stranger == EPERM && sibling == EOK,
+	       "limits: ns: a dead server's name is refused to another task's child "
+	       "(%s) and taken by its sibling (%s)", err_str(stranger), err_str(sibling));
+	reg = run_helper("free", n2);
+	argv[4] = n2;
+	stranger = -1;
+	if (sys_spawn("/bin/ipctest", argv, 0, &id) == EOK)
+		sys_wait(id, &stranger, 0, NULL);
+	tap_ok(reg == EOK && stranger == EOK,
+	       "limits: ns: a released name is anyone's (%s, then %s)", err_str(reg),
+	       err_str(stranger));
+}
+
 void test_limits(void)
 {
 	limit_phone();
 	limit_task_answers();
 	limit_flood_memory();
 	limit_unmapped_buffer();
+	limit_connect_forever();
 	limit_prof_sessions();
 	limit_names();
+	limit_dead_name();
 }
 
 /* ------------------------------------------------ helpers (no permissions) */
@@ -261,8 +337,35 @@ static int helper_names(const char *prefix)
 	return n + (rc == ELIMIT ? 100 : 0);
 }
 
+static int helper_reg(const char *name, bool release)
+{
+	errno_t rc = service_register(name);
+
+	if (rc == EOK && release)
+		rc = service_release(name);
+	return rc;
+}
+
+static int helper_nested(const char *kind, const char *name)
+{
+	const char *argv[] = { "ipctest", "limit-helper", kind, name, NULL };
+	task_id_t id;
+	int status = -1;
+
+	if (sys_spawn("/bin/ipctest", argv, 0, &id) != EOK ||
+	    sys_wait(id, &status, 0, NULL) != EOK)
+		return 255;
+	return status;
+}
+
 int limit_helper_main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[0], "reg"))
+		return helper_reg(argv[1], false);
+	if (argc >= 2 && !strcmp(argv[0], "free"))
+		return helper_reg(argv[1], true);
+	if (argc >= 3 && !strcmp(argv[0], "nested"))
+		return helper_nested(argv[1], argv[2]);
 	if (argc >= 2 && !strcmp(argv[0], "flood"))
 		return helper_flood(atoi(argv[1]));
 	if (argc >= 1 && !strcmp(argv[0], "prof"))
