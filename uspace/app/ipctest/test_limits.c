@@ -19,6 +19,8 @@
  *             itself; exits with how many began (ELIMIT expected last)
  *   names P   registers LIMIT_NS_NAMES + 1 names "P.i"; exits with how
  *             many were accepted, + 100 if the last one got ELIMIT
+ *   fill N M  sends up to M calls to server N (never read), exits 0 if
+ *             all went, 1 on ELIMIT, 2 on another error
  *   reg N     registers N and exits (its status: the errno), leaving N held
  *   free N    registers N, releases it and exits (status: the errno)
  *   nested K N  runs `limit-helper K N` as its own child (status: the child's)
@@ -78,6 +80,8 @@ static int flood(int max, errno_t *last)
 	while (total < max && (*last = sys_ipc_connect_kbox(my_id, &phone)) == EOK) {
 		int n = kbox_calls(phone, max - total, last);
 		total += n;
+		if (total % 1024 < 64 || *last != EOK)
+			tap_diag("DBG fill %d n %d phone %d last %d", total, n, phone, *last);
 		sys_ipc_hangup(phone);
 		if (*last != ELIMIT || n == 0)
 			break;
@@ -119,6 +123,85 @@ static void limit_task_answers(void)
 	       "limits: unread answers over many phones stop at %d per task: ELIMIT "
 	       "(%d sent, %s)", LIMIT_BOX_ANSWERS, total, err_str(last));
 	tap_ok(read == total, "limits: all %d answers were kept and read (%d)", total, read);
+}
+
+/* Task id's usage record (all zero if the read fails). */
+static sysinfo_limits_t limits_of(task_id_t id)
+{
+	sysinfo_limits_t r = { 0 };
+	char path[48];
+	size_t got;
+
+	snprintf(path, sizeof(path), "system.limits.%lu", (unsigned long)id);
+	if (sys_sysinfo_data(path, &r, sizeof(r), &got) != EOK || got != sizeof(r))
+		r = (sysinfo_limits_t){ 0 };
+	return r;
+}
+
+/*
+ * Fill name's box: connect, call until the phone is full, hang up, again,
+ * until max calls went out or a connect (ns forwards it) or a call says
+ * ELIMIT (*last). Calls sent.
+ */
+static int fill_box(const char *name, int max, errno_t *last)
+{
+	int total = 0;
+
+	*last = EOK;
+	while (total < max && *last == EOK) {
+		int phone, n;
+		if ((*last = service_connect(name, &phone)) != EOK)
+			break;
+		for (n = 0; n < IPC_PHONE_LIMIT && total + n < max; n++) {
+			ipc_callid_t id;
+			*last = ipc_call_async(phone, ECHO_PING, 0, 0, 0, 0, 0, &id);
+			if (*last != EOK)
+				break;
+		}
+		total += n;
+		sys_ipc_hangup(phone);
+	}
+	return total;
+}
+
+/*
+ * A server that never answers: its box stops at LIMIT_BOX_CALLS calls.
+ * Helpers fill it (their calls stay in the box after they exit), so our
+ * own unread answers stay few and our output keeps flowing.
+ */
+static void limit_box_calls(void)
+{
+	char name[IPC_NAME_MAX + 1], max[16];
+	task_id_t sink;
+	int phone, status, full = 0, fills = 0;
+
+	make_name(name, sizeof(name), "full");
+	errno_t rc = start_server("sink", name, NULL, &sink, &phone);
+	if (!tap_ok(rc == EOK, "limits: sink started (%s)", err_str(rc)))
+		return;
+	snprintf(max, sizeof(max), "%d", LIMIT_BOX_CALLS / 4);
+	for (int i = 0; i < 6 && !full; i++, fills++) {
+		const char *argv[] = { "ipctest", "limit-helper", "fill", name, max, NULL };
+		task_id_t id;
+		status = -1;
+		if (sys_spawn("/bin/ipctest", argv, 0, &id) == EOK)
+			sys_wait(id, &status, 0, NULL);
+		full = status == 1;
+	}
+	sys_sleep_ns(KBOX_SETTLE_NS);            /* hang-up notifications read */
+	sysinfo_limits_t box = limits_of(sink);
+	ipc_callid_t id;
+	errno_t more = ipc_call_async(phone, ECHO_PING, 0, 0, 0, 0, 0, &id);
+	tap_ok(full && fills == 4 && box.box_calls == LIMIT_BOX_CALLS && more == ELIMIT,
+	       "limits: a box that is never answered stops at %d calls: the 4th filler "
+	       "saw ELIMIT (%d fillers, last status %d; %u in the box), so does the next "
+	       "call (%s)", LIMIT_BOX_CALLS, fills, status, box.box_calls, err_str(more));
+	errno_t conn = service_connect(name, &phone);
+	tap_ok(conn == ELIMIT, "limits: ns answers a connect to the full server ELIMIT, "
+	       "busy rather than gone (%s)", err_str(conn));
+	kill_wait(sink, &status);
+	drain_answers();
+	sys_ipc_hangup(phone);
 }
 
 /* Spawn `ipctest limit-helper ARGS...` without permissions; its status. */
@@ -290,6 +373,7 @@ void test_limits(void)
 	limit_phone();
 	limit_task_answers();
 	limit_flood_memory();
+	limit_box_calls();
 	limit_unmapped_buffer();
 	limit_connect_forever();
 	limit_prof_sessions();
@@ -337,6 +421,15 @@ static int helper_names(const char *prefix)
 	return n + (rc == ELIMIT ? 100 : 0);
 }
 
+/* 0: max calls sent; 1: ELIMIT first; 2: another error. */
+static int helper_fill(const char *name, int max)
+{
+	errno_t last;
+	int n = fill_box(name, max, &last);
+
+	return n == max ? 0 : last == ELIMIT ? 1 : 2;
+}
+
 static int helper_reg(const char *name, bool release)
 {
 	errno_t rc = service_register(name);
@@ -360,6 +453,8 @@ static int helper_nested(const char *kind, const char *name)
 
 int limit_helper_main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[0], "fill"))
+		return helper_fill(argv[1], atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[0], "reg"))
 		return helper_reg(argv[1], false);
 	if (argc >= 2 && !strcmp(argv[0], "free"))
