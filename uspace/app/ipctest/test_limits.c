@@ -80,12 +80,10 @@ static int flood(int max, errno_t *last)
 	while (total < max && (*last = sys_ipc_connect_kbox(my_id, &phone)) == EOK) {
 		int n = kbox_calls(phone, max - total, last);
 		total += n;
-		if (total % 1024 < 64 || *last != EOK)
-			tap_diag("DBG fill %d n %d phone %d last %d", total, n, phone, *last);
 		sys_ipc_hangup(phone);
 		if (*last != ELIMIT || n == 0)
 			break;
-		sys_sleep_ns(NS_PER_MS);        /* a phone's limit, not the task's? */
+		sys_sleep_ns(NS_PER_MS);
 	}
 	return total;
 }
