@@ -139,6 +139,15 @@ def check_sysinfo(tap, sh, sh_id):
         tap.ok(out and len(out) == 1 and
                re.match(r'^id=%d parent=\d+ name="[^"]*sh"' % sh_id, out[0]),
                "sysinfo system.tasks.%d: the shell's record (%r)" % (sh_id, out))
+        out = sh.run("sysinfo system.limits.%d" % sh_id)
+        tap.ok(out and len(out) == 1 and
+               re.match(r"^task=%d tree=\d+ box_calls=\d+ box_calls_max=4096 "
+                        r"box_answers=\d+ box_answers_max=4096 threads=1 "
+                        r"threads_max=256 tree_tasks=\d+ tree_tasks_max=1024 "
+                        r"regions=\d+ regions_max=4096 prof_sessions=0 "
+                        r"prof_sessions_max=4$" % sh_id, out[0]),
+               "sysinfo system.limits.%d: the shell's usage and limits (%r)"
+               % (sh_id, out))
     out = sh.run("sysinfo kernel.version")
     tap.ok(out and re.match(r"^kernel\.version = Vernier", out[-1]),
            "sysinfo kernel.version: text (%r)" % out)

@@ -2,7 +2,15 @@
  * IPC core: calls, answers, forwarding, hang-up and task death.
  * See kernel/ipc.h. Lock order: phones_lock → box lock; never two box
  * locks at once (a call is taken out of one box before entering another).
+ *
+ * Bounds: a box holds at most LIMIT_BOX_CALLS calls queued or taken and
+ * not answered (the shared kbox server's is bounded by its callers'
+ * limits instead; hang-up notifications always pass: each ends a
+ * connection the box's owner accepted); a call counts against its
+ * phone (IPC_PHONE_LIMIT) and its task (LIMIT_BOX_ANSWERS) until its
+ * answer has been read, so unread answers are bounded too.
  */
+#include <abi/limits.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
 #include <kernel/prof.h>
@@ -53,34 +61,60 @@ static void call_free(call_t *c)
 	kfree(c);
 }
 
-/* Append to a box list and wake its waiters; false if the box is closed. */
-static bool box_put(answerbox_t *b, list_t *which_of_box, call_t *c)
+/*
+ * Append c to one of b's lists and wake its waiters. EOK, EHANGUP (the
+ * box is closed) or ELIMIT (limited, c is a call and the box is full).
+ */
+static errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
 {
+	bool call = which_of_box == &b->calls;
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
-	bool ok = !b->closed;
-	if (ok) {
+	errno_t rc = b->closed ? EHANGUP
+		     : call && limited && b->ncalls >= LIMIT_BOX_CALLS ? ELIMIT : EOK;
+	if (rc == EOK) {
 		list_append(which_of_box, &c->node);
+		b->ncalls += call;
 		waitq_wake_all_locked(&b->wq);
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
-	return ok;
+	return rc;
+}
+
+/* One call fewer held by b (box locked). */
+static void box_uncount(answerbox_t *b)
+{
+	if (b->ncalls)
+		b->ncalls--;
+}
+
+/*
+ * c's answer was read, or never will be: it no longer counts against
+ * its phone (the connection's, not the slot's) and its task.
+ */
+static void call_answer_done(call_t *c)
+{
+	task_t *caller = c->caller;
+	phone_t *p = &caller->ipc.phones[c->phone];
+
+	uint64_t f = spin_lock_irqsave(&caller->ipc.phones_lock);
+	if (p->conn == c->conn && p->outstanding)
+		p->outstanding--;
+	if (caller->ipc.unread)
+		caller->ipc.unread--;
+	spin_unlock_irqrestore(&caller->ipc.phones_lock, f);
 }
 
 /* Give c's answer to its caller (or drop it if the caller is gone). */
 static void call_deliver_answer(call_t *c)
 {
 	task_t *caller = c->caller;
-	phone_t *p = &caller->ipc.phones[c->phone];
 
-	/* The limit counts this connection's calls, not the phone slot's. */
-	uint64_t f = spin_lock_irqsave(&caller->ipc.phones_lock);
-	if (p->conn == c->conn && p->outstanding)
-		p->outstanding--;
-	spin_unlock_irqrestore(&caller->ipc.phones_lock, f);
-	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c))
+	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c, false) == EOK) {
 		__atomic_add_fetch(&caller->ipc.counters.answers_received, 1, __ATOMIC_RELAXED);
-	else
+	} else {
+		call_answer_done(c);
 		call_free(c);
+	}
 }
 
 static void call_answer_with(call_t *c, errno_t rc)
@@ -95,16 +129,20 @@ static answerbox_t *call_box(call_t *c, task_t *target)
 	return c->kbox_of ? &kbox_server : &target->ipc.box;
 }
 
-/* Queue a call in target's box; a closed box answers EHANGUP at once. */
-static void call_send(call_t *c, task_t *target)
+/*
+ * Queue a call in target's box; a closed box answers EHANGUP at once.
+ * EOK, or ELIMIT (the box is full: c is still the sender's).
+ */
+static errno_t call_send(call_t *c, task_t *target)
 {
 	answerbox_t *b = call_box(c, target);
-	if (box_put(b, &b->calls, c))
+	errno_t rc = box_put(b, &b->calls, c, b != &kbox_server);
+
+	if (rc == EOK)
 		__atomic_add_fetch(&target->ipc.counters.calls_received, 1, __ATOMIC_RELAXED);
-	else if (c->caller)
+	else if (rc == EHANGUP)
 		call_answer_with(c, EHANGUP);
-	else
-		call_free(c);
+	return rc == ELIMIT ? ELIMIT : EOK;
 }
 
 void ipc_set_naming_service(task_t *t)
@@ -181,12 +219,15 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	uint64_t f = spin_lock_irqsave(&me->ipc.phones_lock);
 	phone_t *p = &me->ipc.phones[phone];
 	task_t *target = p->target;
-	errno_t rc = !target ? ENOENT : p->outstanding >= IPC_PHONE_LIMIT ? ELIMIT : EOK;
+	errno_t rc = !target ? ENOENT
+		     : p->outstanding >= IPC_PHONE_LIMIT ? ELIMIT
+		     : me->ipc.unread >= LIMIT_BOX_ANSWERS ? ELIMIT : EOK;
 	call_t *c = rc == EOK ? call_new(me, phone, msg) : NULL;
 	if (rc == EOK && !c)
 		rc = ENOMEM;
 	if (rc == EOK) {
 		p->outstanding++;
+		me->ipc.unread++;
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
@@ -196,15 +237,21 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	if (rc != EOK)
 		return -rc;
 	ipc_callid_t id = c->id;
-	__atomic_add_fetch(&me->ipc.counters.calls_sent, 1, __ATOMIC_RELAXED);
-	call_send(c, target);
+	rc = call_send(c, target);
 	task_put(target);
+	if (rc != EOK) {                     /* its box is full: undo */
+		call_answer_done(c);
+		call_free(c);
+		return -rc;
+	}
+	__atomic_add_fetch(&me->ipc.counters.calls_sent, 1, __ATOMIC_RELAXED);
 	return (int64_t)id;
 }
 
 /*
- * The event wanted by the filter, removed from the box (a call moves to
- * the dispatched list); *answer tells an answer from a call. Box locked.
+ * The event wanted by the filter, removed from the box (a call still
+ * counts in ncalls: box_taken() settles it); *answer tells an answer
+ * from a call. Box locked.
  */
 static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
 {
@@ -224,8 +271,6 @@ static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool 
 		return NULL;
 	call_t *c = list_entry(list_first(&b->calls), call_t, node);
 	list_remove(&c->node);
-	if (c->type == IPC_EV_CALL)
-		list_append(&b->dispatched, &c->node);
 	return c;
 }
 
@@ -239,15 +284,14 @@ static void event_fill(ipc_event_t *ev, const call_t *c, bool answer)
 	ev->msg = answer ? c->answer : c->msg;
 }
 
-errno_t ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
+/* Wait for the event the filter wants and take it (box_take) into *out. */
+static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
+			ipc_callid_t only, call_t **out, bool *answer)
 {
-	answerbox_t *b = &task_current()->ipc.box;
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	errno_t rc = EOK;
-	bool answer;
-	call_t *c;
 
-	while (!(c = box_take(b, flags, only, &answer))) {
+	while (!(*out = box_take(b, flags, only, answer))) {
 		if (flags & IPC_WAIT_NONBLOCK) {
 			rc = EAGAIN;
 			break;
@@ -255,11 +299,58 @@ errno_t ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags, ipc_calli
 		if ((rc = waitq_sleep_locked(&b->wq, &f, timeout_ns)) != EOK)
 			break;
 	}
-	if (c)
-		event_fill(ev, c, answer);
 	spin_unlock_irqrestore(&b->wq.lock, f);
-	if (c && (answer || c->type == IPC_EV_NOTIFY))
+	return rc;
+}
+
+/* Drop an event nobody can receive any more (its box closed meanwhile). */
+static void event_drop(call_t *c, bool answer)
+{
+	if (answer)
+		call_answer_done(c);
+	if (!answer && c->type == IPC_EV_CALL)
+		call_answer_with(c, EHANGUP);
+	else
 		call_free(c);
+}
+
+/*
+ * Settle an event taken from b: delivered (a call becomes dispatched, an
+ * answer or a notification is freed) or not (back at the head of its list).
+ */
+static void box_taken(answerbox_t *b, call_t *c, bool answer, bool delivered)
+{
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+	bool closed = b->closed, keep = !answer && c->type == IPC_EV_CALL;
+
+	if (!closed && !delivered) {
+		list_prepend(answer ? &b->answers : &b->calls, &c->node);
+		waitq_wake_all_locked(&b->wq);
+	} else if (!closed && keep) {
+		list_append(&b->dispatched, &c->node);
+	} else if (!closed && !answer) {
+		box_uncount(b);
+	}
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	if (closed)
+		event_drop(c, answer);
+	else if (delivered && !keep)
+		event_drop(c, answer);
+}
+
+errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
+{
+	answerbox_t *b = &task_current()->ipc.box;
+	ipc_event_t ev;
+	bool answer;
+	call_t *c;
+
+	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
+	if (rc != EOK)
+		return rc;
+	event_fill(&ev, c, answer);
+	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
+	box_taken(b, c, answer, rc == EOK);
 	return rc;
 }
 
@@ -272,6 +363,7 @@ static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
 		call_t *c = list_entry(it, call_t, node);
 		if (c->id == id) {
 			list_remove(it);
+			box_uncount(b);
 			found = c;
 			break;
 		}
@@ -284,6 +376,7 @@ static void box_return_dispatched(answerbox_t *b, call_t *c)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	list_prepend(&b->dispatched, &c->node);
+	b->ncalls++;
 	spin_unlock_irqrestore(&b->wq.lock, f);
 }
 
@@ -396,24 +489,34 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.method = method;
 		c->msg.args[0] = arg0;
 	}
-	__atomic_add_fetch(&me->ipc.counters.forwarded, 1, __ATOMIC_RELAXED);
-	call_send(c, target);
+	errno_t rc = call_send(c, target);
 	task_put(target);
+	if (rc != EOK) {                     /* its box is full: still mine */
+		box_return_dispatched(&me->ipc.box, c);
+		return rc;
+	}
+	__atomic_add_fetch(&me->ipc.counters.forwarded, 1, __ATOMIC_RELAXED);
 	return EOK;
 }
 
-errno_t ipc_notify(task_t *t, uint64_t method, uint64_t a0, uint64_t a1)
+/* Queue a notification on t's box; limited: refused when the box is full. */
+static errno_t ipc_notify_box(task_t *t, uint64_t method, uint64_t a0, uint64_t a1,
+			      bool limited)
 {
 	ipc_msg_t m = { .method = method, .args = { a0, a1 } };
 	call_t *c = call_new(NULL, -1, &m);
 
 	if (!c)
 		return ENOMEM;
-	if (!box_put(&t->ipc.box, &t->ipc.box.calls, c)) {
+	errno_t rc = box_put(&t->ipc.box, &t->ipc.box.calls, c, limited);
+	if (rc != EOK)
 		call_free(c);
-		return EHANGUP;
-	}
-	return EOK;
+	return rc;
+}
+
+errno_t ipc_notify(task_t *t, uint64_t method, uint64_t a0, uint64_t a1)
+{
+	return ipc_notify_box(t, method, a0, a1, true);
 }
 
 /*
@@ -429,7 +532,7 @@ static void kbox_hangup(uint64_t conn, task_id_t by)
 		prof_conn_closed(conn);      /* no memory: close it right here */
 		return;
 	}
-	if (!box_put(&kbox_server, &kbox_server.calls, c))
+	if (box_put(&kbox_server, &kbox_server.calls, c, false) != EOK)
 		call_free(c);
 }
 
@@ -445,7 +548,7 @@ static errno_t phone_hangup(task_t *t, int i)
 	if (!target)
 		return ENOENT;
 	if (!kbox_of) {
-		ipc_notify(target, IPC_M_PHONE_HUNGUP, conn, t->id);
+		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {
 		kbox_hangup(conn, t->id);
 		task_put(kbox_of);
@@ -489,6 +592,7 @@ void ipc_task_cleanup(task_t *t)
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
 	f = spin_lock_irqsave(&b->wq.lock);
 	b->closed = true;
+	b->ncalls = 0;
 	list_foreach_safe(&b->calls, it, tmp) {
 		list_remove(it);
 		list_append(&pending, it);
@@ -512,10 +616,17 @@ void ipc_task_cleanup(task_t *t)
 	}
 	list_foreach_safe(&answers, it, tmp) {
 		list_remove(it);
+		call_answer_done(list_entry(it, call_t, node));
 		call_free(list_entry(it, call_t, node));
 	}
 	for (int i = 0; i < IPC_MAX_PHONES; i++)
 		phone_hangup(t, i);
+}
+
+void ipc_task_usage(task_t *t, uint32_t *box_calls, uint32_t *unread)
+{
+	*box_calls = __atomic_load_n(&t->ipc.box.ncalls, __ATOMIC_RELAXED);
+	*unread = __atomic_load_n(&t->ipc.unread, __ATOMIC_RELAXED);
 }
 
 /* ---------------------------------------------------------------- kbox */
@@ -583,6 +694,7 @@ static void kbox_thread(void *arg)
 			waitq_sleep_locked(&b->wq, &f, 0);
 		call_t *c = list_entry(list_first(&b->calls), call_t, node);
 		list_remove(&c->node);
+		box_uncount(b);
 		spin_unlock_irqrestore(&b->wq.lock, f);
 		if (c->type == IPC_EV_NOTIFY) {          /* kbox_hangup() */
 			prof_conn_closed(c->msg.args[0]);

@@ -24,11 +24,8 @@ int64_t sys_ipc_wait(SYSCALL_ARGS)
 		return -EINVAL;
 	memset(&ev, 0, sizeof(ev));
 	if (copy_to_user((void *)a0, &ev, sizeof(ev)) != EOK)
-		return -EFAULT;             /* before an event is taken and lost */
-	errno_t rc = ipc_wait(&ev, a1, flags, a3);
-	if (rc != EOK)
-		return -rc;
-	return copy_to_user((void *)a0, &ev, sizeof(ev)) == EOK ? 0 : -EFAULT;
+		return -EFAULT;             /* a bad buffer fails before any wait */
+	return -ipc_wait((void *)a0, a1, flags, a3);
 }
 
 int64_t sys_ipc_answer(SYSCALL_ARGS)

@@ -1,7 +1,10 @@
 /*
  * The kernel heap: power-of-two size classes from 32 to 2048 bytes carved
  * out of single pages, and whole frames for anything larger. Every heap
- * page starts with a header, so kfree() finds it by rounding down.
+ * page starts with a header, so kfree() finds it by rounding down. A small
+ * page whose last object is freed goes back to the frame pool unless it is
+ * its class's only partial page (one spare per class saves churn), so
+ * memory a task made the kernel allocate comes back when it is freed.
  */
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
@@ -23,6 +26,7 @@ typedef struct heap_page {
 	size_t npages;           /* large blocks: frames in the block */
 	void *free;              /* free objects of this page */
 	struct heap_page *next;  /* pages of the class with free objects */
+	struct heap_page *prev;  /* (doubly linked: an empty page leaves) */
 } heap_page_t;
 
 _Static_assert(sizeof(heap_page_t) <= HEAP_HDR, "heap header too big");
@@ -62,18 +66,42 @@ static heap_page_t *heap_new_page(unsigned shift)
 	return pg;
 }
 
+static void heap_unlink(heap_page_t **head, heap_page_t *pg)
+{
+	if (pg->prev)
+		pg->prev->next = pg->next;
+	else
+		*head = pg->next;
+	if (pg->next)
+		pg->next->prev = pg->prev;
+	pg->next = pg->prev = NULL;
+}
+
+static void heap_push(heap_page_t **head, heap_page_t *pg)
+{
+	pg->prev = NULL;
+	pg->next = *head;
+	if (*head)
+		(*head)->prev = pg;
+	*head = pg;
+}
+
 static void *heap_alloc_small(unsigned shift)
 {
 	heap_page_t **head = &heap_partial[shift - HEAP_MIN_SHIFT];
 
-	if (!*head && !(*head = heap_new_page(shift)))
-		return NULL;
+	if (!*head) {
+		heap_page_t *pg = heap_new_page(shift);
+		if (!pg)
+			return NULL;
+		heap_push(head, pg);
+	}
 	heap_page_t *pg = *head;
 	void *obj = pg->free;
 	pg->free = *(void **)obj;
 	pg->inuse++;
 	if (!pg->free)
-		*head = pg->next;
+		heap_unlink(head, pg);
 	return obj;
 }
 
@@ -114,13 +142,17 @@ static void heap_free_small(heap_page_t *pg, void *p)
 	heap_page_t **head = &heap_partial[pg->shift - HEAP_MIN_SHIFT];
 
 	memset(p, HEAP_POISON, 1ul << pg->shift);   /* use-after-free shows */
-	if (!pg->free) {          /* was full: back on the partial list */
-		pg->next = *head;
-		*head = pg;
-	}
+	if (!pg->free)            /* was full: back on the partial list */
+		heap_push(head, pg);
 	*(void **)p = pg->free;
 	pg->free = p;
 	pg->inuse--;
+	if (pg->inuse == 0 && (pg->next || pg->prev)) {   /* empty, not the only one */
+		heap_unlink(head, pg);
+		pg->magic = 0;
+		heap_frames--;
+		frame_free(hhdm_to_phys(pg), 1);
+	}
 }
 
 void kfree(void *p)

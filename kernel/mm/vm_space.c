@@ -89,6 +89,8 @@ static errno_t vm_add_locked(vm_space_t *s, uintptr_t start, size_t len,
 		return EINVAL;
 	if (vm_overlaps(s, start, start + len))
 		return EINVAL;
+	if (!vm_space_region_room(s))
+		return ELIMIT;
 	vm_region_t *r = kzalloc(sizeof(*r));
 	if (!r)
 		return ENOMEM;

@@ -7,8 +7,14 @@
  * is the kernel are reaped at once. The table holds one reference; lookups
  * take more (task_get/task_put).
  *
+ * A task spawned by the kernel is the root of a task tree; every task
+ * spawned by a task joins its parent's tree and counts there until its
+ * task_t is freed (zombies and stopped tasks count): at most
+ * LIMIT_TASK_TREE per tree, ELIMIT beyond.
+ *
  * Lock order: task_table_lock → task->lock → thread->lock.
  */
+#include <abi/limits.h>
 #include <abi/syscall.h>
 #include <arch/interrupt.h>
 #include <arch/smp.h>
@@ -160,11 +166,49 @@ static task_t *task_alloc(const char *path, uint32_t perms, task_t *parent)
 	return t;
 }
 
+/*
+ * Join parent's task tree (or start one: parent NULL or the kernel).
+ * EOK, or ELIMIT when the tree has LIMIT_TASK_TREE tasks already.
+ */
+static errno_t task_tree_join(task_t *t, task_t *parent)
+{
+	task_t *root = parent && parent != &kernel_task ? parent->tree : t;
+
+	if (__atomic_add_fetch(&root->tree_tasks, 1, __ATOMIC_ACQ_REL) > LIMIT_TASK_TREE) {
+		__atomic_sub_fetch(&root->tree_tasks, 1, __ATOMIC_ACQ_REL);
+		return ELIMIT;
+	}
+	if (root != t)
+		__atomic_add_fetch(&root->refs, 1, __ATOMIC_RELAXED);
+	t->tree = root;
+	return EOK;
+}
+
+/* Leave t's tree (t is being freed). */
+static void task_tree_leave(task_t *t)
+{
+	task_t *root = t->tree;
+
+	if (!root || root == t)
+		return;
+	__atomic_sub_fetch(&root->tree_tasks, 1, __ATOMIC_ACQ_REL);
+	task_put(root);
+}
+
+void task_tree_usage(task_t *t, uint64_t *root_id, uint32_t *tasks)
+{
+	task_t *root = t->tree;
+
+	*root_id = root ? root->id : 0;
+	*tasks = root ? __atomic_load_n(&root->tree_tasks, __ATOMIC_RELAXED) : 0;
+}
+
 /* Undo task_alloc() for a task that never ran. */
 static void task_discard(task_t *t)
 {
 	ipc_task_cleanup(t);
 	vm_space_put(t->space);
+	task_tree_leave(t);
 	kfree(t);
 }
 
@@ -213,6 +257,10 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 	task_t *t = task_alloc(req->path, req->perms, parent);
 	if (!t)
 		return ENOMEM;
+	if ((rc = task_tree_join(t, parent)) != EOK) {
+		task_discard(t);
+		return rc;
+	}
 	t->binary = b;
 	rc = task_load_image(t, b, image);
 	if (rc == EOK)
@@ -274,6 +322,7 @@ static void task_free(task_t *t)
 		if (!th->join_claimed)
 			thread_detach(th);
 	}
+	task_tree_leave(t);
 	kfree(t);
 }
 

@@ -8,6 +8,7 @@
  *
  * Lock order: task->lock → thread->lock; thread_list_lock alone.
  */
+#include <abi/limits.h>
 #include <arch/cpu.h>
 #include <arch/thread.h>
 #include <kernel/acct.h>
@@ -94,13 +95,31 @@ errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *a
 	return EOK;
 }
 
+/* Reserve one of task's LIMIT_THREADS thread structures; false if none is left. */
+static bool thread_charge(task_t *task)
+{
+	if (__atomic_add_fetch(&task->thread_structs, 1, __ATOMIC_ACQ_REL) <= LIMIT_THREADS)
+		return true;
+	__atomic_sub_fetch(&task->thread_structs, 1, __ATOMIC_ACQ_REL);
+	return false;
+}
+
+static void thread_uncharge(task_t *task)
+{
+	__atomic_sub_fetch(&task->thread_structs, 1, __ATOMIC_ACQ_REL);
+}
+
 errno_t thread_prepare_user(task_t *task, uintptr_t entry, uintptr_t stack,
 			    uintptr_t arg, thread_t **out)
 {
+	if (!thread_charge(task))
+		return ELIMIT;
 	thread_t *t = thread_alloc(task, task->name, false);
 
-	if (!t)
+	if (!t) {
+		thread_uncharge(task);
 		return ENOMEM;
+	}
 	t->user_entry = entry;
 	t->user_stack = stack;
 	t->user_arg = arg;
@@ -144,6 +163,8 @@ static void thread_free(thread_t *t)
 	list_remove(&t->all_node);
 	spin_unlock_irqrestore(&thread_list_lock, f);
 	cprof_thread_fini(t);
+	if (!t->kernel)
+		thread_uncharge(t->task);
 	kfree(t);
 }
 

@@ -61,6 +61,7 @@ typedef struct prof_session {
 	list_node_t node;
 	uint64_t conn;                       /* the kbox connection it belongs to */
 	uint64_t target;                     /* task id; 0 = system */
+	uint64_t owner;                      /* unprivileged caller (LIMIT_PROF_SESSIONS), or 0 */
 	uint32_t state;                      /* PROF_STATE_* */
 	uint32_t flags, depth;
 	int slot;                            /* index in prof_engine.targets, or -1 */

@@ -8,6 +8,7 @@
  * Lock order: prof_ctl → prof_lock → the task table lock or a vm_space lock
  * (see internal.h).
  */
+#include <abi/limits.h>
 #include <arch/prof.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
@@ -236,6 +237,27 @@ static bool prof_allowed(task_t *caller, task_t *target)
 	return target && (target == caller || target->parent == caller);
 }
 
+/* Sessions of owner still open (not closed). prof_lock held. */
+static uint32_t prof_owner_sessions(uint64_t owner)
+{
+	uint32_t n = 0;
+
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		n += s->owner == owner && !s->closed;
+	}
+	return n;
+}
+
+uint32_t prof_task_sessions(uint64_t task_id)
+{
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	uint32_t n = prof_owner_sessions(task_id);
+
+	spin_unlock_irqrestore(&prof_lock, f);
+	return n;
+}
+
 /* Is another system session open (not ended)? prof_lock held. */
 static bool prof_system_busy(void)
 {
@@ -318,6 +340,8 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 
 	if (prof_find(s->conn) || (!target && prof_system_busy()))
 		rc = EBUSY;
+	if (rc == EOK && s->owner && prof_owner_sessions(s->owner) >= LIMIT_PROF_SESSIONS)
+		rc = ELIMIT;
 	if (rc == EOK && target)
 		s->slot = prof_free_slot();
 	if (rc == EOK) {
@@ -352,6 +376,7 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 	prof_session_t *s = prof_session_new(kcall_conn(c), target, &a);
 	if (!s)
 		return ENOMEM;
+	s->owner = (caller->perms & PERM_PROFILE) ? 0 : caller->id;
 	prof_ctl_lock();
 	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);   /* hooks queue events */
 	rc = prof_engine_start(&a.source, &a.hz, a.depth, a.budget);

@@ -34,9 +34,23 @@ static void waitq_timeout(ktimer_t *timer)
 	spin_unlock(&wq->lock);
 }
 
+/*
+ * The absolute deadline timeout_ns from now, or 0 (forever) when it would
+ * not fit in 64 bits: a huge timeout is no timeout, never a wrapped one.
+ */
+uint64_t waitq_deadline(uint64_t timeout_ns)
+{
+	uint64_t now = time_ns();
+
+	if (!timeout_ns || timeout_ns > UINT64_MAX - now)
+		return 0;
+	return now + timeout_ns;
+}
+
 errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 {
 	thread_t *t = thread_current();
+	uint64_t deadline = waitq_deadline(timeout_ns);
 
 	if (t->task->killed)
 		return EINTR;
@@ -46,11 +60,11 @@ errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 	t->wake_reason = EOK;
 	t->waiting_on = wq;
 	list_append(&wq->waiters, &t->wait_node);
-	if (timeout_ns)
-		timer_arm(&t->timer, time_ns() + timeout_ns, waitq_timeout);
+	if (deadline)
+		timer_arm(&t->timer, deadline, waitq_timeout);
 	spin_unlock(&wq->lock);          /* interrupts stay off */
 	sched_schedule();
-	if (timeout_ns)
+	if (deadline)
 		timer_cancel(&t->timer);
 	spin_lock(&wq->lock);
 	if (t->waiting_on == wq)          /* not woken through the queue */

@@ -39,6 +39,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.exceptions", SYSINFO_DATA, NULL, si_vectors, si_vector_ids, si_vector },
 	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
+	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
 };
 
 #define SI_NODES (sizeof(si_nodes) / sizeof(si_nodes[0]))

@@ -26,6 +26,7 @@ typedef struct answerbox {
 	list_t calls;               /* incoming calls and notifications */
 	list_t answers;             /* answers to the owner's calls */
 	list_t dispatched;          /* received, not yet answered */
+	uint32_t ncalls;            /* calls + dispatched (LIMIT_BOX_CALLS) */
 	bool closed;
 } answerbox_t;
 
@@ -46,6 +47,7 @@ typedef struct task_ipc {
 	answerbox_t box;
 	spinlock_t phones_lock;
 	bool dead;                  /* cleaned up: no new phones (phones_lock) */
+	uint32_t unread;            /* calls sent, answer not read (phones_lock) */
 	phone_t phones[IPC_MAX_PHONES];
 	ipc_counters_t counters;
 } task_ipc_t;
@@ -57,9 +59,19 @@ void ipc_task_cleanup(struct task *t);
 /* The task that is the naming service from now on (its children get phone 0). */
 void ipc_set_naming_service(struct task *t);
 
-/* System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno. */
+/*
+ * System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno.
+ * ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
+ * answers are unread, the task LIMIT_BOX_ANSWERS, or the target's box
+ * LIMIT_BOX_CALLS calls queued or unanswered.
+ */
 int64_t ipc_call(int phone, const ipc_msg_t *msg);
-errno_t ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only);
+/*
+ * Take the next event (see abi/ipc.h filters) and copy it to the user
+ * buffer uev. EOK, EAGAIN, ETIMEOUT, EINTR, or EFAULT when the copy
+ * failed: then the event is back at the head of the box, not lost.
+ */
+errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only);
 /*
  * Answer call id. EOK (then *result is what SYS_IPC_ANSWER returns: 0, a
  * new phone for CONNECT_TO_ME, -EFAULT when my data buffer was bad and the
@@ -70,7 +82,10 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
 errno_t ipc_hangup(int phone);
 int64_t ipc_connect_kbox(uint64_t task_id);
 
-/* Queue a notification on t's box (IRQ context allowed). EOK or ENOMEM/EHANGUP. */
+/*
+ * Queue a notification on t's box (IRQ context allowed). EOK, ENOMEM,
+ * EHANGUP, or ELIMIT (the box holds LIMIT_BOX_CALLS calls already).
+ */
 errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 
 /* Drop t's IRQ subscriptions (masking the lines). */
@@ -87,6 +102,9 @@ struct task *kcall_caller(const struct call *c);
 struct task *kcall_kbox_task(const struct call *c);
 uint64_t kcall_conn(const struct call *c);
 void kcall_answer(struct call *c, errno_t rc, const uint64_t *args);
+
+/* t's usage: calls in its box, its calls with unread answers. */
+void ipc_task_usage(struct task *t, uint32_t *box_calls, uint32_t *unread);
 
 /* Start the kernel thread that serves every task's kbox. */
 void kbox_init(void);

@@ -51,5 +51,7 @@ bool prof_kbox_serve(struct call *c);
 
 /* The caller's connection conn to a kbox was hung up: end its session. */
 void prof_conn_closed(uint64_t conn);
+/* Open sessions of task task_id counted against LIMIT_PROF_SESSIONS. */
+uint32_t prof_task_sessions(uint64_t task_id);
 
 #endif

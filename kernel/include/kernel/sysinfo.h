@@ -44,5 +44,8 @@ errno_t si_thread_ids(si_buf_t *b);
 errno_t si_thread(si_buf_t *b, uint64_t id);
 errno_t si_vector_ids(si_buf_t *b);
 errno_t si_vector(si_buf_t *b, uint64_t id);
+/* system.limits (kernel/sysinfo/limits.c): every task's, or task id's. */
+errno_t si_limits(si_buf_t *b, uint64_t arg);
+errno_t si_limit(si_buf_t *b, uint64_t id);
 
 #endif

@@ -41,6 +41,9 @@ typedef struct task {
 	list_node_t all_node;
 	list_t threads;
 	uint32_t nthreads;          /* threads not yet exited */
+	uint32_t thread_structs;    /* thread structures held (LIMIT_THREADS) */
+	struct task *tree;          /* root of its task tree (referenced; itself for a root) */
+	uint32_t tree_tasks;        /* a root: tasks of its tree not yet freed */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
 	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */
@@ -74,7 +77,7 @@ typedef struct task_spawn_req {
  * as a child of parent (NULL: the kernel). The image is checked and its
  * symbols cached (see binary.h); the caller keeps ownership of
  * req->image. Returns EOK and the id, EPERM (perms not the parent's),
- * ENOENT, ENOEXEC, E2BIG or ENOMEM.
+ * ENOENT, ENOEXEC, E2BIG, ENOMEM or ELIMIT (the tree is full).
  */
 errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id);
 
@@ -127,6 +130,8 @@ struct vm_space *task_space_get(task_t *t);
 /* Called by the scheduler after the last thread was switched away. */
 void task_release_space(task_t *t);
 
+/* t's tree's root and the number of tasks in the tree. */
+void task_tree_usage(task_t *t, uint64_t *root_id, uint32_t *tasks);
 /* Number of live tasks (tests). */
 size_t task_count(void);
 

@@ -94,7 +94,8 @@ errno_t thread_create_kernel_on(const char *name, void (*entry)(void *), void *a
 
 /*
  * Create a user thread in task starting at entry with stack and arg (in rdi).
- * Returns EOK and *out, or ENOMEM/EINVAL.
+ * Returns EOK and *out, or ENOMEM/EINVAL, or ELIMIT (the task holds
+ * LIMIT_THREADS thread structures, unjoined ones included).
  */
 errno_t thread_create_user(struct task *task, uintptr_t entry, uintptr_t stack,
 			   uintptr_t arg, thread_t **out);

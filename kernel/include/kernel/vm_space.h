@@ -43,6 +43,11 @@ typedef struct vm_space {
 	uint32_t refs;             /* the task's, plus transfers in progress */
 } vm_space_t;
 
+/* Is there room for one more region in s (LIMIT_REGIONS)? Space lock held. */
+bool vm_space_region_room(vm_space_t *s);
+/* Regions in s (kernel/mm/vm_limit.c). */
+size_t vm_space_region_count(vm_space_t *s);
+
 /* A new space with only the kernel half mapped. NULL when out of memory. */
 vm_space_t *vm_space_create(void);
 
@@ -55,7 +60,7 @@ void vm_space_put(vm_space_t *s);
 
 /*
  * Add a region [start, start+len) with prot. EOK, EINVAL (unaligned,
- * outside user space, overlapping) or ENOMEM.
+ * outside user space, overlapping), ENOMEM or ELIMIT (LIMIT_REGIONS).
  */
 errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
 			    unsigned prot, unsigned kind);

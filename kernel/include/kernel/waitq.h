@@ -19,10 +19,13 @@ void waitq_init(waitq_t *wq);
 /*
  * Sleep on wq. The caller holds wq->lock (taken with spin_lock_irqsave,
  * flags in *flags) after checking its condition; it is released while
- * sleeping and re-taken before returning. timeout_ns 0 = forever. Returns
+ * sleeping and re-taken before returning. timeout_ns 0 = forever, and so
+ * is any timeout whose deadline would pass UINT64_MAX ns. Returns
  * EOK (woken), ETIMEOUT, or EINTR (the task was killed).
  */
 errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns);
+/* time_ns() + timeout_ns, or 0 (no deadline) for 0 or one past UINT64_MAX. */
+uint64_t waitq_deadline(uint64_t timeout_ns);
 
 /* Wake one waiter (the oldest). Returns true if there was one. */
 bool waitq_wake_one(waitq_t *wq);

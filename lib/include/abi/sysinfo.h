@@ -33,6 +33,8 @@
  *   system.tasks              data: sysinfo_task_t[] (every live task);
  *                             children: one per task id
  *   system.tasks.<id>         data: sysinfo_task_t
+ *   system.limits(.<id>)      data: sysinfo_limits_t[] (abi/limits.h): each
+ *                             task's usage against its limits
  *   system.threads            data: sysinfo_thread_t[]; children: ids
  *   system.threads.<id>       data: sysinfo_thread_t
  *   system.exceptions         data: sysinfo_vector_t[] (every vector that

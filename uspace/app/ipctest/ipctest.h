@@ -86,6 +86,7 @@ uint64_t checksum(const void *buf, size_t len);
 /* ------------------------------------------------ entry points */
 int server_main(int argc, char **argv);
 int kbox_probe_main(int argc, char **argv);
+int limit_helper_main(int argc, char **argv);
 
 /* ------------------------------------------------ test groups */
 void test_ping(void);
@@ -98,5 +99,6 @@ void test_kbox(void);
 void test_ns(void);
 void test_hangup(void);
 void test_kbugs(void);
+void test_limits(void);
 
 #endif

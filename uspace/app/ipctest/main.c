@@ -182,6 +182,7 @@ static const group_t groups[] = {
 	{ "ns", test_ns, false },
 	{ "hangup", test_hangup, false },
 	{ "regress", test_kbugs, false },
+	{ "limits", test_limits, false },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -192,7 +193,7 @@ static void usage(FILE *out)
 		fprintf(out, " %s", groups[i].name);
 	fprintf(out, "\n  (default: all of them)\n"
 		"  helpers the tests spawn: ipctest server KIND NAME [ARG],\n"
-		"  ipctest kbox-probe TASK...\n");
+		"  ipctest kbox-probe TASK..., ipctest limit-helper KIND [ARG]\n");
 }
 
 static bool group_known(const char *name)
@@ -241,6 +242,8 @@ int main(int argc, char **argv)
 		return server_main(argc - 2, argv + 2);
 	if (argc > 1 && !strcmp(argv[1], "kbox-probe"))
 		return kbox_probe_main(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "limit-helper"))
+		return limit_helper_main(argc - 2, argv + 2);
 	for (int i = 1; i < argc; i++) {
 		if (!group_known(argv[i])) {
 			usage(stderr);

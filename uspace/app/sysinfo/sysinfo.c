@@ -9,6 +9,7 @@
  * (texts as "PATH = TEXT"); other data as a hex dump. A missing path is
  * an error (exit status 1).
  */
+#include <abi/limits.h>
 #include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -97,6 +98,24 @@ static const sysinfo_field_t task_fields[] = {
 	{ NULL, 0, 0 },
 };
 
+static const sysinfo_field_t limits_fields[] = {
+	F(sysinfo_limits_t, task, KIND_U64),
+	F(sysinfo_limits_t, tree, KIND_U64),
+	F(sysinfo_limits_t, box_calls, KIND_U32),
+	F_AS("box_calls_max", sysinfo_limits_t, limit[0], KIND_U32),
+	F(sysinfo_limits_t, box_answers, KIND_U32),
+	F_AS("box_answers_max", sysinfo_limits_t, limit[1], KIND_U32),
+	F(sysinfo_limits_t, threads, KIND_U32),
+	F_AS("threads_max", sysinfo_limits_t, limit[2], KIND_U32),
+	F(sysinfo_limits_t, tree_tasks, KIND_U32),
+	F_AS("tree_tasks_max", sysinfo_limits_t, limit[3], KIND_U32),
+	F(sysinfo_limits_t, regions, KIND_U32),
+	F_AS("regions_max", sysinfo_limits_t, limit[4], KIND_U32),
+	F(sysinfo_limits_t, prof_sessions, KIND_U32),
+	F_AS("prof_sessions_max", sysinfo_limits_t, limit[5], KIND_U32),
+	{ NULL, 0, 0 },
+};
+
 static const sysinfo_field_t thread_fields[] = {
 	F(sysinfo_thread_t, id, KIND_U64),
 	F(sysinfo_thread_t, task, KIND_U64),
@@ -151,6 +170,8 @@ static const sysinfo_record_t records[] = {
 	{ "system.profiler", sizeof(sysinfo_profiler_t), profiler_fields },
 	{ "system.tasks", sizeof(sysinfo_task_t), task_fields },
 	{ "system.tasks.#", sizeof(sysinfo_task_t), task_fields },
+	{ "system.limits", sizeof(sysinfo_limits_t), limits_fields },
+	{ "system.limits.#", sizeof(sysinfo_limits_t), limits_fields },
 	{ "system.threads", sizeof(sysinfo_thread_t), thread_fields },
 	{ "system.threads.#", sizeof(sysinfo_thread_t), thread_fields },
 	{ "system.exceptions", sizeof(sysinfo_vector_t), vector_fields },

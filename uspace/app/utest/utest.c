@@ -124,6 +124,7 @@ static const group_t groups[] = {
 	{ "libc", { test_libc_files, test_libc_system, test_pthreads,
 		    test_libc_numbers } },
 	{ "calc", { test_calc } },
+	{ "limits", { test_limits } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -68,5 +68,6 @@ void test_libc_system(void);
 void test_pthreads(void);
 void test_libc_numbers(void);
 void test_calc(void);
+void test_limits(void);
 
 #endif

@@ -6,9 +6,14 @@
  *                              ns answers EOK and so gets a phone to it;
  *                              EEXIST if a live task serves name already,
  *                              EINVAL for a malformed name, ELIMIT when full
+ *                              or when the caller serves LIMIT_NS_NAMES
+ *                              names already
  *   IPC_M_CONNECT_ME_TO(name)  forwarded unchanged to name's server, whose
  *                              EOK answer gives the caller a phone to it;
- *                              ENOENT if nobody serves name
+ *                              ENOENT if nobody serves name, ELIMIT if the
+ *                              server's answerbox is full
+ *   NS_M_RELEASE(name)         the caller gives up its registration of
+ *                              name: EOK, or ENOENT if it is not the server
  *   anything else              ENOTSUP
  *
  * Names are packed into the five argument words as <ipc.h> describes.
@@ -18,9 +23,18 @@
  * falls back to checking that the task is alive (SYS_TASK_INFO: it has
  * threads) whenever the name is looked up or hung up on.
  *
+ * A server that dies without releasing its name leaves it held: nobody
+ * can connect to it, and only a task that may stand in for the dead
+ * server (spawned by the same parent with at least its permissions, or
+ * holding PERM_SYSTEM) can register it again (else EPERM), so no other
+ * task can take over a dead server's clients. A parent's dead children
+ * hold at most LIMIT_NS_NAMES names (older ones are let go), and the
+ * names held for a dead parent's children are let go when ns is full.
+ *
  * ns never touches client memory (no data transfers), answers every call
  * and keeps no per-client state, so no client can make it fail.
  */
+#include <abi/limits.h>
 #include <ipc.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,10 +47,15 @@ typedef struct service {
 	int phone;                  /* ns's phone to the server; -1: free slot */
 	task_id_t task;             /* the server */
 	ipc_callid_t watch;         /* the NS_M_WATCH call, 0 if none pending */
+	bool held;                  /* its server died: reserved, phone -1 */
+	task_id_t parent;           /* the server's parent */
+	uint32_t perms;             /* the server's permissions */
+	uint64_t order;             /* registration order (oldest held goes first) */
 } service_t;
 
 static service_t services[NS_SERVICES];
 static bool verbose;
+static uint64_t next_order = 1;
 
 static void usage(FILE *out)
 {
@@ -60,21 +79,83 @@ static service_t *find_name(const char *name)
 	return NULL;
 }
 
-static service_t *find_free(void)
+static service_t *find_held(const char *name)
 {
 	for (int i = 0; i < NS_SERVICES; i++)
-		if (services[i].phone < 0)
+		if (services[i].held && !strcmp(services[i].name, name))
 			return &services[i];
 	return NULL;
 }
 
+static void clear(service_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->phone = -1;
+}
+
+/* The oldest name held for a dead server whose parent is parent (0: any dead parent). */
+static service_t *oldest_held(task_id_t parent, int *count)
+{
+	service_t *old = NULL;
+
+	*count = 0;
+	for (int i = 0; i < NS_SERVICES; i++) {
+		service_t *s = &services[i];
+		if (!s->held || (parent ? s->parent != parent : task_alive(s->parent)))
+			continue;
+		(*count)++;
+		if (!old || s->order < old->order)
+			old = s;
+	}
+	return old;
+}
+
+/* A free slot; when there is none, one held for a dead parent's child. */
+static service_t *find_free(void)
+{
+	int n;
+
+	for (int i = 0; i < NS_SERVICES; i++)
+		if (services[i].phone < 0 && !services[i].held)
+			return &services[i];
+	service_t *s = oldest_held(0, &n);
+	if (s)
+		clear(s);
+	return s;
+}
+
+/* Its server is gone: keep the name held (its parent's oldest beyond the cap goes). */
 static void forget(service_t *s, const char *why)
 {
+	int n;
+
 	if (verbose)
 		printf("ns: %s (task %lu) %s\n", s->name, (unsigned long)s->task, why);
 	sys_ipc_hangup(s->phone);
-	memset(s, 0, sizeof(*s));
 	s->phone = -1;
+	s->watch = 0;
+	service_t *old = oldest_held(s->parent, &n);
+	if (n >= LIMIT_NS_NAMES && old)
+		clear(old);
+	s->held = true;
+}
+
+/* May task (info) register the name s holds for its dead server? */
+static bool may_take(const service_t *s, const task_info_t *info)
+{
+	if (info->perms & PERM_SYSTEM)
+		return true;
+	return info->parent == s->parent && (info->perms & s->perms) == s->perms;
+}
+
+/* Names registered by task. */
+static int names_of(task_id_t task)
+{
+	int n = 0;
+
+	for (int i = 0; i < NS_SERVICES; i++)
+		n += services[i].phone >= 0 && services[i].task == task;
+	return n;
 }
 
 /* A registered service that is still there (forgotten if its task died). */
@@ -104,16 +185,30 @@ static void ns_register(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EEXIST);
 		return;
 	}
-	if (!(s = find_free())) {
+	task_info_t info;
+	if (sys_task_info(ev->sender, &info) != EOK) {
+		ipc_answer_0(ev->callid, ESRCH);
+		return;
+	}
+	service_t *held = find_held(name);
+	if (held && !may_take(held, &info)) {
+		ipc_answer_0(ev->callid, EPERM);
+		return;
+	}
+	if (names_of(ev->sender) >= LIMIT_NS_NAMES || !(s = held ? held : find_free())) {
 		ipc_answer_0(ev->callid, ELIMIT);
 		return;
 	}
 	ipc_msg_t ok = { .method = EOK };
 	if (sys_ipc_answer(ev->callid, &ok, &phone) != EOK || phone < 0)
 		return;                     /* the kernel answered it with the error */
+	clear(s);
 	strcpy(s->name, name);
 	s->phone = phone;
 	s->task = ev->sender;
+	s->parent = info.parent;
+	s->perms = info.perms;
+	s->order = next_order++;
 	if (ipc_call_async(phone, NS_M_WATCH, 0, 0, 0, 0, 0, &s->watch) != EOK)
 		s->watch = 0;
 	if (verbose)
@@ -135,10 +230,33 @@ static void ns_connect(const ipc_event_t *ev)
 		return;
 	}
 	errno_t rc = sys_ipc_forward(ev->callid, s->phone, 0, 0);
-	if (rc != EOK) {                    /* still ours */
+	if (rc == ELIMIT) {                 /* its box is full: busy, not gone */
+		ipc_answer_0(ev->callid, ELIMIT);
+	} else if (rc != EOK) {             /* still ours */
 		forget(s, "cannot be reached");
 		ipc_answer_0(ev->callid, ENOENT);
 	}
+}
+
+/* NS_M_RELEASE: the server gives its name up. */
+static void ns_release(const ipc_event_t *ev)
+{
+	char name[IPC_NAME_MAX + 1];
+	service_t *s;
+
+	if (ipc_name_unpack(ev->msg.args, name) != EOK) {
+		ipc_answer_0(ev->callid, EINVAL);
+		return;
+	}
+	if (!(s = find_name(name)) || s->task != ev->sender) {
+		ipc_answer_0(ev->callid, ENOENT);
+		return;
+	}
+	if (verbose)
+		printf("ns: %s released by task %lu\n", name, (unsigned long)s->task);
+	sys_ipc_hangup(s->phone);
+	clear(s);
+	ipc_answer_0(ev->callid, EOK);
 }
 
 static void ns_call(const ipc_event_t *ev)
@@ -149,6 +267,9 @@ static void ns_call(const ipc_event_t *ev)
 		break;
 	case IPC_M_CONNECT_ME_TO:
 		ns_connect(ev);
+		break;
+	case NS_M_RELEASE:
+		ns_release(ev);
 		break;
 	default:
 		ipc_answer_0(ev->callid, ENOTSUP);

@@ -137,6 +137,8 @@ errno_t ipc_data_read_answer(const ipc_event_t *ev, const void *src, size_t len)
  * loop should leave it unanswered too.
  */
 #define NS_M_WATCH (IPC_M_LIBC + 1)
+/* To the naming service: give up my registration of the name in the args. */
+#define NS_M_RELEASE (IPC_M_LIBC + 2)
 
 /* Pack name into args as above; EINVAL if it is empty or too long. */
 errno_t ipc_name_pack(const char *name, uint64_t args[IPC_ARGS]);
@@ -149,9 +151,13 @@ errno_t ipc_name_unpack(const uint64_t args[IPC_ARGS], char *out);
 /*
  * Register the calling task as the server of name with the naming service
  * (which then forwards IPC_M_CONNECT_ME_TO calls for name to this task).
- * EEXIST: a live task already serves name; ENOENT: no naming service.
+ * EEXIST: a live task already serves name; ENOENT: no naming service;
+ * EPERM: its server died without releasing it and we may not take it
+ * over; ELIMIT: we serve LIMIT_NS_NAMES names already, or ns is full.
  */
 errno_t service_register(const char *name);
+/* Give up our registration of name (anyone may take it then). ENOENT: not ours. */
+errno_t service_release(const char *name);
 /*
  * Connect a new phone to the server of name; its index goes to *phone.
  * ENOENT: nobody serves name (or there is no naming service).

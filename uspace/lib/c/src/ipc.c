@@ -239,6 +239,13 @@ errno_t service_register(const char *name)
 	return ns_request(IPC_M_CONNECT_TO_ME, name, NULL, &sent);
 }
 
+errno_t service_release(const char *name)
+{
+	bool sent;
+
+	return ns_request(NS_M_RELEASE, name, NULL, &sent);
+}
+
 /* service_connect that says whether the naming service was reached. */
 static errno_t connect_once(const char *name, int *phone, bool *sent)
 {
@@ -259,7 +266,8 @@ errno_t service_connect(const char *name, int *phone)
 
 errno_t service_connect_wait(const char *name, uint64_t timeout_ns, int *phone)
 {
-	uint64_t deadline = sys_clock_ns(CLOCK_MONOTONIC) + timeout_ns;
+	uint64_t now = sys_clock_ns(CLOCK_MONOTONIC);
+	uint64_t deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
 
 	for (;;) {
 		bool sent;

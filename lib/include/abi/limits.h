@@ -1,0 +1,32 @@
+/*
+ * Per-task limits on what a task can make the kernel (and the naming
+ * service) hold. Beyond one the call fails with ELIMIT; nothing panics and
+ * nothing is dropped silently. sysinfo "system.limits.<task id>" shows a
+ * task's usage against them (sysinfo_limits_t).
+ */
+#ifndef ABI_LIMITS_H
+#define ABI_LIMITS_H
+
+#include <stdint.h>
+
+#define LIMIT_BOX_CALLS 4096      /* calls queued or held unanswered per answerbox */
+#define LIMIT_BOX_ANSWERS 4096    /* calls sent whose answers are not read yet, per task */
+#define LIMIT_THREADS 256         /* thread structures per task (unjoined ones too) */
+#define LIMIT_TASK_TREE 1024      /* tasks per tree, zombies and stopped ones too */
+#define LIMIT_REGIONS 4096        /* memory regions per task */
+#define LIMIT_PROF_SESSIONS 4     /* profiling sessions per task without PERM_PROFILE */
+#define LIMIT_NS_NAMES 8          /* names registered per task with the naming service */
+
+typedef struct sysinfo_limits {
+	uint64_t task;            /* task id */
+	uint64_t tree;            /* id of its tree's root task */
+	uint32_t box_calls;       /* its answerbox: queued + held calls */
+	uint32_t box_answers;     /* its calls whose answers are unread */
+	uint32_t threads;
+	uint32_t tree_tasks;      /* tasks in its tree */
+	uint32_t regions;
+	uint32_t prof_sessions;
+	uint32_t limit[6];        /* the LIMIT_* above, in the order of the fields */
+} sysinfo_limits_t;
+
+#endif
