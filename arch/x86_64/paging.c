@@ -339,9 +339,60 @@ void pt_destroy(paddr_t root)
 	pt_free_level(root, 4);
 }
 
+static unsigned pt_entry_flags(uint64_t e)
+{
+	return ((e & PTE_W) ? VM_WRITE : 0) | ((e & PTE_U) ? VM_USER : 0) |
+	       ((e & PTE_NX) ? 0 : VM_EXEC) | ((e & PTE_DEV) ? VM_DEVICE : 0);
+}
+
+/* The 4 KiB entry for va, or NULL with *level the first absent level's. */
+static uint64_t *pt_find_user(paddr_t root, uintptr_t va, int *level)
+{
+	uint64_t *table = pt_table(root);
+
+	for (int l = 4; l > 1; l--) {
+		uint64_t e = table[pt_index(va, l)];
+		if (!(e & PTE_P)) {
+			*level = l;
+			return NULL;
+		}
+		table = pt_table(e);
+	}
+	return &table[pt_index(va, 1)];
+}
+
+bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, uintptr_t *at,
+		   paddr_t *pa, unsigned *flags)
+{
+	while (*va < end) {
+		int level = 1;
+		uintptr_t v = *va;
+		uint64_t *e = pt_find_user(root, v, &level);
+		if (!e) {                          /* skip what the absent table spans */
+			uint64_t span = 1ul << (12 + 9 * (level - 1));
+			*va = MIN(ALIGN_DOWN(v, span) + span, end);
+			continue;
+		}
+		*va = v + PAGE_SIZE;
+		if (!(*e & PTE_P))
+			continue;
+		*at = v;
+		*pa = *e & PTE_ADDR;
+		*flags = pt_entry_flags(*e);
+		*e = 0;
+		return true;
+	}
+	return false;
+}
+
 void pt_flush_local(uintptr_t va)
 {
 	invlpg(va);
+}
+
+void pt_flush_local_all(void)
+{
+	write_cr3(read_cr3());
 }
 
 /*
