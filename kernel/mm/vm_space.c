@@ -54,7 +54,7 @@ static vm_region_t *vm_find_region(vm_space_t *s, uintptr_t addr)
 {
 	list_foreach(&s->regions, it) {
 		vm_region_t *r = list_entry(it, vm_region_t, node);
-		if (addr >= r->start && addr < r->end && !r->dying)
+		if (addr >= r->guard_end && addr < r->end && !r->dying)
 			return r;
 	}
 	return NULL;
@@ -93,7 +93,10 @@ static errno_t vm_add_locked(vm_space_t *s, uintptr_t start, size_t len,
 	vm_region_t *r = kzalloc(sizeof(*r));
 	if (!r)
 		return ENOMEM;
-	*r = (vm_region_t){ .start = start, .end = start + len, .prot = prot, .kind = kind };
+	*r = (vm_region_t){ .start = start, .end = start + len, .prot = prot & ~PROT_GUARD,
+			    .kind = kind, .guard_end = start };
+	if (prot & PROT_GUARD)
+		r->guard_end = start + MAP_GUARD_SIZE;
 	vm_insert_region(s, r);
 	return EOK;
 }
@@ -125,7 +128,9 @@ static uintptr_t vm_find_gap(vm_space_t *s, uintptr_t base, size_t len)
 errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 			  unsigned prot, uintptr_t *addr)
 {
-	if (!len || len > GiB(64) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+	if (!len || len > GiB(64) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GUARD)))
+		return EINVAL;
+	if ((prot & PROT_GUARD) && len <= MAP_GUARD_SIZE)
 		return EINVAL;
 	if ((prot & PROT_WRITE) && (prot & PROT_EXEC))
 		return EINVAL;              /* W^X in user space too */

@@ -33,6 +33,7 @@ typedef struct vm_region {
 	unsigned prot;             /* PROT_* from abi/syscall.h */
 	unsigned kind;
 	bool dying;                /* being unmapped: no faults, range reserved */
+	uintptr_t guard_end;       /* [start, guard_end) never maps (PROT_GUARD) */
 } vm_region_t;
 
 typedef struct vm_space {
@@ -61,7 +62,10 @@ void vm_space_put(vm_space_t *s);
 errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
 			    unsigned prot, unsigned kind);
 
-/* SYS_MAP: a new anonymous region of len bytes; EOK and *addr. */
+/*
+ * SYS_MAP: a new anonymous region of len bytes; EOK and *addr. With
+ * PROT_GUARD its lowest MAP_GUARD_SIZE bytes are a guard that never maps.
+ */
 errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 			  unsigned prot, uintptr_t *addr);
 
