@@ -41,6 +41,7 @@ typedef struct task {
 	list_node_t all_node;
 	list_t threads;
 	uint32_t nthreads;          /* threads not yet exited */
+	uint32_t nunreaped;         /* threads not yet reaped (switched out for good) */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
 	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */
