@@ -70,6 +70,15 @@ bool vm_translate(uintptr_t va, paddr_t *pa);
 bool vm_kernel_readable(uintptr_t va, size_t len);
 /* Map MMIO [pa, pa+len) uncached in the direct map; returns its address or NULL. */
 void *vm_map_mmio(paddr_t pa, size_t len);
+/* What a walk of the kernel half of the page tables found. */
+typedef struct vm_audit {
+	size_t leaves;          /* mappings (4 KiB, 2 MiB or 1 GiB) */
+	size_t wx;              /* writable and executable */
+	size_t text_aliases;    /* writable mappings of kernel text or rodata frames */
+} vm_audit_t;
+
+/* Walk every kernel mapping (takes vm_lock; MMIO may be mapped meanwhile). */
+vm_audit_t vm_audit_kernel(void);
 /* Frames used by kernel page tables. */
 size_t vm_table_frames(void);
 
