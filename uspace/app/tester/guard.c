@@ -1,8 +1,8 @@
 /*
  * tester touch-protnone: map a page PROT_NONE (no protection bits) and
  * read it: that must kill the task. tester thread-guard: no mapping can be
- * placed in the MAP_GUARD_SIZE bytes below a thread's stack (exit 0, or 1
- * naming the address that was given). tester thread-overflow: a thread
+ * placed in the MAP_GUARD_SIZE bytes below a thread's stack, nor is any
+ * of it accessible (exit 0, or 1 naming what was found). tester thread-overflow: a thread
  * recurses off its stack, which must kill the task rather than write into
  * whatever lies below.
  */
@@ -58,13 +58,28 @@ static long guard_thread(void *arg)
 	return local;
 }
 
-/* 1 if a page can be mapped at a hint inside the guard below bottom. */
+/* True if the kernel can read at p (a path lookup copies it: EFAULT if not). */
+static int readable(uintptr_t p)
+{
+	unsigned type;
+	return sys_sysinfo_type((const char *)p, &type) != EFAULT;
+}
+
+/*
+ * 1 if a page of the guard below bottom is accessible (some other region
+ * reaches up to it) or can be mapped with a hint.
+ */
 static int guard_probe(uintptr_t bottom)
 {
 	int bad = 0;
 
 	for (uintptr_t p = bottom - MAP_GUARD_SIZE; p < bottom; p += PAGE) {
 		void *addr;
+		if (readable(p)) {
+			printf("tester: memory %lu bytes below a thread stack is accessible\n",
+			       (unsigned long)(bottom - p));
+			bad = 1;
+		}
 		if (sys_map((void *)p, PAGE, PROT_READ | PROT_WRITE, &addr) != EOK)
 			continue;
 		uintptr_t a = (uintptr_t)addr;

@@ -68,7 +68,7 @@ static void check_guards(void)
 	tap_ok(s == killed, "map: a child whose thread runs off its stack is killed (%s)",
 	       status_str(s));
 	s = tester_status("thread-guard");
-	tap_ok(s == 0, "map: nothing can be mapped in the guard below a thread stack (%s)",
+	tap_ok(s == 0, "map: the 16 KiB below a thread stack is unreachable and unmappable (%s)",
 	       status_str(s));
 }
 
