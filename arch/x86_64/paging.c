@@ -432,10 +432,10 @@ static uint64_t *pt_find_user(paddr_t root, uintptr_t va, int *level)
 	return &table[pt_index(va, 1)];
 }
 
-bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, uintptr_t *at,
-		   paddr_t *pa, unsigned *flags)
+bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, size_t *budget,
+		   uintptr_t *at, paddr_t *pa, unsigned *flags)
 {
-	while (*va < end) {
+	for (; *va < end && *budget; (*budget)--) {
 		int level = 1;
 		uintptr_t v = *va;
 		uint64_t *e = pt_find_user(root, v, &level);

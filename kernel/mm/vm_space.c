@@ -193,6 +193,7 @@ errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr
  */
 #define VM_BATCH 64
 #define VM_FLUSH_PAGES 16
+#define VM_SCAN_BUDGET 4096         /* page-table entries looked at per lock hold */
 
 typedef struct vm_batch {
 	size_t n;                   /* pages unmapped */
@@ -226,6 +227,7 @@ static void vm_batch_finish(vm_batch_t *b)
 		return;
 	smp_call_all(vm_shoot_cpu, b);
 	__atomic_add_fetch(&shoot_stats.rounds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&shoot_stats.unmapped, b->n, __ATOMIC_RELAXED);
 	if (b->n > VM_FLUSH_PAGES)
 		__atomic_add_fetch(&shoot_stats.full_flushes, 1, __ATOMIC_RELAXED);
 	else
@@ -238,15 +240,18 @@ static void vm_batch_finish(vm_batch_t *b)
 
 /*
  * Clear the entries of up to VM_BATCH mapped pages of [*cursor, end) into b,
- * advancing *cursor. Space lock held; the walk skips absent tables, so
- * its cost follows what is mapped, not the length.
+ * advancing *cursor. Space lock held; the walk skips absent tables and
+ * looks at no more than VM_SCAN_BUDGET entries, so its cost follows what
+ * is mapped, never the length, and stays bounded with interrupts off.
  */
 static void vm_batch_collect(vm_space_t *s, uintptr_t *cursor, uintptr_t end, vm_batch_t *b)
 {
+	size_t budget = VM_SCAN_BUDGET;
+
 	while (b->n < VM_BATCH && *cursor < end) {
 		size_t i = b->n;
 		unsigned flags;
-		if (!pt_unmap_next(s->root, cursor, end, &b->va[i], &b->pa[i], &flags))
+		if (!pt_unmap_next(s->root, cursor, end, &budget, &b->va[i], &b->pa[i], &flags))
 			break;
 		b->owned[i] = !(flags & VM_DEVICE);
 		if (b->owned[i])
@@ -323,6 +328,7 @@ vm_shoot_stats_t vm_shoot_stats(void)
 {
 	vm_shoot_stats_t st;
 	st.rounds = __atomic_load_n(&shoot_stats.rounds, __ATOMIC_RELAXED);
+	st.unmapped = __atomic_load_n(&shoot_stats.unmapped, __ATOMIC_RELAXED);
 	st.pages = __atomic_load_n(&shoot_stats.pages, __ATOMIC_RELAXED);
 	st.full_flushes = __atomic_load_n(&shoot_stats.full_flushes, __ATOMIC_RELAXED);
 	return st;

@@ -84,24 +84,38 @@ KTEST(vm_unmap_bounded, "vm: unmapping 16 GiB with one page mapped shoots down o
 	return true;
 }
 
-KTEST(vm_unmap_many, "vm: unmapping 200 pages spread over 64 GiB: batches, full flushes, frames back")
+/* Touch n pages of s at a + i * step; their frames into pa[]. */
+static bool vm_touch(vm_space_t *s, uintptr_t a, size_t step, unsigned n, paddr_t *pa)
 {
-	uintptr_t a;
-	vm_space_t *s = vm_test_space(GiB(64), PROT_READ | PROT_WRITE, &a);
-
-	KT_CHECK(s, "no test space");
-	static paddr_t pa[200];
 	uint8_t byte = 1;
-	for (unsigned i = 1; i < 200; i++)
-		KT_CHECK(vm_space_write(s, a + i * MiB(300), &byte, 1) == EOK, "write %u", i);
-	for (unsigned i = 0; i < 200; i++)
-		pa[i] = vm_frame_of(s, a + i * MiB(300));
-	vm_shoot_stats_t b = vm_shoot_stats();
-	errno_t rc = vm_space_unmap(s, a, GiB(64));
-	vm_shoot_stats_t e = vm_shoot_stats();
+
+	for (unsigned i = 0; i < n; i++) {
+		if (vm_space_write(s, a + i * step, &byte, 1) != EOK)
+			return false;
+		pa[i] = vm_frame_of(s, a + i * step);
+	}
+	return true;
+}
+
+static unsigned vm_frames_back(const paddr_t *pa, unsigned n)
+{
 	unsigned back = 0;
-	for (unsigned i = 0; i < 200; i++)
+	for (unsigned i = 0; i < n; i++)
 		back += pa[i] && !frame_in_use(pa[i]);
+	return back;
+}
+
+KTEST(vm_unmap_many, "vm: unmapping 200 pages: rounds of 64, full flushes past 16, frames back")
+{
+	static paddr_t pa[200];
+	uintptr_t a;
+	vm_space_t *s = vm_test_space(MiB(1), PROT_READ | PROT_WRITE, &a);
+
+	KT_CHECK(s && vm_touch(s, a, PAGE_SIZE, 200, pa), "no test space");
+	vm_shoot_stats_t b = vm_shoot_stats();
+	errno_t rc = vm_space_unmap(s, a, MiB(1));
+	vm_shoot_stats_t e = vm_shoot_stats();
+	unsigned back = vm_frames_back(pa, 200);
 	vm_space_put(s);
 	KT_CHECK(rc == EOK, "unmap gave %d", rc);
 	KT_CHECK(e.rounds - b.rounds == 4, "%lu rounds for 200 pages", e.rounds - b.rounds);
@@ -109,6 +123,25 @@ KTEST(vm_unmap_many, "vm: unmapping 200 pages spread over 64 GiB: batches, full 
 	KT_CHECK(e.full_flushes - b.full_flushes == 3 && e.pages - b.pages == 8,
 		 "%lu full flushes, %lu single pages", e.full_flushes - b.full_flushes,
 		 e.pages - b.pages);
+	KT_CHECK(back == 200, "%u frames came back of 200", back);
+	return true;
+}
+
+KTEST(vm_unmap_sparse, "vm: 200 pages spread over 64 GiB: all unmapped and freed in bounded rounds")
+{
+	static paddr_t pa[200];
+	uintptr_t a;
+	vm_space_t *s = vm_test_space(GiB(64), PROT_READ | PROT_WRITE, &a);
+
+	KT_CHECK(s && vm_touch(s, a, MiB(300), 200, pa), "no test space");
+	vm_shoot_stats_t b = vm_shoot_stats();
+	errno_t rc = vm_space_unmap(s, a, GiB(64));
+	vm_shoot_stats_t e = vm_shoot_stats();
+	unsigned back = vm_frames_back(pa, 200);
+	vm_space_put(s);
+	KT_CHECK(rc == EOK, "unmap gave %d", rc);
+	KT_CHECK(e.unmapped - b.unmapped == 200, "%lu pages unmapped", e.unmapped - b.unmapped);
+	KT_CHECK(e.rounds - b.rounds >= 4, "%lu rounds for 200 pages", e.rounds - b.rounds);
 	KT_CHECK(back == 200, "%u frames came back of 200", back);
 	return true;
 }

@@ -134,11 +134,13 @@ void pt_destroy(paddr_t root);
 bool vm_sync_kernel_half(uintptr_t va);
 /*
  * Clear the entry of the first mapped page in [*va, end) (absent tables
- * are skipped whole): true with its address, frame and VM_* flags (VM_DEVICE:
- * not the space's frame). *va moves past it, or to end when none is left.
+ * are skipped whole, each entry looked at costs one of *budget): true with
+ * its address, frame and VM_* flags (VM_DEVICE: not the space's frame).
+ * *va moves past what was looked at; false when it reached end or the
+ * budget ran out.
  */
-bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, uintptr_t *at,
-		   paddr_t *pa, unsigned *flags);
+bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, size_t *budget,
+		   uintptr_t *at, paddr_t *pa, unsigned *flags);
 /* Flush va from this CPU's TLB. */
 void pt_flush_local(uintptr_t va);
 /* Flush every non-global translation from this CPU's TLB. */

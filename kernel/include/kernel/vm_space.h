@@ -92,9 +92,13 @@ errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
  */
 errno_t vm_space_unmap_kind(vm_space_t *s, uintptr_t addr, size_t len, unsigned kind);
 
-/* TLB shootdowns since boot: rounds, pages invalidated one by one, full flushes. */
+/*
+ * TLB shootdowns since boot: rounds, pages unmapped by them, pages
+ * invalidated one by one, rounds that flushed whole TLBs instead.
+ */
 typedef struct vm_shoot_stats {
 	uint64_t rounds;
+	uint64_t unmapped;
 	uint64_t pages;
 	uint64_t full_flushes;
 } vm_shoot_stats_t;
