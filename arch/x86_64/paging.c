@@ -208,6 +208,38 @@ static void vm_map_image_range(const char *start, const char *end, unsigned flag
 	}
 }
 
+/* Replace the 2 MiB direct-map page holding va by 512 4 KiB pages alike. */
+static void vm_split_large(uintptr_t va)
+{
+	uint64_t *pde = pt_walk(kernel_root, va, 2, false);
+	paddr_t t;
+
+	if (!pde || !(*pde & PTE_PS))
+		return;
+	if (pt_new_table(&t) != EOK)
+		panic("mm: out of memory splitting the direct map");
+	uint64_t *pt = pt_table(t);
+	uint64_t flags = *pde & ~PTE_ADDR & ~PTE_PS;
+	paddr_t base = *pde & PTE_ADDR & ~(LARGE_PAGE_SIZE - 1);
+	for (int i = 0; i < PT_ENTRIES; i++)
+		pt[i] = (base + (paddr_t)i * PAGE_SIZE) | flags;
+	*pde = t | PTE_P | PTE_W;
+}
+
+/* The direct map's alias of the kernel's text and rodata: read-only too. */
+static void vm_protect_image_alias(void)
+{
+	paddr_t s = ALIGN_DOWN(kernel_virt_to_phys(__text_start), PAGE_SIZE);
+	paddr_t e = ALIGN_UP(kernel_virt_to_phys(__rodata_end), PAGE_SIZE);
+
+	for (paddr_t p = s; p < e; p += PAGE_SIZE) {
+		vm_split_large(HHDM_BASE + p);
+		uint64_t *pte = pt_walk(kernel_root, HHDM_BASE + p, 1, false);
+		if (pte)
+			*pte &= ~PTE_W;
+	}
+}
+
 static void vm_map_image(void)
 {
 	vm_map_image_range(__text_start, __text_end, VM_EXEC);
@@ -235,12 +267,51 @@ void vm_init(void)
 	/* Kernel-half tables for the stack area exist from the start. */
 	pt_walk(kernel_root, KSTACK_BASE, 3, true);
 	vm_map_image();
+	vm_protect_image_alias();
 	vm_activate();
 	uintptr_t old = hhdm_offset;
 	hhdm_offset = HHDM_BASE;
 	frame_rebase(old);
 	pr_info("kernel page tables live: direct map at %#lx, no identity map%s",
 		HHDM_BASE, nx_supported ? ", NX on" : ", no NX on this CPU");
+}
+
+/* Count one kernel leaf mapping [va, va+span) → pa with entry e into a. */
+static void vm_audit_leaf(vm_audit_t *a, uint64_t e, paddr_t pa, uint64_t span)
+{
+	paddr_t ts = kernel_virt_to_phys(__text_start);
+	paddr_t te = kernel_virt_to_phys(__rodata_end);
+
+	a->leaves++;
+	if ((e & PTE_W) && !(e & PTE_NX))
+		a->wx++;
+	if ((e & PTE_W) && pa < te && pa + span > ts)
+		a->text_aliases++;
+}
+
+static void vm_audit_level(vm_audit_t *a, paddr_t table, int level, int first)
+{
+	const uint64_t *t = pt_table(table);
+
+	for (int i = first; i < PT_ENTRIES; i++) {
+		uint64_t e = t[i];
+		if (!(e & PTE_P))
+			continue;
+		uint64_t span = 1ul << (12 + 9 * (level - 1));
+		if (level == 1 || (e & PTE_PS))
+			vm_audit_leaf(a, e, e & PTE_ADDR & ~(span - 1), span);
+		else
+			vm_audit_level(a, e & PTE_ADDR, level - 1, 0);
+	}
+}
+
+vm_audit_t vm_audit_kernel(void)
+{
+	vm_audit_t a = { 0 };
+	uint64_t f = spin_lock_irqsave(&vm_lock);
+	vm_audit_level(&a, kernel_root, 4, 256);
+	spin_unlock_irqrestore(&vm_lock, f);
+	return a;
 }
 
 size_t vm_table_frames(void)
@@ -339,9 +410,60 @@ void pt_destroy(paddr_t root)
 	pt_free_level(root, 4);
 }
 
+static unsigned pt_entry_flags(uint64_t e)
+{
+	return ((e & PTE_W) ? VM_WRITE : 0) | ((e & PTE_U) ? VM_USER : 0) |
+	       ((e & PTE_NX) ? 0 : VM_EXEC) | ((e & PTE_DEV) ? VM_DEVICE : 0);
+}
+
+/* The 4 KiB entry for va, or NULL with *level the first absent level's. */
+static uint64_t *pt_find_user(paddr_t root, uintptr_t va, int *level)
+{
+	uint64_t *table = pt_table(root);
+
+	for (int l = 4; l > 1; l--) {
+		uint64_t e = table[pt_index(va, l)];
+		if (!(e & PTE_P)) {
+			*level = l;
+			return NULL;
+		}
+		table = pt_table(e);
+	}
+	return &table[pt_index(va, 1)];
+}
+
+bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, size_t *budget,
+		   uintptr_t *at, paddr_t *pa, unsigned *flags)
+{
+	for (; *va < end && *budget; (*budget)--) {
+		int level = 1;
+		uintptr_t v = *va;
+		uint64_t *e = pt_find_user(root, v, &level);
+		if (!e) {                          /* skip what the absent table spans */
+			uint64_t span = 1ul << (12 + 9 * (level - 1));
+			*va = MIN(ALIGN_DOWN(v, span) + span, end);
+			continue;
+		}
+		*va = v + PAGE_SIZE;
+		if (!(*e & PTE_P))
+			continue;
+		*at = v;
+		*pa = *e & PTE_ADDR;
+		*flags = pt_entry_flags(*e);
+		*e = 0;
+		return true;
+	}
+	return false;
+}
+
 void pt_flush_local(uintptr_t va)
 {
 	invlpg(va);
+}
+
+void pt_flush_local_all(void)
+{
+	write_cr3(read_cr3());
 }
 
 /*

@@ -144,3 +144,11 @@ bool frame_is_ram(paddr_t pa, size_t len)
 	}
 	return false;
 }
+
+bool frame_in_use(paddr_t pa)
+{
+	uint64_t f = spin_lock_irqsave(&frame_lock);
+	bool used = bitmap_test(&pool.map, pa / FRAME_SIZE);
+	spin_unlock_irqrestore(&frame_lock, f);
+	return used;
+}

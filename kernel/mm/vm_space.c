@@ -49,11 +49,12 @@ void vm_space_destroy(vm_space_t *s)
 	kfree(s);
 }
 
+/* The live region holding addr (a dying one is being unmapped: none). */
 static vm_region_t *vm_find_region(vm_space_t *s, uintptr_t addr)
 {
 	list_foreach(&s->regions, it) {
 		vm_region_t *r = list_entry(it, vm_region_t, node);
-		if (addr >= r->start && addr < r->end)
+		if (addr >= r->guard_end && addr < r->end && !r->dying)
 			return r;
 	}
 	return NULL;
@@ -94,7 +95,10 @@ static errno_t vm_add_locked(vm_space_t *s, uintptr_t start, size_t len,
 	vm_region_t *r = kzalloc(sizeof(*r));
 	if (!r)
 		return ENOMEM;
-	*r = (vm_region_t){ .start = start, .end = start + len, .prot = prot, .kind = kind };
+	*r = (vm_region_t){ .start = start, .end = start + len, .prot = prot & ~PROT_GUARD,
+			    .kind = kind, .guard_end = start };
+	if (prot & PROT_GUARD)
+		r->guard_end = start + MAP_GUARD_SIZE;
 	vm_insert_region(s, r);
 	return EOK;
 }
@@ -126,7 +130,9 @@ static uintptr_t vm_find_gap(vm_space_t *s, uintptr_t base, size_t len)
 errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 			  unsigned prot, uintptr_t *addr)
 {
-	if (!len || len > GiB(64) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+	if (!len || len > GiB(64) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GUARD)))
+		return EINVAL;
+	if ((prot & PROT_GUARD) && len <= MAP_GUARD_SIZE)
 		return EINVAL;
 	if ((prot & PROT_WRITE) && (prot & PROT_EXEC))
 		return EINVAL;              /* W^X in user space too */
@@ -177,48 +183,157 @@ errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr
 	return vm_space_map_foreign(s, pa, len, false, 0, addr);
 }
 
-static void vm_flush_all_cpus(void *arg)
+/* ------------------------------------------------------------ unmapping */
+
+/*
+ * Frames leave an address space in this order: their entries are cleared
+ * (space lock held), every CPU drops its translations (shootdown, lock
+ * dropped, interrupts on), and only then are the frames freed. A batch
+ * holds at most VM_BATCH pages, so no CPU spends long with interrupts off
+ * whatever length the caller asked for; past VM_FLUSH_PAGES pages a CPU
+ * flushes its whole TLB instead of invalidating page by page.
+ */
+#define VM_BATCH 64
+#define VM_FLUSH_PAGES 16
+#define VM_SCAN_BUDGET 4096         /* page-table entries looked at per lock hold */
+
+typedef struct vm_batch {
+	size_t n;                   /* pages unmapped */
+	uintptr_t va[VM_BATCH];
+	paddr_t pa[VM_BATCH];
+	bool owned[VM_BATCH];       /* the space's frame (not device, not foreign) */
+} vm_batch_t;
+
+static vm_shoot_stats_t shoot_stats;
+void (*vm_shoot_hook)(const uintptr_t *va, size_t n);
+
+/* On each CPU (smp_call_all, interrupts off): drop the batch's translations. */
+static void vm_shoot_cpu(void *arg)
 {
-	const uintptr_t *range = arg;
-	for (uintptr_t va = range[0]; va < range[1]; va += PAGE_SIZE)
-		pt_flush_local(va);
+	const vm_batch_t *b = arg;
+
+	if (b->n > VM_FLUSH_PAGES)
+		pt_flush_local_all();
+	else
+		for (size_t i = 0; i < b->n; i++)
+			pt_flush_local(b->va[i]);
+	void (*hook)(const uintptr_t *, size_t) = __atomic_load_n(&vm_shoot_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(b->va, b->n);
 }
 
-/* Unmap and free the frames of [start, end). Space lock held. */
-static void vm_release_pages(vm_space_t *s, uintptr_t start, uintptr_t end)
+/* Shoot the batch down on every CPU, then free its frames. Interrupts on, no lock held. */
+static void vm_batch_finish(vm_batch_t *b)
 {
-	for (uintptr_t va = start; va < end; va += PAGE_SIZE) {
-		paddr_t pa;
-		if (pt_unmap(s->root, va, &pa)) {
-			frame_free(pa, 1);
+	if (!b->n)
+		return;
+	smp_call_all(vm_shoot_cpu, b);
+	__atomic_add_fetch(&shoot_stats.rounds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&shoot_stats.unmapped, b->n, __ATOMIC_RELAXED);
+	if (b->n > VM_FLUSH_PAGES)
+		__atomic_add_fetch(&shoot_stats.full_flushes, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&shoot_stats.pages, b->n, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < b->n; i++)
+		if (b->owned[i])
+			frame_free(b->pa[i], 1);
+	b->n = 0;
+}
+
+/*
+ * Clear the entries of up to VM_BATCH mapped pages of [*cursor, end) into b,
+ * advancing *cursor. Space lock held; the walk skips absent tables and
+ * looks at no more than VM_SCAN_BUDGET entries, so its cost follows what
+ * is mapped, never the length, and stays bounded with interrupts off.
+ */
+static void vm_batch_collect(vm_space_t *s, uintptr_t *cursor, uintptr_t end, vm_batch_t *b)
+{
+	size_t budget = VM_SCAN_BUDGET;
+
+	while (b->n < VM_BATCH && *cursor < end) {
+		size_t i = b->n;
+		unsigned flags;
+		if (!pt_unmap_next(s->root, cursor, end, &budget, &b->va[i], &b->pa[i], &flags))
+			break;
+		b->owned[i] = !(flags & VM_DEVICE);
+		if (b->owned[i])
 			s->resident_pages--;
-		}
+		b->n++;
 	}
 }
 
-errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len)
+/*
+ * Unmap every page of [start, end), shooting down and freeing batch by
+ * batch. The range must be unreachable for faults meanwhile (a dying
+ * region). Interrupts on, space lock not held.
+ */
+static void vm_release_pages(vm_space_t *s, uintptr_t start, uintptr_t end)
+{
+	vm_batch_t b = { .n = 0 };
+	uintptr_t cursor = start;
+
+	while (cursor < end) {
+		uint64_t f = spin_lock_irqsave(&s->lock);
+		vm_batch_collect(s, &cursor, end, &b);
+		spin_unlock_irqrestore(&s->lock, f);
+		vm_batch_finish(&b);
+	}
+}
+
+/* The first live region of kind inside [addr, end), marked dying; or NULL. Lock held. */
+static vm_region_t *vm_claim_region(vm_space_t *s, uintptr_t addr, uintptr_t end, unsigned kind)
+{
+	list_foreach(&s->regions, it) {
+		vm_region_t *r = list_entry(it, vm_region_t, node);
+		if (r->kind != kind || r->dying || r->start < addr || r->end > end)
+			continue;
+		r->dying = true;            /* faults and copies now miss it */
+		return r;
+	}
+	return NULL;
+}
+
+static void vm_drop_region(vm_space_t *s, vm_region_t *r)
+{
+	uint64_t f = spin_lock_irqsave(&s->lock);
+	s->virt_bytes -= r->end - r->start;
+	list_remove(&r->node);
+	spin_unlock_irqrestore(&s->lock, f);
+	kfree(r);
+}
+
+errno_t vm_space_unmap_kind(vm_space_t *s, uintptr_t addr, size_t len, unsigned kind)
 {
 	if (addr & (PAGE_SIZE - 1) || !len || !user_range_ok(addr, len))
 		return EINVAL;
 	uintptr_t end = addr + ALIGN_UP(len, PAGE_SIZE);
-	uint64_t f = spin_lock_irqsave(&s->lock);
 	size_t removed = 0;
-	list_foreach_safe(&s->regions, it, tmp) {
-		vm_region_t *r = list_entry(it, vm_region_t, node);
-		if (r->kind != REGION_ANON || r->start < addr || r->end > end)
-			continue;
+	for (;;) {
+		uint64_t f = spin_lock_irqsave(&s->lock);
+		vm_region_t *r = vm_claim_region(s, addr, end, kind);
+		spin_unlock_irqrestore(&s->lock, f);
+		if (!r)
+			break;
 		vm_release_pages(s, r->start, r->end);
-		s->virt_bytes -= r->end - r->start;
-		list_remove(it);
-		kfree(r);
+		vm_drop_region(s, r);      /* its range is free again only now */
 		removed++;
 	}
-	spin_unlock_irqrestore(&s->lock, f);
-	if (!removed)
-		return EINVAL;
-	uintptr_t range[2] = { addr, end };
-	smp_call_all(vm_flush_all_cpus, range);
-	return EOK;
+	return removed ? EOK : EINVAL;
+}
+
+errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len)
+{
+	return vm_space_unmap_kind(s, addr, len, REGION_ANON);
+}
+
+vm_shoot_stats_t vm_shoot_stats(void)
+{
+	vm_shoot_stats_t st;
+	st.rounds = __atomic_load_n(&shoot_stats.rounds, __ATOMIC_RELAXED);
+	st.unmapped = __atomic_load_n(&shoot_stats.unmapped, __ATOMIC_RELAXED);
+	st.pages = __atomic_load_n(&shoot_stats.pages, __ATOMIC_RELAXED);
+	st.full_flushes = __atomic_load_n(&shoot_stats.full_flushes, __ATOMIC_RELAXED);
+	return st;
 }
 
 static unsigned vm_prot_flags(unsigned prot)
@@ -245,6 +360,20 @@ static errno_t vm_populate(vm_space_t *s, uintptr_t va, unsigned prot)
 	return EOK;
 }
 
+/*
+ * May a fault with this access map a page? Writes need PROT_WRITE, fetches
+ * PROT_EXEC, reads any protection bit (x86 cannot map write- or exec-only
+ * pages unreadable): PROT_NONE allows nothing.
+ */
+static bool vm_prot_allows(unsigned prot, bool write, bool exec)
+{
+	if (write)
+		return prot & PROT_WRITE;
+	if (exec)
+		return prot & PROT_EXEC;
+	return prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
+}
+
 errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec)
 {
 	uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
@@ -254,7 +383,7 @@ errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec)
 	vm_region_t *r = vm_find_region(s, addr);
 	errno_t rc = EFAULT;
 
-	if (r && (!write || (r->prot & PROT_WRITE)) && (!exec || (r->prot & PROT_EXEC))) {
+	if (r && vm_prot_allows(r->prot, write, exec)) {
 		if (pt_query(s->root, va, &pa, &flags))
 			rc = EOK;        /* another thread mapped it meanwhile */
 		else

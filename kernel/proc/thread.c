@@ -63,6 +63,7 @@ static void thread_publish(thread_t *t)
 	uint64_t f = spin_lock_irqsave(&t->task->lock);
 	list_append(&t->task->threads, &t->task_node);
 	t->task->nthreads++;
+	t->task->nunreaped++;
 	spin_unlock_irqrestore(&t->task->lock, f);
 	f = spin_lock_irqsave(&thread_list_lock);
 	list_append(&thread_list, &t->all_node);
@@ -183,7 +184,13 @@ void thread_detach(thread_t *t)
 void thread_reap(thread_t *t)
 {
 	task_t *task = t->task;
-	bool last = t->last_of_task;
+	/*
+	 * The space goes when the last thread is reaped, not when the last one
+	 * exits: another exiting thread may still run on its page tables.
+	 */
+	uint64_t f = spin_lock_irqsave(&task->lock);
+	bool last = --task->nunreaped == 0 && task != &kernel_task;
+	spin_unlock_irqrestore(&task->lock, f);
 
 	kstack_free(t->kstack_top, THREAD_KSTACK_PAGES);
 	t->kstack_top = 0;
@@ -200,7 +207,7 @@ void thread_exit(long value)
 	uint64_t f = spin_lock_irqsave(&task->lock);
 	task->acct.user_cycles += t->acct.user_cycles;
 	task->acct.kernel_cycles += t->acct.kernel_cycles;
-	t->last_of_task = --task->nthreads == 0 && task != &kernel_task;
+	--task->nthreads;
 	spin_unlock_irqrestore(&task->lock, f);
 	f = spin_lock_irqsave(&t->joiners.lock);
 	t->exit_value = value;

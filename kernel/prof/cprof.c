@@ -123,10 +123,11 @@ static errno_t cprof_clock_page(task_t *me, cprof_task_t *ct)
 		__atomic_store_n(&ct->clock_pa, pa, __ATOMIC_RELEASE);
 	}
 	spin_unlock_irqrestore(&cprof_lock, f);
-	if (lost) {
-		vm_space_unmap(me->space, va, PAGE_SIZE);
-		frame_free(pa, 1);
-		return EOK;
+	if (lost) {                 /* the frame is free only once unmapped everywhere */
+		rc = vm_space_unmap_kind(me->space, va, PAGE_SIZE, REGION_DEVICE);
+		if (rc == EOK)
+			frame_free(pa, 1);
+		return rc;
 	}
 	uint64_t at = va;
 	return vm_space_write(me->space, ct->ctl + offsetof(cprof_ctl_t, clock), &at, sizeof(at));

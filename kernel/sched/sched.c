@@ -16,6 +16,7 @@
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
+#include <kernel/vm.h>
 
 typedef struct run_queue {
 	spinlock_t lock;
@@ -352,6 +353,7 @@ void sched_start(void)
 	cpu_t *c = cpu_current();
 
 	for (;;) {
+		kstack_drain();                 /* freed stacks: with interrupts on */
 		irq_disable();
 		if (c->rq->count || c->need_resched || sched_work_elsewhere(c->id))
 			sched_schedule();       /* back here when idle again */

@@ -141,3 +141,13 @@ KTEST(stack_guard, "vm: kernel stacks have a guard page below them")
 	KT_CHECK(mm_write_faults(boot_stack_guard, &a), "boot stack guard writable");
 	return true;
 }
+
+KTEST(wx_audit, "vm: no kernel mapping is W+X, none maps text or rodata writable")
+{
+	vm_audit_t a = vm_audit_kernel();
+
+	KT_CHECK(a.leaves > 0, "the walk found no mappings");
+	KT_CHECK(a.wx == 0, "%zu of %zu mappings are writable and executable", a.wx, a.leaves);
+	KT_CHECK(a.text_aliases == 0, "%zu writable mappings of text or rodata", a.text_aliases);
+	return true;
+}

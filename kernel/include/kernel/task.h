@@ -44,6 +44,7 @@ typedef struct task {
 	uint32_t thread_structs;    /* thread structures held (LIMIT_THREADS) */
 	struct task *tree;          /* root of its task tree (referenced; itself for a root) */
 	uint32_t tree_tasks;        /* a root: tasks of its tree not yet freed */
+	uint32_t nunreaped;         /* threads not yet reaped (switched out for good) */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
 	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */

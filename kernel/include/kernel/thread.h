@@ -71,7 +71,6 @@ typedef struct thread {
 	uintptr_t user_entry, user_stack, user_arg;
 	long exit_value;
 	volatile bool exited;        /* thread_exit() done; exit_value valid */
-	bool last_of_task;           /* its exit ended the task */
 	uint32_t refs;               /* 1 while not reaped + 1 while joinable */
 	bool join_claimed;           /* detached, or a joiner is on it */
 	waitq_t joiners;             /* threads in thread_join() */

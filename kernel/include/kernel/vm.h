@@ -44,6 +44,8 @@ errno_t frame_alloc(paddr_t *out);
 errno_t frame_alloc_contig(size_t count, size_t align, paddr_t limit, paddr_t *out);
 /* Give frames back; panics on a double free (kernel bug). */
 void frame_free(paddr_t p, size_t count);
+/* True if the frame at pa is allocated or reserved (not free). For tests. */
+bool frame_in_use(paddr_t pa);
 /* True if any frame of [pa, pa+len) is usable RAM. */
 bool frame_is_ram(paddr_t pa, size_t len);
 /* Current counts, for monitoring and tests. */
@@ -68,6 +70,15 @@ bool vm_translate(uintptr_t va, paddr_t *pa);
 bool vm_kernel_readable(uintptr_t va, size_t len);
 /* Map MMIO [pa, pa+len) uncached in the direct map; returns its address or NULL. */
 void *vm_map_mmio(paddr_t pa, size_t len);
+/* What a walk of the kernel half of the page tables found. */
+typedef struct vm_audit {
+	size_t leaves;          /* mappings (4 KiB, 2 MiB or 1 GiB) */
+	size_t wx;              /* writable and executable */
+	size_t text_aliases;    /* writable mappings of kernel text or rodata frames */
+} vm_audit_t;
+
+/* Walk every kernel mapping (takes vm_lock; MMIO may be mapped meanwhile). */
+vm_audit_t vm_audit_kernel(void);
 /* Frames used by kernel page tables. */
 size_t vm_table_frames(void);
 
@@ -80,14 +91,25 @@ void kfree(void *p);
 size_t heap_footprint(void);
 
 /*
- * Allocate a kernel stack of npages with an unmapped guard page below it.
- * Returns EOK and the stack's top (initial stack pointer) in *top.
+ * Allocate a zeroed kernel stack of npages (1-7) with unmapped guard pages
+ * below it, reusing freed stack ranges. Returns EOK and the stack's top
+ * (initial stack pointer) in *top; EINVAL, ENOMEM, or ELIMIT when the
+ * stack area is full.
  */
 errno_t kstack_alloc(size_t npages, uintptr_t *top);
-/* Give a stack back (kept in a small cache of ready stacks). */
+/* Give a stack back (cached, or queued for kstack_drain). Any context but NMI. */
 void kstack_free(uintptr_t top, size_t npages);
-/* Pages in use by kernel stacks (cached ones included). */
+/*
+ * Release the queued stacks: unmap, shoot down on every CPU, free frames
+ * and ranges. No spinlock held; does nothing with interrupts off.
+ */
+void kstack_drain(void);
+/* Pages in use by kernel stacks (cached and queued ones included). */
 size_t kstack_pages(void);
+/* Slots (stack ranges) taken. */
+size_t kstack_slots_used(void);
+/* Tests only: allow at most slots ranges; returns the previous limit. */
+size_t kstack_test_limit(size_t slots);
 
 /* Internal to mm: move the frame bitmap into the direct map; bitmap bytes. */
 void frame_rebase(uintptr_t old_offset);
@@ -110,8 +132,19 @@ bool pt_query(paddr_t root, uintptr_t va, paddr_t *pa, unsigned *flags);
 void pt_destroy(paddr_t root);
 /* Fix a kernel-half fault in a user space whose top table lacks a newer kernel entry. */
 bool vm_sync_kernel_half(uintptr_t va);
+/*
+ * Clear the entry of the first mapped page in [*va, end) (absent tables
+ * are skipped whole, each entry looked at costs one of *budget): true with
+ * its address, frame and VM_* flags (VM_DEVICE: not the space's frame).
+ * *va moves past what was looked at; false when it reached end or the
+ * budget ran out.
+ */
+bool pt_unmap_next(paddr_t root, uintptr_t *va, uintptr_t end, size_t *budget,
+		   uintptr_t *at, paddr_t *pa, unsigned *flags);
 /* Flush va from this CPU's TLB. */
 void pt_flush_local(uintptr_t va);
+/* Flush every non-global translation from this CPU's TLB. */
+void pt_flush_local_all(void);
 
 /*
  * Copy n bytes between kernel and user memory (arch, with fault recovery).

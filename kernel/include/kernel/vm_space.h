@@ -32,6 +32,8 @@ typedef struct vm_region {
 	uintptr_t start, end;      /* page aligned, [start, end) */
 	unsigned prot;             /* PROT_* from abi/syscall.h */
 	unsigned kind;
+	bool dying;                /* being unmapped: no faults, range reserved */
+	uintptr_t guard_end;       /* [start, guard_end) never maps (PROT_GUARD) */
 } vm_region_t;
 
 typedef struct vm_space {
@@ -65,7 +67,10 @@ void vm_space_put(vm_space_t *s);
 errno_t vm_space_add_region(vm_space_t *s, uintptr_t start, size_t len,
 			    unsigned prot, unsigned kind);
 
-/* SYS_MAP: a new anonymous region of len bytes; EOK and *addr. */
+/*
+ * SYS_MAP: a new anonymous region of len bytes; EOK and *addr. With
+ * PROT_GUARD its lowest MAP_GUARD_SIZE bytes are a guard that never maps.
+ */
 errno_t vm_space_map_anon(vm_space_t *s, uintptr_t hint, size_t len,
 			  unsigned prot, uintptr_t *addr);
 
@@ -83,6 +88,30 @@ errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr
 
 /* SYS_UNMAP: remove whole anonymous regions inside [addr, addr+len). */
 errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
+
+/*
+ * Remove the whole regions of kind (REGION_*) inside [addr, addr+len):
+ * entries cleared, every CPU's TLB shot down, then the space's own frames
+ * freed (device and foreign frames are only unmapped). Interrupts on, no
+ * spinlock held. EOK, or EINVAL if no such region was there.
+ */
+errno_t vm_space_unmap_kind(vm_space_t *s, uintptr_t addr, size_t len, unsigned kind);
+
+/*
+ * TLB shootdowns since boot: rounds, pages unmapped by them, pages
+ * invalidated one by one, rounds that flushed whole TLBs instead.
+ */
+typedef struct vm_shoot_stats {
+	uint64_t rounds;
+	uint64_t unmapped;
+	uint64_t pages;
+	uint64_t full_flushes;
+} vm_shoot_stats_t;
+
+vm_shoot_stats_t vm_shoot_stats(void);
+
+/* Tests only: called on every CPU inside each shootdown, interrupts off. */
+extern void (*vm_shoot_hook)(const uintptr_t *va, size_t n);
 
 /*
  * Resolve a fault at addr (write/exec access): map a zero page if addr is

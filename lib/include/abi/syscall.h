@@ -76,6 +76,8 @@ typedef struct fb_info {
 #define PROT_READ 1
 #define PROT_WRITE 2
 #define PROT_EXEC 4
+#define PROT_GUARD 8          /* the lowest MAP_GUARD_SIZE bytes never map (a stack guard) */
+#define MAP_GUARD_SIZE 16384
 
 /* SYS_POWEROFF modes. */
 #define POWEROFF_HALT 0

@@ -9,6 +9,7 @@
  *                  pinned to one CPU, yielding to each other
  *   spawn.exit     cycles per spawn of a program that exits at once plus
  *                  the wait for it (runs of 10)
+ *   unmap.sparse   cycles of a SYS_UNMAP of 16 GiB with one page touched
  *   accounting.entry  cycles the kernel's time accounting adds to one
  *                  kernel entry and exit (measured by the kernel at boot
  *                  as the fastest of 21 batches: system.acct_entry_cycles)
@@ -74,6 +75,24 @@ static inline void raw_yield(void)
 	long r = SYS_YIELD;
 
 	__asm__ volatile("syscall" : "+a"(r) : : "rcx", "r11", "memory");
+}
+
+/* ---------------------------------------------------------- unmap.sparse */
+
+#define SPARSE_LEN (16ul << 30)
+
+/* Cycles of one SYS_UNMAP of 16 GiB of which one page was touched. */
+static long run_unmap_sparse(void)
+{
+	void *addr;
+
+	if (sys_map(NULL, SPARSE_LEN, PROT_READ | PROT_WRITE, &addr) != EOK)
+		return -1;
+	*(volatile char *)addr = 1;
+	uint64_t t0 = rdtsc();
+	errno_t rc = sys_unmap(addr, SPARSE_LEN);
+	uint64_t t1 = rdtsc();
+	return rc == EOK ? (long)(t1 - t0) : -1;
 }
 
 /* ---------------------------------------------------------- syscall.null */
@@ -185,6 +204,7 @@ static const figure_t figures[] = {
 	{ "syscall.null", "cycles", run_null, NULL, NULL, NULL },
 	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown, NULL },
 	{ "spawn.exit", "cycles", run_spawn, NULL, NULL, NULL },
+	{ "unmap.sparse", "cycles", run_unmap_sparse, NULL, NULL, NULL },
 	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL, NULL },
 	{ "ipc.roundtrip.samecpu", "cycles", run_ipc_roundtrip, ipc_rt_same_setup,
 	  ipc_teardown, NULL },

@@ -5,6 +5,11 @@
  *   tester spin SECONDS [THREADS]              burn CPU, report times
  *   tester threads [N]                         create and join N threads
  *   tester touch-unmapped                      map, unmap, touch (faults)
+ *   tester touch-protnone                      touch PROT_NONE memory (faults)
+ *   tester thread-guard                        exit 0 if nothing maps in the
+ *                                              guard below a thread stack
+ *   tester thread-overflow                     a thread overflows its stack
+ *                                              (faults)
  *   tester perm-escalate                       exit 0 if privileges that
  *                                              were not granted are refused
  *   tester pin-hop                             run on each CPU in turn
@@ -34,6 +39,9 @@ void usage(int ok)
 		"       tester spin SECONDS [THREADS]\n"
 		"       tester threads [N]\n"
 		"       tester touch-unmapped\n"
+		"       tester touch-protnone\n"
+		"       tester thread-guard\n"
+		"       tester thread-overflow\n"
 		"       tester perm-escalate\n"
 		"       tester pin-hop\n"
 		"       tester noop\n"
@@ -202,6 +210,9 @@ static const command_t commands[] = {
 	{ "spin", cmd_spin },
 	{ "threads", cmd_threads },
 	{ "touch-unmapped", cmd_touch_unmapped },
+	{ "touch-protnone", cmd_touch_protnone },
+	{ "thread-guard", cmd_thread_guard },
+	{ "thread-overflow", cmd_thread_overflow },
 	{ "perm-escalate", cmd_perm_escalate },
 	{ "pin-hop", cmd_pin_hop },
 	{ "noop", cmd_noop },

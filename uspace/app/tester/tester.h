@@ -21,6 +21,13 @@ void fault_kernel(void);
 int cmd_touch_unmapped(int argc, char **argv);
 void touch_unmapped(volatile unsigned char *p);
 
+/* guard.c: `touch-protnone`, `thread-guard`, `thread-overflow`. */
+int cmd_touch_protnone(int argc, char **argv);
+int cmd_thread_guard(int argc, char **argv);
+int cmd_thread_overflow(int argc, char **argv);
+void touch_protnone(volatile unsigned char *p);
+unsigned long overflow_stack(unsigned long depth);
+
 /* spin.c: `spin SECONDS [THREADS]` and `threads [N]`. */
 int cmd_spin(int argc, char **argv);
 int cmd_threads(int argc, char **argv);

@@ -2,6 +2,9 @@
  * utest map: SYS_MAP gives zeroed memory that keeps what is written,
  * SYS_UNMAP gives its frames back and makes it inaccessible (a child that
  * touches unmapped memory is killed), and W+X mappings are refused.
+ * PROT_NONE memory and a libc thread stack's guard fault (tester
+ * touch-protnone, thread-overflow), and no mapping lands in the guard
+ * (tester thread-guard).
  */
 #include "utest.h"
 
@@ -44,6 +47,31 @@ static void check_kernel_hint(void)
 	       "address %p)", rc, addr);
 }
 
+/* Run `tester CMD` without permissions; its exit status (or -1). */
+static int tester_status(const char *cmd)
+{
+	const char *const argv[] = { "tester", cmd, NULL };
+	int status = -1;
+
+	return run_wait(argv, 0, &status) == EOK ? status : -1;
+}
+
+/* PROT_NONE memory and thread-stack guards fault; nothing maps in a guard. */
+static void check_guards(void)
+{
+	int killed = TASK_STATUS_KILLED | KILL_REASON_FAULT;
+	int s = tester_status("touch-protnone");
+
+	tap_ok(s == killed, "map: a child reading PROT_NONE memory is killed (%s)",
+	       status_str(s));
+	s = tester_status("thread-overflow");
+	tap_ok(s == killed, "map: a child whose thread runs off its stack is killed (%s)",
+	       status_str(s));
+	s = tester_status("thread-guard");
+	tap_ok(s == 0, "map: the 16 KiB below a thread stack is unreachable and unmappable (%s)",
+	       status_str(s));
+}
+
 void test_map(void)
 {
 	system_stats_t before, after;
@@ -73,4 +101,5 @@ void test_map(void)
 	tap_ok(rc == EOK && status == (TASK_STATUS_KILLED | KILL_REASON_FAULT),
 	       "map: a child touching memory it unmapped is killed (%s)",
 	       rc == EOK ? status_str(status) : "spawn failed");
+	check_guards();
 }

@@ -1,6 +1,8 @@
 /*
  * Threads with libc-managed stacks (see <thread.h>). Each stack is mapped
- * with SYS_MAP; a thread_boot_t at its top tells __libc_thread_entry
+ * with SYS_MAP above a guard (PROT_GUARD: MAP_GUARD_SIZE bytes at the
+ * bottom of the same region that never map, so an overflow faults and no
+ * other mapping can be placed there); a thread_boot_t at its top tells __libc_thread_entry
  * (arch/x86_64/thread_entry.asm) what to call. Started threads are
  * remembered (id, stack) in a list so that thread_join can unmap the
  * stack once the thread has ended.
@@ -21,7 +23,7 @@ typedef struct thread_boot {
 typedef struct thread_rec {
 	struct thread_rec *next;
 	thread_id_t tid;
-	void *stack;
+	void *stack;                /* the whole region, guard included */
 	size_t size;
 } thread_rec_t;
 
@@ -67,20 +69,23 @@ errno_t thread_start_stack(thread_fn_t fn, void *arg, size_t stack_size,
 		size = PAGE;
 	if (!rec)
 		return ENOMEM;
-	errno_t e = sys_map(NULL, size, PROT_READ | PROT_WRITE, &stack);
+	void *region;
+	errno_t e = sys_map(NULL, MAP_GUARD_SIZE + size,
+			    PROT_READ | PROT_WRITE | PROT_GUARD, &region);
 	if (e != EOK) {
 		free(rec);
 		return e;
 	}
+	stack = (char *)region + MAP_GUARD_SIZE;
 	thread_boot_t *boot = (thread_boot_t *)((char *)stack + size) - 1;
 	boot->fn = fn;
 	boot->arg = arg;
-	rec->stack = stack;
-	rec->size = size;
+	rec->stack = region;
+	rec->size = MAP_GUARD_SIZE + size;
 	__libc_cprof_stack(stack, size);
 	e = sys_thread_create(__libc_thread_entry, boot, boot, &rec->tid);
 	if (e != EOK) {
-		sys_unmap(stack, size);
+		sys_unmap(region, rec->size);
 		free(rec);
 		return e;
 	}
