@@ -12,7 +12,9 @@
 #define LEAF_CALL_REL 0xe8
 #define LEAF_GROUP5 0xff           /* ff /2: call indirect */
 
-static const unsigned char leaf_prologue[] = { 0x55, 0x48, 0x89, 0xe5 };
+#define LEAF_SCAN 24               /* bytes searched for the mov of the prologue */
+
+static const unsigned char leaf_mov_rbp[] = { 0x48, 0x89, 0xe5 };   /* mov %rsp,%rbp */
 
 size_t profleaf_read(const void *elf, size_t size, uint64_t va, void *buf, size_t want)
 {
@@ -61,20 +63,47 @@ static int leaf_after_call(const void *elf, size_t size, uint64_t ret, uint64_t 
 	       (b[5] & 0xc0) == 0x40 && (b[5] & 7) != 4;
 }
 
-/* Which top word holds the return address (-1: the frame is set up). */
+/* Offset of the prologue's mov %rsp,%rbp in head (n bytes); 0 if none. */
+static size_t leaf_find_mov(const unsigned char *head, size_t n)
+{
+	for (size_t i = 1; i + sizeof(leaf_mov_rbp) <= n; i++) {
+		if (!memcmp(head + i, leaf_mov_rbp, sizeof(leaf_mov_rbp)))
+			return i;
+	}
+	return 0;
+}
+
+/* Is the instruction at pc the mov %rsp,%rbp (rbp just pushed)? */
+static int leaf_at_mov(const void *elf, size_t size, uint64_t pc)
+{
+	unsigned char b[sizeof(leaf_mov_rbp)];
+
+	return profleaf_read(elf, size, pc, b, sizeof(b)) == sizeof(b) &&
+	       !memcmp(b, leaf_mov_rbp, sizeof(b));
+}
+
+/*
+ * Which top word holds the return address (-1: the frame is set up, or
+ * unknown). GCC may schedule other instructions between the push and the
+ * mov: until the mov has run, rbp is the caller's and the return address
+ * is above the pushed rbp. GCC also shrink-wraps: a function that calls
+ * only on some paths sets up its frame just around the call, so the rest
+ * of it runs with no frame (the return address at [rsp]).
+ */
 static int leaf_slot(const void *elf, size_t size, uint64_t fstart, uint64_t pc)
 {
-	unsigned char head[sizeof(leaf_prologue)], at;
+	unsigned char head[LEAF_SCAN], at;
+	size_t n = profleaf_read(elf, size, fstart, head, sizeof(head));
 
-	if (profleaf_read(elf, size, fstart, head, sizeof(head)) != sizeof(head) ||
-	    profleaf_read(elf, size, pc, &at, 1) != 1)
+	if (n == 0 || profleaf_read(elf, size, pc, &at, 1) != 1)
 		return -1;
-	if (memcmp(head, leaf_prologue, sizeof(head)) != 0)
-		return 0;                               /* no frame at all */
+	if (head[0] != LEAF_PUSH_RBP)                   /* no frame, or a shrink-wrapped one */
+		return leaf_at_mov(elf, size, pc) ? 1 : 0;
+	size_t mov = leaf_find_mov(head, n);
 	if (pc == fstart)
 		return 0;                               /* at the push */
-	if (pc == fstart + 1)
-		return 1;                               /* at the mov: rbp pushed */
+	if (mov && pc <= fstart + mov)
+		return 1;                               /* rbp pushed, not yet moved */
 	return at == LEAF_RET ? 0 : -1;                 /* after pop/leave, or set up */
 }
 

@@ -585,6 +585,8 @@ static void test_elf(void)
  *   caller_b 0x401040: push rbp; mov rsp,rbp; call leaf; call framed; pop; ret
  *   leaf     0x401100: mov edi,eax; ret        (no frame)
  *   framed   0x401140: push rbp; mov rsp,rbp; nop; nop; pop rbp; ret
+ *   sched    0x401180: push rbp; mov $0,ecx; mov rsp,rbp; nop; pop rbp; ret
+ *   wrapped  0x4011c0: test; push rbp; mov rsp,rbp; call leaf; pop rbp; xor; ret
  */
 #define LEAF_VA 0x401000ull
 #define LEAF_CODE 0x200
@@ -595,6 +597,8 @@ static void test_elf(void)
 #define RA_G (LEAF_VA + 0x89)           /* after grand's call caller_a */
 #define F_LEAF (LEAF_VA + 0x100)
 #define F_FRAMED (LEAF_VA + 0x140)
+#define F_SCHED (LEAF_VA + 0x180)
+#define F_WRAPPED (LEAF_VA + 0x1c0)
 
 static _Alignas(8) unsigned char leaf_elf[2048];
 static size_t leaf_elf_size;
@@ -633,6 +637,18 @@ static void leaf_code(unsigned char *c)
 	memcpy(c + 0x140, pro, 4);
 	c[0x146] = 0x5d;
 	c[0x147] = 0xc3;
+	static const unsigned char sched[] = { 0x55, 0xb9, 0, 0, 0, 0, 0x48, 0x89, 0xe5,
+					       0x90, 0x5d, 0xc3 };
+	memcpy(c + 0x180, sched, sizeof(sched));
+	leaf_call(c, LEAF_VA + 0x1a0, F_SCHED);
+	static const unsigned char wrapped[] = { 0x85, 0xf6, 0x55, 0x48, 0x89, 0xe5 };
+	memcpy(c + 0x1c0, wrapped, sizeof(wrapped));
+	leaf_call(c, LEAF_VA + 0x1c6, F_LEAF);
+	c[0x1cb] = 0x5d;
+	c[0x1cc] = 0x31;
+	c[0x1cd] = 0xc0;
+	c[0x1ce] = 0xc3;
+	leaf_call(c, LEAF_VA + 0x1e0, F_WRAPPED);
 }
 
 static void leaf_sym(elf64_sym_t *s, uint32_t name, uint64_t value)
@@ -725,6 +741,18 @@ static void test_leaf_decide(void)
 	is_int(leaf_caller(F_FRAMED, F_FRAMED + 6, RA_BF, RA_BF, 2), 0, "at the pop: still set up");
 	is_int(leaf_caller(F_FRAMED, F_FRAMED + 7, RA_BF, junk, 2), RA_BF, "at the ret: [rsp]");
 	is_int(leaf_caller(F_FRAMED, F_FRAMED - 1, RA_BF, junk, 2), 0, "pc before the function: no");
+	const uint64_t ra_s = LEAF_VA + 0x1a5;   /* after a call sched at 0x4011a0 */
+	is_int(leaf_caller(F_SCHED, F_SCHED + 1, junk, RA_G, 2), 0, "scheduled prologue: not a call to it");
+	is_int(leaf_caller(F_SCHED, F_SCHED + 1, junk, ra_s, 2), ra_s,
+	       "scheduled prologue, between push and mov: [rsp+8]");
+	is_int(leaf_caller(F_SCHED, F_SCHED + 6, junk, ra_s, 2), ra_s, "... at the mov: [rsp+8]");
+	is_int(leaf_caller(F_SCHED, F_SCHED + 9, ra_s, ra_s, 2), 0, "... after it: set up");
+	is_int(leaf_caller(F_SCHED, F_SCHED + 11, ra_s, junk, 2), ra_s, "... at its ret: [rsp]");
+	const uint64_t ra_w = LEAF_VA + 0x1e5;   /* after a call wrapped at 0x4011e0 */
+	is_int(leaf_caller(F_WRAPPED, F_WRAPPED, ra_w, junk, 2), ra_w, "shrink-wrapped, before the push: [rsp]");
+	is_int(leaf_caller(F_WRAPPED, F_WRAPPED + 3, junk, ra_w, 2), ra_w, "... at the mov: [rsp+8]");
+	is_int(leaf_caller(F_WRAPPED, F_WRAPPED + 6, junk, ra_w, 2), 0, "... set up: the walk is right");
+	is_int(leaf_caller(F_WRAPPED, F_WRAPPED + 12, ra_w, junk, 2), ra_w, "... after the pop: [rsp]");
 }
 
 /* n samples at pc with chain (ret) and top words (t0, t1), version 2. */

@@ -4,12 +4,15 @@
  * stack (the sample's top words, abi/profile.h) is its return address.
  *
  * The frame-pointer walk names [rbp + 8] as the caller. That is right once
- * the function has run `push %rbp; mov %rsp,%rbp`; before that (PC at the
- * push or at the mov), after `pop %rbp`/`leave` (PC at the ret), and in a
+ * the function has run `push %rbp; mov %rsp,%rbp` (GCC may schedule other
+ * register moves between the two); before that (PC at the push, or up to
+ * the mov), after `pop %rbp`/`leave` (PC at the ret), and in a
  * function built with no frame at all (GCC's leaves that need no stack)
  * rbp is still the caller's, so the walk skips the real caller. Then the
  * return address is at [rsp] (word 0), or at [rsp + 8] (word 1) between
- * the push and the mov. A word is taken only if the bytes before it are a
+ * the push and the mov. A function whose first byte is not the push has
+ * no frame, or a shrink-wrapped one (set up around a call only): there the
+ * return address is at [rsp], or at [rsp + 8] with PC at the mov. A word is taken only if the bytes before it are a
  * call: a direct call to this very function, or an indirect one.
  * Freestanding; reads ELF files already in memory.
  */
