@@ -10,7 +10,8 @@ with the same code-generation flags runs the same instructions:
   equals the guest's for the same rounds;
 - callgrind's self instruction counts per function are the reference;
 - in the guest under -icount (guest time = instructions) with
-  -rtc clock=vm on 1 CPU, `profile -s timer -g gtbench` takes at least
+  -rtc clock=vm on 1 CPU (the kernel command line runs the profiler:
+  no shell, no GRUB menu), `profile -s timer -g gtbench` takes at least
   50,000 samples and every function with >= 0.5% of gtbench's samples is
   within +-0.5 percentage points of callgrind's share;
 - with -g the immediate caller of each frameless leaf is one of its real
@@ -35,7 +36,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import shell_session  # noqa: E402
+import suite  # noqa: E402
+import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
 SRC = os.path.join(bt.TOP, "uspace", "app", "gtbench")
@@ -49,8 +51,8 @@ CODEGEN = ["-std=gnu11", "-O2", "-ffreestanding", "-fno-pic", "-fno-pie",
            "-fno-common", "-fcf-protection=none",
            "-fno-asynchronous-unwind-tables"]
 HOST_ROUNDS = 20
-GUEST_ROUNDS = 700
-HZ = 20000
+GUEST_ROUNDS = 2600     # ~1.2e9 instructions: 1.2 s of -icount time
+HZ = 50000
 MIN_SAMPLES = 50000
 TOLERANCE = 0.5         # percentage points
 MIN_SHARE = 0.5         # percent: functions compared
@@ -62,6 +64,7 @@ ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+(\S+)\s*$")
 TOP_RE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+(\S+)\s*$")
 CALLER_RE = re.compile(r"^( +)(\d+)\s+[\d.]+%\s+<- (\S+)")
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total")
+CHECKSUM_RE = re.compile(r"gtbench \d+ rounds checksum 0x[0-9a-f]+")
 CG_SELF_RE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(gt_\w+) \[")
 CG_CALLER_RE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+< \S*:(gt_\w+) ")
 CG_FUNC_RE = re.compile(r"^\s*[\d,]+ \(\s*[\d.]+%\)\s+\*\s+\S*:(gt_\w+) ")
@@ -155,14 +158,14 @@ def reference(tap, exe, work):
     return shares, callers or {}, leaves, out
 
 
-def guest_profile(sh):
-    """({function: samples}, {leaf: {caller: samples}}, total, gtbench's line)."""
-    cmd = "profile -s timer -f %d -g /bin/gtbench %d" % (HZ, GUEST_ROUNDS)
-    out = sh.run(cmd, timeout=900) or []
+def guest_profile(out):
+    """({function: samples}, {leaf: {caller: samples}}, total, gtbench's line)
+    of profile's output lines."""
     rows, tree, total, line, cur = {}, {}, None, None, None
     for l in out:
-        if l.startswith("gtbench "):
-            line = l.strip()
+        m = CHECKSUM_RE.search(l)       # the status line may share its line
+        if m:
+            line = m.group(0)
         m = SAMPLES_RE.search(l)
         if m:
             total = int(m.group(1))
@@ -226,24 +229,25 @@ def leaf_callers(tap, label, leaves, callers, tree, assert_it):
                 tap.diag(text)
 
 
-def check_guest(ref, label, assert_it):
+def check_guest(tap, iso, ref, label, extra, assert_it):
+    """Boot iso (init runs profile on gtbench) on 1 CPU with extra QEMU
+    arguments and compare its report with the reference."""
     shares, callers, leaves, host_line = ref
-
-    def check(tap, sh):
-        rows, tree, total, line = guest_profile(sh)
-        status = sh.status()
-        if assert_it:
-            tap.ok(total and total >= MIN_SAMPLES and status == 0,
-                   "%s: %s samples (want >= %d), status %s" %
-                   (label, total, MIN_SAMPLES, status))
-            tap.ok(line and line == host_line,
-                   "%s: the guest's checksum is the host's (%r, %r)" %
-                   (label, line, host_line))
-        else:
-            tap.diag("%s: %s samples, status %s" % (label, total, status))
-        compare(tap, label, shares, rows, assert_it)
-        leaf_callers(tap, label, leaves, callers, tree, assert_it)
-    return check
+    r = vm.boot(iso, cpus=1, extra=extra, timeout=900)
+    rows, tree, total, line = guest_profile(r.lines)
+    ended = r.exit_code == suite.PASS_EXIT and not r.timed_out
+    if assert_it:
+        tap.ok(ended and total and total >= MIN_SAMPLES,
+               "%s: %s samples (want >= %d), QEMU exit %s in %.0f s" %
+               (label, total, MIN_SAMPLES, r.exit_code, r.elapsed))
+        tap.ok(line and line == host_line,
+               "%s: the guest's checksum is the host's (%r, %r)" %
+               (label, line, host_line))
+    else:
+        tap.diag("%s: %s samples, QEMU exit %s in %.0f s" %
+                 (label, total, r.exit_code, r.elapsed))
+    compare(tap, label, shares, rows, assert_it)
+    leaf_callers(tap, label, leaves, callers, tree, assert_it)
 
 
 def main():
@@ -252,10 +256,13 @@ def main():
     try:
         exe, work = host_build(tap, tmp)
         ref = reference(tap, exe, work)
+        # init runs the profiler and powers off (no shell, no GRUB menu).
+        iso = suite.make_iso(tmp, "-- profile -s timer -f %d -g /bin/gtbench %d"
+                             % (HZ, GUEST_ROUNDS))
+        check_guest(tap, iso, ref, "icount", ICOUNT, True)
+        check_guest(tap, iso, ref, "tcg", None, False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    shell_session(tap, [check_guest(ref, "icount", True)], cpus=1, extra=ICOUNT)
-    shell_session(tap, [check_guest(ref, "tcg", False)], cpus=1)
     tap.done()
 
 
