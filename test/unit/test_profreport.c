@@ -755,6 +755,35 @@ static void test_leaf_decide(void)
 	is_int(leaf_caller(F_WRAPPED, F_WRAPPED + 12, ra_w, junk, 2), ra_w, "... after the pop: [rsp]");
 }
 
+/* Damaged images and random addresses: no crash, an answer among the words. */
+static void test_leaf_fuzz(void)
+{
+	static _Alignas(8) unsigned char img[sizeof(leaf_elf)];
+	unsigned bad = 0, found = 0;
+	uint64_t st = 0x9e3779b97f4a7c15ull;    /* its own sequence: test_fuzz keeps its own */
+#define rng() rng_next(&st)
+
+	leaf_build();
+	for (unsigned i = 0; i < 20000; i++) {
+		memcpy(img, leaf_elf, leaf_elf_size);
+		for (unsigned j = rng() % 8; j > 0; j--)
+			img[rng() % leaf_elf_size] = (unsigned char)rng();
+		static const uint64_t ras[] = { RA_A, RA_A2, RA_B, RA_BF, RA_G };
+		static const uint64_t fs[] = { F_LEAF, F_FRAMED, F_SCHED, F_WRAPPED };
+		uint64_t top[2] = { rng() % 2 ? ras[rng() % 5] : LEAF_VA + rng() % 0x220,
+				    rng() % 2 ? ras[rng() % 5] : rng() };
+		uint64_t fstart = rng() % 2 ? fs[rng() % 4] : LEAF_VA + rng() % 0x200;
+		uint64_t pc = fstart + rng() % 16;
+		uint64_t got = profleaf_caller(img, rng() % 4 ? leaf_elf_size : rng() % leaf_elf_size, fstart, pc, top,
+					       rng() % 3);
+		bad += got != 0 && got != top[0] && got != top[1];
+		found += got != 0;
+	}
+#undef rng
+	note("leaf fuzz: %u callers found", found);
+	ok(bad == 0 && found > 0, "leaf fuzz: 0 or one of the top words");
+}
+
 /* n samples at pc with chain (ret) and top words (t0, t1), version 2. */
 static void sb_leaf(sb_t *b, unsigned n, uint64_t pc, uint64_t ret, uint64_t t0, uint64_t t1)
 {
@@ -1067,6 +1096,7 @@ int main(void)
 	test_task_style();
 	test_tree();
 	test_leaf_decide();
+	test_leaf_fuzz();
 	test_leaf_tree();
 	test_elf();
 	test_kernel_path();
