@@ -53,6 +53,7 @@ void profbin_load(const prof_env_t *env, profbin_t *b)
 		b->stale = b->hash != 0 && profbin_fnv(data, size) != b->hash;
 		if (profsym_from_elf(&b->sym, data, size) == EOK) {
 			b->data = data;
+			b->size = size;
 			b->ok = true;
 			return;
 		}

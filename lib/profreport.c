@@ -8,11 +8,14 @@
  * count. Printing loads the symbol tables (lib/profbin.c, cached per path
  * for the report's life), maps every stack frame to a function, sums the
  * rows (task, function) and prints the tables; the tree groups the stacks
- * of a top row by their callers. Nothing recurses deeper than
+ * of a top row by their callers. A stack also keeps the sample's top words
+ * that fall in its binary's text: where the sampled function had not set
+ * up its frame, printing takes its caller from them (lib/profleaf.h). Nothing recurses deeper than
  * PROF_TREE_DEPTH; all memory comes from env.alloc.
  */
 #include <lib/fmt.h>
 #include <lib/profbin.h>
+#include <lib/profleaf.h>
 #include <lib/profreport.h>
 #include <lib/string.h>
 
@@ -39,6 +42,7 @@ typedef struct prof_task {
 	char name[32];
 	uint32_t bin;                   /* binary of its last LOAD, or NONE */
 	uint64_t samples;
+	uint64_t text_start, text_end;  /* its executable range (LOAD) */
 } prof_task_t;
 
 typedef profbin_t prof_bin_t;      /* a binary and its symbols (lib/profbin.h) */
@@ -51,6 +55,7 @@ typedef struct prof_stack {
 	uint16_t kmask;                 /* bit i: frame i is a kernel address */
 	uint32_t reserved;
 	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc, then return addresses */
+	uint64_t top[PROF_TOP_WORDS];   /* top words in the text, else 0 */
 } prof_stack_t;
 
 struct prof_report {
@@ -92,6 +97,8 @@ typedef struct prof_print {
 	prof_func_t *funcs;
 	size_t nfuncs, cap_funcs;
 	uint32_t *sfunc;                /* per stack slot: 1 + DEPTH func ids */
+	uint8_t *nframes;               /* per stack slot: frames after the leaf fix */
+	uint64_t leaf_fixed;            /* stacks whose caller came from the top words */
 	prof_row_t *rows;
 	size_t nrows;
 	uint64_t total;
@@ -348,9 +355,10 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 {
 	prof_rec_header_t h;
 
-	if (rec_get(&h, sizeof(h), rec, len) != EOK || h.magic != PROF_MAGIC ||
-	    h.version != PROF_VERSION)
+	if (rec_get(&h, sizeof(h), rec, len) != EOK || h.magic != PROF_MAGIC)
 		return EINVAL;
+	if (h.version < PROF_VERSION_MIN || h.version > PROF_VERSION)
+		return ENOTSUP;
 	if (r->c.have_header)
 		return EOK;
 	r->header = h;
@@ -390,8 +398,26 @@ static errno_t rec_load(prof_report_t *r, const unsigned char *rec, size_t len)
 	if (b == PROF_NONE)
 		return ENOMEM;
 	r->tasks[t].bin = b;
+	r->tasks[t].text_start = l.text_start;
+	r->tasks[t].text_end = l.text_end;
 	r->bins[b].hash = l.hash;
 	return EOK;
+}
+
+/* Keep the sample's top words that lie in the text of its code (else 0). */
+static void rec_stack_top(prof_report_t *r, const prof_rec_sample_t *s,
+			  const unsigned char *chain, uint32_t slot, prof_stack_t *k)
+{
+	const prof_task_t *t = &r->tasks[slot];
+	bool user = s->mode == PROF_MODE_USER;
+	uint64_t lo = user ? t->text_start : r->header.ktext_start;
+	uint64_t hi = user ? t->text_end : r->header.ktext_end;
+
+	for (size_t i = 0; i < s->ntop && i < PROF_TOP_WORDS; i++) {
+		uint64_t w;
+		memcpy(&w, chain + 8 * (s->nchain + i), 8);
+		k->top[i] = w >= lo && w < hi ? w : 0;
+	}
 }
 
 /* Build the aggregation key of a sample whose chain starts at chain. */
@@ -412,6 +438,7 @@ static void rec_stack_key(prof_report_t *r, const prof_rec_sample_t *s,
 			k->kmask |= (uint16_t)(1u << (1 + i));
 	}
 	k->nframes = (uint8_t)(1 + n);
+	rec_stack_top(r, s, chain, slot, k);
 	if (k->kmask == (1u << k->nframes) - 1)
 		k->bin = PROF_NONE;     /* no user frame: one key per kernel stack */
 }
@@ -434,7 +461,7 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	bool created;
 
 	if (rec_get(&s, sizeof(s), rec, len) != EOK ||
-	    (len - sizeof(s)) / 8 < s.nchain || s.nkernel > s.nchain ||
+	    (len - sizeof(s)) / 8 < (size_t)s.nchain + s.ntop || s.nkernel > s.nchain ||
 	    s.mode > PROF_MODE_IDLE)
 		return EINVAL;
 	uint32_t slot = rep_task(r, s.task);
@@ -573,8 +600,8 @@ errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len)
 			r->pend_len = 0;
 			err = rec_process(r, (unsigned char *)r->pend, size);
 		}
-		if (err == EINVAL)
-			r->error = EINVAL;
+		if (err == EINVAL || err == ENOTSUP)
+			r->error = err;
 		if (err != EOK)
 			return err;
 	}
@@ -734,6 +761,34 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 	return *idx;
 }
 
+/*
+ * A sample in a function that had not set up its frame: put its caller
+ * (from the top words) in front of the return addresses of the walk.
+ */
+static void pr_leaf_fix(prof_print_t *pp, prof_stack_t *k)
+{
+	bool kernel = k->kmask & 1;
+	uint32_t bin = kernel ? pp->kbin : k->bin;
+	uint64_t off;
+
+	if (bin == PROF_NONE || (!k->top[0] && !k->top[1]))
+		return;
+	profbin_t *b = &pp->r->bins[bin];
+	if (!profbin_lookup(&pp->r->env, b, k->frame[0], &off) || !b->data)
+		return;
+	uint64_t caller = profleaf_caller(b->data, b->size, k->frame[0] - off, k->frame[0],
+					  k->top, PROF_TOP_WORDS);
+	if (!caller)
+		return;
+	memmove(&k->frame[2], &k->frame[1], (PROF_TREE_DEPTH - 1) * sizeof(k->frame[0]));
+	k->frame[1] = caller;
+	k->kmask = (uint16_t)(((k->kmask & ~1u) << 1) | (kernel ? 3u : 0u));
+	if (k->nframes < 1 + PROF_TREE_DEPTH)
+		k->nframes++;
+	k->kmask &= (uint16_t)((1u << k->nframes) - 1);
+	pp->leaf_fixed++;
+}
+
 /* Map the frames of the stack in map slot i to functions (pp->sfunc). */
 static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 {
@@ -742,6 +797,8 @@ static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 	uint32_t *out = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
 
 	memcpy(&k, e + 8, sizeof(k));
+	pr_leaf_fix(pp, &k);
+	pp->nframes[i] = k.nframes;
 	for (size_t j = 0; j < k.nframes; j++) {
 		bool kernel = k.kmask & (1u << j);
 		out[j] = pr_func(pp, kernel ? pp->kbin : k.bin, k.frame[j], j > 0,
@@ -1057,7 +1114,7 @@ static size_t pr_tree_paths(prof_print_t *pp, const prof_row_t *row, prof_path_t
 		if (f[0] != row->func || pr_slot(pp, s) != row->slot)
 			continue;
 		memset(&p[n], 0, sizeof(p[n]));
-		p[n].n = s->nframes - 1u;
+		p[n].n = pp->nframes[i] - 1u;
 		memcpy(p[n].f, f + 1, p[n].n * sizeof(uint32_t));
 		p[n++].count = count;
 	}
@@ -1105,7 +1162,8 @@ static errno_t pr_prepare(prof_print_t *pp)
 		return ENOMEM;
 	pmap_init(&pp->fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
 	pp->sfunc = rep_alloc(r, r->stacks.cap * per * sizeof(uint32_t));
-	if (!pp->sfunc)
+	pp->nframes = rep_alloc(r, r->stacks.cap);
+	if (!pp->sfunc || !pp->nframes)
 		return ENOMEM;
 	for (size_t i = 0; i < r->stacks.cap; i++) {
 		if (pmap_entry(&r->stacks, i)[0] && pr_stack_funcs(pp, i) != EOK)
@@ -1172,6 +1230,7 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 	pmap_free(r, &pp.fmap);
 	rep_release(r, pp.funcs);
 	rep_release(r, pp.sfunc);
+	rep_release(r, pp.nframes);
 	rep_release(r, pp.rows);
 	return err;
 }

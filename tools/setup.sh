@@ -26,6 +26,7 @@ PACKAGES=(
     console-setup-linux   # /usr/share/consolefonts/Lat15-VGA16.psf.gz (kernel font)
     gdb                   # make debug
     util-linux            # script(1), to give Bochs a terminal
+    valgrind              # callgrind: the ground truth of test/gtcallgrind.t
 )
 
 usage() {

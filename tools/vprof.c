@@ -184,8 +184,14 @@ static int feed_file(prof_report_t *r, const char *path)
 	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
 		errno_t err = prof_report_feed(r, buf, got);
 		if (err != EOK) {
-			fprintf(stderr, "vprof: %s: %s\n", path, err == EINVAL ?
-				"not a profiler stream (or a damaged one)" : "out of memory");
+			if (err == ENOTSUP)
+				fprintf(stderr, "vprof: %s: a stream version this vprof does not "
+					"read (it reads %u to %u)\n", path, PROF_VERSION_MIN,
+					PROF_VERSION);
+			else
+				fprintf(stderr, "vprof: %s: %s\n", path, err == EINVAL ?
+					"not a profiler stream (or a damaged one)" :
+					"out of memory");
 			fclose(f);
 			return 1;
 		}

@@ -104,3 +104,21 @@ size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_
 	}
 	return n + chain_user(rbp, chain + n, max - n);
 }
+
+size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
+{
+	uintptr_t sp = f->rsp, lo, hi;
+	size_t n = 0;
+
+	if (frame_from_user(f)) {
+		while (n < max && arch_user_peek(sp + 8 * n, &top[n]))
+			n++;
+		return n;
+	}
+	chain_kstack(&lo, &hi);
+	while (n < max && sp >= lo && !(sp & 7) && sp + 8 * (n + 1) <= hi) {
+		top[n] = ((const uint64_t *)sp)[n];
+		n++;
+	}
+	return n;
+}

@@ -74,9 +74,9 @@ static void prof_route_sample(const prof_rec_sample_t *smp)
 		prof_report_lost(s);
 		const void *rec = smp;
 		size_t size = smp->h.size;
-		if (!(s->flags & PROF_F_CALLCHAIN) && smp->nchain) {
+		if (!(s->flags & PROF_F_CALLCHAIN) && (smp->nchain || smp->ntop)) {
 			bare = *smp;
-			bare.nchain = bare.nkernel = 0;
+			bare.nchain = bare.nkernel = bare.ntop = 0;
 			bare.h.size = sizeof(bare);
 			rec = &bare;
 			size = sizeof(bare);

@@ -109,19 +109,21 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->pc = frame_pc(f);
 	s->mode = (uint8_t)prof_mode(c, f);
 	s->source = (uint8_t)source;
-	s->reserved = 0;
-	if (prof_engine.depth)
+	s->ntop = 0;
+	if (prof_engine.depth) {
 		n = arch_callchain(f, s->chain, prof_engine.depth, &nk);
+		s->ntop = (uint16_t)arch_stack_top(f, s->chain + n, PROF_TOP_WORDS);
+	}
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;
-	size_t size = sizeof(*s) + n * sizeof(uint64_t);
+	size_t size = sizeof(*s) + (n + s->ntop) * sizeof(uint64_t);
 	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
 	return size;
 }
 
 static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source)
 {
-	uint64_t buf[(sizeof(prof_rec_sample_t) / 8) + PROF_DEPTH_MAX];
+	uint64_t buf[(sizeof(prof_rec_sample_t) / 8) + PROF_DEPTH_MAX + PROF_TOP_WORDS];
 	prof_rec_sample_t *s = (prof_rec_sample_t *)buf;
 	ring_t *r = &prof_engine.rings[c->id];
 	uint64_t t0 = rdtsc();

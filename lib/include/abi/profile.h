@@ -13,7 +13,8 @@
  * by `-o` is exactly the stream, so it starts with that record too.
  * DATA_READ never splits a record between two reads.
  *
- * Version history: 1 — first version.
+ * Version history: 1 — first version. 2 — samples carry the words at the
+ * top of the stack (ntop, after the chain); readers take both versions.
  */
 #ifndef ABI_PROFILE_H
 #define ABI_PROFILE_H
@@ -22,7 +23,8 @@
 #include <stdint.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 1
+#define PROF_VERSION 2
+#define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
 /* Sample sources. */
 #define PROF_SRC_DEFAULT 0              /* pmc if present, else rtc-nmi, else timer */
@@ -150,9 +152,17 @@ typedef struct prof_rec_sample {
 	uint8_t mode, source;
 	uint16_t nchain;                /* entries in chain[] */
 	uint16_t nkernel;               /* how many of them are kernel addresses */
-	uint16_t reserved;
-	uint64_t chain[];               /* return addresses, innermost first */
+	uint16_t ntop;                  /* words after chain[]: [sp], [sp+8], ... (v2; 0 in v1) */
+	uint64_t chain[];               /* return addresses, innermost first, then the ntop words */
 } prof_rec_sample_t;
+
+/*
+ * With a call chain, each sample also carries the PROF_TOP_WORDS words at
+ * the top of the interrupted stack (fewer where it ends or is not mapped):
+ * a function sampled before its frame is set up (or one built without a
+ * frame) has its return address there, not where the chain walk finds it.
+ */
+#define PROF_TOP_WORDS 2
 
 typedef struct prof_rec_task {
 	prof_rec_t h;

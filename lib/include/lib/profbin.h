@@ -20,6 +20,7 @@ typedef struct profbin {
 	bool tried, ok;                 /* loading was tried; symbols found */
 	bool stale;                     /* its file is not the one profiled */
 	void *data;                     /* the ELF file's contents (ELF symbols) */
+	size_t size;                    /* ... and its size */
 	profsym_t sym;
 } profbin_t;
 

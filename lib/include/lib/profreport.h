@@ -63,9 +63,10 @@ typedef struct prof_report prof_report_t;
 errno_t prof_report_new(const prof_env_t *env, prof_report_t **out);
 
 /*
- * Add stream bytes. EOK; EINVAL for a malformed stream (bad magic or
- * version in the first record, a record size below 16 or not a multiple
- * of 8); ENOMEM. Unknown record types are skipped.
+ * Add stream bytes. EOK; EINVAL for a malformed stream (bad magic in
+ * the first record, a record size below 16 or not a multiple of 8);
+ * ENOTSUP for a version outside PROF_VERSION_MIN..PROF_VERSION; ENOMEM.
+ * Unknown record types are skipped.
  */
 errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len);
 

@@ -27,4 +27,12 @@ size_t arch_callchain(const struct int_frame *f, uint64_t *chain, size_t max,
  */
 bool arch_user_peek(uintptr_t va, uint64_t *out);
 
+/*
+ * The words at the top of the interrupted context's stack ([sp], [sp+8],
+ * ...), at most max of them into top: where a function that has not set
+ * up its frame (or has none) keeps its return address. NMI-safe, the same
+ * bounds as arch_callchain. Returns the number stored.
+ */
+size_t arch_stack_top(const struct int_frame *f, uint64_t *top, size_t max);
+
 #endif

@@ -1,0 +1,15 @@
+/*
+ * gtbench: the profiler's ground truth of different code (test/gtcallgrind.t).
+ * work.c holds the hot functions and calls nothing outside itself, so the
+ * same file built for the host with the same code-generation flags runs
+ * the same instructions under callgrind.
+ */
+#ifndef GTBENCH_H
+#define GTBENCH_H
+
+#include <stdint.h>
+
+/* Run rounds identical rounds of work; a checksum of the results. */
+uint32_t gt_run(uint32_t rounds);
+
+#endif
