@@ -43,7 +43,13 @@ void smp_call_ipi(int_frame_t *f)
 unsigned smp_call_all(cpu_fn_t fn, void *arg)
 {
 	assert(irq_enabled());
-	/* Spin with interrupts on so requests from other CPUs are served. */
+	/*
+	 * Spin with interrupts on so requests from other CPUs are served, but
+	 * never be preempted holding call_lock: a thread that ran next on this
+	 * CPU and called here would spin forever if the holder is the idle
+	 * thread (kstack_drain), which only runs when nothing else can.
+	 */
+	preempt_disable();
 	while (!spin_trylock(&call_lock))
 		cpu_relax();
 	unsigned others = cpus_online - 1;
@@ -58,6 +64,7 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < others)
 		cpu_relax();
 	spin_unlock(&call_lock);
+	preempt_enable();
 	return others + 1;
 }
 

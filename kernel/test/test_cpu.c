@@ -6,6 +6,7 @@
 #include <kernel/ktest.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
+#include <kernel/thread.h>
 #include <kernel/time.h>
 #include <arch/smp.h>
 #include <kernel/platform.h>
@@ -118,6 +119,29 @@ KTEST(smp_call_all, "smp: run-on-all-CPUs reaches every CPU, 100 times")
 		KT_CHECK(call_mask == online_mask(), "mask %#lx, want %#lx", call_mask, online_mask());
 	}
 	KT_CHECK(call_irqs_on == 0, "ran with interrupts on %u times", call_irqs_on);
+	return true;
+}
+
+static volatile uint32_t call_caller_preempt;
+
+/* Under smp_call_all: the calling thread notes whether it may be preempted. */
+static void ktest_note_preempt(void *arg)
+{
+	if (cpu_current()->current == arg)
+		call_caller_preempt = cpu_current()->preempt_count;
+}
+
+/*
+ * A thread preempted inside smp_call_all keeps call_lock; if it is the idle
+ * thread (kstack_drain), the next caller on its CPU spins forever (seen as
+ * a hang of utest limits on 2 CPUs).
+ */
+KTEST(smp_call_no_preempt, "smp: a caller of run-on-all-CPUs cannot be preempted")
+{
+	call_caller_preempt = 0;
+	smp_call_all(ktest_note_preempt, thread_current());
+	KT_CHECK(call_caller_preempt > 0, "preemptible (count %u) during the call",
+		 call_caller_preempt);
 	return true;
 }
 

@@ -16,7 +16,7 @@ void smp_init(void);
  * Run fn(arg) on every online CPU (this one included) with interrupts off
  * and wait until all have finished. Must be called with interrupts enabled
  * (other CPUs' requests are served while waiting). Returns the number of
- * CPUs that ran it.
+ * CPUs that ran it. The caller is not preempted until it returns.
  */
 unsigned smp_call_all(cpu_fn_t fn, void *arg);
 
