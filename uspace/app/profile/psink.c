@@ -1,8 +1,27 @@
 /* The profiler tools' -o sink: a file or the second serial port (psink.h). */
+#include <abi/profile.h>
 #include <errno.h>
 #include <string.h>
 
 #include "psink.h"
+
+#define PSINK_FRAMES 8                  /* a typical -g chain, for the figure */
+
+/* Before the stream starts: what com2 can carry, in bytes and in samples. */
+static void psink_com2_figure(const psink_t *s)
+{
+	uint64_t io, line;
+	uint64_t plain = sizeof(prof_rec_sample_t);
+	uint64_t chain = plain + PSINK_FRAMES * sizeof(uint64_t);
+
+	serial_capacity(&s->com, &io, &line);
+	fprintf(stderr, "%s: com2 carries about %llu KiB/s here (its I/O timed; a real UART "
+		"at 115200 baud: %llu KiB/s): about %llu samples/s, %llu/s with -g and %d "
+		"frames; beyond that samples are lost (counted)\n", s->prog,
+		(unsigned long long)(io / 1024), (unsigned long long)(line / 1024),
+		(unsigned long long)(io / plain), (unsigned long long)(io / chain),
+		PSINK_FRAMES);
+}
 
 bool psink_open(psink_t *s, const char *prog, const char *out)
 {
@@ -19,6 +38,8 @@ bool psink_open(psink_t *s, const char *prog, const char *out)
 		else if (rc != EOK)
 			fprintf(stderr, "%s: com2: no serial port at 0x2f8\n", prog);
 		s->com_on = rc == EOK;
+		if (s->com_on)
+			psink_com2_figure(s);
 		return s->com_on;
 	}
 	s->file = fopen(out, "w");
