@@ -28,12 +28,7 @@ typedef struct serial {
 errno_t serial_open(uint16_t base, serial_t *s);
 /* Send len bytes of buf, polling for THR empty before each burst. */
 void serial_write(const serial_t *s, const void *buf, size_t len);
-/*
- * About how many bytes a second serial_write can move through this port's
- * registers (the I/O it does, timed on the scratch register, which sends
- * nothing), in *io; and what the line itself carries at 115200 8N1 on a
- * real UART, in *line (an emulator's UART need not keep to it).
- */
-void serial_capacity(const serial_t *s, uint64_t *io, uint64_t *line);
+/* Bytes a second a real UART carries at serial_open's 115200 8N1. */
+#define SERIAL_LINE_BYTES_S (115200 / 10)
 
 #endif

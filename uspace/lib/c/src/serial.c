@@ -11,11 +11,8 @@
 #define UART_MCR 4
 #define UART_IIR 2                 /* read: FIFO state in bits 6-7 */
 #define UART_LSR 5
-#define UART_SCR 7                 /* scratch: holds a byte, sends nothing */
 #define IIR_FIFO 0xc0
 #define FIFO_BYTES 16
-#define LINE_BYTES_S (115200 / 10) /* 8N1: 10 bits a byte */
-#define CAP_ROUNDS 4096            /* scratch writes timed */
 #define LCR_DLAB 0x80
 #define LCR_8N1 0x03
 #define LSR_THRE 0x20
@@ -61,17 +58,3 @@ void serial_write(const serial_t *s, const void *buf, size_t len)
 	}
 }
 
-void serial_capacity(const serial_t *s, uint64_t *io, uint64_t *line)
-{
-	size_t burst = s->burst ? s->burst : 1;
-	uint64_t t0 = sys_clock_ns(CLOCK_MONOTONIC);
-
-	for (unsigned i = 0; i < CAP_ROUNDS; i++) {
-		if (i % burst == 0)
-			(void)inb(s->base + UART_LSR);
-		outb(s->base + UART_SCR, (uint8_t)i);
-	}
-	uint64_t ns = sys_clock_ns(CLOCK_MONOTONIC) - t0;
-	*io = ns ? CAP_ROUNDS * 1000000000ull / ns : UINT64_MAX;
-	*line = LINE_BYTES_S;
-}
