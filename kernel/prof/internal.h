@@ -33,7 +33,7 @@
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
-#define PROF_LATE_MIN_DUE 100                /* a window judges lateness from 1 kHz on */
+#define PROF_LATE_MIN_DUE 1000               /* a window judges lateness from 10 kHz on */
 
 /* The sampling engine: what NMI context reads. */
 typedef struct prof_engine {
@@ -131,7 +131,8 @@ uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t ne
  * clock outside the guest: QEMU's TCG asked for 100 kHz delivers a few
  * thousand and slows the program down), but not below PROF_LATE_MIN_DUE
  * a window for lateness alone (a loaded host loses a share of every rate:
- * chasing it would starve the profile); that divisor becomes the floor.
+ * chasing it would starve the profile, as it did groundtruth.t's 4 kHz
+ * when the bound was 1 kHz); that divisor becomes the floor.
  * It halves when the cost is under a quarter of the budget and nearly all
  * that was due came, never below the floor. At most PROF_THROTTLE_MAX_DIV.
  * Pure.
