@@ -34,6 +34,7 @@
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
 #define PROF_LATE_MIN_DUE 1000               /* a window judges lateness from 10 kHz on */
+#define PROF_HIT_SPREAD 32                   /* a prof_hit charged at most 32 x the cheapest */
 
 /* The sampling engine: what NMI context reads. */
 typedef struct prof_engine {
@@ -72,6 +73,7 @@ typedef struct prof_cpu {
 	uint64_t window_start, window_cost;  /* TSC: the window's start, what sampling cost in it */
 	uint64_t window_hits;                /* prof_hit calls in the window */
 	uint64_t last_entry, last_exit;      /* TSC at the last prof_hit's entry and exit */
+	uint64_t hit_min;                    /* the cheapest prof_hit seen (0: none yet) */
 	uint64_t skipped;                    /* throttled samples, total */
 	uint64_t taken;                      /* samples put in the ring */
 	uint64_t cost;                       /* cycles spent taking them */
@@ -116,13 +118,15 @@ void prof_sample_reset(void);
 
 /*
  * sample.c: what the sampled code lost to one sample, seen at the next
- * one's entry (TSC): the time inside prof_hit (prev_entry to prev_exit)
- * plus the part of the gap to next_entry that the interrupt's delivery,
- * entry and return took (irq_cost at most; the rest is the sampled
- * code's progress). Pure.
+ * one's entry (TSC): the time inside prof_hit (prev_entry to prev_exit,
+ * at most hit_cap: beyond that the CPU was taken away, e.g. a loaded host
+ * descheduled the emulator, which is not the sample's cost) plus the part
+ * of the gap to next_entry that the interrupt's delivery, entry and
+ * return took (irq_cost at most; the rest is the sampled code's
+ * progress). Pure.
  */
 uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t next_entry,
-			    uint64_t irq_cost);
+			    uint64_t irq_cost, uint64_t hit_cap);
 /*
  * sample.c: adjust t after window w for budget (1/100 %). The divisor
  * doubles until the cost would fit the budget, and until the rate would

@@ -11,7 +11,9 @@
  * inside prof_hit plus the part of the gap since its exit that the
  * interrupt itself took (the engine's irq_cost, timed on an empty
  * self-interrupt when the engine starts; in an emulator it is most of the
- * cost). Past the budget in a window of 1/10 s the divisor doubles until
+ * cost); a prof_hit far dearer than the cheapest one (PROF_HIT_SPREAD)
+ * had its CPU taken away and is charged that bound. Past the budget in a
+ * window of 1/10 s the divisor doubles until
  * the cost would fit, and the source fires 1/divisor as often on this CPU
  * (arch_prof_scale; sources that cannot, keep every divisor-th sample);
  * each change goes in the stream (PROF_REC_THROTTLE). Under a quarter of
@@ -42,6 +44,7 @@ void prof_sample_reset(void)
 		p->count = 0;
 		p->last_entry = 0;
 		p->last_exit = 0;
+		p->hit_min = 0;
 		p->taken = 0;
 		p->cost = 0;
 		p->window_start = 0;
@@ -86,11 +89,11 @@ static void prof_throttle_record(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64_
 }
 
 uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t next_entry,
-			    uint64_t irq_cost)
+			    uint64_t irq_cost, uint64_t hit_cap)
 {
 	uint64_t gap = next_entry - prev_exit;
 
-	return (prev_exit - prev_entry) + MIN(gap, irq_cost);
+	return MIN(prev_exit - prev_entry, hit_cap) + MIN(gap, irq_cost);
 }
 
 /* div doubled until have * 2^k covers need (MAX_DIV at most). */
@@ -138,7 +141,8 @@ static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, 
 
 	if (p->last_exit)
 		p->window_cost += prof_throttle_loss(p->last_entry, p->last_exit, now,
-						     prof_engine.irq_cost);
+						     prof_engine.irq_cost,
+						     p->hit_min * PROF_HIT_SPREAD);
 	p->window_hits++;
 	if (!p->window_start)
 		p->window_start = now;
@@ -223,6 +227,8 @@ void prof_hit(const int_frame_t *f, unsigned source)
 		prof_take(c, p, f, source, t0);
 		p->last_entry = t0;
 		p->last_exit = rdtsc();
+		if (!p->hit_min || p->last_exit - t0 < p->hit_min)
+			p->hit_min = MAX(p->last_exit - t0, 1ul);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p->busy = false;

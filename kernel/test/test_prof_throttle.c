@@ -24,6 +24,8 @@
 
 #define TRACE_SAMPLES 1000
 #define SCALE_MS 200
+#define SCALE_MAX_MS 5000
+#define SCALE_MIN_TICKS 8
 #define SCALE_DIV 8
 
 typedef struct thr_trace {
@@ -39,7 +41,7 @@ static void thr_run(thr_trace_t *t)
 	t->cost = 0;
 	for (unsigned i = 1; i < TRACE_SAMPLES; i++) {
 		uint64_t next = exit + t->gap;
-		t->cost += prof_throttle_loss(entry, exit, next, t->irq);
+		t->cost += prof_throttle_loss(entry, exit, next, t->irq, t->hit * PROF_HIT_SPREAD);
 		entry = next;
 		exit = entry + t->hit;
 	}
@@ -88,7 +90,11 @@ KTEST(prof_throttle_cheap, "prof throttle: cheap sampling keeps its rate, the ga
 	KT_CHECK(eight.divisor == 4, "divisor 8 became %u at %lu of %lu cycles", eight.divisor,
 		 t.cost, t.elapsed);
 	/* A gap shorter than the interrupt's cost is all the interrupt's. */
-	KT_CHECK(prof_throttle_loss(0, 10, 15, 100) == 15, "a short gap charged wrong");
+	KT_CHECK(prof_throttle_loss(0, 10, 15, 100, 320) == 15, "a short gap charged wrong");
+	/* A host that took the CPU away for 10 ms inside prof_hit: charged the cap. */
+	KT_CHECK(prof_throttle_loss(0, us_cycles(10000), us_cycles(10100), us_cycles(1),
+				    us_cycles(32)) == us_cycles(32) + us_cycles(1),
+		 "a preempted prof_hit charged wrong");
 	return true;
 }
 
@@ -127,20 +133,35 @@ static void thr_scale(void *arg)
 	arch_prof_scale(PROF_SRC_TIMER, *(unsigned *)arg);
 }
 
-/* Timer hits and scheduler ticks of every CPU in SCALE_MS at divisor div. */
-static void thr_hits_at(unsigned div, uint64_t *hits, uint64_t *ticks)
+/* Every CPU's timer hits and scheduler ticks (sums). */
+static void thr_counts(uint64_t *hits, uint64_t *ticks)
 {
 	*hits = *ticks = 0;
-	smp_call_all(thr_scale, &div);
-	for (unsigned i = 0; i < cpu_count; i++) {
-		*hits -= prof_hits[i][PROF_SRC_TIMER];
-		*ticks -= cpus[i]->ticks;
-	}
-	time_delay_us(SCALE_MS * 1000);
 	for (unsigned i = 0; i < cpu_count; i++) {
 		*hits += prof_hits[i][PROF_SRC_TIMER];
 		*ticks += cpus[i]->ticks;
 	}
+}
+
+/*
+ * Timer hits and scheduler ticks of every CPU at divisor div, over
+ * SCALE_MS or longer until SCALE_MIN_TICKS ticks came (a loaded host can
+ * deliver a twentieth of the interrupts), SCALE_MAX_MS at most.
+ */
+static void thr_hits_at(unsigned div, uint64_t *hits, uint64_t *ticks)
+{
+	uint64_t h0, t0, h1, t1;
+
+	smp_call_all(thr_scale, &div);
+	thr_counts(&h0, &t0);
+	time_delay_us(SCALE_MS * 1000);
+	thr_counts(&h1, &t1);
+	for (unsigned ms = SCALE_MS; t1 - t0 < SCALE_MIN_TICKS && ms < SCALE_MAX_MS; ms += 50) {
+		time_delay_us(50 * 1000);
+		thr_counts(&h1, &t1);
+	}
+	*hits = h1 - h0;
+	*ticks = t1 - t0;
 }
 
 /*
