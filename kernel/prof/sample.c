@@ -109,13 +109,13 @@ static uint32_t prof_div_cover(uint32_t div, uint64_t need, uint64_t have)
 void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned budget)
 {
 	uint64_t allowed = w->elapsed * budget / PROF_BUDGET_MAX;
-	bool late = w->due >= PROF_LATE_MIN_DUE && w->hits * 2 < w->due;
+	bool late = w->due >= PROF_LATE_MIN_DUE && w->hits * 2 < w->due &&
+		    t->divisor < w->late_div_max;
 	uint32_t div = prof_div_cover(t->divisor, w->cost, allowed);
 
 	if (late) {
-		uint32_t most = prof_div_cover(t->divisor, w->due, PROF_LATE_MIN_DUE);
 		uint32_t fit = prof_div_cover(t->divisor, w->due, MAX(w->hits, 1ul));
-		div = MAX(div, MIN(fit, most));
+		div = MAX(div, MIN(fit, w->late_div_max));
 		t->floor = MAX(t->floor, div);
 	}
 	if (div == t->divisor && w->cost * 4 < allowed && div > t->floor &&
@@ -149,7 +149,8 @@ static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, 
 	if (now - p->window_start < prof_engine.window)
 		return;
 	prof_window_t w = { p->window_cost, now - p->window_start, p->window_hits,
-			    prof_due(p, now - p->window_start) };
+			    prof_due(p, now - p->window_start),
+			    prof_engine.clock ? prof_engine.hz / PROF_LATE_MIN_HZ : 0 };
 	prof_throttle_step(&p->thr, &w, prof_engine.budget);
 	p->window_start = now;
 	p->window_cost = 0;

@@ -10,7 +10,7 @@
  * counted only that, and never throttled). Under a loaded host TCG
  * delivers a few thousand of 100,000 timer interrupts a second and runs
  * the program 60% slower (QEMU pays for the clock outside the guest): the
- * rate falls towards what came, to 10 kHz at most. The slow-down is checked on the timer source
+ * rate falls towards what came, to 10 kHz and no lower. The slow-down is checked on the timer source
  * itself: scaled by 8 on every CPU, it delivers about an eighth of the
  * hits.
  */
@@ -63,7 +63,7 @@ KTEST(prof_throttle_saturated, "prof throttle: interrupts back to back (TCG at 1
 	KT_CHECK(t.cost * 100 >= t.elapsed * 99, "charged %lu of %lu cycles, the program got none",
 		 t.cost, t.elapsed);
 	prof_throttle_t thr = { 1, 1 };
-	prof_window_t w = { t.cost, t.elapsed, TRACE_SAMPLES, 0 };
+	prof_window_t w = { t.cost, t.elapsed, TRACE_SAMPLES, 0, 0 };
 	prof_throttle_step(&thr, &w, PROF_BUDGET_DEFAULT);
 	KT_CHECK(thr.divisor >= 4 && t.cost / thr.divisor <= allowed,
 		 "divisor %u for cost %lu, allowed %lu", thr.divisor, t.cost, allowed);
@@ -83,7 +83,7 @@ KTEST(prof_throttle_cheap, "prof throttle: cheap sampling keeps its rate, the ga
 	uint64_t want = (TRACE_SAMPLES - 1) * (t.hit + t.irq);
 	KT_CHECK(t.cost == want, "charged %lu, want %lu (prof_hit + interrupt only)", t.cost, want);
 	prof_throttle_t one = { 1, 1 }, eight = { 8, 1 };
-	prof_window_t w = { t.cost, t.elapsed, TRACE_SAMPLES, TRACE_SAMPLES };
+	prof_window_t w = { t.cost, t.elapsed, TRACE_SAMPLES, TRACE_SAMPLES, 1 };
 	prof_throttle_step(&one, &w, PROF_BUDGET_DEFAULT);
 	KT_CHECK(one.divisor == 1, "throttled at %lu of %lu cycles", t.cost, t.elapsed);
 	prof_throttle_step(&eight, &w, PROF_BUDGET_DEFAULT);
@@ -100,31 +100,31 @@ KTEST(prof_throttle_cheap, "prof throttle: cheap sampling keeps its rate, the ga
 
 KTEST(prof_throttle_late, "prof throttle: a clock the platform cannot deliver slows to what came")
 {
-	/* 0.1 s at 100 kHz: 10,000 due, 100 came, each cheap: down to 10 kHz at most. */
+	/* 0.1 s at 100 kHz: 10,000 due, 100 came, each cheap: down to 10 kHz, no lower. */
 	uint64_t el = time_cycles_per_sec() / 10;
-	prof_window_t w = { 100 * us_cycles(3), el, 100, 10000 };
+	uint32_t most = 100000 / PROF_LATE_MIN_HZ;
+	prof_window_t w = { 100 * us_cycles(3), el, 100, 10000, most };
 	prof_throttle_t thr = { 1, 1 };
 
 	prof_throttle_step(&thr, &w, PROF_BUDGET_DEFAULT);
-	KT_CHECK(thr.divisor == 16 && thr.floor == 16,
-		 "divisor %u floor %u, want 16 (10000 due / 16 <= PROF_LATE_MIN_DUE)",
-		 thr.divisor, thr.floor);
-	/* At 100 kHz / 16 all 625 due come, cheaply: the rate stays (the floor). */
-	prof_window_t ok = { 625 * us_cycles(3) / 10, el, 625, 625 };
+	KT_CHECK(thr.divisor == most && thr.floor == most, "divisor %u floor %u, want %u", thr.divisor,
+		 thr.floor, most);
+	/* At 10 kHz all 1,000 due come, cheaply: the rate stays (the floor). */
+	prof_window_t ok = { 1000 * us_cycles(3) / 10, el, 1000, 1000, most };
 	prof_throttle_step(&thr, &ok, PROF_BUDGET_DEFAULT);
-	KT_CHECK(thr.divisor == 16, "divisor %u after a good window at the floor", thr.divisor);
+	KT_CHECK(thr.divisor == most, "divisor %u after a good window at the floor", thr.divisor);
 	/* Above the floor, a good cheap window halves; a 40% short one does not. */
 	thr.divisor = 64;
 	prof_throttle_step(&thr, &ok, PROF_BUDGET_DEFAULT);
 	KT_CHECK(thr.divisor == 32, "divisor 64 became %u", thr.divisor);
-	prof_window_t short_ = { 375 * us_cycles(3) / 10, el, 375, 625 };
+	prof_window_t short_ = { 600 * us_cycles(3) / 10, el, 600, 1000, most };
 	prof_throttle_step(&thr, &short_, PROF_BUDGET_DEFAULT);
-	KT_CHECK(thr.divisor == 32, "divisor 32 became %u with 375 of 625 due", thr.divisor);
-	/* Under 10 kHz lateness is not judged: a loaded host loses a share of any rate. */
+	KT_CHECK(thr.divisor == 32, "divisor 32 became %u with 600 of 1000 due", thr.divisor);
+	/* A clock at 10 kHz or less is never slowed for lateness (a loaded host loses a share of any). */
 	prof_throttle_t fresh = { 1, 1 };
-	prof_window_t slow = { 10 * us_cycles(3), el, 10, 999 };
-	prof_throttle_step(&fresh, &slow, PROF_BUDGET_DEFAULT);
-	KT_CHECK(fresh.divisor == 1, "divisor %u with 10 of 999 due (under 10 kHz)", fresh.divisor);
+	prof_window_t ten = { 10 * us_cycles(3), el, 10, 1100, 10000 / PROF_LATE_MIN_HZ };
+	prof_throttle_step(&fresh, &ten, PROF_BUDGET_DEFAULT);
+	KT_CHECK(fresh.divisor == 1, "divisor %u with 10 of 1100 due at 10 kHz", fresh.divisor);
 	return true;
 }
 
