@@ -8,8 +8,12 @@ the rtc-nmi and the timer sources:
   at least 10,000 samples (D leaves room: on a loaded host TCG delivers
   only part of the interrupts asked for) and reports work_alpha, work_beta and work_gamma
   at 50/25/25% of their sum within 1.5 percentage points;
-- `profile /bin/workload ksyscall:1` (a cheap system call in a loop) is
-  mostly kernel samples, with kernel symbols ("NAME [k]") among the rows;
+- `profile /bin/workload alpha:1 ksyscall:1` (user arithmetic, then a
+  cheap system call in a loop, in equal TSC slices): work_alpha has 50%
+  of the samples within 1.5 points, so the ksyscall half has the other
+  50%; the kernel samples, all from that half, are at most its 50% (plus
+  the tolerance) and most of it (the system call is the loop's work),
+  with kernel symbols ("NAME [k]") among the rows, syscall_dispatch too;
 - a background `sprofile` killed mid-run leaves system.profiler idle with
   no session and no memory held, and free memory where it was.
 
@@ -65,11 +69,21 @@ def check_shares(tap, sh, cpus, src, hz, secs):
 
 
 def check_ksyscall(tap, sh):
-    cmd = "profile -s rtc-nmi -f 2048 /bin/workload -d 2 ksyscall:1"
+    # Slices are TSC time and both sources sample by time, so each half
+    # gets 50% of the samples; at >= 10,000 samples one standard deviation
+    # of a 50% share is 0.5 points, TOLERANCE is three.
+    cmd = ("profile -s rtc-nmi -f 4096 /bin/workload -d 4 alpha:1 ksyscall:1")
     totals, rows = report(sh.run(cmd, timeout=300))
     kernel_rows = [name for name in rows if name.endswith(" [k]")]
-    tap.ok(totals and totals[2] * 2 > totals[0],
-           "ksyscall: most samples are in the kernel (%r)" % (totals,))
+    total = totals[0] if totals else 0
+    alpha = 100.0 * rows.get("work_alpha", 0) / total if total else 0.0
+    kernel = 100.0 * totals[2] / total if total else 0.0
+    tap.ok(total >= MIN_SAMPLES and abs(alpha - 50.0) <= TOLERANCE,
+           "alpha:1 ksyscall:1: work_alpha %.2f%% of %d samples (want 50 +- %.1f)"
+           % (alpha, total, TOLERANCE))
+    tap.ok(total and 25.0 < kernel <= 50.0 + TOLERANCE,
+           "ksyscall: kernel samples %.2f%%, most of its 50%% and no more (%r)"
+           % (kernel, totals))
     tap.ok("syscall_dispatch [k]" in kernel_rows,
            "ksyscall: kernel functions by name (%r)" % kernel_rows[:5])
 

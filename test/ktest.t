@@ -8,10 +8,13 @@ The kernel prints TAP on COM1 ("1..N", "ok N - desc", "not ok N - desc",
 "# diag"), mixed with its "subsys: text" log lines, then ends QEMU through
 isa-debug-exit: value 0 (QEMU exit code 1) if every test passed, 1 (exit
 code 3) if not. Each kernel test becomes one test here, named with the boot
-as prefix ("ok 7 - [bios cpus=2] nmi: round trip to every CPU"); then come
-checks that the plan matches the tests seen, that QEMU exited with code 1
-and that the boot did not time out. A failing boot's last 40 log lines are
-printed as diagnostics.
+as prefix ("ok 7 - [bios cpus=2] nmi: round trip to every CPU"); a kernel
+test whose subject is absent says "ok N - desc # SKIP reason" and stays a
+skip here (prove counts it apart). Then come checks that the plan matches
+the tests seen, that QEMU exited with code 1, that the boot did not time
+out, and on the call-profiled boot that the call-profiler test ran rather
+than skipped. A failing boot's last 40 log lines are printed as
+diagnostics.
 """
 
 import os
@@ -32,11 +35,19 @@ CONFIGS = (("bios", 1, "plain"), ("bios", 2, "plain"), ("bios", 4, "plain"),
            ("uefi", 2, "plain"), ("bios", 4, "cprof"))
 ISOS = {"plain": bt.KTEST_ISO, "cprof": bt.CPROF_KTEST_ISO}
 TIMEOUT = 180       # seconds per boot, the whole suite included
+CPROF_TEST = "cprof: kernel call paths"   # must run, not skip, on the cprof boot
 
 def boot_one(firmware, cpus, kind):
     """Boot a ktest ISO once; returns the vm.Result."""
     return vm.boot(ISOS[kind], cpus=cpus, firmware=firmware,
                    accel=bt.accel(), timeout=TIMEOUT)
+
+
+def skipped(lines):
+    """Descriptions of the kernel tests that said SKIP."""
+    _, items = bt.parse_tap(lines)
+    return [it[3] for it in items if it[0] == "test" and it[4]
+            and it[4].upper().startswith("SKIP")]
 
 
 def check(tap, firmware, cpus, kind, r):
@@ -47,7 +58,13 @@ def check(tap, firmware, cpus, kind, r):
     passed, plan, numbers = suite.reemit(tap, name, r.lines)
     passed &= suite.check_plan(tap, name, plan, numbers, "kernel")
     passed &= suite.check_end(tap, name, r, "ktest", TIMEOUT)
-    tap.diag("%s %d kernel tests, %.1f s" % (name, len(numbers), r.elapsed))
+    skips = skipped(r.lines)
+    if kind == "cprof":
+        passed &= tap.ok(numbers and not any(d.startswith(CPROF_TEST) for d in skips),
+                         "%s the call-profiler test ran, not skipped" % name)
+    tap.diag("%s %d kernel tests, %d of them skipped%s, %.1f s"
+             % (name, len(numbers), len(skips),
+                (": " + "; ".join(skips)) if skips else "", r.elapsed))
     if not passed:
         bt.show_tail(tap, r)
 

@@ -19,7 +19,8 @@ file, checks:
   `restrict -p profile sprofile -o com2` lacks the io permission;
 - `sprofile -d 1 -o /tmp/p.dat` writes a stream (a multiple of 8 bytes,
   holding the magic);
-- `sprofile -d 1 -o com2`: the host file of COM2 holds the stream:
+- `sprofile -d 1 -o com2`: a line with what COM2 carried (KiB/s, samples/s
+  with and without -g, from the writes timed); the host file of COM2 holds the stream:
   the header record with the magic first, well-formed records, the END
   record last (and build/host/vprof, if built, reads it);
 - keys: `sprofile` ends on q with its report; `profile` of a workload
@@ -185,9 +186,20 @@ def check_file(tap, sh):
            "... holding the magic (%r)" % out)
 
 
+COM2_FIGURE_RE = re.compile(r"sprofile: com2 carries about (\d+) KiB/s here "
+                            r"\((\d+) bytes timed.*: "
+                            r"about (\d+) samples/s, (\d+)/s with -g")
+
+
 def check_com2(tap, sh):
     out = sh.run("sprofile -d 1 -o com2", timeout=60)
     tap.ok(summary(out) and sh.status() == 0, "sprofile -d 1 -o com2: status 0")
+    m = next((COM2_FIGURE_RE.search(l) for l in out or []
+              if COM2_FIGURE_RE.search(l)), None)
+    tap.ok(m and int(m.group(1)) > 0 and int(m.group(2)) > 0 and
+           int(m.group(3)) > int(m.group(4)) > 0,
+           "-o com2 says what the line carries (%s)"
+           % (m.group(0) if m else out))
 
 
 def records(data):

@@ -17,7 +17,9 @@
  *   -i       with -a/-o: full paths, not the tree
  *   -n N     at most N lines per table
  *   -r ROOT  the directory the binaries named in the file are looked up
- *            in (default /; on the host build/initrd-root, as vprof -r)
+ *            in (default /; on the host the initrd-root of the build this
+ *            cprofalyze belongs to, BUILD/host/cprofalyze -> BUILD/initrd-root,
+ *            as vprof -r)
  *
  * Output: the notes, then per table (the kernel's first):
  *   kernel (task 0, /boot/kernel): 2 parts, 4 call paths
@@ -29,7 +31,9 @@
  * two spaces per level; -i, -c and -t print full paths ("a b d"); -f one
  * line per function. A binary without .symtab is tried as PATH.nm.
  * Exit status: 0, 1 for an unreadable or malformed FILE (a message names
- * it; the other files are still printed), 2 for bad usage.
+ * it; the other files are still printed), 2 for bad usage, 3 when the
+ * reports were printed but binaries they name were not found under ROOT
+ * (a warning lists them; their functions print as addresses).
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -42,15 +46,22 @@
 #define CPA_CHUNK 65536
 #define CPA_PATH 1024
 
+#define CPA_MISSING_MAX 8               /* missing binaries named in the warning */
+
 #ifdef CPROFALYZE_HOST
-#define CPA_ROOT "build/initrd-root"
+#include "hostroot.h"
+#define CPA_ROOT_DEFAULT(buf) hostroot_default(buf, sizeof(buf))
+#define CPA_ROOT "BUILD/initrd-root"
 #else
+#define CPA_ROOT_DEFAULT(buf) ((void)(buf), CPA_ROOT)
 #define CPA_ROOT "/"
 #endif
 
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
+	unsigned nmissing;              /* binaries not found (nor PATH.nm) */
+	char missing[CPA_MISSING_MAX][256];
 } cpa_t;
 
 static void usage(FILE *f)
@@ -120,21 +131,65 @@ static errno_t read_file(const char *path, void **data, size_t *size)
 	return EOK;
 }
 
+/* The missing binary named path (len bytes): its slot, or -1. */
+static int cpa_missing_slot(const cpa_t *c, const char *path, size_t len)
+{
+	unsigned n = c->nmissing < CPA_MISSING_MAX ? c->nmissing : CPA_MISSING_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(c->missing[i]) == len && !strncmp(c->missing[i], path, len))
+			return (int)i;
+	return -1;
+}
+
+/* Note a load's outcome: a binary not found, or found after all as PATH.nm. */
+static void cpa_note(cpa_t *c, const char *path, errno_t err)
+{
+	size_t len = strlen(path);
+	bool nm = len > 3 && !strcmp(path + len - 3, ".nm");
+	int slot = cpa_missing_slot(c, path, nm ? len - 3 : len);
+
+	if (nm && err == EOK && slot >= 0) {
+		c->nmissing--;
+		memmove(c->missing[slot], c->missing[c->nmissing], sizeof(c->missing[0]));
+	} else if (!nm && err == ENOENT && slot < 0) {
+		if (c->nmissing < CPA_MISSING_MAX)
+			snprintf(c->missing[c->nmissing], sizeof(c->missing[0]), "%s", path);
+		c->nmissing++;
+	}
+}
+
 /* Paths in the file are guest paths: absolute ones are looked up under root. */
 static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 {
-	const cpa_t *c = ctx;
+	cpa_t *c = ctx;
 	char full[CPA_PATH];
 	size_t rlen = strlen(c->root);
+	errno_t err = ENOENT;
 
 	while (rlen > 0 && c->root[rlen - 1] == '/')
 		rlen--;
 	if (path[0] != '/' || rlen == 0)
-		return read_file(path, data, size);
-	if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)rlen, c->root, path) >=
-	    sizeof(full))
-		return ENOENT;
-	return read_file(full, data, size);
+		err = read_file(path, data, size);
+	else if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)rlen, c->root, path) <
+		 sizeof(full))
+		err = read_file(full, data, size);
+	cpa_note(c, path, err);
+	return err;
+}
+
+/* The warning about binaries not found; exit status 3 (0 if none). */
+static int cpa_warn_missing(const cpa_t *c)
+{
+	if (!c->nmissing)
+		return 0;
+	fprintf(stderr, "cprofalyze: warning: %u binar%s named in the profiles not found under "
+		"%s (their functions print as addresses; give the root with -r ROOT):",
+		c->nmissing, c->nmissing == 1 ? "y" : "ies", c->root);
+	for (unsigned i = 0; i < c->nmissing && i < CPA_MISSING_MAX; i++)
+		fprintf(stderr, " %s", c->missing[i]);
+	fprintf(stderr, "%s\n", c->nmissing > CPA_MISSING_MAX ? " ..." : "");
+	return 3;
 }
 
 /* Print the report of one file; 0, or 1 with a message. */
@@ -195,7 +250,8 @@ static bool parse_count(const char *s, uint64_t *n)
 int main(int argc, char **argv)
 {
 	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
-	cpa_t c = { CPA_ROOT, false };
+	static char root[CPA_PATH];
+	cpa_t c = { CPA_ROOT_DEFAULT(root), false, 0, { "" } };
 	int opt, status = 0;
 
 	while ((opt = getopt(argc, argv, "hfaoctin:r:")) != -1) {
@@ -242,5 +298,5 @@ int main(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		status |= cpa_file(&c, argv[i], &o, argc - optind > 1);
-	return status;
+	return status ? status : cpa_warn_missing(&c);
 }

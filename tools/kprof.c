@@ -7,7 +7,8 @@
  * Usage: kprof [-h] [KERNEL [KPDATA]]
  *
  *   KERNEL  the kernel's ELF, for its symbols and __text_start (default
- *           /boot/kernel; on the host build/initrd-root/boot/kernel)
+ *           /boot/kernel; on the host the one staged in the build this kprof
+ *           belongs to, BUILD/host/kprof -> BUILD/initrd-root/boot/kernel)
  *   KPDATA  the histogram (default /dev/kpdata; on the host ./kpdata)
  *
  * Output (lib/profkprof.c, rows by ticks, most first; % of all ticks):
@@ -28,12 +29,28 @@
 #define KPROF_CHUNK 65536
 
 #ifdef KPROF_HOST
-#define KPROF_KERNEL "build/initrd-root/boot/kernel"
+#include "hostroot.h"
+#define KPROF_ROOT(buf, size) hostroot_default(buf, size)
+#define KPROF_KERNEL "BUILD/initrd-root/boot/kernel"
 #define KPROF_DATA "kpdata"
 #else
+#define KPROF_ROOT(buf, size) ((void)(buf), (void)(size), "")
 #define KPROF_KERNEL "/boot/kernel"
 #define KPROF_DATA "/dev/kpdata"
 #endif
+#define KPROF_BOOT_KERNEL "/boot/kernel"
+
+/* The default kernel: /boot/kernel under the staged root on the host. */
+static const char *kprof_default_kernel(void)
+{
+	static char path[4096];
+	const char *root = KPROF_ROOT(path, sizeof(path) - sizeof(KPROF_BOOT_KERNEL));
+
+	if (root != path)
+		snprintf(path, sizeof(path), "%s", root);
+	strcat(path, KPROF_BOOT_KERNEL);
+	return path;
+}
 
 static void usage(FILE *f)
 {
@@ -128,5 +145,5 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return run(argc > 1 ? argv[1] : KPROF_KERNEL, argc > 2 ? argv[2] : KPROF_DATA);
+	return run(argc > 1 ? argv[1] : kprof_default_kernel(), argc > 2 ? argv[2] : KPROF_DATA);
 }

@@ -14,14 +14,18 @@
  *   -t            task style (profile's layout) instead of the system style
  *   -k KERNEL_ELF the kernel's ELF (default ROOT/boot/kernel)
  *   -r ROOT       directory the stream's absolute binary paths are looked up
- *                 in (default build/initrd-root, staged by tools/mkinitrd.sh)
+ *                 in (default: the initrd-root staged by tools/mkinitrd.sh in
+ *                 the build this vprof belongs to, BUILD/host/vprof ->
+ *                 BUILD/initrd-root, whatever the current directory)
  *   -B SYMFILE    benchmark: look up random addresses in SYMFILE's symbols
  *                 (ELF, or nm text) and print `vprof.symbolize N lookups/s`
  *   -h            this help
  *
  * A binary without .symtab (or missing) is tried as PATH.nm (nm output:
  * `ADDR TYPE NAME`). Exit status: 0 on success, 1 for an unreadable or
- * malformed stream, 2 for bad usage.
+ * malformed stream, 2 for bad usage, 3 when the report was printed but
+ * binaries it names were not found (their samples print as addresses; a
+ * warning on stderr lists them and the root).
  *
  * System style (the default; percentages are of all samples, rounded to
  * hundredths in integer arithmetic; rows sorted by samples, most first):
@@ -67,11 +71,17 @@
 #include <lib/profreport.h>
 #include <lib/profsym.h>
 
+#include "hostroot.h"
+
 #define VPROF_CHUNK 65536
+#define VPROF_MISSING_MAX 8             /* missing binaries named in the warning */
+#define VPROF_PATH 4096
 
 typedef struct vprof {
 	const char *root;
 	const char *kernel;
+	unsigned nmissing;                  /* binaries not found (nor PATH.nm) */
+	char missing[VPROF_MISSING_MAX][256];
 } vprof_t;
 
 static void usage(FILE *f)
@@ -83,7 +93,8 @@ static void usage(FILE *f)
 		"  -p PERCENT    hide rows below PERCENT %% (default 0.5)\n"
 		"  -t            task style (profile's layout)\n"
 		"  -k KERNEL_ELF kernel ELF (default ROOT/boot/kernel)\n"
-		"  -r ROOT       prefix of the stream's binary paths (default build/initrd-root)\n"
+		"  -r ROOT       prefix of the stream's binary paths (default: this build's\n"
+		"                initrd-root, found from vprof's own path)\n"
 		"  -B SYMFILE    benchmark symbol lookups in SYMFILE\n"
 		"  -h            this help\n");
 }
@@ -135,17 +146,61 @@ static errno_t read_file(const char *path, void **data, size_t *size)
 	return EOK;
 }
 
+/* The missing binary named path (or PATH.nm's binary): its slot, or -1. */
+static int vp_missing_slot(const vprof_t *vp, const char *path, size_t len)
+{
+	unsigned n = vp->nmissing < VPROF_MISSING_MAX ? vp->nmissing : VPROF_MISSING_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(vp->missing[i]) == len && !strncmp(vp->missing[i], path, len))
+			return (int)i;
+	return -1;
+}
+
+/* Note a load's outcome: a binary not found, or found after all as PATH.nm. */
+static void vp_note(vprof_t *vp, const char *path, errno_t err)
+{
+	size_t len = strlen(path);
+	bool nm = len > 3 && !strcmp(path + len - 3, ".nm");
+	int slot = vp_missing_slot(vp, path, nm ? len - 3 : len);
+
+	if (nm && err == EOK && slot >= 0) {
+		vp->nmissing--;
+		memmove(vp->missing[slot], vp->missing[vp->nmissing], sizeof(vp->missing[0]));
+	} else if (!nm && err == ENOENT && slot < 0) {
+		if (vp->nmissing < VPROF_MISSING_MAX)
+			snprintf(vp->missing[vp->nmissing], sizeof(vp->missing[0]), "%s", path);
+		vp->nmissing++;
+	}
+}
+
 /* Stream paths are guest paths: absolute ones are looked up under ROOT. */
 static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
 {
-	const vprof_t *vp = ctx;
-	char full[4096];
+	vprof_t *vp = ctx;
+	char full[VPROF_PATH];
+	errno_t err = ENOENT;
 
 	if (path[0] != '/' || (vp->kernel && strcmp(path, vp->kernel) == 0))
-		return read_file(path, data, size);
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", vp->root, path) >= sizeof(full))
-		return ENOENT;
-	return read_file(full, data, size);
+		err = read_file(path, data, size);
+	else if ((size_t)snprintf(full, sizeof(full), "%s%s", vp->root, path) < sizeof(full))
+		err = read_file(full, data, size);
+	vp_note(vp, path, err);
+	return err;
+}
+
+/* The warning about binaries not found; exit status 3 (0 if none). */
+static int vp_warn_missing(const vprof_t *vp)
+{
+	if (!vp->nmissing)
+		return 0;
+	fprintf(stderr, "vprof: warning: %u binar%s named in the stream not found under %s "
+		"(their samples print as addresses; give the staged root with -r ROOT):",
+		vp->nmissing, vp->nmissing == 1 ? "y" : "ies", vp->root);
+	for (unsigned i = 0; i < vp->nmissing && i < VPROF_MISSING_MAX; i++)
+		fprintf(stderr, " %s", vp->missing[i]);
+	fprintf(stderr, "%s\n", vp->nmissing > VPROF_MISSING_MAX ? " ..." : "");
+	return 3;
 }
 
 /* "12", "0.5", "1.25" -> hundredths; -1 when malformed. */
@@ -263,12 +318,14 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 		rc = 1;
 	}
 	prof_report_free(r);
-	return rc;
+	fflush(stdout);
+	return rc ? rc : vp_warn_missing(vp);
 }
 
 int main(int argc, char **argv)
 {
-	vprof_t vp = { "build/initrd-root", NULL };
+	static char root[VPROF_PATH];
+	vprof_t vp = { hostroot_default(root, sizeof(root)), NULL, 0, { "" } };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
 	const char *bench_file = NULL;
 	long pct;

@@ -8,6 +8,8 @@
  * serialises them), so `running` needs no lock; NMI handlers do not read
  * it (each source keeps its own armed flags).
  */
+#include <arch/apic.h>
+#include <arch/cpu.h>
 #include <arch/prof.h>
 #include <arch/prof_src.h>
 #include <kernel/printk.h>
@@ -16,12 +18,18 @@
 
 #define LOG_PREFIX "prof"
 #define PROF_NMI_GRACE_DIV 100          /* 10 ms */
+#define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
 
 static bool inited;
 static unsigned running;                /* PROF_SRC_* started, 0 = none */
 static bool have_pmc, have_rtc, have_rtc_nmi;
 static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
 static const char *rtc_nmi_why = "not probed yet";
+
+static void prof_probe_irq(int_frame_t *f)
+{
+	(void)f;
+}
 
 void arch_prof_init(void)
 {
@@ -34,6 +42,7 @@ void arch_prof_init(void)
 	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);
 	if (!have_rtc)
 		rtc_nmi_why = rtc_why;
+	irq_set_handler(VEC_PROF_PROBE, prof_probe_irq);
 	have_pmc = prof_pmc_probe(&pmc_what);
 	if (!have_pmc)
 		pmc_why = pmc_what;
@@ -128,4 +137,49 @@ bool arch_prof_nmi(struct int_frame *f, bool prof_ipi)
 		return true;
 	}
 	return last[me] && now - last[me] < time_cycles_per_sec() / PROF_NMI_GRACE_DIV;
+}
+
+bool arch_prof_scale(unsigned source, unsigned divisor)
+{
+	if (source == PROF_SRC_TIMER)
+		prof_timer_scale(divisor);
+	else if (source == PROF_SRC_PMC)
+		prof_pmc_scale(divisor);
+	else
+		return false;
+	return true;
+}
+
+/* One empty self-interrupt: cycles from enabling interrupts to after it. */
+static uint64_t prof_probe_once(void)
+{
+	uint64_t f = irq_save();
+
+	lapic_send_ipi(lapic_id(), VEC_PROF_PROBE);
+	uint64_t t0 = rdtsc();
+	irq_enable();                   /* taken here, after sti's one-instruction shadow */
+	uint64_t t1 = rdtsc();
+	irq_restore(f);
+	return t1 - t0;
+}
+
+/* Insertion sort of n values, ascending. */
+static void prof_sort(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+}
+
+uint64_t arch_prof_irq_cycles(void)
+{
+	uint64_t v[PROF_PROBE_ROUNDS];
+
+	for (unsigned i = 0; i < PROF_PROBE_ROUNDS; i++)
+		v[i] = prof_probe_once();
+	prof_sort(v, PROF_PROBE_ROUNDS);
+	return v[PROF_PROBE_ROUNDS / 2];
 }

@@ -75,6 +75,7 @@ typedef struct pmc_hw {
 static pmc_hw_t hw;
 static uint64_t period;
 static volatile bool armed[MAX_CPUS];
+static unsigned scale[MAX_CPUS];        /* the throttle's divisor, this CPU's */
 static uint64_t saved_global_ctrl[MAX_CPUS];
 
 static bool pmc_global(void)
@@ -143,10 +144,18 @@ static const char *pmc_detect_amd(void)
 	return NULL;
 }
 
-/* Load -period into this CPU's counter. Any context. */
+/* Load -(period * the throttle's divisor) into this CPU's counter. Any context. */
 static void pmc_load(void)
 {
-	wrmsr(hw.ctr, -period & pmc_mask());
+	unsigned s = MAX(scale[cpu_id()], 1u);
+	uint64_t p = period > hw.max_period / s ? hw.max_period : period * s;
+
+	wrmsr(hw.ctr, -p & pmc_mask());
+}
+
+void prof_pmc_scale(unsigned divisor)
+{
+	scale[cpu_id()] = divisor;
 }
 
 typedef struct pmc_probe {
@@ -220,6 +229,7 @@ static void pmc_arm(void *arg)
 
 	wrmsr(hw.ctl, 0);
 	lapic_set_lvt_perf(APIC_DM_NMI);
+	scale[me] = 1;
 	pmc_load();
 	if (pmc_global()) {
 		saved_global_ctrl[me] = rdmsr(MSR_PERF_GLOBAL_CTRL);

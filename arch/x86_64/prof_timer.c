@@ -18,7 +18,9 @@
 
 typedef struct prof_timer_cpu {
 	unsigned rate;              /* interrupts per second; 0: not profiling */
-	unsigned hz, tick_hz;
+	unsigned hz, tick_hz;       /* hz: samples a second now (throttle included) */
+	unsigned asked;             /* samples a second the session asked for */
+	uint64_t lapic_hz;          /* this CPU's timer ticks a second */
 	unsigned hit_acc, tick_acc;
 } prof_timer_cpu_t;
 
@@ -52,11 +54,33 @@ static void prof_timer_arm(void *arg)
 	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
 	unsigned hz = *(const unsigned *)arg;
 
-	t->hz = hz;
+	t->hz = t->asked = hz;
 	t->tick_hz = timer_hz();
 	t->hit_acc = t->tick_acc = 0;
 	t->rate = MAX(hz, t->tick_hz);
-	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, t->rate);
+	t->lapic_hz = cpu_current()->arch.lapic_ticks_per_sec;
+	lapic_timer_start(t->lapic_hz, t->rate);
+}
+
+/*
+ * From this CPU's timer interrupt (the throttle, through prof_hit): the
+ * interrupt rate falls with the sampling rate, so skipped samples cost
+ * the interrupted code nothing. The scheduler's tick stays at HZ.
+ */
+void prof_timer_scale(unsigned divisor)
+{
+	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
+	unsigned hz = MAX(t->asked / MAX(divisor, 1u), 1u);
+
+	if (!t->rate || hz == t->hz)
+		return;
+	t->hz = hz;
+	t->hit_acc = t->tick_acc = 0;
+	unsigned rate = MAX(hz, t->tick_hz);
+	if (rate != t->rate) {
+		t->rate = rate;
+		lapic_timer_start(t->lapic_hz, rate);
+	}
 }
 
 /* On each CPU: back to the scheduler's rate, every interrupt a tick. */

@@ -33,6 +33,9 @@
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
+#define PROF_LATE_MIN_HZ 10000               /* lateness lowers a clock to this rate, no lower */
+#define PROF_LATE_MIN_DUE 100                /* hits due in a window to judge lateness */
+#define PROF_HIT_SPREAD 32                   /* a prof_hit charged at most 32 x the cheapest */
 
 /* The sampling engine: what NMI context reads. */
 typedef struct prof_engine {
@@ -43,15 +46,36 @@ typedef struct prof_engine {
 	unsigned depth;                      /* 0: no call chains */
 	unsigned budget;                     /* throttle: CPU time, 1/100 % */
 	uint64_t window;                     /* throttle window in TSC cycles */
+	uint64_t irq_cost;                   /* TSC cycles an interrupt costs outside prof_hit */
+	bool clock;                          /* the source fires on a clock at hz (the timer) */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];
 } prof_engine_t;
 
+/* One throttle window of a CPU, as prof_throttle_step() judges it. */
+typedef struct prof_window {
+	uint64_t cost;                       /* TSC cycles sampling took from the sampled code */
+	uint64_t elapsed;                    /* TSC cycles the window lasted */
+	uint64_t hits;                       /* sampling interrupts that came */
+	uint64_t due;                        /* that a clock source should have sent; 0: no clock */
+	uint32_t late_div_max;               /* the divisor lateness may reach (clock hz / PROF_LATE_MIN_HZ) */
+} prof_window_t;
+
+/* A CPU's throttle state: keep 1 sample in divisor; never below floor. */
+typedef struct prof_throttle {
+	uint32_t divisor, floor;
+} prof_throttle_t;
+
 /* Per-CPU sampling state, written only by its CPU in NMI/IRQ context. */
 typedef struct prof_cpu {
 	volatile bool busy;                  /* inside prof_hit (no nesting) */
-	uint32_t divisor, count;             /* throttle: keep every divisor-th */
-	uint64_t window_start, window_cost;  /* TSC */
+	bool scaled;                         /* the source itself runs 1/divisor as often */
+	uint32_t count;                      /* samples since the last kept (not scaled) */
+	prof_throttle_t thr;                 /* keep every thr.divisor-th */
+	uint64_t window_start, window_cost;  /* TSC: the window's start, what sampling cost in it */
+	uint64_t window_hits;                /* prof_hit calls in the window */
+	uint64_t last_entry, last_exit;      /* TSC at the last prof_hit's entry and exit */
+	uint64_t hit_min;                    /* the cheapest prof_hit seen (0: none yet) */
 	uint64_t skipped;                    /* throttled samples, total */
 	uint64_t taken;                      /* samples put in the ring */
 	uint64_t cost;                       /* cycles spent taking them */
@@ -94,6 +118,33 @@ extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
 
 /* sample.c: reset the per-CPU state before the engine starts. */
 void prof_sample_reset(void);
+
+/*
+ * sample.c: what the sampled code lost to one sample, seen at the next
+ * one's entry (TSC): the time inside prof_hit (prev_entry to prev_exit,
+ * at most hit_cap: beyond that the CPU was taken away, e.g. a loaded host
+ * descheduled the emulator, which is not the sample's cost) plus the part
+ * of the gap to next_entry that the interrupt's delivery, entry and
+ * return took (irq_cost at most; the rest is the sampled code's
+ * progress). Pure.
+ */
+uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t next_entry,
+			    uint64_t irq_cost, uint64_t hit_cap);
+/*
+ * sample.c: adjust t after window w for budget (1/100 %). The divisor
+ * doubles until the cost would fit the budget, and rises towards what the
+ * platform delivered when a clock source owed at least PROF_LATE_MIN_DUE
+ * hits and under half came (an emulator pays for a fast clock outside
+ * the guest: QEMU's TCG asked for 100 kHz delivers a few thousand and
+ * slows the program down), but only to w->late_div_max, the divisor that
+ * brings the clock to PROF_LATE_MIN_HZ (a loaded host loses a share of
+ * every rate: chasing it would starve the profile, as it did
+ * groundtruth.t's 4 kHz when lateness could go lower); that divisor
+ * becomes the floor. It halves when the cost is under a quarter of the
+ * budget and nearly all that was due came, never below the floor. At
+ * most PROF_THROTTLE_MAX_DIV. Pure.
+ */
+void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned budget);
 
 /* session.c: recompute the NMI filter from the sessions. prof_lock held. */
 void prof_filter_update(void);

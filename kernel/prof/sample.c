@@ -3,14 +3,26 @@
  * interrupt context on each CPU. Lock-free and allocation-free: it reads
  * the engine's filter, walks the call chain with non-faulting reads, and
  * puts one record in its own CPU's ring (lib/ring.c counts what does not
- * fit). A throttle keeps sampling within the engine's budget (percent) of each
- * CPU's time: past the budget in a window of 1/10 s it keeps only every
- * second, fourth, ... sample and records the change (PROF_REC_THROTTLE);
- * when the cost falls well below the budget it doubles the rate again.
+ * fit).
+ *
+ * A throttle keeps sampling within the engine's budget (percent) of each
+ * CPU's time. It budgets what the sampled code loses, not only what
+ * prof_hit takes: at each sample's entry the previous sample cost the time
+ * inside prof_hit plus the part of the gap since its exit that the
+ * interrupt itself took (the engine's irq_cost, timed on an empty
+ * self-interrupt when the engine starts; in an emulator it is most of the
+ * cost); a prof_hit far dearer than the cheapest one (PROF_HIT_SPREAD)
+ * had its CPU taken away and is charged that bound. Past the budget in a
+ * window of 1/10 s the divisor doubles until
+ * the cost would fit, and the source fires 1/divisor as often on this CPU
+ * (arch_prof_scale; sources that cannot, keep every divisor-th sample);
+ * each change goes in the stream (PROF_REC_THROTTLE). Under a quarter of
+ * the budget, the divisor halves again.
  */
 #include <arch/callchain.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
+#include <arch/prof.h>
 #include <kernel/profil.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
@@ -25,8 +37,14 @@ void prof_sample_reset(void)
 {
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		prof_cpu_t *p = &prof_cpus[i];
-		p->divisor = 1;
+		p->thr.divisor = 1;
+		p->thr.floor = 1;
+		p->window_hits = 0;
+		p->scaled = false;
 		p->count = 0;
+		p->last_entry = 0;
+		p->last_exit = 0;
+		p->hit_min = 0;
 		p->taken = 0;
 		p->cost = 0;
 		p->window_start = 0;
@@ -45,12 +63,16 @@ static bool prof_wanted(uint64_t task)
 	return false;
 }
 
-/* Throttle: skip this sample? (counts the skip) */
+/* Throttle: skip this sample? (counts the skip; a scaled source's hit stands for divisor) */
 static bool prof_throttled(prof_cpu_t *p)
 {
-	if (p->divisor <= 1)
+	if (p->thr.divisor <= 1)
 		return false;
-	if (++p->count < p->divisor) {
+	if (p->scaled) {
+		p->skipped += p->thr.divisor - 1;
+		return false;
+	}
+	if (++p->count < p->thr.divisor) {
 		p->skipped++;
 		return true;
 	}
@@ -60,33 +82,85 @@ static bool prof_throttled(prof_cpu_t *p)
 
 static void prof_throttle_record(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64_t now)
 {
-	prof_rec_throttle_t t = { .divisor = p->divisor, .skipped = p->skipped };
+	prof_rec_throttle_t t = { .divisor = p->thr.divisor, .skipped = p->skipped };
 
 	prof_rec_init(&t.h, PROF_REC_THROTTLE, sizeof(t), cpu, now);
 	ring_put(r, PROF_REC_THROTTLE, &t, sizeof(t));
 }
 
-/* Account cost cycles; at the end of a window adjust the divisor. */
-static void prof_throttle_account(ring_t *r, prof_cpu_t *p, uint32_t cpu, uint64_t now,
-				  uint64_t cost)
+uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t next_entry,
+			    uint64_t irq_cost, uint64_t hit_cap)
 {
-	uint64_t window = prof_engine.window;
-	uint32_t old = p->divisor;
+	uint64_t gap = next_entry - prev_exit;
 
-	p->window_cost += cost;
+	return MIN(prev_exit - prev_entry, hit_cap) + MIN(gap, irq_cost);
+}
+
+/* div doubled until have * 2^k covers need (MAX_DIV at most). */
+static uint32_t prof_div_cover(uint32_t div, uint64_t need, uint64_t have)
+{
+	while (need > have && div < PROF_THROTTLE_MAX_DIV) {
+		div *= 2;
+		need /= 2;
+	}
+	return div;
+}
+
+void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned budget)
+{
+	uint64_t allowed = w->elapsed * budget / PROF_BUDGET_MAX;
+	bool late = w->due >= PROF_LATE_MIN_DUE && w->hits * 2 < w->due &&
+		    t->divisor < w->late_div_max;
+	uint32_t div = prof_div_cover(t->divisor, w->cost, allowed);
+
+	if (late) {
+		uint32_t fit = prof_div_cover(t->divisor, w->due, MAX(w->hits, 1ul));
+		div = MAX(div, MIN(fit, w->late_div_max));
+		t->floor = MAX(t->floor, div);
+	}
+	if (div == t->divisor && w->cost * 4 < allowed && div > t->floor &&
+	    (!w->due || w->hits * 10 >= w->due * 9))
+		div /= 2;
+	t->divisor = div;
+}
+
+/* Hits a clock source owed this CPU over elapsed cycles at its current rate; 0 if no clock. */
+static uint64_t prof_due(const prof_cpu_t *p, uint64_t elapsed)
+{
+	uint64_t hz = prof_engine.hz / (p->scaled ? p->thr.divisor : 1u);
+
+	if (!prof_engine.clock)
+		return 0;
+	return elapsed * MAX(hz, 1ul) / time_cycles_per_sec();
+}
+
+/* At a sample's entry (now): charge the previous one; at a window's end adjust the divisor. */
+static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, uint64_t now)
+{
+	uint32_t old = p->thr.divisor;
+
+	if (p->last_exit)
+		p->window_cost += prof_throttle_loss(p->last_entry, p->last_exit, now,
+						     prof_engine.irq_cost,
+						     p->hit_min * PROF_HIT_SPREAD);
+	p->window_hits++;
 	if (!p->window_start)
 		p->window_start = now;
-	if (now - p->window_start < window)
+	if (now - p->window_start < prof_engine.window)
 		return;
-	uint64_t budget = (now - p->window_start) * prof_engine.budget / PROF_BUDGET_MAX;
-	if (p->window_cost > budget && p->divisor < PROF_THROTTLE_MAX_DIV)
-		p->divisor *= 2;
-	else if (p->window_cost * 4 < budget && p->divisor > 1)
-		p->divisor /= 2;
+	prof_window_t w = { p->window_cost, now - p->window_start, p->window_hits,
+			    prof_due(p, now - p->window_start),
+			    prof_engine.clock ? prof_engine.hz / PROF_LATE_MIN_HZ : 0 };
+	prof_throttle_step(&p->thr, &w, prof_engine.budget);
 	p->window_start = now;
 	p->window_cost = 0;
-	if (p->divisor != old)
-		prof_throttle_record(r, p, cpu, now);
+	p->window_hits = 0;
+	if (p->thr.divisor == old)
+		return;
+	p->scaled = arch_prof_scale(source, p->thr.divisor);
+	p->count = 0;
+	if (prof_engine.ring_mem[cpu])
+		prof_throttle_record(&prof_engine.rings[cpu], p, cpu, now);
 }
 
 static unsigned prof_mode(const cpu_t *c, const int_frame_t *f)
@@ -121,12 +195,12 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	return size;
 }
 
-static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source)
+static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
+		      uint64_t t0)
 {
 	uint64_t buf[(sizeof(prof_rec_sample_t) / 8) + PROF_DEPTH_MAX + PROF_TOP_WORDS];
 	prof_rec_sample_t *s = (prof_rec_sample_t *)buf;
 	ring_t *r = &prof_engine.rings[c->id];
-	uint64_t t0 = rdtsc();
 
 	thread_t *th = c->current;
 	if (!prof_engine.ring_mem[c->id] || !prof_wanted(th && th->task ? th->task->id : 0) ||
@@ -136,9 +210,7 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	size_t size = prof_build(s, c, f, source, t0);
 	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
 		p->taken++;
-	uint64_t t1 = rdtsc();
-	p->cost += t1 - t0;
-	prof_throttle_account(r, p, c->id, t1, t1 - t0);
+	p->cost += rdtsc() - t0;
 }
 
 void prof_hit(const int_frame_t *f, unsigned source)
@@ -152,8 +224,15 @@ void prof_hit(const int_frame_t *f, unsigned source)
 		return;
 	p->busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (prof_engine.on)
-		prof_take(c, p, f, source);
+	if (prof_engine.on) {
+		uint64_t t0 = rdtsc();
+		prof_throttle_account(p, c->id, source, t0);
+		prof_take(c, p, f, source, t0);
+		p->last_entry = t0;
+		p->last_exit = rdtsc();
+		if (!p->hit_min || p->last_exit - t0 < p->hit_min)
+			p->hit_min = MAX(p->last_exit - t0, 1ul);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p->busy = false;
 }

@@ -168,6 +168,8 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 	prof_engine.depth = depth;
 	prof_engine.budget = budget;
 	prof_engine.window = time_cycles_per_sec() / PROF_THROTTLE_WINDOW_DIV;
+	prof_engine.irq_cost = arch_prof_irq_cycles();
+	prof_engine.clock = *src == PROF_SRC_TIMER;   /* rtc drops late ticks by itself; pmc counts busy cycles */
 	prof_engine.source = *src;
 	prof_engine.on = true;
 	rc = arch_prof_start(*src, *hz, hz);

@@ -5,7 +5,8 @@
  * serves its system calls. Checks the process entry (argc/argv, stack
  * alignment for SSE code, constructors), the real syscall path, malloc
  * over SYS_MAP, formatted output, and exit/abort/assert behaviour.
- * Skipped when ptrace is not permitted.
+ * Skipped when ptrace is not permitted; a program that cannot be executed
+ * (missing, not executable) is a failure, not a skip.
  */
 #include "tap.h"
 
@@ -81,9 +82,16 @@ static void test_abort_and_assert(void)
 
 int main(void)
 {
-	if (!run(NULL, NULL)) {
+	if (!run(NULL, NULL) && res.start_error == VRUN_NO_PTRACE) {
 		printf("1..0 # SKIP cannot run programs under ptrace here\n");
 		return 0;
+	}
+	if (res.start_error) {
+		ok(0, "%s started under vrun (%s)", LIBC_E2E_PROG,
+		   res.start_error == VRUN_NO_EXEC ? "it cannot be executed" :
+		   res.start_error == VRUN_NO_FORK ? "fork failed" :
+		   "it did not stop at exec");
+		return done_testing();
 	}
 	test_normal_run();
 	test_arguments();

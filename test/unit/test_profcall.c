@@ -855,6 +855,35 @@ static void test_enomem(void)
 
 /* ---------------------------------------------------------------- the tool */
 
+/*
+ * Without -r, cprofalyze finds the root next to its own binary (a copy in
+ * B/host/ reads B/initrd-root, a link to dir), run from /; with a root
+ * lacking the binaries it prints the reports, warns naming them and exits 3.
+ */
+static void test_tool_root(const char *build, const char *dir, char *text, size_t size)
+{
+	char b[] = "/tmp/cprofalyze-build.XXXXXX", cmd[1400];
+
+	if (!mkdtemp(b))
+		abort();
+	snprintf(cmd, sizeof(cmd), "mkdir %s/host && cp %s/host/cprofalyze %s/host/ && "
+		 "ln -s %s %s/initrd-root", b, build, b, dir, b);
+	if (system(cmd) != 0)
+		abort();
+	snprintf(cmd, sizeof(cmd), "cd / && %s/host/cprofalyze %s/call.out 2>&1", b, dir);
+	is_int(tool_run(cmd, text, size), 0, "without -r, run from /: exits 0");
+	HAS(text, "        5       5.00       5.00    alpha");
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -r %s/nothing %s/call.out 2>&1 >/dev/null",
+		 b, b, dir);
+	is_int(tool_run(cmd, text, size), 3, "binaries not found: exit 3");
+	ok(strstr(text, "warning: 2 binaries") && strstr(text, " /bin/app") &&
+	   strstr(text, " /boot/kernel") && strstr(text, "/nothing"),
+	   "the warning names them and the root: %.*s", (int)strcspn(text, "\n"), text);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", b);
+	if (system(cmd) != 0)
+		diag("could not remove %s", b);
+}
+
 static void test_tool(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -909,6 +938,7 @@ static void test_tool(void)
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n abc exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n 0 %s/call.out 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n 0 exits 2");
+	test_tool_root(build, dir, text, sizeof(text));
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -1038,6 +1038,40 @@ static void test_enomem(void)
 /* printf arguments for the first line of text ("%.*s"). */
 #define LINE(text) (int)strcspn(text, "\n"), text
 
+/*
+ * Without -r, vprof finds the root next to its own binary (a copy in
+ * B/host/vprof reads B/initrd-root, a link to dir), run from /; with a
+ * root that lacks the binaries it still prints the report but warns,
+ * naming them, and exits 3.
+ */
+static void test_vprof_root(const char *build, const char *dir, char *text, size_t size)
+{
+	char b[] = "/tmp/vprof-build.XXXXXX", cmd[1400];
+
+	if (!mkdtemp(b))
+		abort();
+	snprintf(cmd, sizeof(cmd), "mkdir %s/host && cp %s/host/vprof %s/host/ && ln -s %s "
+		 "%s/initrd-root", b, build, b, dir, b);
+	if (system(cmd) != 0)
+		abort();
+	snprintf(cmd, sizeof(cmd), "cd / && %s/host/vprof %s/stream 2>&1", b, dir);
+	is_int(tool_run(cmd, text, size), 0, "vprof without -r, run from /, exits 0");
+	HAS(text, " 10.00%       10  5 app                memcpy [k]");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s/nothing %s/stream 2>&1 >/dev/null", b, b,
+		 dir);
+	is_int(tool_run(cmd, text, size), 3, "binaries not found: exit 3");
+	ok(strstr(text, "warning: 2 binaries") && strstr(text, " /bin/app") &&
+	   strstr(text, " /boot/kernel") && strstr(text, "/nothing"),
+	   "the warning names them and the root: %.*s", LINE(text));
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s/nothing %s/stream 2>/dev/null", b, b, dir);
+	tool_run(cmd, text, size);
+	ok(starts(text, "samples: 100 total, 84 user, 10 kernel, 6 idle, 5 lost\n") &&
+	   strstr(text, "0x"), "the report is printed still, with addresses");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", b);
+	if (system(cmd) != 0)
+		abort();
+}
+
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -1081,6 +1115,7 @@ static void test_vprof(void)
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -B %s/boot/kernel.nm", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -B exits 0");
 	ok(strncmp(text, "vprof.symbolize ", 16) == 0, "benchmark line: %.*s", LINE(text));
+	test_vprof_root(build, dir, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		abort();

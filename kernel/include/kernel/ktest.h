@@ -8,6 +8,11 @@
  *           KT_CHECK(x == 1, "x is %d", x);
  *           return true;
  *   }
+ *
+ * A test whose subject this machine or kernel lacks ends with
+ * KT_SKIP("reason") after checking what it can (that the absence is
+ * reported properly); it prints "ok N - desc # SKIP reason", and the
+ * summary counts it apart from the passes.
  */
 #ifndef KERNEL_KTEST_H
 #define KERNEL_KTEST_H
@@ -36,6 +41,19 @@ typedef struct ktest {
 			return false;                                      \
 		}                                                          \
 	} while (0)
+
+/*
+ * Skip the current test: ok with a TAP "# SKIP reason" directive. Only as
+ * a test's last word, once it has checked what it could.
+ */
+#define KT_SKIP(fmt, ...)                                                  \
+	do {                                                               \
+		ktest_skip(fmt, ##__VA_ARGS__);                            \
+		return true;                                               \
+	} while (0)
+
+/* Record why the running test is skipped (printf format; thread context). */
+void ktest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Deliberately fault on the last CPU ("ktest.panic"): exercises panic. */
 void ktest_panic(void) __noreturn;

@@ -1,8 +1,46 @@
 /* The profiler tools' -o sink: a file or the second serial port (psink.h). */
+#include <abi/profile.h>
 #include <errno.h>
+#include <vernier.h>
 #include <string.h>
 
 #include "psink.h"
+
+#define PSINK_FRAMES 8                  /* a typical -g chain, for the figure */
+#define PSINK_FIGURE_BYTES (16 * 1024)  /* written before the figure is printed */
+
+static uint64_t psink_now(void)
+{
+	return sys_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* What com2 carried so far, in bytes and in samples (a real UART: 115200 baud). */
+static void psink_com2_figure(psink_t *s)
+{
+	uint64_t rate = s->com_ns ? s->com_bytes * 1000000000ull / s->com_ns : 0;
+	uint64_t plain = sizeof(prof_rec_sample_t);
+	uint64_t chain = plain + PSINK_FRAMES * sizeof(uint64_t);
+
+	s->com_told = true;
+	fprintf(stderr, "%s: com2 carries about %llu KiB/s here (%llu bytes timed; a real "
+		"UART at 115200 baud: %u KiB/s): about %llu samples/s, %llu/s with -g and %d "
+		"frames; beyond that samples are lost (counted)\n", s->prog,
+		(unsigned long long)(rate / 1024), (unsigned long long)s->com_bytes,
+		SERIAL_LINE_BYTES_S / 1024, (unsigned long long)(rate / plain),
+		(unsigned long long)(rate / chain), PSINK_FRAMES);
+}
+
+/* Send len bytes to com2, timing it; the figure once enough went. */
+static void psink_com2_write(psink_t *s, const void *data, size_t len)
+{
+	uint64_t t0 = psink_now();
+
+	serial_write(&s->com, data, len);
+	s->com_ns += psink_now() - t0;
+	s->com_bytes += len;
+	if (!s->com_told && s->com_bytes >= PSINK_FIGURE_BYTES)
+		psink_com2_figure(s);
+}
 
 bool psink_open(psink_t *s, const char *prog, const char *out)
 {
@@ -30,7 +68,7 @@ bool psink_open(psink_t *s, const char *prog, const char *out)
 bool psink_write(psink_t *s, const void *data, size_t len)
 {
 	if (s->com_on)
-		serial_write(&s->com, data, len);
+		psink_com2_write(s, data, len);
 	if (s->file && fwrite(data, 1, len, s->file) != len) {
 		fprintf(stderr, "%s: %s: %s\n", s->prog, s->out, strerror(errno));
 		return false;
@@ -42,6 +80,8 @@ bool psink_close(psink_t *s)
 {
 	bool ok = true;
 
+	if (s->com_on && !s->com_told && s->com_bytes)
+		psink_com2_figure(s);
 	if (s->file && fclose(s->file) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", s->prog, s->out, strerror(errno));
 		ok = false;

@@ -19,6 +19,8 @@ typedef struct psink {
 	FILE *file;
 	serial_t com;
 	bool com_on;
+	bool com_told;                  /* the com2 figure was printed */
+	uint64_t com_bytes, com_ns;     /* written to com2, time it took */
 } psink_t;
 
 /*
@@ -26,7 +28,11 @@ typedef struct psink {
  * fails (prog: out: why) and returns false.
  */
 bool psink_open(psink_t *s, const char *prog, const char *out);
-/* Write len bytes of data; false (printed) on a file write error. */
+/*
+ * Write len bytes of data; false (printed) on a file write error. To com2,
+ * once PSINK_FIGURE_BYTES went (or at close, if fewer), it prints what the
+ * line carried: KiB/s and samples a second with and without -g.
+ */
 bool psink_write(psink_t *s, const void *data, size_t len);
 /* Close the sink; false (printed) if the file could not be completed. */
 bool psink_close(psink_t *s);

@@ -50,4 +50,21 @@ void arch_prof_stop(void);
  */
 bool arch_prof_nmi(struct int_frame *f, bool prof_ipi);
 
+/*
+ * From source's sampling interrupt or NMI on this CPU: make this CPU's
+ * source fire about 1/divisor as often as it was started (divisor >= 1;
+ * 1 = as started). True if the source can (timer, pmc); false if not
+ * (rtc, rtc-nmi: one device serves every CPU), and the caller then skips
+ * samples instead. NMI-safe, lock-free.
+ */
+bool arch_prof_scale(unsigned source, unsigned divisor);
+
+/*
+ * What one interrupt costs the code it interrupts on this CPU, in TSC
+ * cycles, outside its handler: delivery, entry, end of interrupt and
+ * return, timed on an empty self-interrupt (median of a few). Thread
+ * context, interrupts on, no locks held.
+ */
+uint64_t arch_prof_irq_cycles(void);
+
 #endif

@@ -38,10 +38,14 @@ errno_t prof_pmc_start(unsigned hz, unsigned *hz_out);
 void prof_pmc_stop(void);
 /* NMI context: true if this CPU's counter overflowed (re-armed, sample taken). */
 bool prof_pmc_nmi(int_frame_t *f);
+/* From this CPU's counter NMI: reload divisor times the period from now on. */
+void prof_pmc_scale(unsigned divisor);
 
 /* Run every CPU's local APIC timer for hz samples a second (tick kept at HZ). */
 errno_t prof_timer_start(unsigned hz, unsigned *hz_out);
 /* Put every CPU's local APIC timer back at the scheduler's rate. */
 void prof_timer_stop(void);
+/* From this CPU's timer interrupt: sample at 1/divisor of the rate asked for. */
+void prof_timer_scale(unsigned divisor);
 
 #endif

@@ -2,7 +2,8 @@
  * A 16550 serial port written by polling, for a program that holds
  * PERM_IO (e.g. a profiler sending its raw stream out of COM2 while COM1
  * is the console). 115200 baud, 8N1, no interrupts, no flow control:
- * each byte waits for the transmit holding register to be empty.
+ * each burst waits for the transmitter to be empty, then fills its FIFO
+ * (16 bytes on a 16550A, 1 without a working FIFO).
  */
 #ifndef _SERIAL_H
 #define _SERIAL_H
@@ -16,6 +17,7 @@
 
 typedef struct serial {
 	uint16_t base;             /* I/O port of the UART's first register */
+	uint16_t burst;            /* bytes written per wait: the FIFO's depth */
 } serial_t;
 
 /*
@@ -24,7 +26,9 @@ typedef struct serial {
  * nothing answers at base.
  */
 errno_t serial_open(uint16_t base, serial_t *s);
-/* Send len bytes of buf, polling for THR empty before each. */
+/* Send len bytes of buf, polling for THR empty before each burst. */
 void serial_write(const serial_t *s, const void *buf, size_t len);
+/* Bytes a second a real UART carries at serial_open's 115200 8N1. */
+#define SERIAL_LINE_BYTES_S (115200 / 10)
 
 #endif

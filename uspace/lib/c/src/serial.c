@@ -9,7 +9,10 @@
 #define UART_FCR 2
 #define UART_LCR 3
 #define UART_MCR 4
+#define UART_IIR 2                 /* read: FIFO state in bits 6-7 */
 #define UART_LSR 5
+#define IIR_FIFO 0xc0
+#define FIFO_BYTES 16
 #define LCR_DLAB 0x80
 #define LCR_8N1 0x03
 #define LSR_THRE 0x20
@@ -38,16 +41,20 @@ errno_t serial_open(uint16_t base, serial_t *s)
 	outb(base + UART_FCR, 0x07);          /* FIFO on, both cleared */
 	outb(base + UART_MCR, 0x03);          /* DTR, RTS; OUT2 off: no IRQ */
 	s->base = base;
+	s->burst = (inb(base + UART_IIR) & IIR_FIFO) == IIR_FIFO ? FIFO_BYTES : 1;
 	return EOK;
 }
 
 void serial_write(const serial_t *s, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
+	size_t burst = s->burst ? s->burst : 1;
 
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < len;) {
 		while (!(inb(s->base + UART_LSR) & LSR_THRE))
 			;
-		outb(s->base + UART_DATA, p[i]);
+		for (size_t end = i + burst; i < len && i < end; i++)
+			outb(s->base + UART_DATA, p[i]);
 	}
 }
+

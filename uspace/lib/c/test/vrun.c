@@ -93,27 +93,42 @@ static void translate(tracer_t *t, struct user_regs_struct *g)
 	g->orig_rax = SYS_getpid;
 }
 
-static bool start(const char *path, char *const argv[], pid_t *pid)
+#define VRUN_EXIT_NO_PTRACE 126  /* the child's exit status when TRACEME fails */
+#define VRUN_EXIT_NO_EXEC 127    /* ... when execv fails */
+
+/* Why a child that should have stopped at exec did not (VRUN_NO_*). */
+static int start_failure(int st)
+{
+	if (WIFEXITED(st) && WEXITSTATUS(st) == VRUN_EXIT_NO_PTRACE)
+		return VRUN_NO_PTRACE;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == VRUN_EXIT_NO_EXEC)
+		return VRUN_NO_EXEC;
+	return VRUN_NO_STOP;
+}
+
+/* Fork and exec path traced; 0 (*pid stopped at exec) or VRUN_NO_*. */
+static int start(const char *path, char *const argv[], pid_t *pid)
 {
 	int st;
 
 	*pid = fork();
 	if (*pid < 0)
-		return false;
+		return VRUN_NO_FORK;
 	if (*pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-			execv(path, argv);
-		_exit(127);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0)
+			_exit(VRUN_EXIT_NO_PTRACE);
+		execv(path, argv);
+		_exit(VRUN_EXIT_NO_EXEC);
 	}
 	/* The exec stops the child with SIGTRAP before its first instruction. */
 	if (waitpid(*pid, &st, 0) != *pid || !WIFSTOPPED(st)) {
 		kill(*pid, SIGKILL);
-		waitpid(*pid, &st, 0);
-		return false;
+		waitpid(*pid, NULL, 0);
+		return start_failure(st);
 	}
 	ptrace(PTRACE_SETOPTIONS, *pid, NULL,
 	       (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
-	return true;
+	return 0;
 }
 
 /* Handle one syscall stop (entry or exit). */
@@ -140,7 +155,8 @@ bool vrun(const char *path, char *const argv[], vrun_result_t *r)
 
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
-	if (!start(path, argv, &t.pid))
+	r->start_error = start(path, argv, &t.pid);
+	if (r->start_error)
 		return false;
 	for (;;) {
 		ptrace(PTRACE_SYSCALL, t.pid, NULL, (void *)(long)sig);
