@@ -16,6 +16,8 @@
  *   tester copy                                copy standard input to
  *                                              standard output, a report
  *                                              to standard error
+ *   tester profil-peek                         exit 0 if another's profil
+ *                                              cannot be stopped or read
  *
  * Exit status 2 means bad arguments.
  */
@@ -41,6 +43,7 @@ void usage(int ok)
 		"       tester orphan\n"
 		"       tester env [ARGS...]\n"
 		"       tester copy\n"
+		"       tester profil-peek\n"
 		"       tester -h\n");
 }
 
@@ -209,6 +212,7 @@ static const command_t commands[] = {
 	{ "orphan", cmd_orphan },
 	{ "env", cmd_env },
 	{ "copy", cmd_copy },
+	{ "profil-peek", cmd_profil_peek },
 };
 
 int main(int argc, char **argv)

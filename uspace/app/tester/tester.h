@@ -25,6 +25,9 @@ void touch_unmapped(volatile unsigned char *p);
 int cmd_spin(int argc, char **argv);
 int cmd_threads(int argc, char **argv);
 
+/* perms.c: probes that must be refused without permissions. */
+int cmd_profil_peek(int argc, char **argv);
+
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
