@@ -148,10 +148,7 @@ void prof_hit(const int_frame_t *f, unsigned source)
 	prof_last_pc[c->id] = frame_pc(f);
 	if (!prof_engine.on || p->busy)
 		return;
-	p->busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (prof_engine.on)
+	if (prof_gate_enter(&p->busy, &prof_engine.on))
 		prof_take(c, p, f, source);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->busy = false;
+	prof_gate_leave(&p->busy);
 }

@@ -132,11 +132,12 @@ static errno_t prof_rings_alloc(size_t bytes)
 	return EOK;
 }
 
-/* Wait until no CPU is inside prof_hit (after prof_engine.on went false). */
+/* Clear prof_engine.on and wait until no CPU is inside prof_hit. */
 static void prof_quiesce(void)
 {
+	prof_gate_close(&prof_engine.on);
 	for (unsigned i = 0; i < cpu_count; i++)
-		while (__atomic_load_n(&prof_cpus[i].busy, __ATOMIC_ACQUIRE))
+		while (prof_gate_busy(&prof_cpus[i].busy))
 			cpu_relax();
 }
 

@@ -50,4 +50,7 @@ void arch_prof_stop(void);
  */
 bool arch_prof_nmi(struct int_frame *f, bool prof_ipi);
 
+/* How many NMIs cpu claimed as the latched duplicate of a profiling one. */
+uint64_t arch_prof_nmi_dups(uint32_t cpu);
+
 #endif
