@@ -165,6 +165,7 @@ static void task_discard(task_t *t)
 {
 	ipc_task_cleanup(t);
 	vm_space_put(t->space);
+	binary_put(t->binary);
 	kfree(t);
 }
 
@@ -211,8 +212,10 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 	if (rc != EOK)
 		return rc;
 	task_t *t = task_alloc(req->path, req->perms, parent);
-	if (!t)
+	if (!t) {
+		binary_put(b);
 		return ENOMEM;
+	}
 	t->binary = b;
 	rc = task_load_image(t, b, image);
 	if (rc == EOK)
@@ -274,6 +277,7 @@ static void task_free(task_t *t)
 		if (!th->join_claimed)
 			thread_detach(th);
 	}
+	binary_put(t->binary);
 	kfree(t);
 }
 

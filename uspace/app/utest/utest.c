@@ -121,6 +121,7 @@ static const group_t groups[] = {
 	{ "prof", { test_prof } },
 	{ "profil", { test_profil } },
 	{ "cprof", { test_cprof } },
+	{ "bincache", { test_bincache } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -62,5 +62,6 @@ void test_loadavg(void);
 void test_prof(void);
 void test_profil(void);
 void test_cprof(void);
+void test_bincache(void);
 
 #endif
