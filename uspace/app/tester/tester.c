@@ -18,6 +18,10 @@
  *                                              to standard error
  *   tester profil-peek                         exit 0 if another's profil
  *                                              cannot be stopped or read
+ *   tester klog-peek                           exit 0 if the kernel log
+ *                                              cannot be read
+ *   tester console-forge LINE                  log LINE, then flood: exit
+ *                                              0 if the flood was cut
  *
  * Exit status 2 means bad arguments.
  */
@@ -44,6 +48,8 @@ void usage(int ok)
 		"       tester env [ARGS...]\n"
 		"       tester copy\n"
 		"       tester profil-peek\n"
+		"       tester klog-peek\n"
+		"       tester console-forge LINE\n"
 		"       tester -h\n");
 }
 
@@ -213,6 +219,8 @@ static const command_t commands[] = {
 	{ "env", cmd_env },
 	{ "copy", cmd_copy },
 	{ "profil-peek", cmd_profil_peek },
+	{ "klog-peek", cmd_klog_peek },
+	{ "console-forge", cmd_console_forge },
 };
 
 int main(int argc, char **argv)

@@ -27,6 +27,8 @@ int cmd_threads(int argc, char **argv);
 
 /* perms.c: probes that must be refused without permissions. */
 int cmd_profil_peek(int argc, char **argv);
+int cmd_klog_peek(int argc, char **argv);
+int cmd_console_forge(int argc, char **argv);
 
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,

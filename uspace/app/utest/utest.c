@@ -122,6 +122,7 @@ static const group_t groups[] = {
 	{ "profil", { test_profil } },
 	{ "cprof", { test_cprof } },
 	{ "bincache", { test_bincache } },
+	{ "klog", { test_klog } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -63,5 +63,6 @@ void test_prof(void);
 void test_profil(void);
 void test_cprof(void);
 void test_bincache(void);
+void test_klog(void);
 
 #endif
