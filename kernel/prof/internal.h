@@ -97,6 +97,7 @@ typedef struct prof_session {
 	uint32_t flags, depth;
 	int slot;                            /* index in prof_engine.targets, or -1 */
 	bool ending;                         /* END asked or target gone: finish it */
+	bool redact;                         /* owner lacks PERM_PROFILE: user data only */
 	bool closed;                         /* connection gone: free it */
 	uint32_t end_reason;
 	prof_fifo_t out;                     /* the stream waiting to be read */

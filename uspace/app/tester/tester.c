@@ -22,6 +22,8 @@
  *                                              cannot be read
  *   tester console-forge LINE                  log LINE, then flood: exit
  *                                              0 if the flood was cut
+ *   tester prof-self                           profile itself: exit 0 if
+ *                                              no kernel address came
  *
  * Exit status 2 means bad arguments.
  */
@@ -50,6 +52,7 @@ void usage(int ok)
 		"       tester profil-peek\n"
 		"       tester klog-peek\n"
 		"       tester console-forge LINE\n"
+		"       tester prof-self\n"
 		"       tester -h\n");
 }
 
@@ -221,6 +224,7 @@ static const command_t commands[] = {
 	{ "profil-peek", cmd_profil_peek },
 	{ "klog-peek", cmd_klog_peek },
 	{ "console-forge", cmd_console_forge },
+	{ "prof-self", cmd_prof_self },
 };
 
 int main(int argc, char **argv)
