@@ -103,6 +103,28 @@ void printk_unlocked(const char *fmt, ...)
 	console_write_unlocked(buf, n);
 }
 
+void console_write_user(const char *prefix, const char *s, size_t len)
+{
+	size_t plen = strlen(prefix);
+	uint64_t f = spin_lock_irqsave(&console_lock);
+
+	if (log_head && log_ring[(log_head - 1) % LOG_RING_SIZE] != '\n')
+		console_write_all("\n", 1);
+	while (len) {
+		size_t n = 0;
+		while (n < len && s[n++] != '\n')
+			;
+		console_write_all(prefix, plen);
+		console_write_all(s, n);
+		s += n;
+		len -= n;
+	}
+	if (log_ring[(log_head - 1) % LOG_RING_SIZE] != '\n')
+		console_write_all("\n", 1);
+	spin_unlock_irqrestore(&console_lock, f);
+	klog_wake();
+}
+
 void console_write(const char *s, size_t len)
 {
 	uint64_t f = spin_lock_irqsave(&console_lock);

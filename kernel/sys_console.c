@@ -46,10 +46,18 @@ int64_t sys_fb_info(SYSCALL_ARGS)
 	return copy_to_user((void *)a0, &info, sizeof(info)) == EOK ? 0 : -EFAULT;
 }
 
+/*
+ * SYS_KLOG_READ: the kernel log holds every task's fault reports (with
+ * addresses): it needs PERM_IO (the console server copies it) or
+ * PERM_SYSTEM, else EPERM.
+ */
 int64_t sys_klog_read(SYSCALL_ARGS)
 {
 	char buf[512];
 	uint64_t pos;
+
+	if (!(task_current()->perms & (PERM_IO | PERM_SYSTEM)))
+		return -EPERM;
 
 	if (copy_from_user(&pos, (const void *)a2, sizeof(pos)) != EOK)
 		return -EFAULT;

@@ -15,6 +15,8 @@
 #include <kernel/task.h>
 #include <kernel/time.h>
 #include <kernel/vm_space.h>
+#include <kernel/spinlock.h>
+#include <lib/fmt.h>
 
 #define CONSOLE_CHUNK 256
 
@@ -23,19 +25,63 @@ static int64_t sys_null(SYSCALL_ARGS)
 	return 0;
 }
 
+/*
+ * Unprivileged console text (tasks without PERM_IO or PERM_SYSTEM): all of
+ * them together may log UCON_BYTES_PER_SEC a second (a burst of as many),
+ * so they cannot push the kernel's lines out of the log ring; each line
+ * is prefixed "uID| ". ucon_lock guards the budget; it nests no lock.
+ */
+#define UCON_BYTES_PER_SEC 4096
+static spinlock_t ucon_lock = SPINLOCK_INIT("ucon");
+static uint64_t ucon_window, ucon_used;   /* window start (ns), bytes in it */
+
+/* Take up to want bytes of this second's unprivileged budget; how many. */
+static size_t ucon_budget(size_t want)
+{
+	uint64_t now = time_ns();
+	uint64_t f = spin_lock_irqsave(&ucon_lock);
+
+	if (now - ucon_window >= NSEC_PER_SEC) {
+		ucon_window = now;
+		ucon_used = 0;
+	}
+	size_t n = MIN(want, UCON_BYTES_PER_SEC - ucon_used);
+	ucon_used += n;
+	spin_unlock_irqrestore(&ucon_lock, f);
+	return n;
+}
+
+/* Log n bytes of user text at buf for task t (see ucon_budget). */
+static void console_write_task(const task_t *t, const char *buf, size_t n)
+{
+	char prefix[32];
+
+	if (t->perms & (PERM_IO | PERM_SYSTEM)) {
+		console_write(buf, n);
+		return;
+	}
+	fmt_snprintf(prefix, sizeof(prefix), "u%lu| ", (unsigned long)t->id);
+	console_write_user(prefix, buf, n);
+}
+
+/* SYS_CONSOLE_WRITE: bytes written; ELIMIT when the budget is spent. */
 static int64_t sys_console_write(SYSCALL_ARGS)
 {
 	const char *ubuf = (const char *)a0;
 	size_t len = a1, done = 0;
 	char buf[CONSOLE_CHUNK];
+	const task_t *t = task_current();
+	bool limited = !(t->perms & (PERM_IO | PERM_SYSTEM));
 
 	if (len > (1u << 20))
 		return -EINVAL;
 	while (done < len) {
 		size_t n = MIN(len - done, sizeof(buf));
+		if (limited && !(n = ucon_budget(n)))
+			return done ? (int64_t)done : -ELIMIT;
 		if (copy_from_user(buf, ubuf + done, n) != EOK)
 			return done ? (int64_t)done : -EFAULT;
-		console_write(buf, n);
+		console_write_task(t, buf, n);
 		done += n;
 	}
 	return (int64_t)done;
@@ -149,6 +195,7 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_PROFILE, sys_profile, "profile"),
 	SYSCALL(SYS_GETPROFILE, sys_getprofile, "getprofile"),
 	SYSCALL(SYS_CPROF, sys_cprof, "cprof"),
+	SYSCALL(SYS_IPC_CALLER_PERMS, sys_ipc_caller_perms, "ipc_caller_perms"),
 };
 
 const char *syscall_name(uint64_t nr)
@@ -188,12 +235,48 @@ void syscall_bad_return(int_frame_t *f)
 	thread_exit(0);
 }
 
+/*
+ * Fault reports: at most FAULT_REPORTS in a FAULT_WINDOW_NS window (as
+ * Linux's printk rate limit: 10 per 5 s); the rest are counted, and the
+ * next report printed says how many were suppressed. fault_lock guards
+ * the three; it nests no lock.
+ */
+#define FAULT_REPORTS 10
+#define FAULT_WINDOW_NS (5 * NSEC_PER_SEC)
+static spinlock_t fault_lock = SPINLOCK_INIT("fault_rate");
+static uint64_t fault_window, fault_reports, fault_suppressed;
+
+/* May a fault report be printed now? *skipped: suppressed ones to mention. */
+static bool fault_report_allowed(uint64_t *skipped)
+{
+	uint64_t now = time_ns();
+	uint64_t f = spin_lock_irqsave(&fault_lock);
+
+	if (now - fault_window >= FAULT_WINDOW_NS) {
+		fault_window = now;
+		fault_reports = 0;
+	}
+	bool ok = fault_reports < FAULT_REPORTS;
+	fault_reports += ok;
+	*skipped = ok ? fault_suppressed : 0;
+	fault_suppressed = ok ? 0 : fault_suppressed + 1;
+	spin_unlock_irqrestore(&fault_lock, f);
+	return ok;
+}
+
 void user_fault(int_frame_t *f, const char *what, uint64_t addr)
 {
 	task_t *t = task_current();
-	uint64_t off = 0;
+	uint64_t off = 0, skipped;
 	const char *sym = binary_symbol(t->binary, frame_pc(f), &off);
 
+	if (!fault_report_allowed(&skipped)) {
+		task_kill(t, TASK_STATUS_KILLED | KILL_REASON_FAULT);
+		return;
+	}
+	if (skipped)
+		printk("fault: %lu reports suppressed (at most %u in %llu s)\n", skipped,
+		       FAULT_REPORTS, FAULT_WINDOW_NS / NSEC_PER_SEC);
 	printk("task: %lu (%s): %s at %#lx, rip %#lx <%s+%#lx>; killed\n", t->id,
 	       t->name, what, addr, frame_pc(f), sym ? sym : "?", off);
 	task_kill(t, TASK_STATUS_KILLED | KILL_REASON_FAULT);

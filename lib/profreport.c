@@ -728,7 +728,8 @@ static uint32_t pr_func_add(prof_print_t *pp, const prof_fkey_t *k,
 	prof_func_t *f = &pp->funcs[pp->nfuncs];
 	f->addr = k->addr;
 	f->kernel = kernel;
-	fmt_snprintf(f->hex, sizeof(f->hex), "0x%llx", (unsigned long long)k->addr);
+	fmt_snprintf(f->hex, sizeof(f->hex), kernel && !k->addr ? "[kernel]" : "0x%llx",
+		     (unsigned long long)k->addr);
 	f->name = name;         /* NULL: the hex (the array may move) */
 	return (uint32_t)pp->nfuncs++;
 }

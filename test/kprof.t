@@ -13,7 +13,9 @@ On 2 CPUs at the shell:
   without clear accumulates (the total grows past the old one), startclr
   clears (the total restarts below the old one);
 - a bad control string (`echo bogus > /dev/kpctl`) is an error (status
-  1, "Operation not supported"); kpdata cannot be written, kpctl cannot be read.
+  1, "Operation not supported"); kpdata cannot be written, kpctl cannot be read;
+- without the profile permission (`restrict`) start and stop are refused
+  ("Operation not permitted") and change nothing, and kpdata cannot be read.
 
 TAP on stdout, for prove.
 """
@@ -117,6 +119,22 @@ def check_control(tap, sh):
            "startclr clears: %s after %s" % (fresh, more))
 
 
+def check_perms(tap, sh, before):
+    """fs serves kprof only to callers with the profile permission."""
+    for cmd in ("restrict echo start > /dev/kpctl",
+                "restrict echo stop > /dev/kpctl"):
+        out = sh.run(cmd)
+        tap.ok(sh.status() != 0 and out and
+               any("not permitted" in l for l in out),
+               "%s: refused with a clear error (%s)" % (cmd, out))
+    tap.ok(total(sh) == before, "an unprivileged start started nothing")
+    out = sh.run("restrict cat /dev/kpdata")
+    tap.ok(sh.status() != 0 and out and any("not permitted" in l for l in out),
+           "restrict cat /dev/kpdata: refused (%s)" % out)
+    sh.run("restrict -p profile echo stoq > /dev/kpctl")
+    tap.ok(sh.status() != 0, "with the profile permission the command is checked")
+
+
 def check_errors(tap, sh):
     before = total(sh)
     out = sh.run("echo bogus > /dev/kpctl")
@@ -127,6 +145,7 @@ def check_errors(tap, sh):
     out = sh.run("echo start extra > /dev/kpctl")
     tap.ok(sh.status() != 0, "echo start extra > /dev/kpctl: an error")
     tap.ok(total(sh) == before, "bad commands started nothing")
+    check_perms(tap, sh, before)
     sh.run("echo start > /dev/kpdata")
     tap.ok(sh.status() != 0, "kpdata cannot be written")
     sh.run("cat /dev/kpctl")

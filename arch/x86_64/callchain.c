@@ -5,6 +5,7 @@
  * frame (interrupted rip, interrupted rbp), so a walk that starts in the
  * kernel crosses into the user stack by itself.
  */
+#include <arch/boot.h>
 #include <arch/callchain.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
@@ -50,17 +51,33 @@ bool arch_user_peek(uintptr_t va, uint64_t *out)
 	return false;
 }
 
-/* Walk kernel frames from rbp; returns entries stored, *rbp the next frame. */
-static size_t chain_kernel(uintptr_t *rbp, uint64_t *chain, size_t max)
+/* Can ret be a return address of a kernel frame (kernel text, or user: the fake frame)? */
+static bool chain_kernel_ret(uint64_t ret)
+{
+	return ret < USER_END ||
+	       (ret >= (uintptr_t)__text_start && ret < (uintptr_t)__text_end);
+}
+
+/*
+ * Walk kernel frames from rbp; returns entries stored, *rbp the next
+ * frame. Only frames in the live part of the interrupted thread's kernel
+ * stack are followed: [rsp, top), rsp the interrupted stack pointer (in an
+ * entry or exit window rbp is the user's and rsp may not even be on the
+ * kernel stack: then nothing is walked), each frame above the last and
+ * each return address in kernel text (or user: the entry's fake frame).
+ */
+static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_t max)
 {
 	uintptr_t lo, hi;
 	size_t n = 0;
 
 	chain_kstack(&lo, &hi);
-	while (n < max && *rbp >= lo && *rbp + 16 <= hi && !(*rbp & 7)) {
+	if (rsp < lo || rsp >= hi)
+		return 0;
+	while (n < max && *rbp >= rsp && *rbp + 16 <= hi && !(*rbp & 7)) {
 		uint64_t *fp = (uint64_t *)*rbp;
 		uint64_t ret = fp[1], next = fp[0];
-		if (!ret)
+		if (!ret || !chain_kernel_ret(ret))
 			break;
 		chain[n++] = ret;
 		if (next <= *rbp && next >= lo)      /* stacks grow down: callers are higher */
@@ -96,7 +113,7 @@ size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_
 
 	*nkernel = 0;
 	if (!frame_from_user(f)) {
-		n = chain_kernel(&rbp, chain, max);
+		n = chain_kernel(&rbp, f->rsp, chain, max);
 		while (*nkernel < n && chain[*nkernel] >= USER_END)
 			(*nkernel)++;
 		if (n == *nkernel && rbp >= USER_END)    /* never reached user code */

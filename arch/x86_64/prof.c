@@ -116,27 +116,46 @@ void arch_prof_stop(void)
 	running = 0;
 }
 
+/* Per CPU: the last profiling NMI (cycles), whether the one NMI that can
+ * be latched behind it may still be taken for its duplicate, and how many
+ * were. NMI context, each CPU its own slot. */
+static uint64_t nmi_last[MAX_CPUS];
+static bool nmi_dup_credit[MAX_CPUS];
+static volatile uint64_t nmi_dups[MAX_CPUS];
+
 /*
  * An NMI that arrives while the previous one is being handled is latched
  * and delivered after it; when that previous one already served both
  * (a broadcast's reason flag covers two sends, or the RTC's edge raced
- * stop), the latched one finds nothing to do. Such an otherwise unclaimed
- * NMI within PROF_NMI_GRACE_DIV-th of a second of this CPU's last
- * profiling NMI is taken for that duplicate and claimed.
+ * stop), the latched one finds nothing to do. The first otherwise
+ * unclaimed NMI within PROF_NMI_GRACE_DIV-th of a second of this CPU's
+ * last profiling NMI is taken for that duplicate, claimed and counted in
+ * arch_prof_nmi_dups; the CPU latches at most one, so any further
+ * unclaimed NMI is left unclaimed (the caller counts it as unknown).
  */
 bool arch_prof_nmi(struct int_frame *f, bool prof_ipi)
 {
-	static uint64_t last[MAX_CPUS];
 	uint32_t me = cpu_id();
 	uint64_t now = time_cycles();
 	bool mine = prof_pmc_nmi(f);
 
 	mine |= prof_rtc_nmi(f, prof_ipi) || prof_ipi;
 	if (mine) {
-		last[me] = now;
+		nmi_last[me] = now;
+		nmi_dup_credit[me] = true;
 		return true;
 	}
-	return last[me] && now - last[me] < time_cycles_per_sec() / PROF_NMI_GRACE_DIV;
+	if (!nmi_dup_credit[me] ||
+	    now - nmi_last[me] >= time_cycles_per_sec() / PROF_NMI_GRACE_DIV)
+		return false;
+	nmi_dup_credit[me] = false;
+	nmi_dups[me]++;
+	return true;
+}
+
+uint64_t arch_prof_nmi_dups(uint32_t cpu)
+{
+	return cpu < MAX_CPUS ? nmi_dups[cpu] : 0;
 }
 
 bool arch_prof_scale(unsigned source, unsigned divisor)

@@ -457,6 +457,24 @@ errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *resul
 	return EOK;
 }
 
+errno_t ipc_caller_perms(ipc_callid_t id, uint32_t *perms)
+{
+	answerbox_t *b = &task_current()->ipc.box;
+	errno_t rc = ENOENT;
+	uint64_t f = spin_lock_irqsave(&b->wq.lock);
+
+	list_foreach(&b->dispatched, it) {
+		call_t *c = list_entry(it, call_t, node);
+		if (c->id != id || !c->caller)
+			continue;
+		*perms = c->caller->perms;
+		rc = EOK;
+		break;
+	}
+	spin_unlock_irqrestore(&b->wq.lock, f);
+	return rc;
+}
+
 errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 {
 	task_t *me = task_current();

@@ -44,6 +44,15 @@ int64_t sys_ipc_forward(SYSCALL_ARGS)
 	return -ipc_forward(a0, (int)a1, a2, a3);
 }
 
+/* SYS_IPC_CALLER_PERMS (callid): the caller's PERM_* bits, or -ENOENT. */
+int64_t sys_ipc_caller_perms(SYSCALL_ARGS)
+{
+	uint32_t perms;
+	errno_t rc = ipc_caller_perms(a0, &perms);
+
+	return rc == EOK ? (int64_t)perms : -(int64_t)rc;
+}
+
 int64_t sys_ipc_hangup(SYSCALL_ARGS)
 {
 	return -ipc_hangup((int)a0);

@@ -1,7 +1,13 @@
-/* The initrd and the cache of checked program images. */
+/*
+ * The initrd and the cache of checked program images: a list in least
+ * recently used order (the head is the oldest), each entry counting the
+ * tasks that run it. binaries_lock guards the list, the counts and the
+ * flags; it nests no other lock (frees happen after it is dropped).
+ */
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/spinlock.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
@@ -67,14 +73,51 @@ static void binary_load_symbols(binary_t *b)
 		kfree(copy);
 }
 
-/* The cached binary of path (from the initrd when hash is 0). */
-static binary_t *binary_cached(const char *path, size_t size, uint64_t hash)
+/* Does cached b match key (path; for a passed image also size and SHA-256)? */
+static bool binary_matches(const binary_t *b, const binary_t *key)
+{
+	if (strcmp(b->path, key->path) || (b->hash != 0) != (key->hash != 0))
+		return false;
+	return !key->hash ||
+	       (b->size == key->size && !memcmp(b->digest, key->digest, sizeof(b->digest)));
+}
+
+/*
+ * The cached binary matching key, referenced and moved to the most
+ * recently used end; NULL if none. binaries_lock held.
+ */
+static binary_t *binary_cached(const binary_t *key)
 {
 	list_foreach(&binaries, it) {
 		binary_t *b = list_entry(it, binary_t, node);
-		if (!strcmp(b->path, path) && b->hash == hash &&
-		    (!hash || b->size == size))
-			return b;
+		if (!binary_matches(b, key))
+			continue;
+		list_remove(&b->node);
+		list_append(&binaries, &b->node);
+		b->refs++;
+		return b;
+	}
+	return NULL;
+}
+
+/*
+ * Unlink the least recently used binary no task runs and no open
+ * profiling session named; NULL if none. With no session open the named
+ * marks are cleared. binaries_lock held.
+ */
+static binary_t *binary_evictable(void)
+{
+	bool sessions = prof_sessions_open();
+
+	list_foreach(&binaries, it) {
+		binary_t *b = list_entry(it, binary_t, node);
+		if (!sessions)
+			b->named = false;
+		if (b->refs || b->named)
+			continue;
+		list_remove(&b->node);
+		binary_count--;
+		return b;
 	}
 	return NULL;
 }
@@ -99,11 +142,11 @@ static errno_t binary_load(const char *path, binary_t **out)
 	return EOK;
 }
 
-/* Look b's key up; the cached one, or NULL. */
+/* Look b's key up; the cached one (referenced), or NULL. */
 static binary_t *binary_lookup(const binary_t *key)
 {
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	binary_t *b = binary_cached(key->path, key->size, key->hash);
+	binary_t *b = binary_cached(key);
 	spin_unlock_irqrestore(&binaries_lock, f);
 	return b;
 }
@@ -116,20 +159,54 @@ static void binary_free(binary_t *b)
 	kfree(b);
 }
 
-/* Cache the new binary b, unless another CPU did meanwhile: the cached one. */
-static binary_t *binary_insert(binary_t *b)
+/*
+ * Cache the new binary b (referenced), unless another CPU did meanwhile:
+ * the cached one. A full cache first evicts its least recently used
+ * unreferenced entry: EOK and *out, or ELIMIT (b freed either way unless
+ * it is *out).
+ */
+static errno_t binary_insert(binary_t *b, binary_t **out)
 {
+	binary_t *victim = NULL;
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	binary_t *raced = binary_cached(b->path, b->size, b->hash);
-	if (!raced) {
+	binary_t *raced = binary_cached(b);
+
+	if (!raced && binary_count >= BINARY_CACHE_MAX)
+		victim = binary_evictable();
+	bool room = raced || binary_count < BINARY_CACHE_MAX;
+	if (!raced && room) {
+		b->refs = 1;
 		list_append(&binaries, &b->node);
 		binary_count++;
 	}
 	spin_unlock_irqrestore(&binaries_lock, f);
-	if (!raced)
-		return b;
-	binary_free(b);
-	return raced;
+	if (victim)
+		binary_free(victim);
+	if (!room || raced)
+		binary_free(b);
+	*out = raced ? raced : b;
+	return room ? EOK : ELIMIT;
+}
+
+void binary_put(binary_t *b)
+{
+	if (!b)
+		return;
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+	b->refs--;
+	spin_unlock_irqrestore(&binaries_lock, f);
+}
+
+void binary_mark_named(binary_t *b)
+{
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+	b->named = true;
+	spin_unlock_irqrestore(&binaries_lock, f);
+}
+
+size_t binary_cached_count(void)
+{
+	return __atomic_load_n(&binary_count, __ATOMIC_RELAXED);
 }
 
 errno_t binary_get(const char *path, binary_t **out)
@@ -143,9 +220,7 @@ errno_t binary_get(const char *path, binary_t **out)
 		return EOK;
 	}
 	errno_t rc = binary_load(path, &b);
-	if (rc == EOK)
-		*out = binary_insert(b);
-	return rc;
+	return rc == EOK ? binary_insert(b, out) : rc;
 }
 
 /* FNV-1a over the image, never 0 (0 marks initrd binaries). */
@@ -182,13 +257,12 @@ errno_t binary_get_image(const char *path, const void *image, size_t size,
 	binary_t key = { .size = size, .hash = binary_hash(image, size) };
 
 	strlcpy(key.path, path, sizeof(key.path));
+	sha256(image, size, key.digest);
 	binary_t *b = binary_lookup(&key);
 	if (b) {
 		*out = b;
 		return EOK;
 	}
-	if (binary_count >= BINARY_CACHE_MAX)
-		return ELIMIT;
 	if (!(b = kzalloc(sizeof(*b))))
 		return ENOMEM;
 	*b = key;
@@ -197,8 +271,7 @@ errno_t binary_get_image(const char *path, const void *image, size_t size,
 		binary_free(b);
 		return rc;
 	}
-	*out = binary_insert(b);
-	return EOK;
+	return binary_insert(b, out);
 }
 
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off)

@@ -209,6 +209,7 @@ static void task_discard(task_t *t)
 	ipc_task_cleanup(t);
 	vm_space_put(t->space);
 	task_tree_leave(t);
+	binary_put(t->binary);
 	kfree(t);
 }
 
@@ -255,13 +256,15 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 	if (rc != EOK)
 		return rc;
 	task_t *t = task_alloc(req->path, req->perms, parent);
-	if (!t)
+	if (!t) {
+		binary_put(b);
 		return ENOMEM;
+	}
+	t->binary = b;                   /* task_discard puts it */
 	if ((rc = task_tree_join(t, parent)) != EOK) {
 		task_discard(t);
 		return rc;
 	}
-	t->binary = b;
 	rc = task_load_image(t, b, image);
 	if (rc == EOK)
 		rc = task_setup_stack(t, req->argv, req->envp, &sp);
@@ -323,6 +326,7 @@ static void task_free(task_t *t)
 			thread_detach(th);
 	}
 	task_tree_leave(t);
+	binary_put(t->binary);
 	kfree(t);
 }
 

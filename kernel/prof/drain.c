@@ -61,6 +61,40 @@ static void prof_count_mode(prof_session_t *s, unsigned mode)
 		s->idle++;
 }
 
+/* A redacted copy of a sample (drain thread only, prof_lock held). */
+static union {
+	prof_rec_sample_t s;
+	uint8_t bytes[sizeof(prof_rec_sample_t) + PROF_DEPTH_MAX * sizeof(uint64_t)];
+} prof_redacted;
+
+/*
+ * smp as a session without PERM_PROFILE may see it: a kernel or idle
+ * sample keeps its task, thread and mode but no address (pc 0, one
+ * "[kernel]" entry for the tools) and no kernel call chain entries; its
+ * user entries (the caller's own code) stay when chain is set, the stack
+ * top words do not. Returns
+ * the record to send (smp itself for a user sample) and its size.
+ */
+static const prof_rec_sample_t *prof_redact(const prof_rec_sample_t *smp, bool chain,
+					    size_t *size)
+{
+	if (smp->mode == PROF_MODE_USER && !smp->nkernel)
+		return smp;
+	prof_rec_sample_t *r = &prof_redacted.s;
+	uint16_t k = MIN(smp->nkernel, smp->nchain);
+	uint16_t n = chain ? (uint16_t)MIN(smp->nchain - k, PROF_DEPTH_MAX) : 0;
+
+	*r = *smp;
+	r->pc = 0;
+	r->nkernel = 0;
+	r->nchain = n;
+	r->ntop = 0;                 /* kernel stack words: never shown */
+	memcpy(r->chain, smp->chain + k, n * sizeof(uint64_t));
+	r->h.size = (uint16_t)(sizeof(*r) + n * sizeof(uint64_t));
+	*size = r->h.size;
+	return r;
+}
+
 /* Give one sample to the sessions that want it. prof_lock held. */
 static void prof_route_sample(const prof_rec_sample_t *smp)
 {
@@ -74,7 +108,9 @@ static void prof_route_sample(const prof_rec_sample_t *smp)
 		prof_report_lost(s);
 		const void *rec = smp;
 		size_t size = smp->h.size;
-		if (!(s->flags & PROF_F_CALLCHAIN) && (smp->nchain || smp->ntop)) {
+		if (s->redact)
+			rec = prof_redact(smp, s->flags & PROF_F_CALLCHAIN, &size);
+		if (rec == smp && !(s->flags & PROF_F_CALLCHAIN) && (smp->nchain || smp->ntop)) {
 			bare = *smp;
 			bare.nchain = bare.nkernel = bare.ntop = 0;
 			bare.h.size = sizeof(bare);

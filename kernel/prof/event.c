@@ -29,10 +29,11 @@ static size_t prof_task_rec(task_t *t, prof_rec_task_t *r)
 /* The LOAD record of t into r (PROF_LOAD_MAX bytes); 0 if t runs no program. */
 static size_t prof_load_rec(task_t *t, prof_rec_load_t *r)
 {
-	const binary_t *b = t->binary;
+	binary_t *b = t->binary;
 
 	if (!b)
 		return 0;
+	binary_mark_named(b);            /* its symbols stay while sessions are open */
 	size_t len = strlen(b->path) + 1;
 	size_t size = ALIGN_UP(sizeof(*r) + len, 8);
 	memset(r, 0, size);
@@ -69,6 +70,11 @@ static void prof_event_queue(uint64_t task, const void *rec, size_t size)
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 	list_append(&prof_events, &e->node);
 	spin_unlock_irqrestore(&prof_lock, f);
+}
+
+bool prof_sessions_open(void)
+{
+	return __atomic_load_n(&prof_nsessions, __ATOMIC_RELAXED) != 0;
 }
 
 void prof_task_created(task_t *t)

@@ -81,6 +81,38 @@ typedef struct prof_cpu {
 	uint64_t cost;                       /* cycles spent taking them */
 } prof_cpu_t;
 
+/*
+ * The busy/on handshake between prof_hit (NMI, on one CPU) and a stopper
+ * (prof_quiesce): the sampler marks itself busy, then reads on; the
+ * stopper clears on, then reads busy. Each side stores then loads another
+ * variable, which x86 may reorder (store buffer) unless a full fence
+ * separates them: both accesses are sequentially consistent, so either the
+ * sampler sees on cleared or the stopper sees it busy.
+ */
+static inline bool prof_gate_enter(volatile bool *busy, volatile bool *on)
+{
+	__atomic_store_n(busy, true, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(on, __ATOMIC_SEQ_CST);
+}
+
+/* The sampler is done: its ring writes are visible before busy clears. */
+static inline void prof_gate_leave(volatile bool *busy)
+{
+	__atomic_store_n(busy, false, __ATOMIC_RELEASE);
+}
+
+/* The stopper's side: clear on (full fence), then see whether busy is set. */
+static inline void prof_gate_close(volatile bool *on)
+{
+	__atomic_store_n(on, false, __ATOMIC_SEQ_CST);
+}
+
+/* Is the sampler inside (read after prof_gate_close, sequentially consistent)? */
+static inline bool prof_gate_busy(volatile bool *busy)
+{
+	return __atomic_load_n(busy, __ATOMIC_SEQ_CST);
+}
+
 typedef struct prof_session {
 	list_node_t node;
 	uint64_t conn;                       /* the kbox connection it belongs to */
@@ -90,6 +122,7 @@ typedef struct prof_session {
 	uint32_t flags, depth;
 	int slot;                            /* index in prof_engine.targets, or -1 */
 	bool ending;                         /* END asked or target gone: finish it */
+	bool redact;                         /* owner lacks PERM_PROFILE: user data only */
 	bool closed;                         /* connection gone: free it */
 	uint32_t end_reason;
 	prof_fifo_t out;                     /* the stream waiting to be read */

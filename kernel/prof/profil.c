@@ -34,6 +34,15 @@ static volatile uint64_t profil_task;        /* profiled task id; 0: not profili
 static volatile uint32_t profil_inflight;    /* counters between announce and done */
 static spinlock_t profil_lock = SPINLOCK_INIT("profil");
 
+/*
+ * Who may stop or read the current or last profile: its task, that task's
+ * parent and the task that started it (each 0 when none); anyone with
+ * PERM_PROFILE besides. profil_lock.
+ */
+static struct {
+	uint64_t task, parent, starter;
+} profil_rights;
+
 /* Count pc in its bin; stop the profile if that bin would overflow. */
 static void profil_count(uint64_t task, uint64_t pc)
 {
@@ -111,6 +120,9 @@ static errno_t profil_start(task_t *t, const struct prof_data *d)
 	profil_data.end_addr = d->end_addr;
 	profil_data.nr_bins = d->nr_bins;
 	profil_data.bin_sz = d->bin_sz;
+	profil_rights.task = t->id;
+	profil_rights.parent = t->parent ? t->parent->id : 0;
+	profil_rights.starter = task_current()->id;
 	__atomic_store_n(&profil_task, t->id, __ATOMIC_SEQ_CST);
 	spin_unlock_irqrestore(&profil_lock, f);
 	return EOK;
@@ -132,15 +144,38 @@ static errno_t profil_begin(task_t *t, uint64_t start, uint64_t end, uint64_t in
 	return profil_start(t, &d);
 }
 
+/*
+ * May the calling task stop or read the current or last profile? The same
+ * right as starting it: the profiled task, its parent, the starter, or
+ * PERM_PROFILE (no profile yet: anyone). profil_lock held.
+ */
+static bool profil_may_control_locked(void)
+{
+	task_t *me = task_current();
+
+	if (!profil_rights.task || (me->perms & PERM_PROFILE))
+		return true;
+	return me->id == profil_rights.task || me->id == profil_rights.parent ||
+	       me->id == profil_rights.starter;
+}
+
+/* Stop the profile if the caller may: EOK or EGENERIC. */
+static errno_t profil_stop(void)
+{
+	uint64_t f = spin_lock_irqsave(&profil_lock);
+	bool ok = profil_may_control_locked();
+
+	if (ok)
+		profil_stop_locked();
+	spin_unlock_irqrestore(&profil_lock, f);
+	return ok ? EOK : EGENERIC;
+}
+
 /* SYS_PROFILE (task id or 0, start, end, interval). */
 int64_t sys_profile(SYSCALL_ARGS)
 {
-	if (a0 == 0) {
-		uint64_t f = spin_lock_irqsave(&profil_lock);
-		profil_stop_locked();
-		spin_unlock_irqrestore(&profil_lock, f);
-		return 0;
-	}
+	if (a0 == 0)
+		return -(int64_t)profil_stop();
 	task_t *t = task_get(a0);
 	if (!t)
 		return -ESRCH;
@@ -149,7 +184,11 @@ int64_t sys_profile(SYSCALL_ARGS)
 	return -(int64_t)rc;
 }
 
-/* SYS_GETPROFILE (struct prof_data *): a snapshot of the current or last profile. */
+/*
+ * SYS_GETPROFILE (struct prof_data *): a snapshot of the current or last
+ * profile; EGENERIC if the caller may not read it (see
+ * profil_may_control_locked), EFAULT for a bad pointer.
+ */
 int64_t sys_getprofile(SYSCALL_ARGS)
 {
 	struct prof_data *snap = kmalloc(sizeof(*snap));
@@ -157,9 +196,12 @@ int64_t sys_getprofile(SYSCALL_ARGS)
 	if (!snap)
 		return -EGENERIC;
 	uint64_t f = spin_lock_irqsave(&profil_lock);
-	memcpy(snap, &profil_data, sizeof(*snap));
+	bool ok = profil_may_control_locked();
+
+	if (ok)
+		memcpy(snap, &profil_data, sizeof(*snap));
 	spin_unlock_irqrestore(&profil_lock, f);
-	errno_t rc = copy_to_user((void *)a0, snap, sizeof(*snap));
+	errno_t rc = ok ? copy_to_user((void *)a0, snap, sizeof(*snap)) : EGENERIC;
 	kfree(snap);
-	return rc == EOK ? 0 : -EFAULT;
+	return rc == EOK ? 0 : rc == EGENERIC ? -EGENERIC : -EFAULT;
 }

@@ -222,9 +222,7 @@ void prof_hit(const int_frame_t *f, unsigned source)
 	prof_last_pc[c->id] = frame_pc(f);
 	if (!prof_engine.on || p->busy)
 		return;
-	p->busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (prof_engine.on) {
+	if (prof_gate_enter(&p->busy, &prof_engine.on)) {
 		uint64_t t0 = rdtsc();
 		prof_throttle_account(p, c->id, source, t0);
 		prof_take(c, p, f, source, t0);
@@ -233,6 +231,5 @@ void prof_hit(const int_frame_t *f, unsigned source)
 		if (!p->hit_min || p->last_exit - t0 < p->hit_min)
 			p->hit_min = MAX(p->last_exit - t0, 1ul);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->busy = false;
+	prof_gate_leave(&p->busy);
 }

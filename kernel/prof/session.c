@@ -133,11 +133,12 @@ static errno_t prof_rings_alloc(size_t bytes)
 	return EOK;
 }
 
-/* Wait until no CPU is inside prof_hit (after prof_engine.on went false). */
+/* Clear prof_engine.on and wait until no CPU is inside prof_hit. */
 static void prof_quiesce(void)
 {
+	prof_gate_close(&prof_engine.on);
 	for (unsigned i = 0; i < cpu_count; i++)
-		while (__atomic_load_n(&prof_cpus[i].busy, __ATOMIC_ACQUIRE))
+		while (prof_gate_busy(&prof_cpus[i].busy))
 			cpu_relax();
 }
 
@@ -231,6 +232,17 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	return EOK;
 }
 
+/*
+ * A session without PERM_PROFILE may not set the engine beyond the
+ * unprivileged caps (rate, throttle budget): EOK or ELIMIT.
+ */
+static errno_t prof_caps_check(const task_t *caller, const prof_args_t *a)
+{
+	if (caller->perms & PERM_PROFILE)
+		return EOK;
+	return a->hz > PROF_UNPRIV_HZ_MAX || a->budget > PROF_UNPRIV_BUDGET_MAX ? ELIMIT : EOK;
+}
+
 /* May caller profile target (NULL: the whole system)? */
 static bool prof_allowed(task_t *caller, task_t *target)
 {
@@ -286,8 +298,8 @@ static void prof_put_header(prof_session_t *s)
 	h.depth = s->depth;
 	h.tsc_hz = time_cycles_per_sec();
 	h.target = s->target;
-	h.ktext_start = (uint64_t)__text_start;
-	h.ktext_end = (uint64_t)__text_end;
+	h.ktext_start = s->redact ? 0 : (uint64_t)__text_start;
+	h.ktext_end = s->redact ? 0 : (uint64_t)__text_end;
 	strlcpy(h.kernel, VERNIER_VERSION, sizeof(h.kernel));
 	prof_session_put(s, &h, sizeof(h));
 }
@@ -373,12 +385,15 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 		return rc;
 	if (!prof_allowed(caller, target))
 		return EPERM;
+	if (prof_caps_check(caller, &a) != EOK)
+		return ELIMIT;
 	if (target && target->state != TASK_ALIVE)
 		return ESRCH;
 	prof_session_t *s = prof_session_new(kcall_conn(c), target, &a);
 	if (!s)
 		return ENOMEM;
 	s->owner = (caller->perms & PERM_PROFILE) ? 0 : caller->id;
+	s->redact = !(caller->perms & PERM_PROFILE);
 	prof_ctl_lock();
 	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);   /* hooks queue events */
 	rc = prof_engine_start(&a.source, &a.hz, a.depth, a.budget);

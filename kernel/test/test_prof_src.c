@@ -15,12 +15,15 @@
 #include <arch/cpu.h>
 #include <arch/pc/pc.h>
 #include <arch/prof.h>
+#include <arch/smp.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/time.h>
 #include <lib/string.h>
+
+#include "../prof/internal.h"
 
 #define RUN_MS 250
 #define QUIET_MS 50
@@ -388,4 +391,125 @@ KTEST(prof_src_pmc, "prof: pmc is detected (or absent with a reason) and samples
 		KT_SKIP("no usable PMU: %s", why);
 	KT_CHECK(prof_spin_run(PROF_SRC_PMC) == EOK, "pmc did not start");
 	return prof_spin_check("pmc");
+}
+
+/* Send this CPU an NMI with the given reason bits and wait until it ran. */
+static bool prof_self_nmi(uint32_t reason)
+{
+	cpu_t *me = cpu_current();
+	uint64_t n = me->nmi_count;
+
+	if (reason)
+		__atomic_or_fetch(&me->nmi_pending, reason, __ATOMIC_RELEASE);
+	arch_send_nmi(me);
+	for (uint64_t end = time_ns() + 100000000; time_ns() < end;)
+		if (me->nmi_count != n)
+			return true;
+	return false;
+}
+
+KTEST(prof_nmi_grace, "prof: after a profiling NMI only one unclaimed NMI is a duplicate")
+{
+	cpu_t *me = cpu_current();
+	uint64_t f = irq_save();
+	uint64_t unknown = me->nmi_unknown, dups = arch_prof_nmi_dups(me->id);
+	bool sent = prof_self_nmi(NMI_REASON_PROF) && prof_self_nmi(0) && prof_self_nmi(0) &&
+		    prof_self_nmi(0);
+
+	unknown = me->nmi_unknown - unknown;
+	dups = arch_prof_nmi_dups(me->id) - dups;
+	irq_restore(f);
+	KT_CHECK(sent, "a self NMI did not arrive");
+	KT_CHECK(dups <= 1 && unknown + dups == 3,
+		 "3 unrelated NMIs after a profiling one: %lu unknown, %lu duplicates", unknown,
+		 dups);
+	return true;
+}
+
+#define GATE_ROUNDS 100000
+#define GATE_MIN_ROUNDS 100                   /* a loaded TCG host runs few */
+#define GATE_NS (2 * NSEC_PER_SEC)            /* or until this much time passed */
+
+/* The store-buffer litmus test on prof_hit's handshake (prof_gate_*). */
+static struct {
+	volatile bool busy, on;
+	volatile uint32_t go, done;          /* round started / CPU 1 finished */
+	volatile uint32_t last;              /* CPU 0 stopped after this round */
+	volatile bool saw_busy;
+	uint64_t both_missed;                /* sampler saw on, stopper saw idle */
+	bool timed_out;
+} gate;
+
+/* CPU 1's side of a round: the stopper. */
+static void gate_stopper(uint32_t r)
+{
+	prof_gate_close(&gate.on);
+	gate.saw_busy = prof_gate_busy(&gate.busy);
+	__atomic_store_n(&gate.done, r, __ATOMIC_RELEASE);
+}
+
+/* Wait (bounded) until *v == r. */
+static bool gate_wait(volatile uint32_t *v, uint32_t r, uint64_t end)
+{
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) != r)
+		if (time_ns() > end)
+			return false;
+	return true;
+}
+
+/* CPU 0, the sampler: rounds until GATE_ROUNDS or GATE_NS; then tell CPU 1. */
+static void gate_sampler(uint64_t end)
+{
+	uint32_t r;
+
+	for (r = 1; r <= GATE_ROUNDS && !gate.timed_out && time_ns() < end; r++) {
+		gate.busy = false;
+		gate.on = true;
+		__atomic_store_n(&gate.go, r, __ATOMIC_RELEASE);
+		bool saw_on = prof_gate_enter(&gate.busy, &gate.on);
+		gate.timed_out = !gate_wait(&gate.done, r, end + NSEC_PER_SEC);
+		gate.both_missed += saw_on && !gate.saw_busy;
+		prof_gate_leave(&gate.busy);
+	}
+	__atomic_store_n(&gate.last, r - 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&gate.go, UINT32_MAX, __ATOMIC_RELEASE);
+}
+
+/* CPU 1, the stopper: answers each round until CPU 0 says it is done. */
+static void gate_answerer(uint64_t end)
+{
+	for (uint32_t r = 1; time_ns() < end; r++) {
+		uint32_t go;
+		while ((go = __atomic_load_n(&gate.go, __ATOMIC_ACQUIRE)) != r && go != UINT32_MAX)
+			if (time_ns() > end)
+				return;
+		if (go == UINT32_MAX)
+			return;
+		gate_stopper(r);
+	}
+}
+
+/* Under smp_call_all: CPU 0 is the sampler, CPU 1 the stopper. */
+static void gate_litmus(void *arg)
+{
+	uint64_t end = time_ns() + GATE_NS;
+
+	if (cpu_id() == 0)
+		gate_sampler(end);
+	else if (cpu_id() == 1)
+		gate_answerer(end + 2 * NSEC_PER_SEC);
+}
+
+KTEST(prof_gate_fence, "prof: prof_hit's busy/on handshake is fenced (store-buffer litmus)")
+{
+	if (cpus_online < 2)
+		return true;        /* needs a second CPU */
+	memset((void *)&gate, 0, sizeof(gate));
+	smp_call_all(gate_litmus, NULL);
+	KT_CHECK(!gate.timed_out && gate.last >= GATE_MIN_ROUNDS,
+		 "only %u rounds ran (timed out %d)", gate.last, gate.timed_out);
+	KT_CHECK(gate.both_missed == 0,
+		 "%lu of %u rounds: the sampler saw on and the stopper saw it idle",
+		 gate.both_missed, gate.last);
+	return true;
 }

@@ -379,6 +379,25 @@ static void test_system(void)
  * Task labels without TASK records (the program's name; "kernel" for task
  * 0); a re-loaded task symbolizes each sample by the LOAD before it.
  */
+/*
+ * A session without the profile permission gets kernel samples with pc 0
+ * and no kernel chain: they are one "[kernel]" entry.
+ */
+static void test_redacted_kernel(void)
+{
+	sb_t *b = &sb2;
+
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, PROF_VERSION);
+	sb_load(b, 8, "/bin/app");
+	sb_samples(b, 3, 8, PROF_MODE_USER, 0x401008, 0, 0);
+	sb_samples(b, 1, 8, PROF_MODE_KERNEL, 0, 0, 0);
+	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
+	note_text("redacted:", t);
+	HAS(t, " 25.00%        1  8 app                [kernel] [k]");
+	free(t);
+}
+
 static void test_labels(void)
 {
 	sb_t *b = &sb2;
@@ -1125,6 +1144,7 @@ int main(void)
 {
 	test_system();
 	test_labels();
+	test_redacted_kernel();
 	test_threshold();
 	test_split();
 	test_counts();

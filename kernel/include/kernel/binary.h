@@ -10,6 +10,7 @@
 #include <lib/elf.h>
 #include <lib/elfload.h>
 #include <lib/list.h>
+#include <lib/sha256.h>
 
 #define BINARY_CACHE_MAX 512
 
@@ -18,7 +19,10 @@ typedef struct binary {
 	char path[128];
 	const void *image;           /* in the initrd; NULL for a passed image */
 	size_t size;
-	uint64_t hash;               /* of a passed image; 0: from the initrd */
+	uint64_t hash;               /* FNV-1a of a passed image (LOAD records); 0: initrd */
+	uint8_t digest[SHA256_BYTES]; /* SHA-256 of a passed image: the cache key */
+	uint32_t refs;               /* tasks running it (binaries_lock) */
+	bool named;                  /* named to a profiling session (binaries_lock) */
 	char *strtab;                /* a passed image's string table copy */
 	elf_plan_t plan;
 	elfsym_table_t syms;
@@ -32,20 +36,36 @@ void initrd_init(void);
 errno_t initrd_find(const char *path, const void **data, size_t *size);
 
 /*
- * The binary at path, loaded from the initrd and checked (cached).
- * Returns EOK and *out, ENOENT, ENOEXEC or ENOMEM.
+ * The binary at path, loaded from the initrd and checked (cached), with a
+ * reference for the caller (binary_put). Returns EOK and *out, ENOENT,
+ * ENOEXEC, ENOMEM or ELIMIT (see binary_get_image).
  */
 errno_t binary_get(const char *path, binary_t **out);
 
 /*
  * The binary of an ELF image passed by a task (kernel copy at image, size
- * bytes), found by path and content hash or checked and cached. The cache
- * keeps the load plan and symbols, not the image: the caller loads from
- * its own copy. At most BINARY_CACHE_MAX binaries are cached (ELIMIT
- * beyond). Returns EOK and *out, ENOEXEC, ENOMEM or ELIMIT.
+ * bytes), found by path, size and SHA-256 of the content or checked and
+ * cached, with a reference for the caller (binary_put). The cache keeps
+ * the load plan and symbols, not the image: the caller loads from its own
+ * copy. At most BINARY_CACHE_MAX binaries are cached: beyond, the least
+ * recently used one that no task runs and no live profiling session named
+ * is evicted; ELIMIT if there is none. Returns EOK and *out, ENOEXEC,
+ * ENOMEM or ELIMIT.
  */
 errno_t binary_get_image(const char *path, const void *image, size_t size,
 			 binary_t **out);
+
+/* Drop a reference from binary_get*; b (or NULL) may be evicted at 0. */
+void binary_put(binary_t *b);
+
+/*
+ * b was named to a profiling session (a LOAD record): it stays cached
+ * while any session is open (prof_sessions_open). Any context but NMI.
+ */
+void binary_mark_named(binary_t *b);
+
+/* How many binaries are cached (for tests and monitoring). */
+size_t binary_cached_count(void);
 
 /* Symbol of addr in b, or NULL; *off the offset into it. */
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off);

@@ -18,6 +18,13 @@ typedef struct console {
 void console_write(const char *s, size_t len);
 
 /*
+ * Write an unprivileged task's text: it starts on a line of its own and
+ * every line of it begins with prefix (which no kernel line begins with),
+ * so it cannot pass for a kernel line; the last line is ended.
+ */
+void console_write_user(const char *prefix, const char *s, size_t len);
+
+/*
  * A user console server takes the devices over (owner non-NULL) or gives
  * them back (NULL, only by the owner): while owned, kernel output only
  * goes to the log, which the owner reads with klog_read(). A panic takes

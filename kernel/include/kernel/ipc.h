@@ -79,6 +79,13 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
  */
 errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result);
 errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
+
+/*
+ * The permissions of the task that made call id (the original caller of a
+ * forwarded call), a call the current task received and has not answered
+ * yet: EOK and *perms, or ENOENT (no such call, or a notification).
+ */
+errno_t ipc_caller_perms(ipc_callid_t id, uint32_t *perms);
 errno_t ipc_hangup(int phone);
 int64_t ipc_connect_kbox(uint64_t task_id);
 

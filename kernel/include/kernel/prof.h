@@ -42,6 +42,9 @@ void prof_task_created(struct task *t);
 void prof_task_loaded(struct task *t);
 void prof_task_exited(struct task *t);
 
+/* Is any profiling session open (live or not yet freed)? Any context. */
+bool prof_sessions_open(void);
+
 /*
  * Serve a KBOX_PROF_* call c (from the kbox thread): the method, its
  * args, the calling task and connection, and the kbox's task. Answers c

@@ -28,6 +28,7 @@ int64_t sys_ipc_wait(SYSCALL_ARGS);
 int64_t sys_ipc_answer(SYSCALL_ARGS);
 int64_t sys_ipc_forward(SYSCALL_ARGS);
 int64_t sys_ipc_hangup(SYSCALL_ARGS);
+int64_t sys_ipc_caller_perms(SYSCALL_ARGS);
 int64_t sys_ipc_connect_kbox(SYSCALL_ARGS);
 int64_t sys_irq_subscribe(SYSCALL_ARGS);
 int64_t sys_irq_ack(SYSCALL_ARGS);

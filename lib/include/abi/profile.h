@@ -44,6 +44,9 @@
 
 #define PROF_BUDGET_DEFAULT 2500       /* 1/100 %: 25%, Linux perf's default */
 #define PROF_BUDGET_MAX 10000          /* 100% */
+/* Caps of a session whose owner lacks the profile permission (ELIMIT beyond). */
+#define PROF_UNPRIV_HZ_MAX 10000
+#define PROF_UNPRIV_BUDGET_MAX 2500    /* 25% */
 
 #define PROF_DEPTH_DEFAULT 64
 #define PROF_DEPTH_MAX 128

@@ -56,7 +56,8 @@
 #define SYS_PROFILE 38        /* (task_id or 0, start, end, interval) -> 0; see abi/profil.h */
 #define SYS_GETPROFILE 39     /* (struct prof_data *) -> 0: the current or last profile */
 #define SYS_CPROF 40          /* (op, a1, a2, a3) call profiler; see abi/cprof.h */
-#define SYS_COUNT 41
+#define SYS_IPC_CALLER_PERMS 41 /* (callid) -> PERM_* of the task that made that unanswered call */
+#define SYS_COUNT 42
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

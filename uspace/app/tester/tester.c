@@ -21,6 +21,14 @@
  *   tester copy                                copy standard input to
  *                                              standard output, a report
  *                                              to standard error
+ *   tester profil-peek                         exit 0 if another's profil
+ *                                              cannot be stopped or read
+ *   tester klog-peek                           exit 0 if the kernel log
+ *                                              cannot be read
+ *   tester console-forge LINE                  log LINE, then flood: exit
+ *                                              0 if the flood was cut
+ *   tester prof-self                           profile itself: exit 0 if
+ *                                              no kernel address came
  *
  * Exit status 2 means bad arguments.
  */
@@ -49,6 +57,10 @@ void usage(int ok)
 		"       tester orphan\n"
 		"       tester env [ARGS...]\n"
 		"       tester copy\n"
+		"       tester profil-peek\n"
+		"       tester klog-peek\n"
+		"       tester console-forge LINE\n"
+		"       tester prof-self\n"
 		"       tester -h\n");
 }
 
@@ -220,6 +232,10 @@ static const command_t commands[] = {
 	{ "orphan", cmd_orphan },
 	{ "env", cmd_env },
 	{ "copy", cmd_copy },
+	{ "profil-peek", cmd_profil_peek },
+	{ "klog-peek", cmd_klog_peek },
+	{ "console-forge", cmd_console_forge },
+	{ "prof-self", cmd_prof_self },
 };
 
 int main(int argc, char **argv)

@@ -32,6 +32,12 @@ unsigned long overflow_stack(unsigned long depth);
 int cmd_spin(int argc, char **argv);
 int cmd_threads(int argc, char **argv);
 
+/* perms.c: probes that must be refused without permissions. */
+int cmd_profil_peek(int argc, char **argv);
+int cmd_klog_peek(int argc, char **argv);
+int cmd_console_forge(int argc, char **argv);
+int cmd_prof_self(int argc, char **argv);
+
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);

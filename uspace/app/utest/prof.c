@@ -94,6 +94,22 @@ static void parse(const uint8_t *buf, size_t n, task_id_t me, stream_stats_t *st
 
 static uint8_t read_buf[PROF_BUF];
 
+/*
+ * Without the profile permission a task profiling itself sees user data
+ * only (`tester prof-self`): rates above the cap are ELIMIT, the header
+ * has no kernel text, kernel samples have no address or kernel chain.
+ */
+static void test_prof_unprivileged(void)
+{
+	const char *const argv[] = { "tester", "prof-self", NULL };
+	int status = -1;
+	errno_t rc = run_wait(argv, 0, &status);
+
+	tap_ok(rc == EOK && status == 0,
+	       "prof: an unprivileged self-profile sees no kernel address (%s)",
+	       status_str(status));
+}
+
 /* DATA_READ until the session ends (or deadline_ns passes, then END it). */
 static errno_t read_all(int phone, task_id_t me, uint64_t end_at, stream_stats_t *st)
 {
@@ -357,4 +373,5 @@ void test_prof(void)
 	test_prof_many(me);
 	test_prof_idle(false, 0);
 	test_prof_kill_stopped();
+	test_prof_unprivileged();
 }

@@ -39,7 +39,7 @@ static void test_profil_errors(void)
 	uintptr_t ts = (uintptr_t)__text_start, te = (uintptr_t)__text_end;
 
 	tap_ok(prof_rc(0, 1, 2, 3) == 0 && prof_rc(0, 0, 0, 0) == 0,
-	       "profil: pid 0 stops and never fails");
+	       "profil: pid 0 stops and never fails for the owner");
 	tap_ok(prof_rc((task_id_t)1 << 40, 0, 0, 0) == ESRCH, "profil: no such task: ESRCH");
 	tap_ok(prof_rc(me, ts + 0x300, ts + 0x20, 0) == EFAULT &&
 	       prof_rc(me, ts + 0x20, ts + 0x20, 0) == EFAULT &&
@@ -47,6 +47,25 @@ static void test_profil_errors(void)
 	       prof_rc(me, 0, 0, 1) == (te - ts > PROFIL_MAX_BINS ? EFAULT : 0),
 	       "profil: start > end, empty, outside the text, interval too small: EFAULT");
 	profile(0, 0, 0, 0);
+}
+
+/*
+ * A task without the profile permission that is neither the profiled
+ * task, its parent nor the starter (here utest's child) can neither stop
+ * nor read the profile; it still runs afterwards.
+ */
+static void test_profil_others(void)
+{
+	const char *const argv[] = { "tester", "profil-peek", NULL };
+	int status = -1;
+	int rc = prof_rc(sys_task_id(), 0, 0, 0);
+	errno_t wrc = run_wait(argv, 0, &status);
+	int still = prof_rc(sys_task_id(), 0, 0, 0);
+
+	profile(0, 0, 0, 0);
+	tap_ok(rc == 0 && wrc == EOK && status == 0 && still == EBUSY,
+	       "profil: an unprivileged stranger can neither stop nor read a profile "
+	       "(start %d, tester %s, then %d)", rc, status_str(status), still);
 }
 
 static void test_profil_self(void)
@@ -101,5 +120,6 @@ void test_profil(void)
 {
 	test_profil_errors();
 	test_profil_self();
+	test_profil_others();
 	test_profil_exit();
 }

@@ -4,6 +4,7 @@
  * every frame back; SYS_KILL ends a spinning task and refuses the kernel
  * task and unknown ids; a child without permissions cannot gain them.
  */
+#include <ipc.h>
 #include <stdio.h>
 
 #include "utest.h"
@@ -153,4 +154,8 @@ void test_perms(void)
 	       "perms: a child with no permissions cannot spawn with PERM_ALL, "
 	       "kill its parent or power off (%s)",
 	       rc == EOK ? status_str(status) : "spawn failed");
+	uint32_t perms = 0xdead;
+	tap_ok(sys_ipc_caller_perms(0, &perms) == ENOENT &&
+	       sys_ipc_caller_perms((ipc_callid_t)-1, &perms) == ENOENT && perms == 0xdead,
+	       "perms: sys_ipc_caller_perms of a call we did not receive: ENOENT");
 }

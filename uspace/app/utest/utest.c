@@ -125,6 +125,8 @@ static const group_t groups[] = {
 		    test_libc_numbers } },
 	{ "calc", { test_calc } },
 	{ "limits", { test_limits } },
+	{ "bincache", { test_bincache } },
+	{ "klog", { test_klog } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -69,5 +69,7 @@ void test_pthreads(void);
 void test_libc_numbers(void);
 void test_calc(void);
 void test_limits(void);
+void test_bincache(void);
+void test_klog(void);
 
 #endif

@@ -24,6 +24,11 @@
  * byte). So errors of start (EBUSY: another system session runs) reach
  * the writer; only the last byte is taken on trust (a write of "stoq"
  * stops, "stop\n" and "start\n" from echo are checked in full).
+ *
+ * fs holds PERM_PROFILE for this device only: every write to kpctl and
+ * every read of kpdata is refused with EPERM unless the calling task
+ * (asked of the kernel with sys_ipc_caller_perms on the call) has the
+ * profile permission too.
  */
 #include <fcntl.h>
 #include <prof.h>
@@ -160,10 +165,25 @@ static int kp_prefix_cmd(const char *s, size_t len)
 
 /* ------------------------------------------------------ the files */
 
+/* Has the task that made call ev the profile permission? Else answer EPERM. */
+static bool kp_caller_may(const ipc_event_t *ev)
+{
+	uint32_t perms = 0;
+
+	if (sys_ipc_caller_perms(ev->callid, &perms) == EOK && (perms & PERM_PROFILE))
+		return true;
+	ipc_answer_0(ev->callid, EPERM);
+	return false;
+}
+
 void fs_kprof_write(handle_t *h, const ipc_event_t *ev)
 {
 	size_t len = (size_t)ev->msg.args[1], got = 0;
 
+	if (!kp_caller_may(ev)) {
+		h->ctl_len = 0;
+		return;
+	}
 	if (len == 0) {
 		ipc_data_write_accept(ev, h->ctl, 0, NULL);
 		return;
@@ -199,6 +219,8 @@ void fs_kprof_read(const ipc_event_t *ev)
 	size_t len = (size_t)ev->msg.args[1];
 	size_t n = 0;
 
+	if (!kp_caller_may(ev))
+		return;
 	if (len > sizeof(kp_out))
 		len = sizeof(kp_out);
 	if (fs_kprof_size() > 0)

@@ -67,4 +67,7 @@ bool arch_prof_scale(unsigned source, unsigned divisor);
  */
 uint64_t arch_prof_irq_cycles(void);
 
+/* How many NMIs cpu claimed as the latched duplicate of a profiling one. */
+uint64_t arch_prof_nmi_dups(uint32_t cpu);
+
 #endif

@@ -53,6 +53,13 @@ errno_t sys_ipc_answer(ipc_callid_t callid, const ipc_msg_t *answer,
  */
 errno_t sys_ipc_forward(ipc_callid_t callid, int phone, uint64_t method,
 			uint64_t arg0);
+/*
+ * The permissions (PERM_*) of the task that made call callid, a call we
+ * received and have not answered (for a forwarded call, the original
+ * caller's): EOK and *perms, or ENOENT. Servers check their clients'
+ * rights with it instead of using their own.
+ */
+errno_t sys_ipc_caller_perms(ipc_callid_t callid, uint32_t *perms);
 /* Disconnect phone; the other side gets an IPC_M_PHONE_HUNGUP notification. */
 errno_t sys_ipc_hangup(int phone);
 /*

@@ -49,6 +49,15 @@ errno_t sys_ipc_forward(ipc_callid_t callid, int phone, uint64_t method,
 					 (long)method, (long)arg0, 0, 0));
 }
 
+errno_t sys_ipc_caller_perms(ipc_callid_t callid, uint32_t *perms)
+{
+	long r = __vernier_syscall(SYS_IPC_CALLER_PERMS, (long)callid, 0, 0, 0, 0, 0);
+
+	if (r >= 0)
+		*perms = (uint32_t)r;
+	return ipc_err(r);
+}
+
 errno_t sys_ipc_hangup(int phone)
 {
 	return ipc_err(__vernier_syscall(SYS_IPC_HANGUP, phone, 0, 0, 0, 0, 0));
