@@ -10,7 +10,10 @@ a spinning vCPU 0 starving every other CPU (the tick now ends with PAUSE).
 Checks, on 2 CPUs: every CPU comes online; with two spinner threads
 (`tester spin 4 2 &`) the shell still answers, both spinners run (each
 at least 10% of a CPU over its 4 s; starved, the one on CPU 1 never ran
-and the spin never ended); then, on 4 CPUs, every CPU comes online.
+and the spin never ended); `bench -r 3 ctxsw.thread` ends (its partner
+thread, queued on CPU 1 while the main thread yields in a loop on CPU 0,
+never ran: the hang of `tools/bench.sh --icount 0`); then, on 4 CPUs,
+every CPU comes online.
 The shares are not fair: QEMU 7.2 hands vCPU 0 the time up to each timer
 deadline and the others only the rest of its tick (seen: 3.2 s and 0.8 s
 of the 4 s); exactness of samples does not depend on it.
@@ -68,6 +71,13 @@ def check_spinners(tap, sh):
                "ended on cpu %d" % (i, it, ms, floor, cpu))
 
 
+def check_yield_loop(tap, sh):
+    out = sh.run("bench -r 3 ctxsw.thread", timeout=90)
+    tap.ok(out and any(re.match(r"ctxsw\.thread \d+ cycles$", l) for l in out),
+           "bench ctxsw.thread ends: its partner thread runs while the "
+           "main thread yields in a loop (%r)" % (out or [])[-2:])
+
+
 def check_four(tap):
     r = vm.boot(bt.ISO, cpus=4, accel=bt.accel(), icount=ICOUNT,
                 until=r"smp: \d+ CPUs online", timeout=180, linger=0.5)
@@ -78,7 +88,7 @@ def check_four(tap):
 
 def main():
     tap = Tap()
-    shell_session(tap, (check_online, check_spinners), cpus=2,
+    shell_session(tap, (check_online, check_spinners, check_yield_loop), cpus=2,
                   icount=ICOUNT, boot_wait=180)
     check_four(tap)
     tap.done()
