@@ -63,6 +63,7 @@ static bool emul_counts_instructions(void)
 	return emul_most_same(c, EMUL_RUNS) >= EMUL_SAME_MIN;
 }
 
+/* Boot CPU, after time_init, before the APs: sets and logs emul_kind. */
 void platform_sampling_init(void)
 {
 	if (!emul_is_tcg())
@@ -77,6 +78,7 @@ void platform_sampling_init(void)
 	}
 }
 
+/* PLATFORM_* of <abi/platform.h>. Any context. */
 unsigned platform_sampling(void)
 {
 	return emul_kind;
