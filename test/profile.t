@@ -256,8 +256,7 @@ def main():
     shell_session(tap, (check_usage, check_sprofile, check_profile,
                         check_attach, check_perms, check_file, check_com2,
                         check_keys),
-                  cpus=2, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2,
-                  icount=bt.PROFILE_ICOUNT)
+                  cpus=2, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2)
     check_com2_file(tap)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()
