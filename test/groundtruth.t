@@ -119,7 +119,7 @@ def main():
         lambda t, s: check_shares(t, s, 4, "rtc-nmi", 4096, "10"),
         lambda t, s: check_shares(t, s, 4, "timer", 4000, "8"),
         check_kill,
-    ], cpus=4, icount=bt.PROFILE_ICOUNT)
+    ], cpus=4)     # plain TCG: under -icount QEMU 7.2 shares CPUs unfairly
     tap.done()
 
 
