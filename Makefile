@@ -9,7 +9,9 @@
 # Variables: CROSS= (toolchain prefix, e.g. x86_64-elf-), CPUS= MEM= ACCEL=
 # (tcg|kvm), V=1 for verbose commands, CPROFILE=1 (call profiling: the
 # kernel and CPROFILE_PROGS built with -finstrument-functions, in
-# build/cprof).
+# build/cprof), ICOUNT= for make run: auto (default: QEMU -icount, exact
+# profiles), 0 (plain multi-threaded TCG, faster, profiles biased to
+# translation blocks) or shift=N (one instruction = 2^N ns of guest time).
 
 ARCH    ?= x86_64
 CROSS   ?=
@@ -25,6 +27,8 @@ MEM     ?= 256
 ACCEL   ?= tcg
 FIRMWARE ?= bios
 TEST_ACCEL ?= tcg
+ICOUNT  ?= auto
+ICOUNT_OPT := $(if $(filter 0 off,$(ICOUNT)),off,$(patsubst shift=%,%,$(ICOUNT)))
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -313,7 +317,8 @@ setup:
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/qemu.sh --iso $(ISO) --cpus $(CPUS) --mem $(MEM) \
-		--accel $(ACCEL) --firmware $(FIRMWARE) --interactive
+		--accel $(ACCEL) --firmware $(FIRMWARE) --icount $(ICOUNT_OPT) \
+		--interactive
 
 debug: setup
 	$(Q)$(MAKE) --no-print-directory all

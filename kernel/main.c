@@ -122,6 +122,7 @@ void kmain(void)
 	platform_init();            /* ACPI, PIC masked, IOAPIC */
 	platform_cpu_irq_init();    /* boot CPU's local APIC */
 	time_init();                /* TSC frequency, ns clock */
+	platform_sampling_init();   /* QEMU TCG, with or without -icount */
 	platform_wall_clock_init(); /* CMOS RTC → wall clock */
 	task_init();                /* the kernel task */
 	ktimer_init();              /* per-CPU timer lists */

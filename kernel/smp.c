@@ -131,11 +131,22 @@ void nmi_handle(int_frame_t *f)
 		c->nmi_unknown++;
 }
 
+/*
+ * The local timer tick. It ends with one cpu_relax (PAUSE), which costs
+ * nothing here but ends this vCPU's turn under QEMU -icount: QEMU 7.2 runs
+ * the vCPUs of an -icount guest round-robin on one thread and gives the
+ * first vCPU of each round the whole budget up to the next timer deadline;
+ * a vCPU spinning without PAUSE or HLT (a user loop, a yield loop) used
+ * it up every round and the next vCPU got none, for ever (a bench thread
+ * queued on CPU 1 never ran while CPU 0 spun). QEMU 8.0 splits the budget
+ * fairly; on older ones this gives the rest of each tick to the others.
+ */
 static void smp_tick(int_frame_t *f)
 {
 	cpu_current()->ticks++;
 	profil_hit(f);
 	sched_tick();
+	cpu_relax();
 }
 
 /* Last steps of every AP: scheduler, tick, announce, then idle. */

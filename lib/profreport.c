@@ -1176,10 +1176,18 @@ static errno_t pr_prepare(prof_print_t *pp)
 	return err;
 }
 
-/* Say which binaries' files differ from the ones profiled (after loading). */
+/*
+ * Say when the samples are biased (QEMU TCG without -icount) and which
+ * binaries' files differ from the ones profiled (after loading).
+ */
 static void pr_warnings(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
+
+	if (r->c.have_header && (r->header.flags & PROF_F_TB_BIASED))
+		rep_printf(r, "warning: QEMU TCG without -icount: samples are biased to "
+			   "translation-block boundaries (boot with -icount for exact "
+			   "profiles)\n");
 
 	for (size_t i = 0; i < r->nbins; i++) {
 		if (r->bins[i].stale)

@@ -215,6 +215,19 @@ def test_script_options(t, iso):
          and " -s -S" in p.stdout and "-cpu qemu64" in p.stdout
          and "-d int -D /dev/null" in p.stdout and "OVMF" not in p.stdout,
          "qemu.sh: interactive, gdb, cpu model and extra arguments")
+    p = run([qemu, "--iso", iso, "--dry-run"])
+    t.ok(p.returncode == 0 and "-icount" not in p.stdout,
+         "qemu.sh: no -icount by default")
+    p = run([qemu, "--iso", iso, "--icount", "3", "--dry-run"])
+    t.ok(p.returncode == 0 and "-icount shift=3,sleep=off -rtc clock=vm"
+         in p.stdout, "qemu.sh --icount 3: fixed shift, sleep=off, rtc clock=vm")
+    p = run([qemu, "--iso", iso, "--icount", "auto", "--interactive",
+             "--dry-run"])
+    t.ok(p.returncode == 0 and "-icount shift=auto,sleep=on -rtc clock=vm"
+         in p.stdout, "qemu.sh --icount auto: sleep=on")
+    p = run([qemu, "--iso", iso, "--icount", "10", "--dry-run"])
+    t.ok(p.returncode == 2 and "--icount" in p.stderr,
+         "qemu.sh --icount 10: usage, exit 2")
     p = run([qemu, "--iso", iso, "--accel", "kvm", "--dry-run"])
     kvm = "-accel kvm -cpu host,-arch-capabilities" in p.stdout
     tcg = "-accel tcg -cpu max" in p.stdout and "falling back" in p.stderr

@@ -159,7 +159,8 @@ def check_errors(tap, sh):
 
 def main():
     tap = Tap()
-    shell_session(tap, [check_profile, check_control, check_errors], cpus=2)
+    shell_session(tap, [check_profile, check_control, check_errors], cpus=2,
+                  icount=bt.PROFILE_ICOUNT)
     tap.done()
 
 

@@ -31,16 +31,20 @@ from tap import Tap  # noqa: E402
 
 # (firmware, CPUs, ISO): the last boot is the call-profiled kernel
 # (make CPROFILE=1), every kernel test with the hooks in every function.
+# "icount": QEMU -icount (tools/qemu.sh --icount auto), where the rtc
+# sources' rate is checked within 2%.
 CONFIGS = (("bios", 1, "plain"), ("bios", 2, "plain"), ("bios", 4, "plain"),
-           ("uefi", 2, "plain"), ("bios", 4, "cprof"))
-ISOS = {"plain": bt.KTEST_ISO, "cprof": bt.CPROF_KTEST_ISO}
+           ("uefi", 2, "plain"), ("bios", 4, "cprof"), ("bios", 2, "icount"))
+ISOS = {"plain": bt.KTEST_ISO, "cprof": bt.CPROF_KTEST_ISO,
+        "icount": bt.KTEST_ISO}
 TIMEOUT = 180       # seconds per boot, the whole suite included
 CPROF_TEST = "cprof: kernel call paths"   # must run, not skip, on the cprof boot
 
 def boot_one(firmware, cpus, kind):
     """Boot a ktest ISO once; returns the vm.Result."""
     return vm.boot(ISOS[kind], cpus=cpus, firmware=firmware,
-                   accel=bt.accel(), timeout=TIMEOUT)
+                   accel=bt.accel(), timeout=TIMEOUT,
+                   icount="auto" if kind == "icount" else None)
 
 
 def skipped(lines):

@@ -27,6 +27,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
+import boottest as bt  # noqa: E402
 from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -186,7 +187,7 @@ def check_usage(tap, sh):
 def main():
     tap = Tap()
     shell_session(tap, [check_usage, check_errors, check_geometry, check_busy,
-                        check_ls, check_hot])
+                        check_ls, check_hot], icount=bt.PROFILE_ICOUNT)
     tap.done()
 
 

@@ -82,7 +82,7 @@ def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
     shell_session(tap, (check_shares, check_kernel, check_usage), cpus=2,
-                  boot_wait=BOOT_WAIT)
+                  boot_wait=BOOT_WAIT, icount=bt.PROFILE_ICOUNT)
     tap.done()
 
 

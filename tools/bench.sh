@@ -29,7 +29,9 @@ tsc.hz is always printed).
   --timeout S       seconds before giving up (default 300)
   --icount SHIFT    QEMU -icount shift=SHIFT: time from instructions (each
                     takes 2^SHIFT ns), so figures repeat run to run; every
-                    "cycles" figure is also printed as NAME.instructions
+                    "cycles" figure is also printed as NAME.instructions.
+                    Also auto (shift=auto) or off. Default: off, but auto
+                    when only prof figures are asked (exact samples)
   --log             print the whole serial log, not just the figures
   -h, --help        this help
 EOF
@@ -61,9 +63,14 @@ done
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number"
 [[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || bad "--runs wants a positive number"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || bad "--timeout wants seconds"
-[[ -z $icount || $icount =~ ^[0-9]$ ]] || bad "--icount wants a shift 0..9"
-extra=()
-[[ -n $icount ]] && extra=(--extra "-icount shift=$icount,sleep=off")
+[[ -z $icount || $icount =~ ^([0-9]|auto|off)$ ]] || bad "--icount wants a shift 0..9, auto or off"
+if [[ -z $icount ]]; then
+    icount=off
+    (( ${#figures[@]} )) && ! printf '%s\n' "${figures[@]}" | grep -qv '^prof' && icount=auto
+fi
+extra=(--icount "$icount")
+shift_n=''
+[[ $icount =~ ^[0-9]$ ]] && shift_n=$icount
 
 for f in "$build/kernel.elf" "$build/initrd.tar"; do
     [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
@@ -91,7 +98,7 @@ else
     # With --icount, cycles convert to instructions: the TSC counts
     # tsc.hz per virtual second and an instruction takes 2^SHIFT ns.
     grep -aE '^([a-z]+(\.[a-z0-9]+)* -?[0-9.]+ [^ ]+|bench: .*|# .*)$' "$tmp/clean" |
-        awk -v shift="$icount" '
+        awk -v shift="$shift_n" '
             { print }
             $1 == "tsc.hz" { hz = $2 }
             shift != "" && $3 == "cycles" && hz > 0 {

@@ -8,6 +8,16 @@
 # (Ctrl-A X quits, Ctrl-A C toggles the monitor). --gdb (make debug) waits
 # for gdb on :1234 (see tools/gdbinit.in).
 #
+# --icount makes guest time follow the instructions executed (-icount, with
+# -rtc clock=vm so the CMOS RTC follows it too): timer interrupts then land
+# on exact instruction counts, so profiles are exact, but the vCPUs run
+# round-robin on one host thread (slower with several CPUs). `auto` lets
+# QEMU pick the rate (guest time tracks host time, sleep=on); a fixed shift
+# N makes one instruction take 2^N ns of guest time, with sleep=off (idle
+# time skips ahead) unless --interactive. The default is off: plain
+# multi-threaded TCG, fast but profiles are biased to translation-block
+# starts (the kernel detects it and the profile reports say so).
+#
 # --accel kvm is used only when /dev/kvm can be opened read-write and QEMU
 # really starts with it; otherwise this falls back to TCG with a warning.
 # The script exec's QEMU, so its exit status and pid are QEMU's.
@@ -27,6 +37,9 @@ Usage: $prog --iso ISO [options]
   --firmware bios|uefi   SeaBIOS or OVMF (default bios)
   --cpu MODEL            CPU model (default: max for tcg,
                          host,-arch-capabilities for kvm)
+  --icount auto|off|N    guest time from instruction counts (-icount
+                         shift=auto or shift=N, N 0..9, plus -rtc clock=vm)
+                         for exact profiles (default off; tcg only)
   --interactive          serial console and monitor on this terminal
                          (Ctrl-A X quits)
   --gdb                  start stopped, gdb stub on tcp::1234
@@ -42,10 +55,11 @@ die() { echo "$prog: $*" >&2; exit 1; }
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
 iso='' cpus=2 mem=256 accel=tcg firmware=bios cpu='' interactive=0 gdb=0 extra='' dry=0
+icount=off
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --iso|--cpus|--mem|--accel|--firmware|--cpu|--extra)
+        --iso|--cpus|--mem|--accel|--firmware|--cpu|--extra|--icount)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             opt=${1#--}; val=$2; shift 2
             case $opt in
@@ -55,6 +69,7 @@ while [[ $# -gt 0 ]]; do
                 accel) accel=$val ;;
                 firmware) firmware=$val ;;
                 cpu) cpu=$val ;;
+                icount) icount=$val ;;
                 extra) extra=$val ;;
             esac ;;
         --interactive) interactive=1; shift ;;
@@ -69,6 +84,7 @@ done
 [[ $mem =~ ^[1-9][0-9]*$ ]] || bad "--mem wants MiB as a number, not '$mem'"
 [[ $accel == tcg || $accel == kvm ]] || bad "--accel is tcg or kvm, not '$accel'"
 [[ $firmware == bios || $firmware == uefi ]] || bad "--firmware is bios or uefi, not '$firmware'"
+[[ $icount =~ ^(off|auto|[0-9])$ ]] || bad "--icount is auto, off or a shift 0..9, not '$icount'"
 [[ -f $iso ]] || die "ISO '$iso' not found (make builds build/vernier.iso)"
 
 qemu="qemu-system-x86_64"
@@ -107,6 +123,16 @@ if (( interactive )); then
     args+=(-serial mon:stdio)
 else
     args+=(-serial stdio)
+fi
+
+if [[ $icount != off ]]; then
+    if [[ $accel != tcg ]]; then
+        echo "$prog: warning: --icount needs TCG, ignored with $accel" >&2
+    elif [[ $icount == auto ]] || (( interactive )); then
+        args+=(-icount "shift=$icount,sleep=on" -rtc clock=vm)
+    else
+        args+=(-icount "shift=$icount,sleep=off" -rtc clock=vm)
+    fi
 fi
 
 (( gdb )) && args+=(-s -S)

@@ -17,7 +17,7 @@
 
 #define LOG_PREFIX "smp"
 #define AP_STACK_PAGES 4
-#define AP_START_TIMEOUT_MS 2000
+#define AP_START_TIMEOUT_MS 2000   /* without progress: see ap_wait_online */
 
 extern char smp_trampoline_start[], smp_trampoline_end[];
 extern char tr_gdtr[], tr_pm_ptr[], tr_lm_ptr[], tr_gdt[], tr_pm[], tr_lm[];
@@ -104,24 +104,51 @@ static void tramp_teardown(void)
 	memset(phys_to_virt(tramp_page), 0, PAGE_SIZE);
 }
 
+static void ap_progress(cpu_t *c)
+{
+	__atomic_add_fetch(&c->arch.start_progress, 1, __ATOMIC_RELEASE);
+}
+
 /* C entry of every AP, on its own stack, still on the trampoline tables. */
 void ap_entry(cpu_t *c)
 {
+	ap_progress(c);
 	arch_cpu_set_gs(c);
 	vm_activate();
 	arch_cpu_init(c, c->arch.ist_tops);
+	ap_progress(c);
 	lapic_cpu_init();
 	lapic_apply_nmi_entries(c->arch.acpi_uid);
+	ap_progress(c);
 	smp_ap_main(c);
 }
 
+/*
+ * Wait until c is online, giving up after `ms` without progress. The AP
+ * bumps start_progress at each step of ap_entry, so the deadline follows
+ * its progress rather than a fixed time: under QEMU -icount the vCPUs run
+ * round-robin on one host thread and an AP advances only while this CPU
+ * lets it. PAUSE (cpu_relax) ends this vCPU's slice there; a spin without
+ * it keeps the thread until the next virtual timer deadline, up to seconds
+ * of guest time, and the AP then never came up within a fixed 2 s. The
+ * steps are few, so the whole wait stays bounded.
+ */
 static bool ap_wait_online(cpu_t *c, uint64_t ms)
 {
+	uint32_t seen = __atomic_load_n(&c->arch.start_progress, __ATOMIC_ACQUIRE);
 	uint64_t end = time_ns() + ms * 1000000;
-	while (time_ns() < end)
-		if (__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
-			return true;
-	return false;
+
+	while (!__atomic_load_n(&c->online, __ATOMIC_ACQUIRE)) {
+		uint32_t now = __atomic_load_n(&c->arch.start_progress, __ATOMIC_ACQUIRE);
+		if (now != seen) {
+			seen = now;
+			end = time_ns() + ms * 1000000;
+		} else if (time_ns() >= end) {
+			return false;
+		}
+		cpu_relax();
+	}
+	return true;
 }
 
 static bool ap_start(cpu_t *c)

@@ -9,8 +9,10 @@
  * (see internal.h).
  */
 #include <abi/limits.h>
+#include <abi/platform.h>
 #include <arch/prof.h>
 #include <kernel/ipc.h>
+#include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
@@ -295,6 +297,8 @@ static void prof_put_header(prof_session_t *s)
 	h.hz = prof_engine.hz;
 	h.ncpus = cpus_online;
 	h.flags = s->flags;
+	if (platform_sampling() == PLATFORM_TCG)
+		h.flags |= PROF_F_TB_BIASED;
 	h.depth = s->depth;
 	h.tsc_hz = time_cycles_per_sec();
 	h.target = s->target;

@@ -10,6 +10,7 @@
 #include <kernel/bootinfo.h>
 #include <kernel/cpu.h>
 #include <kernel/load.h>
+#include <kernel/platform.h>
 #include <kernel/syscall.h>
 #include <kernel/sysinfo.h>
 #include <kernel/task.h>
@@ -43,6 +44,11 @@ uint64_t si_cycles(void)
 uint64_t si_acct_entry(void)
 {
 	return acct_entry_cost;
+}
+
+uint64_t si_platform(void)
+{
+	return platform_sampling();
 }
 
 /* ---------------------------------------------------------------- text */

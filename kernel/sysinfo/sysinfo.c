@@ -31,6 +31,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.uptime", SYSINFO_INT, si_uptime, NULL, NULL, NULL },
 	{ "system.cycles", SYSINFO_INT, si_cycles, NULL, NULL, NULL },
 	{ "system.acct_entry_cycles", SYSINFO_INT, si_acct_entry, NULL, NULL, NULL },
+	{ "system.platform", SYSINFO_INT, si_platform, NULL, NULL, NULL },
 	{ "system.cpus", SYSINFO_DATA, NULL, si_cpus, NULL, NULL },
 	{ "system.physmem", SYSINFO_DATA, NULL, si_physmem, NULL, NULL },
 	{ "system.load", SYSINFO_DATA, NULL, si_load, NULL, NULL },

@@ -51,6 +51,11 @@ def slots():
         return 2
 
 
+# The profiling tests boot with tools/qemu.sh --icount this (exact samples:
+# README "Exact sampling under QEMU").
+PROFILE_ICOUNT = "auto"
+
+
 def accel():
     """The accelerator the tests use (VERNIER_ACCEL, default tcg)."""
     return os.environ.get("VERNIER_ACCEL", "tcg")

@@ -27,10 +27,12 @@ import vm
 class Guest:
     """QEMU with COM1 on our pipes: type at it, wait for lines."""
 
-    def __init__(self, iso, cpus=2, accel=None, firmware="bios", extra=None):
+    def __init__(self, iso, cpus=2, accel=None, firmware="bios", extra=None,
+                 icount=None):
         self.command = vm.qemu_command(iso, cpus=cpus,
                                        accel=accel or bt.accel(),
-                                       firmware=firmware, extra=extra)
+                                       firmware=firmware, extra=extra,
+                                       icount=icount)
         self.start = time.monotonic()
         self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -156,12 +158,13 @@ class Shell:
         return int(out[-1]) if out and out[-1].isdigit() else None
 
 
-def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None):
+def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None,
+                  icount=None):
     """Boot the default ISO (or iso) to the shell prompt with cpus CPUs
     (and extra QEMU arguments, e.g. "-serial file:PATH" for COM2), run
     check(tap, sh) for each of checks, power off: TAP results for reaching
     the prompt, the power-off ending QEMU and no panic in the log."""
-    g = Guest(iso or bt.ISO, cpus=cpus, extra=extra)
+    g = Guest(iso or bt.ISO, cpus=cpus, extra=extra, icount=icount)
     sh = Shell(g)
     if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
         for check in checks:

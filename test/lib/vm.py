@@ -150,19 +150,23 @@ def _kill_group(proc):
 
 
 def qemu_command(iso, cpus=2, mem=256, firmware="bios", accel="tcg",
-                 cpu=None, extra=None):
-    """The tools/qemu.sh command line for these settings."""
+                 cpu=None, extra=None, icount=None):
+    """The tools/qemu.sh command line for these settings (icount: "auto",
+    a shift 0..9 or None/"off", see tools/qemu.sh --icount)."""
     cmd = [QEMU_SH, "--iso", iso, "--cpus", str(cpus), "--mem", str(mem),
            "--accel", accel, "--firmware", firmware]
     if cpu:
         cmd += ["--cpu", cpu]
+    if icount is not None:
+        cmd += ["--icount", str(icount)]
     if extra:
         cmd += ["--extra", extra]
     return cmd
 
 
 def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
-         until=None, cpu=None, linger=0.0, extra=None, on_line=None):
+         until=None, cpu=None, linger=0.0, extra=None, on_line=None,
+         icount=None):
     """Boot iso in QEMU, capture the serial log, return a Result.
 
     timeout: seconds before QEMU is killed (Result.timed_out is then True,
@@ -170,7 +174,7 @@ def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
     goes on for `linger` seconds (to see what follows), then QEMU is
     killed. on_line(t, line) is called for each line as it arrives.
     """
-    cmd = qemu_command(iso, cpus, mem, firmware, accel, cpu, extra)
+    cmd = qemu_command(iso, cpus, mem, firmware, accel, cpu, extra, icount)
     pat = re.compile(until) if until else None
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,

@@ -51,6 +51,8 @@ static void sb_hdr(prof_rec_t *h, unsigned type, size_t size, uint64_t tsc)
 	h->tsc = tsc;
 }
 
+static uint32_t sb_more_flags;   /* header flags besides PROF_F_CALLCHAIN */
+
 static void sb_header(sb_t *b, uint64_t magic, uint32_t version)
 {
 	prof_rec_header_t h;
@@ -62,7 +64,7 @@ static void sb_header(sb_t *b, uint64_t magic, uint32_t version)
 	h.source = PROF_SRC_RTC_NMI;
 	h.hz = 1024;
 	h.ncpus = 4;
-	h.flags = PROF_F_CALLCHAIN;
+	h.flags = PROF_F_CALLCHAIN | sb_more_flags;
 	h.depth = 64;
 	h.tsc_hz = 1000000000;
 	strcpy(h.kernel, "vernier test");
@@ -368,6 +370,7 @@ static void test_system(void)
 	HAS(t, "  1.00%        1  5 app                0x500000");
 	LACKS(t, "hidden");
 	LACKS(t, "callers");
+	LACKS(t, "translation-block");
 	/* Sorted: compute before helper before memcpy before main. */
 	ok(strstr(t, "compute") < strstr(t, "helper") &&
 	   strstr(t, "helper") < strstr(t, "memcpy") &&
@@ -1091,6 +1094,27 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 		abort();
 }
 
+#define TB_WARNING "warning: QEMU TCG without -icount: samples are biased to " \
+	"translation-block boundaries (boot with -icount for exact profiles)"
+
+/* A header with PROF_F_TB_BIASED: both report styles warn, after the summary. */
+static void test_tb_biased(void)
+{
+	prof_report_opts_t task = { PROF_STYLE_TASK, 50, false, NULL };
+
+	sb_more_flags = PROF_F_TB_BIASED;
+	build_ref(&sb, false);
+	sb_more_flags = 0;
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	ok(has_line(t, TB_WARNING), "system report: the TB-bias warning");
+	ok(strstr(t, "source: ") < strstr(t, TB_WARNING), "... after the summary");
+	free(t);
+	t = report(sb.buf, sb.len, 0, &task, NULL);
+	ok(has_line(t, TB_WARNING), "task report: the TB-bias warning");
+	free(t);
+	build_ref(&sb, false);
+}
+
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -1159,6 +1183,7 @@ int main(void)
 	test_sources();
 	test_fuzz();
 	test_enomem();
+	test_tb_biased();
 	test_vprof();
 	free(out);
 	return done_testing();

@@ -50,4 +50,12 @@ void platform_reboot(void) __noreturn;
  */
 void platform_fail_stop(void) __noreturn;
 
+/*
+ * Find out whether an emulator that biases samples runs us (after
+ * time_init, boot CPU, before the other CPUs start); logs what it found.
+ */
+void platform_sampling_init(void);
+/* PLATFORM_NATIVE, PLATFORM_TCG_ICOUNT or PLATFORM_TCG (<abi/platform.h>). */
+unsigned platform_sampling(void);
+
 #endif

@@ -23,6 +23,7 @@ uint64_t si_tsc_hz(void);
 uint64_t si_uptime(void);
 uint64_t si_cycles(void);
 uint64_t si_acct_entry(void);
+uint64_t si_platform(void);     /* platform_sampling() */
 
 /* Data nodes: append the value to b (arg unused). */
 errno_t si_kernel_version(si_buf_t *b, uint64_t arg);

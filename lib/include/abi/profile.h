@@ -41,6 +41,8 @@
 /* Session flags (BEGIN args[2]). */
 #define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
+/* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
+#define PROF_F_TB_BIASED (1u << 31)
 
 #define PROF_BUDGET_DEFAULT 2500       /* 1/100 %: 25%, Linux perf's default */
 #define PROF_BUDGET_MAX 10000          /* 100% */

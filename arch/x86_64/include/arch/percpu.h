@@ -27,6 +27,7 @@ typedef struct arch_cpu {
 	uint32_t acpi_uid;
 	uint64_t lapic_ticks_per_sec;
 	uint64_t ist_tops[3];
+	volatile uint32_t start_progress;  /* AP start-up steps done (smp.c) */
 } arch_cpu_t;
 
 struct cpu;
