@@ -15,6 +15,7 @@
 static uintptr_t kstack_next = KSTACK_BASE;
 static spinlock_t kstack_lock = SPINLOCK_INIT("kstack");
 static size_t kstack_inuse;
+static size_t kstack_nlive;          /* stacks handed out, not freed */
 
 #define KSTACK_CACHE_MAX 64
 
@@ -57,6 +58,7 @@ errno_t kstack_alloc(size_t npages, uintptr_t *top)
 {
 	uintptr_t cached = kstack_from_cache(npages);
 	if (cached) {
+		__atomic_add_fetch(&kstack_nlive, 1, __ATOMIC_RELAXED);
 		*top = cached;
 		return EOK;
 	}
@@ -78,6 +80,7 @@ errno_t kstack_alloc(size_t npages, uintptr_t *top)
 		}
 	}
 	__atomic_add_fetch(&kstack_inuse, npages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&kstack_nlive, 1, __ATOMIC_RELAXED);
 	*top = base + npages * PAGE_SIZE;
 	return EOK;
 }
@@ -89,6 +92,7 @@ size_t kstack_pages(void)
 
 void kstack_free(uintptr_t top, size_t npages)
 {
+	__atomic_sub_fetch(&kstack_nlive, 1, __ATOMIC_RELAXED);
 	uint64_t f = spin_lock_irqsave(&kstack_lock);
 	if (kstack_cached < KSTACK_CACHE_MAX) {
 		kstack_cache[kstack_cached++] = (kstack_cached_t){ top, npages };
@@ -98,4 +102,10 @@ void kstack_free(uintptr_t top, size_t npages)
 	spin_unlock_irqrestore(&kstack_lock, f);
 	kstack_release(top - npages * PAGE_SIZE, npages);
 	__atomic_sub_fetch(&kstack_inuse, npages, __ATOMIC_RELAXED);
+}
+
+/* Stacks handed out by kstack_alloc and not yet freed. */
+size_t kstack_live(void)
+{
+	return __atomic_load_n(&kstack_nlive, __ATOMIC_RELAXED);
 }

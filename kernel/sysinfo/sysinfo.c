@@ -39,6 +39,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.exceptions", SYSINFO_DATA, NULL, si_vectors, si_vector_ids, si_vector },
 	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
+	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },
 };
 
 #define SI_NODES (sizeof(si_nodes) / sizeof(si_nodes[0]))

@@ -78,6 +78,10 @@ void *kzalloc(size_t size);
 void kfree(void *p);
 /* Bytes of frames the heap holds. */
 size_t heap_footprint(void);
+/* Bytes of live kmalloc objects (rounded to their size class). */
+size_t heap_live_bytes(void);
+/* The bytes kmalloc reserved for the live object p. */
+size_t kmalloc_size(const void *p);
 
 /*
  * Allocate a kernel stack of npages with an unmapped guard page below it.
@@ -88,6 +92,8 @@ errno_t kstack_alloc(size_t npages, uintptr_t *top);
 void kstack_free(uintptr_t top, size_t npages);
 /* Pages in use by kernel stacks (cached ones included). */
 size_t kstack_pages(void);
+/* Kernel stacks handed out and not freed (cached ones not counted). */
+size_t kstack_live(void);
 
 /* Internal to mm: move the frame bitmap into the direct map; bitmap bytes. */
 void frame_rebase(uintptr_t old_offset);
