@@ -3,6 +3,7 @@
  * out of single pages, and whole frames for anything larger. Every heap
  * page starts with a header, so kfree() finds it by rounding down.
  */
+#include <kernel/failinj.h>
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 #include <kernel/vm.h>
@@ -95,7 +96,7 @@ static void *heap_alloc_large(size_t size)
 
 void *kmalloc(size_t size)
 {
-	if (size == 0 || size > GiB(1))
+	if (size == 0 || size > GiB(1) || failinj_hit(FAILINJ_SLAB))
 		return NULL;
 	uint64_t f = spin_lock_irqsave(&heap_lock);
 	void *p = size <= (1ul << HEAP_MAX_SHIFT) ? heap_alloc_small(heap_shift(size))

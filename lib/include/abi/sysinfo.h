@@ -43,6 +43,10 @@
  *   system.profiler           data: sysinfo_profiler_t
  *   system.memory             data: sysinfo_memory_t (kernel memory
  *                             counters; vfuzz's leak check)
+ *   failinj.injected          int: failures injected (kernel/failinj.h);
+ *   failinj.reached/absorbed/other  int: system calls with an injected
+ *                             failure that returned ENOMEM/ELIMIT/EFAULT,
+ *                             success, or another error
  */
 #ifndef ABI_SYSINFO_H
 #define ABI_SYSINFO_H

@@ -11,6 +11,15 @@
  * must be back at the baseline exactly. Exit 0 on success, 1 on an
  * unexpected result, a stall or a leak, 2 on bad options.
  *
+ *   vfuzz -r PROGRAM [ARGS...]
+ *
+ * runs PROGRAM twice with vfuzz's permissions (the first run warms the
+ * caches) and applies the same leak check to the second run; it prints
+ * the fault-injection counters (sysinfo failinj.*) and exits 1 on a leak
+ * or when a system call returned another error than ENOMEM, ELIMIT or
+ * EFAULT after an injected failure (the program's own status is only
+ * reported: under fault injection its tests may fail).
+ *
  * Internal modes: -w (the worker task) and -c SEED (a child task).
  * README "Fuzzing" describes the templates and the checks.
  */
@@ -28,7 +37,7 @@
 typedef struct fz_opts {
 	uint64_t seed, calls, warm;
 	unsigned threads;
-	char mode;                   /* 0, 'w' or 'c' */
+	char mode;                   /* 0, 'w', 'c' or 'r' */
 } fz_opts_t;
 
 /* What must be back at its baseline after a run. */
@@ -45,6 +54,7 @@ static void usage(FILE *out)
 		"  THREADS threads (default: one per CPU), seeded by SEED\n"
 		"  (default: the clock); -W: warm-up calls (default 2000);\n"
 		"  -x: also maps over 1 GiB and sampling over 10 kHz.\n"
+		"       vfuzz -r PROGRAM [ARGS...]: the leak check around a program.\n"
 		"  Checks every result, a 5 s heartbeat, and that the kernel's\n"
 		"  memory, tasks and threads are back at their baseline after.\n");
 }
@@ -65,7 +75,7 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 	uint64_t v;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "hs:n:t:W:wc:x")) != -1) {
+	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:xr")) != -1) {
 		switch (opt) {
 		case 'h': usage(stdout); return 0;
 		case 's': if (!fz_num(optarg, &o->seed)) goto bad; break;
@@ -78,11 +88,12 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 			break;
 		case 'w': o->mode = 'w'; break;
 		case 'x': fz_extended = true; break;
+		case 'r': o->mode = 'r'; break;
 		case 'c': if (!fz_num(optarg, &o->seed)) goto bad; o->mode = 'c'; break;
 		default: goto bad;
 		}
 	}
-	if (optind == argc)
+	if ((optind == argc) == (o->mode != 'r'))
 		return -1;
 bad:
 	usage(stderr);
@@ -192,6 +203,55 @@ static bool fz_leak_check(const fz_snap_t *before)
 	return fz_same(before, &after);
 }
 
+/* Run argv with our permissions and wait; its status (-1: not run). */
+static int fz_run_program(char **argv)
+{
+	char path[128];
+	task_info_t me;
+	task_id_t id, got;
+	int status = 0;
+
+	snprintf(path, sizeof(path), "/bin/%s", argv[0]);
+	if (sys_task_info(0, &me) != EOK)
+		me.perms = 0;
+	for (unsigned i = 0; i < 10; i++)   /* fault injection may fail a spawn */
+		if (sys_spawn(path, (const char *const *)argv, me.perms, &id) == EOK)
+			return sys_wait(id, &status, 0, &got) == EOK ? status : -1;
+	return -1;
+}
+
+static uint64_t fz_si_int(const char *path)
+{
+	uint64_t v = 0;
+
+	sys_sysinfo_int(path, &v);
+	return v;
+}
+
+/* -r: the leak check around two runs of a program. */
+static int fz_check_program(char **argv)
+{
+	fz_snap_t before;
+	int st = fz_run_program(argv);
+
+	printf("vfuzz: warm-up run of %s: status %#x\n", argv[0], st);
+	if (fz_settle(&before) != EOK)
+		return 1;
+	fz_print_snap("baseline", &before);
+	st = fz_run_program(argv);
+	bool leak_ok = fz_leak_check(&before);
+	uint64_t other = fz_si_int("failinj.other");
+	printf("vfuzz: failinj: %llu injected; syscalls after one: %llu ENOMEM/ELIMIT/EFAULT, "
+	       "%llu succeeded, %llu other errors\n",
+	       (unsigned long long)fz_si_int("failinj.injected"),
+	       (unsigned long long)fz_si_int("failinj.reached"),
+	       (unsigned long long)fz_si_int("failinj.absorbed"), (unsigned long long)other);
+	printf("vfuzz: %s exited with status %#x; leak check %s\n", argv[0], st,
+	       leak_ok ? "passed" : "FAILED");
+	printf("vfuzz: %s\n", leak_ok && !other ? "PASS" : "FAIL");
+	return leak_ok && !other ? 0 : 1;
+}
+
 static int fz_main(const fz_opts_t *o)
 {
 	fz_snap_t before;
@@ -226,6 +286,8 @@ int main(int argc, char **argv)
 		o.threads = fz_cpus();
 	if (o.mode == 'c')
 		return fz_child(o.seed);
+	if (o.mode == 'r')
+		return fz_check_program(argv + optind);
 	if (o.mode == 'w')
 		return fz_worker(o.seed, o.calls, o.threads);
 	return fz_main(&o);

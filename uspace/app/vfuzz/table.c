@@ -308,12 +308,14 @@ static void fz_unmap_shape(fz_t *f, fz_call_t *c)
 		bool whole = fz_chance(f, 60);
 		c->a[0] = g->addr + (whole ? 0 : skip * 0x1000 + (fz_chance(f, 10) ? 8 : 0));
 		c->a[1] = whole ? g->len : fz_below(f, (pages - skip) * 0x1000 + 1);
+		if (fz_extended && fz_chance(f, 1))
+			c->a[1] = fz_size(f);      /* flushes all it covers today */
 	} else if (p < 85) {
 		c->a[0] = fz_chance(f, 50) ? fz_boundary(f) : fz_bad_ptr(f);
 		c->a[1] = fz_size(f);
-		if (c->a[0] < USER_END && c->a[0] >= FZ_POOL_RW)
-			c->a[0] = FZ_POOL_HOLE, c->a[1] &= 0x3fff;
-		else if (c->a[0] < USER_END && c->a[1] > USER_LOW - c->a[0])
+		if (c->a[0] < USER_END && c->a[0] >= USER_LOW)
+			c->a[0] = FZ_POOL_HOLE, c->a[1] &= 0x3fff;   /* our memory */
+		else if (c->a[0] < USER_LOW && c->a[1] > USER_LOW - c->a[0])
 			c->a[1] = USER_LOW - c->a[0];   /* below the program only */
 	} else {
 		c->a[0] = FZ_POOL_HOLE + fz_below(f, 4) * 0x1000;
