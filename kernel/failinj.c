@@ -4,6 +4,7 @@
 #include <kernel/failinj.h>
 #include <kernel/printk.h>
 #include <kernel/syscall.h>
+#include <kernel/task.h>
 #include <kernel/thread.h>
 #include <lib/string.h>
 
@@ -21,6 +22,7 @@ static failinj_rule_t failinj_rules[FAILINJ_KINDS] = {
 	{ "failslab", 0, false, 0 }, { "failframe", 0, false, 0 }, { "failcopy", 0, false, 0 },
 };
 static bool failinj_armed;
+static char failinj_task[TASK_NAME_MAX];   /* failinj.task=: only this task's calls */
 static uint64_t failinj_n_injected, failinj_n_reached, failinj_n_absorbed, failinj_n_other;
 
 static uint64_t failinj_parse(const char *s)
@@ -36,6 +38,8 @@ void failinj_init(void)
 {
 	char buf[24];
 
+	if (cmdline_get("failinj.task", failinj_task, sizeof(failinj_task)))
+		pr_info("only tasks named %s see injected failures", failinj_task);
 	for (unsigned k = 0; k < FAILINJ_KINDS; k++) {
 		failinj_rule_t *r = &failinj_rules[k];
 		if (!cmdline_get(r->key, buf, sizeof(buf)))
@@ -57,7 +61,7 @@ bool failinj_hit(failinj_kind_t kind)
 	if (!failinj_armed || !failinj_rules[kind].n)
 		return false;
 	thread_t *t = thread_current();
-	if (!t || t->kernel)
+	if (!t || t->kernel || (failinj_task[0] && strcmp(t->task->name, failinj_task)))
 		return false;
 	failinj_rule_t *r = &failinj_rules[kind];
 	uint64_t c = __atomic_add_fetch(&r->count, 1, __ATOMIC_RELAXED);

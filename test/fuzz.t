@@ -39,7 +39,7 @@ import suite  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
-SLICE_CALLS = 20000
+SLICE_CALLS = 16000
 SMALL_CALLS = 3000
 SILENCE_S = 60          # host seconds without a serial line: the guest hung
 RATE_FLOOR = 100        # calls per second assumed for the timeout (TCG, loaded host)
