@@ -25,13 +25,15 @@ static bool failinj_armed;
 static char failinj_task[TASK_NAME_MAX];   /* failinj.task=: only this task's calls */
 static uint64_t failinj_n_injected, failinj_n_reached, failinj_n_absorbed, failinj_n_other;
 
-static uint64_t failinj_parse(const char *s)
+/* "N" or "N,once"; 0 if malformed. */
+static uint64_t failinj_parse(const char *s, bool *once)
 {
 	uint64_t v = 0;
 
 	while (*s >= '0' && *s <= '9')
 		v = v * 10 + (uint64_t)(*s++ - '0');
-	return *s ? 0 : v;
+	*once = !strcmp(s, ",once");
+	return *s && !*once ? 0 : v;
 }
 
 void failinj_init(void)
@@ -44,8 +46,7 @@ void failinj_init(void)
 		failinj_rule_t *r = &failinj_rules[k];
 		if (!cmdline_get(r->key, buf, sizeof(buf)))
 			continue;
-		r->once = buf[0] == '@';
-		r->n = failinj_parse(buf + r->once);
+		r->n = failinj_parse(buf, &r->once);
 		if (!r->n) {
 			pr_warn("%s=%s: not a positive number, ignored", r->key, buf);
 			continue;

@@ -20,8 +20,8 @@ runs, and prints the kernel's fault-injection counters. Checked per boot:
 
 The suites' own results are not checked: under fault injection their
 tests may fail. make check runs SAMPLE; `make failinj` (FAILINJ_FULL=1)
-runs SWEEP: every suite x every switch x every N (every N-th and @N, the
-N-th only). TAP on stdout, for prove.
+runs the sweep: every suite x every switch x every N in SWEEP_N (every
+N-th, or "N,once": the N-th only). TAP on stdout, for prove.
 """
 
 import os
@@ -40,8 +40,8 @@ from tap import Tap  # noqa: E402
 
 SUITES = ("utest", "ipctest", "fstest")
 SWITCHES = ("failslab", "failframe", "failcopy")
-SAMPLE = (("fstest", "failslab=97"),)
-SWEEP_N = ("7", "31", "97", "331", "1009", "@1", "@10", "@100", "@1000")
+SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"))
+SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
 TIMEOUT = 240
 CPUS = 2
 

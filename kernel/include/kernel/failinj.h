@@ -5,7 +5,7 @@
  *   failslab=N    fail every N-th kmalloc
  *   failframe=N   fail every N-th frame allocation
  *   failcopy=N    fail every N-th user copy (copy_from_user/copy_to_user)
- *   ...=@N        fail only the N-th one
+ *   ...=N,once    fail only the N-th one
  *   failinj.task=NAME   only calls by tasks named NAME count
  *
  * Only calls made by user tasks' threads count (system calls, faults,
