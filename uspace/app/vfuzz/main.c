@@ -173,6 +173,22 @@ static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads)
 	return status;
 }
 
+/* Every task and thread (after a failed leak check). */
+static void fz_print_tasks(void)
+{
+	static sysinfo_task_t t[256];
+	static sysinfo_thread_t th[512];
+	size_t nt = fz_si_size("system.tasks", t, sizeof(t)) / sizeof(t[0]);
+	size_t nth = fz_si_size("system.threads", th, sizeof(th)) / sizeof(th[0]);
+
+	for (size_t i = 0; i < nt; i++)
+		printf("vfuzz: task %llu (%s), parent %llu, %u threads\n", (unsigned long long)t[i].id,
+		       t[i].name, (unsigned long long)t[i].parent, t[i].threads);
+	for (size_t i = 0; i < nth; i++)
+		printf("vfuzz: thread %llu (%s) of task %llu, state %u\n", (unsigned long long)th[i].id,
+		       th[i].name, (unsigned long long)th[i].task, th[i].state);
+}
+
 /* A snapshot once two taken 100 ms apart agree (at most 3 s). */
 static errno_t fz_settle(fz_snap_t *s)
 {
@@ -200,6 +216,8 @@ static bool fz_leak_check(const fz_snap_t *before)
 		sys_sleep_ns(100000000ull);
 	}
 	fz_print_snap("after", &after);
+	if (!fz_same(before, &after))
+		fz_print_tasks();
 	return fz_same(before, &after);
 }
 
