@@ -5,6 +5,7 @@
 #   make check    set up, build, run every test (TAP through prove)
 #   make debug    boot QEMU stopped with a gdb stub; gdb -x build/gdbinit
 #   make bochs    boot the ISO in Bochs with 2 CPUs
+#   make fuzz     run the syscall fuzzer (SEED= CALLS= CPUS=); make failinj
 #
 # Variables: CROSS= (toolchain prefix, e.g. x86_64-elf-), CPUS= MEM= ACCEL=
 # (tcg|kvm), V=1 for verbose commands, CPROFILE=1 (call profiling: the
@@ -336,6 +337,20 @@ check: setup
 	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
 .PHONY: run debug bochs check
+
+# make fuzz [SEED=] [CALLS=] [CPUS=]: one vfuzz run of any length (default
+# seed 1, 1,000,000 calls, 4 CPUs) with a progress bar; FUZZ_ARGS=-x adds
+# the calls that stall today (README "Fuzzing and fault injection").
+fuzz: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)FUZZ_SEED=$(or $(SEED),1) FUZZ_CALLS=$(or $(CALLS),1000000) \
+		FUZZ_CPUS=$(if $(filter command line,$(origin CPUS)),$(CPUS),4) FUZZ_BAR=1 \
+		VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/fuzz.t
+# make failinj: the whole fault-injection sweep (make check runs a sample).
+failinj: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)FAILINJ_FULL=1 VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/failinj.t
+.PHONY: fuzz failinj
 
 clean:
 	rm -rf $(BUILD)

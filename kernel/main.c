@@ -6,6 +6,7 @@
  */
 #include <abi/task.h>
 #include <arch/cpu.h>
+#include <kernel/failinj.h>
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
@@ -125,6 +126,7 @@ void kmain(void)
 	platform_sampling_init();   /* QEMU TCG, with or without -icount */
 	platform_wall_clock_init(); /* CMOS RTC → wall clock */
 	task_init();                /* the kernel task */
+	failinj_init();             /* failslab=, failframe=, failcopy= */
 	ktimer_init();              /* per-CPU timer lists */
 	klog_init();                /* readers of the kernel log may sleep */
 	sched_init_cpu();           /* run queue; this context is idle/0 */

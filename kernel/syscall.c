@@ -4,6 +4,7 @@
  * user pointers go through copy_from_user/copy_to_user.
  */
 #include <abi/syscall.h>
+#include <kernel/failinj.h>
 #include <kernel/acct.h>
 #include <kernel/binary.h>
 #include <kernel/console.h>
@@ -211,7 +212,10 @@ void syscall_dispatch(int_frame_t *f)
 	acct_syscall_enter(nr);
 	syscall_args(f, a);
 	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
-	syscall_set_result(f, fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS);
+	uint32_t mark = failinj_mark();
+	int64_t r = fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS;
+	failinj_syscall_done(nr, mark, r);
+	syscall_set_result(f, r);
 	user_return_work(f);
 }
 

@@ -3,6 +3,7 @@
  * reports, minus the kernel image, the boot loader's data and the first
  * megabyte (firmware areas; the SMP trampoline asks for it explicitly).
  */
+#include <kernel/failinj.h>
 #include <arch/boot.h>
 #include <kernel/bootinfo.h>
 #include <kernel/frame_pool.h>
@@ -95,6 +96,8 @@ void frame_rebase(uintptr_t old_offset)
 
 errno_t frame_alloc_contig(size_t count, size_t align, paddr_t limit, paddr_t *out)
 {
+	if (failinj_hit(FAILINJ_FRAME))
+		return ENOMEM;
 	uint64_t f = spin_lock_irqsave(&frame_lock);
 	errno_t rc = frame_pool_alloc(&pool, count, align, limit, out);
 	spin_unlock_irqrestore(&frame_lock, f);

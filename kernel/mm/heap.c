@@ -6,6 +6,7 @@
  * its class's only partial page (one spare per class saves churn), so
  * memory a task made the kernel allocate comes back when it is freed.
  */
+#include <kernel/failinj.h>
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 #include <kernel/vm.h>
@@ -34,6 +35,7 @@ _Static_assert(sizeof(heap_page_t) <= HEAP_HDR, "heap header too big");
 static heap_page_t *heap_partial[HEAP_CLASSES];
 static spinlock_t heap_lock = SPINLOCK_INIT("heap");
 static size_t heap_frames;
+static size_t heap_live;          /* bytes of live objects */
 
 void heap_init(void)
 {
@@ -100,6 +102,7 @@ static void *heap_alloc_small(unsigned shift)
 	void *obj = pg->free;
 	pg->free = *(void **)obj;
 	pg->inuse++;
+	heap_live += 1ul << shift;
 	if (!pg->free)
 		heap_unlink(head, pg);
 	return obj;
@@ -113,6 +116,7 @@ static void *heap_alloc_large(size_t size)
 	if (frame_alloc_contig(n, 1, 0, &pa) != EOK)
 		return NULL;
 	heap_frames += n;
+	heap_live += n * PAGE_SIZE;
 	heap_page_t *pg = phys_to_virt(pa);
 	*pg = (heap_page_t){ .magic = HEAP_MAGIC, .npages = n, .inuse = 1 };
 	return (char *)pg + HEAP_HDR;
@@ -120,7 +124,7 @@ static void *heap_alloc_large(size_t size)
 
 void *kmalloc(size_t size)
 {
-	if (size == 0 || size > GiB(1))
+	if (size == 0 || size > GiB(1) || failinj_hit(FAILINJ_SLAB))
 		return NULL;
 	uint64_t f = spin_lock_irqsave(&heap_lock);
 	void *p = size <= (1ul << HEAP_MAX_SHIFT) ? heap_alloc_small(heap_shift(size))
@@ -147,6 +151,7 @@ static void heap_free_small(heap_page_t *pg, void *p)
 	*(void **)p = pg->free;
 	pg->free = p;
 	pg->inuse--;
+	heap_live -= 1ul << pg->shift;
 	if (pg->inuse == 0 && (pg->next || pg->prev)) {   /* empty, not the only one */
 		heap_unlink(head, pg);
 		pg->magic = 0;
@@ -169,6 +174,7 @@ void kfree(void *p)
 		size_t n = pg->npages;
 		memset(pg, HEAP_POISON, n * PAGE_SIZE);   /* use-after-free shows */
 		heap_frames -= n;
+		heap_live -= n * PAGE_SIZE;
 		frame_free(hhdm_to_phys(pg), n);
 	}
 	spin_unlock_irqrestore(&heap_lock, f);
@@ -177,4 +183,18 @@ void kfree(void *p)
 size_t heap_footprint(void)
 {
 	return heap_frames * PAGE_SIZE;
+}
+
+/* Bytes of live objects (each rounded to its size class). */
+size_t heap_live_bytes(void)
+{
+	return __atomic_load_n(&heap_live, __ATOMIC_RELAXED);
+}
+
+/* The bytes kmalloc reserved for live object p (its size class or blocks). */
+size_t kmalloc_size(const void *p)
+{
+	const heap_page_t *pg = (const heap_page_t *)ALIGN_DOWN((uintptr_t)p, PAGE_SIZE);
+
+	return pg->shift ? 1ul << pg->shift : pg->npages * PAGE_SIZE;
 }

@@ -45,6 +45,7 @@ static size_t kstack_slot_limit = KSTACK_SLOTS;   /* lowered by tests only */
 static size_t kstack_nslots;                      /* slots taken */
 static size_t kstack_slot_hint;
 static size_t kstack_inuse;                       /* pages: live, cached, pending */
+static size_t kstack_nlive;                       /* stacks handed out, not freed */
 static kstack_cached_t kstack_cache[KSTACK_CACHE_MAX];
 static size_t kstack_cached;
 static uintptr_t kstack_pending;                  /* bottom of the first waiting stack */
@@ -166,6 +167,7 @@ errno_t kstack_alloc(size_t npages, uintptr_t *top)
 		__atomic_add_fetch(&kstack_inuse, npages, __ATOMIC_RELAXED);
 	}
 	memset((void *)(t - npages * PAGE_SIZE), 0, npages * PAGE_SIZE);
+	__atomic_add_fetch(&kstack_nlive, 1, __ATOMIC_RELAXED);
 	*top = t;
 	return EOK;
 }
@@ -178,6 +180,7 @@ size_t kstack_pages(void)
 void kstack_free(uintptr_t top, size_t npages)
 {
 	kstack_pending_hdr_t *h = (kstack_pending_hdr_t *)(top - npages * PAGE_SIZE);
+	__atomic_sub_fetch(&kstack_nlive, 1, __ATOMIC_RELAXED);
 	uint64_t f = spin_lock_irqsave(&kstack_lock);
 
 	if (kstack_cached < KSTACK_CACHE_MAX) {
@@ -251,4 +254,10 @@ size_t kstack_test_limit(size_t slots)
 size_t kstack_slots_used(void)
 {
 	return __atomic_load_n(&kstack_nslots, __ATOMIC_RELAXED);
+}
+
+/* Stacks handed out by kstack_alloc and not yet freed. */
+size_t kstack_live(void)
+{
+	return __atomic_load_n(&kstack_nlive, __ATOMIC_RELAXED);
 }

@@ -1,4 +1,5 @@
 /* User address spaces: regions, demand-zero faults, the loader's writes. */
+#include <kernel/failinj.h>
 #include <abi/syscall.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
@@ -452,14 +453,14 @@ vm_space_t *vm_space_current(void)
 
 errno_t copy_from_user(void *dst, const void *usrc, size_t len)
 {
-	if (!user_range_ok((uintptr_t)usrc, len))
+	if (!user_range_ok((uintptr_t)usrc, len) || failinj_hit(FAILINJ_COPY))
 		return EFAULT;
 	return arch_copy_user(dst, usrc, len) ? EFAULT : EOK;
 }
 
 errno_t copy_to_user(void *udst, const void *src, size_t len)
 {
-	if (!user_range_ok((uintptr_t)udst, len))
+	if (!user_range_ok((uintptr_t)udst, len) || failinj_hit(FAILINJ_COPY))
 		return EFAULT;
 	return arch_copy_user(udst, src, len) ? EFAULT : EOK;
 }

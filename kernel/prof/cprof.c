@@ -397,6 +397,7 @@ typedef struct cprof_kept {
 
 static cprof_kept_t *cprof_kept;       /* newest first */
 static size_t cprof_kept_bytes;
+static size_t cprof_kept_heap;         /* heap bytes they take (kmalloc_size) */
 static uint32_t cprof_kept_count;
 static uint32_t cprof_kept_gen;        /* bumped by RESET */
 static uint64_t cprof_kept_dropped;
@@ -411,6 +412,7 @@ static void cprof_keep_room(size_t n, cprof_kept_t **freed)
 		cprof_kept_t *old = *pp;
 		*pp = NULL;
 		cprof_kept_bytes -= old->len;
+		cprof_kept_heap -= kmalloc_size(old);
 		cprof_kept_count--;
 		cprof_kept_dropped++;
 		old->next = *freed;
@@ -454,9 +456,16 @@ static void cprof_keep(task_t *t, const cprof_task_t *ct)
 	k->next = cprof_kept;
 	cprof_kept = k;
 	cprof_kept_bytes += k->len;
+	cprof_kept_heap += kmalloc_size(k);
 	cprof_kept_count++;
 	spin_unlock_irqrestore(&cprof_lock, f);
 	cprof_kept_free(freed);
+}
+
+/* Heap bytes held by the kept tables of exited processes (sysinfo). */
+size_t cprof_kept_heap_bytes(void)
+{
+	return __atomic_load_n(&cprof_kept_heap, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ get */
@@ -587,6 +596,7 @@ static int64_t cprof_reset(void)
 	cprof_kept = NULL;
 	n += cprof_kept_count;
 	cprof_kept_bytes = 0;
+	cprof_kept_heap = 0;
 	cprof_kept_count = 0;
 	cprof_kept_dropped = 0;
 	cprof_kept_gen++;

@@ -9,6 +9,7 @@
 #include <kernel/acct.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cpu.h>
+#include <kernel/cprof.h>
 #include <kernel/load.h>
 #include <kernel/platform.h>
 #include <kernel/syscall.h>
@@ -116,6 +117,17 @@ errno_t si_physmem(si_buf_t *b, uint64_t arg)
 	sysinfo_physmem_t r = {
 		.total = st.total * PAGE_SIZE, .unavailable = st.unavailable * PAGE_SIZE,
 		.used = st.used * PAGE_SIZE, .free = st.free * PAGE_SIZE,
+	};
+
+	return si_put(b, &r, sizeof(r));
+}
+
+errno_t si_memory(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_memory_t r = {
+		.frames_free = frame_stats().free, .heap_frames = heap_footprint() / PAGE_SIZE,
+		.heap_live = heap_live_bytes(), .heap_cached = cprof_kept_heap_bytes(), .kstacks = kstack_live(),
+		.kstack_frames = kstack_pages(), .table_frames = vm_table_frames(),
 	};
 
 	return si_put(b, &r, sizeof(r));

@@ -7,6 +7,7 @@
  * all.
  */
 #include <abi/sysinfo.h>
+#include <kernel/failinj.h>
 #include <kernel/vm.h>
 #include <kernel/sysimpl.h>
 #include <kernel/sysinfo.h>
@@ -41,6 +42,11 @@ static const si_node_t si_nodes[] = {
 	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
 	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
+	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },
+	{ "failinj.injected", SYSINFO_INT, failinj_injected, NULL, NULL, NULL },
+	{ "failinj.reached", SYSINFO_INT, failinj_reached, NULL, NULL, NULL },
+	{ "failinj.absorbed", SYSINFO_INT, failinj_absorbed, NULL, NULL, NULL },
+	{ "failinj.other", SYSINFO_INT, failinj_other, NULL, NULL, NULL },
 };
 
 #define SI_NODES (sizeof(si_nodes) / sizeof(si_nodes[0]))

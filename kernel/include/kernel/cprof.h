@@ -21,6 +21,8 @@ struct task;
 struct thread;
 
 /* Boot, after heap_init: set up the kernel table if the kernel is instrumented. */
+/* Heap bytes the kept tables of exited processes take (any task can fill them). */
+size_t cprof_kept_heap_bytes(void);
 void cprof_init(void);
 
 /* On each CPU as it comes up (after its per-CPU data): its part and stack. */

@@ -37,6 +37,7 @@ errno_t si_threads(si_buf_t *b, uint64_t arg);
 errno_t si_vectors(si_buf_t *b, uint64_t arg);
 errno_t si_syscalls(si_buf_t *b, uint64_t arg);
 errno_t si_profiler(si_buf_t *b, uint64_t arg);
+errno_t si_memory(si_buf_t *b, uint64_t arg);
 
 /* Tables: their children's names, and one entry (ENOENT if none). */
 errno_t si_task_ids(si_buf_t *b);

@@ -57,6 +57,7 @@ typedef struct thread {
 	int32_t rq_cpu;              /* run queue it waits on, -1 if none */
 	uint64_t affinity;           /* allowed CPUs, bit per CPU id */
 	uint32_t slice;              /* ticks left in its time slice */
+	uint32_t failinj_hits;       /* failures injected into its calls (failinj.c) */
 	uintptr_t kstack_top;
 	arch_thread_t arch;          /* saved context, FPU state */
 	list_node_t rq_node;         /* run queue */

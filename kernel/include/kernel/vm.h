@@ -89,6 +89,10 @@ void *kzalloc(size_t size);
 void kfree(void *p);
 /* Bytes of frames the heap holds. */
 size_t heap_footprint(void);
+/* Bytes of live kmalloc objects (rounded to their size class). */
+size_t heap_live_bytes(void);
+/* The bytes kmalloc reserved for the live object p. */
+size_t kmalloc_size(const void *p);
 
 /*
  * Allocate a zeroed kernel stack of npages (1-7) with unmapped guard pages
@@ -110,6 +114,8 @@ size_t kstack_pages(void);
 size_t kstack_slots_used(void);
 /* Tests only: allow at most slots ranges; returns the previous limit. */
 size_t kstack_test_limit(size_t slots);
+/* Kernel stacks handed out and not freed (cached ones not counted). */
+size_t kstack_live(void);
 
 /* Internal to mm: move the frame bitmap into the direct map; bitmap bytes. */
 void frame_rebase(uintptr_t old_offset);

@@ -43,6 +43,12 @@
  *   system.exceptions.<n>     data: sysinfo_vector_t
  *   system.syscalls           data: sysinfo_syscall_t[] (every number)
  *   system.profiler           data: sysinfo_profiler_t
+ *   system.memory             data: sysinfo_memory_t (kernel memory
+ *                             counters; vfuzz's leak check)
+ *   failinj.injected          int: failures injected (kernel/failinj.h);
+ *   failinj.reached/absorbed/other  int: system calls with an injected
+ *                             failure that returned ENOMEM/ELIMIT/EFAULT,
+ *                             success, or another error
  */
 #ifndef ABI_SYSINFO_H
 #define ABI_SYSINFO_H
@@ -137,6 +143,18 @@ typedef struct sysinfo_syscall {
 	uint64_t count;
 	uint64_t cycles;          /* kernel cycles of the calling threads */
 } sysinfo_syscall_t;
+
+/* Kernel memory: what a leak check compares before and after a run. */
+typedef struct sysinfo_memory {
+	uint64_t frames_free;     /* frames in the allocator */
+	uint64_t heap_frames;     /* frames the kernel heap holds (used or not) */
+	uint64_t heap_live;       /* bytes of live heap objects (size-class rounded) */
+	uint64_t heap_cached;     /* of which bounded caches any task fills (cprof's
+	                             kept tables of exited processes) */
+	uint64_t kstacks;         /* kernel stacks in use by threads */
+	uint64_t kstack_frames;   /* frames mapped as kernel stacks (in use or cached) */
+	uint64_t table_frames;    /* page-table frames, kernel and user */
+} sysinfo_memory_t;
 
 /* The statistical profiler (abi/profile.h). */
 typedef struct sysinfo_profiler {

@@ -1,0 +1,312 @@
+/*
+ * vfuzz: a seeded system call fuzzer with a leak check.
+ *
+ *   vfuzz [-h] [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]
+ *
+ * vfuzz runs a warm-up worker task (-W calls, default 2000, seed SEED+1:
+ * it fills the kernel's caches), reads the kernel's memory counters
+ * (sysinfo system.memory, the task and thread lists), runs the worker
+ * task (SEED, CALLS over THREADS threads, default one per CPU), waits
+ * for it and everything it started, and reads the counters again: they
+ * must be back at the baseline exactly. Exit 0 on success, 1 on an
+ * unexpected result, a stall or a leak, 2 on bad options.
+ *
+ *   vfuzz -r PROGRAM [ARGS...]
+ *
+ * runs PROGRAM twice with vfuzz's permissions (the first run warms the
+ * caches) and applies the same leak check to the second run; it prints
+ * the fault-injection counters (sysinfo failinj.*) and exits 1 on a leak
+ * or when a system call returned another error than ENOMEM, ELIMIT or
+ * EFAULT after an injected failure (the program's own status is only
+ * reported: under fault injection its tests may fail).
+ *
+ * Internal modes: -w (the worker task) and -c SEED (a child task).
+ * README "Fuzzing" describes the templates and the checks.
+ */
+#include <abi/sysinfo.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vernier.h>
+
+#include "vfuzz.h"
+
+#define FZ_SETTLE_TRIES 50          /* 100 ms apart: threads are reaped lazily */
+
+typedef struct fz_opts {
+	uint64_t seed, calls, warm;
+	unsigned threads;
+	char mode;                   /* 0, 'w', 'c' or 'r' */
+} fz_opts_t;
+
+/* What must be back at its baseline after a run. */
+typedef struct fz_snap {
+	sysinfo_memory_t mem;
+	uint64_t tasks, threads;
+	uint64_t frames;             /* free + heap + kstacks + tables + task-resident */
+} fz_snap_t;
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: vfuzz [-h] [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]\n"
+		"  fuzz the system calls with CALLS calls (default 10000) from\n"
+		"  THREADS threads (default: one per CPU), seeded by SEED\n"
+		"  (default: the clock); -W: warm-up calls (default 2000);\n"
+		"  -x: also maps over 1 GiB and sampling over 10 kHz.\n"
+		"       vfuzz -r PROGRAM [ARGS...]: the leak check around a program.\n"
+		"  Checks every result, a 5 s heartbeat, and that the kernel's\n"
+		"  memory, tasks and threads are back at their baseline after.\n");
+}
+
+static bool fz_num(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s)
+		return false;
+	*out = strtoull(s, &end, 0);
+	return *end == 0;
+}
+
+/* Parse argv; -1 to go on, else the exit status. */
+static int fz_parse(int argc, char **argv, fz_opts_t *o)
+{
+	uint64_t v;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:xr")) != -1) {
+		switch (opt) {
+		case 'h': usage(stdout); return 0;
+		case 's': if (!fz_num(optarg, &o->seed)) goto bad; break;
+		case 'n': if (!fz_num(optarg, &o->calls)) goto bad; break;
+		case 'W': if (!fz_num(optarg, &o->warm)) goto bad; break;
+		case 't':
+			if (!fz_num(optarg, &v) || v < 1 || v > FZ_MAX_THREADS)
+				goto bad;
+			o->threads = (unsigned)v;
+			break;
+		case 'w': o->mode = 'w'; break;
+		case 'x': fz_extended = true; break;
+		case 'r': o->mode = 'r'; break;
+		case 'c': if (!fz_num(optarg, &o->seed)) goto bad; o->mode = 'c'; break;
+		default: goto bad;
+		}
+	}
+	if ((optind == argc) == (o->mode != 'r'))
+		return -1;
+bad:
+	usage(stderr);
+	return 2;
+}
+
+/* Bytes of a sysinfo data node (0 on error); into buf if it fits. */
+static size_t fz_si_size(const char *path, void *buf, size_t size)
+{
+	size_t got = 0;
+
+	return sys_sysinfo_data(path, buf, size, &got) == EOK ? got : 0;
+}
+
+static unsigned fz_cpus(void)
+{
+	static sysinfo_cpu_t c[64];
+	size_t n = fz_si_size("system.cpus", c, sizeof(c)) / sizeof(c[0]);
+
+	return n ? (unsigned)(n > FZ_MAX_THREADS ? FZ_MAX_THREADS : n) : 1;
+}
+
+static errno_t fz_snapshot(fz_snap_t *s)
+{
+	static sysinfo_task_t t[1100];
+	static sysinfo_thread_t th[2048];
+	size_t nt, nth;
+
+	memset(s, 0, sizeof(*s));
+	if (fz_si_size("system.memory", &s->mem, sizeof(s->mem)) != sizeof(s->mem))
+		return ENOENT;
+	nt = fz_si_size("system.tasks", t, sizeof(t)) / sizeof(t[0]);
+	nth = fz_si_size("system.threads", th, sizeof(th)) / sizeof(th[0]);
+	if (!nt || !nth)
+		return ENOMEM;
+	s->tasks = nt;
+	s->threads = nth;
+	s->frames = s->mem.frames_free + s->mem.heap_frames + s->mem.kstack_frames +
+		    s->mem.table_frames;
+	for (size_t i = 0; i < nt; i++)
+		s->frames += t[i].resident_bytes / 4096;
+	return EOK;
+}
+
+static bool fz_same(const fz_snap_t *a, const fz_snap_t *b)
+{
+	return a->mem.heap_live - a->mem.heap_cached == b->mem.heap_live - b->mem.heap_cached && a->mem.kstacks == b->mem.kstacks &&
+	       a->tasks == b->tasks && a->threads == b->threads && a->frames == b->frames;
+}
+
+static void fz_print_snap(const char *what, const fz_snap_t *s)
+{
+	printf("vfuzz: %s: frames %llu (free %llu heap %llu kstack %llu tables %llu), "
+	       "heap live %llu B (cached %llu), kstacks %llu, tasks %llu, threads %llu\n", what,
+	       (unsigned long long)s->frames, (unsigned long long)s->mem.frames_free,
+	       (unsigned long long)s->mem.heap_frames, (unsigned long long)s->mem.kstack_frames,
+	       (unsigned long long)s->mem.table_frames, (unsigned long long)s->mem.heap_live,
+	       (unsigned long long)s->mem.heap_cached,
+	       (unsigned long long)s->mem.kstacks, (unsigned long long)s->tasks,
+	       (unsigned long long)s->threads);
+}
+
+/* Run a worker task and wait for it; its exit status (-1: not run). */
+static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads)
+{
+	char s[24], n[24], t[8];
+	char *argv[] = { "vfuzz", "-w", "-s", s, "-n", n, "-t", t, fz_extended ? "-x" : NULL, NULL };
+	task_id_t id, got;
+	int status = 0;
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)calls);
+	snprintf(t, sizeof(t), "%u", threads);
+	if (sys_spawn("/bin/vfuzz", (const char *const *)argv, 0, &id) != EOK ||
+	    sys_wait(id, &status, 0, &got) != EOK)
+		return -1;
+	return status;
+}
+
+/* Every task and thread (after a failed leak check). */
+static void fz_print_tasks(void)
+{
+	static sysinfo_task_t t[256];
+	static sysinfo_thread_t th[512];
+	size_t nt = fz_si_size("system.tasks", t, sizeof(t)) / sizeof(t[0]);
+	size_t nth = fz_si_size("system.threads", th, sizeof(th)) / sizeof(th[0]);
+
+	for (size_t i = 0; i < nt; i++)
+		printf("vfuzz: task %llu (%s), parent %llu, %u threads\n", (unsigned long long)t[i].id,
+		       t[i].name, (unsigned long long)t[i].parent, t[i].threads);
+	for (size_t i = 0; i < nth; i++)
+		printf("vfuzz: thread %llu (%s) of task %llu, state %u\n", (unsigned long long)th[i].id,
+		       th[i].name, (unsigned long long)th[i].task, th[i].state);
+}
+
+/* A snapshot once two taken 100 ms apart agree (at most 3 s). */
+static errno_t fz_settle(fz_snap_t *s)
+{
+	fz_snap_t prev;
+	errno_t rc = fz_snapshot(&prev);
+
+	for (unsigned i = 0; rc == EOK && i < 30; i++) {
+		sys_sleep_ns(100000000ull);
+		if ((rc = fz_snapshot(s)) == EOK && fz_same(&prev, s))
+			return EOK;
+		fz_print_snap("settling", s);
+		prev = *s;
+	}
+	return rc;
+}
+
+/* The leak check: wait (up to 5 s) for the counters to settle back. */
+static bool fz_leak_check(const fz_snap_t *before)
+{
+	fz_snap_t after;
+
+	for (unsigned i = 0; i < FZ_SETTLE_TRIES; i++) {
+		if (fz_snapshot(&after) == EOK && fz_same(before, &after))
+			break;
+		sys_sleep_ns(100000000ull);
+	}
+	fz_print_snap("after", &after);
+	if (!fz_same(before, &after))
+		fz_print_tasks();
+	return fz_same(before, &after);
+}
+
+/* Run argv with our permissions and wait; its status (-1: not run). */
+static int fz_run_program(char **argv)
+{
+	char path[128];
+	task_info_t me;
+	task_id_t id, got;
+	int status = 0;
+
+	snprintf(path, sizeof(path), "/bin/%s", argv[0]);
+	if (sys_task_info(0, &me) != EOK)
+		me.perms = 0;
+	for (unsigned i = 0; i < 10; i++)   /* fault injection may fail a spawn */
+		if (sys_spawn(path, (const char *const *)argv, me.perms, &id) == EOK)
+			return sys_wait(id, &status, 0, &got) == EOK ? status : -1;
+	return -1;
+}
+
+static uint64_t fz_si_int(const char *path)
+{
+	uint64_t v = 0;
+
+	sys_sysinfo_int(path, &v);
+	return v;
+}
+
+/* -r: the leak check around two runs of a program. */
+static int fz_check_program(char **argv)
+{
+	fz_snap_t before;
+	int st = fz_run_program(argv);
+
+	printf("vfuzz: warm-up run of %s: status %#x\n", argv[0], st);
+	if (fz_settle(&before) != EOK)
+		return 1;
+	fz_print_snap("baseline", &before);
+	st = fz_run_program(argv);
+	bool leak_ok = fz_leak_check(&before);
+	uint64_t other = fz_si_int("failinj.other");
+	printf("vfuzz: failinj: %llu injected; syscalls after one: %llu ENOMEM/ELIMIT/EFAULT, "
+	       "%llu succeeded, %llu other errors\n",
+	       (unsigned long long)fz_si_int("failinj.injected"),
+	       (unsigned long long)fz_si_int("failinj.reached"),
+	       (unsigned long long)fz_si_int("failinj.absorbed"), (unsigned long long)other);
+	printf("vfuzz: %s exited with status %#x; leak check %s\n", argv[0], st,
+	       leak_ok ? "passed" : "FAILED");
+	printf("vfuzz: %s\n", leak_ok && !other ? "PASS" : "FAIL");
+	return leak_ok && !other ? 0 : 1;
+}
+
+static int fz_main(const fz_opts_t *o)
+{
+	fz_snap_t before;
+	int st;
+
+	printf("vfuzz: seed %llu, %llu calls, %u threads\n", (unsigned long long)o->seed,
+	       (unsigned long long)o->calls, o->threads);
+	if (o->warm && (st = fz_run_worker(o->seed + 1, o->warm, o->threads)) != 0)
+		printf("vfuzz: warm-up worker exited with status %#x\n", st);
+	if (fz_settle(&before) != EOK) {
+		printf("vfuzz: cannot read sysinfo system.memory\n");
+		return 1;
+	}
+	fz_print_snap("baseline", &before);
+	st = fz_run_worker(o->seed, o->calls, o->threads);
+	bool leak_ok = fz_leak_check(&before);
+	printf("vfuzz: worker exited with status %#x; leak check %s\n", st,
+	       leak_ok ? "passed" : "FAILED");
+	printf("vfuzz: %s seed %llu calls %llu\n", st == 0 && leak_ok ? "PASS" : "FAIL",
+	       (unsigned long long)o->seed, (unsigned long long)o->calls);
+	return st == 0 && leak_ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	fz_opts_t o = { .seed = sys_clock_ns(CLOCK_MONOTONIC), .calls = 10000, .warm = 2000 };
+	int rc = fz_parse(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (!o.threads)
+		o.threads = fz_cpus();
+	if (o.mode == 'c')
+		return fz_child(o.seed);
+	if (o.mode == 'r')
+		return fz_check_program(argv + optind);
+	if (o.mode == 'w')
+		return fz_worker(o.seed, o.calls, o.threads);
+	return fz_main(&o);
+}
