@@ -572,6 +572,11 @@ static void fz_forward_shape(fz_t *f, fz_call_t *c)
 							   : fz_msg(f, 0)->method;
 }
 
+static void fz_caller_perms_shape(fz_t *f, fz_call_t *c)
+{
+	c->a[0] = fz_chance(f, 80) ? fz_handle(f, FZ_H_CALLID) : fz_arg(f);
+}
+
 static void fz_hangup_shape(fz_t *f, fz_call_t *c)
 {
 	c->a[0] = fz_phone(f);
@@ -643,6 +648,7 @@ const fz_tpl_t fz_tpls[] = {
 	{ "profile", SYS_PROFILE, 3, fz_profile_shape, NULL, 0 },
 	{ "getprofile", SYS_GETPROFILE, 2, fz_out0_shape, NULL, 0 },
 	{ "cprof", SYS_CPROF, 3, fz_cprof_shape, NULL, 0 },
+	{ "ipc_caller_perms", SYS_IPC_CALLER_PERMS, 2, fz_caller_perms_shape, NULL, 0 },
 	{ "bad_number", FZ_NR_BAD, 2, fz_bad_nr_shape, NULL, FZ_F_ENOSYS },
 };
 const unsigned fz_ntpls = sizeof(fz_tpls) / sizeof(fz_tpls[0]);
