@@ -45,7 +45,8 @@ build=${BUILD:-build}
 if [[ ${#files[@]} -eq 0 ]]; then
     # Slowest first (times on 2 cores, TCG): groundtruth ~3 min, cprof ~3.5 min, bochs ~10 s,
     # boot ~40 s, ktest ~10 s, harness ~10 s; the unit tests take well under a second.
-    for t in test/groundtruth.t test/cprof.t test/boot.t test/bochs.t test/ktest.t \
+    for t in test/groundtruth.t test/cprof.t test/fuzz.t test/user.t test/boot.t test/ktest.t \
+             test/gtcallgrind.t test/failinj.t test/icount.t test/bochs.t \
              test/harness.t; do
         [[ -f $t ]] && files+=("$t")
     done
