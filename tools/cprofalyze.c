@@ -46,7 +46,7 @@
 #define CPA_CHUNK 65536
 #define CPA_PATH 1024
 
-#define CPA_MISSING_MAX 8               /* missing binaries named in the warning */
+#include "binmiss.h"
 
 #ifdef CPROFALYZE_HOST
 #include "hostroot.h"
@@ -60,8 +60,7 @@
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
-	unsigned nmissing;              /* binaries not found (nor PATH.nm) */
-	char missing[CPA_MISSING_MAX][256];
+	binmiss_t missing;              /* binaries not found (nor PATH.nm) */
 } cpa_t;
 
 static void usage(FILE *f)
@@ -131,34 +130,6 @@ static errno_t read_file(const char *path, void **data, size_t *size)
 	return EOK;
 }
 
-/* The missing binary named path (len bytes): its slot, or -1. */
-static int cpa_missing_slot(const cpa_t *c, const char *path, size_t len)
-{
-	unsigned n = c->nmissing < CPA_MISSING_MAX ? c->nmissing : CPA_MISSING_MAX;
-
-	for (unsigned i = 0; i < n; i++)
-		if (strlen(c->missing[i]) == len && !strncmp(c->missing[i], path, len))
-			return (int)i;
-	return -1;
-}
-
-/* Note a load's outcome: a binary not found, or found after all as PATH.nm. */
-static void cpa_note(cpa_t *c, const char *path, errno_t err)
-{
-	size_t len = strlen(path);
-	bool nm = len > 3 && !strcmp(path + len - 3, ".nm");
-	int slot = cpa_missing_slot(c, path, nm ? len - 3 : len);
-
-	if (nm && err == EOK && slot >= 0) {
-		c->nmissing--;
-		memmove(c->missing[slot], c->missing[c->nmissing], sizeof(c->missing[0]));
-	} else if (!nm && err == ENOENT && slot < 0) {
-		if (c->nmissing < CPA_MISSING_MAX)
-			snprintf(c->missing[c->nmissing], sizeof(c->missing[0]), "%s", path);
-		c->nmissing++;
-	}
-}
-
 /* Paths in the file are guest paths: absolute ones are looked up under root. */
 static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 {
@@ -174,22 +145,8 @@ static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 	else if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)rlen, c->root, path) <
 		 sizeof(full))
 		err = read_file(full, data, size);
-	cpa_note(c, path, err);
+	binmiss_note(&c->missing, path, err);
 	return err;
-}
-
-/* The warning about binaries not found; exit status 3 (0 if none). */
-static int cpa_warn_missing(const cpa_t *c)
-{
-	if (!c->nmissing)
-		return 0;
-	fprintf(stderr, "cprofalyze: warning: %u binar%s named in the profiles not found under "
-		"%s (their functions print as addresses; give the root with -r ROOT):",
-		c->nmissing, c->nmissing == 1 ? "y" : "ies", c->root);
-	for (unsigned i = 0; i < c->nmissing && i < CPA_MISSING_MAX; i++)
-		fprintf(stderr, " %s", c->missing[i]);
-	fprintf(stderr, "%s\n", c->nmissing > CPA_MISSING_MAX ? " ..." : "");
-	return 3;
 }
 
 /* Print the report of one file; 0, or 1 with a message. */
@@ -251,7 +208,7 @@ int main(int argc, char **argv)
 {
 	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
 	static char root[CPA_PATH];
-	cpa_t c = { CPA_ROOT_DEFAULT(root), false, 0, { "" } };
+	cpa_t c = { CPA_ROOT_DEFAULT(root), false, { 0, { "" } } };
 	int opt, status = 0;
 
 	while ((opt = getopt(argc, argv, "hfaoctin:r:")) != -1) {
@@ -298,5 +255,6 @@ int main(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		status |= cpa_file(&c, argv[i], &o, argc - optind > 1);
-	return status ? status : cpa_warn_missing(&c);
+	return status ? status : binmiss_warn(&c.missing, "cprofalyze", "the profiles", c.root,
+						 "their functions print as addresses; give the root with -r ROOT");
 }

@@ -71,17 +71,16 @@
 #include <lib/profreport.h>
 #include <lib/profsym.h>
 
+#include "binmiss.h"
 #include "hostroot.h"
 
 #define VPROF_CHUNK 65536
-#define VPROF_MISSING_MAX 8             /* missing binaries named in the warning */
 #define VPROF_PATH 4096
 
 typedef struct vprof {
 	const char *root;
 	const char *kernel;
-	unsigned nmissing;                  /* binaries not found (nor PATH.nm) */
-	char missing[VPROF_MISSING_MAX][256];
+	binmiss_t missing;                  /* binaries not found (nor PATH.nm) */
 } vprof_t;
 
 static void usage(FILE *f)
@@ -146,34 +145,6 @@ static errno_t read_file(const char *path, void **data, size_t *size)
 	return EOK;
 }
 
-/* The missing binary named path (or PATH.nm's binary): its slot, or -1. */
-static int vp_missing_slot(const vprof_t *vp, const char *path, size_t len)
-{
-	unsigned n = vp->nmissing < VPROF_MISSING_MAX ? vp->nmissing : VPROF_MISSING_MAX;
-
-	for (unsigned i = 0; i < n; i++)
-		if (strlen(vp->missing[i]) == len && !strncmp(vp->missing[i], path, len))
-			return (int)i;
-	return -1;
-}
-
-/* Note a load's outcome: a binary not found, or found after all as PATH.nm. */
-static void vp_note(vprof_t *vp, const char *path, errno_t err)
-{
-	size_t len = strlen(path);
-	bool nm = len > 3 && !strcmp(path + len - 3, ".nm");
-	int slot = vp_missing_slot(vp, path, nm ? len - 3 : len);
-
-	if (nm && err == EOK && slot >= 0) {
-		vp->nmissing--;
-		memmove(vp->missing[slot], vp->missing[vp->nmissing], sizeof(vp->missing[0]));
-	} else if (!nm && err == ENOENT && slot < 0) {
-		if (vp->nmissing < VPROF_MISSING_MAX)
-			snprintf(vp->missing[vp->nmissing], sizeof(vp->missing[0]), "%s", path);
-		vp->nmissing++;
-	}
-}
-
 /* Stream paths are guest paths: absolute ones are looked up under ROOT. */
 static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
 {
@@ -185,22 +156,8 @@ static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
 		err = read_file(path, data, size);
 	else if ((size_t)snprintf(full, sizeof(full), "%s%s", vp->root, path) < sizeof(full))
 		err = read_file(full, data, size);
-	vp_note(vp, path, err);
+	binmiss_note(&vp->missing, path, err);
 	return err;
-}
-
-/* The warning about binaries not found; exit status 3 (0 if none). */
-static int vp_warn_missing(const vprof_t *vp)
-{
-	if (!vp->nmissing)
-		return 0;
-	fprintf(stderr, "vprof: warning: %u binar%s named in the stream not found under %s "
-		"(their samples print as addresses; give the staged root with -r ROOT):",
-		vp->nmissing, vp->nmissing == 1 ? "y" : "ies", vp->root);
-	for (unsigned i = 0; i < vp->nmissing && i < VPROF_MISSING_MAX; i++)
-		fprintf(stderr, " %s", vp->missing[i]);
-	fprintf(stderr, "%s\n", vp->nmissing > VPROF_MISSING_MAX ? " ..." : "");
-	return 3;
 }
 
 /* "12", "0.5", "1.25" -> hundredths; -1 when malformed. */
@@ -319,13 +276,14 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 	}
 	prof_report_free(r);
 	fflush(stdout);
-	return rc ? rc : vp_warn_missing(vp);
+	return rc ? rc : binmiss_warn(&vp->missing, "vprof", "the stream", vp->root,
+					 "their samples print as addresses; give the staged root with -r ROOT");
 }
 
 int main(int argc, char **argv)
 {
 	static char root[VPROF_PATH];
-	vprof_t vp = { hostroot_default(root, sizeof(root)), NULL, 0, { "" } };
+	vprof_t vp = { hostroot_default(root, sizeof(root)), NULL, { 0, { "" } } };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
 	const char *bench_file = NULL;
 	long pct;

@@ -9,25 +9,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "math_bits.h"
+
 #define EXP_BIAS 1023
 #define FRAC_BITS 52
 #define SIGN_BIT (UINT64_C(1) << 63)
-
-static uint64_t bits_of(double x)
-{
-	uint64_t b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static double from_bits(uint64_t b)
-{
-	double x;
-
-	memcpy(&x, &b, sizeof(x));
-	return x;
-}
 
 /* Unbiased exponent field of x (1024 for inf and NaN, -1023 for 0/subnormals). */
 static int exponent(double x)

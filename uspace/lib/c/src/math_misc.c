@@ -8,21 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static uint64_t bits_of(double x)
-{
-	uint64_t b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static double from_bits(uint64_t b)
-{
-	double x;
-
-	memcpy(&x, &b, sizeof(x));
-	return x;
-}
+#include "math_bits.h"
 
 /* |x| with y's sign bit. */
 double copysign(double x, double y)
