@@ -43,8 +43,9 @@ cd "$top"
 build=${BUILD:-build}
 
 if [[ ${#files[@]} -eq 0 ]]; then
-    # Slowest first (times on 2 cores, TCG): groundtruth ~3 min, cprof ~3.5 min, bochs ~10 s,
-    # boot ~40 s, ktest ~10 s, harness ~10 s; the unit tests take well under a second.
+    # Slowest first (times on 2 cores, TCG, 2026-11-25): groundtruth ~5 min, cprof ~7.5 min,
+    # user ~5 min, bochs up to ~10 min (its ktest run), ktest ~2 min, boot ~1.5 min,
+    # gtcallgrind/failinj/fuzz/icount ~1 min each; the unit tests take a few seconds.
     for t in test/groundtruth.t test/cprof.t test/fuzz.t test/user.t test/boot.t test/ktest.t \
              test/gtcallgrind.t test/failinj.t test/icount.t test/bochs.t \
              test/harness.t; do
