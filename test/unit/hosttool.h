@@ -52,4 +52,21 @@ static inline void tool_root(char *dir, const char *app_nm, const char *kernel_n
 	tool_write(path, kernel_nm, strlen(kernel_nm));
 }
 
+/*
+ * A copy of BUILD/host/TOOL in a fresh build-like directory b (a mkdtemp
+ * template, changed in place) whose initrd-root links to dir, so the copy
+ * finds dir as its default root (tools/hostroot.h). Aborts on failure.
+ */
+static inline void tool_stage(char *b, const char *tool, const char *build, const char *dir)
+{
+	char cmd[1400];
+
+	if (!mkdtemp(b))
+		abort();
+	snprintf(cmd, sizeof(cmd), "mkdir %s/host && cp %s/host/%s %s/host/ && ln -s %s "
+		 "%s/initrd-root", b, build, tool, b, dir, b);
+	if (system(cmd) != 0)
+		abort();
+}
+
 #endif

@@ -864,12 +864,7 @@ static void test_tool_root(const char *build, const char *dir, char *text, size_
 {
 	char b[] = "/tmp/cprofalyze-build.XXXXXX", cmd[1400];
 
-	if (!mkdtemp(b))
-		abort();
-	snprintf(cmd, sizeof(cmd), "mkdir %s/host && cp %s/host/cprofalyze %s/host/ && "
-		 "ln -s %s %s/initrd-root", b, build, b, dir, b);
-	if (system(cmd) != 0)
-		abort();
+	tool_stage(b, "cprofalyze", build, dir);
 	snprintf(cmd, sizeof(cmd), "cd / && %s/host/cprofalyze %s/call.out 2>&1", b, dir);
 	is_int(tool_run(cmd, text, size), 0, "without -r, run from /: exits 0");
 	HAS(text, "        5       5.00       5.00    alpha");

@@ -1070,12 +1070,7 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 {
 	char b[] = "/tmp/vprof-build.XXXXXX", cmd[1400];
 
-	if (!mkdtemp(b))
-		abort();
-	snprintf(cmd, sizeof(cmd), "mkdir %s/host && cp %s/host/vprof %s/host/ && ln -s %s "
-		 "%s/initrd-root", b, build, b, dir, b);
-	if (system(cmd) != 0)
-		abort();
+	tool_stage(b, "vprof", build, dir);
 	snprintf(cmd, sizeof(cmd), "cd / && %s/host/vprof %s/stream 2>&1", b, dir);
 	is_int(tool_run(cmd, text, size), 0, "vprof without -r, run from /, exits 0");
 	HAS(text, " 10.00%       10  5 app                memcpy [k]");
