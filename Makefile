@@ -270,7 +270,7 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profexport.c lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -302,9 +302,10 @@ $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi
 
 host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
 
-# test_profreport also runs vprof; test_profcall cprofalyze.
+# test_profreport and test_profexport also run vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
 $(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
+$(BUILD)/host/test/test_profexport: | $(VPROF)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).

@@ -58,6 +58,22 @@ typedef struct prof_stack {
 	uint64_t top[PROF_TOP_WORDS];   /* top words in the text, else 0 */
 } prof_stack_t;
 
+/*
+ * The key of a whole stack for prof_report_walk (no padding): frame[]
+ * holds 1 + the report's xdepth entries (zero past nframes); the first
+ * nkern frames are kernel addresses.
+ */
+typedef struct prof_xkey {
+	uint32_t slot, bin;
+	uint64_t thread;
+	uint32_t cpu;
+	uint8_t mode, nkern, nframes, reserved;
+	uint64_t top[PROF_TOP_WORDS];
+	uint64_t frame[];
+} prof_xkey_t;
+
+#define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
+
 struct prof_report {
 	prof_env_t env;
 	errno_t error;                  /* sticky EINVAL */
@@ -71,6 +87,11 @@ struct prof_report {
 	prof_bin_t *bins;
 	size_t nbins, cap_bins;
 	pmap_t stacks;                  /* prof_stack_t -> uint64_t count */
+	prof_filter_t filter;           /* prof_report_setup */
+	char filter_name[32];
+	bool xon;                       /* keep whole stacks in xstacks */
+	uint32_t xdepth;                /* return addresses per xkey */
+	pmap_t xstacks;                 /* prof_xkey_t -> uint64_t count */
 	size_t pend_len;
 	uint64_t pend[PROF_REC_MAX / 8];
 };
@@ -340,6 +361,24 @@ static uint32_t rep_bin(prof_report_t *r, const char *path, size_t len)
 	return (uint32_t)r->nbins++;
 }
 
+/*
+ * The name of a task slot: its TASK record's, else its program's file
+ * name, else "kernel" for task 0, else "?".
+ */
+static const char *rep_task_name(const prof_report_t *r, uint32_t slot)
+{
+	const prof_task_t *t = &r->tasks[slot];
+	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
+
+	if (!t->name[0] && t->bin != PROF_NONE) {
+		name = r->bins[t->bin].path;
+		for (const char *p = name; *p; p++)
+			if (*p == '/' && p[1])
+				name = p + 1;
+	}
+	return name;
+}
+
 /* ---------------------------------------------------------------- records */
 
 /* Copy a record of at least want bytes out of rec (len bytes) into dst. */
@@ -363,6 +402,11 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 		return EOK;
 	r->header = h;
 	r->c.have_header = true;
+	if (r->xon) {
+		r->xdepth = h.depth < 1 ? 1 : h.depth > PROF_DEPTH_MAX ? PROF_DEPTH_MAX : h.depth;
+		pmap_init(&r->xstacks, sizeof(prof_xkey_t) + (1 + r->xdepth) * 8,
+			  sizeof(uint64_t));
+	}
 	r->c.source = h.source;
 	r->c.hz = h.hz;
 	r->c.ncpus = h.ncpus;
@@ -443,6 +487,65 @@ static void rec_stack_key(prof_report_t *r, const prof_rec_sample_t *s,
 		k->bin = PROF_NONE;     /* no user frame: one key per kernel stack */
 }
 
+/* Build the whole-stack key of a sample (k has PROF_XKEY_MAX bytes). */
+static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
+		     const unsigned char *chain, uint32_t slot, prof_xkey_t *k)
+{
+	prof_stack_t top;
+	size_t n = s->nchain < r->xdepth ? s->nchain : r->xdepth;
+
+	memset(k, 0, r->xstacks.ksize);
+	k->slot = slot;
+	k->bin = r->tasks[slot].bin;
+	k->thread = s->thread;
+	k->cpu = s->h.cpu;
+	k->mode = s->mode;
+	k->frame[0] = s->pc;
+	memcpy(&k->frame[1], chain, 8 * n);
+	k->nframes = (uint8_t)(1 + n);
+	k->nkern = (uint8_t)((s->mode != PROF_MODE_USER) + (s->nkernel < n ? s->nkernel : n));
+	rec_stack_top(r, s, chain, slot, &top);
+	memcpy(k->top, top.top, sizeof(k->top));
+	if (k->nkern == k->nframes)
+		k->bin = PROF_NONE;
+}
+
+/* Does the filter (prof_report_setup) take this sample of task slot? */
+static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_t slot)
+{
+	const prof_filter_t *f = &r->filter;
+
+	if (f->by_task && (f->task_name ? strcmp(rep_task_name(r, slot), f->task_name) != 0 :
+			   s->task != f->task_id))
+		return false;
+	if ((f->mode == PROF_XMODE_USER && s->mode != PROF_MODE_USER) ||
+	    (f->mode == PROF_XMODE_KERNEL && s->mode == PROF_MODE_USER))
+		return false;
+	if (f->cpu >= 0 && s->h.cpu != (uint32_t)f->cpu)
+		return false;
+	if (!f->window)
+		return true;
+	uint64_t per_ms = r->header.tsc_hz / 1000;
+	uint64_t ms = per_ms && s->h.tsc > r->header.h.tsc ?
+		(s->h.tsc - r->header.h.tsc) / per_ms : 0;
+	return ms >= f->from_ms && ms < f->to_ms;
+}
+
+/* Count a sample in the whole stacks. EOK or ENOMEM. */
+static errno_t rec_xstack(prof_report_t *r, const prof_rec_sample_t *s,
+			  const unsigned char *chain, uint32_t slot)
+{
+	uint64_t kbuf[PROF_XKEY_MAX / 8];
+	bool created;
+
+	rec_xkey(r, s, chain, slot, (prof_xkey_t *)kbuf);
+	uint64_t *count = pmap_get(r, &r->xstacks, kbuf, &created);
+	if (!count)
+		return ENOMEM;
+	(*count)++;
+	return EOK;
+}
+
 static void rec_count_mode(prof_report_t *r, unsigned mode)
 {
 	r->c.samples++;
@@ -466,6 +569,10 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 		return EINVAL;
 	uint32_t slot = rep_task(r, s.task);
 	if (slot == PROF_NONE)
+		return ENOMEM;
+	if (!rec_keep(r, &s, slot))
+		return EOK;
+	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot) != EOK)
 		return ENOMEM;
 	rec_stack_key(r, &s, rec + sizeof(s), slot, &k);
 	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
@@ -631,8 +738,17 @@ static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
 		skipped += r->cpu_skipped[i];
 	*c = r->c;
+	c->duration_ns = 0;
+	if (r->header.tsc_hz >= 1000 && r->tsc_last > r->header.h.tsc)
+		c->duration_ns = (r->tsc_last - r->header.h.tsc) /
+				 (r->header.tsc_hz / 1000) * 1000000;
 	c->lost = r->lost_recs + r->end_lost;
 	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
+}
+
+size_t prof_report_pending(const prof_report_t *r)
+{
+	return r->pend_len;
 }
 
 void prof_report_counts(const prof_report_t *r, prof_counts_t *c)
@@ -649,6 +765,7 @@ void prof_report_free(prof_report_t *r)
 	rep_release(r, r->bins);
 	rep_release(r, r->tasks);
 	pmap_free(r, &r->stacks);
+	pmap_free(r, &r->xstacks);
 	r->env.release(r->env.ctx, r);
 }
 
@@ -699,16 +816,8 @@ static void rep_task_label(prof_report_t *r, uint32_t slot, char *buf, size_t si
 		fmt_snprintf(buf, size, "[idle]");
 		return;
 	}
-	const prof_task_t *t = &r->tasks[slot];
-	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
-	if (!t->name[0] && t->bin != PROF_NONE) {
-		/* No TASK record: the name of its program. */
-		name = r->bins[t->bin].path;
-		for (const char *p = name; *p; p++)
-			if (*p == '/' && p[1])
-				name = p + 1;
-	}
-	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)t->id, name);
+	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)r->tasks[slot].id,
+		     rep_task_name(r, slot));
 }
 
 /* ---------------------------------------------------------------- symbolizing */
@@ -763,22 +872,32 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 }
 
 /*
+ * The caller of a sample at pc (in the kernel, or in binary ubin) whose
+ * function had not set up its frame, from the top words; 0 if none.
+ */
+static uint64_t pr_leaf_caller(prof_print_t *pp, bool kernel, uint32_t ubin, uint64_t pc,
+			       const uint64_t *top)
+{
+	uint32_t bin = kernel ? pp->kbin : ubin;
+	uint64_t off;
+
+	if (bin == PROF_NONE || (!top[0] && !top[1]))
+		return 0;
+	profbin_t *b = &pp->r->bins[bin];
+	if (!profbin_lookup(&pp->r->env, b, pc, &off) || !b->data)
+		return 0;
+	return profleaf_caller(b->data, b->size, pc - off, pc, top, PROF_TOP_WORDS);
+}
+
+/*
  * A sample in a function that had not set up its frame: put its caller
  * (from the top words) in front of the return addresses of the walk.
  */
 static void pr_leaf_fix(prof_print_t *pp, prof_stack_t *k)
 {
 	bool kernel = k->kmask & 1;
-	uint32_t bin = kernel ? pp->kbin : k->bin;
-	uint64_t off;
+	uint64_t caller = pr_leaf_caller(pp, kernel, k->bin, k->frame[0], k->top);
 
-	if (bin == PROF_NONE || (!k->top[0] && !k->top[1]))
-		return;
-	profbin_t *b = &pp->r->bins[bin];
-	if (!profbin_lookup(&pp->r->env, b, k->frame[0], &off) || !b->data)
-		return;
-	uint64_t caller = profleaf_caller(b->data, b->size, k->frame[0] - off, k->frame[0],
-					  k->top, PROF_TOP_WORDS);
 	if (!caller)
 		return;
 	memmove(&k->frame[2], &k->frame[1], (PROF_TREE_DEPTH - 1) * sizeof(k->frame[0]));
@@ -1241,5 +1360,169 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 	rep_release(r, pp.sfunc);
 	rep_release(r, pp.nframes);
 	rep_release(r, pp.rows);
+	return err;
+}
+
+/* ---------------------------------------------------------------- export */
+
+errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks)
+{
+	if (r->c.have_header)
+		return EINVAL;
+	r->filter = *f;
+	if (f->task_name) {
+		fmt_snprintf(r->filter_name, sizeof(r->filter_name), "%s", f->task_name);
+		r->filter.task_name = r->filter_name;
+	}
+	r->xon = stacks;
+	return EOK;
+}
+
+/* The leaf fix of lib/profleaf.h on a whole-stack key (copied in k). */
+static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
+{
+	bool kernel = k->nkern > 0;
+	uint64_t caller = pr_leaf_caller(pp, kernel, k->bin, k->frame[0], k->top);
+
+	if (!caller)
+		return;
+	memmove(&k->frame[2], &k->frame[1], (size_t)(xdepth - 1) * 8);
+	k->frame[1] = caller;
+	if (k->nframes < 1 + xdepth)
+		k->nframes++;
+	if (kernel && k->nkern < k->nframes)
+		k->nkern++;
+}
+
+/* Resolve the stack in xstacks slot i into frames (root first). */
+static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *n)
+{
+	prof_report_t *r = pp->r;
+	uint64_t kbuf[PROF_XKEY_MAX / 8];
+	prof_xkey_t *k = (prof_xkey_t *)kbuf;
+
+	memcpy(k, pmap_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
+	px_leaf_fix(pp, k, r->xdepth);
+	*n = k->nframes;
+	for (size_t j = 0; j < k->nframes; j++) {
+		bool kernel = j < k->nkern;
+		uint32_t bin = kernel ? pp->kbin : k->bin;
+		uint32_t f = pr_func(pp, bin, k->frame[j], j > 0, kernel);
+		if (f == PROF_NONE)
+			return ENOMEM;
+		prof_frame_t *o = &fr[k->nframes - 1 - j];
+		o->func = f;
+		o->bin = bin == PROF_NONE ? PROF_BIN_NONE : bin;
+		o->path = bin == PROF_NONE ? NULL : r->bins[bin].path;
+		o->addr = j > 0 && k->frame[j] ? k->frame[j] - 1 : k->frame[j];
+		o->kernel = kernel;
+	}
+	return EOK;
+}
+
+/* Names and starts of the frames (once every function exists). */
+static void px_names(const prof_print_t *pp, prof_frame_t *fr, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		const prof_func_t *f = &pp->funcs[fr[j].func];
+		fr[j].name = pr_fname(pp, fr[j].func);
+		fr[j].func_addr = f->addr;
+		fr[j].known = f->name != NULL;
+	}
+}
+
+static uint64_t px_count(const prof_report_t *r, size_t i)
+{
+	uint64_t c;
+
+	memcpy(&c, pmap_entry(&r->xstacks, i) + 8 + r->xstacks.ksize, 8);
+	return c;
+}
+
+/* Walk order: task id, then most samples first, then map slot. */
+static int px_cmp(const void *a, const void *b, void *ctx)
+{
+	const prof_report_t *r = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const prof_xkey_t *kx = (const void *)(pmap_entry(&r->xstacks, x) + 8);
+	const prof_xkey_t *ky = (const void *)(pmap_entry(&r->xstacks, y) + 8);
+	uint64_t tx = r->tasks[kx->slot].id, ty = r->tasks[ky->slot].id;
+	uint64_t cx = px_count(r, x), cy = px_count(r, y);
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The map slots in use, sorted (from env.alloc); NULL without memory. */
+static size_t *px_order(prof_report_t *r, prof_walk_info_t *info)
+{
+	size_t *ord = rep_alloc(r, r->xstacks.count * sizeof(size_t)), n = 0;
+
+	if (!ord)
+		return NULL;
+	for (size_t i = 0; i < r->xstacks.cap; i++) {
+		if (pmap_entry(&r->xstacks, i)[0]) {
+			ord[n++] = i;
+			info->total += px_count(r, i);
+		}
+	}
+	rep_sort(ord, n, sizeof(size_t), px_cmp, r);
+	return ord;
+}
+
+/* Call fn on each stack in order (every function already resolved). */
+static errno_t px_calls(prof_print_t *pp, const size_t *ord, prof_frame_t *fr,
+			prof_walk_info_t *info, prof_walk_fn_t fn, void *ctx)
+{
+	prof_report_t *r = pp->r;
+	errno_t err = EOK;
+
+	info->nfuncs = (uint32_t)pp->nfuncs;
+	info->nbins = (uint32_t)r->nbins;
+	for (size_t i = 0; i < r->xstacks.count && err == EOK; i++) {
+		const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, ord[i]) + 8);
+		prof_xstack_t s = { r->tasks[k->slot].id, k->thread,
+				    k->mode == PROF_MODE_IDLE ? "[idle]" : rep_task_name(r, k->slot),
+				    k->cpu, k->mode, px_count(r, ord[i]), 0, fr };
+		err = px_resolve(pp, ord[i], fr, &s.nframes);
+		px_names(pp, fr, s.nframes);
+		if (err == EOK)
+			err = fn(ctx, info, &s);
+	}
+	return err;
+}
+
+errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn_t fn,
+			 void *ctx)
+{
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, kernel_path };
+	prof_walk_info_t info;
+	prof_print_t pp;
+	size_t n;
+
+	if (!r->xon)
+		return EINVAL;
+	memset(&pp, 0, sizeof(pp));
+	memset(&info, 0, sizeof(info));
+	pp.r = r;
+	pp.o = &o;
+	rep_totals(r, &info.c);
+	info.kernel_path = kernel_path ? kernel_path : "/boot/kernel";
+	pp.kbin = rep_bin(r, info.kernel_path, strlen(info.kernel_path));
+	pmap_init(&pp.fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
+	prof_frame_t *fr = rep_alloc(r, (2 + r->xdepth) * sizeof(prof_frame_t));
+	size_t *ord = pp.kbin == PROF_NONE || !fr ? NULL : px_order(r, &info);
+	errno_t err = ord ? EOK : ENOMEM;
+	for (size_t i = 0; i < r->xstacks.count && err == EOK; i++)
+		err = px_resolve(&pp, ord[i], fr, &n);
+	if (err == EOK)
+		err = px_calls(&pp, ord, fr, &info, fn, ctx);
+	pmap_free(r, &pp.fmap);
+	rep_release(r, pp.funcs);
+	rep_release(r, fr);
+	rep_release(r, ord);
 	return err;
 }

@@ -3,8 +3,10 @@
  * (the same report as the guest tools sprofile and profile, from the same
  * lib/profreport.c).
  *
- * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] STREAM
+ * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
+ *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
  *        vprof -B SYMFILE
+ *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)
@@ -17,13 +19,25 @@
  *                 in (default: the initrd-root staged by tools/mkinitrd.sh in
  *                 the build this vprof belongs to, BUILD/host/vprof ->
  *                 BUILD/initrd-root, whatever the current directory)
+ *   -F FORMAT     report (default: the report below), folded, pprof,
+ *                 callgrind, speedscope (lib/profexport.h)
+ *   -o FILE       write to FILE instead of standard output
+ *   -T TASK       only samples of TASK (a task id, or a name)
+ *   -m MODE       only user, kernel (kernel and idle) or all samples
+ *   -c CPU        only samples taken on CPU
+ *   -w FROM,TO    only samples taken FROM to TO seconds after the start
+ *   --threads     speedscope: one profile per thread (default per task)
  *   -B SYMFILE    benchmark: look up random addresses in SYMFILE's symbols
  *                 (ELF, or nm text) and print `vprof.symbolize N lookups/s`
+ *   -X FORMAT     benchmark: export a synthetic stream of 1,000,000 samples
+ *                 with 16-frame chains, print `vprof.export.FORMAT S s`
+ *                 and the samples/s (nothing is written)
  *   -h            this help
  *
  * A binary without .symtab (or missing) is tried as PATH.nm (nm output:
  * `ADDR TYPE NAME`). Exit status: 0 on success, 1 for an unreadable or
- * malformed stream, 2 for bad usage, 3 when the report was printed but
+ * malformed stream (an export also for one cut short, or with no sample
+ * left after the filters, or an unwritable FILE), 2 for bad usage, 3 when the report was printed but
  * binaries it names were not found (their samples print as addresses; a
  * warning on stderr lists them and the root).
  *
@@ -61,6 +75,7 @@
  *             20 100.00%  <- compute
  *                 20 100.00%  <- main
  */
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +83,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <lib/profexport.h>
 #include <lib/profreport.h>
 #include <lib/profsym.h>
 
@@ -81,13 +97,26 @@ typedef struct vprof {
 	const char *root;
 	const char *kernel;
 	binmiss_t missing;                  /* binaries not found (nor PATH.nm) */
+	FILE *out;                          /* -o FILE, or stdout */
+	const char *out_path;
+	prof_filter_t filter;
+	prof_export_opts_t x;               /* -F and its options */
 } vprof_t;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] STREAM\n"
+	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]\n"
+		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM\n"
 		"       vprof -B SYMFILE\n"
-		"Print the profile report of a Vernier profiler stream file.\n"
+		"       vprof -X FORMAT\n"
+		"Print the profile report of a Vernier profiler stream file, or export it.\n"
+		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope\n"
+		"  -o FILE       write to FILE (default standard output)\n"
+		"  -T TASK       only samples of TASK (id or name)\n"
+		"  -m MODE       only user, kernel or all samples (default all)\n"
+		"  -c CPU        only samples taken on CPU\n"
+		"  -w FROM,TO    only samples FROM to TO seconds after the start\n"
+		"  --threads     speedscope: one profile per thread\n"
 		"  -g            caller tree of the top functions\n"
 		"  -p PERCENT    hide rows below PERCENT %% (default 0.5)\n"
 		"  -t            task style (profile's layout)\n"
@@ -95,6 +124,7 @@ static void usage(FILE *f)
 		"  -r ROOT       prefix of the stream's binary paths (default: this build's\n"
 		"                initrd-root, found from vprof's own path)\n"
 		"  -B SYMFILE    benchmark symbol lookups in SYMFILE\n"
+		"  -X FORMAT     benchmark the export of a synthetic 1M-sample stream\n"
 		"  -h            this help\n");
 }
 
@@ -110,7 +140,16 @@ static void vp_release(void *ctx, void *p)
 
 static void vp_out(void *ctx, const char *s, size_t len)
 {
-	fwrite(s, 1, len, stdout);
+	vprof_t *vp = ctx;
+
+	fwrite(s, 1, len, vp->out);
+}
+
+static void vp_write(void *ctx, const void *data, size_t len)
+{
+	vprof_t *vp = ctx;
+
+	fwrite(data, 1, len, vp->out);
 }
 
 /* Read a whole file into malloc'd memory. EOK, ENOENT (cannot open), ENOMEM. */
@@ -254,79 +293,368 @@ static int bench(const char *path)
 	return 0;
 }
 
+/* Write the report, or the export, of the fed report r. 0, or 1 with a message. */
+static int emit(prof_report_t *r, const prof_env_t *env, vprof_t *vp,
+		const prof_report_opts_t *o, const char *stream)
+{
+	prof_export_out_t out = { vp, vp_write };
+	errno_t err;
+
+	if (vp->x.format == PROF_FMT_REPORT)
+		err = prof_report_print(r, o);
+	else
+		err = prof_export(r, env, &vp->x, &out);
+	if (err == ENOENT)
+		fprintf(stderr, "vprof: %s: no samples to export (none in the stream, or "
+			"none left by -T/-m/-c/-w)\n", stream);
+	else if (err != EOK)
+		fprintf(stderr, "vprof: out of memory\n");
+	return err != EOK;
+}
+
+/* Check the fed stream: a header; for an export, no record cut short. */
+static int check_stream(prof_report_t *r, const vprof_t *vp, const char *stream)
+{
+	prof_counts_t c;
+
+	prof_report_counts(r, &c);
+	if (!c.have_header) {
+		fprintf(stderr, "vprof: %s: not a profiler stream (no header)\n", stream);
+		return 1;
+	}
+	if (vp->x.format != PROF_FMT_REPORT && prof_report_pending(r) > 0) {
+		fprintf(stderr, "vprof: %s: truncated stream (it ends %zu bytes into a record)\n",
+			stream, prof_report_pending(r));
+		return 1;
+	}
+	return 0;
+}
+
 static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 {
 	prof_env_t env = { vp, vp_alloc, vp_release, vp_load, vp_out };
 	prof_report_t *r;
 
-	if (prof_report_new(&env, &r) != EOK) {
+	if (prof_report_new(&env, &r) != EOK ||
+	    prof_report_setup(r, &vp->filter, vp->x.format != PROF_FMT_REPORT) != EOK) {
 		fprintf(stderr, "vprof: out of memory\n");
 		return 1;
 	}
 	int rc = feed_file(r, stream);
-	prof_counts_t c;
-	prof_report_counts(r, &c);
-	if (rc == 0 && !c.have_header) {
-		fprintf(stderr, "vprof: %s: not a profiler stream (no header)\n", stream);
-		rc = 1;
-	}
-	if (rc == 0 && prof_report_print(r, o) != EOK) {
-		fprintf(stderr, "vprof: out of memory\n");
-		rc = 1;
-	}
+	if (rc == 0)
+		rc = check_stream(r, vp, stream);
+	if (rc == 0)
+		rc = emit(r, &env, vp, o, stream);
 	prof_report_free(r);
-	fflush(stdout);
+	if (fflush(vp->out) != 0 || ferror(vp->out)) {
+		fprintf(stderr, "vprof: %s: write error\n", vp->out_path ? vp->out_path : "stdout");
+		rc = 1;
+	}
 	return rc ? rc : binmiss_warn(&vp->missing, "vprof", "the stream", vp->root,
 					 "their samples print as addresses; give the staged root with -r ROOT");
 }
 
+/* ---------------------------------------------------------------- -X benchmark */
+
+#define BX_SAMPLES 1000000
+#define BX_DEPTH 16
+#define BX_STACKS 4096
+#define BX_FUNCS 512
+#define BX_TASKS 4
+
+typedef struct bx_rec {
+	prof_rec_sample_t s;
+	uint64_t chain[BX_DEPTH];
+} bx_rec_t;
+
+static char bx_nm_user[BX_FUNCS * 40], bx_nm_kernel[BX_FUNCS * 48];
+
+/* nm text of BX_FUNCS functions, 0x100 bytes each, from base. */
+static void bx_nm(char *buf, size_t size, uint64_t base, const char *prefix)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < BX_FUNCS; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%016llx T %s%d\n",
+				      (unsigned long long)(base + 0x100 * (uint64_t)i), prefix, i);
+}
+
+static errno_t bx_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	const char *text = strcmp(path, "/bin/bench.nm") == 0 ? bx_nm_user :
+			   strcmp(path, "/boot/kernel.nm") == 0 ? bx_nm_kernel : NULL;
+
+	(void)ctx;
+	if (!text)
+		return ENOENT;
+	*size = strlen(text);
+	*data = malloc(*size);
+	if (!*data)
+		return ENOMEM;
+	memcpy(*data, text, *size);
+	return EOK;
+}
+
+static void bx_null(void *ctx, const char *s, size_t len)
+{
+	(void)ctx, (void)s, (void)len;
+}
+
+static void bx_null_write(void *ctx, const void *d, size_t len)
+{
+	*(uint64_t *)ctx += len, (void)d;
+}
+
+/* The stream's header, tasks and loads, fed to r. */
+static void bx_prologue(prof_report_t *r)
+{
+	prof_rec_header_t h = { { PROF_REC_HEADER, sizeof(h), 0, 0 }, PROF_MAGIC, PROF_VERSION,
+				PROF_SRC_PMC, 1000, 4, PROF_F_CALLCHAIN, BX_DEPTH, 1000000000,
+				0, 0xffffffff80100000ull, 0xffffffff80200000ull, "bench" };
+	struct { prof_rec_load_t l; char path[16]; } ld;
+
+	prof_report_feed(r, &h, sizeof(h));
+	for (uint64_t t = 1; t <= BX_TASKS; t++) {
+		memset(&ld, 0, sizeof(ld));
+		ld.l = (prof_rec_load_t){ { PROF_REC_LOAD, sizeof(ld), 0, 1 }, t, 0x401000,
+					  0x401000 + 0x100 * BX_FUNCS, 0 };
+		strcpy(ld.path, "/bin/bench");
+		prof_report_feed(r, &ld, sizeof(ld));
+	}
+}
+
+/* BX_STACKS distinct sample records: 16 return addresses, kernel on top of some. */
+static void bx_records(bx_rec_t *recs)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < BX_STACKS; i++) {
+		bx_rec_t *b = &recs[i];
+		bool kernel = xorshift(&seed) % 4 == 0;
+		memset(b, 0, sizeof(*b));
+		b->s.h = (prof_rec_t){ PROF_REC_SAMPLE, sizeof(*b), (uint32_t)(i % 4), 0 };
+		b->s.task = 1 + (uint64_t)i % BX_TASKS;
+		b->s.thread = b->s.task * 10 + (uint64_t)i % 2;
+		b->s.mode = kernel ? PROF_MODE_KERNEL : PROF_MODE_USER;
+		b->s.nchain = BX_DEPTH;
+		b->s.nkernel = kernel ? 4 : 0;
+		uint64_t kb = 0xffffffff80100000ull, ub = 0x401000;
+		b->s.pc = (kernel ? kb : ub) + 0x100 * (xorshift(&seed) % BX_FUNCS) + 0x10;
+		for (int j = 0; j < BX_DEPTH; j++)
+			b->chain[j] = (j < b->s.nkernel ? kb : ub) +
+				      0x100 * (xorshift(&seed) % (BX_FUNCS / 8)) + 0x20;
+	}
+}
+
+/* -X: feed the synthetic stream and export it as format; seconds taken. */
+static int bench_export(const char *format)
+{
+	int f = prof_export_format(format);
+	static bx_rec_t recs[BX_STACKS];
+	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
+	prof_filter_t none = { .cpu = -1 };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
+	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false };
+	uint64_t bytes = 0, seed = 1;
+	prof_export_out_t out = { &bytes, bx_null_write };
+	struct timespec a, b;
+	prof_report_t *r;
+
+	if (f < 0) {
+		fprintf(stderr, "vprof: unknown format '%s'\n", format);
+		return 2;
+	}
+	bx_nm(bx_nm_user, sizeof(bx_nm_user), 0x401000, "user_fn");
+	bx_nm(bx_nm_kernel, sizeof(bx_nm_kernel), 0xffffffff80100000ull, "kernel_fn");
+	bx_records(recs);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (prof_report_new(&env, &r) != EOK || prof_report_setup(r, &none, f != 0) != EOK)
+		return 1;
+	bx_prologue(r);
+	for (uint64_t i = 0; i < BX_SAMPLES; i++) {
+		bx_rec_t *rec = &recs[xorshift(&seed) % BX_STACKS];
+		rec->s.h.tsc = 1000 * i;
+		prof_report_feed(r, rec, sizeof(*rec));
+	}
+	errno_t err = f == 0 ? prof_report_print(r, &o) : prof_export(r, &env, &xo, &out);
+	prof_report_free(r);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	printf("vprof.export.%s %.3f s\n", format, s);
+	printf("vprof.export.%s.rate %.0f samples/s\n", format, BX_SAMPLES / s);
+	printf("# %d samples, %d distinct %d-frame stacks, %llu bytes out\n", BX_SAMPLES,
+	       BX_STACKS, BX_DEPTH, (unsigned long long)bytes);
+	return err != EOK;
+}
+
+/* "1.5" seconds -> 1500 ms (up to three decimals); false when malformed. */
+static bool parse_seconds(const char *s, char **end, uint64_t *ms)
+{
+	uint64_t whole = 0, frac = 0;
+	int digits = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((whole = whole * 10 + (uint64_t)(*s - '0')) > 100000000)
+			return false;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9' && digits < 3; s++, digits++)
+			frac = frac * 10 + (uint64_t)(*s - '0');
+	while (digits++ < 3)
+		frac *= 10;
+	*ms = whole * 1000 + frac;
+	*end = (char *)s;
+	return true;
+}
+
+/* -w FROM,TO into the filter; false when malformed or empty. */
+static bool parse_window(const char *s, prof_filter_t *f)
+{
+	char *end;
+
+	if (!parse_seconds(s, &end, &f->from_ms) || *end != ',' ||
+	    !parse_seconds(end + 1, &end, &f->to_ms) || *end != '\0')
+		return false;
+	f->window = true;
+	return f->to_ms > f->from_ms;
+}
+
+/* -T TASK: an id when all digits, else a name (at most 31 bytes). */
+static bool parse_task(const char *s, prof_filter_t *f)
+{
+	char *end;
+
+	f->by_task = true;
+	f->task_id = strtoull(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && *end == '\0')
+		return true;
+	f->task_name = s;
+	return *s != '\0' && strlen(s) < 32;
+}
+
+static bool parse_mode(const char *s, prof_filter_t *f)
+{
+	static const char *const modes[] = { "all", "user", "kernel" };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (strcmp(s, modes[i]) == 0) {
+			f->mode = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool parse_cpu(const char *s, prof_filter_t *f)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	f->cpu = (int)v;
+	return *s >= '0' && *s <= '9' && *end == '\0' && v < 4096;
+}
+
+static bool parse_format(const char *s, vprof_t *vp)
+{
+	int f = prof_export_format(s);
+
+	vp->x.format = (unsigned)(f < 0 ? 0 : f);
+	return f >= 0;
+}
+
+/* The export and filter options; false for a bad value (message given). */
+static bool parse_export_opt(int c, const char *arg, vprof_t *vp)
+{
+	bool ok = true;
+
+	switch (c) {
+	case 'F': ok = parse_format(arg, vp); break;
+	case 'o': vp->out_path = arg; break;
+	case 'T': ok = parse_task(arg, &vp->filter); break;
+	case 'm': ok = parse_mode(arg, &vp->filter); break;
+	case 'c': ok = parse_cpu(arg, &vp->filter); break;
+	case 'w': ok = parse_window(arg, &vp->filter); break;
+	case 'S': vp->x.threads = true; break;
+	}
+	if (!ok)
+		fprintf(stderr, "vprof: bad value '%s' for -%c\n", arg, c);
+	return ok;
+}
+
+/* The report options; false for a bad value (message given). */
+static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_opts_t *o)
+{
+	long pct;
+
+	switch (c) {
+	case 'g': o->tree = true; break;
+	case 't': o->style = PROF_STYLE_TASK; break;
+	case 'k': vp->kernel = o->kernel_path = vp->x.kernel_path = arg; break;
+	case 'r': vp->root = arg; break;
+	case 'p':
+		if ((pct = parse_percent(arg)) < 0) {
+			fprintf(stderr, "vprof: bad percentage '%s'\n", arg);
+			return false;
+		}
+		o->threshold_centi = (unsigned)pct;
+		break;
+	}
+	return true;
+}
+
+/* Open -o FILE (stdout without one), run, and drop a FILE left unfinished. */
+static int run_to(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
+{
+	vp->out = vp->out_path ? fopen(vp->out_path, "wb") : stdout;
+	if (!vp->out) {
+		fprintf(stderr, "vprof: ");
+		perror(vp->out_path);
+		return 1;
+	}
+	vp->x.title = stream;
+	int rc = run(stream, vp, o);
+	if (vp->out_path) {
+		fclose(vp->out);
+		if (rc == 1)
+			remove(vp->out_path);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' }, { 0 } };
 	static char root[VPROF_PATH];
-	vprof_t vp = { hostroot_default(root, sizeof(root)), NULL, { 0, { "" } } };
+	vprof_t vp = { .root = hostroot_default(root, sizeof(root)), .filter = { .cpu = -1 } };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
-	const char *bench_file = NULL;
-	long pct;
+	const char *bench_file = NULL, *bench_fmt = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "hgp:tk:r:B:")) != -1) {
-		switch (c) {
-		case 'h':
+	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:", longs, NULL)) != -1) {
+		bool ok = true;
+		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		case 'g':
-			o.tree = true;
-			break;
-		case 'p':
-			if ((pct = parse_percent(optarg)) < 0) {
-				fprintf(stderr, "vprof: bad percentage '%s'\n", optarg);
-				usage(stderr);
-				return 2;
-			}
-			o.threshold_centi = (unsigned)pct;
-			break;
-		case 't':
-			o.style = PROF_STYLE_TASK;
-			break;
-		case 'k':
-			vp.kernel = o.kernel_path = optarg;
-			break;
-		case 'r':
-			vp.root = optarg;
-			break;
-		case 'B':
-			bench_file = optarg;
-			break;
-		default:
+		} else if (c == 'B' || c == 'X') {
+			*(c == 'B' ? &bench_file : &bench_fmt) = optarg;
+		} else if (strchr("gptkr", c)) {
+			ok = parse_report_opt(c, optarg, &vp, &o);
+		} else if (strchr("FoTmcwS", c)) {
+			ok = parse_export_opt(c, optarg, &vp);
+		} else {
+			ok = false;
+		}
+		if (!ok) {
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (bench_file && optind == argc)
-		return bench(bench_file);
-	if (bench_file || optind != argc - 1) {
+	if ((bench_file || bench_fmt) && optind == argc)
+		return bench_file ? bench(bench_file) : bench_export(bench_fmt);
+	if (bench_file || bench_fmt || optind != argc - 1) {
 		usage(stderr);
 		return 2;
 	}
-	return run(argv[optind], &vp, &o);
+	return run_to(argv[optind], &vp, &o);
 }

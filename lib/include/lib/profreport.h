@@ -45,6 +45,7 @@ typedef struct prof_counts {
 	uint64_t tasks;                 /* distinct tasks seen */
 	bool have_header, ended;
 	uint32_t source, hz, ncpus;
+	uint64_t duration_ns;           /* first record to last */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
@@ -70,6 +71,9 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out);
  */
 errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len);
 
+/* Bytes of a record not yet whole (a stream cut short ends with some). */
+size_t prof_report_pending(const prof_report_t *r);
+
 /* The totals so far. */
 void prof_report_counts(const prof_report_t *r, prof_counts_t *c);
 
@@ -83,5 +87,78 @@ const char *prof_source_name(unsigned source);
 int prof_source_parse(const char *name);
 
 void prof_report_free(prof_report_t *r);
+
+/* ---------------------------------------------------------------- export */
+
+/*
+ * Which samples a report takes (set before feeding; samples outside are
+ * not counted at all, by every table and export). mode: PROF_XMODE_*.
+ */
+#define PROF_XMODE_ALL 0
+#define PROF_XMODE_USER 1               /* user-mode samples */
+#define PROF_XMODE_KERNEL 2             /* kernel-mode and idle samples */
+
+typedef struct prof_filter {
+	bool by_task;                   /* only task_id, or tasks named task_name */
+	uint64_t task_id;
+	const char *task_name;          /* NULL: by id (copied by the report) */
+	unsigned mode;                  /* PROF_XMODE_* */
+	int cpu;                        /* only this CPU; -1 all */
+	bool window;                    /* only samples in [from_ms, to_ms) since the start */
+	uint64_t from_ms, to_ms;
+} prof_filter_t;
+
+/*
+ * Set the filter and whether to keep whole stacks for prof_report_walk
+ * (each distinct task, thread, CPU, mode and call chain, up to the
+ * stream's depth). Call before the first prof_report_feed. EOK, ENOMEM.
+ */
+errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks);
+
+/* One frame of a resolved stack. */
+typedef struct prof_frame {
+	uint32_t func;                  /* function id: 0 .. nfuncs - 1 in this walk */
+	uint32_t bin;                   /* binary id: 0 .. nbins - 1, PROF_BIN_NONE */
+	const char *name;               /* function, or the report's hex ("0x401000") */
+	const char *path;               /* binary path, NULL if none */
+	uint64_t addr;                  /* the PC, or a return address - 1 (the call) */
+	uint64_t func_addr;             /* the function's start (the address if unknown) */
+	bool known, kernel;             /* a symbol was found; a kernel address */
+} prof_frame_t;
+#define PROF_BIN_NONE UINT32_MAX
+
+/* One distinct stack and its samples. */
+typedef struct prof_xstack {
+	uint64_t task, thread;
+	const char *task_name;          /* as the report's task column names it */
+	uint32_t cpu;
+	uint8_t mode;                   /* PROF_MODE_* */
+	uint64_t count;
+	size_t nframes;
+	const prof_frame_t *frames;     /* root first, the sampled function last */
+} prof_xstack_t;
+
+/* What a walk saw, for the exporters' headers. */
+typedef struct prof_walk_info {
+	prof_counts_t c;
+	uint32_t nfuncs, nbins;
+	uint64_t total;                 /* samples in all stacks */
+	const char *kernel_path;
+} prof_walk_info_t;
+
+/* Called once per stack; an error stops the walk and is returned by it. */
+typedef errno_t (*prof_walk_fn_t)(void *ctx, const prof_walk_info_t *info,
+				  const prof_xstack_t *s);
+
+/*
+ * Walk the stacks kept (prof_report_setup with stacks) resolved to
+ * functions as the report does (leaf callers recovered from the top
+ * words), in a fixed order (task, then count descending). Names and
+ * paths stay valid until the walk returns. kernel_path: as in
+ * prof_report_opts_t. EOK, ENOMEM, EINVAL (stacks were not kept), or
+ * what fn returned.
+ */
+errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn_t fn,
+			 void *ctx);
 
 #endif

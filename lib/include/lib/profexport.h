@@ -1,0 +1,62 @@
+/*
+ * Profiles leave the machine: the stacks of a profiler report
+ * (prof_report_walk, lib/profreport.h) written in the file formats of
+ * other tools. Freestanding: memory comes from a prof_env_t, bytes go to
+ * a writer callback.
+ *
+ * Formats (PROF_FMT_*):
+ *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
+ *              sorted, one line per distinct stack (flamegraph.pl,
+ *              speedscope's importer)
+ *   pprof      a gzipped profile.proto (google/pprof), go tool pprof
+ *   callgrind  the callgrind format with inclusive costs from the call
+ *              chains (callgrind_annotate, KCachegrind)
+ *   speedscope speedscope's JSON file format, one sampled profile per task
+ *              (or per thread)
+ *
+ * Use: prof_report_new, prof_report_setup(r, filter, true), feed the
+ * stream, then prof_export (as often as wanted), then prof_report_free.
+ */
+#ifndef LIB_PROFEXPORT_H
+#define LIB_PROFEXPORT_H
+
+#include <abi/errno.h>
+#include <lib/profreport.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROF_FMT_REPORT 0               /* the report (not prof_export's) */
+#define PROF_FMT_FOLDED 1
+#define PROF_FMT_PPROF 2
+#define PROF_FMT_CALLGRIND 3
+#define PROF_FMT_SPEEDSCOPE 4
+#define PROF_FMT_COUNT 5
+
+typedef struct prof_export_opts {
+	unsigned format;                /* PROF_FMT_* (not REPORT) */
+	const char *kernel_path;        /* NULL: "/boot/kernel" */
+	const char *title;              /* names the stream (the file it came from) */
+	bool threads;                   /* speedscope: one profile per thread */
+} prof_export_opts_t;
+
+/* Where the bytes go: write(ctx, data, len). */
+typedef struct prof_export_out {
+	void *ctx;
+	void (*write)(void *ctx, const void *data, size_t len);
+} prof_export_out_t;
+
+/* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
+int prof_export_format(const char *name);
+
+/* The name of a PROF_FMT_*, "?" if none. */
+const char *prof_export_name(unsigned format);
+
+/*
+ * Write the stacks of r (kept by prof_report_setup) in o->format to out,
+ * memory from env. EOK; ENOENT when there is no sample to write; EINVAL
+ * for a bad format or a report that kept no stacks; ENOMEM.
+ */
+errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_opts_t *o,
+		    const prof_export_out_t *out);
+
+#endif

@@ -1,0 +1,1075 @@
+/*
+ * Profile export (lib/profexport.h). One walk of the report's stacks
+ * builds a model: the tasks, the functions (names copied), the binaries
+ * and the distinct stacks with their counts and frames (function id and
+ * address each, root first). Each format is then written from the model.
+ * Every array and map grows through env.alloc; nothing recurses.
+ */
+#include <lib/fmt.h>
+#include <lib/profexport.h>
+#include <lib/string.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#define PX_NONE UINT32_MAX
+#define PX_CHUNK 65536                  /* arena chunk for copied strings */
+#define PX_GZ_BLOCK 65535               /* a stored deflate block at most */
+
+/* ---------------------------------------------------------------- types */
+
+typedef struct px_func {
+	const char *name;               /* NULL until a frame names it */
+	uint32_t bin;
+	uint64_t start;
+	bool kernel, known;
+} px_func_t;
+
+typedef struct px_task {
+	uint64_t id;
+	const char *name;
+	bool shared;                    /* another task has the same name */
+} px_task_t;
+
+typedef struct px_stack {
+	uint32_t task;                  /* index in tasks */
+	uint32_t cpu;
+	uint64_t thread;
+	uint8_t mode;
+	uint64_t count;
+	uint32_t first, n;              /* frames[first .. first + n), root first */
+} px_stack_t;
+
+typedef struct px_frame {
+	uint32_t func;
+	uint64_t addr;
+} px_frame_t;
+
+/* A hash map from byte strings (copied) to a 64-bit value. */
+typedef struct px_entry {
+	uint64_t hash;
+	const char *key;                /* NULL: empty */
+	size_t len;
+	uint64_t val;
+} px_entry_t;
+
+typedef struct px_map {
+	px_entry_t *e;
+	size_t cap, count;
+} px_map_t;
+
+typedef struct px_chunk {
+	struct px_chunk *next;
+	size_t used, size;
+	char data[];
+} px_chunk_t;
+
+/* A growable byte buffer; err is sticky. */
+typedef struct px_buf {
+	unsigned char *p;
+	size_t len, cap;
+	errno_t err;
+} px_buf_t;
+
+typedef struct px {
+	const prof_env_t *env;
+	const prof_export_opts_t *o;
+	const prof_export_out_t *out;
+	errno_t err;                    /* sticky */
+	prof_counts_t c;
+	uint64_t total;
+	px_func_t *funcs;
+	uint32_t nfuncs;
+	const char **bins;              /* paths by binary id */
+	uint32_t nbins;
+	px_task_t *tasks;
+	size_t ntasks, cap_tasks;
+	px_stack_t *stacks;
+	size_t nstacks, cap_stacks;
+	px_frame_t *frames;
+	size_t nframes, cap_frames;
+	px_chunk_t *arena;
+	px_buf_t line;                  /* scratch */
+} px_t;
+
+/* ---------------------------------------------------------------- memory */
+
+static void *px_alloc(px_t *x, size_t size)
+{
+	void *p = x->env->alloc(x->env->ctx, size ? size : 1);
+
+	if (!p)
+		x->err = ENOMEM;
+	return p;
+}
+
+static void px_release(px_t *x, void *p)
+{
+	if (p)
+		x->env->release(x->env->ctx, p);
+}
+
+/* Room for n + 1 elements of size in *arr (capacity *cap); false: ENOMEM. */
+static bool px_reserve(px_t *x, void **arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *na = px_alloc(x, ncap * size);
+	if (!na)
+		return false;
+	if (*arr)
+		memcpy(na, *arr, n * size);
+	px_release(x, *arr);
+	*arr = na;
+	*cap = ncap;
+	return true;
+}
+
+/* A copy of len bytes of s (NUL-terminated) in the arena; NULL: ENOMEM. */
+static char *px_strndup(px_t *x, const char *s, size_t len)
+{
+	px_chunk_t *c = x->arena;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > PX_CHUNK ? len + 1 : PX_CHUNK;
+		c = px_alloc(x, sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = x->arena;
+		c->used = 0;
+		c->size = size;
+		x->arena = c;
+	}
+	char *d = c->data + c->used;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	c->used += len + 1;
+	return d;
+}
+
+static char *px_strdup(px_t *x, const char *s)
+{
+	return px_strndup(x, s, strlen(s));
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+static void buf_put(px_t *x, px_buf_t *b, const void *data, size_t len)
+{
+	if (b->err)
+		return;
+	if (b->cap - b->len < len) {
+		size_t ncap = b->cap ? b->cap : 256;
+		while (ncap - b->len < len)
+			ncap *= 2;
+		unsigned char *np = px_alloc(x, ncap);
+		if (!np) {
+			b->err = ENOMEM;
+			return;
+		}
+		if (b->p)
+			memcpy(np, b->p, b->len);
+		px_release(x, b->p);
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void buf_str(px_t *x, px_buf_t *b, const char *s)
+{
+	buf_put(x, b, s, strlen(s));
+}
+
+static void buf_free(px_t *x, px_buf_t *b)
+{
+	px_release(x, b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+typedef struct px_sink {
+	px_t *x;
+	px_buf_t *b;
+} px_sink_t;
+
+static void px_sink(void *ctx, const char *s, size_t len)
+{
+	px_sink_t *k = ctx;
+
+	buf_put(k->x, k->b, s, len);
+}
+
+static __attribute__((format(printf, 3, 4)))
+void buf_printf(px_t *x, px_buf_t *b, const char *fmt, ...)
+{
+	px_sink_t k = { x, b };
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vformat(px_sink, &k, fmt, ap);
+	va_end(ap);
+}
+
+/* Write the buffer to the output and empty it. */
+static void buf_flush(px_t *x, px_buf_t *b)
+{
+	if (b->err)
+		x->err = b->err;
+	else if (b->len)
+		x->out->write(x->out->ctx, b->p, b->len);
+	b->len = 0;
+}
+
+/* Flush when more than 64 KiB wait (for large text outputs). */
+static void buf_maybe_flush(px_t *x, px_buf_t *b)
+{
+	if (b->len >= PX_CHUNK)
+		buf_flush(x, b);
+}
+
+/* ---------------------------------------------------------------- hash map */
+
+static uint64_t px_hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 31);
+}
+
+static px_entry_t *map_slot(px_entry_t *e, size_t cap, uint64_t h, const void *key,
+			    size_t len)
+{
+	size_t i = h & (cap - 1);
+
+	while (e[i].key && (e[i].hash != h || e[i].len != len || memcmp(e[i].key, key, len)))
+		i = (i + 1) & (cap - 1);
+	return &e[i];
+}
+
+static bool map_grow(px_t *x, px_map_t *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 256;
+	px_entry_t *ne = px_alloc(x, ncap * sizeof(*ne));
+
+	if (!ne)
+		return false;
+	memset(ne, 0, ncap * sizeof(*ne));
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->e[i].key)
+			*map_slot(ne, ncap, m->e[i].hash, m->e[i].key, m->e[i].len) = m->e[i];
+	}
+	px_release(x, m->e);
+	m->e = ne;
+	m->cap = ncap;
+	return true;
+}
+
+/* The entry of key (len bytes), added with val 0 when new; NULL: ENOMEM. */
+static px_entry_t *map_get(px_t *x, px_map_t *m, const void *key, size_t len, bool *added)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(x, m))
+		return NULL;
+	uint64_t h = px_hash(key, len);
+	px_entry_t *e = map_slot(m->e, m->cap, h, key, len);
+	*added = !e->key;
+	if (!e->key) {
+		char *k = px_strndup(x, key, len);
+		if (!k)
+			return NULL;
+		*e = (px_entry_t){ h, k, len, 0 };
+		m->count++;
+	}
+	return e;
+}
+
+static void map_free(px_t *x, px_map_t *m)
+{
+	px_release(x, m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---------------------------------------------------------------- sorting */
+
+typedef int (*px_cmp_t)(const void *a, const void *b, void *ctx);
+
+static void px_swap(unsigned char *a, unsigned char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		unsigned char t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+static void px_sift(unsigned char *base, size_t root, size_t n, size_t size, px_cmp_t cmp,
+		    void *ctx)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size, ctx) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size, ctx) >= 0)
+			return;
+		px_swap(base + root * size, base + child * size, size);
+	}
+}
+
+/* Heapsort n elements of size ascending by cmp. */
+static void px_sort(void *base, size_t n, size_t size, px_cmp_t cmp, void *ctx)
+{
+	unsigned char *b = base;
+
+	for (size_t i = n / 2; i-- > 0;)
+		px_sift(b, i, n, size, cmp, ctx);
+	for (size_t end = n; end > 1; end--) {
+		px_swap(b, b + (end - 1) * size, size);
+		px_sift(b, 0, end - 1, size, cmp, ctx);
+	}
+}
+
+/* ---------------------------------------------------------------- model */
+
+/* Index of task (id, name), added when new; PX_NONE on ENOMEM. */
+static uint32_t px_task(px_t *x, uint64_t id, const char *name)
+{
+	for (size_t i = x->ntasks; i-- > 0;) {
+		if (x->tasks[i].id == id && strcmp(x->tasks[i].name, name) == 0)
+			return (uint32_t)i;
+	}
+	const char *copy = px_strdup(x, name);
+	if (!copy || !px_reserve(x, (void **)&x->tasks, &x->cap_tasks, x->ntasks,
+				 sizeof(px_task_t)))
+		return PX_NONE;
+	bool shared = false;
+	for (size_t i = 0; i < x->ntasks; i++) {
+		if (strcmp(x->tasks[i].name, name) == 0)
+			x->tasks[i].shared = shared = true;
+	}
+	x->tasks[x->ntasks] = (px_task_t){ id, copy, shared };
+	return (uint32_t)x->ntasks++;
+}
+
+/* Tables by id, made at the first stack of the walk. */
+static errno_t px_tables(px_t *x, const prof_walk_info_t *info)
+{
+	x->c = info->c;
+	x->total = info->total;
+	x->nfuncs = info->nfuncs;
+	x->nbins = info->nbins;
+	x->funcs = px_alloc(x, x->nfuncs * sizeof(px_func_t));
+	x->bins = px_alloc(x, x->nbins * sizeof(char *));
+	if (!x->funcs || !x->bins)
+		return ENOMEM;
+	memset(x->funcs, 0, x->nfuncs * sizeof(px_func_t));
+	memset(x->bins, 0, x->nbins * sizeof(char *));
+	return EOK;
+}
+
+/* Note what a frame says of its function and binary. */
+static errno_t px_note(px_t *x, const prof_frame_t *f)
+{
+	px_func_t *fn = &x->funcs[f->func];
+
+	if (f->bin != PROF_BIN_NONE && !x->bins[f->bin] &&
+	    !(x->bins[f->bin] = px_strdup(x, f->path)))
+		return ENOMEM;
+	if (fn->name)
+		return EOK;
+	fn->name = px_strdup(x, f->name);
+	fn->bin = f->bin;
+	fn->start = f->func_addr;
+	fn->kernel = f->kernel;
+	fn->known = f->known;
+	return fn->name ? EOK : ENOMEM;
+}
+
+/* prof_walk_fn_t: add one stack to the model. */
+static errno_t px_collect(void *ctx, const prof_walk_info_t *info, const prof_xstack_t *s)
+{
+	px_t *x = ctx;
+
+	if (!x->funcs && px_tables(x, info) != EOK)
+		return ENOMEM;
+	uint32_t t = px_task(x, s->task, s->task_name);
+	if (t == PX_NONE || !px_reserve(x, (void **)&x->stacks, &x->cap_stacks, x->nstacks,
+					sizeof(px_stack_t)))
+		return ENOMEM;
+	x->stacks[x->nstacks++] = (px_stack_t){ t, s->cpu, s->thread, s->mode, s->count,
+						(uint32_t)x->nframes, (uint32_t)s->nframes };
+	for (size_t i = 0; i < s->nframes; i++) {
+		if (px_note(x, &s->frames[i]) != EOK ||
+		    !px_reserve(x, (void **)&x->frames, &x->cap_frames, x->nframes,
+				sizeof(px_frame_t)))
+			return ENOMEM;
+		x->frames[x->nframes++] = (px_frame_t){ s->frames[i].func, s->frames[i].addr };
+	}
+	return EOK;
+}
+
+static void px_free(px_t *x)
+{
+	px_release(x, x->funcs);
+	px_release(x, x->bins);
+	px_release(x, x->tasks);
+	px_release(x, x->stacks);
+	px_release(x, x->frames);
+	buf_free(x, &x->line);
+	while (x->arena) {
+		px_chunk_t *n = x->arena->next;
+		px_release(x, x->arena);
+		x->arena = n;
+	}
+}
+
+/* The last path component of a binary's path ("?" for none). */
+static const char *px_bin_base(const px_t *x, uint32_t bin)
+{
+	const char *p = bin == PROF_BIN_NONE || !x->bins[bin] ? "?" : x->bins[bin];
+
+	for (const char *q = p; *q; q++)
+		if (*q == '/' && q[1])
+			p = q + 1;
+	return p;
+}
+
+/* ---------------------------------------------------------------- folded */
+
+/* Append a frame name with ';' and whitespace made '_'. */
+static void fold_name(px_t *x, px_buf_t *b, const char *s)
+{
+	for (; *s; s++) {
+		char c = *s == ';' || *s == ' ' || *s == '\t' || *s == '\n' ? '_' : *s;
+		buf_put(x, b, &c, 1);
+	}
+}
+
+/* A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY). */
+static void fold_func(px_t *x, px_buf_t *b, const px_func_t *f)
+{
+	fold_name(x, b, f->name);
+	if (!f->known && !f->kernel) {
+		buf_str(x, b, "_(");
+		fold_name(x, b, px_bin_base(x, f->bin));
+		buf_str(x, b, ")");
+	}
+	if (f->kernel)
+		buf_str(x, b, "_[k]");
+}
+
+/* The folded line of stack s (without the count) in x->line. */
+static void fold_line(px_t *x, const px_stack_t *s)
+{
+	const px_task_t *t = &x->tasks[s->task];
+
+	x->line.len = 0;
+	fold_name(x, &x->line, t->name);
+	if (t->shared)
+		buf_printf(x, &x->line, "-%llu", (unsigned long long)t->id);
+	for (uint32_t i = 0; i < s->n; i++) {
+		buf_str(x, &x->line, ";");
+		fold_func(x, &x->line, &x->funcs[x->frames[s->first + i].func]);
+	}
+}
+
+static int fold_cmp(const void *a, const void *b, void *ctx)
+{
+	const px_entry_t *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	(void)ctx;
+	return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void px_folded(px_t *x)
+{
+	px_map_t m = { 0 };
+	px_buf_t out = { 0 };
+	bool added;
+
+	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
+		fold_line(x, &x->stacks[i]);
+		px_entry_t *e = x->line.err ? NULL :
+			map_get(x, &m, x->line.p, x->line.len, &added);
+		if (e)
+			e->val += x->stacks[i].count;
+		else
+			x->err = ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < m.cap && !x->err; i++) {
+		if (m.e[i].key)
+			m.e[n++] = m.e[i];
+	}
+	px_sort(m.e, n, sizeof(px_entry_t), fold_cmp, NULL);
+	for (size_t i = 0; i < n && !x->err; i++) {
+		buf_put(x, &out, m.e[i].key, m.e[i].len);
+		buf_printf(x, &out, " %llu\n", (unsigned long long)m.e[i].val);
+		buf_maybe_flush(x, &out);
+	}
+	buf_flush(x, &out);
+	buf_free(x, &out);
+	map_free(x, &m);
+}
+
+/* ---------------------------------------------------------------- pprof */
+
+/* Protocol buffers: varints, keys, length-delimited fields. */
+static void pb_varint(px_t *x, px_buf_t *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	buf_put(x, b, tmp, n);
+}
+
+static void pb_uint(px_t *x, px_buf_t *b, unsigned field, uint64_t v)
+{
+	pb_varint(x, b, (uint64_t)field << 3);
+	pb_varint(x, b, v);
+}
+
+static void pb_bytes(px_t *x, px_buf_t *b, unsigned field, const void *data, size_t len)
+{
+	pb_varint(x, b, (uint64_t)field << 3 | 2);
+	pb_varint(x, b, len);
+	buf_put(x, b, data, len);
+}
+
+/* Field numbers of profile.proto (google/pprof). */
+enum {
+	PB_SAMPLE_TYPE = 1, PB_SAMPLE = 2, PB_MAPPING = 3, PB_LOCATION = 4, PB_FUNCTION = 5,
+	PB_STRING = 6, PB_TIME = 9, PB_DURATION = 10, PB_PERIOD_TYPE = 11, PB_PERIOD = 12,
+	PB_COMMENT = 13,
+};
+
+/* Fixed strings first; then functions, binaries and tasks by index. */
+enum {
+	PS_EMPTY, PS_SAMPLES, PS_COUNT, PS_CPU, PS_NANOS, PS_TASK, PS_THREAD, PS_MODE,
+	PS_USER, PS_KERNEL, PS_IDLE, PS_COMMENT, PS_FIXED
+};
+static const char *const ps_fixed[PS_FIXED] = {
+	"", "samples", "count", "cpu", "nanoseconds", "task", "thread", "mode",
+	"user", "kernel", "idle", "vprof",
+};
+
+typedef struct pp_state {
+	px_buf_t pb, msg, sub;
+	px_map_t locs;                  /* (bin, addr) -> location id */
+	uint64_t *lo, *hi;              /* per binary: addresses seen */
+	uint64_t period;
+} pp_state_t;
+
+static uint64_t pp_str_func(uint32_t f)
+{
+	return PS_FIXED + (uint64_t)f;
+}
+
+static uint64_t pp_str_bin(const px_t *x, uint32_t bin)
+{
+	return PS_FIXED + (uint64_t)x->nfuncs + bin;
+}
+
+static uint64_t pp_str_task(const px_t *x, uint32_t t)
+{
+	return PS_FIXED + (uint64_t)x->nfuncs + x->nbins + t;
+}
+
+static void pp_value_type(px_t *x, pp_state_t *p, unsigned field, uint64_t type, uint64_t unit)
+{
+	p->sub.len = 0;
+	pb_uint(x, &p->sub, 1, type);
+	pb_uint(x, &p->sub, 2, unit);
+	pb_bytes(x, &p->pb, field, p->sub.p, p->sub.len);
+}
+
+/* Location id of a frame (added with its Location message when new). */
+static uint64_t pp_location(px_t *x, pp_state_t *p, const px_frame_t *fr)
+{
+	const px_func_t *f = &x->funcs[fr->func];
+	uint64_t key[2] = { f->bin, fr->addr };
+	bool added;
+	px_entry_t *e = map_get(x, &p->locs, key, sizeof(key), &added);
+
+	if (!e)
+		return 0;
+	if (!added)
+		return e->val;
+	e->val = p->locs.count;
+	if (f->bin != PROF_BIN_NONE) {
+		if (fr->addr < p->lo[f->bin])
+			p->lo[f->bin] = fr->addr;
+		if (fr->addr >= p->hi[f->bin])
+			p->hi[f->bin] = fr->addr + 1;
+	}
+	p->msg.len = p->sub.len = 0;
+	pb_uint(x, &p->msg, 1, e->val);
+	if (f->bin != PROF_BIN_NONE)
+		pb_uint(x, &p->msg, 2, (uint64_t)f->bin + 1);
+	pb_uint(x, &p->msg, 3, fr->addr);
+	pb_uint(x, &p->sub, 1, (uint64_t)fr->func + 1);
+	pb_bytes(x, &p->msg, 4, p->sub.p, p->sub.len);
+	pb_bytes(x, &p->pb, PB_LOCATION, p->msg.p, p->msg.len);
+	return e->val;
+}
+
+static void pp_label(px_t *x, pp_state_t *p, uint64_t key, uint64_t str, bool num, uint64_t v)
+{
+	px_buf_t *l = &p->sub;
+
+	l->len = 0;
+	pb_uint(x, l, 1, key);
+	if (num)
+		pb_uint(x, l, 3, v);
+	else
+		pb_uint(x, l, 2, str);
+	pb_bytes(x, &p->msg, 3, l->p, l->len);
+}
+
+/* One Sample message: locations leaf first, values, labels. */
+static void pp_sample(px_t *x, pp_state_t *p, const px_stack_t *s)
+{
+	static const uint64_t modes[] = { PS_USER, PS_KERNEL, PS_IDLE };
+	px_buf_t ids = { 0 };
+
+	for (uint32_t i = s->n; i-- > 0;)
+		pb_varint(x, &ids, pp_location(x, p, &x->frames[s->first + i]));
+	p->msg.len = 0;
+	pb_bytes(x, &p->msg, 1, ids.p, ids.len);
+	ids.len = 0;
+	pb_varint(x, &ids, s->count);
+	pb_varint(x, &ids, s->count * p->period);
+	pb_bytes(x, &p->msg, 2, ids.p, ids.len);
+	pp_label(x, p, PS_TASK, pp_str_task(x, s->task), false, 0);
+	pp_label(x, p, PS_THREAD, 0, true, s->thread);
+	pp_label(x, p, PS_CPU, 0, true, s->cpu);
+	pp_label(x, p, PS_MODE, modes[s->mode < 3 ? s->mode : 1], false, 0);
+	pb_bytes(x, &p->pb, PB_SAMPLE, p->msg.p, p->msg.len);
+	if (ids.err)
+		x->err = ids.err;
+	buf_free(x, &ids);
+}
+
+static void pp_functions(px_t *x, pp_state_t *p)
+{
+	for (uint32_t f = 0; f < x->nfuncs; f++) {
+		if (!x->funcs[f].name)
+			continue;
+		p->msg.len = 0;
+		pb_uint(x, &p->msg, 1, (uint64_t)f + 1);
+		pb_uint(x, &p->msg, 2, pp_str_func(f));
+		pb_uint(x, &p->msg, 3, pp_str_func(f));
+		if (x->funcs[f].bin != PROF_BIN_NONE)
+			pb_uint(x, &p->msg, 4, pp_str_bin(x, x->funcs[f].bin));
+		pb_bytes(x, &p->pb, PB_FUNCTION, p->msg.p, p->msg.len);
+	}
+}
+
+static void pp_mappings(px_t *x, pp_state_t *p)
+{
+	for (uint32_t b = 0; b < x->nbins; b++) {
+		if (!x->bins[b] || p->hi[b] == 0)
+			continue;
+		p->msg.len = 0;
+		pb_uint(x, &p->msg, 1, (uint64_t)b + 1);
+		pb_uint(x, &p->msg, 2, p->lo[b]);
+		pb_uint(x, &p->msg, 3, p->hi[b]);
+		pb_uint(x, &p->msg, 5, pp_str_bin(x, b));
+		pb_uint(x, &p->msg, 7, 1);              /* has_functions */
+		pb_bytes(x, &p->pb, PB_MAPPING, p->msg.p, p->msg.len);
+	}
+}
+
+/* A task's label: its name, with the id where two tasks share it. */
+static void pp_task_str(px_t *x, pp_state_t *p, uint32_t t)
+{
+	p->sub.len = 0;
+	buf_str(x, &p->sub, x->tasks[t].name);
+	if (x->tasks[t].shared)
+		buf_printf(x, &p->sub, "-%llu", (unsigned long long)x->tasks[t].id);
+	pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+}
+
+static void pp_strings(px_t *x, pp_state_t *p)
+{
+	for (size_t i = 0; i < PS_FIXED; i++)
+		pb_bytes(x, &p->pb, PB_STRING, ps_fixed[i], strlen(ps_fixed[i]));
+	for (uint32_t f = 0; f < x->nfuncs; f++) {
+		const px_func_t *fn = &x->funcs[f];
+		p->sub.len = 0;
+		buf_str(x, &p->sub, fn->name ? fn->name : "?");
+		if (fn->kernel)
+			buf_str(x, &p->sub, " [k]");
+		pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+	}
+	for (uint32_t b = 0; b < x->nbins; b++) {
+		const char *s = x->bins[b] ? x->bins[b] : "";
+		pb_bytes(x, &p->pb, PB_STRING, s, strlen(s));
+	}
+	for (uint32_t t = 0; t < x->ntasks; t++)
+		pp_task_str(x, p, t);
+}
+
+/* CRC-32 (IEEE, reflected) of len bytes, continuing crc. */
+static uint32_t gz_crc(uint32_t crc, const unsigned char *p, size_t len)
+{
+	crc = ~crc;
+	for (size_t i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static void gz_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Write data as a gzip member of stored (uncompressed) deflate blocks. */
+static void gz_write(px_t *x, const unsigned char *data, size_t len)
+{
+	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
+	unsigned char blk[5], tail[8];
+	size_t off = 0;
+
+	x->out->write(x->out->ctx, head, sizeof(head));
+	do {
+		size_t n = len - off < PX_GZ_BLOCK ? len - off : PX_GZ_BLOCK;
+		blk[0] = off + n == len;                /* BFINAL, BTYPE 00 */
+		blk[1] = (unsigned char)n;
+		blk[2] = (unsigned char)(n >> 8);
+		blk[3] = (unsigned char)~n;
+		blk[4] = (unsigned char)(~n >> 8);
+		x->out->write(x->out->ctx, blk, sizeof(blk));
+		x->out->write(x->out->ctx, data + off, n);
+		off += n;
+	} while (off < len);
+	gz_le32(tail, gz_crc(0, data, len));
+	gz_le32(tail + 4, (uint32_t)len);
+	x->out->write(x->out->ctx, tail, sizeof(tail));
+}
+
+static void px_pprof(px_t *x)
+{
+	pp_state_t p;
+
+	memset(&p, 0, sizeof(p));
+	p.period = x->c.hz ? 1000000000ull / x->c.hz : 1;
+	p.lo = px_alloc(x, (x->nbins + 1) * sizeof(uint64_t));
+	p.hi = px_alloc(x, (x->nbins + 1) * sizeof(uint64_t));
+	if (p.lo && p.hi) {
+		memset(p.lo, 0xff, (x->nbins + 1) * sizeof(uint64_t));
+		memset(p.hi, 0, (x->nbins + 1) * sizeof(uint64_t));
+		pp_value_type(x, &p, PB_SAMPLE_TYPE, PS_SAMPLES, PS_COUNT);
+		pp_value_type(x, &p, PB_SAMPLE_TYPE, PS_CPU, PS_NANOS);
+		for (size_t i = 0; i < x->nstacks && !x->err; i++)
+			pp_sample(x, &p, &x->stacks[i]);
+		pp_mappings(x, &p);
+		pp_functions(x, &p);
+		pp_strings(x, &p);
+		pb_uint(x, &p.pb, PB_DURATION, x->c.duration_ns);
+		pp_value_type(x, &p, PB_PERIOD_TYPE, PS_CPU, PS_NANOS);
+		pb_uint(x, &p.pb, PB_PERIOD, p.period);
+		pb_uint(x, &p.pb, PB_COMMENT, PS_COMMENT);
+	}
+	errno_t err = p.pb.err ? p.pb.err : p.msg.err ? p.msg.err : p.sub.err;
+	if (err)
+		x->err = err;
+	if (!x->err)
+		gz_write(x, p.pb.p, p.pb.len);
+	buf_free(x, &p.pb);
+	buf_free(x, &p.msg);
+	buf_free(x, &p.sub);
+	map_free(x, &p.locs);
+	px_release(x, p.lo);
+	px_release(x, p.hi);
+}
+
+/* ---------------------------------------------------------------- callgrind */
+
+/*
+ * Costs per function: self samples, and per call arc (caller, callee)
+ * the samples whose stack holds that arc (once per stack: an arc that
+ * recurs in one stack is one sample of inclusive cost).
+ */
+typedef struct cg_arc {
+	uint32_t from, to;
+	uint64_t count;
+} cg_arc_t;
+
+static bool cg_seen(const px_frame_t *fr, uint32_t i)
+{
+	for (uint32_t j = 0; j < i; j++) {
+		if (fr[j].func == fr[i].func && fr[j + 1].func == fr[i + 1].func)
+			return true;
+	}
+	return false;
+}
+
+static void cg_arcs(px_t *x, px_map_t *arcs, uint64_t *self)
+{
+	bool added;
+
+	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
+		const px_stack_t *s = &x->stacks[i];
+		const px_frame_t *fr = &x->frames[s->first];
+		self[fr[s->n - 1].func] += s->count;
+		for (uint32_t j = 0; j + 1 < s->n; j++) {
+			if (cg_seen(fr, j))
+				continue;
+			uint32_t key[2] = { fr[j].func, fr[j + 1].func };
+			px_entry_t *e = map_get(x, arcs, key, sizeof(key), &added);
+			if (!e)
+				return;
+			e->val += s->count;
+		}
+	}
+}
+
+static int cg_arc_cmp(const void *a, const void *b, void *ctx)
+{
+	const cg_arc_t *x = a, *y = b;
+
+	(void)ctx;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static const char *cg_ob(const px_t *x, uint32_t f)
+{
+	uint32_t b = x->funcs[f].bin;
+
+	return b == PROF_BIN_NONE || !x->bins[b] ? "???" : x->bins[b];
+}
+
+/* The fn= block of function f: its self cost and its arcs a[0..n). */
+static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_arc_t *a,
+		    size_t n)
+{
+	buf_printf(x, o, "\nob=%s\nfn=%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
+		   (unsigned long long)self);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)
+			buf_printf(x, o, "cob=%s\n", cg_ob(x, a[i].to));
+		buf_printf(x, o, "cfn=%s\ncalls=%llu 0\n0 %llu\n", x->funcs[a[i].to].name,
+			   (unsigned long long)a[i].count, (unsigned long long)a[i].count);
+	}
+	buf_maybe_flush(x, o);
+}
+
+static void cg_write(px_t *x, const uint64_t *self, cg_arc_t *a, size_t n)
+{
+	px_buf_t o = { 0 };
+	size_t at = 0;
+
+	buf_printf(x, &o, "# callgrind format\nversion: 1\ncreator: vprof\ncmd: %s\n"
+		   "positions: line\nevents: Samples\nsummary: %llu\n",
+		   x->o->title ? x->o->title : "vprof", (unsigned long long)x->total);
+	for (uint32_t f = 0; f < x->nfuncs; f++) {
+		size_t first = at;
+		while (at < n && a[at].from == f)
+			at++;
+		if (x->funcs[f].name && (self[f] || at > first))
+			cg_func(x, &o, f, self[f], a + first, at - first);
+	}
+	buf_flush(x, &o);
+	buf_free(x, &o);
+}
+
+static void px_callgrind(px_t *x)
+{
+	px_map_t arcs = { 0 };
+	uint64_t *self = px_alloc(x, (x->nfuncs + 1) * sizeof(uint64_t));
+	cg_arc_t *a = NULL;
+	size_t n = 0;
+
+	if (self) {
+		memset(self, 0, (x->nfuncs + 1) * sizeof(uint64_t));
+		cg_arcs(x, &arcs, self);
+	}
+	if (!x->err)
+		a = px_alloc(x, (arcs.count + 1) * sizeof(cg_arc_t));
+	for (size_t i = 0; a && i < arcs.cap; i++) {
+		if (!arcs.e[i].key)
+			continue;
+		memcpy(&a[n], arcs.e[i].key, 8);
+		a[n++].count = arcs.e[i].val;
+	}
+	if (!x->err) {
+		px_sort(a, n, sizeof(cg_arc_t), cg_arc_cmp, NULL);
+		cg_write(x, self, a, n);
+	}
+	px_release(x, a);
+	px_release(x, self);
+	map_free(x, &arcs);
+}
+
+/* ---------------------------------------------------------------- speedscope */
+
+/* s as a JSON string (quotes, escapes). */
+static void js_str(px_t *x, px_buf_t *b, const char *s)
+{
+	buf_str(x, b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			buf_printf(x, b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			buf_printf(x, b, "\\u%04x", c);
+		else
+			buf_put(x, b, &c, 1);
+	}
+	buf_str(x, b, "\"");
+}
+
+static void ss_frames(px_t *x, px_buf_t *o)
+{
+	buf_str(x, o, "\"shared\":{\"frames\":[");
+	for (uint32_t f = 0; f < x->nfuncs; f++) {
+		const px_func_t *fn = &x->funcs[f];
+		buf_str(x, o, f ? ",\n{\"name\":" : "\n{\"name\":");
+		x->line.len = 0;
+		buf_str(x, &x->line, fn->name ? fn->name : "?");
+		buf_str(x, &x->line, fn->kernel ? " [k]" : "");
+		buf_put(x, &x->line, "", 1);
+		js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
+		if (fn->bin != PROF_BIN_NONE && x->bins[fn->bin]) {
+			buf_str(x, o, ",\"file\":");
+			js_str(x, o, x->bins[fn->bin]);
+		}
+		buf_str(x, o, "}");
+	}
+	buf_str(x, o, "]},\n");
+}
+
+/* Does stack s belong to the profile of stack p (same task, or thread)? */
+static bool ss_same(const px_t *x, const px_stack_t *s, const px_stack_t *p)
+{
+	return s->task == p->task && (!x->o->threads || s->thread == p->thread);
+}
+
+/* One sampled profile: the stacks like stacks[at] not yet written. */
+static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
+{
+	const px_stack_t *p = &x->stacks[at];
+	const px_task_t *t = &x->tasks[p->task];
+	uint64_t total = 0;
+
+	buf_str(x, o, "{\"type\":\"sampled\",\"name\":");
+	x->line.len = 0;
+	buf_printf(x, &x->line, "%s (task %llu", t->name, (unsigned long long)t->id);
+	if (x->o->threads)
+		buf_printf(x, &x->line, ", thread %llu", (unsigned long long)p->thread);
+	buf_put(x, &x->line, ")", 2);
+	js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
+	buf_str(x, o, ",\"unit\":\"none\",\"startValue\":0,\n\"samples\":[");
+	for (size_t i = at, n = 0; i < x->nstacks; i++) {
+		const px_stack_t *s = &x->stacks[i];
+		if (done[i] || !ss_same(x, s, p))
+			continue;
+		buf_str(x, o, n++ ? ",\n[" : "\n[");
+		for (uint32_t j = 0; j < s->n; j++)
+			buf_printf(x, o, j ? ",%u" : "%u", x->frames[s->first + j].func);
+		buf_str(x, o, "]");
+		buf_maybe_flush(x, o);
+	}
+	buf_str(x, o, "],\n\"weights\":[");
+	for (size_t i = at, n = 0; i < x->nstacks; i++) {
+		const px_stack_t *s = &x->stacks[i];
+		if (done[i] || !ss_same(x, s, p))
+			continue;
+		buf_printf(x, o, n++ ? ",%llu" : "%llu", (unsigned long long)s->count);
+		total += s->count;
+		done[i] = true;
+	}
+	buf_printf(x, o, "],\"endValue\":%llu}", (unsigned long long)total);
+}
+
+static void px_speedscope(px_t *x)
+{
+	px_buf_t o = { 0 };
+	bool *done = px_alloc(x, x->nstacks);
+
+	if (!done)
+		return;
+	memset(done, 0, x->nstacks);
+	buf_str(x, &o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n");
+	ss_frames(x, &o);
+	buf_str(x, &o, "\"profiles\":[\n");
+	for (size_t i = 0, n = 0; i < x->nstacks; i++) {
+		if (done[i])
+			continue;
+		buf_str(x, &o, n++ ? ",\n" : "");
+		ss_profile(x, &o, i, done);
+	}
+	buf_str(x, &o, "],\n\"name\":");
+	js_str(x, &o, x->o->title ? x->o->title : "vprof");
+	buf_str(x, &o, ",\"activeProfileIndex\":0,\"exporter\":\"vprof\"}\n");
+	buf_flush(x, &o);
+	buf_free(x, &o);
+	px_release(x, done);
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static const char *const px_names[PROF_FMT_COUNT] = {
+	[PROF_FMT_REPORT] = "report",
+	[PROF_FMT_FOLDED] = "folded",
+	[PROF_FMT_PPROF] = "pprof",
+	[PROF_FMT_CALLGRIND] = "callgrind",
+	[PROF_FMT_SPEEDSCOPE] = "speedscope",
+};
+
+int prof_export_format(const char *name)
+{
+	for (int i = 0; i < PROF_FMT_COUNT; i++) {
+		if (strcmp(name, px_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+const char *prof_export_name(unsigned format)
+{
+	return format < PROF_FMT_COUNT ? px_names[format] : "?";
+}
+
+errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_opts_t *o,
+		    const prof_export_out_t *out)
+{
+	static void (*const writers[PROF_FMT_COUNT])(px_t *) = {
+		[PROF_FMT_FOLDED] = px_folded,
+		[PROF_FMT_PPROF] = px_pprof,
+		[PROF_FMT_CALLGRIND] = px_callgrind,
+		[PROF_FMT_SPEEDSCOPE] = px_speedscope,
+	};
+	px_t x;
+
+	if (o->format >= PROF_FMT_COUNT || !writers[o->format])
+		return EINVAL;
+	memset(&x, 0, sizeof(x));
+	x.env = env;
+	x.o = o;
+	x.out = out;
+	errno_t err = prof_report_walk(r, o->kernel_path, px_collect, &x);
+	if (err == EOK && x.err == EOK && x.nstacks == 0)
+		err = ENOENT;
+	if (err == EOK && x.err == EOK)
+		writers[o->format](&x);
+	if (err == EOK)
+		err = x.err;
+	px_free(&x);
+	return err;
+}

@@ -1,0 +1,582 @@
+/*
+ * Unit tests for the stack walk of lib/profreport.c (prof_report_setup,
+ * prof_report_walk) and the exporters of lib/profexport.c, on a synthetic
+ * stream with known counts against nm-format symbol files served by a
+ * fake loader: the resolved stacks (task, thread, CPU, mode, frames root
+ * first, kernel flags, binaries, return addresses adjusted to the call),
+ * every filter, the folded and callgrind texts line by line, the gzip
+ * framing and CRC of pprof, the speedscope JSON's profiles and weights,
+ * empty and unkept profiles, out-of-memory at every allocation (no leak),
+ * and the host tool build/host/vprof on bad input (exit codes, messages).
+ * The real consumers (flamegraph.pl, go tool pprof, callgrind_annotate,
+ * ajv, chromium) read these files in test/export.t.
+ */
+#include "hosttool.h"
+#include "tap.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lib/profexport.h>
+#include <lib/profreport.h>
+
+/* ---------------------------------------------------------------- stream builder */
+
+static unsigned char sbuf[1 << 16];
+static size_t slen;
+
+static void sb_put(const void *rec, size_t size)
+{
+	if (slen + size > sizeof(sbuf))
+		abort();
+	memcpy(sbuf + slen, rec, size);
+	slen += size;
+}
+
+static void sb_header(void)
+{
+	prof_rec_header_t h;
+
+	memset(&h, 0, sizeof(h));
+	h.h = (prof_rec_t){ PROF_REC_HEADER, sizeof(h), 0, 0 };
+	h.magic = PROF_MAGIC;
+	h.version = PROF_VERSION;
+	h.source = PROF_SRC_PMC;
+	h.hz = 1000;
+	h.ncpus = 2;
+	h.flags = PROF_F_CALLCHAIN;
+	h.depth = 8;
+	h.tsc_hz = 1000000000;
+	h.ktext_start = 0xffffffff80100000ull;
+	h.ktext_end = 0xffffffff80200000ull;
+	sb_put(&h, sizeof(h));
+}
+
+static void sb_task(uint64_t id, const char *name)
+{
+	prof_rec_task_t t;
+
+	memset(&t, 0, sizeof(t));
+	t.h = (prof_rec_t){ PROF_REC_TASK, sizeof(t), 0, 1 };
+	t.task = id;
+	strcpy(t.name, name);
+	sb_put(&t, sizeof(t));
+}
+
+static void sb_load(uint64_t task)
+{
+	struct { prof_rec_load_t l; char path[16]; } r;
+
+	memset(&r, 0, sizeof(r));
+	r.l.h = (prof_rec_t){ PROF_REC_LOAD, sizeof(r), 0, 1 };
+	r.l.task = task;
+	r.l.text_start = 0x401000;
+	r.l.text_end = 0x402000;
+	strcpy(r.path, "/bin/app");
+	sb_put(&r, sizeof(r));
+}
+
+/* count samples at second sec on cpu; chain: n return addresses. */
+static void sb_samples(unsigned count, uint64_t task, uint64_t thread, uint32_t cpu,
+		       unsigned sec, unsigned mode, uint64_t pc, unsigned nkernel,
+		       unsigned n, const uint64_t *chain)
+{
+	struct { prof_rec_sample_t s; uint64_t chain[8]; } r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.task = task;
+	r.s.thread = thread;
+	r.s.pc = pc;
+	r.s.mode = (uint8_t)mode;
+	r.s.nchain = (uint16_t)n;
+	r.s.nkernel = (uint16_t)nkernel;
+	if (n)
+		memcpy(r.chain, chain, 8 * n);
+	size_t size = sizeof(r.s) + 8 * n;
+	for (unsigned i = 0; i < count; i++) {
+		r.s.h = (prof_rec_t){ PROF_REC_SAMPLE, (uint16_t)size, cpu,
+				      1000000000ull * sec + i };
+		sb_put(&r, size);
+	}
+}
+
+#define K(x) (0xffffffff80100000ull + (x))
+
+/*
+ * The reference: task 5 "app" (threads 50, 51), task 7 "app", task 9
+ * "other", idle; 71 samples.
+ *   30  app-5  t50 cpu0 1s  main;compute
+ *   20  app-5  t51 cpu1 2s  main;compute;helper
+ *   10  app-5  t50 cpu0 3s  main;compute;syscall_entry[k];memcpy[k]
+ *    5  app-7  t70 cpu1 4s  main;leaf
+ *    4  other  t90 cpu0 5s  main;compute (compute at another PC)
+ *    1  app-5  t50 cpu0 5s  0x500000 (no symbol)
+ *    1  idle   cpu1 5s      kmain[k]
+ */
+static void build_ref(void)
+{
+	static const uint64_t c1[] = { 0x401020 }, c2[] = { 0x401130, 0x401020 },
+		c3[] = { K(0x110), 0x401150, 0x401020 }, c4[] = { 0x401040 };
+
+	slen = 0;
+	sb_header();
+	sb_task(0, "");
+	sb_task(5, "app");
+	sb_task(7, "app");
+	sb_task(9, "other");
+	sb_load(5);
+	sb_load(7);
+	sb_load(9);
+	sb_samples(30, 5, 50, 0, 1, PROF_MODE_USER, 0x401110, 0, 1, c1);
+	sb_samples(20, 5, 51, 1, 2, PROF_MODE_USER, 0x401204, 0, 2, c2);
+	sb_samples(10, 5, 50, 0, 3, PROF_MODE_KERNEL, K(0x208), 1, 3, c3);
+	sb_samples(5, 7, 70, 1, 4, PROF_MODE_USER, 0x401300, 0, 1, c4);
+	sb_samples(4, 9, 90, 0, 5, PROF_MODE_USER, 0x401180, 0, 1, c1);
+	sb_samples(1, 5, 50, 0, 5, PROF_MODE_USER, 0x500000, 0, 0, NULL);
+	sb_samples(1, 0, 0, 1, 5, PROF_MODE_IDLE, K(4), 0, 0, NULL);
+}
+
+/* ---------------------------------------------------------------- fake env */
+
+static const char app_nm[] =
+	"0000000000401000 T main\n"
+	"0000000000401100 T compute\n"
+	"0000000000401200 t helper\n"
+	"0000000000401300 0000000000000010 T leaf\n";
+static const char kernel_nm[] =
+	"ffffffff80100000 T kmain\n"
+	"ffffffff80100100 T syscall_entry\n"
+	"ffffffff80100200 W memcpy\n";
+
+static long live_allocs, fail_at = -1, nallocs;
+static char *out;
+static size_t out_len, out_cap;
+
+static void *f_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	if (fail_at >= 0 && nallocs++ == fail_at)
+		return NULL;
+	live_allocs++;
+	return malloc(size);
+}
+
+static void f_release(void *ctx, void *p)
+{
+	(void)ctx;
+	live_allocs--;
+	free(p);
+}
+
+static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	const char *text = strcmp(path, "/bin/app.nm") == 0 ? app_nm :
+			   strcmp(path, "/boot/kernel.nm") == 0 ? kernel_nm : NULL;
+
+	if (!text)
+		return ENOENT;
+	*size = strlen(text);
+	*data = f_alloc(ctx, *size);
+	if (!*data)
+		return ENOMEM;
+	memcpy(*data, text, *size);
+	return EOK;
+}
+
+static void f_write(void *ctx, const void *s, size_t len)
+{
+	(void)ctx;
+	if (out_len + len + 1 > out_cap) {
+		out_cap = (out_len + len + 1) * 2;
+		out = realloc(out, out_cap);
+	}
+	memcpy(out + out_len, s, len);
+	out_len += len;
+	out[out_len] = '\0';
+}
+
+static void f_out(void *ctx, const char *s, size_t len)
+{
+	f_write(ctx, s, len);
+}
+
+static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
+static const prof_filter_t all = { .cpu = -1 };
+
+/* A report of the reference stream with filter f (stacks kept). */
+static prof_report_t *fed(const prof_filter_t *f, errno_t *err)
+{
+	prof_report_t *r;
+
+	build_ref();
+	*err = prof_report_new(&env, &r);
+	if (*err != EOK)
+		return NULL;
+	*err = prof_report_setup(r, f, true);
+	if (*err == EOK)
+		*err = prof_report_feed(r, sbuf, slen);
+	if (*err != EOK) {
+		prof_report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* ---------------------------------------------------------------- walk */
+
+/* prof_walk_fn_t: one line per stack into out. */
+static errno_t w_line(void *ctx, const prof_walk_info_t *info, const prof_xstack_t *s)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "%llu %s t%llu c%u m%u x%llu:",
+			 (unsigned long long)s->task, s->task_name,
+			 (unsigned long long)s->thread, s->cpu, s->mode,
+			 (unsigned long long)s->count);
+
+	(void)ctx, (void)info;
+	for (size_t i = 0; i < s->nframes; i++) {
+		const prof_frame_t *f = &s->frames[i];
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " %s%s@%llx%s", f->name,
+			      f->kernel ? "[k]" : "", (unsigned long long)f->addr,
+			      f->path ? "" : "?");
+	}
+	f_write(NULL, line, (size_t)n);
+	f_write(NULL, "\n", 1);
+	return EOK;
+}
+
+static char *walk_text(const prof_filter_t *f)
+{
+	errno_t err;
+	prof_report_t *r = fed(f, &err);
+
+	out_len = 0;
+	f_write(NULL, "", 0);
+	if (!r)
+		return NULL;
+	err = prof_report_walk(r, NULL, w_line, NULL);
+	prof_report_free(r);
+	return err == EOK ? strdup(out) : NULL;
+}
+
+static const char walk_all[] =
+	"0 [idle] t0 c1 m2 x1: kmain[k]@ffffffff80100004\n"
+	"5 app t50 c0 m0 x30: main@40101f compute@401110\n"
+	"5 app t51 c1 m0 x20: main@40101f compute@40112f helper@401204\n"
+	"5 app t50 c0 m1 x10: main@40101f compute@40114f syscall_entry[k]@ffffffff8010010f "
+	"memcpy[k]@ffffffff80100208\n"
+	"5 app t50 c0 m0 x1: 0x500000@500000\n"
+	"7 app t70 c1 m0 x5: main@40103f leaf@401300\n"
+	"9 other t90 c0 m0 x4: main@40101f compute@401180\n";
+
+static void test_walk(void)
+{
+	char *t = walk_text(&all);
+
+	is_str(t, walk_all, "walk: every stack, root first, return addresses - 1");
+	free(t);
+	is_int(live_allocs, 0, "walk: no memory left");
+}
+
+static void test_filters(void)
+{
+	prof_filter_t f = all;
+	char *t;
+
+	f.by_task = true;
+	f.task_id = 7;
+	t = walk_text(&f);
+	is_str(t, "7 app t70 c1 m0 x5: main@40103f leaf@401300\n", "-T 7: task 7 only");
+	free(t);
+	f.task_name = "other";
+	t = walk_text(&f);
+	is_str(t, "9 other t90 c0 m0 x4: main@40101f compute@401180\n", "-T other: by name");
+	free(t);
+	f = all;
+	f.mode = PROF_XMODE_KERNEL;
+	t = walk_text(&f);
+	ok(t && strstr(t, "x10:") && strstr(t, "m2 x1:") && !strstr(t, "m0 "),
+	   "-m kernel: kernel and idle samples only");
+	free(t);
+	f.mode = PROF_XMODE_USER;
+	t = walk_text(&f);
+	ok(t && !strstr(t, "m1 ") && !strstr(t, "m2 ") && strstr(t, "x30:"),
+	   "-m user: user samples only");
+	free(t);
+	f = all;
+	f.cpu = 1;
+	t = walk_text(&f);
+	is_str(t, "0 [idle] t0 c1 m2 x1: kmain[k]@ffffffff80100004\n"
+	       "5 app t51 c1 m0 x20: main@40101f compute@40112f helper@401204\n"
+	       "7 app t70 c1 m0 x5: main@40103f leaf@401300\n", "-c 1: CPU 1 only");
+	free(t);
+	f = all;
+	f.window = true;
+	f.from_ms = 1500;
+	f.to_ms = 3500;
+	t = walk_text(&f);
+	ok(t && strstr(t, "x20:") && strstr(t, "x10:") && !strstr(t, "x30:") &&
+	   !strstr(t, "x5:"), "-w 1.5,3.5: the samples of seconds 2 and 3 only");
+	free(t);
+}
+
+/* ---------------------------------------------------------------- exports */
+
+/* The export of the reference stream (filter all) as format; its error. */
+static errno_t export_as(unsigned format, bool threads)
+{
+	prof_export_opts_t o = { format, NULL, "ref.prof", threads };
+	prof_export_out_t w = { NULL, f_write };
+	errno_t err;
+	prof_report_t *r = fed(&all, &err);
+
+	out_len = 0;
+	f_write(NULL, "", 0);
+	if (!r)
+		return err;
+	err = prof_export(r, &env, &o, &w);
+	prof_report_free(r);
+	return err;
+}
+
+static const char folded_ref[] =
+	"[idle];kmain_[k] 1\n"
+	"app-5;0x500000_(app) 1\n"
+	"app-5;main;compute 30\n"
+	"app-5;main;compute;helper 20\n"
+	"app-5;main;compute;syscall_entry_[k];memcpy_[k] 10\n"
+	"app-7;main;leaf 5\n"
+	"other;main;compute 4\n";
+
+static void test_folded(void)
+{
+	is_int(export_as(PROF_FMT_FOLDED, false), EOK, "folded: EOK");
+	is_str(out, folded_ref, "folded: sorted unique stacks, task first, _[k], hex (binary)");
+	is_int(live_allocs, 0, "folded: no memory left");
+}
+
+static void test_callgrind(void)
+{
+	is_int(export_as(PROF_FMT_CALLGRIND, false), EOK, "callgrind: EOK");
+	ok(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0, "callgrind: header");
+	ok(strstr(out, "\nevents: Samples\nsummary: 71\n") != NULL, "callgrind: events, total");
+	/* main: self 0; calls compute in 30 + 20 + 10 + 4 stacks, leaf in 5. */
+	ok(strstr(out, "\nob=/bin/app\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
+		  "cfn=leaf\ncalls=5 0\n0 5\n") != NULL, "callgrind: main's arcs, inclusive");
+	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=20 0\n0 20\n"
+		  "cob=/boot/kernel\ncfn=syscall_entry\ncalls=10 0\n0 10\n") != NULL,
+	   "callgrind: compute self 34, arcs to helper and into the kernel (cob=)");
+	ok(strstr(out, "\nob=/boot/kernel\nfn=memcpy\n0 10\n") != NULL,
+	   "callgrind: kernel functions under ob=/boot/kernel");
+	ok(strstr(out, "\nob=/bin/app\nfn=0x500000\n0 1\n") != NULL,
+	   "callgrind: an address without symbol");
+}
+
+static uint32_t crc32_ref(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
+	}
+	return ~c;
+}
+
+/* Undo the stored-block gzip of out into buf; its length, or -1. */
+static long gunzip_stored(const unsigned char *p, size_t n, unsigned char *buf, size_t size)
+{
+	size_t at = 10, len = 0;
+
+	if (n < 18 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8)
+		return -1;
+	for (int final = 0; !final;) {
+		if (at + 5 > n)
+			return -1;
+		final = p[at] & 1;
+		size_t bl = p[at + 1] | (size_t)p[at + 2] << 8;
+		if ((p[at] & 6) || (bl ^ 0xffff) != (p[at + 3] | (size_t)p[at + 4] << 8) ||
+		    at + 5 + bl > n || len + bl > size)
+			return -1;
+		memcpy(buf + len, p + at + 5, bl);
+		len += bl;
+		at += 5 + bl;
+	}
+	uint32_t crc = p[at] | p[at + 1] << 8 | p[at + 2] << 16 | (uint32_t)p[at + 3] << 24;
+	uint32_t isz = p[at + 4] | p[at + 5] << 8 | p[at + 6] << 16 | (uint32_t)p[at + 7] << 24;
+	return at + 8 == n && crc == crc32_ref(buf, len) && isz == len ? (long)len : -1;
+}
+
+static bool has_bytes(const unsigned char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(p + i, s, k) == 0)
+			return true;
+	return false;
+}
+
+static void test_pprof(void)
+{
+	static unsigned char pb[1 << 16];
+
+	is_int(export_as(PROF_FMT_PPROF, false), EOK, "pprof: EOK");
+	long n = gunzip_stored((unsigned char *)out, out_len, pb, sizeof(pb));
+	ok(n > 0, "pprof: a gzip member of stored blocks, CRC and size right (%ld bytes)", n);
+	ok(n > 0 && pb[0] == (1 << 3 | 2), "pprof: starts with a sample_type");
+	ok(n > 0 && has_bytes(pb, (size_t)n, "nanoseconds") &&
+	   has_bytes(pb, (size_t)n, "syscall_entry [k]") && has_bytes(pb, (size_t)n, "/bin/app"),
+	   "pprof: the string table names units, kernel functions, binaries");
+}
+
+static void test_speedscope(void)
+{
+	is_int(export_as(PROF_FMT_SPEEDSCOPE, false), EOK, "speedscope: EOK");
+	ok(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"") &&
+	   strstr(out, "\"exporter\":\"vprof\"") && strstr(out, "\"name\":\"ref.prof\""),
+	   "speedscope: schema, exporter, name");
+	ok(strstr(out, "\"name\":\"app (task 5)\"") && strstr(out, "\"name\":\"app (task 7)\"") &&
+	   strstr(out, "\"name\":\"other (task 9)\""), "speedscope: one profile per task");
+	ok(strstr(out, "\"weights\":[30,20,10,1],\"endValue\":61}") != NULL,
+	   "speedscope: task 5's weights sum to 61");
+	ok(strstr(out, "{\"name\":\"memcpy [k]\",\"file\":\"/boot/kernel\"}") != NULL,
+	   "speedscope: kernel frames marked, with their file");
+	is_int(export_as(PROF_FMT_SPEEDSCOPE, true), EOK, "speedscope --threads: EOK");
+	ok(strstr(out, "\"name\":\"app (task 5, thread 51)\"") &&
+	   strstr(out, "\"weights\":[30,10,1],\"endValue\":41}"),
+	   "speedscope --threads: one profile per thread");
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void test_errors(void)
+{
+	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, NULL, false };
+	prof_export_out_t w = { NULL, f_write };
+	prof_filter_t f = all;
+	prof_report_t *r;
+	errno_t err;
+
+	f.cpu = 3;
+	r = fed(&f, &err);
+	is_int(r ? prof_export(r, &env, &o, &w) : err, ENOENT, "no sample left: ENOENT");
+	prof_report_free(r);
+	prof_report_new(&env, &r);
+	prof_report_feed(r, sbuf, slen);
+	is_int(prof_export(r, &env, &o, &w), EINVAL, "stacks not kept: EINVAL");
+	is_int(prof_report_setup(r, &all, true), EINVAL, "setup after the header: EINVAL");
+	o.format = PROF_FMT_REPORT;
+	is_int(prof_export(r, &env, &o, &w), EINVAL, "format report: EINVAL");
+	prof_report_free(r);
+	is_int(prof_export_format("pprof"), PROF_FMT_PPROF, "format by name");
+	is_int(prof_export_format("png"), -1, "unknown format: -1");
+	is_int(live_allocs, 0, "no memory left");
+}
+
+/* Out of memory at every allocation of each export: an error, no leak. */
+static void test_enomem(void)
+{
+	for (unsigned fmt = PROF_FMT_FOLDED; fmt < PROF_FMT_COUNT; fmt++) {
+		long failures = 0, leaks = 0, wrong = 0;
+		for (fail_at = 0;; fail_at++) {
+			nallocs = 0;
+			errno_t err = export_as(fmt, false);
+			leaks += live_allocs != 0;
+			live_allocs = 0;
+			if (nallocs <= fail_at)
+				break;          /* no allocation failed: done */
+			failures++;
+			wrong += err != ENOMEM && err != EOK;   /* EOK: symbols lost */
+		}
+		fail_at = -1;
+		ok(failures > 10 && leaks == 0 && wrong == 0,
+		   "%s: out of memory at each of %ld allocations: ENOMEM (or EOK "
+		   "without symbols), no leak (%ld), no other error (%ld)",
+		   prof_export_name(fmt), failures, leaks, wrong);
+	}
+}
+
+/* ---------------------------------------------------------------- vprof */
+
+static void test_vprof(void)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char dir[] = "/tmp/vprof-export.XXXXXX", cmd[1400], path[600];
+	static char text[1 << 16];
+
+	tool_root(dir, app_nm, kernel_nm);
+	build_ref();
+	snprintf(path, sizeof(path), "%s/stream", dir);
+	tool_write(path, sbuf, slen);
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F folded -r %s %s/stream", build, dir, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -F folded exits 0");
+	is_str(text, folded_ref, "vprof -F folded writes the folded stacks");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F folded -T app -m user -c 0 -w 0,2 -r %s "
+		 "-o %s/out %s/stream && cat %s/out", build, dir, dir, dir, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof with every filter and -o exits 0");
+	is_str(text, "app;main;compute 30\n", "... and writes the filtered stacks to FILE "
+	       "(one task named app left: no id)");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F folded -c 1 -r %s %s/stream", build, dir,
+		 dir);
+	tool_run(cmd, text, sizeof(text));
+	ok(strstr(text, "app-5;main;compute;helper 20\n") && !strstr(text, " 30\n"),
+	   "-c 1 takes CPU 1's samples");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F pprof -T 9 -r %s %s/stream | "
+		 "od -An -tx1 -N2", build, dir, dir);
+	tool_run(cmd, text, sizeof(text));
+	is_str(text, " 1f 8b\n", "vprof -F pprof writes gzip");
+
+	/* Bad input: a clear message and a non-zero exit, never a crash. */
+	snprintf(cmd, sizeof(cmd), "head -c %zu %s/stream > %s/cut && %s/host/vprof -F folded "
+		 "-r %s -o %s/cut.out %s/cut 2>&1; echo rc=$?; ls %s/cut.out 2>&1", slen - 20,
+		 dir, dir, build, dir, dir, dir, dir);
+	tool_run(cmd, text, sizeof(text));
+	ok(strstr(text, "truncated stream") && strstr(text, "rc=1") &&
+	   strstr(text, "No such file"), "truncated stream: message, exit 1, no FILE left");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F callgrind -T 4 -r %s %s/stream 2>&1", build,
+		 dir, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "no sample after -T 4: exit 1");
+	ok(strstr(text, "no samples to export") != NULL, "... saying so: %.*s",
+	   (int)strcspn(text, "\n"), text);
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F speedscope -r %s/nothing %s/stream 2>&1 "
+		 ">/dev/null", build, dir, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 3, "binaries missing: exit 3");
+	ok(strstr(text, "/bin/app") != NULL, "... naming them");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F svgz %s/stream 2>&1", build, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown format: exit 2");
+	ok(strstr(text, "bad value 'svgz' for -F") && strstr(text, "Usage:"), "... with usage");
+	static const char *const bad[] = { "-m both", "-c x", "-w 2,1", "-w 1", "-T ''" };
+	int rcs = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s/host/vprof %s %s/stream 2>/dev/null", build, bad[i],
+			 dir);
+		rcs += tool_run(cmd, text, sizeof(text)) == 2;
+	}
+	is_int(rcs, 5, "bad -m, -c, -w, -T values: exit 2 each");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F folded -o /nonexistent/dir/x %s/stream 2>&1",
+		 build, dir);
+	is_int(tool_run(cmd, text, sizeof(text)), 1, "unwritable -o FILE: exit 1");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		abort();
+}
+
+int main(void)
+{
+	test_walk();
+	test_filters();
+	test_folded();
+	test_callgrind();
+	test_pprof();
+	test_speedscope();
+	test_errors();
+	test_enomem();
+	test_vprof();
+	free(out);
+	return done_testing();
+}
