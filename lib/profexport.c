@@ -858,7 +858,7 @@ static const char *cg_ob(const px_t *x, uint32_t f)
 static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_arc_t *a,
 		    size_t n)
 {
-	buf_printf(x, o, "\nob=%s\nfn=%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
+	buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
 		   (unsigned long long)self);
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)

@@ -26,14 +26,20 @@ PACKAGES=(
     console-setup-linux   # /usr/share/consolefonts/Lat15-VGA16.psf.gz (kernel font)
     gdb                   # make debug
     util-linux            # script(1), to give Bochs a terminal
-    valgrind              # callgrind: the ground truth of test/gtcallgrind.t
+    valgrind              # callgrind: the ground truth of test/gtcallgrind.t;
+                          # callgrind_annotate reads vprof -F callgrind
+    libdevel-nytprof-perl # flamegraph.pl reads vprof -F folded (test/export.t)
+    golang-go             # go tool pprof reads vprof -F pprof
+    chromium              # headless: the speedscope app, vprof -F svg
+    nodejs                # node and npm: test/js (speedscope, ajv-cli, playwright-core)
 )
 
 usage() {
     cat <<EOF
 Usage: $prog [--check]
 
-Install the Debian packages Vernier needs (silent if all are installed).
+Install the Debian packages Vernier needs and test/js's npm packages
+(silent if all are installed).
   --check     only report missing packages (exit 1 if any)
   -h, --help  this help
 EOF
@@ -62,11 +68,37 @@ missing_packages() {
     done
 }
 
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# npm_setup: the JavaScript consumers of vprof's exports (test/export.t),
+# installed by `npm ci` into test/js/node_modules from the committed lock
+# file; nothing to do when that install is newer than the lock file.
+npm_setup() {
+    local dir=$top/test/js log
+    [[ -f $dir/node_modules/.package-lock.json &&
+       ! $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]] && return 0
+    if (( check_only )); then
+        echo "$prog: test/js/node_modules missing (npm ci)" >&2
+        return 1
+    fi
+    command -v npm >/dev/null || { echo "$prog: npm not found (nodejs)" >&2; return 1; }
+    log=$(mktemp "${TMPDIR:-/tmp}/vernier-npm.XXXXXX.log")
+    if ! (cd "$dir" && npm ci --no-audit --no-fund) >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "$prog: npm ci in test/js failed (log above, kept in $log)" >&2
+        return 1
+    fi
+    rm -f "$log"
+}
+
 command -v dpkg-query >/dev/null ||
     { echo "$prog: dpkg-query not found: this script is for Debian" >&2; exit 1; }
 
 mapfile -t missing < <(missing_packages)
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+    npm_setup
+    exit
+fi
 
 if (( check_only )); then
     echo "$prog: missing packages: ${missing[*]}" >&2
@@ -100,3 +132,4 @@ if [[ ${#still[@]} -gt 0 ]]; then
     echo "$prog: still missing after apt-get: ${still[*]}" >&2
     exit 1
 fi
+npm_setup

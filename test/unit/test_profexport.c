@@ -364,14 +364,14 @@ static void test_callgrind(void)
 	ok(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0, "callgrind: header");
 	ok(strstr(out, "\nevents: Samples\nsummary: 71\n") != NULL, "callgrind: events, total");
 	/* main: self 0; calls compute in 30 + 20 + 10 + 4 stacks, leaf in 5. */
-	ok(strstr(out, "\nob=/bin/app\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
+	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
 		  "cfn=leaf\ncalls=5 0\n0 5\n") != NULL, "callgrind: main's arcs, inclusive");
 	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=20 0\n0 20\n"
 		  "cob=/boot/kernel\ncfn=syscall_entry\ncalls=10 0\n0 10\n") != NULL,
 	   "callgrind: compute self 34, arcs to helper and into the kernel (cob=)");
-	ok(strstr(out, "\nob=/boot/kernel\nfn=memcpy\n0 10\n") != NULL,
+	ok(strstr(out, "\nob=/boot/kernel\nfl=???\nfn=memcpy\n0 10\n") != NULL,
 	   "callgrind: kernel functions under ob=/boot/kernel");
-	ok(strstr(out, "\nob=/bin/app\nfn=0x500000\n0 1\n") != NULL,
+	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
 	   "callgrind: an address without symbol");
 }
 

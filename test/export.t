@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""test/export.t - vprof's exports read by the real tools.
+
+A synthetic profiler stream with known counts (a 2:1:1 `workload`: alpha,
+beta and gamma, each spinning in a shared leaf and in itself, a kernel
+path under alpha, a shell, idle CPUs; 12,000 samples with 8-deep call
+chains over 10 s on 4 CPUs) is written with nm symbol files, and
+build/host/vprof turns it into every format. Each consumer reads its file
+and what it reports is compared with vprof's own report (`vprof -p 0`)
+and with the counts the stream was built from:
+- flamegraph.pl (libdevel-nytprof-perl) renders the folded stacks: every
+  frame's samples summed by name equal the function's inclusive count;
+  leaf functions' shares within 0.1 point of vprof's report;
+- go tool pprof -top: flat and cum counts exact, flat% within 0.1 point
+  of the report, the duration from duration_nanos; -traces shows the
+  task/thread/cpu/mode labels; -raw lists a mapping per binary;
+- callgrind_annotate: self counts equal the report's, --inclusive=yes
+  the inclusive counts;
+- speedscope: the JSON validates against the schema the npm package
+  ships (ajv-cli); the speedscope app in headless chromium imports it and
+  the folded file (page title `NAME - speedscope`, no console error);
+- the top functions are the same, in the same order, in every consumer.
+Filters (-T, -m) shrink what the consumers see accordingly. The tools
+come from tools/setup.sh; a missing one fails its tests (not skipped).
+
+TAP on stdout, for prove.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import boottest as bt  # noqa: E402
+from tap import Tap  # noqa: E402
+
+VPROF = os.path.join(bt.BUILD, "host", "vprof")
+JS = os.path.join(bt.TOP, "test", "js")
+FLAMEGRAPH = "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
+SCHEMA = os.path.join(JS, "node_modules", "speedscope", "dist", "release",
+                      "file-format-schema.json")
+APP = os.path.join(JS, "node_modules", "speedscope", "dist", "release")
+AJV = os.path.join(JS, "node_modules", "ajv-cli", "dist", "index.js")
+
+# ---------------------------------------------------------------- the stream
+
+MAGIC = 0x464F525056
+KBASE = 0xffffffff80100000
+TSC_HZ = 1000000000
+
+WORKLOAD_NM = {"main": 0x401000, "worker": 0x401100, "alpha": 0x401200,
+               "beta": 0x401300, "gamma": 0x401400, "spin": 0x401500}
+SH_NM = {"sh_main": 0x401000, "sh_read": 0x401100}
+KERNEL_NM = {"kmain": 0, "syscall_entry": 0x100, "memcpy": 0x200, "idle_loop": 0x300}
+
+# (count, task, thread, mode, stack root first); mode 0 user, 1 kernel, 2 idle.
+# Kernel frames are named "k:NAME".
+STACKS = [
+    (4000, 10, 101, 0, ["main", "worker", "alpha", "spin"]),
+    (2000, 10, 101, 0, ["main", "worker", "alpha"]),
+    (1500, 10, 102, 0, ["main", "worker", "beta", "spin"]),
+    (1500, 10, 102, 0, ["main", "worker", "beta"]),
+    (1000, 10, 103, 0, ["main", "worker", "gamma", "spin"]),
+    (1000, 10, 103, 0, ["main", "worker", "gamma"]),
+    (500, 10, 101, 1, ["main", "worker", "alpha", "k:syscall_entry", "k:memcpy"]),
+    (300, 11, 110, 0, ["sh_main", "sh_read"]),
+    (200, 0, 0, 2, ["k:idle_loop"]),
+]
+TOTAL = sum(s[0] for s in STACKS)
+
+
+def rec(rtype, size, cpu, tsc):
+    return struct.pack("<HHIQ", rtype, size, cpu, tsc)
+
+
+def header():
+    body = struct.pack("<QIIIIIIQQQQ32s", MAGIC, 2, 1, 1000, 4, 1, 8, TSC_HZ, 0,
+                       KBASE, KBASE + 0x100000, b"vernier export test")
+    return rec(1, 16 + len(body), 0, 0) + body
+
+
+def task(tid, name):
+    return rec(3, 64, 0, 1) + struct.pack("<QQ32s", tid, 0, name.encode())
+
+
+def load(tid, path):
+    p = path.encode() + b"\0"
+    p += b"\0" * (-len(p) % 8)
+    return rec(4, 48 + len(p), 0, 1) + struct.pack("<QQQQ", tid, 0x401000, 0x402000, 0) + p
+
+
+def address(name, syms, offset):
+    if name.startswith("k:"):
+        return KBASE + KERNEL_NM[name[2:]] + offset
+    return syms[name] + offset
+
+
+def samples(count, tid, thread, mode, frames, first):
+    """count sample records of one stack, spread over 10 s and 4 CPUs."""
+    syms = SH_NM if tid == 11 else WORKLOAD_NM
+    pc = address(frames[-1], syms, 0x10)
+    # Return addresses: 0x40 into each caller (looked up at - 1).
+    chain = [address(f, syms, 0x40) for f in reversed(frames[:-1])]
+    nkernel = sum(1 for f in frames[:-1] if f.startswith("k:"))
+    out = []
+    for i in range(count):
+        n = first + i
+        size = 48 + 8 * len(chain)
+        tsc = (n * 10 * TSC_HZ) // TOTAL
+        out.append(rec(2, size, n % 4, tsc) +
+                   struct.pack("<QQQBBHHH", tid, thread, pc, mode, 1, len(chain), nkernel, 0) +
+                   b"".join(struct.pack("<Q", a) for a in chain))
+    return out
+
+
+def stream():
+    """The records, samples of all stacks interleaved in time."""
+    head = [header(), task(0, ""), task(10, "workload"), task(11, "sh"),
+            load(10, "/bin/workload"), load(11, "/bin/sh")]
+    recs, first = [], 0
+    for count, tid, thread, mode, frames in STACKS:
+        recs.append(samples(count, tid, thread, mode, frames, first))
+        first += count
+    # Interleave: round-robin over the stacks so every second holds each.
+    body, idx = [], [0] * len(recs)
+    while any(idx[i] < len(recs[i]) for i in range(len(recs))):
+        for i, r in enumerate(recs):
+            if idx[i] < len(r):
+                body.append(r[idx[i]])
+                idx[i] += 1
+    # Times must grow: restamp in order.
+    stamped = []
+    for n, r in enumerate(body):
+        stamped.append(r[:8] + struct.pack("<Q", (n * 10 * TSC_HZ) // TOTAL) + r[16:])
+    end = rec(8, 48, 0, 10 * TSC_HZ) + struct.pack("<QQQII", TOTAL, 0, 0, 1, 0)
+    return b"".join(head + stamped) + end
+
+
+def write_root(root):
+    os.makedirs(os.path.join(root, "bin"))
+    os.makedirs(os.path.join(root, "boot"))
+    for path, syms, base in (("bin/workload.nm", WORKLOAD_NM, 0), ("bin/sh.nm", SH_NM, 0),
+                             ("boot/kernel.nm", KERNEL_NM, KBASE)):
+        with open(os.path.join(root, path), "w") as f:
+            for name, a in sorted(syms.items(), key=lambda kv: kv[1]):
+                f.write("%016x %016x T %s\n" % (base + a, 0x100, name))
+
+# ---------------------------------------------------------------- expectations
+
+
+def display(name):
+    """A frame as vprof's report names it."""
+    return name[2:] + " [k]" if name.startswith("k:") else name
+
+
+def expected(stacks=STACKS):
+    """Self and inclusive counts per function (report names)."""
+    self_, incl = {}, {}
+    for count, _tid, _th, _mode, frames in stacks:
+        leaf = display(frames[-1])
+        self_[leaf] = self_.get(leaf, 0) + count
+        for f in set(display(f) for f in frames):
+            incl[f] = incl.get(f, 0) + count
+    return self_, incl
+
+
+def report_rows(text):
+    """vprof's function table summed by symbol: {symbol: (count, pct)}."""
+    rows, in_funcs = {}, False
+    for line in text.splitlines():
+        if line.strip().endswith("symbol"):
+            in_funcs = True
+            continue
+        m = re.match(r"^\s*([\d.]+)%\s+(\d+)\s+(\[idle\]|\d+ \S+)\s+(\S+(?: \[k\])?)$", line)
+        if in_funcs and m:
+            c, p = rows.get(m.group(4), (0, 0.0))
+            rows[m.group(4)] = (c + int(m.group(2)), p + float(m.group(1)))
+    return rows
+
+
+def top(d, n=4):
+    """The n largest keys of {name: count}, ties by name."""
+    return [k for k, _ in sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+# ---------------------------------------------------------------- running
+
+
+def run(cmd, **kw):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
+        return p.returncode, p.stdout, p.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return -1, "", str(e)
+
+
+def vprof(tap, tmp, args, out):
+    path = os.path.join(tmp, out)
+    rc, _o, err = run([VPROF, "-r", os.path.join(tmp, "root")] + args +
+                      ["-o", path, os.path.join(tmp, "stream")])
+    tap.ok(rc == 0 and os.path.getsize(path) > 0 if rc == 0 else False,
+           "vprof %s -o %s (rc %d%s)" % (" ".join(args), out, rc, (": " + err.strip()) if err else ""))
+    return path
+
+
+def close_shares(tap, what, got, want, total):
+    """got {name: count}; want {name: pct from the report}: within 0.1 point."""
+    bad = []
+    for name, pct in want.items():
+        share = 100.0 * got.get(name, 0) / total
+        if abs(share - pct) > 0.1:
+            bad.append("%s %.2f%% vs %.2f%%" % (name, share, pct))
+    tap.ok(not bad, "%s: shares within 0.1 point of vprof's report%s" %
+           (what, (": " + ", ".join(bad)) if bad else " (%d functions)" % len(want)))
+
+
+def same_counts(tap, what, got, want):
+    diff = ["%s %s vs %s" % (k, got.get(k), v) for k, v in sorted(want.items()) if got.get(k) != v]
+    tap.ok(not diff, "%s: counts exact%s" % (what, (": " + ", ".join(diff[:6])) if diff else ""))
+
+# ---------------------------------------------------------------- consumers
+
+
+def check_flamegraph(tap, tmp, rows, self_, incl):
+    folded = vprof(tap, tmp, ["-F", "folded"], "stacks.folded")
+    rc, svg, err = run(["perl", FLAMEGRAPH, folded])
+    tap.ok(rc == 0 and "<svg" in svg, "flamegraph.pl renders the folded stacks (rc %d %s)" %
+           (rc, err.strip()[:200]))
+    sums = {}
+    for m in re.finditer(r"<title>(.*?) \(([\d,]+) samples?, [\d.]+%\)</title>", svg):
+        name = m.group(1).replace("_[k]", " [k]")
+        sums[name] = sums.get(name, 0) + int(m.group(2).replace(",", ""))
+    same_counts(tap, "flamegraph.pl frames summed by name = inclusive counts", sums, incl)
+    leaves = {n for n in self_ if self_[n] == incl[n]}
+    close_shares(tap, "flamegraph.pl leaf functions", sums,
+                 {n: rows[n][1] for n in leaves}, TOTAL)
+    got = top({n: c for n, c in sums.items() if n in leaves})
+    want = top({n: c for n, (c, _p) in rows.items() if n in leaves})
+    tap.ok(got == want, "flamegraph.pl: the top leaf functions are vprof's: %s" % ", ".join(got))
+    tap.ok(sums.get("workload") == TOTAL - 300 - 200 and
+           sums.get("sh") == 300 and sums.get("[idle]") == 200,
+           "flamegraph.pl: the task frames (workload %s, sh %s, [idle] %s)" %
+           (sums.get("workload"), sums.get("sh"), sums.get("[idle]")))
+
+
+def pprof_top(tap, path, extra=()):
+    rc, out, err = run(["go", "tool", "pprof", "-top", "-sample_index=samples",
+                        "-nodecount=1000"] + list(extra) + [path],
+                       env=dict(os.environ, HOME=os.path.dirname(path)))
+    flat, cum, pct = {}, {}, {}
+    for line in out.splitlines():
+        m = re.match(r"^\s*(\d+)\s+([\d.]+)%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$", line)
+        if m:
+            cum[m.group(4)] = int(m.group(3))
+        if m and int(m.group(1)) > 0:
+            flat[m.group(4)] = int(m.group(1))
+            pct[m.group(4)] = float(m.group(2))
+    tap.ok(rc == 0 and flat, "go tool pprof -top reads it (rc %d%s)" %
+           (rc, (": " + err.strip()[:300]) if rc else ""))
+    return flat, cum, pct, out
+
+
+def check_pprof(tap, tmp, rows, self_, incl):
+    path = vprof(tap, tmp, ["-F", "pprof"], "profile.pb.gz")
+    flat, cum, pct, out = pprof_top(tap, path)
+    same_counts(tap, "pprof -top flat = self", flat, self_)
+    cum_all = pprof_top(tap, path, ["-cum"])[1]
+    same_counts(tap, "pprof -top -cum: cum = inclusive", cum_all, incl)
+    bad = ["%s %.2f vs %.2f" % (n, pct.get(n, -1), rows[n][1]) for n in rows
+           if abs(pct.get(n, -1) - rows[n][1]) > 0.1]
+    tap.ok(not bad, "pprof -top flat%% within 0.1 point of the report%s" %
+           ((": " + ", ".join(bad)) if bad else ""))
+    rc, out2, _e = run(["go", "tool", "pprof", "-top", path], env=dict(os.environ, HOME=tmp))
+    tap.ok(rc == 0 and "Type: cpu" in out2 and "Duration: 10s" in out2 and
+           re.search(r"Total samples = (12s|12000ms) ", out2) is not None,
+           "pprof: cpu/nanoseconds from the rate, duration_nanos (%s)" %
+           " | ".join(out2.splitlines()[:4]))
+    rc, tr, _e = run(["go", "tool", "pprof", "-traces", path], env=dict(os.environ, HOME=tmp))
+    tap.ok(rc == 0 and re.search(r"task:\s+workload\n", tr) and
+           re.search(r"thread:\s+101\n", tr) and re.search(r"mode:\s+kernel\n", tr) and
+           re.search(r"cpu:\s+\d\n", tr),
+           "pprof -traces: task, thread, cpu, mode labels")
+    tap.ok(rc == 0 and re.search(r"memcpy \[k\]\s*\n\s+syscall_entry \[k\]\s*\n\s+alpha\n", tr),
+           "pprof -traces: a stack leaf first (memcpy [k] <- syscall_entry [k] <- alpha)")
+    rc, raw, _e = run(["go", "tool", "pprof", "-raw", path], env=dict(os.environ, HOME=tmp))
+    tap.ok(rc == 0 and "/bin/workload" in raw and "/boot/kernel" in raw and "/bin/sh" in raw
+           and "Mappings" in raw, "pprof -raw: one mapping per binary, the kernel too")
+    path = vprof(tap, tmp, ["-F", "pprof", "-T", "sh"], "sh.pb.gz")
+    sh_flat = pprof_top(tap, path)[0]
+    tap.ok(sh_flat == {"sh_read": 300}, "pprof of -T sh: only the shell's samples (%s)" % sh_flat)
+    return top(flat)
+
+
+def annotate(path, inclusive):
+    args = ["callgrind_annotate", "--inclusive=%s" % ("yes" if inclusive else "no"),
+            "--threshold=100", path]
+    rc, out, err = run(args)
+    counts = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s*([\d,]+)(?:\s+\(\s*[\d.]+%\))?\s+\S*?:(.+?) \[(.+)\]\s*$", line)
+        if m and int(m.group(1).replace(",", "")) > 0:
+            counts[m.group(2) + (" [k]" if m.group(3) == "/boot/kernel" else "")] = \
+                int(m.group(1).replace(",", ""))
+    return rc, counts, err
+
+
+def check_callgrind(tap, tmp, rows, self_, incl):
+    path = vprof(tap, tmp, ["-F", "callgrind"], "callgrind.out")
+    rc, counts, err = annotate(path, False)
+    tap.ok(rc == 0 and counts, "callgrind_annotate reads it (rc %d %s)" % (rc, err.strip()[:200]))
+    same_counts(tap, "callgrind_annotate self = vprof's report",
+                counts, {n: c for n, (c, _p) in rows.items()})
+    rc, icounts, err = annotate(path, True)
+    tap.ok(rc == 0 and not err, "callgrind_annotate --inclusive=yes reads it %s" % err[:200])
+    # callgrind_annotate stops listing once the listed functions' *self*
+    # costs reach the threshold (at most 100%): functions with no self
+    # cost after that are not shown, whatever their inclusive cost.
+    want = {n: c for n, c in incl.items() if n in icounts or self_.get(n)}
+    same_counts(tap, "callgrind_annotate --inclusive=yes = inclusive counts (%d functions)" %
+                len(want), icounts, want)
+    path = vprof(tap, tmp, ["-F", "callgrind", "-m", "kernel"], "kernel.callgrind")
+    rc, kcounts, err = annotate(path, False)
+    tap.ok(kcounts == {"memcpy [k]": 500, "idle_loop [k]": 200},
+           "callgrind of -m kernel: only kernel and idle samples (%s)" % kcounts)
+    return top(counts)
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory):
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                          functools.partial(Quiet, directory=directory))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def browser(args):
+    rc, out, err = run(["node", os.path.join(JS, "browser.js")] + args, cwd=JS)
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"errors": ["browser.js rc %d: %s" % (rc, err.strip()[:300])]}
+
+
+def check_speedscope(tap, tmp):
+    path = vprof(tap, tmp, ["-F", "speedscope"], "speedscope.json")
+    rc, out, err = run(["node", AJV, "validate", "--spec=draft7", "--strict=false", "-s", SCHEMA,
+                        "-d", path])
+    tap.ok(rc == 0 and "valid" in (out + err), "speedscope JSON valid against the npm package's "
+           "file-format-schema.json (ajv-cli rc %d: %s)" % (rc, (out + err).strip()[:300]))
+    with open(path) as f:
+        doc = json.load(f)
+    weights = {p["name"]: sum(p["weights"]) for p in doc["profiles"]}
+    tap.ok(weights == {"workload (task 10)": 11500, "sh (task 11)": 300, "[idle] (task 0)": 200},
+           "speedscope: one profile per task, weights summing to its samples (%s)" % weights)
+    site = os.path.join(tmp, "site")
+    os.makedirs(site)
+    os.symlink(APP, os.path.join(site, "app"))
+    shutil.copy(path, os.path.join(site, "profile.json"))
+    shutil.copy(os.path.join(tmp, "stacks.folded"), os.path.join(site, "stacks.folded"))
+    srv = serve(site)
+    base = "http://127.0.0.1:%d" % srv.server_address[1]
+    try:
+        r = browser(["speedscope", base + "/app/index.html#profileURL=" + base + "/profile.json"])
+        want = doc["name"] + " - speedscope"
+        tap.ok(r.get("title") == want and not r.get("errors"),
+               "the speedscope app imports our JSON: title %r, errors %s" %
+               (r.get("title"), r.get("errors")))
+        r = browser(["speedscope", base + "/app/index.html#profileURL=" + base + "/stacks.folded"])
+        tap.ok(r.get("title") == "stacks.folded - speedscope" and not r.get("errors"),
+               "the speedscope app imports our folded stacks: title %r, errors %s" %
+               (r.get("title"), r.get("errors")))
+    finally:
+        srv.shutdown()
+
+
+def main():
+    tap = Tap()
+    tmp = tempfile.mkdtemp(prefix="vernier-export-")
+    try:
+        write_root(os.path.join(tmp, "root"))
+        with open(os.path.join(tmp, "stream"), "wb") as f:
+            f.write(stream())
+        rc, text, err = run([VPROF, "-p", "0", "-r", os.path.join(tmp, "root"),
+                             os.path.join(tmp, "stream")])
+        rows = report_rows(text)
+        self_, incl = expected()
+        tap.ok(rc == 0, "vprof's report of the stream (rc %d %s)" % (rc, err.strip()))
+        same_counts(tap, "vprof's report = the stream's self counts",
+                    {n: c for n, (c, _p) in rows.items()}, self_)
+        want = top(self_)
+        tap.diag("top functions: %s" % ", ".join(want))
+        check_flamegraph(tap, tmp, rows, self_, incl)
+        tops = [("go tool pprof", check_pprof(tap, tmp, rows, self_, incl))]
+        tops.append(("callgrind_annotate", check_callgrind(tap, tmp, rows, self_, incl)))
+        check_speedscope(tap, tmp)
+        for name, got in tops:
+            n = len(got)
+            tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %
+                   (name, ", ".join(got)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
