@@ -1022,6 +1022,316 @@ static void px_speedscope(px_t *x)
 	px_release(x, done);
 }
 
+/* ---------------------------------------------------------------- svg */
+
+/*
+ * The flame graph: a tree of nodes (root "all", tasks, then frames) laid
+ * out in samples from the left; children most samples first. Widths are
+ * written in tenths of a pixel (integer arithmetic); the inline script
+ * lays the frames out again when zooming and searching.
+ */
+#define FG_WIDTH 1200                   /* px */
+#define FG_PAD 10
+#define FG_FRAME 16                     /* px per level */
+#define FG_TOP 64                       /* title, search box */
+#define FG_BOTTOM 28                    /* details line */
+#define FG_TASK 0x80000000u             /* node id flag: a task index */
+
+typedef struct fg_node {
+	uint32_t parent, id;            /* id: function, or FG_TASK | task */
+	uint32_t depth;
+	uint64_t count, x;
+} fg_node_t;
+
+typedef struct fg {
+	fg_node_t *n;
+	size_t count, cap;
+	px_map_t map;                   /* (parent, id) -> node index */
+	uint32_t maxdepth;
+} fg_t;
+
+/* The child id of parent (added when new); PX_NONE on ENOMEM. */
+static uint32_t fg_child(px_t *x, fg_t *g, uint32_t parent, uint32_t id)
+{
+	uint32_t key[2] = { parent, id };
+	bool added;
+	px_entry_t *e = map_get(x, &g->map, key, sizeof(key), &added);
+
+	if (!e || (added && !px_reserve(x, (void **)&g->n, &g->cap, g->count, sizeof(fg_node_t))))
+		return PX_NONE;
+	if (added) {
+		uint32_t d = g->n[parent].depth + 1;
+		g->n[g->count] = (fg_node_t){ parent, id, d, 0, 0 };
+		g->maxdepth = d > g->maxdepth ? d : g->maxdepth;
+		e->val = g->count++;
+	}
+	return (uint32_t)e->val;
+}
+
+/* Add every stack of the model under root, task, frames. */
+static void fg_build(px_t *x, fg_t *g)
+{
+	if (!px_reserve(x, (void **)&g->n, &g->cap, 0, sizeof(fg_node_t)))
+		return;
+	g->n[0] = (fg_node_t){ PX_NONE, 0, 0, x->total, 0 };
+	g->count = 1;
+	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
+		const px_stack_t *s = &x->stacks[i];
+		uint32_t at = fg_child(x, g, 0, FG_TASK | s->task);
+		for (uint32_t j = 0; at != PX_NONE; j++) {
+			g->n[at].count += s->count;
+			if (j == s->n)
+				break;
+			at = fg_child(x, g, at, x->frames[s->first + j].func);
+		}
+	}
+}
+
+/* Children: by parent, most samples first, then as created. */
+static int fg_cmp(const void *a, const void *b, void *ctx)
+{
+	const fg_node_t *n = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (n[i].parent != n[j].parent)
+		return n[i].parent < n[j].parent ? -1 : 1;
+	if (n[i].count != n[j].count)
+		return n[i].count > n[j].count ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Each node's x (in samples): after its elder siblings, from its parent's. */
+static void fg_layout(px_t *x, fg_t *g)
+{
+	uint32_t *ord = px_alloc(x, g->count * sizeof(uint32_t));
+	uint32_t parent = PX_NONE;
+	uint64_t cursor = 0;
+
+	if (!ord)
+		return;
+	for (uint32_t i = 1; i < g->count; i++)
+		ord[i - 1] = i;
+	px_sort(ord, g->count - 1, sizeof(uint32_t), fg_cmp, g->n);
+	for (size_t k = 0; k + 1 < g->count; k++) {
+		fg_node_t *c = &g->n[ord[k]];
+		if (c->parent != parent) {
+			parent = c->parent;
+			cursor = g->n[parent].x;
+		}
+		c->x = cursor;
+		cursor += c->count;
+	}
+	px_release(x, ord);
+}
+
+/* s with XML's special characters escaped. */
+static void xml_str(px_t *x, px_buf_t *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': buf_str(x, b, "&amp;"); break;
+		case '<': buf_str(x, b, "&lt;"); break;
+		case '>': buf_str(x, b, "&gt;"); break;
+		case '"': buf_str(x, b, "&quot;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				buf_put(x, b, s, 1);
+		}
+	}
+}
+
+/* A node's label into x->line (NUL-terminated). */
+static const char *fg_name(px_t *x, const fg_node_t *n)
+{
+	x->line.len = 0;
+	if (n->parent == PX_NONE) {
+		buf_str(x, &x->line, "all");
+	} else if (n->id & FG_TASK) {
+		const px_task_t *t = &x->tasks[n->id & ~FG_TASK];
+		buf_str(x, &x->line, t->name);
+		if (t->shared)
+			buf_printf(x, &x->line, "-%llu", (unsigned long long)t->id);
+	} else {
+		const px_func_t *f = &x->funcs[n->id];
+		buf_str(x, &x->line, f->name);
+		if (!f->known && !f->kernel)
+			buf_printf(x, &x->line, " (%s)", px_bin_base(x, f->bin));
+		if (f->kernel)
+			buf_str(x, &x->line, " [k]");
+	}
+	buf_put(x, &x->line, "", 1);
+	return x->line.err ? "?" : (const char *)x->line.p;
+}
+
+/*
+ * Fill colours by family: user frames warm (red to yellow), kernel frames
+ * blue, tasks green, unknown addresses grey; the shade from the name.
+ */
+static void fg_fill(px_t *x, const fg_node_t *n, const char *name, char *buf, size_t size)
+{
+	uint64_t h = px_hash(name, strlen(name));
+	unsigned a = (unsigned)(h % 56), b = (unsigned)((h >> 8) % 100);
+
+	if (n->parent == PX_NONE)
+		fmt_snprintf(buf, size, "rgb(200,200,200)");
+	else if (n->id & FG_TASK)
+		fmt_snprintf(buf, size, "rgb(%u,%u,%u)", 90 + a, 180 + a / 2, 90 + a);
+	else if (x->funcs[n->id].kernel)
+		fmt_snprintf(buf, size, "rgb(%u,%u,%u)", 60 + a, 120 + b / 2, 200 + a);
+	else if (!x->funcs[n->id].known)
+		fmt_snprintf(buf, size, "rgb(%u,%u,%u)", 160 + a, 160 + a, 160 + a);
+	else
+		fmt_snprintf(buf, size, "rgb(%u,%u,%u)", 200 + a, 60 + b + b / 2, 40 + a / 2);
+}
+
+/* Tenths of a pixel of v samples of total across the drawing width. */
+static uint64_t fg_tenths(uint64_t v, uint64_t total)
+{
+	return total ? v * (10 * (FG_WIDTH - 2 * FG_PAD)) / total : 0;
+}
+
+static void fg_node(px_t *x, px_buf_t *o, const fg_t *g, const fg_node_t *n)
+{
+	uint64_t w = fg_tenths(n->count, x->total), at = 10 * FG_PAD + fg_tenths(n->x, x->total);
+	uint64_t pct = (n->count * 10000 + x->total / 2) / x->total;
+	unsigned y = FG_TOP + (g->maxdepth - n->depth) * FG_FRAME;
+	char fill[32];
+	const char *name = fg_name(x, n);
+
+	fg_fill(x, n, name, fill, sizeof(fill));
+	buf_printf(x, o, "<g class=\"f\" data-depth=\"%u\" data-x=\"%llu\" data-n=\"%llu\" "
+		   "data-name=\"", n->depth, (unsigned long long)n->x,
+		   (unsigned long long)n->count);
+	xml_str(x, o, name);
+	buf_str(x, o, "\"><title>");
+	xml_str(x, o, name);
+	buf_printf(x, o, " (%llu samples, %llu.%02llu%%)</title><rect x=\"%llu.%llu\" y=\"%u\" "
+		   "width=\"%llu.%llu\" height=\"%u\" fill=\"%s\" data-fill=\"%s\"/>"
+		   "<text x=\"%llu\" y=\"%u\"></text></g>\n", (unsigned long long)n->count,
+		   (unsigned long long)(pct / 100), (unsigned long long)(pct % 100),
+		   (unsigned long long)(at / 10), (unsigned long long)(at % 10), y,
+		   (unsigned long long)(w / 10), (unsigned long long)(w % 10), FG_FRAME - 1, fill,
+		   fill, (unsigned long long)(at / 10 + 3), y + FG_FRAME - 4);
+	buf_maybe_flush(x, o);
+}
+
+/* The script: zoom on click, details on hover, search (window.vprofSearch). */
+static const char fg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"(function () {\n"
+	"'use strict';\n"
+	"var W = %u, PAD = %u;\n"
+	"var nodes = Array.prototype.map.call(document.querySelectorAll('g.f'), function (g) {\n"
+	"  return { g: g, r: g.querySelector('rect'), t: g.querySelector('text'),\n"
+	"    x: +g.getAttribute('data-x'), n: +g.getAttribute('data-n'),\n"
+	"    d: +g.getAttribute('data-depth'), name: g.getAttribute('data-name') };\n"
+	"});\n"
+	"var root = nodes[0], zoom = root;\n"
+	"var details = document.getElementById('details');\n"
+	"function share(n) { return (100 * n / root.n).toFixed(2) + '%%'; }\n"
+	"function label(o, w) {\n"
+	"  var chars = Math.floor((w - 6) / 7);\n"
+	"  return chars < 3 ? '' : o.name.length <= chars ? o.name : o.name.slice(0, chars - 2) + '..';\n"
+	"}\n"
+	"function place() {\n"
+	"  var scale = (W - 2 * PAD) / zoom.n;\n"
+	"  nodes.forEach(function (o) {\n"
+	"    var inside = o.d >= zoom.d && o.x >= zoom.x && o.x + o.n <= zoom.x + zoom.n;\n"
+	"    var above = o.d < zoom.d && o.x <= zoom.x && o.x + o.n >= zoom.x + zoom.n;\n"
+	"    o.g.style.display = inside || above ? '' : 'none';\n"
+	"    if (!inside && !above) return;\n"
+	"    var x = above ? PAD : PAD + (o.x - zoom.x) * scale, w = above ? W - 2 * PAD : o.n * scale;\n"
+	"    o.r.setAttribute('x', x.toFixed(1));\n"
+	"    o.r.setAttribute('width', w.toFixed(1));\n"
+	"    o.t.setAttribute('x', (x + 3).toFixed(1));\n"
+	"    o.t.textContent = label(o, w);\n"
+	"  });\n"
+	"}\n"
+	"nodes.forEach(function (o) {\n"
+	"  o.g.addEventListener('click', function () { zoom = o; place(); });\n"
+	"  o.g.addEventListener('mouseover', function () {\n"
+	"    details.textContent = o.name + ' (' + o.n + ' samples, ' + share(o.n) + ')';\n"
+	"  });\n"
+	"  o.g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"});\n"
+	"window.vprofSearch = function (term) {\n"
+	"  var hits = nodes.filter(function (o) {\n"
+	"    var hit = term !== '' && o.name.indexOf(term) >= 0;\n"
+	"    o.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : o.r.getAttribute('data-fill'));\n"
+	"    return hit;\n"
+	"  });\n"
+	"  hits.sort(function (a, b) { return a.x - b.x || a.d - b.d; });\n"
+	"  var end = -1, n = 0;\n"
+	"  hits.forEach(function (o) { if (o.x >= end) { n += o.n; end = o.x + o.n; } });\n"
+	"  document.getElementById('matched').textContent =\n"
+	"    term === '' ? ' ' : 'Matched: ' + share(n) + ' (' + n + ' samples)';\n"
+	"  return n;\n"
+	"};\n"
+	"document.getElementById('search').addEventListener('input', function (e) {\n"
+	"  window.vprofSearch(e.target.value);\n"
+	"});\n"
+	"document.getElementById('reset').addEventListener('click', function () {\n"
+	"  zoom = root; place();\n"
+	"});\n"
+	"place();\n"
+	"})();\n"
+	"]]></script>\n";
+
+/* The document's head: size, title, search box, details line. */
+static void fg_head(px_t *x, px_buf_t *o, const fg_t *g, unsigned height)
+{
+	const char *title = x->o->title ? x->o->title : "vprof";
+
+	buf_printf(x, o, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		   "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+		   "xmlns=\"http://www.w3.org/2000/svg\">\n<title>", FG_WIDTH, height, FG_WIDTH,
+		   height);
+	xml_str(x, o, title);
+	buf_printf(x, o, " - vprof flame graph</title>\n<style>text { font-family: monospace; "
+		   "font-size: 12px; } g.f text { pointer-events: none; } g.f:hover rect "
+		   "{ stroke: black; stroke-width: 0.5; } #reset { cursor: pointer; }</style>\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(248,248,240)\"/>\n"
+		   "<text x=\"%u\" y=\"20\" font-size=\"15\">", FG_PAD);
+	xml_str(x, o, title);
+	buf_printf(x, o, ": %s at %u Hz on %u CPU%s, %llu samples, %llu lost</text>\n",
+		   prof_source_name(x->c.source), x->c.hz, x->c.ncpus, x->c.ncpus == 1 ? "" : "s",
+		   (unsigned long long)x->total, (unsigned long long)x->c.lost);
+	buf_printf(x, o, "<text id=\"reset\" x=\"%u\" y=\"44\">[reset zoom]</text>\n"
+		   "<foreignObject x=\"%u\" y=\"28\" width=\"220\" height=\"24\">"
+		   "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" "
+		   "placeholder=\"search\" style=\"width: 200px\"/></foreignObject>\n"
+		   "<text id=\"matched\" x=\"%u\" y=\"44\"> </text>\n"
+		   "<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n", FG_PAD, FG_PAD + 120,
+		   FG_PAD + 360, FG_PAD, height - 10);
+	(void)g;
+}
+
+static void px_svg(px_t *x)
+{
+	fg_t g;
+	px_buf_t o = { 0 };
+
+	memset(&g, 0, sizeof(g));
+	fg_build(x, &g);
+	if (!x->err)
+		fg_layout(x, &g);
+	unsigned height = FG_TOP + (g.maxdepth + 1) * FG_FRAME + FG_BOTTOM;
+	if (!x->err)
+		fg_head(x, &o, &g, height);
+	for (size_t i = 0; i < g.count && !x->err; i++) {
+		/* Frames narrower than 0.1 px are left out (as flamegraph.pl does). */
+		if (fg_tenths(g.n[i].count, x->total) > 0)
+			fg_node(x, &o, &g, &g.n[i]);
+	}
+	buf_printf(x, &o, fg_script, FG_WIDTH, FG_PAD);
+	buf_str(x, &o, "</svg>\n");
+	if (!x->err)
+		buf_flush(x, &o);
+	buf_free(x, &o);
+	px_release(x, g.n);
+	map_free(x, &g.map);
+}
+
 /* ---------------------------------------------------------------- entry */
 
 static const char *const px_names[PROF_FMT_COUNT] = {
@@ -1030,6 +1340,7 @@ static const char *const px_names[PROF_FMT_COUNT] = {
 	[PROF_FMT_PPROF] = "pprof",
 	[PROF_FMT_CALLGRIND] = "callgrind",
 	[PROF_FMT_SPEEDSCOPE] = "speedscope",
+	[PROF_FMT_SVG] = "svg",
 };
 
 int prof_export_format(const char *name)
@@ -1054,6 +1365,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 		[PROF_FMT_PPROF] = px_pprof,
 		[PROF_FMT_CALLGRIND] = px_callgrind,
 		[PROF_FMT_SPEEDSCOPE] = px_speedscope,
+		[PROF_FMT_SVG] = px_svg,
 	};
 	px_t x;
 

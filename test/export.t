@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import boottest as bt  # noqa: E402
@@ -384,6 +385,64 @@ def check_speedscope(tap, tmp):
         srv.shutdown()
 
 
+def png_colours(path):
+    """How many distinct bytes the filtered scanlines of a PNG hold (about
+    how many shades it has); 0 if it is not a PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return 0
+    at, idat = 8, b""
+    while at + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind == b"IDAT":
+            idat += data[at + 8:at + 8 + n]
+        at += 12 + n
+    return len(set(zlib.decompress(idat)))
+
+
+def check_svg(tap, tmp, rows, self_, incl):
+    path = vprof(tap, tmp, ["-F", "svg"], "flame.svg")
+    with open(path) as f:
+        svg = f.read()
+    tap.ok(not re.search(r"(href|src)\s*=|url\(|@import", svg) and
+           set(re.findall(r"https?://[^\"']+", svg)) <=
+           {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml"},
+           "svg: self-contained (no link, script source, font or URL)")
+    tap.ok(re.search(r"stream: pmc at 1000 Hz on 4 CPUs, 12000 samples, 0 lost</text>", svg),
+           "svg: the title names the stream, source, rate, CPUs, lost count")
+    sums = {}
+    for m in re.finditer(r'<g class="f" data-depth="(\d+)" data-x="\d+" data-n="(\d+)" '
+                         r'data-name="([^"]*)"', svg):
+        if int(m.group(1)) >= 2:
+            sums[m.group(3)] = sums.get(m.group(3), 0) + int(m.group(2))
+    same_counts(tap, "svg frames summed by name = inclusive counts", sums, incl)
+    kern = re.findall(r'data-name="[^"]* \[k\]"><title>[^<]*</title><rect [^>]*fill="rgb\((\d+),'
+                      r'(\d+),(\d+)\)"', svg)
+    user = re.findall(r'data-name="(?:spin|alpha|beta|gamma|main)"><title>[^<]*</title><rect '
+                      r'[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', svg)
+    tap.ok(kern and user and all(int(b) > int(r) for r, _g, b in kern) and
+           all(int(r) > int(b) for r, _g, b in user),
+           "svg: kernel frames blue, user frames warm (%d, %d)" % (len(kern), len(user)))
+    shot = os.path.join(tmp, "flame.png")
+    r = browser(["svg", "file://" + path, shot, "spin"])
+    tap.ok(r.get("title", "").endswith("stream - vprof flame graph") and not r.get("errors"),
+           "chromium opens the svg: title %r, no console error %s" %
+           (r.get("title"), r.get("errors")))
+    tap.ok(r.get("name") == "main" and r.get("details") == "main (11500 samples, 95.83%)",
+           "hover shows name, samples and share: %r" % r.get("details"))
+    tap.ok(r.get("before", 0) < r.get("after", 0) == r.get("root") and r.get("hidden", 0) > 0,
+           "a click on main zooms: width %s -> %s (the root's %s), %s frames hidden" %
+           (r.get("before"), r.get("after"), r.get("root"), r.get("hidden")))
+    tap.ok(r.get("matched") == "Matched: 54.17%% (6500 samples)" % () and
+           r.get("highlighted") == 3,
+           "search 'spin': 3 frames highlighted, %r" % r.get("matched"))
+    tap.ok(r.get("reset") == r.get("before"), "reset zoom restores the width")
+    tap.ok(os.path.exists(shot) and png_colours(shot) > 20,
+           "the screenshot is not blank (%d byte values)" %
+           (png_colours(shot) if os.path.exists(shot) else 0))
+
+
 def main():
     tap = Tap()
     tmp = tempfile.mkdtemp(prefix="vernier-export-")
@@ -404,6 +463,7 @@ def main():
         tops = [("go tool pprof", check_pprof(tap, tmp, rows, self_, incl))]
         tops.append(("callgrind_annotate", check_callgrind(tap, tmp, rows, self_, incl)))
         check_speedscope(tap, tmp)
+        check_svg(tap, tmp, rows, self_, incl)
         for name, got in tops:
             n = len(got)
             tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %

@@ -20,7 +20,7 @@
  *                 the build this vprof belongs to, BUILD/host/vprof ->
  *                 BUILD/initrd-root, whatever the current directory)
  *   -F FORMAT     report (default: the report below), folded, pprof,
- *                 callgrind, speedscope (lib/profexport.h)
+ *                 callgrind, speedscope, svg (lib/profexport.h)
  *   -o FILE       write to FILE instead of standard output
  *   -T TASK       only samples of TASK (a task id, or a name)
  *   -m MODE       only user, kernel (kernel and idle) or all samples
@@ -110,7 +110,8 @@ static void usage(FILE *f)
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
-		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope\n"
+		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
+		"                svg\n"
 		"  -o FILE       write to FILE (default standard output)\n"
 		"  -T TASK       only samples of TASK (id or name)\n"
 		"  -m MODE       only user, kernel or all samples (default all)\n"

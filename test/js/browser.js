@@ -4,9 +4,11 @@
 // Usage: node browser.js speedscope URL       the speedscope app at URL (its
 //                                             #profileURL= names the file);
 //                                             waits for the title to change
-//        node browser.js svg URL SHOT.png     vprof's flame graph: clicks the
+//        node browser.js svg URL SHOT.png TERM
+//                                             vprof's flame graph: clicks the
 //                                             widest frame under the root,
-//                                             searches, takes a screenshot
+//                                             types TERM in the search box,
+//                                             takes a screenshot
 // Output: {"title":..., "errors":[...], ...}; exit 0 unless the browser
 // could not be started.
 'use strict';
@@ -27,25 +29,44 @@ async function speedscope(page, url, out) {
 	out.title = await page.title();
 }
 
-async function svg(page, url, shot, out) {
+async function svg(page, url, shot, term, out) {
 	await page.goto(url);
 	out.title = await page.title();
 	out.frames = await page.locator('g.f').count();
 	// The widest frame below the root: its width before and after a click.
-	const target = page.locator('g.f[data-depth="1"]').first();
+	const widest = await page.evaluate(() => {
+		let best = -1, at = -1;
+		document.querySelectorAll('g.f').forEach((g, i) => {
+			const n = Number(g.getAttribute('data-n'));
+			if (g.getAttribute('data-depth') === '2' && n > best) {
+				best = n;
+				at = i;
+			}
+		});
+		return at;
+	});
+	const target = page.locator('g.f').nth(widest);
 	out.name = await target.getAttribute('data-name');
 	const rect = target.locator('rect');
 	out.before = Number(await rect.getAttribute('width'));
+	await rect.hover();
+	out.details = await page.locator('#details').textContent();
 	await rect.click();
 	out.after = Number(await rect.getAttribute('width'));
-	out.full = Number(await page.locator('g.f[data-depth="0"] rect').first().getAttribute('width'));
-	await page.evaluate((n) => window.vprofSearch(n), out.name);
+	out.root = Number(await page.locator('g.f').first().locator('rect').getAttribute('width'));
+	out.hidden = await page.evaluate(() => Array.prototype.filter.call(
+		document.querySelectorAll('g.f'), (g) => g.style.display === 'none').length);
+	await page.locator('#search').fill(term);
 	out.matched = await page.locator('#matched').textContent();
+	out.highlighted = await page.evaluate(() => document.querySelectorAll(
+		'g.f rect[fill="rgb(230,0,230)"]').length);
+	await page.locator('#reset').click();
+	out.reset = Number(await rect.getAttribute('width'));
 	await page.screenshot({ path: shot });
 }
 
 async function main() {
-	const [mode, url, shot] = process.argv.slice(2);
+	const [mode, url, shot, term] = process.argv.slice(2);
 	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS,
 						headless: true });
 	const page = await browser.newPage();
@@ -56,7 +77,7 @@ async function main() {
 		if (mode === 'speedscope')
 			await speedscope(page, url, out);
 		else
-			await svg(page, url, shot, out);
+			await svg(page, url, shot, term, out);
 	} catch (e) {
 		out.errors.push('browser.js: ' + String(e));
 	}

@@ -452,6 +452,21 @@ static void test_speedscope(void)
 	   "speedscope --threads: one profile per thread");
 }
 
+static void test_svg(void)
+{
+	is_int(export_as(PROF_FMT_SVG, false), EOK, "svg: EOK");
+	ok(strncmp(out, "<?xml", 5) == 0 && strstr(out, "</svg>\n") &&
+	   strstr(out, "<title>ref.prof - vprof flame graph</title>"), "svg: a document, titled");
+	ok(strstr(out, "ref.prof: pmc at 1000 Hz on 2 CPUs, 71 samples, 0 lost</text>") != NULL,
+	   "svg: the heading names source, rate, CPUs, samples, lost");
+	ok(strstr(out, "data-depth=\"0\" data-x=\"0\" data-n=\"71\" data-name=\"all\"") &&
+	   strstr(out, "data-depth=\"1\" data-x=\"0\" data-n=\"61\" data-name=\"app-5\"") &&
+	   strstr(out, "data-n=\"10\" data-name=\"memcpy [k]\"><title>memcpy [k] "
+		  "(10 samples, 14.08%)</title>"), "svg: root, tasks (largest first), frames");
+	ok(strstr(out, "data-name=\"0x500000 (app)\"") != NULL, "svg: an unknown address");
+	ok(strstr(out, "window.vprofSearch") && strstr(out, "<![CDATA["), "svg: its script inline");
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void)
@@ -574,6 +589,7 @@ int main(void)
 	test_callgrind();
 	test_pprof();
 	test_speedscope();
+	test_svg();
 	test_errors();
 	test_enomem();
 	test_vprof();

@@ -13,6 +13,8 @@
  *              chains (callgrind_annotate, KCachegrind)
  *   speedscope speedscope's JSON file format, one sampled profile per task
  *              (or per thread)
+ *   svg        a self-contained interactive flame graph (no external
+ *              script, font or URL): hover, click to zoom, search
  *
  * Use: prof_report_new, prof_report_setup(r, filter, true), feed the
  * stream, then prof_export (as often as wanted), then prof_report_free.
@@ -30,7 +32,8 @@
 #define PROF_FMT_PPROF 2
 #define PROF_FMT_CALLGRIND 3
 #define PROF_FMT_SPEEDSCOPE 4
-#define PROF_FMT_COUNT 5
+#define PROF_FMT_SVG 5
+#define PROF_FMT_COUNT 6
 
 typedef struct prof_export_opts {
 	unsigned format;                /* PROF_FMT_* (not REPORT) */
