@@ -4,8 +4,9 @@
 A synthetic profiler stream with known counts (a 2:1:1 `workload`: alpha,
 beta and gamma, each spinning in a shared leaf and in itself, a kernel
 path under alpha, a shell, idle CPUs; 12,000 samples with 8-deep call
-chains over 10 s on 4 CPUs) is written with nm symbol files, and
-build/host/vprof turns it into every format. Each consumer reads its file
+chains over 10 s on 4 CPUs) is written with ELF binaries made by as/ld
+(functions at the stream's addresses), and build/host/vprof turns it
+into every format. Each consumer reads its file
 and what it reports is compared with vprof's own report (`vprof -p 0`)
 and with the counts the stream was built from:
 - flamegraph.pl (libdevel-nytprof-perl) renders the folded stacks: every
@@ -16,6 +17,12 @@ and with the counts the stream was built from:
   task/thread/cpu/mode labels; -raw lists a mapping per binary;
 - callgrind_annotate: self counts equal the report's, --inclusive=yes
   the inclusive counts;
+- gprof -b -p on each program's gmon.out (and the kernel's): self time
+  = samples at the rate, shares within 0.1 point of vprof's report of
+  the same samples (-T workload -m user, -m kernel); gprof -q: the call
+  arcs' sample counts;
+- vprof's SVG in chromium: no console error, hover, click-zoom, search
+  with its share, reset, a screenshot that is not blank;
 - speedscope: the JSON validates against the schema the npm package
   ships (ajv-cli); the speedscope app in headless chromium imports it and
   the folded file (page title `NAME - speedscope`, no console error);
@@ -57,9 +64,10 @@ MAGIC = 0x464F525056
 KBASE = 0xffffffff80100000
 TSC_HZ = 1000000000
 
-WORKLOAD_NM = {"main": 0x401000, "worker": 0x401100, "alpha": 0x401200,
-               "beta": 0x401300, "gamma": 0x401400, "spin": 0x401500}
-SH_NM = {"sh_main": 0x401000, "sh_read": 0x401100}
+# Functions: offsets in the binary's text (at 0x401000, the kernel's at KBASE).
+WORKLOAD_NM = {"main": 0, "worker": 0x100, "alpha": 0x200, "beta": 0x300, "gamma": 0x400,
+               "spin": 0x500}
+SH_NM = {"sh_main": 0, "sh_read": 0x100}
 KERNEL_NM = {"kmain": 0, "syscall_entry": 0x100, "memcpy": 0x200, "idle_loop": 0x300}
 
 # (count, task, thread, mode, stack root first); mode 0 user, 1 kernel, 2 idle.
@@ -101,7 +109,7 @@ def load(tid, path):
 def address(name, syms, offset):
     if name.startswith("k:"):
         return KBASE + KERNEL_NM[name[2:]] + offset
-    return syms[name] + offset
+    return 0x401000 + syms[name] + offset
 
 
 def samples(count, tid, thread, mode, frames, first):
@@ -145,14 +153,31 @@ def stream():
     return b"".join(head + stamped) + end
 
 
-def write_root(root):
+def elf(tmp, path, syms, base):
+    """An ELF whose functions (0x100 bytes of nops each) sit at base + syms
+    (what gprof reads; vprof reads its .symtab). None if as/ld failed."""
+    src = [".text"]
+    for name, a in sorted(syms.items(), key=lambda kv: kv[1]):
+        src += [".org 0x%x" % a, ".globl %s" % name, ".type %s, @function" % name,
+                "%s:" % name, ".fill 0x100, 1, 0x90", ".size %s, 0x100" % name]
+    asm, obj = os.path.join(tmp, "x.s"), os.path.join(tmp, "x.o")
+    with open(asm, "w") as f:
+        f.write("\n".join(src) + "\n")
+    entry = sorted(syms.items(), key=lambda kv: kv[1])[0][0]
+    rc1 = run(["as", "-o", obj, asm])[0]
+    rc2 = run(["ld", "-m", "elf_x86_64", "-Ttext=0x%x" % base, "-e", entry, "-o", path, obj])[0]
+    return path if rc1 == 0 and rc2 == 0 else None
+
+
+def write_root(tmp, root):
+    """The binaries as ELF files under root (for vprof and gprof)."""
     os.makedirs(os.path.join(root, "bin"))
     os.makedirs(os.path.join(root, "boot"))
-    for path, syms, base in (("bin/workload.nm", WORKLOAD_NM, 0), ("bin/sh.nm", SH_NM, 0),
-                             ("boot/kernel.nm", KERNEL_NM, KBASE)):
-        with open(os.path.join(root, path), "w") as f:
-            for name, a in sorted(syms.items(), key=lambda kv: kv[1]):
-                f.write("%016x %016x T %s\n" % (base + a, 0x100, name))
+    made = [elf(tmp, os.path.join(root, path), syms, base)
+            for path, syms, base in (("bin/workload", WORKLOAD_NM, 0x401000),
+                                     ("bin/sh", SH_NM, 0x401000),
+                                     ("boot/kernel", KERNEL_NM, KBASE))]
+    return all(made)
 
 # ---------------------------------------------------------------- expectations
 
@@ -443,11 +468,56 @@ def check_svg(tap, tmp, rows, self_, incl):
            (png_colours(shot) if os.path.exists(shot) else 0))
 
 
+def gprof_flat(tap, elf_path, gmon):
+    rc, out, err = run(["gprof", "-b", "-p", elf_path, gmon])
+    flat = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s*([\d.]+)\s+[\d.]+\s+([\d.]+)\s+(?:\d+\s+[\d.]+\s+[\d.]+\s+)?(\S+)$",
+                     line)
+        if m and float(m.group(2)) > 0:
+            flat[m.group(3)] = (float(m.group(1)), round(float(m.group(2)) * 1000))
+    tap.ok(rc == 0 and flat, "gprof -b -p %s reads %s (rc %d %s)" %
+           (os.path.basename(elf_path), os.path.basename(gmon), rc, err.strip()[:200]))
+    return flat
+
+
+def check_gmon(tap, tmp):
+    root = os.path.join(tmp, "root")
+    prefix = os.path.join(tmp, "gmon.out")
+    rc, out, err = run([VPROF, "-F", "gmon", "-r", root, "-o", prefix,
+                        os.path.join(tmp, "stream")])
+    names = sorted(line.split(":")[0] for line in out.splitlines())
+    tap.ok(rc == 0 and names == [prefix + ".kernel", prefix + ".sh", prefix + ".workload"],
+           "vprof -F gmon: one gmon.out per program and the kernel (%s %s)" %
+           (names, err.strip()))
+    for name, elf_path, filt in (("workload", "bin/workload", ["-T", "workload", "-m", "user"]),
+                                 ("kernel", "boot/kernel", ["-m", "kernel"])):
+        flat = gprof_flat(tap, os.path.join(root, elf_path), prefix + "." + name)
+        rc, text, _e = run([VPROF, "-p", "0", "-r", root] + filt + [os.path.join(tmp, "stream")])
+        rows = {n.replace(" [k]", ""): v for n, v in report_rows(text).items()}
+        same_counts(tap, "gprof -p %s: self ms = vprof %s samples" % (name, " ".join(filt)),
+                    {n: c for n, (_p, c) in flat.items()}, {n: c for n, (c, _p) in rows.items()})
+        bad = ["%s %.2f vs %.2f" % (n, flat.get(n, (-1, 0))[0], p) for n, (_c, p) in rows.items()
+               if abs(flat.get(n, (-1, 0))[0] - p) > 0.1]
+        tap.ok(rows and not bad, "gprof -p %s: shares within 0.1 point of vprof %s%s" %
+               (name, " ".join(filt), (": " + ", ".join(bad)) if bad else ""))
+        if name == "workload":
+            tap.ok(top({n: c for n, (_p, c) in flat.items()}) ==
+                   top({n: c for n, (c, _p) in rows.items()}),
+                   "gprof: the top functions are vprof's")
+    rc, q, err = run(["gprof", "-b", "-q", os.path.join(root, "bin/workload"),
+                      prefix + ".workload"])
+    tap.ok(rc == 0 and re.search(r"4000/6500\s+alpha \[", q) and
+           re.search(r"1500/6500\s+beta \[", q) and re.search(r"1000/6500\s+gamma \[", q),
+           "gprof -q: spin's callers with the samples on each arc (4000/1500/1000 of 6500)")
+
+
 def main():
     tap = Tap()
     tmp = tempfile.mkdtemp(prefix="vernier-export-")
     try:
-        write_root(os.path.join(tmp, "root"))
+        tap.ok(write_root(tmp, os.path.join(tmp, "root")),
+               "ELF binaries for the stream (as, ld)")
         with open(os.path.join(tmp, "stream"), "wb") as f:
             f.write(stream())
         rc, text, err = run([VPROF, "-p", "0", "-r", os.path.join(tmp, "root"),
@@ -464,6 +534,7 @@ def main():
         tops.append(("callgrind_annotate", check_callgrind(tap, tmp, rows, self_, incl)))
         check_speedscope(tap, tmp)
         check_svg(tap, tmp, rows, self_, incl)
+        check_gmon(tap, tmp)
         for name, got in tops:
             n = len(got)
             tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %

@@ -20,8 +20,11 @@
  *                 the build this vprof belongs to, BUILD/host/vprof ->
  *                 BUILD/initrd-root, whatever the current directory)
  *   -F FORMAT     report (default: the report below), folded, pprof,
- *                 callgrind, speedscope, svg (lib/profexport.h)
- *   -o FILE       write to FILE instead of standard output
+ *                 callgrind, speedscope, svg, gmon (lib/profexport.h)
+ *   -o FILE       write to FILE instead of standard output; for gmon, the
+ *                 prefix of its files FILE.NAME, one per binary sampled
+ *                 (default gmon.out: gmon.out.kernel, gmon.out.app, ...),
+ *                 each named on standard output
  *   -T TASK       only samples of TASK (a task id, or a name)
  *   -m MODE       only user, kernel (kernel and idle) or all samples
  *   -c CPU        only samples taken on CPU
@@ -101,6 +104,8 @@ typedef struct vprof {
 	const char *out_path;
 	prof_filter_t filter;
 	prof_export_opts_t x;               /* -F and its options */
+	const char *gmon_prefix;            /* -F gmon: files PREFIX.NAME */
+	char gmon_path[VPROF_PATH];
 } vprof_t;
 
 static void usage(FILE *f)
@@ -111,8 +116,9 @@ static void usage(FILE *f)
 		"       vprof -X FORMAT\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
 		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
-		"                svg\n"
-		"  -o FILE       write to FILE (default standard output)\n"
+		"                svg, gmon\n"
+		"  -o FILE       write to FILE (default standard output); gmon: files\n"
+		"                FILE.NAME per binary (default gmon.out.NAME)\n"
 		"  -T TASK       only samples of TASK (id or name)\n"
 		"  -m MODE       only user, kernel or all samples (default all)\n"
 		"  -c CPU        only samples taken on CPU\n"
@@ -151,6 +157,39 @@ static void vp_write(void *ctx, const void *data, size_t len)
 	vprof_t *vp = ctx;
 
 	fwrite(data, 1, len, vp->out);
+}
+
+/* Close the file being written; false (with a message) on a write error. */
+static bool vp_close(vprof_t *vp)
+{
+	bool ok = vp->out && fflush(vp->out) == 0 && !ferror(vp->out);
+
+	if (vp->out && !ok)
+		fprintf(stderr, "vprof: %s: write error\n", vp->out_path ? vp->out_path : "stdout");
+	if (vp->out && vp->out != stdout)
+		fclose(vp->out);
+	vp->out = NULL;
+	return ok;
+}
+
+/* -F gmon: the next file, PREFIX.NAME for the binary at path (NAME its base name). */
+static errno_t vp_open(void *ctx, const char *path)
+{
+	vprof_t *vp = ctx;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (vp->out && !vp_close(vp))
+		return EIO;
+	snprintf(vp->gmon_path, sizeof(vp->gmon_path), "%s.%s", vp->gmon_prefix, base);
+	vp->out_path = vp->gmon_path;
+	vp->out = fopen(vp->gmon_path, "wb");
+	if (!vp->out) {
+		fprintf(stderr, "vprof: ");
+		perror(vp->gmon_path);
+		return EIO;
+	}
+	printf("%s: %s\n", vp->gmon_path, path);
+	return EOK;
 }
 
 /* Read a whole file into malloc'd memory. EOK, ENOENT (cannot open), ENOMEM. */
@@ -298,7 +337,7 @@ static int bench(const char *path)
 static int emit(prof_report_t *r, const prof_env_t *env, vprof_t *vp,
 		const prof_report_opts_t *o, const char *stream)
 {
-	prof_export_out_t out = { vp, vp_write };
+	prof_export_out_t out = { vp, vp_write, vp_open };
 	errno_t err;
 
 	if (vp->x.format == PROF_FMT_REPORT)
@@ -308,7 +347,7 @@ static int emit(prof_report_t *r, const prof_env_t *env, vprof_t *vp,
 	if (err == ENOENT)
 		fprintf(stderr, "vprof: %s: no samples to export (none in the stream, or "
 			"none left by -T/-m/-c/-w)\n", stream);
-	else if (err != EOK)
+	else if (err == ENOMEM)
 		fprintf(stderr, "vprof: out of memory\n");
 	return err != EOK;
 }
@@ -347,10 +386,8 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 	if (rc == 0)
 		rc = emit(r, &env, vp, o, stream);
 	prof_report_free(r);
-	if (fflush(vp->out) != 0 || ferror(vp->out)) {
-		fprintf(stderr, "vprof: %s: write error\n", vp->out_path ? vp->out_path : "stdout");
+	if (vp->out && !vp_close(vp))
 		rc = 1;
-	}
 	return rc ? rc : binmiss_warn(&vp->missing, "vprof", "the stream", vp->root,
 					 "their samples print as addresses; give the staged root with -r ROOT");
 }
@@ -406,6 +443,12 @@ static void bx_null_write(void *ctx, const void *d, size_t len)
 	*(uint64_t *)ctx += len, (void)d;
 }
 
+static errno_t bx_null_open(void *ctx, const char *path)
+{
+	(void)ctx, (void)path;
+	return EOK;
+}
+
 /* The stream's header, tasks and loads, fed to r. */
 static void bx_prologue(prof_report_t *r)
 {
@@ -457,7 +500,7 @@ static int bench_export(const char *format)
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
 	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false };
 	uint64_t bytes = 0, seed = 1;
-	prof_export_out_t out = { &bytes, bx_null_write };
+	prof_export_out_t out = { &bytes, bx_null_write, bx_null_open };
 	struct timespec a, b;
 	prof_report_t *r;
 
@@ -604,22 +647,26 @@ static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_op
 	return true;
 }
 
-/* Open -o FILE (stdout without one), run, and drop a FILE left unfinished. */
+/*
+ * Open -o FILE (stdout without one), run, and drop a FILE left
+ * unfinished. -F gmon opens its files itself (-o names their prefix).
+ */
 static int run_to(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 {
+	vp->x.title = stream;
+	if (vp->x.format == PROF_FMT_GMON) {
+		vp->gmon_prefix = vp->out_path ? vp->out_path : "gmon.out";
+		return run(stream, vp, o);
+	}
 	vp->out = vp->out_path ? fopen(vp->out_path, "wb") : stdout;
 	if (!vp->out) {
 		fprintf(stderr, "vprof: ");
 		perror(vp->out_path);
 		return 1;
 	}
-	vp->x.title = stream;
 	int rc = run(stream, vp, o);
-	if (vp->out_path) {
-		fclose(vp->out);
-		if (rc == 1)
-			remove(vp->out_path);
-	}
+	if (vp->out_path && rc == 1)
+		remove(vp->out_path);
 	return rc;
 }
 

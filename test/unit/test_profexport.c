@@ -11,6 +11,7 @@
  * The real consumers (flamegraph.pl, go tool pprof, callgrind_annotate,
  * ajv, chromium) read these files in test/export.t.
  */
+#define _GNU_SOURCE             /* memmem */
 #include "hosttool.h"
 #include "tap.h"
 
@@ -204,6 +205,19 @@ static void f_out(void *ctx, const char *s, size_t len)
 }
 
 static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
+
+/* out.open: a marker line "\n@PATH\n" in the output; EIO for fail_open. */
+static const char *fail_open;
+
+static errno_t f_open(void *ctx, const char *path)
+{
+	if (fail_open && strcmp(path, fail_open) == 0)
+		return EIO;
+	f_write(ctx, "\n@", 2);
+	f_write(ctx, path, strlen(path));
+	f_write(ctx, "\n", 1);
+	return EOK;
+}
 static const prof_filter_t all = { .cpu = -1 };
 
 /* A report of the reference stream with filter f (stacks kept). */
@@ -329,7 +343,7 @@ static void test_filters(void)
 static errno_t export_as(unsigned format, bool threads)
 {
 	prof_export_opts_t o = { format, NULL, "ref.prof", threads };
-	prof_export_out_t w = { NULL, f_write };
+	prof_export_out_t w = { NULL, f_write, f_open };
 	errno_t err;
 	prof_report_t *r = fed(&all, &err);
 
@@ -467,12 +481,72 @@ static void test_svg(void)
 	ok(strstr(out, "window.vprofSearch") && strstr(out, "<![CDATA["), "svg: its script inline");
 }
 
+static uint64_t le(const char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+/* The gmon.out of path in out (after its "@path" line), its size in *n. */
+static const char *gmon_of(const char *path, size_t *n)
+{
+	char mark[64];
+
+	snprintf(mark, sizeof(mark), "\n@%s\n", path);
+	const char *p = memmem(out, out_len, mark, strlen(mark));
+	if (!p)
+		return NULL;
+	p += strlen(mark);
+	const char *end = memmem(p, out_len - (size_t)(p - out), "\n@/", 3);
+	*n = end ? (size_t)(end - p) : out_len - (size_t)(p - out);
+	return p;
+}
+
+static void test_gmon(void)
+{
+	size_t n, kn;
+
+	is_int(export_as(PROF_FMT_GMON, false), EOK, "gmon: EOK");
+	const char *g = gmon_of("/bin/app", &n), *k = gmon_of("/boot/kernel", &kn);
+	ok(g && k, "gmon: one file for the program, one for the kernel");
+	ok(g && n > 61 && memcmp(g, "gmon\1\0\0\0", 8) == 0 && g[20] == 0,
+	   "gmon: header gmon, version 1, then a histogram record");
+	if (!g || n <= 61 || !k)
+		return;
+	uint64_t lo = le(g + 21, 8), hi = le(g + 29, 8), bins = le(g + 37, 4);
+	ok(lo == 0x401100 && hi == lo + 4 * bins && hi > 0x500000 && le(g + 41, 4) == 1000 &&
+	   memcmp(g + 45, "seconds", 8) == 0 && g[60] == 's',
+	   "gmon: range from the first sampled function's start to the last PC (0x500000), "
+	   "4-byte bins, the rate, seconds");
+	uint64_t at = 61 + 2 * bins, sum = 0;
+	for (uint64_t i = 0; i < bins; i++)
+		sum += le(g + 61 + 2 * i, 2);
+	is_uint(sum, 30 + 20 + 5 + 4 + 1, "gmon: the program's histogram holds its leaf samples");
+	is_uint(le(g + 61 + 2 * ((0x401204 - lo) / 4), 2), 20, "gmon: helper's PC bin holds 20");
+	is_uint(le(g + 61 + 2 * ((0x401110 - lo) / 4), 2), 30, "gmon: compute's PC bin holds 30");
+	size_t arcs = 0;
+	uint64_t helper = 0;
+	for (; at + 21 <= n && g[at] == 1; at += 21, arcs++) {
+		if (le(g + at + 1, 8) == 0x40112f && le(g + at + 9, 8) == 0x401200)
+			helper = le(g + at + 17, 4);
+	}
+	ok(at == n && arcs == 3 && helper == 20,
+	   "gmon: 3 arcs inside the program (main->compute, main->leaf, compute->helper "
+	   "from its call site: %llu)", (unsigned long long)helper);
+	fail_open = "/boot/kernel";
+	is_int(export_as(PROF_FMT_GMON, false), EIO, "gmon: an error from open stops it");
+	fail_open = NULL;
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void)
 {
 	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, NULL, false };
-	prof_export_out_t w = { NULL, f_write };
+	prof_export_out_t w = { NULL, f_write, NULL };
 	prof_filter_t f = all;
 	prof_report_t *r;
 	errno_t err;
@@ -487,6 +561,10 @@ static void test_errors(void)
 	is_int(prof_report_setup(r, &all, true), EINVAL, "setup after the header: EINVAL");
 	o.format = PROF_FMT_REPORT;
 	is_int(prof_export(r, &env, &o, &w), EINVAL, "format report: EINVAL");
+	prof_report_free(r);
+	r = fed(&all, &err);
+	o.format = PROF_FMT_GMON;
+	is_int(prof_export(r, &env, &o, &w), EINVAL, "gmon without out.open: EINVAL");
 	prof_report_free(r);
 	is_int(prof_export_format("pprof"), PROF_FMT_PPROF, "format by name");
 	is_int(prof_export_format("png"), -1, "unknown format: -1");
@@ -590,6 +668,7 @@ int main(void)
 	test_pprof();
 	test_speedscope();
 	test_svg();
+	test_gmon();
 	test_errors();
 	test_enomem();
 	test_vprof();

@@ -15,6 +15,8 @@
  *              (or per thread)
  *   svg        a self-contained interactive flame graph (no external
  *              script, font or URL): hover, click to zoom, search
+ *   gmon       gprof's gmon.out, one per binary sampled (out.open names
+ *              each): the PC histogram at the profile's rate, call arcs
  *
  * Use: prof_report_new, prof_report_setup(r, filter, true), feed the
  * stream, then prof_export (as often as wanted), then prof_report_free.
@@ -33,7 +35,8 @@
 #define PROF_FMT_CALLGRIND 3
 #define PROF_FMT_SPEEDSCOPE 4
 #define PROF_FMT_SVG 5
-#define PROF_FMT_COUNT 6
+#define PROF_FMT_GMON 6
+#define PROF_FMT_COUNT 7
 
 typedef struct prof_export_opts {
 	unsigned format;                /* PROF_FMT_* (not REPORT) */
@@ -42,10 +45,15 @@ typedef struct prof_export_opts {
 	bool threads;                   /* speedscope: one profile per thread */
 } prof_export_opts_t;
 
-/* Where the bytes go: write(ctx, data, len). */
+/*
+ * Where the bytes go: write(ctx, data, len). Formats of several files
+ * (gmon) call open(ctx, binary path) before each (NULL: EINVAL for them);
+ * an error from it stops the export and is returned.
+ */
 typedef struct prof_export_out {
 	void *ctx;
 	void (*write)(void *ctx, const void *data, size_t len);
+	errno_t (*open)(void *ctx, const char *path);
 } prof_export_out_t;
 
 /* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
