@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE             /* memmem */
 #include "hosttool.h"
+#include "rng.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -594,6 +595,67 @@ static void test_enomem(void)
 	}
 }
 
+/*
+ * Fuzz: the reference stream with bytes changed, cut short, or with a
+ * random body after its header, fed in random pieces and exported in every
+ * format: only EOK, EINVAL/ENOTSUP (from feeding) or ENOENT (no sample);
+ * every allocation released (ASan finds any bad access).
+ */
+static void test_fuzz(void)
+{
+	static unsigned char ref[sizeof(sbuf)];
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	unsigned counts[4] = { 0 }, bad = 0;
+	prof_export_out_t w = { NULL, f_write, f_open };
+
+	build_ref();
+	size_t rlen = slen;
+	memcpy(ref, sbuf, rlen);
+	for (int i = 0; i < 1200; i++) {
+		size_t len = rlen;
+		memcpy(sbuf, ref, rlen);
+		if (i % 3 == 0) {
+			for (int j = 0; j < 1 + i % 7; j++)
+				sbuf[sizeof(prof_rec_header_t) + rng_next(&seed) %
+				     (len - sizeof(prof_rec_header_t))] = (unsigned char)rng_next(&seed);
+		} else if (i % 3 == 1) {
+			len = rng_next(&seed) % rlen;
+		} else {
+			len = sizeof(prof_rec_header_t) + rng_next(&seed) % 2048;
+			for (size_t j = sizeof(prof_rec_header_t); j < len; j++)
+				sbuf[j] = (unsigned char)rng_next(&seed);
+		}
+		prof_report_t *r;
+		prof_export_opts_t o = { 1 + (unsigned)i % (PROF_FMT_COUNT - 1), NULL, "fuzz",
+					 (i & 8) != 0 };
+		errno_t err = prof_report_new(&env, &r);
+		if (err == EOK)
+			err = prof_report_setup(r, &all, true);
+		for (size_t at = 0, step; err == EOK && at < len; at += step) {
+			step = 1 + rng_next(&seed) % 200;
+			step = step < len - at ? step : len - at;
+			err = prof_report_feed(r, sbuf + at, step);
+		}
+		out_len = 0;
+		if (err == EOK)
+			err = prof_export(r, &env, &o, &w);
+		prof_report_free(r);
+		if (err == EOK)
+			counts[0]++;
+		else if (err == EINVAL || err == ENOTSUP)
+			counts[1]++;
+		else if (err == ENOENT)
+			counts[2]++;
+		else
+			bad++;
+	}
+	note("fuzz: %u exported, %u malformed, %u without samples", counts[0], counts[1],
+	     counts[2]);
+	ok(bad == 0 && counts[0] > 0 && counts[1] > 0 && counts[2] > 0,
+	   "fuzz: only EOK, EINVAL/ENOTSUP or ENOENT");
+	is_int(live_allocs, 0, "fuzz: every allocation released");
+}
+
 /* ---------------------------------------------------------------- vprof */
 
 static void test_vprof(void)
@@ -671,6 +733,7 @@ int main(void)
 	test_gmon();
 	test_errors();
 	test_enomem();
+	test_fuzz();
 	test_vprof();
 	free(out);
 	return done_testing();
