@@ -800,18 +800,22 @@ static void px_pprof(px_t *x)
 
 /*
  * Costs per function: self samples, and per call arc (caller, callee)
- * the samples whose stack holds that arc (once per stack: an arc that
- * recurs in one stack is one sample of inclusive cost).
+ * the samples whose stack holds that arc. A function that recurs in a
+ * stack (recursion, or a leaf caller recovered next to the walk's) would
+ * count a sample more than once in its inclusive cost (self + calls):
+ * only its deepest occurrence passes the sample on, and none when it is
+ * the sampled function itself.
  */
 typedef struct cg_arc {
 	uint32_t from, to;
 	uint64_t count;
 } cg_arc_t;
 
-static bool cg_seen(const px_frame_t *fr, uint32_t i)
+/* Is frame i's function found deeper in the stack (frames i+1 .. n-1)? */
+static bool cg_deeper(const px_frame_t *fr, uint32_t i, uint32_t n)
 {
-	for (uint32_t j = 0; j < i; j++) {
-		if (fr[j].func == fr[i].func && fr[j + 1].func == fr[i + 1].func)
+	for (uint32_t j = i + 1; j < n; j++) {
+		if (fr[j].func == fr[i].func)
 			return true;
 	}
 	return false;
@@ -826,7 +830,7 @@ static void cg_arcs(px_t *x, px_map_t *arcs, uint64_t *self)
 		const px_frame_t *fr = &x->frames[s->first];
 		self[fr[s->n - 1].func] += s->count;
 		for (uint32_t j = 0; j + 1 < s->n; j++) {
-			if (cg_seen(fr, j))
+			if (cg_deeper(fr, j, s->n))
 				continue;
 			uint32_t key[2] = { fr[j].func, fr[j + 1].func };
 			px_entry_t *e = map_get(x, arcs, key, sizeof(key), &added);
@@ -854,17 +858,27 @@ static const char *cg_ob(const px_t *x, uint32_t f)
 	return b == PROF_BIN_NONE || !x->bins[b] ? "???" : x->bins[b];
 }
 
+/*
+ * Kernel functions carry " [k]" as in the report: callgrind_annotate
+ * merges functions by file and name, and fl= is ??? for all (no source).
+ */
+static const char *cg_k(const px_t *x, uint32_t f)
+{
+	return x->funcs[f].kernel ? " [k]" : "";
+}
+
 /* The fn= block of function f: its self cost and its arcs a[0..n). */
 static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_arc_t *a,
 		    size_t n)
 {
-	buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
-		   (unsigned long long)self);
+	buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
+		   cg_k(x, f), (unsigned long long)self);
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)
 			buf_printf(x, o, "cob=%s\n", cg_ob(x, a[i].to));
-		buf_printf(x, o, "cfn=%s\ncalls=%llu 0\n0 %llu\n", x->funcs[a[i].to].name,
-			   (unsigned long long)a[i].count, (unsigned long long)a[i].count);
+		buf_printf(x, o, "cfn=%s%s\ncalls=%llu 0\n0 %llu\n", x->funcs[a[i].to].name,
+			   cg_k(x, a[i].to), (unsigned long long)a[i].count,
+			   (unsigned long long)a[i].count);
 	}
 	buf_maybe_flush(x, o);
 }
@@ -1426,7 +1440,7 @@ static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 		const px_frame_t *fr = &x->frames[s->first];
 		for (uint32_t j = 0; j + 1 < s->n; j++) {
 			const px_func_t *from = &x->funcs[fr[j].func], *to = &x->funcs[fr[j + 1].func];
-			if (from->bin != bin || to->bin != bin || cg_seen(fr, j))
+			if (from->bin != bin || to->bin != bin || cg_deeper(fr, j, s->n))
 				continue;
 			uint64_t key[2] = { fr[j].addr, to->start };
 			px_entry_t *e = map_get(x, &arcs, key, sizeof(key), &added);

@@ -278,7 +278,8 @@ def check_flamegraph(tap, tmp, rows, self_, incl):
 
 def pprof_top(tap, path, extra=()):
     rc, out, err = run(["go", "tool", "pprof", "-top", "-sample_index=samples",
-                        "-nodecount=1000"] + list(extra) + [path],
+                        "-nodecount=100000", "-nodefraction=0", "-edgefraction=0"] +
+                       list(extra) + [path],
                        env=dict(os.environ, HOME=os.path.dirname(path)))
     flat, cum, pct = {}, {}, {}
     for line in out.splitlines():
@@ -330,10 +331,9 @@ def annotate(path, inclusive):
     rc, out, err = run(args)
     counts = {}
     for line in out.splitlines():
-        m = re.match(r"^\s*([\d,]+)(?:\s+\(\s*[\d.]+%\))?\s+\S*?:(.+?) \[(.+)\]\s*$", line)
+        m = re.match(r"^\s*([\d,]+)(?:\s+\(\s*[\d.]+%\))?\s+\?\?\?:(.+) \[([^]]+)\]\s*$", line)
         if m and int(m.group(1).replace(",", "")) > 0:
-            counts[m.group(2) + (" [k]" if m.group(3) == "/boot/kernel" else "")] = \
-                int(m.group(1).replace(",", ""))
+            counts[m.group(2)] = int(m.group(1).replace(",", ""))
     return rc, counts, err
 
 
@@ -474,7 +474,7 @@ def gprof_flat(tap, elf_path, gmon):
     for line in out.splitlines():
         m = re.match(r"^\s*([\d.]+)\s+[\d.]+\s+([\d.]+)\s+(?:\d+\s+[\d.]+\s+[\d.]+\s+)?(\S+)$",
                      line)
-        if m and float(m.group(2)) > 0:
+        if m and float(m.group(1)) > 0:
             flat[m.group(3)] = (float(m.group(1)), round(float(m.group(2)) * 1000))
     tap.ok(rc == 0 and flat, "gprof -b -p %s reads %s (rc %d %s)" %
            (os.path.basename(elf_path), os.path.basename(gmon), rc, err.strip()[:200]))

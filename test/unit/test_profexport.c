@@ -382,10 +382,10 @@ static void test_callgrind(void)
 	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
 		  "cfn=leaf\ncalls=5 0\n0 5\n") != NULL, "callgrind: main's arcs, inclusive");
 	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=20 0\n0 20\n"
-		  "cob=/boot/kernel\ncfn=syscall_entry\ncalls=10 0\n0 10\n") != NULL,
+		  "cob=/boot/kernel\ncfn=syscall_entry [k]\ncalls=10 0\n0 10\n") != NULL,
 	   "callgrind: compute self 34, arcs to helper and into the kernel (cob=)");
-	ok(strstr(out, "\nob=/boot/kernel\nfl=???\nfn=memcpy\n0 10\n") != NULL,
-	   "callgrind: kernel functions under ob=/boot/kernel");
+	ok(strstr(out, "\nob=/boot/kernel\nfl=???\nfn=memcpy [k]\n0 10\n") != NULL,
+	   "callgrind: kernel functions under ob=/boot/kernel, named NAME [k]");
 	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
 	   "callgrind: an address without symbol");
 }
