@@ -118,10 +118,13 @@ static void sb_samples(unsigned count, uint64_t task, uint64_t thread, uint32_t 
  *    1  app-5  t50 cpu0 5s  0x500000 (no symbol)
  *    1  idle   cpu1 5s      kmain[k]
  */
+static bool recursive;           /* build_ref adds 7 samples of a recursive stack */
+
 static void build_ref(void)
 {
 	static const uint64_t c1[] = { 0x401020 }, c2[] = { 0x401130, 0x401020 },
-		c3[] = { K(0x110), 0x401150, 0x401020 }, c4[] = { 0x401040 };
+		c3[] = { K(0x110), 0x401150, 0x401020 }, c4[] = { 0x401040 },
+		c5[] = { 0x401130, 0x401160, 0x401020 };
 
 	slen = 0;
 	sb_header();
@@ -139,6 +142,8 @@ static void build_ref(void)
 	sb_samples(4, 9, 90, 0, 5, PROF_MODE_USER, 0x401180, 0, 1, c1);
 	sb_samples(1, 5, 50, 0, 5, PROF_MODE_USER, 0x500000, 0, 0, NULL);
 	sb_samples(1, 0, 0, 1, 5, PROF_MODE_IDLE, K(4), 0, 0, NULL);
+	if (recursive)      /* main;compute;compute;helper: compute twice in a stack */
+		sb_samples(7, 5, 50, 0, 6, PROF_MODE_USER, 0x401204, 0, 3, c5);
 }
 
 /* ---------------------------------------------------------------- fake env */
@@ -388,6 +393,25 @@ static void test_callgrind(void)
 	   "callgrind: kernel functions under ob=/boot/kernel, named NAME [k]");
 	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
 	   "callgrind: an address without symbol");
+}
+
+/*
+ * A function twice in one stack (recursion, or a leaf caller recovered
+ * next to the walk's) passes each sample on once: only from its deepest
+ * occurrence, so callgrind_annotate's inclusive cost (self + calls) counts
+ * it once. (Before the fix: a compute -> compute arc, compute counted the
+ * 7 samples twice.)
+ */
+static void test_callgrind_recursion(void)
+{
+	recursive = true;
+	is_int(export_as(PROF_FMT_CALLGRIND, false), EOK, "callgrind, recursive stack: EOK");
+	recursive = false;
+	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=27 0\n0 27\n") &&
+	   !strstr(out, "cfn=compute\ncalls=7 0"),
+	   "callgrind: compute twice in a stack: one arc to helper, none to itself");
+	ok(strstr(out, "\nfn=main\n0 0\ncfn=compute\ncalls=71 0\n0 71\n") != NULL,
+	   "callgrind: main passes the 7 samples to compute once");
 }
 
 static uint32_t crc32_ref(const unsigned char *p, size_t n)
@@ -727,6 +751,7 @@ int main(void)
 	test_filters();
 	test_folded();
 	test_callgrind();
+	test_callgrind_recursion();
 	test_pprof();
 	test_speedscope();
 	test_svg();
