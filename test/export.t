@@ -21,6 +21,8 @@ and with the counts the stream was built from:
   = samples at the rate, shares within 0.1 point of vprof's report of
   the same samples (-T workload -m user, -m kernel); gprof -q: the call
   arcs' sample counts;
+- kprof -F gmon of a kpdata histogram: gprof -b -p shows kprof's ticks
+  and shares;
 - vprof's SVG in chromium: no console error, hover, click-zoom, search
   with its share, reset, a screenshot that is not blank;
 - speedscope: the JSON validates against the schema the npm package
@@ -153,10 +155,11 @@ def stream():
     return b"".join(head + stamped) + end
 
 
-def elf(tmp, path, syms, base):
+def elf(tmp, path, syms, base, label=None):
     """An ELF whose functions (0x100 bytes of nops each) sit at base + syms
-    (what gprof reads; vprof reads its .symtab). None if as/ld failed."""
-    src = [".text"]
+    (what gprof reads; vprof reads its .symtab), with label (a symbol of no
+    type) at base if given. None if as/ld failed."""
+    src = [".text"] + ([".globl %s" % label, "%s:" % label] if label else [])
     for name, a in sorted(syms.items(), key=lambda kv: kv[1]):
         src += [".org 0x%x" % a, ".globl %s" % name, ".type %s, @function" % name,
                 "%s:" % name, ".fill 0x100, 1, 0x90", ".size %s, 0x100" % name]
@@ -481,6 +484,46 @@ def gprof_flat(tap, elf_path, gmon):
     return flat
 
 
+KPROF_FUNCS = {"kf_a": (0x100, 3000), "kf_b": (0x200, 1500), "kf_c": (0x300, 500)}
+
+
+def kpdata():
+    """A kpdata file (lib/kprof.h): 128 buckets of 8 bytes over 0x400 bytes
+    of text, KPROF_FUNCS' ticks spread over each function's buckets."""
+    words = [0] * 128
+    for off, ticks in KPROF_FUNCS.values():
+        for i in range(ticks):
+            words[off // 8 + i % 32] += 1
+    total = sum(t for _o, t in KPROF_FUNCS.values())
+    words[:6] = [total, 0, 1000, 128, 4, 3]
+    return struct.pack(">128I", *words)
+
+
+def check_kprof(tap, tmp):
+    kernel = elf(tmp, os.path.join(tmp, "kprof-kernel"),
+                 {n: off for n, (off, _t) in KPROF_FUNCS.items()}, KBASE, "__text_start")
+    data = os.path.join(tmp, "kpdata")
+    with open(data, "wb") as f:
+        f.write(kpdata())
+    kprof = os.path.join(bt.BUILD, "host", "kprof")
+    out = os.path.join(tmp, "kprof.gmon")
+    rc, _o, err = run([kprof, "-F", "gmon", "-o", out, kernel, data])
+    tap.ok(rc == 0 and os.path.exists(out), "kprof -F gmon writes gmon.out (rc %d %s)" %
+           (rc, err.strip()))
+    rc, text, _e = run([kprof, kernel, data])
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+)\s+([\d.]+)%\s+[\d.]+\s+(\S+)$", line)
+        if m:
+            rows[m.group(3)] = (int(m.group(1)), float(m.group(2)))
+    flat = gprof_flat(tap, kernel, out)
+    same_counts(tap, "gprof -p of kprof's gmon.out: self ms = kprof's ticks",
+                {n: c for n, (_p, c) in flat.items()}, {n: c for n, (c, _p) in rows.items()})
+    bad = [n for n, (_c, p) in rows.items() if abs(flat.get(n, (-1, 0))[0] - p) > 0.1]
+    tap.ok(len(rows) == 3 and not bad, "gprof -p of kprof's gmon.out: shares within 0.1 point "
+           "of kprof's report %s" % bad)
+
+
 def check_gmon(tap, tmp):
     root = os.path.join(tmp, "root")
     prefix = os.path.join(tmp, "gmon.out")
@@ -535,6 +578,7 @@ def main():
         check_speedscope(tap, tmp)
         check_svg(tap, tmp, rows, self_, incl)
         check_gmon(tap, tmp)
+        check_kprof(tap, tmp)
         for name, got in tops:
             n = len(got)
             tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %

@@ -4,8 +4,13 @@
  * One source for both sides: built for the guest as /bin/kprof and for
  * the host as build/host/kprof (-DKPROF_HOST: other default paths).
  *
- * Usage: kprof [-h] [KERNEL [KPDATA]]
+ * Usage: kprof [-h] [-F report|gmon] [-o FILE] [KERNEL [KPDATA]]
  *
+ *   -F gmon  write gprof's gmon.out instead of the report (lib/kprof.h:
+ *            the buckets as its histogram, at the tick rate); read it with
+ *            `gprof -b -p KERNEL gmon.out`
+ *   -o FILE  write to FILE (default: the report to standard output, the
+ *            gmon.out to ./gmon.out)
  *   KERNEL  the kernel's ELF, for its symbols and __text_start (default
  *           /boot/kernel; on the host the one staged in the build this kprof
  *           belongs to, BUILD/host/kprof -> BUILD/initrd-root/boot/kernel)
@@ -18,10 +23,12 @@
  *       1650  82.50%  1650.0  cpu_idle
  * Exit status: 0, 1 for an unreadable or malformed file, 2 for bad usage.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lib/kprof.h>
 #include <lib/profsym.h>
@@ -54,8 +61,10 @@ static const char *kprof_default_kernel(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kprof [-h] [KERNEL [KPDATA]]\n"
+	fprintf(f, "usage: kprof [-h] [-F report|gmon] [-o FILE] [KERNEL [KPDATA]]\n"
 		"  print the kernel PC histogram KPDATA per function of KERNEL\n"
+		"  -F gmon  write it as gprof's gmon.out (gprof -b -p KERNEL gmon.out)\n"
+		"  -o FILE  output file (default: stdout; gmon.out for -F gmon)\n"
 		"  KERNEL  the kernel ELF (default %s)\n"
 		"  KPDATA  the histogram (default %s)\n", KPROF_KERNEL, KPROF_DATA);
 }
@@ -104,10 +113,46 @@ static int read_file(const char *path, uint8_t **data, size_t *size)
 	return ok;
 }
 
-/* Report kpdata against the kernel image; the exit status. */
-static int run(const char *kernel, const char *kpdata)
+/* kprof_gmon to the file out; 0 (with a message) if it cannot be written. */
+static int write_gmon(const kprof_data_t *d, uint64_t start, const char *out)
+{
+	FILE *f = fopen(out, "wb");
+
+	if (f) {
+		kprof_gmon(d, start, kp_out, f);
+		if (fclose(f) == 0)
+			return 1;
+	}
+	fprintf(stderr, "kprof: cannot write %s\n", out);
+	return 0;
+}
+
+/* The report (or with gmon, the gmon.out) of d; the exit status. */
+static int emit(const kprof_data_t *d, uint64_t start, const profsym_t *ps, bool gmon,
+		const char *out)
 {
 	profsym_mem_t mem = { NULL, kp_alloc, kp_release };
+	FILE *f = stdout;
+
+	if (gmon)
+		return write_gmon(d, start, out ? out : "gmon.out") ? 0 : 1;
+	if (out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "kprof: cannot write %s\n", out);
+		return 1;
+	}
+	errno_t err = kprof_report(d, start, &ps->table, &mem, kp_out, f);
+	if (err != EOK)
+		fprintf(stderr, "kprof: out of memory\n");
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "kprof: cannot write %s\n", out);
+		return 1;
+	}
+	return err == EOK ? 0 : 1;
+}
+
+/* Report kpdata against the kernel image; the exit status. */
+static int run(const char *kernel, const char *kpdata, bool gmon, const char *out)
+{
 	uint8_t *image = NULL, *raw = NULL;
 	size_t isize, rsize;
 	kprof_data_t d;
@@ -125,10 +170,8 @@ static int run(const char *kernel, const char *kpdata)
 		uint64_t start = kprof_text_start(image, isize);
 		if (start == 0 || profsym_from_elf(&ps, image, isize) != EOK)
 			fprintf(stderr, "kprof: %s: no __text_start or symbols\n", kernel);
-		else if (kprof_report(&d, start, &ps.table, &mem, kp_out, stdout) != EOK)
-			fprintf(stderr, "kprof: out of memory\n");
 		else
-			status = 0;
+			status = emit(&d, start, &ps, gmon, out);
 	}
 	free(image);
 	free(raw);
@@ -137,13 +180,29 @@ static int run(const char *kernel, const char *kpdata)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
+	const char *out = NULL;
+	bool gmon = false;
+	int c;
+
+	while ((c = getopt(argc, argv, "hF:o:")) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else if (c == 'F' && (!strcmp(optarg, "gmon") || !strcmp(optarg, "report"))) {
+			gmon = !strcmp(optarg, "gmon");
+		} else if (c == 'o') {
+			out = optarg;
+		} else {
+			usage(stderr);
+			return 2;
+		}
 	}
-	if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+	argc -= optind;
+	argv += optind;
+	if (argc > 2) {
 		usage(stderr);
 		return 2;
 	}
-	return run(argc > 1 ? argv[1] : kprof_default_kernel(), argc > 2 ? argv[2] : KPROF_DATA);
+	return run(argc > 0 ? argv[0] : kprof_default_kernel(), argc > 1 ? argv[1] : KPROF_DATA,
+		   gmon, out);
 }

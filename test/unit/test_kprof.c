@@ -14,7 +14,7 @@
 
 static uint32_t words[KPROF_BUCKETS_MAX];
 static uint8_t file[KPROF_BUCKETS_MAX * KPROF_WORD];
-static char outbuf[4096];
+static char outbuf[8192];
 static size_t outlen;
 
 static void sink(void *ctx, const char *s, size_t len)
@@ -130,10 +130,44 @@ static void test_report(void)
 	       "report text");
 }
 
+/* kprof_gmon: header, one histogram record over the buckets, header words 0. */
+static void test_gmon(void)
+{
+	kprof_hist_t h = { .words = words };
+	kprof_data_t d;
+
+	kprof_hist_init(&h, TEXT, TEXT + 0x400, 500);
+	for (int i = 0; i < 70000; i++)
+		kprof_hist_count(&h, TEXT + 0x108);          /* bucket 33 */
+	kprof_hist_count(&h, TEXT + 0x2f8);              /* bucket 95 */
+	kprof_hist_count(&h, TEXT + 0x8);                /* bucket 1: a header word */
+	kprof_hist_encode(&h, 0, file, sizeof(file));
+	kprof_parse(file, h.nbuckets * 4, &d);
+	outlen = 0;
+	kprof_gmon(&d, TEXT, sink, NULL);
+	const unsigned char *g = (const unsigned char *)outbuf;
+	uint64_t lo = 0, hi = 0;
+	for (int i = 7; i >= 0; i--) {
+		lo = lo << 8 | g[21 + i];
+		hi = hi << 8 | g[29 + i];
+	}
+	is_uint(outlen, 20 + 41 + 2 * 128, "gmon: header, histogram record, 128 bins");
+	ok(memcmp(g, "gmon\1\0\0\0", 8) == 0 && g[20] == 0, "gmon: magic, version 1, tag 0");
+	ok(lo == TEXT && hi == TEXT + 0x400 && (g[37] | g[38] << 8) == 128,
+	   "gmon: the text in 128 bins");
+	/* 70000 ticks > 65535: bins and the rate (2000 Hz) halve. */
+	is_int(g[41] | g[42] << 8, 1000, "gmon: rate 1e6 / 500 us, halved with the bins");
+	ok(memcmp(g + 45, "seconds", 8) == 0 && g[60] == 's', "gmon: dimension seconds, s");
+	is_int(g[61 + 2 * 33] | g[62 + 2 * 33] << 8, 35000, "gmon: bucket 33 halved");
+	is_int(g[61 + 2 * 95] | g[62 + 2 * 95] << 8, 1, "gmon: bucket 95 (1, rounded)");
+	is_int(g[61 + 2 * 3] | g[62 + 2 * 3] << 8, 0, "gmon: header-word buckets are 0");
+}
+
 int main(void)
 {
 	test_geometry();
 	test_count_encode();
 	test_report();
+	test_gmon();
 	return done_testing();
 }

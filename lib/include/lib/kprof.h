@@ -96,4 +96,13 @@ errno_t kprof_report(const kprof_data_t *d, uint64_t text_start,
 		     const elfsym_table_t *syms, const profsym_mem_t *mem,
 		     fmt_sink_t out, void *ctx);
 
+/*
+ * Write d as gprof's gmon.out (header "gmon", version 1, one histogram
+ * record: the buckets over [text_start, text_start + nbuckets * B) as
+ * its bins, the six header words' buckets as 0, the rate 1e6 /
+ * microseconds per tick; counts above 65535 divide every bin and the rate
+ * alike, 16-bit bins being gmon's) to out. No call arcs: kpdata has none.
+ */
+void kprof_gmon(const kprof_data_t *d, uint64_t text_start, fmt_sink_t out, void *ctx);
+
 #endif
