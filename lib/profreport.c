@@ -559,7 +559,7 @@ static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_
 	if ((f->mode == PROF_XMODE_USER && s->mode != PROF_MODE_USER) ||
 	    (f->mode == PROF_XMODE_KERNEL && s->mode == PROF_MODE_USER))
 		return false;
-	if (f->cpu >= 0 && s->h.cpu != (uint32_t)f->cpu)
+	if (f->by_cpu && s->h.cpu != f->cpu)
 		return false;
 	if (!f->window)
 		return true;

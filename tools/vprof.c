@@ -496,7 +496,7 @@ static int bench_export(const char *format)
 	int f = prof_export_format(format);
 	static bx_rec_t recs[BX_STACKS];
 	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
-	prof_filter_t none = { .cpu = -1 };
+	prof_filter_t none = { 0 };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
 	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false };
 	uint64_t bytes = 0, seed = 1;
@@ -595,7 +595,8 @@ static bool parse_cpu(const char *s, prof_filter_t *f)
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 
-	f->cpu = (int)v;
+	f->by_cpu = true;
+	f->cpu = (uint32_t)v;
 	return *s >= '0' && *s <= '9' && *end == '\0' && v < 4096;
 }
 
@@ -674,7 +675,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' }, { 0 } };
 	static char root[VPROF_PATH];
-	vprof_t vp = { .root = hostroot_default(root, sizeof(root)), .filter = { .cpu = -1 } };
+	vprof_t vp = { .root = hostroot_default(root, sizeof(root)) };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
 	const char *bench_file = NULL, *bench_fmt = NULL;
 	int c;

@@ -224,7 +224,7 @@ static errno_t f_open(void *ctx, const char *path)
 	f_write(ctx, "\n", 1);
 	return EOK;
 }
-static const prof_filter_t all = { .cpu = -1 };
+static const prof_filter_t all = { 0 };
 
 /* A report of the reference stream with filter f (stacks kept). */
 static prof_report_t *fed(const prof_filter_t *f, errno_t *err)
@@ -327,6 +327,7 @@ static void test_filters(void)
 	   "-m user: user samples only");
 	free(t);
 	f = all;
+	f.by_cpu = true;
 	f.cpu = 1;
 	t = walk_text(&f);
 	is_str(t, "0 [idle] t0 c1 m2 x1: kmain[k]@ffffffff80100004\n"
@@ -341,6 +342,29 @@ static void test_filters(void)
 	ok(t && strstr(t, "x20:") && strstr(t, "x10:") && !strstr(t, "x30:") &&
 	   !strstr(t, "x5:"), "-w 1.5,3.5: the samples of seconds 2 and 3 only");
 	free(t);
+}
+
+/*
+ * A report never set up (the guest tools' case) takes every sample, of
+ * every CPU. (Before the fix: the zeroed filter meant "CPU 0 only", and
+ * sprofile/profile lost the other CPUs' samples.)
+ */
+static void test_no_setup(void)
+{
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, NULL };
+	prof_report_t *r;
+
+	build_ref();
+	prof_report_new(&env, &r);
+	is_int(prof_report_feed(r, sbuf, slen), EOK, "no setup: fed");
+	out_len = 0;
+	f_write(NULL, "", 0);
+	is_int(prof_report_print(r, &o), EOK, "no setup: printed");
+	ok(strncmp(out, "samples: 71 total, 60 user, 10 kernel, 1 idle, 0 lost\n", 53) == 0,
+	   "no setup: every sample counted, CPU 1's too: %.*s", (int)strcspn(out, "\n"), out);
+	ok(strstr(out, " 20  5 app                helper") != NULL, "no setup: CPU 1's helper row");
+	is_int(prof_report_walk(r, NULL, w_line, NULL), EINVAL, "no setup: no stacks to walk");
+	prof_report_free(r);
 }
 
 /* ---------------------------------------------------------------- exports */
@@ -576,6 +600,7 @@ static void test_errors(void)
 	prof_report_t *r;
 	errno_t err;
 
+	f.by_cpu = true;
 	f.cpu = 3;
 	r = fed(&f, &err);
 	is_int(r ? prof_export(r, &env, &o, &w) : err, ENOENT, "no sample left: ENOENT");
@@ -747,6 +772,7 @@ static void test_vprof(void)
 
 int main(void)
 {
+	test_no_setup();
 	test_walk();
 	test_filters();
 	test_folded();

@@ -93,6 +93,7 @@ void prof_report_free(prof_report_t *r);
 /*
  * Which samples a report takes (set before feeding; samples outside are
  * not counted at all, by every table and export). mode: PROF_XMODE_*.
+ * All zero (a report never set up) takes every sample.
  */
 #define PROF_XMODE_ALL 0
 #define PROF_XMODE_USER 1               /* user-mode samples */
@@ -103,7 +104,8 @@ typedef struct prof_filter {
 	uint64_t task_id;
 	const char *task_name;          /* NULL: by id (copied by the report) */
 	unsigned mode;                  /* PROF_XMODE_* */
-	int cpu;                        /* only this CPU; -1 all */
+	bool by_cpu;                    /* only samples taken on cpu */
+	uint32_t cpu;
 	bool window;                    /* only samples in [from_ms, to_ms) since the start */
 	uint64_t from_ms, to_ms;
 } prof_filter_t;
