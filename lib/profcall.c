@@ -825,3 +825,166 @@ errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o)
 	}
 	return EOK;
 }
+
+/* ---------------------------------------------------------------- export */
+
+/*
+ * Nodes are made top-down (a path before its callees: pc_resolve), so a
+ * pass from the last node to the first sums each path's inclusive cycles
+ * into its caller's.
+ */
+static void pc_inclusive(const pc_table_t *t, uint64_t *wall, uint64_t *cpu)
+{
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		wall[i] = t->nodes[i].wall;
+		cpu[i] = t->nodes[i].oncpu;
+	}
+	for (uint32_t i = t->nnodes; i-- > 0;) {
+		uint32_t p = t->nodes[i].parent;
+		if (p != PC_NONE && p < i) {
+			wall[p] += wall[i];
+			cpu[p] += cpu[i];
+		}
+	}
+}
+
+static const char *pc_k(const pc_table_t *t)
+{
+	return t->task == 0 ? " [k]" : "";
+}
+
+/* Nodes by function address (then index). */
+static int pc_fn_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
+{
+	uint64_t a = pp->items[x].fn, b = pp->items[y].fn;
+
+	return a != b ? (a < b ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+/* Nodes with a caller by their caller's function address (then index). */
+static int pc_caller_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
+{
+	uint64_t a = pp->items[pp->items[x].parent].fn, b = pp->items[pp->items[y].parent].fn;
+
+	return a != b ? (a < b ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+/*
+ * The callgrind blocks of one table: per function its self cost, then a
+ * cfn= per path it calls (calls and that path's inclusive cost). by_fn:
+ * the nodes sorted by function; by_caller (nc of them): the nodes with a
+ * caller, sorted by the caller's function.
+ */
+static void pc_cg_table(pc_print_t *pp, const uint64_t *iw, const uint64_t *ic,
+			const uint32_t *by_fn, const uint32_t *by_caller, uint32_t nc)
+{
+	const pc_table_t *t = pp->t;
+	const char *ob = t->path[0] ? t->path : "???";
+	uint32_t c = 0;
+
+	for (uint32_t g = 0; g < t->nnodes;) {
+		uint64_t fn = t->nodes[by_fn[g]].fn, sw = 0, sc = 0;
+		uint32_t first = by_fn[g];
+		for (; g < t->nnodes && t->nodes[by_fn[g]].fn == fn; g++) {
+			sw += t->nodes[by_fn[g]].wall;
+			sc += t->nodes[by_fn[g]].oncpu;
+		}
+		pc_printf(pp->pc, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu %llu\n", ob, pp->names[first],
+			  pc_k(t), (unsigned long long)sw, (unsigned long long)sc);
+		while (c < nc && t->nodes[t->nodes[by_caller[c]].parent].fn < fn)
+			c++;
+		for (; c < nc && t->nodes[t->nodes[by_caller[c]].parent].fn == fn; c++) {
+			uint32_t i = by_caller[c];
+			pc_printf(pp->pc, "cfn=%s%s\ncalls=%llu 0\n0 %llu %llu\n", pp->names[i],
+				  pc_k(t), (unsigned long long)t->nodes[i].calls,
+				  (unsigned long long)iw[i], (unsigned long long)ic[i]);
+		}
+	}
+}
+
+/* One folded line per path with self wall time: task;top;...;fn cycles. */
+static void pc_folded_table(pc_print_t *pp)
+{
+	const pc_table_t *t = pp->t;
+	const char *task = t->name[0] ? t->name : t->task == 0 ? "kernel" : "?";
+
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		uint32_t n = 0;
+		if (t->nodes[i].wall == 0)
+			continue;
+		for (uint32_t a = i; a != PC_NONE && n < t->nnodes; a = t->nodes[a].parent)
+			pp->path[n++] = a;
+		pc_printf(pp->pc, "%s-%llu", task, (unsigned long long)t->task);
+		while (n-- > 0)
+			pc_printf(pp->pc, ";%s%s", pp->names[pp->path[n]], t->task == 0 ? "_[k]" : "");
+		pc_printf(pp->pc, " %llu\n", (unsigned long long)t->nodes[i].wall);
+	}
+}
+
+static errno_t pc_export_table(profcall_t *pc, const pc_table_t *t, unsigned format)
+{
+	static const profcall_opts_t o = { 0 };
+	pc_print_t pp = { pc, &o, t, t->nodes, t->nnodes, false, NULL, NULL, NULL, NULL, NULL,
+			  NULL, NULL };
+	uint64_t *iw = pc_alloc(pc, t->nnodes, sizeof(uint64_t));
+	uint64_t *ic = pc_alloc(pc, t->nnodes, sizeof(uint64_t));
+
+	pp.names = pc_alloc(pc, pp.n, sizeof(char *));
+	pp.hex = pc_alloc(pc, pp.n, PC_HEX);
+	pp.path = pc_alloc(pc, (size_t)pp.n + 2, sizeof(uint32_t));
+	errno_t err = iw && ic && pp.names && pp.hex && pp.path ? EOK : ENOMEM;
+	if (err == EOK && format == PROFCALL_FMT_CALLGRIND) {
+		pp.idx = pc_alloc(pc, pp.n, sizeof(uint32_t));
+		pp.work = pc_alloc(pc, pp.n, sizeof(uint32_t));
+		err = pp.idx && pp.work ? EOK : ENOMEM;
+	}
+	if (err == EOK) {
+		pc_names(&pp);
+		pc_inclusive(t, iw, ic);
+	}
+	if (err == EOK && format == PROFCALL_FMT_CALLGRIND) {
+		uint32_t nc = 0;
+		for (uint32_t i = 0; i < pp.n; i++) {
+			pp.idx[i] = i;
+			if (t->nodes[i].parent != PC_NONE)
+				pp.work[nc++] = i;
+		}
+		pc_heapsort(&pp, pp.idx, pp.n, pc_fn_cmp);
+		pc_heapsort(&pp, pp.work, nc, pc_caller_cmp);
+		pc_cg_table(&pp, iw, ic, pp.idx, pp.work, nc);
+	} else if (err == EOK) {
+		pc_folded_table(&pp);
+	}
+	pc_release(pc, pp.idx);
+	pc_release(pc, pp.work);
+	pc_release(pc, iw);
+	pc_release(pc, ic);
+	pc_release(pc, pp.names);
+	pc_release(pc, pp.hex);
+	pc_release(pc, pp.path);
+	return err;
+}
+
+errno_t profcall_export(profcall_t *pc, unsigned format)
+{
+	uint64_t wall = 0, cpu = 0;
+
+	if (format != PROFCALL_FMT_CALLGRIND && format != PROFCALL_FMT_FOLDED)
+		return EINVAL;
+	for (uint32_t i = 0; i < pc->ntables; i++) {
+		for (uint32_t j = 0; j < pc->tables[i].nnodes; j++) {
+			wall += pc->tables[i].nodes[j].wall;
+			cpu += pc->tables[i].nodes[j].oncpu;
+		}
+	}
+	if (format == PROFCALL_FMT_CALLGRIND)
+		pc_printf(pc, "# callgrind format\nversion: 1\ncreator: cprofalyze\n"
+			  "positions: line\nevents: Wall Cpu\nsummary: %llu %llu\n",
+			  (unsigned long long)wall, (unsigned long long)cpu);
+	for (uint32_t i = 0; i < pc->ntables; i++) {
+		errno_t err = pc_export_table(pc, &pc->tables[i], format);
+		if (err != EOK)
+			return err;
+	}
+	return EOK;
+}

@@ -7,6 +7,7 @@
  * lib/profcall.c.
  *
  * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
+ *        cprofalyze -F callgrind|folded [-r ROOT] FILE
  *
  *   FILE     a call profile (lib/include/abi/cprof.h; `cprof get` writes it)
  *   -f       totals per function (the paths' order is lost)
@@ -16,6 +17,10 @@
  *   -t       sort by wall time, most first
  *   -i       with -a/-o: full paths, not the tree
  *   -n N     at most N lines per table
+ *   -F FMT   instead of the report, write FILE's tables as callgrind
+ *            (`events: Wall Cpu` in cycles, calls= exact; callgrind_annotate,
+ *            KCachegrind) or folded stacks (per call path its self wall
+ *            cycles; flamegraph.pl) to standard output
  *   -r ROOT  the directory the binaries named in the file are looked up
  *            in (default /; on the host the initrd-root of the build this
  *            cprofalyze belongs to, BUILD/host/cprofalyze -> BUILD/initrd-root,
@@ -60,13 +65,16 @@
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
+	unsigned format;                /* -F: PROFCALL_FMT_*, 0 for the report */
 	binmiss_t missing;              /* binaries not found (nor PATH.nm) */
 } cpa_t;
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...\n"
+		"       cprofalyze -F callgrind|folded [-r ROOT] FILE\n"
 		"  print call profiles (written by cprof get)\n"
+		"  -F FMT   write FILE as callgrind (events: Wall Cpu) or folded stacks\n"
 		"  -f       totals per function (the paths' order is lost)\n"
 		"  -a       sort alphabetically by path (default)\n"
 		"  -o       no sort: the order in the file\n"
@@ -171,6 +179,14 @@ static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool n
 			err == EINVAL ? "not a call profile or damaged: " : "", why);
 		return 1;
 	}
+	if (c->format) {
+		err = profcall_export(pc, c->format);
+		profcall_free(pc);
+		fflush(stdout);
+		if (err != EOK)
+			fprintf(stderr, "cprofalyze: %s: out of memory\n", file);
+		return err != EOK;
+	}
 	if (!c->noted)
 		profcall_notes(&env);
 	c->noted = true;
@@ -208,11 +224,20 @@ int main(int argc, char **argv)
 {
 	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
 	static char root[CPA_PATH];
-	cpa_t c = { CPA_ROOT_DEFAULT(root), false, { 0, { "" } } };
+	cpa_t c = { CPA_ROOT_DEFAULT(root), false, 0, { 0, { "" } } };
 	int opt, status = 0;
 
-	while ((opt = getopt(argc, argv, "hfaoctin:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "hfaoctin:r:F:")) != -1) {
 		switch (opt) {
+		case 'F':
+			c.format = !strcmp(optarg, "callgrind") ? PROFCALL_FMT_CALLGRIND :
+				   !strcmp(optarg, "folded") ? PROFCALL_FMT_FOLDED : 0;
+			if (!c.format) {
+				fprintf(stderr, "cprofalyze: unknown format '%s'\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -249,7 +274,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc || (c.format && argc - optind != 1)) {
 		usage(stderr);
 		return 2;
 	}

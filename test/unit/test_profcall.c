@@ -851,6 +851,26 @@ static void test_enomem(void)
 	ok(done, "enough memory: the report is printed");
 	ok(failures > 5, "ENOMEM reported (%d times)", failures);
 	is_int(live_allocs, 0, "ENOMEM: every allocation released");
+	for (unsigned fmt = PROFCALL_FMT_CALLGRIND; fmt <= PROFCALL_FMT_FOLDED; fmt++) {
+		int export_failures = 0, other = 0;
+		done = false;
+		for (long budget = 0; budget < 200 && !done && live_allocs == 0; budget++) {
+			profcall_t *pc;
+			if (profcall_parse(&env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
+				break;
+			alloc_budget = budget;
+			errno_t err = profcall_export(pc, fmt);
+			alloc_budget = -1;
+			profcall_free(pc);
+			done = err == EOK;
+			export_failures += err == ENOMEM;
+			other += err != EOK && err != ENOMEM;
+		}
+		ok(done && export_failures > 0 && other == 0 && live_allocs == 0,
+		   "export %u: ENOMEM %d times, then done, every allocation released", fmt,
+		   export_failures);
+	}
+	is_int(profcall_export(NULL, 9), EINVAL, "export: an unknown format is EINVAL");
 }
 
 /* ---------------------------------------------------------------- the tool */
@@ -879,6 +899,45 @@ static void test_tool_root(const char *build, const char *dir, char *text, size_
 		diag("could not remove %s", b);
 }
 
+/*
+ * cprofalyze -F callgrind: fn= per function with self wall and on-CPU
+ * cycles, cfn= per callee path with the exact calls and its inclusive
+ * cycles; callgrind_annotate reads it (self and --inclusive=yes).
+ * -F folded: a line per path with self time.
+ */
+static void test_tool_export(const char *build, const char *dir, char *text, size_t size)
+{
+	char cmd[1400];
+
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F callgrind -r %s %s/call.out > "
+		 "%s/cg.out && cat %s/cg.out", build, dir, dir, dir, dir);
+	is_int(tool_run(cmd, text, size), 0, "cprofalyze -F callgrind exits 0");
+	ok(strncmp(text, "# callgrind format\nversion: 1\ncreator: cprofalyze\n", 50) == 0 &&
+	   strstr(text, "\nevents: Wall Cpu\n"), "callgrind: header, events Wall Cpu");
+	ok(strstr(text, "\nob=/boot/kernel\nfl=???\nfn=main [k]\n0 7000 7000\ncfn=zeta [k]\n"
+		  "calls=7 0\n0 14000 14000\ncfn=alpha [k]\ncalls=5 0\n0 5000 5000\n") != NULL,
+	   "callgrind: the kernel's main: self, calls to zeta and alpha, inclusive costs");
+	ok(strstr(text, "\nfn=zeta [k]\n0 7000 7000\ncfn=delta [k]\ncalls=6 0\n0 6000 6000\n"
+		  "cfn=alpha [k]\ncalls=1 0\n0 1000 1000\n") != NULL,
+	   "callgrind: zeta's calls to delta and alpha");
+	snprintf(cmd, sizeof(cmd), "callgrind_annotate --inclusive=yes %s/cg.out 2>&1", dir);
+	is_int(tool_run(cmd, text, size), 0, "callgrind_annotate --inclusive=yes reads it");
+	ok(strstr(text, "26,000 ( 0.61%)    26,000 ( 0.65%)  ???:main [k] [/boot/kernel]") &&
+	   strstr(text, "4,236,572 (99.39%) 4,002,004 (99.35%)  ???:main [/bin/app]"),
+	   "... inclusive: the kernel's main 26 bodies, the app's main all its time");
+	snprintf(cmd, sizeof(cmd), "callgrind_annotate %s/cg.out 2>&1", dir);
+	tool_run(cmd, text, size);
+	HAS(text, "1,234,572 (28.96%) 1,000,004 (24.83%)  ???:f [/bin/app]");
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F folded -r %s %s/call.out", build, dir,
+		 dir);
+	is_int(tool_run(cmd, text, size), 0, "cprofalyze -F folded exits 0");
+	HAS(text, "kernel-0;main_[k];zeta_[k];delta_[k] 6000");
+	HAS(text, "app-5;main;f;f 5");
+	HAS(text, "app-5;main;0x500000 3000000");
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F pdf %s/call.out 2>&1", build, dir);
+	is_int(tool_run(cmd, text, size), 2, "-F with an unknown format: exit 2");
+}
+
 static void test_tool(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -898,6 +957,7 @@ static void test_tool(void)
 	HAS(text, "        5       5.00       5.00    alpha");
 	HAS(text, "        2       0.01       0.00      f");
 	note_text("cprofalyze output:", text);
+	test_tool_export(build, dir, text, sizeof(text));
 
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -f -t -n 1 -r %s/ %s/call.out 2>&1",
 		 build, dir, dir);

@@ -68,6 +68,20 @@ void profcall_notes(const prof_env_t *env);
  */
 errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
 
+#define PROFCALL_FMT_CALLGRIND 1        /* events: Wall Cpu, calls= exact */
+#define PROFCALL_FMT_FOLDED 2           /* TASK;root;...;fn SELF_WALL_CYCLES */
+
+/*
+ * Write every table of pc in format (PROFCALL_FMT_*) through env.out:
+ * callgrind: one ob= per table's binary, fn= per function with its self
+ * wall and on-CPU cycles, cfn= per caller -> callee with calls= the exact
+ * call count and the callee path's inclusive cycles (kernel functions
+ * named NAME [k]); folded: one line per call path with self wall time, the
+ * task's name first, its self wall cycles as the count. EOK, EINVAL for
+ * an unknown format, ENOMEM.
+ */
+errno_t profcall_export(profcall_t *pc, unsigned format);
+
 /* Release pc and everything it holds (NULL is fine). */
 void profcall_free(profcall_t *pc);
 
