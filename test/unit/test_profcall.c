@@ -934,6 +934,12 @@ static void test_tool_export(const char *build, const char *dir, char *text, siz
 	HAS(text, "kernel-0;main_[k];zeta_[k];delta_[k] 6000");
 	HAS(text, "app-5;main;f;f 5");
 	HAS(text, "app-5;main;0x500000 3000000");
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F folded -r %s %s/call.out | perl "
+		 "/usr/share/perl5/Devel/NYTProf/flamegraph.pl 2>&1", build, dir, dir);
+	is_int(tool_run(cmd, text, size), 0, "flamegraph.pl reads cprofalyze -F folded");
+	ok(strstr(text, "<title>main_[k] (26,000 samples, ") &&
+	   strstr(text, "<title>f (1,234,572 samples, "),
+	   "... the kernel's main 26 bodies inclusive, f its self and recursion");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F pdf %s/call.out 2>&1", build, dir);
 	is_int(tool_run(cmd, text, size), 2, "-F with an unknown format: exit 2");
 }
