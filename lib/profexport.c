@@ -698,6 +698,27 @@ static void pp_task_str(px_t *x, pp_state_t *p, uint32_t t)
 	pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
 }
 
+/*
+ * A binary's file name: with o->root, an absolute guest path is given as
+ * the host file under it (where pprof finds the ELF), except the kernel
+ * named by o->kernel_path (already a host path).
+ */
+static void pp_bin_str(px_t *x, pp_state_t *p, uint32_t b)
+{
+	const char *path = x->bins[b] ? x->bins[b] : "", *root = x->o->root;
+	bool kernel = x->o->kernel_path && strcmp(path, x->o->kernel_path) == 0;
+
+	p->sub.len = 0;
+	if (root && path[0] == '/' && !kernel) {
+		size_t n = strlen(root);
+		while (n > 0 && root[n - 1] == '/')
+			n--;
+		buf_put(x, &p->sub, root, n);
+	}
+	buf_str(x, &p->sub, path);
+	pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+}
+
 static void pp_strings(px_t *x, pp_state_t *p)
 {
 	for (size_t i = 0; i < PS_FIXED; i++)
@@ -710,10 +731,8 @@ static void pp_strings(px_t *x, pp_state_t *p)
 			buf_str(x, &p->sub, " [k]");
 		pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
 	}
-	for (uint32_t b = 0; b < x->nbins; b++) {
-		const char *s = x->bins[b] ? x->bins[b] : "";
-		pb_bytes(x, &p->pb, PB_STRING, s, strlen(s));
-	}
+	for (uint32_t b = 0; b < x->nbins; b++)
+		pp_bin_str(x, p, b);
 	for (uint32_t t = 0; t < x->ntasks; t++)
 		pp_task_str(x, p, t);
 }

@@ -320,8 +320,12 @@ def check_pprof(tap, tmp, rows, self_, incl):
     tap.ok(rc == 0 and re.search(r"memcpy \[k\]\s*\n\s+syscall_entry \[k\]\s*\n\s+alpha\n", tr),
            "pprof -traces: a stack leaf first (memcpy [k] <- syscall_entry [k] <- alpha)")
     rc, raw, _e = run(["go", "tool", "pprof", "-raw", path], env=dict(os.environ, HOME=tmp))
-    tap.ok(rc == 0 and "/bin/workload" in raw and "/boot/kernel" in raw and "/bin/sh" in raw
-           and "Mappings" in raw, "pprof -raw: one mapping per binary, the kernel too")
+    root = os.path.join(tmp, "root")
+    maps = re.findall(r"^\d+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+)", raw, re.M)
+    tap.ok(rc == 0 and sorted(maps) == sorted(os.path.join(root, p) for p in
+                                              ("bin/workload", "bin/sh", "boot/kernel")),
+           "pprof -raw: one mapping per binary, the kernel too, named by the ELF files "
+           "vprof read (%s)" % maps)
     path = vprof(tap, tmp, ["-F", "pprof", "-T", "sh"], "sh.pb.gz")
     sh_flat = pprof_top(tap, path)[0]
     tap.ok(sh_flat == {"sh_read": 300}, "pprof of -T sh: only the shell's samples (%s)" % sh_flat)

@@ -498,7 +498,7 @@ static int bench_export(const char *format)
 	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
 	prof_filter_t none = { 0 };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
-	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false };
+	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL };
 	uint64_t bytes = 0, seed = 1;
 	prof_export_out_t out = { &bytes, bx_null_write, bx_null_open };
 	struct timespec a, b;
@@ -655,6 +655,7 @@ static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_op
 static int run_to(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 {
 	vp->x.title = stream;
+	vp->x.root = vp->root;
 	if (vp->x.format == PROF_FMT_GMON) {
 		vp->gmon_prefix = vp->out_path ? vp->out_path : "gmon.out";
 		return run(stream, vp, o);

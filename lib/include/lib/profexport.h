@@ -43,6 +43,9 @@ typedef struct prof_export_opts {
 	const char *kernel_path;        /* NULL: "/boot/kernel" */
 	const char *title;              /* names the stream (the file it came from) */
 	bool threads;                   /* speedscope: one profile per thread */
+	const char *root;               /* pprof: the host directory the stream's
+					   absolute paths are under (mapping and
+					   function file names), NULL: as recorded */
 } prof_export_opts_t;
 
 /*
