@@ -828,6 +828,41 @@ static void sb_leaf(sb_t *b, unsigned n, uint64_t pc, uint64_t ret, uint64_t t0,
 	}
 }
 
+/* prof_walk_fn_t: "COUNT: root;...;leaf" lines into out. */
+static errno_t walk_line(void *ctx, const prof_walk_info_t *info, const prof_xstack_t *s)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "%llu:", (unsigned long long)s->count);
+
+	(void)ctx, (void)info;
+	for (size_t i = 0; i < s->nframes && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s", i ? ";" : " ",
+			      s->frames[i].name);
+	f_out(NULL, line, strlen(line));
+	f_out(NULL, "\n", 1);
+	return EOK;
+}
+
+/* The whole stacks of prof_report_walk get the leaf callers too. */
+static void test_leaf_walk(void)
+{
+	static const prof_filter_t all;
+	prof_report_t *r;
+
+	out_len = 0;
+	f_out(NULL, "", 0);
+	prof_report_new(&env, &r);
+	prof_report_setup(r, &all, true);
+	prof_report_feed(r, sb.buf, sb.len);
+	is_int(prof_report_walk(r, NULL, walk_line, NULL), EOK, "leaf walk: EOK");
+	prof_report_free(r);
+	HAS(out, "30: grand;caller_a;leaf");
+	HAS(out, "10: grand;caller_b;leaf");
+	HAS(out, "10: grand;leaf");
+	HAS(out, "20: caller_b;framed");
+	HAS(out, "5: grand;caller_b;framed");
+}
+
 static void test_leaf_tree(void)
 {
 	prof_report_opts_t o = sys_opts;
@@ -858,6 +893,7 @@ static void test_leaf_tree(void)
 	HAS(t, "          25 100.00%  <- caller_b");
 	HAS(t, "               5  20.00%  <- grand");
 	free(t);
+	test_leaf_walk();
 	is_int(live_allocs, 0, "leaf tree: all memory released");
 	nfiles = 0;
 	files_default();
