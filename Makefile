@@ -292,7 +292,8 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profbin.c lib/profsym.c \
+CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profexport.c lib/profreport.c \
+	lib/profleaf.c lib/profbin.c lib/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)

@@ -755,14 +755,14 @@ static void gz_le32(unsigned char *p, uint32_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Write data as a gzip member of stored (uncompressed) deflate blocks. */
-static void gz_write(px_t *x, const unsigned char *data, size_t len)
+void prof_gzip(const prof_export_out_t *out, const void *data_, size_t len)
 {
 	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
+	const unsigned char *data = data_;
 	unsigned char blk[5], tail[8];
 	size_t off = 0;
 
-	x->out->write(x->out->ctx, head, sizeof(head));
+	out->write(out->ctx, head, sizeof(head));
 	do {
 		size_t n = len - off < PX_GZ_BLOCK ? len - off : PX_GZ_BLOCK;
 		blk[0] = off + n == len;                /* BFINAL, BTYPE 00 */
@@ -770,13 +770,72 @@ static void gz_write(px_t *x, const unsigned char *data, size_t len)
 		blk[2] = (unsigned char)(n >> 8);
 		blk[3] = (unsigned char)~n;
 		blk[4] = (unsigned char)(~n >> 8);
-		x->out->write(x->out->ctx, blk, sizeof(blk));
-		x->out->write(x->out->ctx, data + off, n);
+		out->write(out->ctx, blk, sizeof(blk));
+		out->write(out->ctx, data + off, n);
 		off += n;
 	} while (off < len);
 	gz_le32(tail, gz_crc(0, data, len));
 	gz_le32(tail + 4, (uint32_t)len);
-	x->out->write(x->out->ctx, tail, sizeof(tail));
+	out->write(out->ctx, tail, sizeof(tail));
+}
+
+/* ---------------------------------------------------------------- public pb */
+
+void prof_pb_raw(prof_pb_t *b, const void *data, size_t len)
+{
+	if (b->err)
+		return;
+	if (b->cap - b->len < len) {
+		size_t ncap = b->cap ? b->cap : 256;
+		while (ncap - b->len < len)
+			ncap *= 2;
+		unsigned char *np = b->env->alloc(b->env->ctx, ncap);
+		if (!np) {
+			b->err = ENOMEM;
+			return;
+		}
+		if (b->p)
+			memcpy(np, b->p, b->len);
+		if (b->p)
+			b->env->release(b->env->ctx, b->p);
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+void prof_pb_varint(prof_pb_t *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	prof_pb_raw(b, tmp, n);
+}
+
+void prof_pb_uint(prof_pb_t *b, unsigned field, uint64_t v)
+{
+	prof_pb_varint(b, (uint64_t)field << 3);
+	prof_pb_varint(b, v);
+}
+
+void prof_pb_bytes(prof_pb_t *b, unsigned field, const void *data, size_t len)
+{
+	prof_pb_varint(b, (uint64_t)field << 3 | 2);
+	prof_pb_varint(b, len);
+	prof_pb_raw(b, data, len);
+}
+
+void prof_pb_free(prof_pb_t *b)
+{
+	if (b->p)
+		b->env->release(b->env->ctx, b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
 }
 
 static void px_pprof(px_t *x)
@@ -806,7 +865,7 @@ static void px_pprof(px_t *x)
 	if (err)
 		x->err = err;
 	if (!x->err)
-		gz_write(x, p.pb.p, p.pb.len);
+		prof_gzip(x->out, p.pb.p, p.pb.len);
 	buf_free(x, &p.pb);
 	buf_free(x, &p.msg);
 	buf_free(x, &p.sub);

@@ -7,7 +7,7 @@
  * lib/profcall.c.
  *
  * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
- *        cprofalyze -F callgrind|folded [-r ROOT] FILE
+ *        cprofalyze -F callgrind|folded|pprof [-r ROOT] FILE
  *
  *   FILE     a call profile (lib/include/abi/cprof.h; `cprof get` writes it)
  *   -f       totals per function (the paths' order is lost)
@@ -19,8 +19,10 @@
  *   -n N     at most N lines per table
  *   -F FMT   instead of the report, write FILE's tables as callgrind
  *            (`events: Wall Cpu` in cycles, calls= exact; callgrind_annotate,
- *            KCachegrind) or folded stacks (per call path its self wall
- *            cycles; flamegraph.pl) to standard output
+ *            KCachegrind), folded stacks (per call path its self wall
+ *            cycles; flamegraph.pl) or pprof (gzipped profile.proto: calls,
+ *            wall and cpu nanoseconds per path; go tool pprof) to standard
+ *            output
  *   -r ROOT  the directory the binaries named in the file are looked up
  *            in (default /; on the host the initrd-root of the build this
  *            cprofalyze belongs to, BUILD/host/cprofalyze -> BUILD/initrd-root,
@@ -72,9 +74,10 @@ typedef struct cpa {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...\n"
-		"       cprofalyze -F callgrind|folded [-r ROOT] FILE\n"
+		"       cprofalyze -F callgrind|folded|pprof [-r ROOT] FILE\n"
 		"  print call profiles (written by cprof get)\n"
-		"  -F FMT   write FILE as callgrind (events: Wall Cpu) or folded stacks\n"
+		"  -F FMT   write FILE as callgrind (events: Wall Cpu), folded stacks or\n"
+		"           pprof\n"
 		"  -f       totals per function (the paths' order is lost)\n"
 		"  -a       sort alphabetically by path (default)\n"
 		"  -o       no sort: the order in the file\n"
@@ -102,6 +105,11 @@ static void cpa_out(void *ctx, const char *s, size_t len)
 {
 	(void)ctx;
 	fwrite(s, 1, len, stdout);
+}
+
+static void cpa_write(void *ctx, const void *data, size_t len)
+{
+	fwrite(data, 1, len, ctx);
 }
 
 /* Read the whole file path into malloc'd memory. EOK, ENOENT, ENOMEM or EIO. */
@@ -180,7 +188,8 @@ static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool n
 		return 1;
 	}
 	if (c->format) {
-		err = profcall_export(pc, c->format);
+		err = c->format == PROFCALL_FMT_PPROF ? profcall_pprof(pc, cpa_write, stdout) :
+			profcall_export(pc, c->format);
 		profcall_free(pc);
 		fflush(stdout);
 		if (err != EOK)
@@ -231,7 +240,8 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'F':
 			c.format = !strcmp(optarg, "callgrind") ? PROFCALL_FMT_CALLGRIND :
-				   !strcmp(optarg, "folded") ? PROFCALL_FMT_FOLDED : 0;
+				   !strcmp(optarg, "folded") ? PROFCALL_FMT_FOLDED :
+				   !strcmp(optarg, "pprof") ? PROFCALL_FMT_PPROF : 0;
 			if (!c.format) {
 				fprintf(stderr, "cprofalyze: unknown format '%s'\n", optarg);
 				usage(stderr);

@@ -828,6 +828,11 @@ static void test_fuzz(void)
 	free(b.buf);
 }
 
+static void null_write(void *ctx, const void *data, size_t len)
+{
+	(void)ctx, (void)data, (void)len;
+}
+
 static void test_enomem(void)
 {
 	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
@@ -851,7 +856,7 @@ static void test_enomem(void)
 	ok(done, "enough memory: the report is printed");
 	ok(failures > 5, "ENOMEM reported (%d times)", failures);
 	is_int(live_allocs, 0, "ENOMEM: every allocation released");
-	for (unsigned fmt = PROFCALL_FMT_CALLGRIND; fmt <= PROFCALL_FMT_FOLDED; fmt++) {
+	for (unsigned fmt = PROFCALL_FMT_CALLGRIND; fmt <= PROFCALL_FMT_PPROF; fmt++) {
 		int export_failures = 0, other = 0;
 		done = false;
 		for (long budget = 0; budget < 200 && !done && live_allocs == 0; budget++) {
@@ -859,7 +864,8 @@ static void test_enomem(void)
 			if (profcall_parse(&env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
 				break;
 			alloc_budget = budget;
-			errno_t err = profcall_export(pc, fmt);
+			errno_t err = fmt == PROFCALL_FMT_PPROF ? profcall_pprof(pc, null_write, NULL) :
+				      profcall_export(pc, fmt);
 			alloc_budget = -1;
 			profcall_free(pc);
 			done = err == EOK;
@@ -897,6 +903,34 @@ static void test_tool_root(const char *build, const char *dir, char *text, size_
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", b);
 	if (system(cmd) != 0)
 		diag("could not remove %s", b);
+}
+
+static bool has_flat_text(const char *text, const char *flat, const char *name);
+
+/* Does pprof -top's text have a row "FLAT ... NAME" (flat count exact)? */
+static bool has_flat(const char *text, const char *name, unsigned long flat)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "%lu", flat);
+	return has_flat_text(text, want, name);
+}
+
+static bool has_flat_text(const char *text, const char *flat, const char *name)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char first[64], rest[256];
+		size_t len = strcspn(l, "\n");
+		if (len >= sizeof(rest) || sscanf(l, "%63s", first) != 1)
+			continue;
+		memcpy(rest, l, len);
+		rest[len] = '\0';
+		size_t nl = strlen(name), rl = strlen(rest);
+		if (!strcmp(first, flat) && rl > nl + 2 && !strcmp(rest + rl - nl, name) &&
+		    rest[rl - nl - 1] == ' ' && rest[rl - nl - 2] == ' ')
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -940,6 +974,20 @@ static void test_tool_export(const char *build, const char *dir, char *text, siz
 	ok(strstr(text, "<title>main_[k] (26,000 samples, ") &&
 	   strstr(text, "<title>f (1,234,572 samples, "),
 	   "... the kernel's main 26 bodies inclusive, f its self and recursion");
+	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F pprof -r %s %s/call.out > %s/cp.pb.gz && "
+		 "HOME=%s go tool pprof -top -sample_index=calls -nodefraction=0 %s/cp.pb.gz 2>&1",
+		 build, dir, dir, dir, dir, dir);
+	is_int(tool_run(cmd, text, size), 0, "go tool pprof -top reads cprofalyze -F pprof");
+	ok(strstr(text, "Type: calls") && has_flat(text, "zeta [k]", 7) &&
+	   has_flat(text, "alpha [k]", 6) && has_flat(text, "delta [k]", 6) &&
+	   has_flat(text, "f", 5) && has_flat(text, "g", 10) && has_flat(text, "0x500000", 7),
+	   "... the exact calls per function (alpha [k] 5 + 1, f 3 + 2)");
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -top -sample_index=wall -nodefraction=0 "
+		 "%s/cp.pb.gz 2>&1", dir, dir);
+	tool_run(cmd, text, size);
+	ok(strstr(text, "Type: wall") && strstr(text, "100% of 4262.57ms total") &&
+	   has_flat_text(text, "3000ms", "0x500000") && has_flat_text(text, "1234.57ms", "f"),
+	   "... self wall time in ns from the TSC rate: 4262.57 ms, 3000 in 0x500000");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F pdf %s/call.out 2>&1", build, dir);
 	is_int(tool_run(cmd, text, size), 2, "-F with an unknown format: exit 2");
 }

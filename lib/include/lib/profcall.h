@@ -70,6 +70,7 @@ errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
 
 #define PROFCALL_FMT_CALLGRIND 1        /* events: Wall Cpu, calls= exact */
 #define PROFCALL_FMT_FOLDED 2           /* TASK;root;...;fn SELF_WALL_CYCLES */
+#define PROFCALL_FMT_PPROF 3            /* gzipped profile.proto: calls, wall, cpu */
 
 /*
  * Write every table of pc in format (PROFCALL_FMT_*) through env.out:
@@ -81,6 +82,15 @@ errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
  * an unknown format, ENOMEM.
  */
 errno_t profcall_export(profcall_t *pc, unsigned format);
+
+/*
+ * Write pc as a gzipped pprof profile.proto to write(ctx, ...): sample
+ * types calls/count, wall/nanoseconds, cpu/nanoseconds (self time, from
+ * the file's TSC frequency); a sample per call path (its locations leaf
+ * first, label task), a mapping per table's binary. EOK or ENOMEM.
+ */
+errno_t profcall_pprof(profcall_t *pc, void (*write)(void *ctx, const void *data, size_t len),
+		       void *ctx);
 
 /* Release pc and everything it holds (NULL is fine). */
 void profcall_free(profcall_t *pc);

@@ -28,6 +28,7 @@
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROF_FMT_REPORT 0               /* the report (not prof_export's) */
 #define PROF_FMT_FOLDED 1
@@ -72,5 +73,29 @@ const char *prof_export_name(unsigned format);
  */
 errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_opts_t *o,
 		    const prof_export_out_t *out);
+
+/*
+ * For other pprof writers (cprofalyze): a growable protocol buffer whose
+ * memory comes from env; err is sticky (ENOMEM), the bytes are in p[0 ..
+ * len).
+ */
+typedef struct prof_pb {
+	const prof_env_t *env;
+	unsigned char *p;
+	size_t len, cap;
+	errno_t err;
+} prof_pb_t;
+
+/* Append raw bytes; a varint; a field's key and varint value; a length-delimited field. */
+void prof_pb_raw(prof_pb_t *b, const void *data, size_t len);
+void prof_pb_varint(prof_pb_t *b, uint64_t v);
+void prof_pb_uint(prof_pb_t *b, unsigned field, uint64_t v);
+void prof_pb_bytes(prof_pb_t *b, unsigned field, const void *data, size_t len);
+
+/* Release b's memory (it can be used again, empty). */
+void prof_pb_free(prof_pb_t *b);
+
+/* Write len bytes of data to out as a gzip member of stored deflate blocks. */
+void prof_gzip(const prof_export_out_t *out, const void *data, size_t len);
 
 #endif
