@@ -129,12 +129,18 @@ def check_errors(tap, sh):
 
 def check_busy(tap, sh):
     sh.run("profil -i 128 fib 31 0 29 > /tmp/bg.out &")
-    sh.run("sleep 1")
+    # Wait until the background fib runs (profil starts it only once its
+    # profile is on): a fixed sleep lost the race on a loaded host.
+    for _ in range(60):
+        if any(os.path.basename(l.split()[-1]) == "fib"
+               for l in sh.run("tasks") or [] if l.split()):
+            break
+        sh.run("sleep 1")
     out = sh.run("profil -i 128 " + FIB)
     tap.ok(out and "Profil Error: Already profiling another process" in out and
            sh.status() == 1, "a second profil -i 128 fib: already profiling (%r)" % out)
     done = None
-    for _ in range(60):
+    for _ in range(240):
         done = [l for l in sh.run("sleep 1") or [] if "done" in l]
         if done:
             break
