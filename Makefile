@@ -270,7 +270,7 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/profdiff.c lib/profreport.c lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
