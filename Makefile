@@ -303,8 +303,9 @@ $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi
 
 host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
 
-# test_profreport also runs vprof; test_profcall cprofalyze.
+# test_profreport and test_profdiff also run vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
+$(BUILD)/host/test/test_profdiff: | $(VPROF)
 $(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
 .PHONY: host-tools
 
