@@ -13,6 +13,9 @@ record) and runs build/host/vprof diff -p 0 A B. Checks:
   sign right and its size 25 points within 5;
 - work_beta did not: p > 0.01, not marked, |difference| < 3 points;
 - the three rows come first (by |z|): alpha and gamma above beta.
+The same in the guest with /bin/sprofdiff (the same lib/profdiff.c) on
+two 1-second runs written to /tmp files by `profile -o`; and its usage
+(-h: status 0; one file: 2; a missing file: 1 and a message).
 
 Under the null hypothesis the p-value of beta is uniform, so a correct
 test fails about 1 % of the time; the workload's slices (1 ms, round
@@ -84,6 +87,48 @@ def parse(text):
     return rows
 
 
+def check_rows(tap, text, who):
+    """The statistics' verdicts on the table in text."""
+    rows = parse(text)
+    for fn, sign in (("work_alpha", -1), ("work_gamma", 1)):
+        row = rows.get(fn)
+        tap.ok(row and row[4] < ALPHA and row[5],
+               "%s: %s changed: p %s < %g, marked" % (who, fn, row and row[4], ALPHA))
+        tap.ok(row and abs(row[2] - sign * 25) <= 5,
+               "%s: %s: %+.2f points (want %+d within 5)"
+               % (who, fn, row[2] if row else 0, sign * 25))
+    row = rows.get("work_beta")
+    tap.ok(row and row[4] > ALPHA and not row[5],
+           "%s: work_beta unchanged: p %s > %g, not marked" % (who, row and row[4], ALPHA))
+    tap.ok(row and abs(row[2]) < 3, "%s: work_beta: %+.2f points (want within 3)"
+           % (who, row[2] if row else 0))
+    names = [m.group(8) for m in map(ROW_RE.match, text.splitlines())
+             if m and m.group(8) in rows]
+    tap.ok(len(names) == 3 and names.index("work_beta") == 2,
+           "%s: rows by |z|: alpha and gamma before beta (%s)" % (who, names))
+
+
+def run_sprofdiff(tap, sh):
+    for name, cmd in zip("ab", RUNS):
+        out = sh.run("profile -o /tmp/%s.dat %s" % (name, cmd.replace("-d 2", "-d 1")),
+                     timeout=120)
+        tap.ok(out and sh.status() == 0, "profile -o /tmp/%s.dat: status 0" % name)
+    out = sh.run("sprofdiff -p 0 /tmp/a.dat /tmp/b.dat", timeout=120)
+    tap.ok(out and sh.status() == 0, "sprofdiff -p 0 /tmp/a.dat /tmp/b.dat: status 0")
+    for line in out or []:
+        tap.diag("  " + line)
+    check_rows(tap, "\n".join(out or []), "sprofdiff")
+    out = sh.run("sprofdiff -h")
+    tap.ok(out and out[0].startswith("usage: sprofdiff") and sh.status() == 0,
+           "sprofdiff -h: usage, status 0")
+    out = sh.run("sprofdiff /tmp/a.dat")
+    tap.ok(out and out[0].startswith("usage: sprofdiff") and sh.status() == 2,
+           "sprofdiff with one file: usage, status 2")
+    out = sh.run("sprofdiff /tmp/a.dat /tmp/none.dat")
+    tap.ok(out and "sprofdiff: /tmp/none.dat" in out[0] and sh.status() == 1,
+           "a missing file: a message, status 1 (%r)" % out)
+
+
 def check_diff(tap):
     data = open(COM2, "rb").read() if os.path.exists(COM2) else b""
     streams = split_streams(data)
@@ -107,30 +152,14 @@ def check_diff(tap):
         m = re.search(r"samples: (\d+) total", n)
         tap.ok(m and int(m.group(1)) >= MIN_SAMPLES,
                "%s: %s samples (want >= %d)" % (name, m and m.group(1), MIN_SAMPLES))
-    rows = parse(r.stdout)
-    for fn, sign in (("work_alpha", -1), ("work_gamma", 1)):
-        row = rows.get(fn)
-        tap.ok(row and row[4] < ALPHA and row[5],
-               "%s changed: p %s < %g, marked" % (fn, row and row[4], ALPHA))
-        tap.ok(row and abs(row[2] - sign * 25) <= 5,
-               "%s: %+.2f points (want %+d within 5)" % (fn, row[2] if row else 0,
-                                                      sign * 25))
-    row = rows.get("work_beta")
-    tap.ok(row and row[4] > ALPHA and not row[5],
-           "work_beta unchanged: p %s > %g, not marked" % (row and row[4], ALPHA))
-    tap.ok(row and abs(row[2]) < 3, "work_beta: %+.2f points (want within 3)"
-           % (row[2] if row else 0))
-    names = [m.group(8) for m in map(ROW_RE.match, r.stdout.splitlines())
-             if m and m.group(8) in rows]
-    tap.ok(len(names) == 3 and names.index("work_beta") == 2,
-           "rows by |z|: alpha and gamma before beta (%s)" % names)
+    check_rows(tap, r.stdout, "vprof diff")
 
 
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
     try:
-        shell_session(tap, (run_profiles,), cpus=2, boot_wait=BOOT_WAIT,
+        shell_session(tap, (run_profiles, run_sprofdiff), cpus=2, boot_wait=BOOT_WAIT,
                       icount=bt.PROFILE_ICOUNT, extra="-serial file:" + COM2)
         check_diff(tap)
     finally:
