@@ -341,6 +341,24 @@ static uint32_t rep_bin(prof_report_t *r, const char *path, size_t len)
 	return (uint32_t)r->nbins++;
 }
 
+/*
+ * The name of a task slot: its TASK record's, else its program's file
+ * name, else "kernel" for task 0, else "?".
+ */
+static const char *rep_task_name(const prof_report_t *r, uint32_t slot)
+{
+	const prof_task_t *t = &r->tasks[slot];
+	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
+
+	if (!t->name[0] && t->bin != PROF_NONE) {
+		name = r->bins[t->bin].path;
+		for (const char *p = name; *p; p++)
+			if (*p == '/' && p[1])
+				name = p + 1;
+	}
+	return name;
+}
+
 /* ---------------------------------------------------------------- records */
 
 /* Copy a record of at least want bytes out of rec (len bytes) into dst. */
@@ -691,32 +709,17 @@ static void rep_func_name(prof_print_t *pp, uint32_t f)
 }
 
 /*
- * The name of a task: of its TASK record, else of its program, else
- * "kernel" for task 0 and "?".
+ * "ID NAME" of a task slot (or "[idle]") into buf: the name of its TASK
+ * record, else of its program, else "kernel" for task 0 and "?".
  */
-static const char *rep_task_name(const prof_report_t *r, const prof_task_t *t)
-{
-	const char *name = t->name[0] ? t->name : t->id == 0 ? "kernel" : "?";
-
-	if (!t->name[0] && t->bin != PROF_NONE) {
-		/* No TASK record: the name of its program. */
-		name = r->bins[t->bin].path;
-		for (const char *p = name; *p; p++)
-			if (*p == '/' && p[1])
-				name = p + 1;
-	}
-	return name;
-}
-
-/* "ID NAME" of a task slot (or "[idle]") into buf. */
 static void rep_task_label(prof_report_t *r, uint32_t slot, char *buf, size_t size)
 {
 	if (slot == PROF_SLOT_IDLE) {
 		fmt_snprintf(buf, size, "[idle]");
 		return;
 	}
-	const prof_task_t *t = &r->tasks[slot];
-	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)t->id, rep_task_name(r, t));
+	fmt_snprintf(buf, size, "%llu %s", (unsigned long long)r->tasks[slot].id,
+		     rep_task_name(r, slot));
 }
 
 /* ---------------------------------------------------------------- symbolizing */
@@ -1236,6 +1239,25 @@ static errno_t pr_body(prof_print_t *pp)
 	return pp->o->tree ? pr_tree(pp, shown) : EOK;
 }
 
+errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
+{
+	prof_print_t pp;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.r = r;
+	pp.o = o;
+	rep_totals(r, &r->c);
+	errno_t err = pr_body(&pp);
+	pmap_free(r, &pp.fmap);
+	rep_release(r, pp.funcs);
+	rep_release(r, pp.sfunc);
+	rep_release(r, pp.nframes);
+	rep_release(r, pp.rows);
+	return err;
+}
+
+/* ---------------------------------------------------------------- rows out */
+
 static void pr_free(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
@@ -1247,21 +1269,6 @@ static void pr_free(prof_print_t *pp)
 	rep_release(r, pp->rows);
 }
 
-errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
-{
-	prof_print_t pp;
-
-	memset(&pp, 0, sizeof(pp));
-	pp.r = r;
-	pp.o = o;
-	rep_totals(r, &r->c);
-	errno_t err = pr_body(&pp);
-	pr_free(&pp);
-	return err;
-}
-
-/* ---------------------------------------------------------------- rows out */
-
 /* The public form of a row (strings point into r and pp). */
 static void pr_row_info(const prof_print_t *pp, const prof_row_t *row,
 			prof_row_info_t *info)
@@ -1271,7 +1278,7 @@ static void pr_row_info(const prof_print_t *pp, const prof_row_t *row,
 	bool idle = row->slot == PROF_SLOT_IDLE;
 
 	info->task_id = idle ? PROF_ROW_IDLE : r->tasks[row->slot].id;
-	info->task = idle ? "[idle]" : rep_task_name(r, &r->tasks[row->slot]);
+	info->task = idle ? "[idle]" : rep_task_name(r, row->slot);
 	info->binary = f->bin == PROF_NONE ? "" : r->bins[f->bin].path;
 	info->hash = f->bin == PROF_NONE || f->kernel ? 0 : r->bins[f->bin].hash;
 	info->function = pr_fname(pp, row->func);
