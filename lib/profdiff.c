@@ -334,15 +334,41 @@ static int pd_cmp(const profdiff_row_t *a, const profdiff_row_t *b)
 	return strcmp(a->key, b->key);
 }
 
-/* Insertion sort of the row array (stable, no recursion, no memory). */
-static void pd_sort(profdiff_row_t *rows, size_t n)
+/* By key alone (the folded join's order). */
+static int pd_cmp_key(const profdiff_row_t *a, const profdiff_row_t *b)
 {
-	for (size_t i = 1; i < n; i++) {
-		profdiff_row_t cur = rows[i];
-		size_t j = i;
-		for (; j > 0 && pd_cmp(&cur, &rows[j - 1]) < 0; j--)
-			rows[j] = rows[j - 1];
-		rows[j] = cur;
+	return strcmp(a->key, b->key);
+}
+
+typedef int (*pd_cmp_t)(const profdiff_row_t *a, const profdiff_row_t *b);
+
+static void pd_swap(profdiff_row_t *a, profdiff_row_t *b)
+{
+	profdiff_row_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void pd_sift(profdiff_row_t *rows, size_t root, size_t n, pd_cmp_t cmp)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && cmp(&rows[child], &rows[child + 1]) < 0)
+			child++;
+		if (cmp(&rows[root], &rows[child]) >= 0)
+			return;
+		pd_swap(&rows[root], &rows[child]);
+	}
+}
+
+/* Heapsort of the rows ascending by cmp (no recursion, no memory). */
+static void pd_sort(profdiff_row_t *rows, size_t n, pd_cmp_t cmp)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		pd_sift(rows, i, n, cmp);
+	for (size_t end = n; end > 1; end--) {
+		pd_swap(&rows[0], &rows[end - 1]);
+		pd_sift(rows, 0, end - 1, cmp);
 	}
 }
 
@@ -355,7 +381,7 @@ void profdiff_finish(profdiff_t *d)
 		for (size_t j = 0; j < t->n; j++)
 			profdiff_ztest(t->rows[j].count[0], d->total[0], t->rows[j].count[1],
 				       d->total[1], &t->rows[j].t);
-		pd_sort(t->rows, t->n);
+		pd_sort(t->rows, t->n, pd_cmp);
 		/* The index points at the old order: drop it (no more adds). */
 		pd_release(d, t->index);
 		t->index = NULL;
@@ -443,6 +469,77 @@ void profdiff_print(profdiff_t *d)
 		  "a two-proportion z-test; * p < %.2f; rows by |z|\n", PROFDIFF_ALPHA);
 	pd_print_table(d, PROFDIFF_TASKS);
 	pd_print_table(d, PROFDIFF_FUNCS);
+}
+
+/* ---------------------------------------------------------------- folded */
+
+/*
+ * One "STACK N" line (len bytes, no newline; a trailing \r is dropped)
+ * into table t as side, the stack copied to buf. EOK, EINVAL, ENOMEM.
+ */
+static errno_t pd_folded_line(profdiff_t *d, unsigned side, const char *line, size_t len,
+			      char *buf)
+{
+	uint64_t n = 0;
+	size_t sp = len, digits = 0;
+
+	if (len && line[len - 1] == '\r')
+		len--;
+	while (sp > 0 && line[sp - 1] != ' ')
+		sp--;
+	for (size_t i = sp; i < len; i++, digits++) {
+		if (line[i] < '0' || line[i] > '9' || n > (UINT64_MAX - 9) / 10)
+			return EINVAL;
+		n = n * 10 + (uint64_t)(line[i] - '0');
+	}
+	if (sp < 2 || !digits)
+		return EINVAL;
+	memcpy(buf, line, sp - 1);
+	buf[sp - 1] = '\0';
+	profdiff_row_t *row = pd_row(d, &d->t[PROFDIFF_FUNCS], buf, "", "", false);
+	if (!row)
+		return ENOMEM;
+	row->count[side] += n;
+	return EOK;
+}
+
+/* Every line of text (len bytes) into side; empty lines are skipped. */
+static errno_t pd_folded_text(profdiff_t *d, unsigned side, const char *text, size_t len,
+			      char *buf)
+{
+	errno_t err = EOK;
+
+	for (size_t at = 0, end; at < len && err == EOK; at = end + 1) {
+		for (end = at; end < len && text[end] != '\n'; end++)
+			;
+		if (end > at && !(end == at + 1 && text[at] == '\r'))
+			err = pd_folded_line(d, side, text + at, end - at, buf);
+	}
+	return err;
+}
+
+errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
+			     const char *b, size_t blen)
+{
+	profdiff_opts_t o = { 0, false, NULL, NULL, NULL };
+	profdiff_t *d;
+
+	if (profdiff_new(env, &o, &d) != EOK)
+		return ENOMEM;
+	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	errno_t err = buf ? pd_folded_text(d, 0, a, alen, buf) : ENOMEM;
+	if (err == EOK)
+		err = pd_folded_text(d, 1, b, blen, buf);
+	pd_release(d, buf);
+	pd_table_t *t = &d->t[PROFDIFF_FUNCS];
+	if (err == EOK)
+		pd_sort(t->rows, t->n, pd_cmp_key);
+	for (size_t i = 0; i < t->n && err == EOK; i++)
+		pd_printf(d, "%s %llu %llu\n", t->rows[i].key,
+			  (unsigned long long)t->rows[i].count[0],
+			  (unsigned long long)t->rows[i].count[1]);
+	profdiff_free(d);
+	return err;
 }
 
 /* ---------------------------------------------------------------- life */

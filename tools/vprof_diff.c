@@ -3,6 +3,7 @@
  * (lib/profdiff.c does the matching and the statistics).
  *
  * Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B
+ *        vprof diff -F folded A B
  *
  *   A, B          stream files (sprofile -o / profile -o), A the baseline
  *   -m            match functions by name only (across different builds;
@@ -11,6 +12,11 @@
  *   -T TASK       only the samples of this task (name or id); shares are
  *                 then of that task's samples
  *   -k, -r        as for vprof (the kernel ELF, the root of guest paths)
+ *   -F FORMAT     table (default) or folded: the two-column differential
+ *                 folded stacks "STACK COUNT_A COUNT_B" that flamegraph.pl
+ *                 draws red (more in B) and blue (less); A and B are then
+ *                 folded-stack files ("STACK N" lines; streams need the
+ *                 folded export of vprof -F folded, see vd_stream_folded)
  *
  * Output (lib/profdiff.h): "A: FILE: N samples", "B: ...", a legend, then
  * the task table and the function table, each row
@@ -45,12 +51,15 @@ static void vd_usage(FILE *f)
 {
 	fprintf(f, "Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] "
 		"[-r ROOT] A B\n"
+		"       vprof diff -F folded A B\n"
 		"Compare profiler streams A (baseline) and B: each task's and function's\n"
 		"share in both, B-A in points, a two-proportion z-test and its p-value;\n"
 		"rows by |z|, * marks p < 0.01.\n"
 		"  -m            match functions by name only (different builds)\n"
 		"  -p PERCENT    hide rows below PERCENT %% in both (default 0.5)\n"
 		"  -T TASK       only this task's samples (name or id)\n"
+		"  -F FORMAT     table (default), or folded: 'STACK COUNT_A COUNT_B'\n"
+		"                lines for flamegraph.pl (A, B: folded-stack files)\n"
 		"  -k KERNEL_ELF kernel ELF (default ROOT/boot/kernel)\n"
 		"  -r ROOT       prefix of the streams' binary paths (default: this\n"
 		"                build's initrd-root)\n"
@@ -191,17 +200,89 @@ static int vd_run(vdiff_t *vd, const profdiff_opts_t *o, const char *a, const ch
 				      "root with -r ROOT");
 }
 
+/* Whether data starts like a profiler stream (a HEADER record, the magic). */
+static bool vd_is_stream(const void *data, size_t size)
+{
+	prof_rec_header_t h;
+
+	if (size < sizeof(h))
+		return false;
+	memcpy(&h, data, sizeof(h));
+	return h.h.type == PROF_REC_HEADER && h.magic == PROF_MAGIC;
+}
+
+/*
+ * The folded stacks of the stream at path. Not in this vprof yet: the
+ * folded export (prof_export with PROF_FMT_FOLDED into a buffer) comes
+ * with vprof -F; until it is wired here, streams are refused. ENOTSUP.
+ */
+static errno_t vd_stream_folded(vdiff_t *vd, const char *path, void **text, size_t *len)
+{
+	(void)vd, (void)path, (void)text, (void)len;
+	return ENOTSUP;
+}
+
+/* The folded text of path (a folded file, or a stream). 0, or 1 with a message. */
+static int vd_folded_input(vdiff_t *vd, const char *path, void **text, size_t *len)
+{
+	errno_t err = vd_read(path, text, len);
+
+	if (err != EOK) {
+		fprintf(stderr, "vprof diff: %s: %s\n", path, err == ENOENT ? "cannot open" :
+			"out of memory");
+		return 1;
+	}
+	if (!vd_is_stream(*text, *len))
+		return 0;
+	free(*text);
+	*text = NULL;
+	if (vd_stream_folded(vd, path, text, len) == EOK)
+		return 0;
+	fprintf(stderr, "vprof diff: %s: -F folded of a stream needs vprof's folded "
+		"export; give folded-stack files (vprof -F folded)\n", path);
+	return 1;
+}
+
+/* -F folded: the two inputs' stacks joined. */
+static int vd_folded(vdiff_t *vd, const char *a, const char *b)
+{
+	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	void *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	int rc = vd_folded_input(vd, a, &ta, &la) || vd_folded_input(vd, b, &tb, &lb);
+	errno_t err = rc ? EOK : profdiff_folded_join(&env, ta, la, tb, lb);
+
+	if (err != EOK) {
+		fprintf(stderr, "vprof diff: %s\n", err == EINVAL ?
+			"a line of the folded input is not 'STACK COUNT'" : "out of memory");
+		rc = 1;
+	}
+	free(ta);
+	free(tb);
+	fflush(stdout);
+	return rc;
+}
+
 int vprof_diff_main(int argc, char **argv)
 {
 	static char root[VD_PATH];
 	vdiff_t vd = { hostroot_default(root, sizeof(root)), NULL, { 0, { "" } } };
 	profdiff_opts_t o = { 50, false, NULL, NULL, NULL };
+	bool folded = false;
 	long pct;
 	int c;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "hmp:T:k:r:")) != -1) {
+	while ((c = getopt(argc, argv, "hmp:T:k:r:F:")) != -1) {
 		switch (c) {
+		case 'F':
+			if (strcmp(optarg, "folded") != 0 && strcmp(optarg, "table") != 0) {
+				fprintf(stderr, "vprof diff: unknown format '%s'\n", optarg);
+				vd_usage(stderr);
+				return 2;
+			}
+			folded = strcmp(optarg, "folded") == 0;
+			break;
 		case 'h':
 			vd_usage(stdout);
 			return 0;
@@ -236,5 +317,7 @@ int vprof_diff_main(int argc, char **argv)
 	}
 	o.name_a = argv[optind];
 	o.name_b = argv[optind + 1];
+	if (folded)
+		return vd_folded(&vd, argv[optind], argv[optind + 1]);
 	return vd_run(&vd, &o, argv[optind], argv[optind + 1]);
 }

@@ -361,6 +361,45 @@ static void test_enomem(void)
 	profdiff_free(d);
 }
 
+/* ---------------------------------------------------------------- folded */
+
+static const char folded_a[] = "app;main;alpha 30\napp;main;beta 10\napp;main;beta 2\n";
+static const char folded_b[] = "app;main;beta 25\r\napp;main;gamma 5\n\napp;main;alpha 5";
+
+static errno_t join(const char *a, const char *b)
+{
+	out_len = 0;
+	f_out(NULL, "", 0);
+	return profdiff_folded_join(&env, a, strlen(a), b, strlen(b));
+}
+
+static void test_folded(void)
+{
+	is_int(join(folded_a, folded_b), EOK, "folded join: EOK");
+	is_str(out, "app;main;alpha 30 5\napp;main;beta 12 25\napp;main;gamma 0 5\n",
+	       "one line per stack, 0 where missing, a stack seen twice summed, sorted; "
+	       "CRLF, an empty line and no final newline taken");
+	is_int(join("a;b c;d 7\n", "a;b c;d 2\n"), EOK, "a frame with a space: EOK");
+	is_str(out, "a;b c;d 7 2\n", "... the count is after the last space");
+	is_int(join("", ""), EOK, "two empty inputs: EOK");
+	is_str(out, "", "... nothing out");
+	static const char *const bad[] = { "app;main 1\nnocount\n", "app;main 12x\n",
+					   "app;main -3\n", " 5\n", "app;main \n",
+					   "a 99999999999999999999\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno_t err = join(folded_a, bad[i]);
+		ok(err == EINVAL && out_len == 0, "malformed line %zu: EINVAL, nothing written", i);
+	}
+	bool clean = true;
+	for (long budget = 0; budget < 12; budget++) {
+		alloc_budget = budget;
+		errno_t err = join(folded_a, folded_b);
+		alloc_budget = -1;
+		clean &= (err == ENOMEM || err == EOK) && live_allocs == 0;
+	}
+	ok(clean, "folded join out of memory at each allocation: ENOMEM, no leak");
+}
+
 /* ---------------------------------------------------------------- streams */
 
 typedef struct sb {
@@ -472,6 +511,42 @@ static void test_rows(void)
 
 /* ---------------------------------------------------------------- vprof diff */
 
+#define FLAMEGRAPH "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
+
+/* vprof diff -F folded, and flamegraph.pl drawing its output. */
+static void test_vprof_folded(const char *build, const char *dir, char *text, size_t size)
+{
+	char cmd[1200], path[600];
+
+	snprintf(path, sizeof(path), "%s/a.folded", dir);
+	tool_write(path, folded_a, strlen(folded_a));
+	snprintf(path, sizeof(path), "%s/b.folded", dir);
+	tool_write(path, folded_b, strlen(folded_b));
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a.folded %s/b.folded", build,
+		 dir, dir);
+	is_int(tool_run(cmd, text, size), 0, "vprof diff -F folded: exit 0");
+	is_str(text, "app;main;alpha 30 5\napp;main;beta 12 25\napp;main;gamma 0 5\n",
+	       "... the joined stacks");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a.folded %s/b.folded | "
+		 "perl " FLAMEGRAPH " 2>&1", build, dir, dir);
+	is_int(tool_run(cmd, text, size), 0, "flamegraph.pl draws it (libdevel-nytprof-perl)");
+	ok(strstr(text, "<title>alpha (5 samples, 14.29%; -71.43%)</title>") != NULL,
+	   "... alpha: 5 samples in B, 71.43 points less");
+	/* alpha's -25 is the largest change: pure blue; beta's +13 a red. */
+	ok(strstr(text, "rgb(0,0,255)") != NULL && strstr(text, "rgb(255,") != NULL,
+	   "... in blue (less) and red (more)");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a %s/b.folded 2>&1", build,
+		 dir, dir);
+	is_int(tool_run(cmd, text, size), 1, "-F folded of a stream: exit 1 for now");
+	ok(strstr(text, "needs vprof's folded export") != NULL, "... saying why");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a.folded %s/bin/app.nm 2>&1",
+		 build, dir, dir);
+	is_int(tool_run(cmd, text, size), 1, "-F folded of a file that is not folded: exit 1");
+	ok(strstr(text, "not 'STACK COUNT'") != NULL, "... saying so");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F svgz %s/a %s/b 2>&1", build, dir, dir);
+	is_int(tool_run(cmd, text, size), 2, "-F svgz: exit 2");
+}
+
 static void test_vprof_diff(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -533,6 +608,7 @@ static void test_vprof_diff(void)
 		 build, dir, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 3, "binaries not found: exit 3");
 	ok(strstr(text, "warning") != NULL, "... with a warning");
+	test_vprof_folded(build, dir, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
@@ -548,6 +624,7 @@ int main(void)
 	test_print();
 	test_enomem();
 	test_rows();
+	test_folded();
 	test_vprof_diff();
 	free(out);
 	return done_testing();

@@ -97,4 +97,17 @@ void profdiff_print(profdiff_t *d);
 
 void profdiff_free(profdiff_t *d);
 
+/*
+ * Join two folded-stack texts ("STACK N" lines, as flamegraph.pl reads
+ * them; a stack may contain spaces, N is after the last one) into the
+ * two-column differential form "STACK A B" (what Brendan Gregg's
+ * difffolded.pl writes and flamegraph.pl draws as a red/blue differential
+ * flame graph), written to env->out: one line per stack of either input,
+ * 0 where one lacks it, counts of a stack seen twice summed, sorted by
+ * stack (byte order). Empty lines are skipped. EOK; EINVAL for a line
+ * that is not "STACK N" (N a decimal integer); ENOMEM.
+ */
+errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
+			     const char *b, size_t blen);
+
 #endif
