@@ -5,6 +5,7 @@
  *
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] STREAM
  *        vprof -B SYMFILE
+ *        vprof diff [-m] [-p PERCENT] [-T TASK] [-k ..] [-r ..] A B  (tools/vprof_diff.c)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)
@@ -73,6 +74,7 @@
 
 #include "binmiss.h"
 #include "hostroot.h"
+#include "vprof.h"
 
 #define VPROF_CHUNK 65536
 #define VPROF_PATH 4096
@@ -87,6 +89,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] STREAM\n"
 		"       vprof -B SYMFILE\n"
+		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Print the profile report of a Vernier profiler stream file.\n"
 		"  -g            caller tree of the top functions\n"
 		"  -p PERCENT    hide rows below PERCENT %% (default 0.5)\n"
@@ -161,7 +164,7 @@ static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
 }
 
 /* "12", "0.5", "1.25" -> hundredths; -1 when malformed. */
-static long parse_percent(const char *s)
+long vprof_parse_percent(const char *s)
 {
 	long whole = 0, frac = 0;
 	int digits = 0;
@@ -289,6 +292,8 @@ int main(int argc, char **argv)
 	long pct;
 	int c;
 
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return vprof_diff_main(argc - 1, argv + 1);
 	while ((c = getopt(argc, argv, "hgp:tk:r:B:")) != -1) {
 		switch (c) {
 		case 'h':
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
 			o.tree = true;
 			break;
 		case 'p':
-			if ((pct = parse_percent(optarg)) < 0) {
+			if ((pct = vprof_parse_percent(optarg)) < 0) {
 				fprintf(stderr, "vprof: bad percentage '%s'\n", optarg);
 				usage(stderr);
 				return 2;
