@@ -47,7 +47,7 @@ SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"),
           # 3rd and 6th allocations were such DATA_WRITEs: both hung).
           ("hello", "failslab=3,once"), ("hello", "failslab=6,once"))
 SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
-TIMEOUT = 240
+TIMEOUT = int(os.environ.get("FAILINJ_TIMEOUT", "240"))
 CPUS = 2
 
 COUNTS_RE = re.compile(r"^vfuzz: failinj: (\d+) injected; syscalls after one: "
