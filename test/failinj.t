@@ -45,7 +45,10 @@ SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"),
           # Regression: a console write announced by CONSOLE_M_WRITE whose
           # DATA_WRITE then failed waited for its answer forever (hello's
           # 3rd and 6th allocations were such DATA_WRITEs: both hung).
-          ("hello", "failslab=3,once"), ("hello", "failslab=6,once"))
+          ("hello", "failslab=3,once"), ("hello", "failslab=6,once"),
+          # Regression: ipctest killed by a failed page-in left its helper
+          # servers running forever (the leak check failed).
+          ("ipctest", "failframe=97"))
 SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
 TIMEOUT = int(os.environ.get("FAILINJ_TIMEOUT", "240"))
 CPUS = 2
