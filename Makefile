@@ -6,6 +6,7 @@
 #   make debug    boot QEMU stopped with a gdb stub; gdb -x build/gdbinit
 #   make bochs    boot the ISO in Bochs with 2 CPUs
 #   make fuzz     run the syscall fuzzer (SEED= CALLS= CPUS=); make failinj
+#   make profile  boot, profile CMD=, leave build/profile/ (CPUS= SECS= ARGS= TASK=1)
 #
 # Variables: CROSS= (toolchain prefix, e.g. x86_64-elf-), CPUS= MEM= ACCEL=
 # (tcg|kvm), V=1 for verbose commands, CPROFILE=1 (call profiling: the
@@ -270,7 +271,8 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c lib/profreport.c lib/profexport.c lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/profdiff.c lib/profreport.c lib/profexport.c \
+	lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -303,8 +305,9 @@ $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi
 
 host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
 
-# test_profreport and test_profexport also run vprof; test_profcall cprofalyze.
+# test_profreport, test_profdiff and test_profexport also run vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
+$(BUILD)/host/test/test_profdiff: | $(VPROF)
 $(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
 $(BUILD)/host/test/test_profexport: | $(VPROF)
 .PHONY: host-tools
@@ -339,6 +342,19 @@ check: setup
 	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
 .PHONY: run debug bochs check
+
+# make profile CMD='workload -d 5 alpha:2 beta:1' [CPUS=] [SECS=] [ARGS='-g']
+# [TASK=1] [ICOUNT=]: boot (1 CPU by default), run CMD under sprofile -o com2
+# (TASK=1: profile -o com2), power off; the stream, report.txt and the other formats in
+# $(BUILD)/profile (tools/profile-vm.sh; its PROFILE_FORMATS lists them).
+profile: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/profile-vm.sh --build $(BUILD) --secs $(or $(SECS),5) --args "$(ARGS)" \
+		$(if $(filter command line,$(origin CPUS)),--cpus $(CPUS)) \
+		$(if $(filter command line,$(origin ICOUNT)),--icount $(ICOUNT_OPT)) \
+		$(if $(filter 1,$(TASK)),--task) \
+		-- "$(or $(CMD),workload -d 5 alpha:2 beta:1)"
+.PHONY: profile
 
 # make fuzz [SEED=] [CALLS=] [CPUS=]: one vfuzz run of any length (default
 # seed 1, 1,000,000 calls, 4 CPUs) with a progress bar; FUZZ_ARGS=-x adds

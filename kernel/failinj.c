@@ -2,6 +2,7 @@
 #include <abi/errno.h>
 #include <kernel/cmdline.h>
 #include <kernel/failinj.h>
+#include <kernel/ksym.h>
 #include <kernel/printk.h>
 #include <kernel/syscall.h>
 #include <kernel/task.h>
@@ -10,6 +11,8 @@
 
 #define LOG_PREFIX "failinj"
 #define FAILINJ_LOG_MAX 32          /* "other" results logged, then only counted */
+#define FAILINJ_TRACE_MAX 4         /* injections logged with their call site */
+#define FAILINJ_TRACE_DEPTH 8
 
 typedef struct failinj_rule {
 	const char *key;
@@ -57,6 +60,17 @@ void failinj_init(void)
 	}
 }
 
+/* Log the n-th injection's call site (the first few only). */
+static void failinj_trace(const failinj_rule_t *r, uint64_t n)
+{
+	uintptr_t pcs[FAILINJ_TRACE_DEPTH];
+
+	if (n > FAILINJ_TRACE_MAX)
+		return;
+	pr_info("injected %s failure %lu (call %lu) here:", r->key, n, r->count);
+	backtrace_print(pcs, backtrace_here(pcs, FAILINJ_TRACE_DEPTH), true);
+}
+
 bool failinj_hit(failinj_kind_t kind)
 {
 	if (!failinj_armed || !failinj_rules[kind].n)
@@ -69,7 +83,7 @@ bool failinj_hit(failinj_kind_t kind)
 	if (r->once ? c != r->n : c % r->n)
 		return false;
 	__atomic_add_fetch(&t->failinj_hits, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&failinj_n_injected, 1, __ATOMIC_RELAXED);
+	failinj_trace(r, __atomic_add_fetch(&failinj_n_injected, 1, __ATOMIC_RELAXED));
 	return true;
 }
 

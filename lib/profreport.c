@@ -100,6 +100,7 @@ struct prof_report {
 typedef struct prof_func {
 	const char *name;               /* NULL: unknown, use hex */
 	uint64_t addr;                  /* symbol start, or the pc if unknown */
+	uint32_t bin;                   /* its binary, or PROF_NONE */
 	bool kernel;
 	char hex[24];
 } prof_func_t;
@@ -874,6 +875,7 @@ static uint32_t pr_func_add(prof_print_t *pp, const prof_fkey_t *k,
 		return PROF_NONE;
 	prof_func_t *f = &pp->funcs[pp->nfuncs];
 	f->addr = k->addr;
+	f->bin = k->bin;
 	f->kernel = kernel;
 	fmt_snprintf(f->hex, sizeof(f->hex), kernel && !k->addr ? "[kernel]" : "0x%llx",
 		     (unsigned long long)k->addr);
@@ -1562,5 +1564,56 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 	rep_release(r, pp.funcs);
 	rep_release(r, fr);
 	rep_release(r, ord);
+	return err;
+}
+
+/* ---------------------------------------------------------------- rows out */
+
+static void pr_free(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+
+	pmap_free(r, &pp->fmap);
+	rep_release(r, pp->funcs);
+	rep_release(r, pp->sfunc);
+	rep_release(r, pp->nframes);
+	rep_release(r, pp->rows);
+}
+
+/* The public form of a row (strings point into r and pp). */
+static void pr_row_info(const prof_print_t *pp, const prof_row_t *row,
+			prof_row_info_t *info)
+{
+	const prof_report_t *r = pp->r;
+	const prof_func_t *f = &pp->funcs[row->func];
+	bool idle = row->slot == PROF_SLOT_IDLE;
+
+	info->task_id = idle ? PROF_ROW_IDLE : r->tasks[row->slot].id;
+	info->task = idle ? "[idle]" : rep_task_name(r, row->slot);
+	info->binary = f->bin == PROF_NONE ? "" : r->bins[f->bin].path;
+	info->hash = f->bin == PROF_NONE || f->kernel ? 0 : r->bins[f->bin].hash;
+	info->function = pr_fname(pp, row->func);
+	info->kernel = f->kernel;
+	info->count = row->count;
+}
+
+errno_t prof_report_rows(prof_report_t *r, const prof_report_opts_t *o,
+			 errno_t (*fn)(void *ctx, const prof_row_info_t *row), void *ctx)
+{
+	prof_report_opts_t so = *o;
+	prof_print_t pp;
+	prof_row_info_t info;
+
+	so.style = PROF_STYLE_SYSTEM;
+	memset(&pp, 0, sizeof(pp));
+	pp.r = r;
+	pp.o = &so;
+	rep_totals(r, &r->c);
+	errno_t err = pr_prepare(&pp);
+	for (size_t i = 0; i < pp.nrows && err == EOK; i++) {
+		pr_row_info(&pp, &pp.rows[i], &info);
+		err = fn(ctx, &info);
+	}
+	pr_free(&pp);
 	return err;
 }

@@ -2,7 +2,7 @@
 """test/failinj.t - fault injection (failslab=, failframe=, failcopy=) under
 the user-space suites.
 
-Each boot is "SWITCH=N failinj.task=SUITE -- vfuzz -r SUITE" (failures
+Each boot is "SWITCH=N failinj.task=SUITE -- vfuzz -r SUITE [ARGS]" (failures
 are injected into the suite's own calls only, so that the servers it
 talks to start and keep working): vfuzz runs the suite twice (the
 first run warms the caches), then checks that the kernel's memory, kernel
@@ -21,7 +21,8 @@ runs, and prints the kernel's fault-injection counters. Checked per boot:
 The suites' own results are not checked: under fault injection their
 tests may fail. make check runs SAMPLE; `make failinj` (FAILINJ_FULL=1)
 runs the sweep: every suite x every switch x every N in SWEEP_N (every
-N-th, or "N,once": the N-th only). TAP on stdout, for prove.
+N-th, or "N,once": the N-th only). FAILINJ_BOOTS="SUITE [ARGS]:SWITCH;..."
+runs just those boots (say "fstest:failslab=100,once"). TAP on stdout, for prove.
 """
 
 import os
@@ -40,9 +41,16 @@ from tap import Tap  # noqa: E402
 
 SUITES = ("utest", "ipctest", "fstest")
 SWITCHES = ("failslab", "failframe", "failcopy")
-SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"))
+SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"),
+          # Regression: a console write announced by CONSOLE_M_WRITE whose
+          # DATA_WRITE then failed waited for its answer forever (hello's
+          # 3rd and 6th allocations were such DATA_WRITEs: both hung).
+          ("hello", "failslab=3,once"), ("hello", "failslab=6,once"),
+          # Regression: ipctest killed by a failed page-in left its helper
+          # servers running forever (the leak check failed).
+          ("ipctest", "failframe=97"))
 SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
-TIMEOUT = 240
+TIMEOUT = int(os.environ.get("FAILINJ_TIMEOUT", "240"))
 CPUS = 2
 
 COUNTS_RE = re.compile(r"^vfuzz: failinj: (\d+) injected; syscalls after one: "
@@ -52,6 +60,9 @@ OTHER_RE = re.compile(r"^failinj: syscall ")
 
 def boots():
     """[(suite, switch)] to run."""
+    if os.environ.get("FAILINJ_BOOTS"):
+        return [tuple(b.strip().split(":", 1))
+                for b in os.environ["FAILINJ_BOOTS"].split(";") if b.strip()]
     if os.environ.get("FAILINJ_FULL") == "1":
         return [(s, "%s=%s" % (w, n)) for s in SUITES for w in SWITCHES for n in SWEEP_N]
     return list(SAMPLE)
@@ -92,7 +103,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="vernier-failinj.") as tmp:
         for prog, switch in boots():
             iso = suite.make_iso(tmp, "%s failinj.task=%s -- vfuzz -r %s"
-                                 % (switch, prog, prog))
+                                 % (switch, prog.split()[0], prog))
             r = vm.boot(iso, cpus=CPUS, accel=bt.accel(), timeout=TIMEOUT)
             name = "[%s %s]" % (prog, switch)
             if not check(tap, name, r):

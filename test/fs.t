@@ -9,7 +9,8 @@ before it runs fstest. For each boot:
 
 - every TAP line fstest printed becomes a test here, prefixed with the
   boot ("ok 7 - [bios cpus=2] ping: ..."); its diagnostics are passed on;
-- fstest ran the tests it planned (its "1..N" comes at the end);
+- fstest ran the tests it planned (its "1..N" comes first, the sum of the
+  counts its groups declare, so a test silently not run fails);
 - the kernel started the naming service (/bin/ns), which fstest needs,
   and init did not complain that /bin/fs failed to register;
 - QEMU exited with code 1 within the timeout, the kernel did not panic and

@@ -8,7 +8,8 @@ says otherwise). For each boot:
 
 - every TAP line ipctest printed becomes a test here, prefixed with the
   boot ("ok 7 - [bios cpus=2] ping: ..."); its diagnostics are passed on;
-- ipctest ran the tests it planned (its "1..N" comes at the end);
+- ipctest ran the tests it planned (its "1..N" comes first, the sum of the
+  counts its groups declare, so a test silently not run fails);
 - the kernel started the naming service (/bin/ns), which ipctest needs;
 - QEMU exited with code 1 within the timeout, the kernel did not panic and
   no task was killed for a fault (ipctest's helpers are killed on purpose,

@@ -128,19 +128,23 @@ def check_errors(tap, sh):
 
 
 def check_busy(tap, sh):
-    sh.run("profil -i 128 fib 31 0 29 > /tmp/bg.out &")
-    sh.run("sleep 1")
-    out = sh.run("profil -i 128 " + FIB)
+    # One command line: the second profil starts 1 s of guest time after the
+    # first (which needs a few hundred ms to load fib and start its profile,
+    # then runs it for 2 to 3 s), however slowly the host types.
+    # (Two lines with `sleep 1` between lost the race on a loaded host: under
+    # -icount the guest's clock runs on while it waits for the next line.)
+    out = sh.run("profil -i 128 fib 32 0 30 > /tmp/bg.out & sleep 1; "
+                 "profil -i 128 " + FIB)
     tap.ok(out and "Profil Error: Already profiling another process" in out and
            sh.status() == 1, "a second profil -i 128 fib: already profiling (%r)" % out)
-    done = None
-    for _ in range(60):
-        done = [l for l in sh.run("sleep 1") or [] if "done" in l]
-        if done:
+    for _ in range(120):                # until the report's last line is there
+        bg = sh.run("cat /tmp/bg.out") or []
+        if any(l.startswith("Percentage time in shown intervals") for l in bg):
             break
-    r = parse(sh.run("cat /tmp/bg.out"))
-    tap.ok(done and r["total"] and r["geom"] and r["geom"][3] == 128 and
-           any(l.startswith("fib(31) = 2178309.000000") for l in r["lines"]),
+        sh.run("sleep 1")
+    r = parse(bg)
+    tap.ok(r["total"] and r["geom"] and r["geom"][3] == 128 and
+           any(l.startswith("fib(32) = 3524578.000000") for l in r["lines"]),
            "the first profil ran to its report (%s ticks)" % r["total"])
     check_report(tap, sh, "-i 128", 0, r["geom"][1] if r["geom"] else 0,
                  -(-r["geom"][1] // 128) if r["geom"] else 0, 128)

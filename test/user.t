@@ -9,7 +9,8 @@ otherwise). For each boot:
 
 - every TAP line utest printed becomes a test here, prefixed with the boot
   ("ok 7 - [bios cpus=2] sched: ..."); its diagnostics are passed on;
-- utest ran the tests it planned (its "1..N" comes at the end);
+- utest ran the tests it planned (its "1..N" comes first, the sum of the
+  counts its groups declare, so a test silently not run fails);
 - QEMU exited with code 1 within the timeout, and the kernel did not panic;
 - the kernel reported each deliberate fault: utest prints
   "# expect report: tester fault KIND" before it spawns `tester fault KIND`,

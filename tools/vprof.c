@@ -7,6 +7,7 @@
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
+ *        vprof diff [-m] [-p PERCENT] [-T TASK] [-k ..] [-r ..] A B  (tools/vprof_diff.c)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)
@@ -92,6 +93,7 @@
 
 #include "binmiss.h"
 #include "hostroot.h"
+#include "vprof.h"
 
 #define VPROF_CHUNK 65536
 #define VPROF_PATH 4096
@@ -114,6 +116,7 @@ static void usage(FILE *f)
 		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
+		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
 		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
 		"                svg, gmon\n"
@@ -240,7 +243,7 @@ static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
 }
 
 /* "12", "0.5", "1.25" -> hundredths; -1 when malformed. */
-static long parse_percent(const char *s)
+long vprof_parse_percent(const char *s)
 {
 	long whole = 0, frac = 0;
 	int digits = 0;
@@ -638,7 +641,7 @@ static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_op
 	case 'k': vp->kernel = o->kernel_path = vp->x.kernel_path = arg; break;
 	case 'r': vp->root = arg; break;
 	case 'p':
-		if ((pct = parse_percent(arg)) < 0) {
+		if ((pct = vprof_parse_percent(arg)) < 0) {
 			fprintf(stderr, "vprof: bad percentage '%s'\n", arg);
 			return false;
 		}
@@ -681,6 +684,8 @@ int main(int argc, char **argv)
 	const char *bench_file = NULL, *bench_fmt = NULL;
 	int c;
 
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return vprof_diff_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:", longs, NULL)) != -1) {
 		bool ok = true;
 		if (c == 'h') {

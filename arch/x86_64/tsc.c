@@ -1,6 +1,8 @@
 /*
  * TSC frequency: CPUID leaf 15h (crystal ratio) or 16h (base MHz) when the
- * CPU reports them, else measured against PIT channel 2.
+ * CPU reports them and a short PIT window agrees, else measured against PIT
+ * channel 2. (Bochs reports its model's 15h rate while its TSC follows the
+ * emulated instruction count, about 70 times slower.)
  */
 #include <arch/cpu.h>
 #include <arch/pc/pit.h>
@@ -8,6 +10,7 @@
 #include <kernel/printk.h>
 
 #define LOG_PREFIX "time"
+#define TSC_CHECK_MS 10
 
 static uint64_t tsc_from_cpuid(void)
 {
@@ -47,12 +50,30 @@ static uint64_t tsc_from_pit(void)
 	return best == UINT64_MAX ? 0 : best * PIT_HZ / ticks;
 }
 
+/* Whether a CPUID rate of hz is within 25% of one quick PIT window. */
+static bool tsc_cpuid_plausible(uint64_t hz)
+{
+	uint64_t c = pit_measure_cycles(TSC_CHECK_MS);
+	uint64_t measured = c * 1000 / TSC_CHECK_MS;
+
+	if (!c || (measured * 4 >= hz * 3 && measured * 4 <= hz * 5))
+		return true;
+	pr_warn("CPUID says the TSC runs at %lu kHz, the PIT measures %lu kHz",
+		hz / 1000, measured / 1000);
+	return false;
+}
+
+uint64_t arch_cycles_reference(unsigned ms)
+{
+	return pit_measure_cycles(ms);
+}
+
 uint64_t arch_cycles_calibrate(void)
 {
 	uint64_t hz = tsc_from_cpuid();
 	const char *how = "CPUID";
 
-	if (!hz) {
+	if (!hz || !tsc_cpuid_plausible(hz)) {
 		hz = tsc_from_pit();
 		how = "PIT";
 	}

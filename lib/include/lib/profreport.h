@@ -163,4 +163,26 @@ typedef errno_t (*prof_walk_fn_t)(void *ctx, const prof_walk_info_t *info,
 errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn_t fn,
 			 void *ctx);
 
+/* One row of the function table (a task's samples in one function). */
+typedef struct prof_row_info {
+	uint64_t task_id;               /* PROF_ROW_IDLE for idle CPUs */
+	const char *task;               /* the task's name, "[idle]" for idle CPUs */
+	const char *binary;             /* path of the function's binary, "" if unknown */
+	uint64_t hash;                  /* that file's hash from LOAD; 0: unknown (the kernel) */
+	const char *function;           /* symbol, or the address in hex */
+	bool kernel;                    /* a kernel function */
+	uint64_t count;                 /* samples */
+} prof_row_info_t;
+
+#define PROF_ROW_IDLE UINT64_MAX
+
+/*
+ * Symbolize what was fed (as prof_report_print does with o; its style
+ * and threshold are ignored: every row comes) and call fn(ctx, row) for
+ * each (task, function) row, most samples first; the strings live until
+ * fn returns. Stops at fn's first error and returns it; else EOK or ENOMEM.
+ */
+errno_t prof_report_rows(prof_report_t *r, const prof_report_opts_t *o,
+			 errno_t (*fn)(void *ctx, const prof_row_info_t *row), void *ctx);
+
 #endif

@@ -86,6 +86,39 @@ static void usage(FILE *out)
 		"  tests of the file service and libc's file calls (TAP)\n");
 }
 
+/*
+ * The groups and the tests each reports (the plan is their sum, printed
+ * first, so a test that silently does not run fails the run).
+ */
+typedef struct group {
+	const char *name;
+	void (*run)(void);
+	int tests;
+} group_t;
+
+static const group_t groups[] = {
+	{ "files", test_files, 8 }, { "dirs", test_dirs, 12 },
+	{ "errors", test_errors, 16 }, { "big", test_big, 6 },
+	{ "handles", test_handles, 5 }, { "stdio", test_stdio, 5 },
+	{ "raw", test_raw, 4 }, { "pipe", test_pipe, 25 },
+	{ "spawn", test_spawn, 9 },
+};
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static void run_groups(void)
+{
+	int plan = 0;
+
+	for (size_t i = 0; i < NGROUPS; i++)
+		plan += groups[i].tests;
+	tap_plan(plan);
+	for (size_t i = 0; i < NGROUPS; i++) {
+		int before = tap_tests();
+		groups[i].run();
+		tap_group_done(groups[i].name, before, groups[i].tests);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "child-open"))
@@ -99,15 +132,7 @@ int main(int argc, char **argv)
 		usage(help ? stdout : stderr);
 		return 2;
 	}
-	test_files();
-	test_dirs();
-	test_errors();
-	test_big();
-	test_handles();
-	test_stdio();
-	test_raw();
-	test_pipe();
-	test_spawn();
+	run_groups();
 	if (tap_failures())
 		tap_diag("%d of %d tests failed", tap_failures(), tap_tests());
 	return tap_end();

@@ -152,37 +152,42 @@ const char *echo_name(void)
 	return shared_echo_name;
 }
 
-/* Stop the shared echo server: it must have survived everything. */
+/* Stop the shared echo server (1 test): it must have survived everything. */
 static void stop_echo(void)
 {
 	int status = -1;
+	errno_t rc = shared_echo_phone < 0 ? ENOENT
+		     : stop_server(shared_echo_task, shared_echo_phone, &status);
 
-	if (shared_echo_phone < 0)
-		return;
-	errno_t rc = stop_server(shared_echo_task, shared_echo_phone, &status);
 	tap_ok(rc == EOK && status == 0,
 	       "echo server survived every test and exited 0 on request (%s, status %d)",
 	       err_str(rc), status);
 }
 
+/*
+ * The groups and the number of tests each reports, on any number of CPUs
+ * (the plan is their sum, printed first, so a test that silently does not
+ * run fails the run).
+ */
 typedef struct group {
 	const char *name;
 	void (*run)(void);
 	bool opt_in;                /* only when named */
+	int tests;
 } group_t;
 
 static const group_t groups[] = {
-	{ "ping", test_ping, false },
-	{ "forward", test_forward, false },
-	{ "data", test_data, false },
-	{ "badbuf", test_badbuf, false },
-	{ "limit", test_limit_kill, false },
-	{ "stress", test_stress, false },
-	{ "kbox", test_kbox, false },
-	{ "ns", test_ns, false },
-	{ "hangup", test_hangup, false },
-	{ "regress", test_kbugs, false },
-	{ "limits", test_limits, false },
+	{ "ping", test_ping, false, 8 },
+	{ "forward", test_forward, false, 8 },
+	{ "data", test_data, false, 7 },
+	{ "badbuf", test_badbuf, false, 6 },
+	{ "limit", test_limit_kill, false, 7 },
+	{ "stress", test_stress, false, 6 },
+	{ "kbox", test_kbox, false, 9 },
+	{ "ns", test_ns, false, 11 },
+	{ "hangup", test_hangup, false, 6 },
+	{ "regress", test_kbugs, false, 7 },
+	{ "limits", test_limits, false, 18 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -212,18 +217,32 @@ static unsigned cpus_online(void)
 	return r < 0 || st.cpus_online == 0 ? 1 : st.cpus_online;
 }
 
+static bool group_wanted(const group_t *g, int argc, char **argv)
+{
+	bool wanted = argc == 1 && !g->opt_in;
+
+	for (int j = 1; j < argc; j++)
+		wanted |= !strcmp(argv[j], g->name);
+	return wanted;
+}
+
 static int run_tests(int argc, char **argv)
 {
 	uint64_t t0 = now_ns();
 
 	ncpus = cpus_online();
 	tap_diag("ipctest: %u CPUs online, task %lu", ncpus, (unsigned long)my_id);
+	int plan = 0;
+	for (size_t i = 0; i < NGROUPS; i++)
+		plan += group_wanted(&groups[i], argc, argv) ? groups[i].tests : 0;
+	tap_plan(plan + 1);                 /* + stop_echo's */
+	echo_phone();                       /* started here: stop_echo always reports */
 	for (size_t i = 0; i < NGROUPS; i++) {
-		bool wanted = argc == 1 && !groups[i].opt_in;
-		for (int j = 1; j < argc; j++)
-			wanted |= !strcmp(argv[j], groups[i].name);
-		if (wanted)
-			groups[i].run();
+		if (!group_wanted(&groups[i], argc, argv))
+			continue;
+		int before = tap_tests();
+		groups[i].run();
+		tap_group_done(groups[i].name, before, groups[i].tests);
 	}
 	stop_echo();
 	tap_diag("ipctest: %d tests, %d failed, %llu ms", tap_tests(), tap_failures(),

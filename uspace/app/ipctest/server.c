@@ -270,6 +270,38 @@ static unsigned server_cpus(void)
 	return r < 0 || st.cpus_online == 0 ? 1 : st.cpus_online;
 }
 
+/* The task that started this server (see orphan_watch). */
+static task_id_t server_parent;
+
+/*
+ * Ends the server once ipctest is gone (it was killed, say under fault
+ * injection): its task is then re-parented, and a server nobody will stop
+ * must not outlive the suite. Polls every 50 ms.
+ */
+static long orphan_watch(void *arg)
+{
+	task_info_t info;
+
+	for (;;) {
+		sys_sleep_ns(50000000ull);
+		if (sys_task_info(sys_task_id(), &info) == EOK && info.parent != server_parent)
+			sys_exit(4);
+	}
+	return 0;
+}
+
+/* Note the parent and start orphan_watch; false if either fails. */
+static bool server_watch_parent(void)
+{
+	task_info_t info;
+	thread_id_t tid;
+
+	if (sys_task_info(sys_task_id(), &info) != EOK)
+		return false;
+	server_parent = info.parent;
+	return thread_start(orphan_watch, NULL, &tid) == EOK;
+}
+
 int server_main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -290,6 +322,10 @@ int server_main(int argc, char **argv)
 		   strcmp(kind, "lossy")) {
 		fprintf(stderr, "ipctest server: unknown kind '%s'\n", kind);
 		return 2;
+	}
+	if (!server_watch_parent()) {
+		printf("# ipctest server: cannot watch for the parent's end\n");
+		return 3;
 	}
 	errno_t rc = service_register(name);
 	if (rc != EOK) {

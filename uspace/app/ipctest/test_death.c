@@ -125,9 +125,10 @@ static void kbox_child(void)
 	if (rc != EOK)
 		return;
 	rc = call(kphone, KBOX_TASK_INFO, 0, 0, 0, &a);
-	tap_ok(rc == EOK && a.args[0] == child && a.args[1] == 1 && a.args[2] == 0 &&
+	tap_ok(rc == EOK && a.args[0] == child && a.args[1] == 2 && a.args[2] == 0 &&
 	       a.args[3] == my_id,
-	       "kbox: KBOX_TASK_INFO answers the child's id %lu (%llu), 1 thread "
+	       "kbox: KBOX_TASK_INFO answers the child's id %lu (%llu), 2 threads "
+	       "(the server loop and its orphan watch) "
 	       "(%llu), no perms (%#llx), parent us (%llu) (%s)",
 	       (unsigned long)child, (unsigned long long)a.args[0],
 	       (unsigned long long)a.args[1], (unsigned long long)a.args[2],

@@ -13,6 +13,7 @@
  * kernel's "task: N (tester): ..." report.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -102,31 +103,37 @@ const char *status_str(int status)
 	return buf;
 }
 
+/*
+ * The groups and the number of tests each reports (the same on any number
+ * of CPUs). The plan is their sum, printed first, so a test that silently
+ * does not run (an early return, a skipped branch) fails the run.
+ */
 typedef struct group {
 	const char *name;
-	void (*tests[4])(void);
+	int tests;
+	void (*tests_fn[4])(void);
 } group_t;
 
 static const group_t groups[] = {
-	{ "threads", { test_thread_join, test_thread_shared, test_tester_threads } },
-	{ "sched", { test_pin_hop, test_fair_share, test_parallel } },
-	{ "time", { test_sleep, test_clock, test_cputime } },
-	{ "efault", { test_efault, test_enosys } },
-	{ "faults", { test_faults } },
-	{ "spawn", { test_spawn_reap, test_kill, test_orphans, test_perms } },
-	{ "fpu", { test_fpu } },
-	{ "map", { test_map } },
-	{ "sysinfo", { test_sysinfo } },
-	{ "loadavg", { test_loadavg } },
-	{ "prof", { test_prof } },
-	{ "profil", { test_profil } },
-	{ "cprof", { test_cprof } },
-	{ "libc", { test_libc_files, test_libc_system, test_pthreads,
+	{ "threads", 4, { test_thread_join, test_thread_shared, test_tester_threads } },
+	{ "sched", 6, { test_pin_hop, test_fair_share, test_parallel } },
+	{ "time", 9, { test_sleep, test_clock, test_cputime } },
+	{ "efault", 28, { test_efault, test_enosys } },
+	{ "faults", 7, { test_faults } },
+	{ "spawn", 13, { test_spawn_reap, test_kill, test_orphans, test_perms } },
+	{ "fpu", 3, { test_fpu } },
+	{ "map", 9, { test_map } },
+	{ "sysinfo", 14, { test_sysinfo } },
+	{ "loadavg", 1, { test_loadavg } },
+	{ "prof", 19, { test_prof } },
+	{ "profil", 8, { test_profil } },
+	{ "cprof", 18, { test_cprof } },
+	{ "libc", 29, { test_libc_files, test_libc_system, test_pthreads,
 		    test_libc_numbers } },
-	{ "calc", { test_calc } },
-	{ "limits", { test_limits } },
-	{ "bincache", { test_bincache } },
-	{ "klog", { test_klog } },
+	{ "calc", 2, { test_calc } },
+	{ "limits", 12, { test_limits } },
+	{ "bincache", 2, { test_bincache } },
+	{ "klog", 4, { test_klog } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -148,9 +155,21 @@ static const group_t *find_group(const char *name)
 
 static void run_group(const group_t *g)
 {
-	for (size_t i = 0; i < sizeof(g->tests) / sizeof(g->tests[0]); i++)
-		if (g->tests[i])
-			g->tests[i]();
+	int before = tap_tests();
+
+	for (size_t i = 0; i < sizeof(g->tests_fn) / sizeof(g->tests_fn[0]); i++)
+		if (g->tests_fn[i])
+			g->tests_fn[i]();
+	tap_group_done(g->name, before, g->tests);
+}
+
+static bool group_wanted(const group_t *g, int argc, char **argv)
+{
+	bool wanted = argc == 1;
+
+	for (int j = 1; j < argc; j++)
+		wanted |= !strcmp(argv[j], g->name);
+	return wanted;
 }
 
 int main(int argc, char **argv)
@@ -169,13 +188,13 @@ int main(int argc, char **argv)
 	uint64_t t0 = now_ns();
 	tap_diag("utest: %u CPUs online, task %lu", cpus_online(),
 		 (unsigned long)sys_task_id());
-	for (size_t i = 0; i < NGROUPS; i++) {
-		int wanted = argc == 1;
-		for (int j = 1; j < argc; j++)
-			wanted |= !strcmp(argv[j], groups[i].name);
-		if (wanted)
+	int plan = 0;
+	for (size_t i = 0; i < NGROUPS; i++)
+		plan += group_wanted(&groups[i], argc, argv) ? groups[i].tests : 0;
+	tap_plan(plan);
+	for (size_t i = 0; i < NGROUPS; i++)
+		if (group_wanted(&groups[i], argc, argv))
 			run_group(&groups[i]);
-	}
 	tap_diag("utest: %d tests, %d failed, %llu ms", tap_tests(), tap_failures(),
 		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
 	return tap_end();

@@ -18,7 +18,7 @@
 
 typedef struct conn {
 	uint64_t id;               /* 0: free */
-	ipc_callid_t write_call;   /* CONSOLE_M_WRITE waiting for its data */
+	uint64_t until;            /* its bytes are out once uart_sent() reaches it */
 } conn_t;
 
 typedef struct write_wait {
@@ -84,11 +84,9 @@ static bool data_write(const ipc_event_t *ev)
 	out_write(wbuf, len);
 	uint64_t until = uart_queued();
 	con_unlock(&out_lock);
-	conn_t *c = conn_find(ev->conn, false);
-	if (c && c->write_call && nwaits < MAX_WAITS) {
-		waits[nwaits++] = (write_wait_t){ c->write_call, until, len };
-		c->write_call = 0;
-	}
+	conn_t *c = conn_find(ev->conn, true);
+	if (c)
+		c->until = until;
 	return true;
 }
 
@@ -100,29 +98,24 @@ static void on_data_write(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, ELIMIT);
 }
 
+/* CONSOLE_M_WRITE: answer once the phone's bytes have been sent. */
 static void on_write(const ipc_event_t *ev)
 {
-	conn_t *c = conn_find(ev->conn, true);
+	conn_t *c = conn_find(ev->conn, false);
+	uint64_t n = ev->msg.args[0];
 
-	if (!c) {
-		ipc_answer_0(ev->callid, ELIMIT);
-		return;
-	}
-	if (c->write_call)
-		ipc_answer_0(c->write_call, EINVAL);
-	c->write_call = ev->callid;
+	if (!c || c->until <= uart_sent() || nwaits >= MAX_WAITS)
+		ipc_answer(ev->callid, EOK, n, 0, 0, 0, 0);
+	else
+		waits[nwaits++] = (write_wait_t){ ev->callid, c->until, n };
 }
 
 static void on_hangup(const ipc_event_t *ev)
 {
 	conn_t *c = conn_find(ev->msg.args[0], false);
 
-	if (c) {
-		if (c->write_call)
-			ipc_answer_0(c->write_call, EHANGUP);
-		c->id = 0;
-		c->write_call = 0;
-	}
+	if (c)
+		*c = (conn_t){ 0 };
 }
 
 /* Calls answered at once. */

@@ -16,4 +16,10 @@ static inline uint64_t arch_cycles(void)
  */
 uint64_t arch_cycles_calibrate(void);
 
+/*
+ * Cycles counted over ms milliseconds of a second, independent clock (PIT
+ * channel 2), or 0 if it did not run. Busy-waits; boot and tests only.
+ */
+uint64_t arch_cycles_reference(unsigned ms);
+
 #endif

@@ -4,14 +4,14 @@
  *
  * One terminal, shared by every client. Methods (IPC_M_USER and up):
  *
- *   CONSOLE_M_WRITE(len)      announce a write; the client then sends
- *                             IPC_M_DATA_WRITE with the bytes on the same
- *                             phone. The server answers the DATA_WRITE at
- *                             once (it may take fewer bytes) and this call
- *                             when those bytes have left the serial port:
- *                             EOK, args[0] = bytes taken. A DATA_WRITE
- *                             without a CONSOLE_M_WRITE before it is a
- *                             write nobody waits for.
+ *   IPC_M_DATA_WRITE(bytes)   output; answered at once with the count
+ *                             taken (it may take fewer bytes, and waits
+ *                             while the serial port's ring is full)
+ *   CONSOLE_M_WRITE(len)      wait until this phone's bytes (every
+ *                             DATA_WRITE before it) have left the serial
+ *                             port: EOK, args[0] = len. Sent after the
+ *                             DATA_WRITE, so a client whose DATA_WRITE
+ *                             failed has nothing left to wait for.
  *   IPC_M_DATA_READ(size)     read input; the answer waits until there is
  *                             some: in cooked mode one line (up to size
  *                             bytes, with its '\n'), or 0 bytes for end of

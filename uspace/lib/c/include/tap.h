@@ -1,7 +1,8 @@
 /*
  * TAP output for the user-space test programs (utest, ipctest, fstest):
- * "ok N - desc" / "not ok N - desc", "# diag" lines, and the plan at the
- * end. Not thread-safe: report from one thread.
+ * "ok N - desc" / "not ok N - desc", "# diag" lines, and the plan: first
+ * (tap_plan) when the program declares its tests, else at the end. Not
+ * thread-safe: report from one thread.
  */
 #ifndef _TAP_H
 #define _TAP_H
@@ -15,7 +16,21 @@ void tap_skip(const char *desc, const char *why);
 /* Tests reported so far, and how many failed. */
 int tap_tests(void);
 int tap_failures(void);
-/* Print the plan ("1..N"); returns the exit status: 0 iff nothing failed. */
+/*
+ * Declare the plan up front: prints "1..n" now, and tap_end() fails unless
+ * exactly n tests were reported (a test silently not run is a failure).
+ */
+void tap_plan(int n);
+/*
+ * After a group of tests that started when tap_tests() was before: whether
+ * it reported the declared number; if not, says so in a diagnostic.
+ */
+int tap_group_done(const char *name, int before, int declared);
+/*
+ * Without a plan, print it ("1..N"); with one, check it (a diagnostic if
+ * it was not met). Returns the exit status: 0 iff nothing failed and the
+ * plan, if declared, was met.
+ */
 int tap_end(void);
 
 #endif

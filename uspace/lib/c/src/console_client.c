@@ -22,21 +22,19 @@ errno_t console_connect(int *phone)
 	return service_connect(CONSOLE_SERVICE, phone);
 }
 
-/* One CONSOLE_M_WRITE + DATA_WRITE exchange; the count taken to *done. */
+/*
+ * A DATA_WRITE of the bytes, then CONSOLE_M_WRITE to wait until they have
+ * left the serial port; the count taken to *done. (Data first: a failed
+ * DATA_WRITE used to leave the announcing call unanswered forever.)
+ */
 static errno_t console_write_chunk(int phone, const char *buf, size_t len,
 				   size_t *done)
 {
-	ipc_callid_t id;
-	ipc_msg_t answer;
+	errno_t rc = ipc_data_write_n(phone, buf, len, done);
 
-	errno_t rc = ipc_call_async(phone, CONSOLE_M_WRITE, len, 0, 0, 0, 0, &id);
 	if (rc != EOK)
 		return rc;
-	errno_t wrc = ipc_data_write_n(phone, buf, len, done);
-	rc = ipc_wait_answer(id, 0, &answer);
-	if (wrc != EOK)
-		return wrc;
-	return rc;
+	return ipc_call_sync(phone, CONSOLE_M_WRITE, *done, 0, 0, 0, 0, NULL);
 }
 
 errno_t console_write(int phone, const void *buf, size_t len)

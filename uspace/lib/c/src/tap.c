@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <tap.h>
 
-static int tap_count, tap_failed;
+static int tap_count, tap_failed, tap_planned = -1;
 
 int tap_ok(int cond, const char *fmt, ...)
 {
@@ -47,8 +47,28 @@ int tap_failures(void)
 	return tap_failed;
 }
 
+void tap_plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+}
+
+int tap_group_done(const char *name, int before, int declared)
+{
+	int ran = tap_count - before;
+
+	if (ran != declared)
+		tap_diag("group %s reported %d tests, declares %d", name, ran, declared);
+	return ran == declared;
+}
+
 int tap_end(void)
 {
-	printf("1..%d\n", tap_count);
-	return tap_failed ? 1 : 0;
+	if (tap_planned < 0) {
+		printf("1..%d\n", tap_count);
+		return tap_failed ? 1 : 0;
+	}
+	if (tap_count != tap_planned)
+		tap_diag("planned %d tests, reported %d", tap_planned, tap_count);
+	return tap_failed || tap_count != tap_planned ? 1 : 0;
 }

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""test/diff.t - `vprof diff` on two real profiles: a test of the statistics.
+
+One boot of the default ISO on 2 CPUs under QEMU -icount (exact samples),
+COM2 to a host file. In the guest, two runs of workload with different
+weights, each under `profile -o com2` (only the workload's samples):
+  A: workload -d 2 alpha:2 beta:1 gamma:1    (50/25/25 %)
+  B: workload -d 2 alpha:1 beta:1 gamma:2    (25/25/50 %)
+The host splits COM2's bytes into the two streams (at the second HEADER
+record) and runs build/host/vprof diff -p 0 A B. Checks:
+- each run has >= 1000 samples of work functions;
+- work_alpha and work_gamma changed: p < 0.01, marked, the difference's
+  sign right and its size 25 points within 5;
+- work_beta did not: p > 0.01, not marked, |difference| < 3 points;
+- the three rows come first (by |z|): alpha and gamma above beta.
+The same in the guest with /bin/sprofdiff (the same lib/profdiff.c) on
+two 1-second runs written to /tmp files by `profile -o`; and its usage
+(-h: status 0; one file: 2; a missing file: 1 and a message).
+
+Under the null hypothesis the p-value of beta is uniform, so a correct
+test fails about 1 % of the time; the workload's slices (1 ms, round
+robin) make the samples more regular than independent ones, which lowers
+that chance further.
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+from guest import shell_session  # noqa: E402
+from tap import Tap  # noqa: E402
+
+BOOT_WAIT = 120
+RUNS = ("workload -d 2 alpha:2 beta:1 gamma:1",
+        "workload -d 2 alpha:1 beta:1 gamma:2")
+REC_HEADER = 1
+MIN_SAMPLES = 1000
+ALPHA = 0.01
+# "  49.50%   33.00%   -16.50   -13.89  7.00e-44 * app          work_alpha"
+ROW_RE = re.compile(r"^\s*([\d.]+)%\s+([\d.]+)%\s+([-+][\d.]+)\s+(-?[\d.]+)\s+"
+                    r"(<1e-99|[\d.]+e[-+]\d+)\s([* ])\s(\S+)\s+(\S+)$")
+TMP = tempfile.mkdtemp(prefix="vernier-diff-")
+COM2 = os.path.join(TMP, "com2.bin")
+
+
+def split_streams(data):
+    """The streams in data, cut before each HEADER record."""
+    starts, at = [], 0
+    while at + 16 <= len(data):
+        rtype, size = struct.unpack_from("<HH", data, at)
+        if size < 16 or size % 8:
+            break
+        if rtype == REC_HEADER:
+            starts.append(at)
+        at += size
+    return [data[s:e] for s, e in zip(starts, starts[1:] + [at])]
+
+
+def run_profiles(tap, sh):
+    for cmd in RUNS:
+        out = sh.run("profile -o com2 " + cmd, timeout=120)
+        tap.ok(out and any(l.startswith("workload: total") for l in out) and
+               sh.status() == 0, "profile -o com2 %s: status 0" % cmd)
+
+
+def parse(text):
+    """{function: (shareA, shareB, diff, z, p, marked)} of the table."""
+    rows = {}
+    for line in text.splitlines():
+        m = ROW_RE.match(line)
+        if m and m.group(8).startswith("work_"):
+            p = 0.0 if m.group(5) == "<1e-99" else float(m.group(5))
+            rows[m.group(8)] = (float(m.group(1)), float(m.group(2)),
+                                float(m.group(3)), float(m.group(4)), p,
+                                m.group(6) == "*")
+    return rows
+
+
+def check_rows(tap, text, who):
+    """The statistics' verdicts on the table in text."""
+    rows = parse(text)
+    for fn, sign in (("work_alpha", -1), ("work_gamma", 1)):
+        row = rows.get(fn)
+        tap.ok(row and row[4] < ALPHA and row[5],
+               "%s: %s changed: p %s < %g, marked" % (who, fn, row and row[4], ALPHA))
+        tap.ok(row and abs(row[2] - sign * 25) <= 5,
+               "%s: %s: %+.2f points (want %+d within 5)"
+               % (who, fn, row[2] if row else 0, sign * 25))
+    row = rows.get("work_beta")
+    tap.ok(row and row[4] > ALPHA and not row[5],
+           "%s: work_beta unchanged: p %s > %g, not marked" % (who, row and row[4], ALPHA))
+    tap.ok(row and abs(row[2]) < 3, "%s: work_beta: %+.2f points (want within 3)"
+           % (who, row[2] if row else 0))
+    names = [m.group(8) for m in map(ROW_RE.match, text.splitlines())
+             if m and m.group(8) in rows]
+    tap.ok(len(names) == 3 and names.index("work_beta") == 2,
+           "%s: rows by |z|: alpha and gamma before beta (%s)" % (who, names))
+
+
+def run_sprofdiff(tap, sh):
+    for name, cmd in zip("ab", RUNS):
+        out = sh.run("profile -o /tmp/%s.dat %s" % (name, cmd.replace("-d 2", "-d 1")),
+                     timeout=120)
+        tap.ok(out and sh.status() == 0, "profile -o /tmp/%s.dat: status 0" % name)
+    out = sh.run("sprofdiff -p 0 /tmp/a.dat /tmp/b.dat", timeout=120)
+    tap.ok(out and sh.status() == 0, "sprofdiff -p 0 /tmp/a.dat /tmp/b.dat: status 0")
+    for line in out or []:
+        tap.diag("  " + line)
+    check_rows(tap, "\n".join(out or []), "sprofdiff")
+    out = sh.run("sprofdiff -h")
+    tap.ok(out and out[0].startswith("usage: sprofdiff") and sh.status() == 0,
+           "sprofdiff -h: usage, status 0")
+    out = sh.run("sprofdiff /tmp/a.dat")
+    tap.ok(out and out[0].startswith("usage: sprofdiff") and sh.status() == 2,
+           "sprofdiff with one file: usage, status 2")
+    out = sh.run("sprofdiff /tmp/a.dat /tmp/none.dat")
+    tap.ok(out and "sprofdiff: /tmp/none.dat" in out[0] and sh.status() == 1,
+           "a missing file: a message, status 1 (%r)" % out)
+
+
+def check_diff(tap):
+    data = open(COM2, "rb").read() if os.path.exists(COM2) else b""
+    streams = split_streams(data)
+    if not tap.ok(len(streams) == 2, "COM2 holds two streams (%d bytes, %d)"
+                  % (len(data), len(streams))):
+        return
+    paths = []
+    for name, s in zip("ab", streams):
+        paths.append(os.path.join(TMP, name + ".vprof"))
+        with open(paths[-1], "wb") as f:
+            f.write(s)
+    vprof = os.path.join(bt.BUILD, "host", "vprof")
+    r = subprocess.run([vprof, "diff", "-p", "0"] + paths, capture_output=True,
+                       text=True, timeout=120)
+    tap.ok(r.returncode == 0, "vprof diff A B exits 0 (%s)" % r.stderr.strip())
+    for line in r.stdout.splitlines():
+        tap.diag("  " + line)
+    for side, name in ((0, "A"), (1, "B")):
+        n = subprocess.run([vprof, "-p", "0", paths[side]], capture_output=True,
+                           text=True, timeout=120).stdout
+        m = re.search(r"samples: (\d+) total", n)
+        tap.ok(m and int(m.group(1)) >= MIN_SAMPLES,
+               "%s: %s samples (want >= %d)" % (name, m and m.group(1), MIN_SAMPLES))
+    check_rows(tap, r.stdout, "vprof diff")
+
+
+def main():
+    tap = Tap()
+    bt.need_file(tap, bt.ISO, "ISO")
+    try:
+        shell_session(tap, (run_profiles, run_sprofdiff), cpus=2, boot_wait=BOOT_WAIT,
+                      icount=bt.PROFILE_ICOUNT, extra="-serial file:" + COM2)
+        check_diff(tap)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
