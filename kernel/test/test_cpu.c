@@ -289,19 +289,23 @@ KTEST(clock_monotonic, "time: the ns clock is monotonic and agrees with the TSC"
 	return true;
 }
 
-/* Regression: Bochs's CPUID rate was taken although its TSC ran 70x slower. */
-KTEST(clock_rate_reference, "time: the cycle rate agrees with the PIT (within 10%)")
+/*
+ * Regression: Bochs's CPUID rate was taken although its TSC ran 70x
+ * slower. Loose bounds (25%, the best of five windows): on a loaded host
+ * an emulator's vCPU can be descheduled inside every window.
+ */
+KTEST(clock_rate_reference, "time: the cycle rate agrees with the PIT (within 25%)")
 {
 	uint64_t hz = time_cycles_per_sec(), best = UINT64_MAX;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		uint64_t c = arch_cycles_reference(50);
 		if (c && c < best)
 			best = c;
 	}
 	KT_CHECK(best != UINT64_MAX, "the PIT did not run");
 	uint64_t measured = best * 20;
-	KT_CHECK(measured * 10 >= hz * 9 && measured * 10 <= hz * 11,
+	KT_CHECK(measured * 4 >= hz * 3 && measured * 4 <= hz * 5,
 		 "calibrated %lu Hz, the PIT measures %lu Hz", hz, measured);
 	return true;
 }
