@@ -1,6 +1,8 @@
 /*
- * String and memory functions. Byte loops only: simple and obviously
- * correct. The mem* functions are marked so GCC never turns their loops
+ * String and memory functions: byte loops, except memcpy and memset, which
+ * move 8-byte words once the destination is aligned (a kernel stack is
+ * zeroed on every thread creation: 28 KiB byte by byte was most of the
+ * cost). The mem* functions are marked so GCC never turns their loops
  * back into calls to themselves.
  */
 #include <lib/string.h>
@@ -10,12 +12,19 @@
 #define LIB_NO_PATTERNS \
 	__attribute__((optimize("no-tree-loop-distribute-patterns")))
 
+/* A 64-bit word that may alias anything and sit anywhere (x86 allows it). */
+typedef uint64_t __attribute__((may_alias, aligned(1))) lib_word_t;
+
 LIB_NO_PATTERNS
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
 
+	for (; n && ((uintptr_t)d & 7); n--)
+		*d++ = *s++;
+	for (; n >= 8; n -= 8, d += 8, s += 8)
+		*(lib_word_t *)d = *(const lib_word_t *)s;
 	while (n-- > 0)
 		*d++ = *s++;
 	return dst;
@@ -42,7 +51,12 @@ LIB_NO_PATTERNS
 void *memset(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
+	uint64_t w = 0x0101010101010101ull * (unsigned char)c;
 
+	for (; n && ((uintptr_t)d & 7); n--)
+		*d++ = (unsigned char)c;
+	for (; n >= 8; n -= 8, d += 8)
+		*(lib_word_t *)d = w;
 	while (n-- > 0)
 		*d++ = (unsigned char)c;
 	return dst;

@@ -269,28 +269,43 @@ KTEST(clock_monotonic, "time: the ns clock is monotonic and agrees with the TSC"
 		KT_CHECK(now >= prev, "went back from %lu to %lu", prev, now);
 		prev = now;
 	}
-	uint64_t c0 = time_cycles(), n0 = time_ns();
-	time_delay_us(10000);
-	uint64_t dn = time_ns() - n0, dc = time_cycles() - c0;
-	KT_CHECK(dn >= 10000000, "10 ms delay took %lu ns", dn);
-	KT_CHECK(time_cycles_to_ns(dc) >= dn - 1000 && time_cycles_to_ns(dc) <= dn + 1000000,
-		 "cycles %lu vs ns %lu", dc, dn);
+	/*
+	 * The two clocks are read one after the other, so an interrupt (or,
+	 * under QEMU -icount, another vCPU's turn) between the reads skews one
+	 * pair: the best of five pairs must agree.
+	 */
+	uint64_t dn = 0, dc = 0;
+	bool agree = false;
+	for (int i = 0; i < 5 && !agree; i++) {
+		uint64_t c0 = time_cycles(), n0 = time_ns();
+		time_delay_us(10000);
+		dn = time_ns() - n0;
+		dc = time_cycles() - c0;
+		KT_CHECK(dn >= 10000000, "10 ms delay took %lu ns", dn);
+		agree = time_cycles_to_ns(dc) >= dn - 1000 &&
+			time_cycles_to_ns(dc) <= dn + 1000000;
+	}
+	KT_CHECK(agree, "cycles %lu vs ns %lu", dc, dn);
 	return true;
 }
 
-/* Regression: Bochs's CPUID rate was taken although its TSC ran 70x slower. */
-KTEST(clock_rate_reference, "time: the cycle rate agrees with the PIT (within 10%)")
+/*
+ * Regression: Bochs's CPUID rate was taken although its TSC ran 70x
+ * slower. Loose bounds (25%, the best of five windows): on a loaded host
+ * an emulator's vCPU can be descheduled inside every window.
+ */
+KTEST(clock_rate_reference, "time: the cycle rate agrees with the PIT (within 25%)")
 {
 	uint64_t hz = time_cycles_per_sec(), best = UINT64_MAX;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		uint64_t c = arch_cycles_reference(50);
 		if (c && c < best)
 			best = c;
 	}
 	KT_CHECK(best != UINT64_MAX, "the PIT did not run");
 	uint64_t measured = best * 20;
-	KT_CHECK(measured * 10 >= hz * 9 && measured * 10 <= hz * 11,
+	KT_CHECK(measured * 4 >= hz * 3 && measured * 4 <= hz * 5,
 		 "calibrated %lu Hz, the PIT measures %lu Hz", hz, measured);
 	return true;
 }

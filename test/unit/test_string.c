@@ -10,6 +10,7 @@
 
 static void *(*const libc_memmove)(void *, const void *, size_t) = memmove;
 static int (*const libc_memcmp)(const void *, const void *, size_t) = memcmp;
+static void *(*const memset_ref)(void *, int, size_t) = memset;
 static int (*const libc_strcmp)(const char *, const char *) = strcmp;
 static int (*const libc_strncmp)(const char *, const char *, size_t) = strncmp;
 
@@ -216,9 +217,33 @@ static void test_strlcpy(void)
 	is_str(buf, "", "strlcpy empty source content");
 }
 
+/* memcpy and memset at every alignment and length up to 40 (word paths). */
+static void test_mem_alignments(void)
+{
+	unsigned char src[64], dst[64], want[64];
+	int bad_cpy = 0, bad_set = 0;
+
+	fill_pattern(src, sizeof(src));
+	for (size_t doff = 0; doff < 8; doff++)
+		for (size_t soff = 0; soff < 8; soff++)
+			for (size_t n = 0; n <= 40; n++) {
+				memset_ref(dst, 0xee, sizeof(dst));
+				memset_ref(want, 0xee, sizeof(want));
+				libc_memmove(want + doff, src + soff, n);
+				bad_cpy += memcpy(dst + doff, src + soff, n) != dst + doff ||
+					   libc_memcmp(dst, want, sizeof(dst)) != 0;
+				memset_ref(want + doff, soff * 31 + 1, n);
+				bad_set += memset(dst + doff, (int)(soff * 31 + 1) | 0x300, n) != dst + doff ||
+					   libc_memcmp(dst, want, sizeof(dst)) != 0;
+			}
+	is_int(bad_cpy, 0, "memcpy right at 8 x 8 alignments x 41 lengths, nothing else touched");
+	is_int(bad_set, 0, "memset right at 8 alignments x 41 lengths, (unsigned char)c");
+}
+
 int main(void)
 {
 	test_memcpy();
+	test_mem_alignments();
 	test_memmove();
 	test_memset();
 	test_memcmp();
