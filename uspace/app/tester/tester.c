@@ -1,7 +1,11 @@
 /*
  * tester: demonstrations and helpers for the user-space tests (utest).
  *
- *   tester fault null|div0|priv|stack|kernel   commit that fault
+ *   tester fault null|div0|priv|stack|kernel|umip  commit that fault
+ *   tester smash                               overflow a local array over
+ *                                              its canary (the stack
+ *                                              protector ends the task, 134)
+ *   tester canary                              exit 0 if the canary is set
  *   tester spin SECONDS [THREADS]              burn CPU, report times
  *   tester threads [N]                         create and join N threads
  *   tester touch-unmapped                      map, unmap, touch (faults)
@@ -43,7 +47,9 @@
 void usage(int ok)
 {
 	fprintf(ok ? stdout : stderr,
-		"usage: tester fault null|div0|priv|stack|kernel\n"
+		"usage: tester fault null|div0|priv|stack|kernel|umip\n"
+		"       tester smash\n"
+		"       tester canary\n"
 		"       tester spin SECONDS [THREADS]\n"
 		"       tester threads [N]\n"
 		"       tester touch-unmapped\n"
@@ -219,6 +225,8 @@ static int cmd_copy(int argc, char **argv)
 
 static const command_t commands[] = {
 	{ "fault", cmd_fault },
+	{ "smash", cmd_smash },
+	{ "canary", cmd_canary },
 	{ "spin", cmd_spin },
 	{ "threads", cmd_threads },
 	{ "touch-unmapped", cmd_touch_unmapped },

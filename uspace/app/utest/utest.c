@@ -127,6 +127,7 @@ static const group_t groups[] = {
 	{ "limits", { test_limits } },
 	{ "bincache", { test_bincache } },
 	{ "klog", { test_klog } },
+	{ "harden", { test_harden } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
