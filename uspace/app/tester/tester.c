@@ -6,6 +6,11 @@
  *                                              its canary (the stack
  *                                              protector ends the task, 134)
  *   tester canary                              exit 0 if the canary is set
+ *   tester io PORT [FIRST COUNT]               open ports FIRST.. (exit 3 if
+ *                                              refused), read PORT (faults
+ *                                              if it is not open)
+ *   tester io-deny                             exit 0 if kernel-owned and
+ *                                              bad port ranges are refused
  *   tester spin SECONDS [THREADS]              burn CPU, report times
  *   tester threads [N]                         create and join N threads
  *   tester touch-unmapped                      map, unmap, touch (faults)
@@ -50,6 +55,8 @@ void usage(int ok)
 		"usage: tester fault null|div0|priv|stack|kernel|umip\n"
 		"       tester smash\n"
 		"       tester canary\n"
+		"       tester io PORT [FIRST COUNT]\n"
+		"       tester io-deny\n"
 		"       tester spin SECONDS [THREADS]\n"
 		"       tester threads [N]\n"
 		"       tester touch-unmapped\n"
@@ -227,6 +234,8 @@ static const command_t commands[] = {
 	{ "fault", cmd_fault },
 	{ "smash", cmd_smash },
 	{ "canary", cmd_canary },
+	{ "io", cmd_io },
+	{ "io-deny", cmd_io_deny },
 	{ "spin", cmd_spin },
 	{ "threads", cmd_threads },
 	{ "touch-unmapped", cmd_touch_unmapped },

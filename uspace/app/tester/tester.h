@@ -32,6 +32,8 @@ unsigned long overflow_stack(unsigned long depth);
 /* harden.c: `smash` (a smashed canary must end the task), `canary`. */
 int cmd_smash(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
+int cmd_io(int argc, char **argv);
+int cmd_io_deny(int argc, char **argv);
 
 /* spin.c: `spin SECONDS [THREADS]` and `threads [N]`. */
 int cmd_spin(int argc, char **argv);

@@ -4,7 +4,9 @@
  * `tester fault umip` (SIDT) is killed for a #GP, without it SIDT runs (the
  * fallback); a program whose stack canary is smashed ends with EXIT_ABORT
  * before the corrupt frame returns; every program starts with its canary
- * set.
+ * set. I/O ports: PERM_IO alone opens none; a task holding it opens the
+ * ranges it drives with SYS_IOPORT_ALLOW and can use those and no others;
+ * the kernel's own ports and bad ranges are refused.
  */
 #include <abi/harden.h>
 #include <stdbool.h>
@@ -47,6 +49,38 @@ static void harden_smash(void)
 	       rc == EOK ? status_str(cs) : "spawn failed");
 }
 
+#define IO_FAULT (TASK_STATUS_KILLED | KILL_REASON_FAULT)
+
+/* `tester io ARGS...` with perms; its status (-1 if the spawn failed). */
+static int harden_io_run(uint32_t perms, const char *a1, const char *a2, const char *a3)
+{
+	const char *const argv[] = { "tester", "io", a1, a2, a3, NULL };
+	int status = -1;
+
+	return run_wait(argv, perms, &status) == EOK ? status : -1;
+}
+
+static void harden_io(void)
+{
+	const char *const deny[] = { "tester", "io-deny", NULL };
+	int s, ds = -1;
+
+	s = harden_io_run(PERM_IO, "0x2fd", NULL, NULL);
+	tap_ok(s == IO_FAULT, "ioport: PERM_IO alone opens no port: reading COM2 faults (%s)",
+	       status_str(s));
+	s = harden_io_run(PERM_IO, "0x2fd", "0x2f8", "8");
+	tap_ok(s == 0, "ioport: with COM2 opened its status port reads (%s)", status_str(s));
+	s = harden_io_run(PERM_IO, "0x3fd", "0x2f8", "8");
+	tap_ok(s == IO_FAULT, "ioport: with COM2 opened, COM1 still faults (%s)", status_str(s));
+	s = harden_io_run(PERM_IO, "0x61", "0x60", "1");
+	tap_ok(s == IO_FAULT, "ioport: the port after an opened one faults (%s)", status_str(s));
+	s = harden_io_run(0, "0x2fd", "0x2f8", "8");
+	tap_ok(s == 3, "ioport: without PERM_IO opening COM2 is refused (%s)", status_str(s));
+	errno_t rc = run_wait(deny, PERM_IO, &ds);
+	tap_ok(rc == EOK && ds == 0, "ioport: PIC, PIT, clock, PCI, debug-exit ports and bad "
+	       "ranges are refused with EPERM/EINVAL (%s)", rc == EOK ? status_str(ds) : "spawn failed");
+}
+
 void test_harden(void)
 {
 	uint64_t flags = 0;
@@ -63,4 +97,5 @@ void test_harden(void)
 		 flags & HARDEN_RDRAND ? "yes" : "no");
 	harden_umip(flags);
 	harden_smash();
+	harden_io();
 }

@@ -55,14 +55,20 @@ __attribute__((no_stack_protector)) void __libc_stack_guard_init(void)
 
 __attribute__((noreturn)) void __stack_chk_fail(void);
 
-/* Called by a protected function whose canary copy changed: end at once. */
-void __stack_chk_fail(void)
+/*
+ * Called by a protected function whose canary copy changed: end at once,
+ * with one console line and without running anything of the program's.
+ */
+__attribute__((no_stack_protector)) void __stack_chk_fail(void)
 {
 	static const char what[] = "*** stack smashing detected ***: ";
 	const char *prog = __libc_progname ? __libc_progname : "?";
+	char line[128];
+	size_t n = sizeof(what) - 1, p = strnlen(prog, sizeof(line) - n - 12);
 
-	sys_console_write(what, sizeof(what) - 1);
-	sys_console_write(prog, strlen(prog));
-	sys_console_write(" terminated\n", 12);
+	memcpy(line, what, n);
+	memcpy(line + n, prog, p);
+	memcpy(line + n + p, " terminated\n", 12);
+	sys_console_write(line, n + p + 12);
 	sys_exit(EXIT_ABORT);
 }
