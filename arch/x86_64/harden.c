@@ -139,3 +139,15 @@ bool arch_uaccess_allowed(void)
 {
 	return read_rflags() & RFLAGS_AC;
 }
+
+void arch_test_uaccess_open(void)
+{
+	if (arch_smap_on)
+		__asm__ volatile("stac" ::: "memory", "cc");
+}
+
+void arch_test_uaccess_close(void)
+{
+	if (arch_smap_on)
+		__asm__ volatile("clac" ::: "memory", "cc");
+}

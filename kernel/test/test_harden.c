@@ -107,6 +107,47 @@ KTEST(harden_smap, "harden: a kernel read of user memory faults outside the copy
 	return true;
 }
 
+/* With user access opened by hand: read the user page, then fault on NULL. */
+static void ht_open_then_fault(void *arg)
+{
+	uintptr_t *a = arg;
+
+	arch_test_uaccess_open();
+	a[1] = *(volatile uint8_t *)a[0];
+	a[2] = *(volatile uint8_t *)NULL;
+}
+
+KTEST(harden_entry_clac, "harden: exception entry closes user access (SMAP) that the interrupted code had open")
+{
+	uintptr_t a, arg[3] = { 0, 0, 0 };
+	vm_space_t *s = vm_space_create();
+	uint8_t byte = HT_BYTE;
+	fault_catch_t fc = { .quiet = true };
+
+	KT_CHECK(s && vm_space_map_anon(s, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, &a) == EOK &&
+		 vm_space_write(s, a, &byte, 1) == EOK, "no user page");
+	if (!(arch_harden_flags() & HARDEN_SMAP)) {
+		vm_space_put(s);
+		KT_SKIP("no SMAP on this CPU");
+	}
+	arg[0] = a;
+	preempt_disable();
+	paddr_t prev = arch_user_window_enter(s->root);
+	bool faulted = fault_catch_run(&fc, ht_open_then_fault, arg);
+	bool open_after = arch_uaccess_allowed();     /* iretq gave the fault's AC back */
+	arch_test_uaccess_close();
+	arch_user_window_leave(prev);
+	preempt_enable();
+	vm_space_put(s);
+	KT_CHECK(faulted && fc.vector == 14 && fc.addr == 0, "the NULL read gave vector %u at %#lx",
+		 fc.vector, fc.addr);
+	KT_CHECK(arg[1] == HT_BYTE, "with access open the user page read %#lx", arg[1]);
+	KT_CHECK(!fc.handler_uaccess, "the page-fault handler ran with user access open");
+	KT_CHECK(open_after, "the return from the handler did not restore the interrupted AC");
+	KT_CHECK(!arch_uaccess_allowed(), "user access still open at the end");
+	return true;
+}
+
 /*
  * Writes n bytes from its local array upwards: past the array's end and up
  * to (not including) the saved frame pointer, which covers the canary.

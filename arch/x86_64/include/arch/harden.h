@@ -41,5 +41,11 @@ uint64_t arch_random64_tsc(void);
 paddr_t arch_user_window_enter(paddr_t root);
 void arch_user_window_leave(paddr_t prev);
 bool arch_uaccess_allowed(void);
+/*
+ * ktest only: open / close user access (stac / clac) outside the copy
+ * routine, to check that the entry stubs close it. No-ops without SMAP.
+ */
+void arch_test_uaccess_open(void);
+void arch_test_uaccess_close(void);
 
 #endif
