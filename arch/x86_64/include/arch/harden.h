@@ -29,7 +29,7 @@ unsigned arch_harden_cpuid(void);
  */
 uint64_t arch_random64(unsigned *how);
 
-/* Only the same 64 bits through the TSC mix, whatever the CPU has (for tests). */
+/* The TSC mix alone (the fallback), whatever the CPU has; for tests. */
 uint64_t arch_random64_tsc(void);
 
 /*
