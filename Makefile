@@ -51,13 +51,16 @@ endif
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes \
 	-Wmissing-prototypes -Wshadow -Wvla
 CC_INCLUDE := $(shell $(CC) -print-file-name=include)
+# Kernel and user space: canaries in every function with arrays or
+# address-taken locals, one global guard chosen at boot / program start.
+STACKPROT := -fstack-protector-strong -mstack-protector-guard=global
 
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
 	-ffreestanding -nostdinc -isystem $(CC_INCLUDE) \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone \
 	-mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 -mno-80387 \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-	-fno-optimize-sibling-calls -fno-stack-protector -fno-strict-aliasing \
+	-fno-optimize-sibling-calls -fno-strict-aliasing $(STACKPROT) \
 	-fno-asynchronous-unwind-tables -fno-common -fcf-protection=none \
 	-Iarch/$(ARCH)/include -Ikernel/include -Ilib/include -I$(BUILD)/gen \
 	-MMD -MP
@@ -101,7 +104,7 @@ all: $(ISO) $(KTEST_ISO) host-tests host-tools
 USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
 	-ffreestanding -nostdinc -isystem $(CC_INCLUDE) \
 	-fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-	-fno-optimize-sibling-calls -fno-stack-protector -fno-common \
+	-fno-optimize-sibling-calls -fno-common $(STACKPROT) \
 	-fcf-protection=none -fno-asynchronous-unwind-tables \
 	-Iuspace/lib/c/include -Ilib/include -MMD -MP
 USER_ASFLAGS := -f elf64 -g -F dwarf

@@ -10,6 +10,7 @@
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/harden.h>
 #include <kernel/acct.h>
 #include <kernel/ipc.h>
 #include <kernel/load.h>
@@ -107,13 +108,16 @@ static void kinit(void *arg)
 		printk("kinit: started /bin/init as task %lu\n", id);
 }
 
-void kmain(void)
+/* Not stack-protected: the canary changes in its first step. */
+__attribute__((no_stack_protector)) void kmain(void)
 {
+	harden_stack_guard_init();  /* the stack protector's canary */
 	time_mark_boot();
 	arch_early_init();          /* per-CPU data, GDT/IDT, COM1, boot info */
 	printk("vernier: %s, booted by %s (%s)\n", VERNIER_VERSION,
 	       boot_info.loader, boot_info.uefi ? "UEFI" : "BIOS");
 	printk("vernier: command line \"%s\"\n", boot_info.cmdline);
+	harden_report();            /* SMEP/SMAP/UMIP, canary source */
 	frame_init();               /* physical frames from the memory map */
 	vm_init();                  /* kernel page tables; identity map gone */
 	heap_init();                /* kmalloc */

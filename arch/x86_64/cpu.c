@@ -1,19 +1,18 @@
 /*
  * Per-CPU set-up on x86-64: GS base → cpu_t, GDT/TSS with IST stacks, the
- * IDT, and CPU features (SMEP). The boot CPU uses static structures; the
+ * IDT, and CPU features (SMEP, SMAP, UMIP: arch/x86_64/harden.c). The boot CPU uses static structures; the
  * others get theirs from smp.c before they start.
  */
 #include <arch/boot.h>
 #include <arch/cpu.h>
 #include <arch/cpuinit.h>
+#include <arch/harden.h>
 #include <arch/interrupt.h>
 #include <arch/pc/uart.h>
 #include <arch/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 #include <kernel/vm.h>
-
-#define CR4_SMEP (1ul << 20)
 
 static cpu_t bsp_cpu;
 static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
@@ -27,8 +26,7 @@ void arch_cpu_set_gs(cpu_t *c)
 
 static void cpu_enable_features(void)
 {
-	if (cpuid(0, 0).eax >= 7 && (cpuid(7, 0).ebx & (1u << 7)))
-		write_cr4(read_cr4() | CR4_SMEP);
+	arch_harden_cpu();
 	arch_fpu_init();
 }
 

@@ -63,8 +63,7 @@ void gdt_init_cpu(cpu_t *c, const uint64_t ist_tops[IST_COUNT])
 	_Static_assert(__builtin_offsetof(arch_cpu_t, iomap) ==
 		       __builtin_offsetof(arch_cpu_t, tss) + sizeof(tss_t),
 		       "the I/O map must follow the TSS");
-	memset(c->arch.iomap, 0, IOMAP_BYTES);
-	c->arch.iomap[IOMAP_BYTES] = 0xff;
+	memset(c->arch.iomap, 0xff, IOMAP_BYTES + 1);   /* no port until a task's are loaded */
 	c->arch.tss.iopb = TSS_NO_IOMAP;
 	gdt_set_tss(gdt, &c->arch.tss);
 	gdt_load(gdt);

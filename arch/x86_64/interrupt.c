@@ -5,6 +5,7 @@
  */
 #include <arch/apic.h>
 #include <arch/cpu.h>
+#include <arch/harden.h>
 #include <arch/interrupt.h>
 #include <kernel/cpu.h>
 #include <kernel/fault.h>
@@ -158,6 +159,7 @@ static void exc_catch(int_frame_t *f, fault_catch_t *fc)
 	fc->error = f->error;
 	fc->addr = f->vector == VEC_PF ? read_cr2() : 0;
 	fc->rip = f->rip;
+	fc->handler_uaccess = arch_uaccess_allowed();
 	if (fc->quiet)
 		fc->nbt = backtrace_walk(f->rip, f->rbp, fc->bt, FAULT_BT_MAX);
 	else

@@ -7,6 +7,10 @@
 ; its swapgs, so they decide from the GS base itself: a negative (kernel)
 ; base means the kernel GS is already active (user space can never load a
 ; negative GS base). These never rely on the interrupted stack or GS.
+;
+; SMAP: an interrupt keeps RFLAGS.AC, so a stub entered from user mode (AC
+; is the user's to set) or from the kernel's user-copy routine clears it
+; (SMAP_CLAC); the iretq restores the interrupted AC.
 
 %define MSR_GS_BASE 0xc0000101
 %define FRAME_RIP 17 * 8
@@ -16,6 +20,7 @@ section .text
 extern interrupt_dispatch
 
 %include "arch/regs.inc"
+%include "arch/smap.inc"
 
 ; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
 ; from the handler into the interrupted code. rdi = the int_frame_t.
@@ -33,6 +38,7 @@ global isr_common:function, isr_paranoid:function
 isr_common:
 	PUSH_REGS
 	cld
+	SMAP_CLAC
 	test byte [rsp + FRAME_CS], 3
 	jz .kernel_in
 	swapgs
@@ -49,6 +55,7 @@ isr_common:
 isr_paranoid:
 	PUSH_REGS
 	cld
+	SMAP_CLAC
 	xor ebx, ebx
 	mov ecx, MSR_GS_BASE
 	rdmsr

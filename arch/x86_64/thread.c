@@ -59,6 +59,23 @@ void arch_fpu_reset(thread_t *t)
 	memcpy(t->arch.fpu, fpu_initial, FPU_AREA_SIZE);
 }
 
+/*
+ * The TSS map (0 = allowed) holds the inverse of the task's bits for the
+ * ports below IOPORT_USER_LIMIT; every byte above stays 0xff (gdt.c).
+ */
+void arch_ioports_load(const task_t *t)
+{
+	cpu_t *c = cpu_current();
+
+	if (!__atomic_load_n(&t->ioports_any, __ATOMIC_ACQUIRE)) {
+		c->arch.tss.iopb = TSS_NO_IOMAP;
+		return;
+	}
+	for (size_t i = 0; i < sizeof(t->ioports); i++)
+		c->arch.iomap[i] = (uint8_t)~__atomic_load_n(&t->ioports[i], __ATOMIC_RELAXED);
+	c->arch.tss.iopb = sizeof(tss_t);
+}
+
 static paddr_t thread_root(thread_t *t)
 {
 	vm_space_t *s = t->task->space;
@@ -74,8 +91,7 @@ void arch_thread_switch(thread_t *prev, thread_t *next)
 	if (!next->kernel)
 		fpu_restore(next);
 	c->arch.tss.rsp[0] = next->kstack_top;
-	/* Tasks holding PERM_IO may use every port; others none. */
-	c->arch.tss.iopb = (next->task->perms & PERM_IO) ? sizeof(tss_t) : TSS_NO_IOMAP;
+	arch_ioports_load(next->task);
 	c->kernel_rsp = next->kstack_top;
 	if (thread_root(prev) != thread_root(next))
 		write_cr3(thread_root(next));

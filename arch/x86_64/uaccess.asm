@@ -2,6 +2,14 @@
 ; first offered to the task's address space (demand-zero pages); if the
 ; address is bad, the fault handler resumes at uaccess_fixup, which returns
 ; nonzero instead of crashing the kernel.
+;
+; This is the only code that touches user pages through user addresses:
+; under SMAP it opens the access (stac) for the copy alone and closes it
+; (clac) on both ways out. A fault in the copy enters the kernel with AC
+; cleared by the stub; the iretq back to the fixup restores AC = 1, so the
+; fixup closes it too.
+
+%include "arch/smap.inc"
 
 section .text
 global arch_copy_user:function, uaccess_start, uaccess_end, uaccess_fixup
@@ -10,10 +18,13 @@ global arch_copy_user:function, uaccess_start, uaccess_end, uaccess_fixup
 arch_copy_user:
 uaccess_start:
 	mov rcx, rdx
+	SMAP_STAC
 	rep movsb
+	SMAP_CLAC
 	xor eax, eax
 	ret
 uaccess_fixup:
+	SMAP_CLAC
 	mov eax, 1
 	ret
 uaccess_end:

@@ -519,9 +519,15 @@ static errno_t cprof_put(const cprof_plan_t *p, const cprof_kept_t *kept, uintpt
 	return rc;
 }
 
-/* CPROF_OP_GET (buf, size, size_t *needed) -> bytes. */
+/*
+ * CPROF_OP_GET (buf, size, size_t *needed) -> bytes. A buffer that does
+ * not start in user space is EFAULT whatever the size (before: ENOMEM
+ * when the tables outgrew size, EFAULT only when they fitted).
+ */
 static int64_t cprof_get(uintptr_t buf, uint64_t size, uintptr_t uneeded)
 {
+	if (size && !user_range_ok(buf, 1))
+		return -EFAULT;
 	cprof_plan_t *p = kmalloc(sizeof(*p));
 	uint32_t gen;
 

@@ -8,6 +8,7 @@
  */
 #include <abi/sysinfo.h>
 #include <kernel/failinj.h>
+#include <kernel/harden.h>
 #include <kernel/vm.h>
 #include <kernel/sysimpl.h>
 #include <kernel/sysinfo.h>
@@ -33,6 +34,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.cycles", SYSINFO_INT, si_cycles, NULL, NULL, NULL },
 	{ "system.acct_entry_cycles", SYSINFO_INT, si_acct_entry, NULL, NULL, NULL },
 	{ "system.platform", SYSINFO_INT, si_platform, NULL, NULL, NULL },
+	{ "system.hardening", SYSINFO_INT, harden_flags, NULL, NULL, NULL },
 	{ "system.cpus", SYSINFO_DATA, NULL, si_cpus, NULL, NULL },
 	{ "system.physmem", SYSINFO_DATA, NULL, si_physmem, NULL, NULL },
 	{ "system.load", SYSINFO_DATA, NULL, si_load, NULL, NULL },

@@ -195,7 +195,8 @@ def need_file(tap, path, what):
         tap.done()
 
 
-def label(firmware, cpus):
-    """The prefix of a boot's test names, e.g. "[bios cpus=2]"."""
-    return "[%s cpus=%d]" % (firmware, cpus)
+def label(firmware, cpus, cpu=None):
+    """The prefix of a boot's test names, e.g. "[bios cpus=2]", or with a
+    CPU model other than the default "[bios cpus=1 qemu64]"."""
+    return "[%s cpus=%d%s]" % (firmware, cpus, " " + cpu if cpu else "")
 

@@ -94,9 +94,15 @@ def check_clean_log(tap, name, lines, faults_allowed=False):
     return ok
 
 
+def cpu_model(config):
+    """A configuration's QEMU CPU model: its third field, else None (the
+    default of tools/qemu.sh)."""
+    return config[2] if len(config) > 2 else None
+
+
 def run(tap, program, configs, timeout, check_log, kernel_args=""):
-    """Boot "KERNEL_ARGS -- program" in each (firmware, cpus) configuration
-    and report.
+    """Boot "KERNEL_ARGS -- program" in each (firmware, cpus[, cpu model])
+    configuration and report.
 
     check_log(tap, name, lines) adds the caller's own checks and returns
     whether they passed; the boot's tail is shown when anything failed.
@@ -105,13 +111,14 @@ def run(tap, program, configs, timeout, check_log, kernel_args=""):
     bt.need_file(tap, INITRD, "initrd")
     with tempfile.TemporaryDirectory(prefix="vernier-%s." % program) as tmp:
         iso = make_iso(tmp, (kernel_args + " -- " + program).strip())
-        jobs = [(bt.weight(n, bt.accel()),
-                 (lambda fw=fw, n=n: vm.boot(iso, cpus=n, firmware=fw,
-                                             accel=bt.accel(), timeout=timeout)))
-                for fw, n in configs]
+        jobs = [(bt.weight(c[1], bt.accel()),
+                 (lambda fw=c[0], n=c[1], cpu=cpu_model(c):
+                  vm.boot(iso, cpus=n, firmware=fw, cpu=cpu,
+                          accel=bt.accel(), timeout=timeout)))
+                for c in configs]
         results = list(bt.run_parallel(jobs))
-    for (fw, n), r in zip(configs, results):
-        name = bt.label(fw, n)
+    for c, r in zip(configs, results):
+        name = bt.label(c[0], c[1], cpu_model(c))
         passed, plan, numbers = reemit(tap, name, r.lines)
         passed &= check_plan(tap, name, plan, numbers, program)
         passed &= check_log(tap, name, r.lines)

@@ -26,6 +26,7 @@ struct fault_catch {
 	uint64_t error;
 	uint64_t addr;          /* faulting address for page faults */
 	uintptr_t rip;
+	bool handler_uaccess;   /* the handler ran with user access open (SMAP: never) */
 	uintptr_t bt[FAULT_BT_MAX];
 	size_t nbt;
 };

@@ -37,6 +37,13 @@ void platform_irq_unmask(unsigned irq);
  */
 void platform_test_exit(bool pass) __noreturn;
 
+/*
+ * Whether user tasks may ever be given ports [port, port + count): serial
+ * ports, the PS/2 controller and VGA on a PC; never the timers, interrupt
+ * controllers, clock, PCI or ACPI. All lie below IOPORT_USER_LIMIT.
+ */
+bool platform_ioport_grantable(unsigned port, unsigned count);
+
 /* Stop every CPU. Never returns. */
 void platform_halt(void) __noreturn;
 /* Turn the machine off (ACPI S5); halts if that fails. */

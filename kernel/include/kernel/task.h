@@ -29,6 +29,9 @@ typedef struct task_acct {
 	uint64_t kernel_cycles;
 } task_acct_t;
 
+/* Ports a task can be given are below this (platform_ioport_grantable()). */
+#define IOPORT_USER_LIMIT 0x400
+
 typedef struct task {
 	task_id_t id;
 	char name[TASK_NAME_MAX];
@@ -55,6 +58,9 @@ typedef struct task {
 	task_acct_t acct;
 	task_ipc_t ipc;
 	struct cprof_task *cprof;   /* call profiler registration (cprof_lock) */
+	/* Ports opened by SYS_IOPORT_ALLOW, 1 bit = allowed (only ever set, atomically). */
+	uint8_t ioports[IOPORT_USER_LIMIT / 8];
+	bool ioports_any;           /* some bit is set: load them on a switch */
 } task_t;
 
 extern task_t kernel_task;

@@ -30,6 +30,7 @@
  *     then those of processes that exited since the last RESET (the
  *     newest first; 4 MiB of them at most), as a file (cprof_file_hdr_t
  *     ...). ENOMEM and *needed when size is too small: nothing partial.
+ *     EFAULT when size > 0 and buf is not a user address.
  *     Needs PERM_PROFILE.
  *   CPROF_OP_RESET () -> number of tables told to clear or dropped. Each
  *     live one clears at its next hook (a blocked process: when it runs

@@ -57,7 +57,8 @@
 #define SYS_GETPROFILE 39     /* (struct prof_data *) -> 0: the current or last profile */
 #define SYS_CPROF 40          /* (op, a1, a2, a3) call profiler; see abi/cprof.h */
 #define SYS_IPC_CALLER_PERMS 41 /* (callid) -> PERM_* of the task that made that unanswered call */
-#define SYS_COUNT 42
+#define SYS_IOPORT_ALLOW 42   /* (port, count) -> 0; PERM_IO: open those ports to this task */
+#define SYS_COUNT 43
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

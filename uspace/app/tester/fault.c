@@ -3,8 +3,10 @@
  * task and reports it, naming the function (fault_null, fault_div0, ...).
  * The fault functions are global, noinline and noipa so that they keep
  * their names in the symbol table and the faulting instruction lies inside
- * them. tester touch-unmapped: a read of memory that was just unmapped.
+ * them (umip faults only where the CPU has UMIP). tester touch-unmapped:
+ * a read of memory that was just unmapped.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -54,6 +56,15 @@ FAULT_FN unsigned long fault_stack(unsigned long depth)
 	return fault_stack(depth + 1) + buf[0] + buf[sizeof(buf) - 1];
 }
 
+/* SIDT reveals the kernel's IDT address: with UMIP it is #GP in user mode. */
+FAULT_FN void fault_umip(void)
+{
+	struct __attribute__((packed)) { uint16_t limit; uint64_t base; } idtr;
+
+	__asm__ volatile("sidt %0" : "=m"(idtr));
+	printf("tester: sidt ran (no UMIP)\n");
+}
+
 FAULT_FN void fault_kernel(void)
 {
 	volatile int *p = (volatile int *)KERNEL_ADDR;
@@ -77,6 +88,7 @@ static const fault_kind_t kinds[] = {
 	{ "priv", fault_priv },
 	{ "stack", fault_stack_start },
 	{ "kernel", fault_kernel },
+	{ "umip", fault_umip },
 };
 
 int cmd_fault(int argc, char **argv)

@@ -1,7 +1,16 @@
 /*
  * tester: demonstrations and helpers for the user-space tests (utest).
  *
- *   tester fault null|div0|priv|stack|kernel   commit that fault
+ *   tester fault null|div0|priv|stack|kernel|umip  commit that fault
+ *   tester smash                               overflow a local array over
+ *                                              its canary (the stack
+ *                                              protector ends the task, 134)
+ *   tester canary                              exit 0 if the canary is set
+ *   tester io PORT [FIRST COUNT]               open ports FIRST.. (exit 3 if
+ *                                              refused), read PORT (faults
+ *                                              if it is not open)
+ *   tester io-deny                             exit 0 if kernel-owned and
+ *                                              bad port ranges are refused
  *   tester spin SECONDS [THREADS]              burn CPU, report times
  *   tester threads [N]                         create and join N threads
  *   tester touch-unmapped                      map, unmap, touch (faults)
@@ -43,7 +52,11 @@
 void usage(int ok)
 {
 	fprintf(ok ? stdout : stderr,
-		"usage: tester fault null|div0|priv|stack|kernel\n"
+		"usage: tester fault null|div0|priv|stack|kernel|umip\n"
+		"       tester smash\n"
+		"       tester canary\n"
+		"       tester io PORT [FIRST COUNT]\n"
+		"       tester io-deny\n"
 		"       tester spin SECONDS [THREADS]\n"
 		"       tester threads [N]\n"
 		"       tester touch-unmapped\n"
@@ -219,6 +232,10 @@ static int cmd_copy(int argc, char **argv)
 
 static const command_t commands[] = {
 	{ "fault", cmd_fault },
+	{ "smash", cmd_smash },
+	{ "canary", cmd_canary },
+	{ "io", cmd_io },
+	{ "io-deny", cmd_io_deny },
 	{ "spin", cmd_spin },
 	{ "threads", cmd_threads },
 	{ "touch-unmapped", cmd_touch_unmapped },

@@ -18,6 +18,7 @@ void fault_div0(void);
 void fault_priv(void);
 unsigned long fault_stack(unsigned long depth);
 void fault_kernel(void);
+void fault_umip(void);
 int cmd_touch_unmapped(int argc, char **argv);
 void touch_unmapped(volatile unsigned char *p);
 
@@ -27,6 +28,12 @@ int cmd_thread_guard(int argc, char **argv);
 int cmd_thread_overflow(int argc, char **argv);
 void touch_protnone(volatile unsigned char *p);
 unsigned long overflow_stack(unsigned long depth);
+
+/* harden.c: `smash` (a smashed canary must end the task), `canary`. */
+int cmd_smash(int argc, char **argv);
+int cmd_canary(int argc, char **argv);
+int cmd_io(int argc, char **argv);
+int cmd_io_deny(int argc, char **argv);
 
 /* spin.c: `spin SECONDS [THREADS]` and `threads [N]`. */
 int cmd_spin(int argc, char **argv);

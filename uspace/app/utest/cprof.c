@@ -158,6 +158,8 @@ static void test_cprof_get(void)
 	free(buf);
 	tap_ok(cp_call(CPROF_OP_GET, (long)KERNEL_ADDR, 1 << 20, (long)&n2) == -EFAULT,
 	       "cprof: GET into kernel memory: EFAULT");
+	tap_ok(cp_call(CPROF_OP_GET, (long)KERNEL_ADDR, 16, (long)&n2) == -EFAULT,
+	       "cprof: GET of too few bytes into kernel memory: EFAULT, not ENOMEM");
 	size_t cap, end = 0;
 	r = cp_get(&buf, &cap);
 	const cprof_file_hdr_t *fh = (const void *)buf;

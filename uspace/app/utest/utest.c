@@ -127,13 +127,14 @@ static const group_t groups[] = {
 	{ "loadavg", 1, { test_loadavg } },
 	{ "prof", 19, { test_prof } },
 	{ "profil", 8, { test_profil } },
-	{ "cprof", 18, { test_cprof } },
+	{ "cprof", 19, { test_cprof } },
 	{ "libc", 29, { test_libc_files, test_libc_system, test_pthreads,
 		    test_libc_numbers } },
 	{ "calc", 2, { test_calc } },
 	{ "limits", 12, { test_limits } },
 	{ "bincache", 2, { test_bincache } },
 	{ "klog", 4, { test_klog } },
+	{ "harden", 11, { test_harden } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -71,5 +71,6 @@ void test_calc(void);
 void test_limits(void);
 void test_bincache(void);
 void test_klog(void);
+void test_harden(void);
 
 #endif

@@ -41,6 +41,8 @@ bool kbd_init(void)
 	if (__vernier_syscall(SYS_IRQ_SUBSCRIBE, IRQ_KBD, CON_M_IRQ_KBD,
 			      0, 0, 0, 0) < 0)
 		return false;
+	if (sys_ioport_allow(KBD_DATA, 1) != EOK || sys_ioport_allow(KBD_STATUS, 1) != EOK)
+		return false;
 	for (int i = 0; i < 64 && (inb(KBD_STATUS) & STATUS_OUT); i++)
 		(void)inb(KBD_DATA);
 	return true;

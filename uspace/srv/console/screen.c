@@ -15,6 +15,7 @@
 #define FB_EGA_TEXT 2
 #define VGA_BLANK ((uint16_t)(0x07 << 8 | ' '))
 #define GLYPH_W 8
+#define VGA_CRTC 0x3d4          /* CRT controller index; data at +1 */
 #define GLYPH_H 16
 #define CSI_PARAMS 4
 
@@ -43,20 +44,20 @@ static void *map_device(uint64_t paddr, size_t len)
 /* Where the kernel's VGA driver left its hardware cursor. */
 static unsigned vga_cursor_get(void)
 {
-	outb(0x3d4, 0x0e);
-	unsigned pos = (unsigned)inb(0x3d5) << 8;
-	outb(0x3d4, 0x0f);
-	return pos | inb(0x3d5);
+	outb(VGA_CRTC, 0x0e);
+	unsigned pos = (unsigned)inb(VGA_CRTC + 1) << 8;
+	outb(VGA_CRTC, 0x0f);
+	return pos | inb(VGA_CRTC + 1);
 }
 
 static void vga_cursor_set(void)
 {
 	unsigned pos = scr.row * scr.cols + (scr.col < scr.cols ? scr.col : scr.cols - 1);
 
-	outb(0x3d4, 0x0f);
-	outb(0x3d5, (uint8_t)pos);
-	outb(0x3d4, 0x0e);
-	outb(0x3d5, (uint8_t)(pos >> 8));
+	outb(VGA_CRTC, 0x0f);
+	outb(VGA_CRTC + 1, (uint8_t)pos);
+	outb(VGA_CRTC, 0x0e);
+	outb(VGA_CRTC + 1, (uint8_t)(pos >> 8));
 }
 
 static uint32_t channel_max(unsigned pos, unsigned size)
@@ -84,6 +85,8 @@ static bool screen_init_rgb(const fb_info_t *fb)
 
 static bool screen_init_text(const fb_info_t *fb)
 {
+	if (sys_ioport_allow(VGA_CRTC, 2) != EOK)     /* the cursor's index/data pair */
+		return false;
 	scr.mem = map_device(fb->addr, (size_t)fb->pitch * fb->height);
 	if (!scr.mem)
 		return false;

@@ -31,7 +31,7 @@ static bool present;
 
 bool uart_init(void)
 {
-	if (inb(COM1 + UART_LSR) == 0xff)
+	if (sys_ioport_allow(COM1, 8) != EOK || inb(COM1 + UART_LSR) == 0xff)
 		return false;
 	outb(COM1 + UART_IER, 0);
 	outb(COM1 + UART_FCR, 0x07);        /* FIFO on, both cleared */

@@ -22,6 +22,14 @@ void arch_thread_setup(struct thread *t);
  */
 void arch_thread_switch(struct thread *prev, struct thread *next);
 
+struct task;
+
+/*
+ * Load t's I/O port bitmap into this CPU's TSS (none for a task that was
+ * given no ports). Interrupts or preemption off; t runs on this CPU.
+ */
+void arch_ioports_load(const struct task *t);
+
 /* Drop to user mode at entry with stack and arg in rdi. Never returns. */
 void arch_enter_user(uintptr_t entry, uintptr_t stack, uintptr_t arg) __attribute__((noreturn));
 

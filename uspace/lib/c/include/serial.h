@@ -22,8 +22,9 @@ typedef struct serial {
 
 /*
  * Set up the UART at base (115200 8N1, interrupts off, FIFO on) into *s.
- * EPERM: the caller lacks PERM_IO (it would fault on the ports); ENOENT:
- * nothing answers at base.
+ * It first opens the UART's 8 ports to the task (sys_ioport_allow). EPERM:
+ * the caller lacks PERM_IO, or base is not a port the kernel gives out;
+ * ENOENT: nothing answers at base.
  */
 errno_t serial_open(uint16_t base, serial_t *s);
 /* Send len bytes of buf, polling for THR empty before each burst. */

@@ -99,5 +99,11 @@ errno_t sys_set_affinity(thread_id_t thread, uint64_t mask);
  * needs PERM_SYSTEM. Returns only on failure.
  */
 errno_t sys_poweroff(unsigned how);
+/*
+ * Open I/O ports [port, port + count) to the calling task (<sys/io.h>):
+ * needs PERM_IO, and only ports the kernel lets user space drive (serial,
+ * PS/2, VGA) are given (else EPERM); EINVAL for an empty or too long range.
+ */
+errno_t sys_ioport_allow(unsigned port, unsigned count);
 
 #endif

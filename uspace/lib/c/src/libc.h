@@ -70,5 +70,7 @@ void __libc_cprof_stack(void *lo, size_t size);
 /* The environment and argv[0] for messages ("?" if none). */
 extern char **__libc_environ;
 extern const char *__libc_progname;
+/* Choose the stack protector's canary (first thing at start; stackprot.c). */
+void __libc_stack_guard_init(void);
 
 #endif

@@ -17,20 +17,14 @@
 #define LCR_8N1 0x03
 #define LSR_THRE 0x20
 #define DIVISOR_115200 1
-
-/* Whether the calling task holds PERM_IO. */
-static bool have_io(void)
-{
-	task_info_t info;
-
-	return sys_task_info(sys_task_id(), &info) == EOK &&
-	       (info.perms & PERM_IO);
-}
+#define UART_PORTS 8
 
 errno_t serial_open(uint16_t base, serial_t *s)
 {
-	if (!have_io())
-		return EPERM;
+	errno_t rc = sys_ioport_allow(base, UART_PORTS);
+
+	if (rc != EOK)
+		return rc == EINVAL ? ENOENT : EPERM;
 	if (inb(base + UART_LSR) == 0xff)
 		return ENOENT;
 	outb(base + UART_IER, 0);

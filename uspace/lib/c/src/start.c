@@ -22,8 +22,10 @@ static void run_constructors(void)
 		(*fn)();
 }
 
-void __libc_start(int argc, char **argv, char **envp)
+/* Not protected itself: it changes the canary and must not check it on return. */
+__attribute__((no_stack_protector)) void __libc_start(int argc, char **argv, char **envp)
 {
+	__libc_stack_guard_init();
 	__libc_environ = envp;
 	if (argc > 0 && argv[0])
 		__libc_progname = argv[0];

@@ -200,3 +200,8 @@ errno_t sys_poweroff(unsigned how)
 {
 	return sys_err(__libc_syscall1(SYS_POWEROFF, how));
 }
+
+errno_t sys_ioport_allow(unsigned port, unsigned count)
+{
+	return sys_err(__libc_syscall2(SYS_IOPORT_ALLOW, (long)port, (long)count));
+}

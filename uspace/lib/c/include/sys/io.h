@@ -1,6 +1,7 @@
 /*
- * x86 port I/O from user space. Only a task holding PERM_IO may use the
- * ports (the kernel opens the TSS I/O bitmap for it); anyone else faults.
+ * x86 port I/O from user space. A task may use only the ports it opened
+ * with sys_ioport_allow() (<vernier.h>; needs PERM_IO): any other port
+ * faults (#GP), with or without PERM_IO.
  */
 #ifndef _SYS_IO_H
 #define _SYS_IO_H
