@@ -10,6 +10,7 @@
 #define SPEAKER 0x02
 #define OUT2 0x20
 
+/* TSC cycles for ms of PIT channel 2 (at most ~55 ms), or 0 if it never ran out. */
 uint64_t pit_measure_cycles(unsigned ms)
 {
 	uint32_t count = PIT_HZ * ms / 1000;
@@ -21,8 +22,14 @@ uint64_t pit_measure_cycles(unsigned ms)
 	outb(PIT_CMD, 0xb0);                  /* ch2, lo/hi, mode 0, binary */
 	outb(PIT_CH2, count & 0xff);
 	outb(PIT_CH2, count >> 8);
-	outb(PIT_GATE, (inb(PIT_GATE) & ~SPEAKER) | GATE_ON);
+	/*
+	 * The TSC is read before the gate opens: a vCPU descheduled between
+	 * the two can then only lengthen the window (the caller keeps the
+	 * shortest), never cut it short. Read after, an overloaded host gave
+	 * windows of almost nothing and a boot panicked on a 0.3 MHz TSC.
+	 */
 	uint64_t t0 = rdtsc();
+	outb(PIT_GATE, (inb(PIT_GATE) & ~SPEAKER) | GATE_ON);
 	while (!(inb(PIT_GATE) & OUT2)) {
 		if (++spins > 100000000)
 			return 0;
