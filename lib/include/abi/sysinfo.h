@@ -71,6 +71,8 @@ typedef struct sysinfo_cpu {
 	uint64_t irq_cycles;      /* in hardware interrupt handlers */
 	uint64_t switches;        /* context switches */
 	uint64_t interrupts;      /* hardware interrupts taken */
+	uint64_t irqoff_max_cycles;   /* longest interrupts-off section since boot */
+	uint64_t nmi_max_cycles;      /* longest NMI handler since boot */
 } sysinfo_cpu_t;
 
 typedef struct sysinfo_physmem {
