@@ -169,6 +169,7 @@ typedef struct sysinfo_profiler {
 	uint64_t lost;            /* dropped (full rings) since boot */
 	uint64_t throttled;       /* skipped by the throttle since boot */
 	uint64_t memory;          /* kernel bytes held for rings and sessions */
+	uint64_t unrouted;        /* samples and drops no session got (taken after its end) */
 } sysinfo_profiler_t;
 
 #endif
