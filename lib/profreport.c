@@ -650,7 +650,8 @@ static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
 		skipped += r->cpu_skipped[i];
 	*c = r->c;
-	c->lost = r->lost_recs + r->end_lost;
+	/* END's lost is the session's total: the LOST records before it are part of it */
+	c->lost = r->lost_recs > r->end_lost ? r->lost_recs : r->end_lost;
 	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
 }
 
