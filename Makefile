@@ -367,6 +367,13 @@ failinj: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILINJ_FULL=1 VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/failinj.t
 .PHONY: fuzz failinj
+# make soak [MINUTES=] [CPUS=]: the soak run (tools/soak.sh; make check runs
+# a 1-minute slice, test/soak.t).
+soak: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/soak.sh $(or $(MINUTES),30) \
+		$(if $(filter command line,$(origin CPUS)),$(CPUS),2)
+.PHONY: soak
 
 clean:
 	rm -rf $(BUILD)
