@@ -2,7 +2,7 @@
  * soak: run the whole system under load for a while, then check that
  * nothing broke and nothing leaked.
  *
- *   soak [-h] [-d SECONDS] [-f HZ] [-o FILE] [-s SEED]
+ *   soak [-h] [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]
  *
  * After a warm-up (each part once, briefly: it fills the kernel's caches)
  * and a baseline of the kernel's memory counters, soak starts together:
@@ -24,7 +24,8 @@
  * It prints "soak: NAME VALUE UNIT" summary lines (with each CPU's longest
  * interrupts-off section and NMI handler) and "soak: PASS" or "soak: FAIL".
  * Exit status 0 if everything passed, 1 if not, 2 for usage errors.
- * -T SECONDS is internal (the toucher task).
+ * -x PART,... leaves parts out (workload, ipctest, storm, vfuzz, toucher)
+ * to find which one a failure needs. -T SECONDS is internal (the toucher).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -38,21 +39,30 @@
 #define SOAK_SETTLE_TRIES 100        /* 100 ms apart */
 #define SOAK_HEARTBEAT_S 10
 
+/* Parts -x can leave out (to find which one a failure needs). */
+#define SOAK_WORKLOAD 1u
+#define SOAK_IPCTEST 2u
+#define SOAK_STORM 4u
+#define SOAK_VFUZZ 8u
+#define SOAK_TOUCHER 16u
+
 typedef struct soak_opts {
 	uint64_t seconds, hz, seed, touch;
 	const char *out;
 	unsigned cpus;
+	unsigned skip;               /* SOAK_* parts left out */
 } soak_opts_t;
 
 uint32_t soak_perms;
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: soak [-h] [-d SECONDS] [-f HZ] [-o FILE] [-s SEED]\n"
+	fprintf(out, "usage: soak [-h] [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]\n"
 		"  run sprofile (-f HZ, default 10000, -g -o FILE, default com2),\n"
 		"  workload, ipctest stress, a spawn/kill storm, vfuzz and a memory\n"
 		"  toucher together for SECONDS (default 60), then check the\n"
-		"  invariants and print a summary\n");
+		"  invariants and print a summary; -x leaves out parts: workload,\n"
+		"  ipctest, storm, vfuzz, toucher\n");
 }
 
 static bool soak_num(const char *s, uint64_t *out)
@@ -65,12 +75,28 @@ static bool soak_num(const char *s, uint64_t *out)
 	return *end == 0;
 }
 
+/* The -x list into *skip; false if a name is unknown. */
+static bool soak_parts(char *list, unsigned *skip)
+{
+	static const char *const names[] = { "workload", "ipctest", "storm", "vfuzz", "toucher" };
+
+	for (char *p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+		unsigned i = 0;
+		while (i < 5 && strcmp(p, names[i]))
+			i++;
+		if (i == 5)
+			return false;
+		*skip |= 1u << i;
+	}
+	return true;
+}
+
 /* Parse argv; -1 to go on, else the exit status. */
 static int soak_parse(int argc, char **argv, soak_opts_t *o)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "hd:f:o:s:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "hd:f:o:s:T:x:")) != -1) {
 		switch (opt) {
 		case 'h': usage(stdout); return 0;
 		case 'd': if (!soak_num(optarg, &o->seconds) || !o->seconds) goto bad; break;
@@ -78,6 +104,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
 		case 's': if (!soak_num(optarg, &o->seed)) goto bad; break;
 		case 'T': if (!soak_num(optarg, &o->touch)) goto bad; o->touch++; break;
 		case 'o': o->out = optarg; break;
+		case 'x': if (!soak_parts(optarg, &o->skip)) goto bad; break;
 		default: goto bad;
 		}
 	}
@@ -119,12 +146,18 @@ static bool soak_warm_up(const soak_opts_t *o)
 	int st[4];
 
 	soak_prof_argv(o, 1, hz, d, prof);
-	st[0] = soak_run(work, soak_perms);
+	memset(st, 0, sizeof(st));
+	if (!(o->skip & SOAK_WORKLOAD))
+		st[0] = soak_run(work, soak_perms);
 	st[1] = soak_run(prof, soak_perms);
-	st[2] = soak_run(ipc, soak_perms);
-	st[3] = soak_run(touch, soak_perms);
-	soak_storm_loop(&storm);     /* deadline 0: one round each */
-	soak_fuzz_loop(&fuzz);
+	if (!(o->skip & SOAK_IPCTEST))
+		st[2] = soak_run(ipc, soak_perms);
+	if (!(o->skip & SOAK_TOUCHER))
+		st[3] = soak_run(touch, soak_perms);
+	if (!(o->skip & SOAK_STORM))
+		soak_storm_loop(&storm);     /* deadline 0: one round each */
+	if (!(o->skip & SOAK_VFUZZ))
+		soak_fuzz_loop(&fuzz);
 	printf("soak: warm-up: workload %d, sprofile %d, ipctest %d, toucher %d, storm %llu/%llu, "
 	       "vfuzz %llu/%llu failed\n", st[0], st[1], st[2], st[3],
 	       (unsigned long long)storm.failures, (unsigned long long)storm.rounds,
@@ -162,6 +195,8 @@ static int soak_wait(task_id_t id)
 	task_id_t got;
 	int status = 0;
 
+	if (!id)
+		return 0;                /* left out (-x) */
 	return sys_wait(id, &status, 0, &got) == EOK ? status : -1;
 }
 
@@ -181,9 +216,9 @@ static errno_t soak_start_tasks(const soak_opts_t *o, soak_run_t *r)
 		return rc;
 	if (!soak_wait_session())
 		return ETIMEOUT;
-	if ((rc = soak_spawn(work, soak_perms, &r->work)) != EOK)
+	if (!(o->skip & SOAK_WORKLOAD) && (rc = soak_spawn(work, soak_perms, &r->work)) != EOK)
 		return rc;
-	return soak_spawn(touch, soak_perms, &r->touch);
+	return o->skip & SOAK_TOUCHER ? EOK : soak_spawn(touch, soak_perms, &r->touch);
 }
 
 /* Wait for sprofile's end, with a line every SOAK_HEARTBEAT_S; its status. */
@@ -217,6 +252,20 @@ static void soak_heartbeat(const soak_run_t *r, uint64_t start, uint64_t deadlin
 	}
 }
 
+/* After a failed start: end and reap whatever did start. */
+static void soak_stop_started(soak_run_t *r)
+{
+	task_id_t *ids[3] = { &r->prof, &r->work, &r->touch };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (*ids[i]) {
+			sys_kill(*ids[i]);
+			soak_wait(*ids[i]);
+			*ids[i] = 0;
+		}
+	}
+}
+
 /* Run everything for o->seconds; EOK once every part has ended. */
 static errno_t soak_load(const soak_opts_t *o, soak_run_t *r)
 {
@@ -228,17 +277,23 @@ static errno_t soak_load(const soak_opts_t *o, soak_run_t *r)
 
 	soak_prof_totals(r->prof0);
 	errno_t rc = soak_start_tasks(o, r);
-	if (rc != EOK)
+	if (rc != EOK) {
+		soak_stop_started(r);
 		return rc;
+	}
 	for (unsigned i = 0; i < 3; i++) {
 		r->loop[i] = (soak_loop_t){ .name = names[i], .deadline = deadline, .cpus = o->cpus,
 					    .seed = o->seed + i * 1000000 + 1 };
+		tid[i] = 0;
+		if (o->skip & (SOAK_IPCTEST << i))
+			continue;
 		if ((rc = thread_start(soak_loop_fn[i], &r->loop[i], &tid[i])) != EOK)
 			return rc;       /* the started ones are waited for by exit */
 	}
 	soak_heartbeat(r, start, deadline);
 	for (unsigned i = 0; i < 3; i++)
-		thread_join(tid[i], NULL);
+		if (tid[i])
+			thread_join(tid[i], NULL);
 	r->work_st = soak_wait(r->work);
 	r->touch_st = soak_wait(r->touch);
 	r->overrun = sys_wait(r->prof, &st, WAIT_NOHANG, &got) == EOK && got == r->prof;
