@@ -171,7 +171,8 @@ endif
 KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
-	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c
+	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c \
+	arch/$(ARCH)/irqlat.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 # Programs are rebuilt when the instrumented list changes (a stamp file
@@ -372,6 +373,13 @@ failinj: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILINJ_FULL=1 VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/failinj.t
 .PHONY: fuzz failinj
+# make soak [MINUTES=] [CPUS=]: the soak run (tools/soak.sh; make check runs
+# a 1-minute slice, test/soak.t).
+soak: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/soak.sh $(or $(MINUTES),30) \
+		$(if $(filter command line,$(origin CPUS)),$(CPUS),2)
+.PHONY: soak
 
 clean:
 	rm -rf $(BUILD)

@@ -231,6 +231,7 @@ void user_return_work(int_frame_t *f)
 		sched_schedule();
 	}
 	acct_user_enter();
+	irqlat_off_end();               /* IF goes on with the return to user mode */
 }
 
 void syscall_bad_return(int_frame_t *f)

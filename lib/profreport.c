@@ -781,7 +781,8 @@ static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	if (r->header.tsc_hz >= 1000 && r->tsc_last > r->header.h.tsc)
 		c->duration_ns = (r->tsc_last - r->header.h.tsc) /
 				 (r->header.tsc_hz / 1000) * 1000000;
-	c->lost = r->lost_recs + r->end_lost;
+	/* END's lost is the session's total: the LOST records before it are part of it */
+	c->lost = r->lost_recs > r->end_lost ? r->lost_recs : r->end_lost;
 	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
 }
 

@@ -175,8 +175,9 @@ static uint64_t prof_probe_once(void)
 	uint64_t f = irq_save();
 
 	lapic_send_ipi(lapic_id(), VEC_PROF_PROBE);
+	irqlat_off_end();
 	uint64_t t0 = rdtsc();
-	irq_enable();                   /* taken here, after sti's one-instruction shadow */
+	irq_enable_raw();               /* taken here, after sti's one-instruction shadow */
 	uint64_t t1 = rdtsc();
 	irq_restore(f);
 	return t1 - t0;

@@ -152,6 +152,7 @@ void thread_bootstrap(void)
 		thread_exit(0);
 	}
 	acct_user_enter();
+	irqlat_off_end();               /* IF goes on with the entry to user mode */
 	arch_enter_user(t->user_entry, t->user_stack, t->user_arg);
 }
 

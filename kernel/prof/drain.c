@@ -50,6 +50,22 @@ static bool prof_takes(const prof_session_t *s)
 	return !s->closed && !s->ending && s->state == PROF_STATE_RUNNING;
 }
 
+/*
+ * Whether s gets a sample taken at tsc: while it takes samples, and once
+ * its end was asked for, those taken before (still in a ring then).
+ */
+static bool prof_takes_sample(const prof_session_t *s, uint64_t tsc)
+{
+	return prof_takes(s) || (!s->closed && s->ending && s->state == PROF_STATE_RUNNING &&
+				 tsc <= s->end_tsc);
+}
+
+/* Ring drops go to every session still running or ending (not timed). */
+static bool prof_takes_drops(const prof_session_t *s)
+{
+	return !s->closed && s->state == PROF_STATE_RUNNING;
+}
+
 static void prof_count_mode(prof_session_t *s, unsigned mode)
 {
 	s->samples++;
@@ -99,12 +115,14 @@ static const prof_rec_sample_t *prof_redact(const prof_rec_sample_t *smp, bool c
 static void prof_route_sample(const prof_rec_sample_t *smp)
 {
 	prof_rec_sample_t bare;
+	bool routed = false;
 
 	prof_total_samples++;
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
-		if (!prof_takes(s) || (s->target && s->target != smp->task))
+		if (!prof_takes_sample(s, smp->h.tsc) || (s->target && s->target != smp->task))
 			continue;
+		routed = true;
 		prof_report_lost(s);
 		const void *rec = smp;
 		size_t size = smp->h.size;
@@ -120,6 +138,8 @@ static void prof_route_sample(const prof_rec_sample_t *smp)
 		if (prof_session_put(s, rec, size))
 			prof_count_mode(s, smp->mode);
 	}
+	if (!routed)
+		prof_total_unrouted++;
 }
 
 /* Give a record to every session that takes samples. prof_lock held. */
@@ -140,14 +160,18 @@ static void prof_route_drops(ring_t *r)
 	ring_take_dropped(r, &recs, &bytes);
 	if (!recs)
 		return;
+	bool routed = false;
 	prof_total_lost += recs;
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
-		if (prof_takes(s)) {
+		if (prof_takes_drops(s)) {
 			s->lost += recs;
 			s->lost_unreported += recs;
+			routed = true;
 		}
 	}
+	if (!routed)
+		prof_total_unrouted += recs;
 }
 
 static void prof_drain_rings(void)
@@ -194,6 +218,7 @@ static void prof_route_event(prof_event_t *e)
 			continue;
 		prof_session_put(s, h, e->size);
 		if (h->type == PROF_REC_EXIT && s->target == e->task && !s->ending) {
+			s->end_tsc = h->tsc;
 			s->ending = true;
 			s->end_reason = PROF_END_TARGET_EXIT;
 		}
@@ -227,6 +252,7 @@ static bool prof_finish_sessions(void)
 		e.lost = s->lost;
 		e.throttled = s->throttled;
 		e.reason = s->end_reason;
+		e.lost_records = s->lost_records;
 		if (prof_fifo_put(&s->out, &e, sizeof(e))) {
 			s->state = PROF_STATE_ENDED;
 			any = true;

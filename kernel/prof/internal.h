@@ -130,6 +130,8 @@ typedef struct prof_session {
 	uint64_t read_deadline;              /* ns */
 	uint64_t samples, user, kernel, idle, lost, throttled;
 	uint64_t lost_unreported;            /* lost since the last LOST record */
+	uint64_t end_tsc;                    /* when its end was asked for (ending) */
+	uint32_t lost_records;               /* other records the full buffer dropped */
 	uint64_t skipped_base;               /* sum of prof_cpus[].skipped at begin */
 } prof_session_t;
 
@@ -147,7 +149,8 @@ extern spinlock_t prof_lock;
 extern list_t prof_sessions;                 /* prof_lock */
 extern list_t prof_events;                   /* prof_lock */
 extern volatile unsigned prof_nsessions;     /* live or not; hooks skip work at 0 */
-extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
+/* unrouted: samples (and ring drops) that reached no session (taken after its end) */
+extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
 
 /* sample.c: reset the per-CPU state before the engine starts. */
 void prof_sample_reset(void);
@@ -187,7 +190,7 @@ void prof_engine_idle_check(void);
 errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size);
 /* session.c: free an unlisted session and its stream buffer. */
 void prof_session_free(prof_session_t *s);
-/* session.c: append a record to a session's stream; false (counted lost) if full. prof_lock held or unpublished. */
+/* session.c: append a record to a session's stream; false if full (a sample counts in lost, another record in lost_records). prof_lock held or unpublished. */
 bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
 
 /* drain.c: start the drain thread; wake it early. */

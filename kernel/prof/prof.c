@@ -35,6 +35,7 @@ static void prof_snapshot(sysinfo_profiler_t *r)
 	}
 	r->samples = prof_total_samples;
 	r->lost = prof_total_lost;
+	r->unrouted = prof_total_unrouted;
 	r->throttled = prof_total_throttled;
 	spin_unlock_irqrestore(&prof_lock, f);
 }

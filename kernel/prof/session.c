@@ -31,7 +31,7 @@ spinlock_t prof_lock = SPINLOCK_INIT("prof");
 list_t prof_sessions = LIST_INIT(prof_sessions);
 list_t prof_events = LIST_INIT(prof_events);
 volatile unsigned prof_nsessions;
-uint64_t prof_total_samples, prof_total_lost, prof_total_throttled;
+uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
 static volatile uint32_t prof_ctl;
 
 
@@ -102,6 +102,10 @@ bool prof_session_put(prof_session_t *s, const void *rec, size_t size)
 {
 	if (prof_fifo_put(&s->out, rec, size))
 		return true;
+	if (((const prof_rec_t *)rec)->type != PROF_REC_SAMPLE) {
+		s->lost_records++;       /* not a sample: lost counts samples only */
+		return false;
+	}
 	s->lost++;
 	s->lost_unreported++;
 	return false;
@@ -421,6 +425,7 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 static errno_t prof_end(prof_session_t *s)
 {
 	if (!s->ending && s->state != PROF_STATE_ENDED) {
+		s->end_tsc = time_cycles();
 		s->ending = true;
 		s->end_reason = PROF_END_REQUEST;
 	}

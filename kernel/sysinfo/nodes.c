@@ -96,6 +96,8 @@ static void si_cpu_now(const cpu_t *c, sysinfo_cpu_t *r)
 	r->irq_cycles = c->acct.irq + (mode == ACCT_IRQ ? pend : 0);
 	r->switches = c->acct.switches;
 	r->interrupts = c->acct.interrupts;
+	r->irqoff_max_cycles = __atomic_load_n(&c->lat.irqoff_max, __ATOMIC_RELAXED);
+	r->nmi_max_cycles = __atomic_load_n(&c->lat.nmi_max, __ATOMIC_RELAXED);
 }
 
 errno_t si_cpus(si_buf_t *b, uint64_t arg)

@@ -7,6 +7,9 @@
 #include <kernel/ktest.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
+#include <kernel/sysinfo.h>
+#include <abi/sysinfo.h>
+#include <kernel/vm.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
 #include <arch/smp.h>
@@ -388,5 +391,67 @@ KTEST(nmi_storm, "nmi: a storm of NMIs during exception entry and exit is harmle
 		 storm_attempts);
 	KT_CHECK(storm_nmis >= 50, "only %lu NMIs arrived", storm_nmis);
 	printk("# %lu NMIs during %lu faults\n", storm_nmis, storm_attempts);
+	return true;
+}
+
+/* Open an interrupts-off section of us microseconds on this CPU; its cpu_t. */
+static cpu_t *ktest_irqoff_for(uint64_t us, uint64_t *max_before)
+{
+	uint64_t f = irq_save();
+	cpu_t *me = cpu_current();
+
+	*max_before = __atomic_load_n(&me->lat.irqoff_max, __ATOMIC_RELAXED);
+	time_delay_us(us);
+	irq_restore(f);
+	return me;
+}
+
+KTEST(irqlat_irqoff_max, "irqlat: a 5 ms interrupts-off section raises the CPU's maximum")
+{
+	uint64_t before, per_ms = time_cycles_per_sec() / 1000;
+	cpu_t *me = ktest_irqoff_for(0, &before);
+	/* 5 ms, or 5 ms more than the longest so far, so that it must grow */
+	uint64_t ms = before < 4 * per_ms ? 5 : before / per_ms + 5;
+
+	me = ktest_irqoff_for(ms * 1000, &before);
+	uint64_t after = __atomic_load_n(&me->lat.irqoff_max, __ATOMIC_RELAXED);
+	KT_CHECK(after > before, "cpu %u: max %lu cycles before, %lu after", me->id, before, after);
+	/* 1% for the delay's own rounding (time_delay_us counts in ns) */
+	KT_CHECK(after >= ms * per_ms * 99 / 100, "cpu %u: a %lu ms section gave a max of %lu "
+		 "cycles (%lu/ms)", me->id, ms, after, per_ms);
+	KT_CHECK(after < (ms + 50) * per_ms, "cpu %u: max %lu cycles for a %lu ms section",
+		 me->id, after, ms);
+	return true;
+}
+
+static void ktest_nothing(void *arg)
+{
+}
+
+KTEST(irqlat_sysinfo, "irqlat: system.cpus has irqoff_max and nmi_max for every CPU")
+{
+	si_buf_t b = { 0 };
+	sysinfo_cpu_t bad = { 0 };
+	uint64_t now = 0;
+
+	uint64_t f = irq_save();                    /* stay on the sending CPU */
+	uint32_t me = cpu_id();
+	smp_nmi_call_others(ktest_nothing, NULL);   /* an NMI on every other CPU */
+	irq_restore(f);
+	errno_t rc = si_cpus(&b, 0);
+	const sysinfo_cpu_t *r = (const sysinfo_cpu_t *)b.data;
+	bool ok = rc == EOK && b.len == cpu_count * sizeof(*r);
+	size_t len = b.len;
+	for (uint32_t i = 0; ok && i < cpu_count; i++) {
+		now = __atomic_load_n(&cpus[i]->lat.irqoff_max, __ATOMIC_RELAXED);
+		ok = r[i].id == i && r[i].irqoff_max_cycles > 0 && r[i].irqoff_max_cycles <= now &&
+		     (i == me || !cpus[i]->online || r[i].nmi_max_cycles > 0);
+		bad = r[i];
+	}
+	kfree(b.data);
+	KT_CHECK(rc == EOK && len == cpu_count * sizeof(*r), "si_cpus: rc %d, %zu bytes for %u CPUs",
+		 rc, len, cpu_count);
+	KT_CHECK(ok, "cpu %u: irqoff_max %lu (now %lu), nmi_max %lu", bad.id,
+		 bad.irqoff_max_cycles, now, bad.nmi_max_cycles);
 	return true;
 }

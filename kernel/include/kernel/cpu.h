@@ -28,6 +28,18 @@ typedef struct acct_cpu {
 	uint64_t sys_count[SYS_COUNT], sys_cycles[SYS_COUNT];
 } acct_cpu_t;
 
+/*
+ * A CPU's latency maxima since boot (arch irqlat.c): written by that CPU
+ * only, interrupts off (nmi_max: in its NMI handler); read by anyone. At
+ * a fixed offset in cpu_t: the arch's inline irq_save/irq_restore reach
+ * it through the per-CPU segment.
+ */
+typedef struct cpu_lat {
+	uint64_t irqoff_since;       /* TSC when interrupts went off; 0: none open */
+	uint64_t irqoff_max;         /* longest interrupts-off section, cycles */
+	uint64_t nmi_max;            /* longest NMI handler, cycles */
+} cpu_lat_t;
+
 #define MAX_CPUS 64
 
 /* NMI reasons, set in cpu_t.nmi_pending before an NMI IPI is sent. */
@@ -47,6 +59,7 @@ typedef struct cpu {
 	uintptr_t kernel_rsp;        /* offset 8: stack top of the running thread */
 	uintptr_t user_rsp;          /* offset 16: scratch for the syscall entry */
 	struct thread *current;      /* offset 24: the running thread */
+	cpu_lat_t lat;               /* offset 32: arch irq_save/irq_restore use it */
 	uint32_t id;                 /* logical id, 0 = boot CPU */
 	volatile bool online;
 	volatile uint64_t ticks;     /* local timer interrupts */

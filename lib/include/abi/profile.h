@@ -203,9 +203,9 @@ typedef struct prof_rec_throttle {
 
 typedef struct prof_rec_end {
 	prof_rec_t h;
-	uint64_t samples, lost, throttled;
+	uint64_t samples, lost, throttled;  /* lost: samples only */
 	uint32_t reason;                /* PROF_END_* */
-	uint32_t reserved;
+	uint32_t lost_records;          /* other records (task, load, exit...) dropped */
 } prof_rec_end_t;
 
 #define PROF_END_REQUEST 1              /* END was called */

@@ -71,6 +71,8 @@ typedef struct sysinfo_cpu {
 	uint64_t irq_cycles;      /* in hardware interrupt handlers */
 	uint64_t switches;        /* context switches */
 	uint64_t interrupts;      /* hardware interrupts taken */
+	uint64_t irqoff_max_cycles;   /* longest interrupts-off section since boot */
+	uint64_t nmi_max_cycles;      /* longest NMI handler since boot */
 } sysinfo_cpu_t;
 
 typedef struct sysinfo_physmem {
@@ -167,6 +169,7 @@ typedef struct sysinfo_profiler {
 	uint64_t lost;            /* dropped (full rings) since boot */
 	uint64_t throttled;       /* skipped by the throttle since boot */
 	uint64_t memory;          /* kernel bytes held for rings and sessions */
+	uint64_t unrouted;        /* samples and drops no session got (taken after its end) */
 } sysinfo_profiler_t;
 
 #endif

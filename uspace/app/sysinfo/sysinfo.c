@@ -59,6 +59,8 @@ static const sysinfo_field_t cpu_fields[] = {
 	F(sysinfo_cpu_t, irq_cycles, KIND_U64),
 	F(sysinfo_cpu_t, switches, KIND_U64),
 	F(sysinfo_cpu_t, interrupts, KIND_U64),
+	F(sysinfo_cpu_t, irqoff_max_cycles, KIND_U64),
+	F(sysinfo_cpu_t, nmi_max_cycles, KIND_U64),
 	{ NULL, 0, 0 },
 };
 
@@ -157,6 +159,7 @@ static const sysinfo_field_t profiler_fields[] = {
 	F(sysinfo_profiler_t, lost, KIND_U64),
 	F(sysinfo_profiler_t, throttled, KIND_U64),
 	F(sysinfo_profiler_t, memory, KIND_U64),
+	F(sysinfo_profiler_t, unrouted, KIND_U64),
 	{ NULL, 0, 0 },
 };
 

@@ -110,10 +110,31 @@ static void on_write(const ipc_event_t *ev)
 		waits[nwaits++] = (write_wait_t){ ev->callid, c->until, n };
 }
 
+/* Answer EHANGUP to the events of q from connection conn and drop them. */
+static void evq_drop_conn(evq_t *q, uint64_t conn)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < q->n; i++) {
+		if (q->ev[i].conn == conn)
+			ipc_answer_0(q->ev[i].callid, EHANGUP);
+		else
+			q->ev[k++] = q->ev[i];
+	}
+	q->n = k;
+}
+
+/*
+ * A client hung up (or died): its queued reads and deferred writes are
+ * answered now, or their calls (and the dead caller's thread) would stay
+ * held until someone typed a key.
+ */
 static void on_hangup(const ipc_event_t *ev)
 {
 	conn_t *c = conn_find(ev->msg.args[0], false);
 
+	evq_drop_conn(&reads, ev->msg.args[0]);
+	evq_drop_conn(&deferred, ev->msg.args[0]);
 	if (c)
 		*c = (conn_t){ 0 };
 }

@@ -97,14 +97,65 @@ static inline uint64_t read_rflags(void)
 	return f;
 }
 
-static inline void irq_disable(void)
+/*
+ * Interrupts-off sections (arch/x86_64/irqlat.c): irqlat_off_begin() when
+ * this CPU's IF just went from 1 to 0, irqlat_off_end() just before it
+ * goes back to 1 (a no-op when no section is open). Interrupts off; the
+ * per-CPU data must be set up. cpu_t.lat sits at these offsets from GS
+ * (irqlat.c checks them): a few instructions, no call.
+ */
+#define CPU_OFF_IRQOFF_SINCE 32
+#define CPU_OFF_IRQOFF_MAX 40
+
+static inline void irqlat_off_begin(void)
+{
+	__asm__ volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax; mov %%rax, %%gs:%c0"
+			 : : "i"(CPU_OFF_IRQOFF_SINCE) : "rax", "rdx", "memory");
+}
+
+static inline void irqlat_off_end(void)
+{
+	uint64_t since, max;
+
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
+	if (!since)
+		return;
+	uint64_t d = rdtsc() - since;
+	__asm__ volatile("movq $0, %%gs:%c1; mov %%gs:%c2, %0" : "=r"(max)
+			 : "i"(CPU_OFF_IRQOFF_SINCE), "i"(CPU_OFF_IRQOFF_MAX) : "memory");
+	if (d > max)
+		__asm__ volatile("mov %0, %%gs:%c1" : : "r"(d), "i"(CPU_OFF_IRQOFF_MAX) : "memory");
+}
+
+/* An NMI handler that began at TSC start ends: update nmi_max. NMI-safe. */
+void irqlat_nmi_end(uint64_t start);
+
+/* cli/sti without the interrupts-off accounting (for the hooks themselves). */
+static inline void irq_disable_raw(void)
 {
 	__asm__ volatile("cli" ::: "memory");
 }
 
-static inline void irq_enable(void)
+static inline void irq_enable_raw(void)
 {
 	__asm__ volatile("sti" ::: "memory");
+}
+
+/* Disable interrupts; opens an interrupts-off section if they were on. */
+static inline void irq_disable(void)
+{
+	uint64_t f = read_rflags();
+
+	irq_disable_raw();
+	if (f & RFLAGS_IF)
+		irqlat_off_begin();
+}
+
+/* Enable interrupts; closes the open interrupts-off section, if any. */
+static inline void irq_enable(void)
+{
+	irqlat_off_end();
+	irq_enable_raw();
 }
 
 static inline bool irq_enabled(void)
@@ -116,15 +167,20 @@ static inline bool irq_enabled(void)
 static inline uint64_t irq_save(void)
 {
 	uint64_t f = read_rflags();
-	irq_disable();
+
+	irq_disable_raw();
+	if (f & RFLAGS_IF)
+		irqlat_off_begin();
 	return f & RFLAGS_IF;
 }
 
 /* Re-enable interrupts if irq_save() found them enabled. */
 static inline void irq_restore(uint64_t saved)
 {
-	if (saved)
-		irq_enable();
+	if (saved) {
+		irqlat_off_end();
+		irq_enable_raw();
+	}
 }
 
 static inline uint64_t read_rbp(void)

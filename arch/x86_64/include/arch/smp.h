@@ -2,6 +2,7 @@
 #ifndef ARCH_SMP_H
 #define ARCH_SMP_H
 
+#include <arch/cpu.h>
 #include <kernel/cpu.h>
 
 /* C entry of an AP from the trampoline. */
@@ -20,6 +21,7 @@ void arch_cpu_stop(void) __noreturn;
 /* Enable interrupts and halt until the next one, atomically. */
 static inline void arch_idle(void)
 {
+	irqlat_off_end();
 	__asm__ volatile("sti; hlt" ::: "memory");
 }
 
