@@ -373,13 +373,17 @@ failinj: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILINJ_FULL=1 VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/failinj.t
 .PHONY: fuzz failinj
-# make soak [MINUTES=] [CPUS=]: the soak run (tools/soak.sh; make check runs
-# a 1-minute slice, test/soak.t).
+# make soak [MINUTES=] [CPUS=]: the soak run (tools/soak.sh); make soak-check:
+# its 1-minute slice with the invariants as TAP (test/soak.t; not yet in make
+# check: a 64-byte kernel heap residual fails its leak check).
 soak: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/soak.sh $(or $(MINUTES),30) \
 		$(if $(filter command line,$(origin CPUS)),$(CPUS),2)
-.PHONY: soak
+soak-check: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/soak.t
+.PHONY: soak soak-check
 
 clean:
 	rm -rf $(BUILD)
