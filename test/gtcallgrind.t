@@ -47,7 +47,8 @@ GUEST_OBJ = os.path.join(bt.BUILD, "uspace", "uspace", "app", "gtbench", "work.o
 # fails if they ever differ from what the guest build used.
 CODEGEN = ["-std=gnu11", "-O2", "-ffreestanding", "-fno-pic", "-fno-pie",
            "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer",
-           "-fno-optimize-sibling-calls", "-fno-stack-protector",
+           "-fno-optimize-sibling-calls", "-fstack-protector-strong",
+           "-mstack-protector-guard=global",
            "-fno-common", "-fcf-protection=none",
            "-fno-asynchronous-unwind-tables"]
 HOST_ROUNDS = 20
