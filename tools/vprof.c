@@ -195,8 +195,7 @@ static errno_t vp_open(void *ctx, const char *path)
 	return EOK;
 }
 
-/* Read a whole file into malloc'd memory. EOK, ENOENT (cannot open), ENOMEM. */
-static errno_t read_file(const char *path, void **data, size_t *size)
+errno_t vprof_read_file(const char *path, void **data, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	size_t cap = VPROF_CHUNK, n = 0;
@@ -227,19 +226,26 @@ static errno_t read_file(const char *path, void **data, size_t *size)
 	return EOK;
 }
 
-/* Stream paths are guest paths: absolute ones are looked up under ROOT. */
-static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
+errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missing,
+			  const char *path, void **data, size_t *size)
 {
-	vprof_t *vp = ctx;
 	char full[VPROF_PATH];
 	errno_t err = ENOENT;
 
-	if (path[0] != '/' || (vp->kernel && strcmp(path, vp->kernel) == 0))
-		err = read_file(path, data, size);
-	else if ((size_t)snprintf(full, sizeof(full), "%s%s", vp->root, path) < sizeof(full))
-		err = read_file(full, data, size);
-	binmiss_note(&vp->missing, path, err);
+	if (path[0] != '/' || (kernel && strcmp(path, kernel) == 0))
+		err = vprof_read_file(path, data, size);
+	else if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) < sizeof(full))
+		err = vprof_read_file(full, data, size);
+	binmiss_note(missing, path, err);
 	return err;
+}
+
+/* The report's loader: a stream's binaries (vprof_load_binary). */
+static errno_t vp_load(void *ctx, const char *path, void **data, size_t *size)
+{
+	vprof_t *vp = ctx;
+
+	return vprof_load_binary(vp->root, vp->kernel, &vp->missing, path, data, size);
 }
 
 /* "12", "0.5", "1.25" -> hundredths; -1 when malformed. */
@@ -310,7 +316,7 @@ static int bench(const char *path)
 	void *data;
 	size_t size;
 
-	if (read_file(path, &data, &size) != EOK) {
+	if (vprof_read_file(path, &data, &size) != EOK) {
 		fprintf(stderr, "vprof: %s: cannot read\n", path);
 		return 1;
 	}

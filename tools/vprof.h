@@ -5,6 +5,23 @@
 #ifndef TOOLS_VPROF_H
 #define TOOLS_VPROF_H
 
+#include <stddef.h>
+
+#include <abi/errno.h>
+
+#include "binmiss.h"
+
+/* Read a whole file into malloc'd memory: EOK, ENOENT (cannot open), ENOMEM. */
+errno_t vprof_read_file(const char *path, void **data, size_t *size);
+
+/*
+ * Load a binary a stream names: relative paths and the kernel (kernel,
+ * may be NULL) as given, absolute guest paths under root; a miss is noted
+ * in missing. EOK, ENOENT or ENOMEM.
+ */
+errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missing,
+			  const char *path, void **data, size_t *size);
+
 /* "12", "0.5", "1.25" (0..100) -> hundredths; -1 when malformed. */
 long vprof_parse_percent(const char *s);
 

@@ -84,47 +84,12 @@ static void vd_out(void *ctx, const char *s, size_t len)
 	fwrite(s, 1, len, stdout);
 }
 
-/* Read a whole file into malloc'd memory. EOK, ENOENT (cannot open), ENOMEM. */
-static errno_t vd_read(const char *path, void **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = VD_CHUNK, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	if (!buf) {
-		if (f)
-			fclose(f);
-		return f ? ENOMEM : ENOENT;
-	}
-	for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-		n += got;
-		char *nb = n == cap ? realloc(buf, cap *= 2) : buf;
-		if (!nb) {
-			free(buf);
-			fclose(f);
-			return ENOMEM;
-		}
-		buf = nb;
-	}
-	fclose(f);
-	*data = buf;
-	*size = n;
-	return EOK;
-}
-
-/* Stream paths are guest paths: absolute ones are looked up under ROOT. */
+/* The diff's loader: a stream's binaries (vprof_load_binary). */
 static errno_t vd_load(void *ctx, const char *path, void **data, size_t *size)
 {
 	vdiff_t *vd = ctx;
-	char full[VD_PATH];
-	errno_t err = ENOENT;
 
-	if (path[0] != '/' || (vd->kernel && strcmp(path, vd->kernel) == 0))
-		err = vd_read(path, data, size);
-	else if ((size_t)snprintf(full, sizeof(full), "%s%s", vd->root, path) < sizeof(full))
-		err = vd_read(full, data, size);
-	binmiss_note(&vd->missing, path, err);
-	return err;
+	return vprof_load_binary(vd->root, vd->kernel, &vd->missing, path, data, size);
 }
 
 /* Feed the stream file at path to r. 0, or 1 with a message. */
@@ -225,7 +190,7 @@ static errno_t vd_stream_folded(vdiff_t *vd, const char *path, void **text, size
 /* The folded text of path (a folded file, or a stream). 0, or 1 with a message. */
 static int vd_folded_input(vdiff_t *vd, const char *path, void **text, size_t *len)
 {
-	errno_t err = vd_read(path, text, len);
+	errno_t err = vprof_read_file(path, text, len);
 
 	if (err != EOK) {
 		fprintf(stderr, "vprof diff: %s: %s\n", path, err == ENOENT ? "cannot open" :
