@@ -215,11 +215,13 @@ def demo_try(tap, sh):
 
 
 def check_demo(tap, sh):
-    """The 3.5.5 experiment: exact calls every run; equal self times, each
-    path's smallest of up to DEMO_TRIES runs (TCG's guest clock is the
-    host's, and a busy host stopping a vCPU only ever adds time, to
-    whichever path ran)."""
-    best_wall = best_cpu = None
+    """The 3.5.5 experiment: exact calls every run; equal self times in at
+    least one of up to DEMO_TRIES runs (TCG's guest clock is the host's,
+    and a busy host stopping a vCPU only ever adds time, to whichever path
+    ran). Each run is judged whole: the per-path minima of different runs
+    mixed runs the host ran at different speeds (three runs, the last one
+    equal within 0.8%, failed as [181.6, 180.7, 191.0, 181.5])."""
+    runs = []
     for _ in range(DEMO_TRIES):
         task, t, wall, cpu = demo_try(tap, sh)
         if not tap.ok(t, "cpdemo's table (task %s) is in the file after it exited" % task):
@@ -228,15 +230,16 @@ def check_demo(tap, sh):
         tap.ok(all(c == N for c in got.values()),
                "each of %s called exactly %d times (%r)"
                % (", ".join(DEMO_PATHS), N, got))
-        best_wall = wall if best_wall is None else list(map(min, best_wall, wall))
-        best_cpu = cpu if best_cpu is None else list(map(min, best_cpu, cpu))
         tap.diag("run: wall %r, cpu %r" % (wall, cpu))
-        if equal_within(best_wall, 5) and equal_within(best_cpu, 5):
+        runs.append((wall, cpu))
+        if equal_within(wall, 5) and equal_within(cpu, 5):
             break
-    tap.ok(equal_within(best_cpu, 5), "the four paths' on-CPU self times are equal "
-           "within 5%% (ms %r)" % best_cpu)
-    tap.ok(equal_within(best_wall, 5), "the four paths' wall self times are equal "
-           "within 5%% (ms %r)" % best_wall)
+    cpu_ok = [c for _, c in runs if equal_within(c, 5)]
+    wall_ok = [w for w, _ in runs if equal_within(w, 5)]
+    tap.ok(cpu_ok, "the four paths' on-CPU self times are equal within 5%% in a run "
+           "(ms %r)" % (cpu_ok[0] if cpu_ok else [c for _, c in runs]))
+    tap.ok(wall_ok, "the four paths' wall self times are equal within 5%% in a run "
+           "(ms %r)" % (wall_ok[0] if wall_ok else [w for w, _ in runs]))
     check_summary(tap, sh)
 
 

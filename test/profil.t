@@ -128,13 +128,20 @@ def check_errors(tap, sh):
 
 
 def check_busy(tap, sh):
-    # One command line: the second profil starts 1 s of guest time after the
-    # first (which needs a few hundred ms to load fib and start its profile,
-    # then runs it for 2 to 3 s), however slowly the host types.
-    # (Two lines with `sleep 1` between lost the race on a loaded host: under
-    # -icount the guest's clock runs on while it waits for the next line.)
-    out = sh.run("profil -i 128 fib 32 0 30 > /tmp/bg.out & sleep 1; "
-                 "profil -i 128 " + FIB)
+    # The second profil starts once the first one's fib runs (it is spawned
+    # stopped, and started right after its profile is on), while that fib
+    # has seconds of work left (fib 32 0 30: ~3.5 G instructions). Neither a
+    # fixed sleep on the host nor one in the guest worked: under -icount
+    # shift=auto on a loaded host the guest clock and the instruction rate
+    # both follow the host, and the first profil sometimes had not started
+    # its profile 1 s of guest time later.
+    sh.run("profil -i 128 fib 32 0 30 > /tmp/bg.out &")
+    for _ in range(100):
+        if any(os.path.basename(l.split()[-1]) == "fib"
+               for l in sh.run("tasks") or [] if l.split()):
+            break
+        sh.run("sleep 0.2")
+    out = sh.run("profil -i 128 " + FIB)
     tap.ok(out and "Profil Error: Already profiling another process" in out and
            sh.status() == 1, "a second profil -i 128 fib: already profiling (%r)" % out)
     for _ in range(120):                # until the report's last line is there
