@@ -224,9 +224,13 @@ KTEST(kstack_reuse, "kstack: 600 stacks in 3 rounds reuse the same ranges and pa
 	for (int round = 0; round < 2; round++)
 		KT_CHECK(kt_stack_cycle(tops), "round %d failed", round + 2);
 	uintptr_t high3 = kt_stack_max(tops);
-	KT_CHECK(vm_table_frames() == tables, "page-table frames %zu, were %zu",
+	/*
+	 * Other threads may come and go meanwhile: allow them 64 ranges, and
+	 * the one page table those take (without reuse, 600 stacks of 4
+	 * pages in 8-page slots would need 9 more a round).
+	 */
+	KT_CHECK(vm_table_frames() <= tables + 1, "page-table frames %zu, were %zu",
 		 vm_table_frames(), tables);
-	/* Other threads may come and go meanwhile: allow them 64 ranges. */
 	KT_CHECK(high3 <= high + 64 * 8 * PAGE_SIZE, "round 3 reached %#lx, round 1 %#lx",
 		 high3, high);
 	return true;
