@@ -445,6 +445,7 @@ KTEST(prof_nmi_grace, "prof: after a profiling NMI only one unclaimed NMI is a d
 #define GATE_ROUNDS 100000
 #define GATE_MIN_ROUNDS 100                   /* a loaded TCG host runs few */
 #define GATE_NS (2 * NSEC_PER_SEC)            /* or until this much time passed */
+#define GATE_MAX_NS (10 * NSEC_PER_SEC)       /* past GATE_NS while < GATE_MIN_ROUNDS */
 
 /* The store-buffer litmus test on prof_hit's handshake (prof_gate_*). */
 static struct {
@@ -473,17 +474,30 @@ static bool gate_wait(volatile uint32_t *v, uint32_t r, uint64_t end)
 	return true;
 }
 
-/* CPU 0, the sampler: rounds until GATE_ROUNDS or GATE_NS; then tell CPU 1. */
+/* Another round? Until GATE_ROUNDS or end, but at least GATE_MIN_ROUNDS before hard_end. */
+static bool gate_more(uint32_t r, uint64_t end, uint64_t hard_end)
+{
+	uint64_t now = time_ns();
+
+	return r <= GATE_ROUNDS && !gate.timed_out && now < hard_end &&
+	       (now < end || r <= GATE_MIN_ROUNDS);
+}
+
+/*
+ * CPU 0, the sampler: rounds until GATE_ROUNDS or GATE_NS (on a slow,
+ * loaded host up to GATE_MAX_NS, for GATE_MIN_ROUNDS); then tell CPU 1.
+ */
 static void gate_sampler(uint64_t end)
 {
+	uint64_t hard_end = end - GATE_NS + GATE_MAX_NS;
 	uint32_t r;
 
-	for (r = 1; r <= GATE_ROUNDS && !gate.timed_out && time_ns() < end; r++) {
+	for (r = 1; gate_more(r, end, hard_end); r++) {
 		gate.busy = false;
 		gate.on = true;
 		__atomic_store_n(&gate.go, r, __ATOMIC_RELEASE);
 		bool saw_on = prof_gate_enter(&gate.busy, &gate.on);
-		gate.timed_out = !gate_wait(&gate.done, r, end + NSEC_PER_SEC);
+		gate.timed_out = !gate_wait(&gate.done, r, hard_end + NSEC_PER_SEC);
 		gate.both_missed += saw_on && !gate.saw_busy;
 		prof_gate_leave(&gate.busy);
 	}
@@ -513,7 +527,7 @@ static void gate_litmus(void *arg)
 	if (cpu_id() == 0)
 		gate_sampler(end);
 	else if (cpu_id() == 1)
-		gate_answerer(end + 2 * NSEC_PER_SEC);
+		gate_answerer(end - GATE_NS + GATE_MAX_NS + 2 * NSEC_PER_SEC);
 }
 
 KTEST(prof_gate_fence, "prof: prof_hit's busy/on handshake is fenced (store-buffer litmus)")
