@@ -1,6 +1,7 @@
 /*
  * IPC core: calls, answers, forwarding, hang-up and task death.
- * See kernel/ipc.h. Lock order: phones_lock → box lock; never two box
+ * See kernel/ipc.h. Lock order: task table lock → phones_lock → box lock
+ * (the table lock only to slam the phones of a dead task); never two box
  * locks at once (a call is taken out of one box before entering another).
  *
  * Bounds: a box holds at most LIMIT_BOX_CALLS calls queued or taken and
@@ -150,17 +151,28 @@ void ipc_set_naming_service(task_t *t)
 	naming_service = t;
 }
 
+/* The task whose death ends phone p's connection (NULL: none). phones_lock held. */
+static task_t *phone_callee(const phone_t *p)
+{
+	return p->kbox_of ? p->kbox_of : p->target;
+}
+
 /*
  * Connect a free phone of t to target (referenced by the caller). Returns
- * the phone, -ELIMIT (none free) or -EHANGUP (t is dying).
+ * the phone, -ELIMIT (none free) or -EHANGUP (t or the callee is dying:
+ * the callee's death slams every phone to it, ipc_slam_phones_to, and a
+ * phone added after that would pin it).
  */
 static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
 {
+	task_t *callee = kbox_of ? kbox_of : target;
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
-	int found = t->ipc.dead ? -EHANGUP : -ELIMIT;
-	for (int i = 0; i < IPC_MAX_PHONES && !t->ipc.dead; i++) {
+	bool dead = t->ipc.dead || (callee != &kernel_task &&
+				    __atomic_load_n(&callee->ipc.dead, __ATOMIC_SEQ_CST));
+	int found = dead ? -EHANGUP : -ELIMIT;
+	for (int i = 0; i < IPC_MAX_PHONES && !dead; i++) {
 		phone_t *p = &t->ipc.phones[i];
-		if (p->target)
+		if (p->target || p->slammed)
 			continue;
 		p->target = target;
 		p->kbox_of = kbox_of;
@@ -219,7 +231,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	uint64_t f = spin_lock_irqsave(&me->ipc.phones_lock);
 	phone_t *p = &me->ipc.phones[phone];
 	task_t *target = p->target;
-	errno_t rc = !target ? ENOENT
+	errno_t rc = !target && !p->slammed ? ENOENT
 		     : p->outstanding >= IPC_PHONE_LIMIT ? ELIMIT
 		     : me->ipc.unread >= LIMIT_BOX_ANSWERS ? ELIMIT : EOK;
 	call_t *c = rc == EOK ? call_new(me, phone, msg) : NULL;
@@ -231,12 +243,17 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
-		task_ref(target);          /* held while sending */
+		if (target)
+			task_ref(target);  /* held while sending */
 	}
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (rc != EOK)
 		return -rc;
 	ipc_callid_t id = c->id;
+	if (!target) {                       /* slammed: its callee died */
+		call_answer_with(c, EHANGUP);
+		return (int64_t)id;
+	}
 	rc = call_send(c, target);
 	task_put(target);
 	if (rc != EOK) {                     /* its box is full: undo */
@@ -484,13 +501,14 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 	uint64_t f = spin_lock_irqsave(&me->ipc.phones_lock);
 	task_t *target = me->ipc.phones[phone].target;
 	bool kbox = me->ipc.phones[phone].kbox_of != NULL;
+	bool slammed = me->ipc.phones[phone].slammed;
 	if (target)
 		task_ref(target);
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (!target || kbox) {
 		if (target)
 			task_put(target);
-		return target ? EINVAL : ENOENT;
+		return target ? EINVAL : slammed ? EHANGUP : ENOENT;
 	}
 	call_t *c = box_take_dispatched(&me->ipc.box, id);
 	if (!c) {
@@ -561,10 +579,14 @@ static errno_t phone_hangup(task_t *t, int i)
 	phone_t *p = &t->ipc.phones[i];
 	task_t *target = p->target, *kbox_of = p->kbox_of;
 	uint64_t conn = p->conn;
+	uint8_t slammed = p->slammed;
 	p->target = p->kbox_of = NULL;
+	p->slammed = 0;
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
+	if (slammed == PHONE_SLAMMED_KBOX)
+		kbox_hangup(conn, t->id);    /* the kbox server's state of the connection */
 	if (!target)
-		return ENOENT;
+		return slammed ? EOK : ENOENT;
 	if (!kbox_of) {
 		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {
@@ -600,13 +622,38 @@ int64_t ipc_connect_kbox(uint64_t task_id)
 	return ph;
 }
 
+/*
+ * task_foreach: slam holder's phones to dead (its box closed): each keeps
+ * its slot, so the holder's numbering stays, and drops its reference, so
+ * a dead task's task_t is freed without waiting for every holder (a
+ * server that never hangs up) to hang up. Task table lock held; dead is
+ * still in the table, so these puts never free it.
+ */
+static void ipc_slam_phones_to(task_t *holder, void *dead)
+{
+	uint64_t f = spin_lock_irqsave(&holder->ipc.phones_lock);
+
+	for (int i = 0; i < IPC_MAX_PHONES; i++) {
+		phone_t *p = &holder->ipc.phones[i];
+		if (!p->target || phone_callee(p) != dead)
+			continue;
+		task_t *target = p->target, *kbox_of = p->kbox_of;
+		p->slammed = kbox_of ? PHONE_SLAMMED_KBOX : PHONE_SLAMMED;
+		p->target = p->kbox_of = NULL;
+		task_put(target);
+		if (kbox_of)
+			task_put(kbox_of);
+	}
+	spin_unlock_irqrestore(&holder->ipc.phones_lock, f);
+}
+
 void ipc_task_cleanup(task_t *t)
 {
 	answerbox_t *b = &t->ipc.box;
 	list_t pending = LIST_INIT(pending), answers = LIST_INIT(answers);
 
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
-	t->ipc.dead = true;               /* no phone can be added from now on */
+	__atomic_store_n(&t->ipc.dead, true, __ATOMIC_SEQ_CST);  /* no phone to or from t from now on */
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
 	f = spin_lock_irqsave(&b->wq.lock);
 	b->closed = true;
@@ -639,6 +686,7 @@ void ipc_task_cleanup(task_t *t)
 	}
 	for (int i = 0; i < IPC_MAX_PHONES; i++)
 		phone_hangup(t, i);
+	task_foreach(ipc_slam_phones_to, t);
 }
 
 void ipc_task_usage(task_t *t, uint32_t *box_calls, uint32_t *unread)

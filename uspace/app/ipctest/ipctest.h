@@ -6,6 +6,7 @@
 #ifndef IPCTEST_H
 #define IPCTEST_H
 
+#include <abi/limits.h>
 #include <tap.h>
 #include <ipc.h>
 #include <stdint.h>
@@ -74,6 +75,8 @@ errno_t call(int phone, uint64_t method, uint64_t a0, uint64_t a1, uint64_t a2,
 	     ipc_msg_t *answer);
 /* The phone to the shared echo server (started on first use; -1 if it failed). */
 int echo_phone(void);
+/* Task id's usage record from sysinfo "system.limits.<id>" (zero if unread). */
+sysinfo_limits_t limits_of(task_id_t id);
 /* Its task id. */
 task_id_t echo_task(void);
 /* Its service name. */

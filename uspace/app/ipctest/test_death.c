@@ -110,6 +110,21 @@ static int kbox_probe(task_id_t a, task_id_t b)
 	return status;
 }
 
+/*
+ * Our tree's task count once it is back at want (a dead task counts until
+ * its task_t is freed), or what it is after 2 s.
+ */
+static uint32_t tree_settled(uint32_t want)
+{
+	uint32_t n = limits_of(my_id).tree_tasks;
+
+	for (int i = 0; i < 200 && n != want; i++) {
+		sys_sleep_ns(10 * NS_PER_MS);
+		n = limits_of(my_id).tree_tasks;
+	}
+	return n;
+}
+
 static void kbox_child(void)
 {
 	char name[IPC_NAME_MAX + 1];
@@ -117,6 +132,7 @@ static void kbox_child(void)
 	int phone, kphone = -1, status;
 	ipc_msg_t a;
 
+	uint32_t tree0 = limits_of(my_id).tree_tasks;
 	make_name(name, sizeof(name), "kbox");
 	errno_t rc = start_server("sink", name, NULL, &child, &phone);
 	if (rc == EOK)
@@ -136,6 +152,12 @@ static void kbox_child(void)
 	rc = call(kphone, IPC_M_USER + 77, 0, 0, 0, NULL);
 	tap_ok(rc == ENOTSUP, "kbox: an unknown kbox method ENOTSUP (%s)", err_str(rc));
 	kill_wait(child, &status);
+	uint32_t tree = tree_settled(tree0);
+	tap_ok(tree == tree0, "kbox: the dead child is freed while our phones to it and its "
+	       "kbox are still up (tree tasks %u, %u before it)", tree, tree0);
+	rc = call(kphone, KBOX_TASK_INFO, 0, 0, 0, NULL);
+	tap_ok(rc == EHANGUP, "kbox: a call on the kbox phone of the dead child EHANGUP (%s)",
+	       err_str(rc));
 	sys_ipc_hangup(phone);
 	rc = sys_ipc_hangup(kphone);
 	tap_ok(rc == EOK, "kbox: hanging up the kbox phone (%s)", err_str(rc));

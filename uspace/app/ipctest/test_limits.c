@@ -124,7 +124,7 @@ static void limit_task_answers(void)
 }
 
 /* Task id's usage record (all zero if the read fails). */
-static sysinfo_limits_t limits_of(task_id_t id)
+sysinfo_limits_t limits_of(task_id_t id)
 {
 	sysinfo_limits_t r = { 0 };
 	char path[48];
