@@ -37,20 +37,28 @@
 /* The same loop in every function: a volatile counter, never removed or merged. */
 #define SPIN(n) do { for (volatile unsigned long i_ = 0; i_ < (n); i_++) ; } while (0)
 
+/*
+ * The compared functions start on 256-byte boundaries so that none
+ * straddles a page: under QEMU TCG a loop whose code crosses a page runs
+ * about ten times slower (its translated blocks cannot chain), which
+ * would make equal functions' self times differ by layout alone.
+ */
+#define CPD_FN __attribute__((noinline, aligned(256)))
+
 static unsigned long iterations = IT_DEFAULT;
 static unsigned long sleep_ms;
 
-static __attribute__((noinline)) void d(void)
+static CPD_FN void d(void)
 {
 	SPIN(iterations);
 }
 
-static __attribute__((noinline)) void c(void)
+static CPD_FN void c(void)
 {
 	SPIN(iterations);
 }
 
-static __attribute__((noinline)) void b(void)
+static CPD_FN void b(void)
 {
 	SPIN(iterations);
 	if (sleep_ms)
@@ -58,7 +66,7 @@ static __attribute__((noinline)) void b(void)
 	d();
 }
 
-static __attribute__((noinline)) void a(void)
+static CPD_FN void a(void)
 {
 	SPIN(iterations);
 	b();
