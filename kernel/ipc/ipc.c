@@ -151,24 +151,17 @@ void ipc_set_naming_service(task_t *t)
 	naming_service = t;
 }
 
-/* The task whose death ends phone p's connection (NULL: none). phones_lock held. */
-static task_t *phone_callee(const phone_t *p)
-{
-	return p->kbox_of ? p->kbox_of : p->target;
-}
-
 /*
  * Connect a free phone of t to target (referenced by the caller). Returns
- * the phone, -ELIMIT (none free) or -EHANGUP (t or the callee is dying:
- * the callee's death slams every phone to it, ipc_slam_phones_to, and a
- * phone added after that would pin it).
+ * the phone, -ELIMIT (none free) or -EHANGUP (t or target is dying: a
+ * target's death slams every phone to it, ipc_slam_phones_to, and a phone
+ * added after that would pin it). A kbox phone's target is the kernel.
  */
 static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
 {
-	task_t *callee = kbox_of ? kbox_of : target;
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
-	bool dead = t->ipc.dead || (callee != &kernel_task &&
-				    __atomic_load_n(&callee->ipc.dead, __ATOMIC_SEQ_CST));
+	bool dead = t->ipc.dead || (target != &kernel_task &&
+				    __atomic_load_n(&target->ipc.dead, __ATOMIC_SEQ_CST));
 	int found = dead ? -EHANGUP : -ELIMIT;
 	for (int i = 0; i < IPC_MAX_PHONES && !dead; i++) {
 		phone_t *p = &t->ipc.phones[i];
@@ -579,12 +572,10 @@ static errno_t phone_hangup(task_t *t, int i)
 	phone_t *p = &t->ipc.phones[i];
 	task_t *target = p->target, *kbox_of = p->kbox_of;
 	uint64_t conn = p->conn;
-	uint8_t slammed = p->slammed;
+	bool slammed = p->slammed;
 	p->target = p->kbox_of = NULL;
-	p->slammed = 0;
+	p->slammed = false;
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
-	if (slammed == PHONE_SLAMMED_KBOX)
-		kbox_hangup(conn, t->id);    /* the kbox server's state of the connection */
 	if (!target)
 		return slammed ? EOK : ENOENT;
 	if (!kbox_of) {
@@ -626,8 +617,10 @@ int64_t ipc_connect_kbox(uint64_t task_id)
  * task_foreach: slam holder's phones to dead (its box closed): each keeps
  * its slot, so the holder's numbering stays, and drops its reference, so
  * a dead task's task_t is freed without waiting for every holder (a
- * server that never hangs up) to hang up. Task table lock held; dead is
- * still in the table, so these puts never free it.
+ * server that never hangs up) to hang up. Kbox phones are left alone: a
+ * profiler drains its session through the kbox after the task ended, and
+ * only the task's parent or a PERM_PROFILE holder can have one. Task
+ * table lock held; dead is still in the table, so these puts never free it.
  */
 static void ipc_slam_phones_to(task_t *holder, void *dead)
 {
@@ -635,14 +628,11 @@ static void ipc_slam_phones_to(task_t *holder, void *dead)
 
 	for (int i = 0; i < IPC_MAX_PHONES; i++) {
 		phone_t *p = &holder->ipc.phones[i];
-		if (!p->target || phone_callee(p) != dead)
+		if (p->target != dead || p->kbox_of)
 			continue;
-		task_t *target = p->target, *kbox_of = p->kbox_of;
-		p->slammed = kbox_of ? PHONE_SLAMMED_KBOX : PHONE_SLAMMED;
-		p->target = p->kbox_of = NULL;
-		task_put(target);
-		if (kbox_of)
-			task_put(kbox_of);
+		p->slammed = true;
+		p->target = NULL;
+		task_put(dead);
 	}
 	spin_unlock_irqrestore(&holder->ipc.phones_lock, f);
 }

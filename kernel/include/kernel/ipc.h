@@ -30,14 +30,10 @@ typedef struct answerbox {
 	bool closed;
 } answerbox_t;
 
-/* A phone whose callee died keeps its slot (calls answer EHANGUP) until hung up. */
-#define PHONE_SLAMMED 1
-#define PHONE_SLAMMED_KBOX 2
-
 typedef struct phone {
 	struct task *target;        /* referenced; NULL when free */
 	struct task *kbox_of;       /* a kbox phone: whose kernel box */
-	uint8_t slammed;            /* callee died: 0, or PHONE_SLAMMED[_KBOX] */
+	bool slammed;               /* target died: calls EHANGUP, slot kept until hung up */
 	uint32_t outstanding;       /* unanswered calls of this connection */
 	uint64_t conn;              /* connection id the callee sees (unique) */
 } phone_t;

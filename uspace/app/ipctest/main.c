@@ -183,7 +183,7 @@ static const group_t groups[] = {
 	{ "badbuf", test_badbuf, false, 6 },
 	{ "limit", test_limit_kill, false, 7 },
 	{ "stress", test_stress, false, 6 },
-	{ "kbox", test_kbox, false, 11 },
+	{ "kbox", test_kbox, false, 12 },
 	{ "ns", test_ns, false, 11 },
 	{ "hangup", test_hangup, false, 6 },
 	{ "regress", test_kbugs, false, 7 },
