@@ -46,10 +46,10 @@ import subprocess
 import sys
 import tempfile
 import threading
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import boottest as bt  # noqa: E402
+from consumers import browser, png_colours  # noqa: E402
 from tap import Tap  # noqa: E402
 
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
@@ -377,14 +377,6 @@ def serve(directory):
     return srv
 
 
-def browser(args):
-    rc, out, err = run(["node", os.path.join(JS, "browser.js")] + args, cwd=JS)
-    try:
-        return json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {"errors": ["browser.js rc %d: %s" % (rc, err.strip()[:300])]}
-
-
 def check_speedscope(tap, tmp):
     path = vprof(tap, tmp, ["-F", "speedscope"], "speedscope.json")
     rc, out, err = run(["node", AJV, "validate", "--spec=draft7", "--strict=false", "-s", SCHEMA,
@@ -417,22 +409,6 @@ def check_speedscope(tap, tmp):
         srv.shutdown()
 
 
-def png_colours(path):
-    """How many distinct bytes the filtered scanlines of a PNG hold (about
-    how many shades it has); 0 if it is not a PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return 0
-    at, idat = 8, b""
-    while at + 8 <= len(data):
-        n, kind = struct.unpack(">I4s", data[at:at + 8])
-        if kind == b"IDAT":
-            idat += data[at + 8:at + 8 + n]
-        at += 12 + n
-    return len(set(zlib.decompress(idat)))
-
-
 def check_svg(tap, tmp, rows, self_, incl):
     path = vprof(tap, tmp, ["-F", "svg"], "flame.svg")
     with open(path) as f:
@@ -461,6 +437,11 @@ def check_svg(tap, tmp, rows, self_, incl):
     tap.ok(r.get("title", "").endswith("stream - vprof flame graph") and not r.get("errors"),
            "chromium opens the svg: title %r, no console error %s" %
            (r.get("title"), r.get("errors")))
+    fills = {n: [int(v) for v in re.findall(r"\d+", f)[:3]]
+             for n, f in (r.get("fills") or {}).items()}
+    k, u = fills.get("memcpy [k]", [0, 0, 0]), fills.get("alpha", [0, 0, 0])
+    tap.ok(k[2] > k[0] and u[0] > u[2], "chromium paints kernel frames blue (memcpy [k] %s), "
+           "user frames warm (alpha %s)" % (k, u))
     tap.ok(r.get("name") == "main" and r.get("details") == "main (11500 samples, 95.83%)",
            "hover shows name, samples and share: %r" % r.get("details"))
     tap.ok(r.get("before", 0) < r.get("after", 0) == r.get("root") and r.get("hidden", 0) > 0,
