@@ -23,8 +23,10 @@ and with the counts the stream was built from:
   arcs' sample counts;
 - kprof -F gmon of a kpdata histogram: gprof -b -p shows kprof's ticks
   and shares;
-- vprof's SVG in chromium: no console error, hover, click-zoom, search
-  with its share, reset, a screenshot that is not blank;
+- vprof's SVG in chromium: no console error, kernel frames painted blue
+  and user frames warm, hover, click-zoom, search with its share, reset,
+  a screenshot that is not blank; tools/svg2png.js renders it to a PNG
+  of its size;
 - speedscope: the JSON validates against the schema the npm package
   ships (ajv-cli); the speedscope app in headless chromium imports it and
   the folded file (page title `NAME - speedscope`, no console error);
@@ -456,6 +458,26 @@ def check_svg(tap, tmp, rows, self_, incl):
            (png_colours(shot) if os.path.exists(shot) else 0))
 
 
+def check_svg2png(tap, tmp):
+    """tools/svg2png.js (README's picture): the flame graph at its own size."""
+    svg = os.path.join(tmp, "flame.svg")
+    png = os.path.join(tmp, "flame-svg2png.png")
+    tool = os.path.join(bt.TOP, "tools", "svg2png.js")
+    rc, _o, err = run(["node", tool, svg, png])
+    size = re.search(r'<svg [^>]*width="(\d+)" height="(\d+)"', open(svg).read())
+    with open(png, "rb") as f:
+        head = f.read(24) if rc == 0 else b""
+    dims = struct.unpack(">II", head[16:24]) if len(head) == 24 else None
+    tap.ok(rc == 0 and size and dims == (int(size.group(1)), int(size.group(2))) and
+           png_colours(png) > 20, "tools/svg2png.js renders flame.svg to a %s PNG, not blank "
+           "(rc %d %s)" % (dims, rc, err.strip()[:200]))
+    rc, _o, err = run(["node", tool, svg])
+    tap.ok(rc == 2 and "Usage:" in err, "tools/svg2png.js with one argument: usage, exit 2")
+    rc, _o, err = run(["node", tool, os.path.join(tmp, "stream"), png])
+    tap.ok(rc == 1 and "no <svg" in err, "tools/svg2png.js of a non-SVG: exit 1, a message "
+           "(%s)" % err.strip()[:200])
+
+
 def gprof_flat(tap, elf_path, gmon):
     rc, out, err = run(["gprof", "-b", "-p", elf_path, gmon])
     flat = {}
@@ -562,6 +584,7 @@ def main():
         tops.append(("callgrind_annotate", check_callgrind(tap, tmp, rows, self_, incl)))
         check_speedscope(tap, tmp)
         check_svg(tap, tmp, rows, self_, incl)
+        check_svg2png(tap, tmp)
         check_gmon(tap, tmp)
         check_kprof(tap, tmp)
         for name, got in tops:
