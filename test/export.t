@@ -529,6 +529,23 @@ def check_kprof(tap, tmp):
     bad = [n for n, (_c, p) in rows.items() if abs(flat.get(n, (-1, 0))[0] - p) > 0.1]
     tap.ok(len(rows) == 3 and not bad, "gprof -p of kprof's gmon.out: shares within 0.1 point "
            "of kprof's report %s" % bad)
+    # Bad input: a clear message, exit 1, no gmon.out left behind.
+    raw = kpdata()
+    empty = struct.pack(">6I", 0, 0, 1000, 128, 4, 3) + b"\0" * (4 * 122)
+    for name, data, args, msg in (
+            ("cut", raw[:300], None, "not a kprof histogram (300 bytes)"),
+            ("junk", b"x" * 100, None, "not a kprof histogram (100 bytes)"),
+            ("empty", empty, None, "no ticks in the kernel's text"),
+            ("nokernel", raw, [os.path.join(tmp, "none")], "cannot read"),
+            ("notelf", raw, [os.path.join(tmp, "kpdata")], "no __text_start or symbols")):
+        path = os.path.join(tmp, "kp-" + name)
+        with open(path, "wb") as f:
+            f.write(data)
+        bad_out = os.path.join(tmp, "bad.gmon")
+        rc, _o, err = run([kprof, "-F", "gmon", "-o", bad_out] + (args or [kernel]) + [path])
+        tap.ok(rc == 1 and msg in err and not os.path.exists(bad_out),
+               "kprof -F gmon of %s: exit 1, %r, no file (rc %d: %s)" %
+               (name, msg, rc, err.strip()))
 
 
 def check_gmon(tap, tmp):
