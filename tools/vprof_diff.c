@@ -25,8 +25,9 @@
  *       A        B      B-A        z         p   [binary] name
  *   50.00%   33.33%   -16.67    -9.87  5.60e-23 * workload work_alpha
  * sorted by |z|; * marks p < 0.01. Exit status: 0; 1 for an unreadable
- * or malformed stream; 2 for bad usage; 3 when binaries were not found
- * (their samples show as addresses).
+ * or malformed stream, one without samples (of TASK), or with -F a
+ * truncated one or a malformed folded file; 2 for bad usage; 3 when
+ * binaries were not found (their samples show as addresses).
  */
 #include <stdio.h>
 #include <stdlib.h>
