@@ -1296,7 +1296,7 @@ static void fg_fill(const fg_node_t *n, bool diff, char *buf, size_t size)
 {
 	uint64_t h = px_hash(n->name, strlen(n->name));
 	unsigned a = (unsigned)(h % 56), b = (unsigned)((h >> 8) % 100);
-	unsigned pale = 200 - 200 * (unsigned)(n->heat < 0 ? -n->heat : n->heat) / FG_HEAT_MAX;
+	unsigned pale = 210 - 150 * (unsigned)(n->heat < 0 ? -n->heat : n->heat) / FG_HEAT_MAX;
 
 	if (diff && n->heat > 0)
 		fmt_snprintf(buf, size, "rgb(255,%u,%u)", pale, pale);

@@ -471,10 +471,10 @@ static void test_flame(void)
 	   strstr(out, "id=\"reset\""), "the plain graph's script: search and zoom");
 	is_str(title_of(out, "alpha"), "alpha (A: 600 samples, 60.00%; B: 300 samples, 29.70%; "
 	       "-30.30 points)", "hover: alpha's counts and shares in A and B, the change");
-	is_int(heat_of(out, "alpha"), -1000, "alpha shrank the most: heat -1000 (pure blue)");
+	is_int(heat_of(out, "alpha"), -1000, "alpha shrank the most: heat -1000 (deepest blue)");
 	ok(strstr(out, "data-heat=\"-1000\" data-name=\"alpha\"><title>") &&
-	   strstr(strstr(out, "data-name=\"alpha\""), "fill=\"rgb(0,0,255)\""),
-	   "... drawn rgb(0,0,255)");
+	   strstr(strstr(out, "data-name=\"alpha\""), "fill=\"rgb(60,60,255)\""),
+	   "... drawn rgb(60,60,255)");
 	int g = heat_of(out, "gamma");
 	ok(g > 900 && g < 1000, "gamma grew by 29.7 points: heat %d (red, nearly full)", g);
 	ok(strstr(strstr(out, "data-name=\"gamma\""), "fill=\"rgb(255,"),
