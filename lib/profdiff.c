@@ -9,6 +9,7 @@
 #include <lib/fmt.h>
 #include <lib/profbin.h>
 #include <lib/profdiff.h>
+#include <lib/profexport.h>
 #include <lib/string.h>
 
 #include <stdarg.h>
@@ -518,8 +519,9 @@ static errno_t pd_folded_text(profdiff_t *d, unsigned side, const char *text, si
 	return err;
 }
 
-errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
-			     const char *b, size_t blen)
+/* A new comparison holding the stacks of folded texts a and b as rows. */
+static errno_t pd_folded_read(const prof_env_t *env, const char *a, size_t alen,
+			      const char *b, size_t blen, profdiff_t **out)
 {
 	profdiff_opts_t o = { 0, false, NULL, NULL, NULL };
 	profdiff_t *d;
@@ -531,13 +533,169 @@ errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
 	if (err == EOK)
 		err = pd_folded_text(d, 1, b, blen, buf);
 	pd_release(d, buf);
+	if (err != EOK)
+		profdiff_free(d);
+	else
+		*out = d;
+	return err;
+}
+
+errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
+			     const char *b, size_t blen)
+{
+	profdiff_t *d;
+	errno_t err = pd_folded_read(env, a, alen, b, blen, &d);
+
+	if (err != EOK)
+		return err;
 	pd_table_t *t = &d->t[PROFDIFF_FUNCS];
-	if (err == EOK)
-		pd_sort(t->rows, t->n, pd_cmp_key);
-	for (size_t i = 0; i < t->n && err == EOK; i++)
+	pd_sort(t->rows, t->n, pd_cmp_key);
+	for (size_t i = 0; i < t->n; i++)
 		pd_printf(d, "%s %llu %llu\n", t->rows[i].key,
 			  (unsigned long long)t->rows[i].count[0],
 			  (unsigned long long)t->rows[i].count[1]);
+	profdiff_free(d);
+	return EOK;
+}
+
+/* ---------------------------------------------------------------- flame */
+
+static bool pd_ends(const char *s, size_t len, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return len >= n && memcmp(s + len - n, tail, n) == 0;
+}
+
+/*
+ * A folded frame (len bytes at s) as the flame graph names it, into buf
+ * (its length returned), and its kind: the first frame is the task;
+ * NAME_[k] a kernel function (NAME [k]); 0xADDR_(BINARY) an unknown
+ * address (0xADDR (BINARY)).
+ */
+static size_t pd_frame(const char *s, size_t len, bool first, char *buf, unsigned *kind)
+{
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*kind = first ? PROF_FLAME_K_TASK : PROF_FLAME_K_USER;
+	if (!first && pd_ends(s, len, "_[k]")) {
+		buf[len - 4] = ' ';
+		*kind = PROF_FLAME_K_KERNEL;
+	} else if (!first && len > 2 && s[0] == '0' && s[1] == 'x' && pd_ends(s, len, ")")) {
+		size_t i = 2;
+		while (i + 1 < len && !(s[i] == '_' && s[i + 1] == '('))
+			i++;
+		if (i + 1 < len) {
+			buf[i] = ' ';
+			*kind = PROF_FLAME_K_UNKNOWN;
+		}
+	}
+	return len;
+}
+
+/* The length of the frame at s (up to ';' or the end). */
+static size_t pd_frame_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != ';')
+		n++;
+	return n;
+}
+
+/* Add one joined row (stack, counts in A and B) to f; buf holds a frame. */
+static errno_t pd_flame_row(prof_flame_t *f, const profdiff_row_t *row, char *buf)
+{
+	uint32_t at = PROF_FLAME_ROOT;
+	const char *s = row->key;
+
+	for (bool first = true; at != PROF_FLAME_NONE; first = false) {
+		size_t len = pd_frame_len(s);
+		unsigned kind;
+		size_t n = pd_frame(s, len, first, buf, &kind);
+		at = prof_flame_child(f, at, buf, n, kind);
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	if (at == PROF_FLAME_NONE)
+		return ENOMEM;
+	prof_flame_count(f, at, row->count[1], row->count[0]);
+	return EOK;
+}
+
+/*
+ * The heats of f's nodes: each node's share of A's and B's samples
+ * tested as the table's rows are; where p < PROFDIFF_ALPHA, 1 .. 1000 by
+ * the change in points against the largest significant one (negative
+ * where the share shrank); 0 elsewhere.
+ */
+static void pd_flame_heat(prof_flame_t *f)
+{
+	uint64_t ta, tb, a, b;
+	profdiff_test_t t;
+	double max = 0.0;
+
+	prof_flame_counts(f, PROF_FLAME_ROOT, &tb, &ta);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 1; i < prof_flame_size(f); i++) {
+			prof_flame_counts(f, i, &b, &a);
+			profdiff_ztest(a, ta, b, tb, &t);
+			double mag = t.diff < 0 ? -t.diff : t.diff;
+			if (t.p >= PROFDIFF_ALPHA || mag == 0.0)
+				continue;
+			if (pass == 0) {
+				max = mag > max ? mag : max;
+				continue;
+			}
+			int heat = (int)(1000.0 * mag / max + 0.5);
+			heat = heat < 1 ? 1 : heat;
+			prof_flame_heat(f, i, t.diff < 0 ? -heat : heat);
+		}
+	}
+}
+
+/* The flame graph of d's joined rows, written to out. */
+static errno_t pd_flame_write(profdiff_t *d, const profdiff_opts_t *o, char *buf,
+			      const prof_export_out_t *out)
+{
+	prof_flame_t *f = NULL;
+	pd_table_t *t = &d->t[PROFDIFF_FUNCS];
+	char heading[320], title[256];
+	errno_t err = prof_flame_new(&d->env, &f);
+
+	for (size_t i = 0; i < t->n && err == EOK; i++)
+		err = pd_flame_row(f, &t->rows[i], buf);
+	if (err != EOK) {
+		prof_flame_free(f);
+		return ENOMEM;
+	}
+	pd_flame_heat(f);
+	uint64_t ta, tb;
+	prof_flame_counts(f, PROF_FLAME_ROOT, &tb, &ta);
+	fmt_snprintf(title, sizeof(title), "%s vs %s", o->name_a ? o->name_a : "A",
+		     o->name_b ? o->name_b : "B");
+	fmt_snprintf(heading, sizeof(heading), "A %llu samples, B %llu; width: B; red: the "
+		     "share grew, blue: it shrank (p < %.2f)", (unsigned long long)ta,
+		     (unsigned long long)tb, PROFDIFF_ALPHA);
+	prof_flame_opts_t fo = { title, heading, true };
+	err = prof_flame_write(f, &fo, out);
+	prof_flame_free(f);
+	return err;
+}
+
+errno_t profdiff_folded_flame(const prof_env_t *env, const char *a, size_t alen,
+			      const char *b, size_t blen, const profdiff_opts_t *o,
+			      const prof_export_out_t *out)
+{
+	profdiff_t *d;
+	errno_t err = pd_folded_read(env, a, alen, b, blen, &d);
+
+	if (err != EOK)
+		return err;
+	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	err = buf ? pd_flame_write(d, o, buf, out) : ENOMEM;
+	pd_release(d, buf);
 	profdiff_free(d);
 	return err;
 }

@@ -13,6 +13,16 @@ record) and runs build/host/vprof diff -p 0 A B. Checks:
   sign right and its size 25 points within 5;
 - work_beta did not: p > 0.01, not marked, |difference| < 3 points;
 - the three rows come first (by |z|): alpha and gamma above beta.
+The differential flame graphs of the same two streams, checked against
+the table's verdicts (p < 0.01: red where the share grew, blue where it
+shrank; otherwise grey):
+- `vprof diff -F folded A B` drawn by flamegraph.pl (its differential
+  mode): work_alpha blue, work_gamma red;
+- `vprof diff -F svg A B`, our own graph: each work_* frame's heat sign
+  and fill follow the table's row, its hover text the table's shares;
+  in headless chromium (test/js/browser.js): no console error, the
+  colours painted as written, hover, click-zoom, search, a screenshot
+  that is not blank.
 The same in the guest with /bin/sprofdiff (the same lib/profdiff.c) on
 two 1-second runs written to /tmp files by `profile -o`; and its usage
 (-h: status 0; one file: 2; a missing file: 1 and a message).
@@ -38,6 +48,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
+from consumers import browser, png_colours  # noqa: E402
 from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -47,6 +58,15 @@ RUNS = ("workload -d 2 alpha:2 beta:1 gamma:1",
 REC_HEADER = 1
 MIN_SAMPLES = 1000
 ALPHA = 0.01
+FLAMEGRAPH = "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
+# flamegraph.pl --differential: "<title>NAME (N samples, P%; D%)</title><rect .. fill=..>"
+FG_RE = re.compile(r"<title>(work_\w+) \([\d,]+ samples?, [\d.]+%; [-+]?[\d.]+%\)</title>"
+                   r"<rect [^>]*fill=\"rgb\((\d+),(\d+),(\d+)\)\"")
+# ours: data-heat="H" data-name="NAME"><title>NAME (A: .., P%; B: .., Q%; D points)</title>
+# <rect .. fill="rgb(R,G,B)"
+SVG_RE = re.compile(r'data-heat="(-?\d+)" data-name="(work_\w+)"><title>[^<]*?'
+                    r'A: \d+ samples, ([\d.]+)%; B: \d+ samples, ([\d.]+)%; ([-+][\d.]+) '
+                    r'points\)</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"')
 # "  49.50%   33.00%   -16.50   -13.89  7.00e-44 * app          work_alpha"
 ROW_RE = re.compile(r"^\s*([\d.]+)%\s+([\d.]+)%\s+([-+][\d.]+)\s+(-?[\d.]+)\s+"
                     r"(<1e-99|[\d.]+e[-+]\d+)\s([* ])\s(\S+)\s+(\S+)$")
@@ -153,6 +173,98 @@ def check_diff(tap):
         tap.ok(m and int(m.group(1)) >= MIN_SAMPLES,
                "%s: %s samples (want >= %d)" % (name, m and m.group(1), MIN_SAMPLES))
     check_rows(tap, r.stdout, "vprof diff")
+    check_graphs(tap, vprof, paths, parse(r.stdout))
+
+
+def colour(rgb):
+    """'red', 'blue' or 'grey' of an (r, g, b) fill."""
+    r, g, b = rgb
+    return "red" if r > b + 20 else "blue" if b > r + 20 else "grey"
+
+
+def verdict(row):
+    """The colour a table row asks for: by the sign of B-A where p < 0.01."""
+    return "grey" if row[4] >= ALPHA else "red" if row[2] > 0 else "blue"
+
+
+def check_flamegraph(tap, vprof, paths):
+    r = subprocess.run([vprof, "diff", "-F", "folded"] + paths, capture_output=True,
+                       text=True, timeout=120)
+    lines = r.stdout.splitlines()
+    tap.ok(r.returncode == 0 and lines and
+           all(re.match(r"^\S.* \d+ \d+$", l) for l in lines),
+           "vprof diff -F folded A B: 'STACK A B' lines (%d; %s)" % (len(lines),
+                                                                   r.stderr.strip()))
+    fg = subprocess.run(["perl", FLAMEGRAPH], input=r.stdout, capture_output=True,
+                        text=True, timeout=120)
+    got = {m.group(1): colour(tuple(int(v) for v in m.group(2, 3, 4)))
+           for m in FG_RE.finditer(fg.stdout)}
+    tap.ok(fg.returncode == 0 and got.get("work_alpha") == "blue" and
+           got.get("work_gamma") == "red",
+           "flamegraph.pl draws it: work_alpha blue, work_gamma red (%s)" % got)
+
+
+def check_svg(tap, vprof, paths, rows):
+    path = os.path.join(TMP, "diff.svg")
+    with open(path, "w") as f:
+        r = subprocess.run([vprof, "diff", "-F", "svg"] + paths, stdout=f,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    svg = open(path).read()
+    tap.ok(r.returncode == 0 and svg.rstrip().endswith("</svg>") and
+           "differential flame graph</title>" in svg,
+           "vprof diff -F svg A B: a differential flame graph (%s)" % r.stderr.strip())
+    tap.ok(not re.search(r"(href|src)\s*=|url\(|@import", svg),
+           "... self-contained (no link, script source or URL)")
+    frames = {m.group(2): m for m in SVG_RE.finditer(svg)}
+    for fn, row in sorted(rows.items()):
+        m = frames.get(fn)
+        want = verdict(row)
+        heat = int(m.group(1)) if m else None
+        fill = colour(tuple(int(v) for v in m.group(6, 7, 8))) if m else None
+        tap.ok(m and fill == want and
+               (heat > 0 if want == "red" else heat < 0 if want == "blue" else heat == 0),
+               "svg: %s %s (table: %+.2f points, p %.2g): heat %s, fill %s" %
+               (fn, want, row[2], row[4], heat, fill))
+        tap.ok(m and abs(float(m.group(3)) - row[0]) < 0.011 and
+               abs(float(m.group(4)) - row[1]) < 0.011 and
+               abs(float(m.group(5)) - row[2]) < 0.011,
+               "svg: %s's hover shows the table's shares and change (%s)" %
+               (fn, m and m.group(3, 4, 5)))
+    return path, frames
+
+
+def check_chromium(tap, path, rows, frames):
+    shot = os.path.join(TMP, "diff.png")
+    r = browser(["svg", "file://" + path, shot, "work_"])
+    tap.ok(r.get("title", "").endswith("differential flame graph") and not r.get("errors"),
+           "chromium opens it: title %r, no console error %s" % (r.get("title"),
+                                                                r.get("errors")))
+    fills = {n: colour([int(v) for v in re.findall(r"\d+", f)[:3]])
+             for n, f in (r.get("fills") or {}).items()}
+    want = {fn: verdict(row) for fn, row in rows.items()}
+    tap.ok(want and all(fills.get(fn) == c for fn, c in want.items()),
+           "chromium paints the work_* frames as the table says: %s (want %s)" %
+           ({fn: fills.get(fn) for fn in want}, want))
+    name = r.get("name")
+    title = re.search(r"<title>([^<]*)</title>", frames[name].group(0)).group(1) \
+        if name in frames else None
+    tap.ok(title and r.get("details") == title,
+           "hover on %s shows its counts and change: %r" % (name, r.get("details")))
+    tap.ok(r.get("before", 0) < r.get("after", 0) == r.get("root") and
+           r.get("hidden", 0) > 0 and r.get("reset") == r.get("before"),
+           "a click on %s zooms (width %s -> %s, %s frames hidden), reset restores it" %
+           (name, r.get("before"), r.get("after"), r.get("hidden")))
+    tap.ok(r.get("highlighted", 0) >= 3 and r.get("matched", "").startswith("Matched: "),
+           "search 'work_': %s frames highlighted, %r" % (r.get("highlighted"),
+                                                          r.get("matched")))
+    n = png_colours(shot) if os.path.exists(shot) else 0
+    tap.ok(n > 20, "the screenshot is not blank (%d byte values)" % n)
+
+
+def check_graphs(tap, vprof, paths, rows):
+    check_flamegraph(tap, vprof, paths)
+    path, frames = check_svg(tap, vprof, paths, rows)
+    check_chromium(tap, path, rows, frames)
 
 
 def main():

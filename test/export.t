@@ -23,8 +23,10 @@ and with the counts the stream was built from:
   arcs' sample counts;
 - kprof -F gmon of a kpdata histogram: gprof -b -p shows kprof's ticks
   and shares;
-- vprof's SVG in chromium: no console error, hover, click-zoom, search
-  with its share, reset, a screenshot that is not blank;
+- vprof's SVG in chromium: no console error, kernel frames painted blue
+  and user frames warm, hover, click-zoom, search with its share, reset,
+  a screenshot that is not blank; tools/svg2png.js renders it to a PNG
+  of its size;
 - speedscope: the JSON validates against the schema the npm package
   ships (ajv-cli); the speedscope app in headless chromium imports it and
   the folded file (page title `NAME - speedscope`, no console error);
@@ -46,10 +48,10 @@ import subprocess
 import sys
 import tempfile
 import threading
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import boottest as bt  # noqa: E402
+from consumers import browser, png_colours  # noqa: E402
 from tap import Tap  # noqa: E402
 
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
@@ -377,14 +379,6 @@ def serve(directory):
     return srv
 
 
-def browser(args):
-    rc, out, err = run(["node", os.path.join(JS, "browser.js")] + args, cwd=JS)
-    try:
-        return json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {"errors": ["browser.js rc %d: %s" % (rc, err.strip()[:300])]}
-
-
 def check_speedscope(tap, tmp):
     path = vprof(tap, tmp, ["-F", "speedscope"], "speedscope.json")
     rc, out, err = run(["node", AJV, "validate", "--spec=draft7", "--strict=false", "-s", SCHEMA,
@@ -417,22 +411,6 @@ def check_speedscope(tap, tmp):
         srv.shutdown()
 
 
-def png_colours(path):
-    """How many distinct bytes the filtered scanlines of a PNG hold (about
-    how many shades it has); 0 if it is not a PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return 0
-    at, idat = 8, b""
-    while at + 8 <= len(data):
-        n, kind = struct.unpack(">I4s", data[at:at + 8])
-        if kind == b"IDAT":
-            idat += data[at + 8:at + 8 + n]
-        at += 12 + n
-    return len(set(zlib.decompress(idat)))
-
-
 def check_svg(tap, tmp, rows, self_, incl):
     path = vprof(tap, tmp, ["-F", "svg"], "flame.svg")
     with open(path) as f:
@@ -461,6 +439,11 @@ def check_svg(tap, tmp, rows, self_, incl):
     tap.ok(r.get("title", "").endswith("stream - vprof flame graph") and not r.get("errors"),
            "chromium opens the svg: title %r, no console error %s" %
            (r.get("title"), r.get("errors")))
+    fills = {n: [int(v) for v in re.findall(r"\d+", f)[:3]]
+             for n, f in (r.get("fills") or {}).items()}
+    k, u = fills.get("memcpy [k]", [0, 0, 0]), fills.get("alpha", [0, 0, 0])
+    tap.ok(k[2] > k[0] and u[0] > u[2], "chromium paints kernel frames blue (memcpy [k] %s), "
+           "user frames warm (alpha %s)" % (k, u))
     tap.ok(r.get("name") == "main" and r.get("details") == "main (11500 samples, 95.83%)",
            "hover shows name, samples and share: %r" % r.get("details"))
     tap.ok(r.get("before", 0) < r.get("after", 0) == r.get("root") and r.get("hidden", 0) > 0,
@@ -473,6 +456,26 @@ def check_svg(tap, tmp, rows, self_, incl):
     tap.ok(os.path.exists(shot) and png_colours(shot) > 20,
            "the screenshot is not blank (%d byte values)" %
            (png_colours(shot) if os.path.exists(shot) else 0))
+
+
+def check_svg2png(tap, tmp):
+    """tools/svg2png.js (README's picture): the flame graph at its own size."""
+    svg = os.path.join(tmp, "flame.svg")
+    png = os.path.join(tmp, "flame-svg2png.png")
+    tool = os.path.join(bt.TOP, "tools", "svg2png.js")
+    rc, _o, err = run(["node", tool, svg, png])
+    size = re.search(r'<svg [^>]*width="(\d+)" height="(\d+)"', open(svg).read())
+    with open(png, "rb") as f:
+        head = f.read(24) if rc == 0 else b""
+    dims = struct.unpack(">II", head[16:24]) if len(head) == 24 else None
+    tap.ok(rc == 0 and size and dims == (int(size.group(1)), int(size.group(2))) and
+           png_colours(png) > 20, "tools/svg2png.js renders flame.svg to a %s PNG, not blank "
+           "(rc %d %s)" % (dims, rc, err.strip()[:200]))
+    rc, _o, err = run(["node", tool, svg])
+    tap.ok(rc == 2 and "Usage:" in err, "tools/svg2png.js with one argument: usage, exit 2")
+    rc, _o, err = run(["node", tool, os.path.join(tmp, "stream"), png])
+    tap.ok(rc == 1 and "no <svg" in err, "tools/svg2png.js of a non-SVG: exit 1, a message "
+           "(%s)" % err.strip()[:200])
 
 
 def gprof_flat(tap, elf_path, gmon):
@@ -526,6 +529,23 @@ def check_kprof(tap, tmp):
     bad = [n for n, (_c, p) in rows.items() if abs(flat.get(n, (-1, 0))[0] - p) > 0.1]
     tap.ok(len(rows) == 3 and not bad, "gprof -p of kprof's gmon.out: shares within 0.1 point "
            "of kprof's report %s" % bad)
+    # Bad input: a clear message, exit 1, no gmon.out left behind.
+    raw = kpdata()
+    empty = struct.pack(">6I", 0, 0, 1000, 128, 4, 3) + b"\0" * (4 * 122)
+    for name, data, args, msg in (
+            ("cut", raw[:300], None, "not a kprof histogram (300 bytes)"),
+            ("junk", b"x" * 100, None, "not a kprof histogram (100 bytes)"),
+            ("empty", empty, None, "no ticks in the kernel's text"),
+            ("nokernel", raw, [os.path.join(tmp, "none")], "cannot read"),
+            ("notelf", raw, [os.path.join(tmp, "kpdata")], "no __text_start or symbols")):
+        path = os.path.join(tmp, "kp-" + name)
+        with open(path, "wb") as f:
+            f.write(data)
+        bad_out = os.path.join(tmp, "bad.gmon")
+        rc, _o, err = run([kprof, "-F", "gmon", "-o", bad_out] + (args or [kernel]) + [path])
+        tap.ok(rc == 1 and msg in err and not os.path.exists(bad_out),
+               "kprof -F gmon of %s: exit 1, %r, no file (rc %d: %s)" %
+               (name, msg, rc, err.strip()))
 
 
 def check_gmon(tap, tmp):
@@ -581,6 +601,7 @@ def main():
         tops.append(("callgrind_annotate", check_callgrind(tap, tmp, rows, self_, incl)))
         check_speedscope(tap, tmp)
         check_svg(tap, tmp, rows, self_, incl)
+        check_svg2png(tap, tmp)
         check_gmon(tap, tmp)
         check_kprof(tap, tmp)
         for name, got in tops:

@@ -10,12 +10,18 @@
   on stdout; OUT holds stream.vprof (the HEADER record and magic first),
   report.txt (the summary, rows for work_alpha and work_beta, alpha with
   more samples) and console.log;
-- a task profile with call chains (`--task --args -g`): the report is of
-  the workload task alone and has the caller tree.
+- every export format is there and named on stdout: flame.folded,
+  flame.svg (titled "stream.vprof", work_alpha in it), profile.pb.gz
+  (gzip), callgrind.out, speedscope.json (one profile per task) and a
+  gmon.out per program and the kernel ("gmon" header);
+- a task profile with call chains (`--task --args -g`, a relative
+  --build): the report is of the workload task alone and has the caller
+  tree; the folded stacks have the call chains.
 
 TAP on stdout, for prove.
 """
 
+import json
 import os
 import re
 import shutil
@@ -80,6 +86,47 @@ def rows(report, name):
     return int(m.group(1)) if m else 0
 
 
+EXPORTS = ("flame.folded", "flame.svg", "profile.pb.gz", "callgrind.out",
+           "speedscope.json", "gmon.out.workload", "gmon.out.kernel")
+
+
+def head(path, n):
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
+def check_exports(tap, out, stdout):
+    paths = {f: os.path.join(out, f) for f in EXPORTS}
+    listed = stdout.splitlines()
+    missing = [f for f, p in paths.items() if not (os.path.exists(p) and
+                                                   os.path.getsize(p) > 0 and
+                                                   ("  " + p) in listed)]
+    tap.ok(not missing, "every export written and named on stdout%s" %
+           (": missing " + ", ".join(missing) if missing else ""))
+    if missing:
+        return
+    folded = open(paths["flame.folded"]).read().splitlines()
+    tap.ok(folded and all(re.match(r"^\S+(;\S+)+ \d+$", l) for l in folded) and
+           any(l.startswith("workload;") and "work_alpha" in l for l in folded),
+           "flame.folded: 'task;..;leaf N' lines, workload's work_alpha among them")
+    svg = open(paths["flame.svg"]).read()
+    tap.ok("<title>stream.vprof - vprof flame graph</title>" in svg and
+           'data-name="work_alpha"' in svg and svg.rstrip().endswith("</svg>"),
+           "flame.svg: titled stream.vprof, work_alpha drawn")
+    tap.ok(head(paths["profile.pb.gz"], 2) == b"\x1f\x8b", "profile.pb.gz: gzip")
+    tap.ok(head(paths["callgrind.out"], 18) == b"# callgrind format",
+           "callgrind.out: the callgrind format")
+    try:
+        doc = json.load(open(paths["speedscope.json"]))
+    except ValueError:
+        doc = {}
+    names = [p.get("name", "") for p in doc.get("profiles", [])]
+    tap.ok(any(n.startswith("workload ") for n in names) and doc.get("name") == "stream.vprof",
+           "speedscope.json: a profile per task (%s)" % names)
+    tap.ok(all(head(paths[f], 4) == b"gmon" for f in ("gmon.out.workload", "gmon.out.kernel")),
+           "gmon.out.workload and gmon.out.kernel: gprof's header")
+
+
 def check_system(tap):
     out = os.path.join(TMP, "sys")
     r = run(["--build", bt.BUILD, "--out", out, "--secs", "2",
@@ -98,6 +145,7 @@ def check_system(tap):
            "report.txt names work_alpha (%d) and work_beta (%d), alpha more" % (a, b))
     tap.ok(os.path.getsize(files[2]) > 0 if os.path.exists(files[2]) else False,
            "console.log kept")
+    check_exports(tap, out, r.stdout)
     if not (a and b):
         for line in report.splitlines()[:30]:
             tap.diag("  " + line)
@@ -105,8 +153,8 @@ def check_system(tap):
 
 def check_task(tap):
     out = os.path.join(TMP, "task")
-    r = run(["--build", bt.BUILD, "--out", out, "--task", "--args", "-g",
-             "workload -d 1 alpha:1 beta:1"])
+    r = run(["--build", os.path.relpath(bt.BUILD, bt.TOP), "--out", out, "--task", "--args",
+             "-g", "workload -d 1 alpha:1 beta:1"], cwd=bt.TOP)
     tap.ok(r.returncode == 0, "--task --args -g: status 0 (%s)" % r.stderr.strip()[-300:])
     path = os.path.join(out, "report.txt")
     report = open(path).read() if os.path.exists(path) else ""
@@ -114,6 +162,10 @@ def check_task(tap):
            "the report is of the workload task alone")
     tap.ok("callers of the top functions:" in report and rows(report, "work_beta") > 0,
            "with the caller tree (-g passed to the profiler and to vprof)")
+    path = os.path.join(out, "flame.folded")
+    folded = open(path).read().splitlines() if os.path.exists(path) else []
+    tap.ok(any(re.match(r"^workload;.*;.*work_beta \d+$", l) for l in folded),
+           "flame.folded has the call chains (a workload;..;..work_beta stack)")
 
 
 def main():

@@ -21,7 +21,8 @@
  *   KTZERO ffffffff80209000	1000 us per tick, 14759 buckets of 8 bytes
  *      ticks       %      ms  function
  *       1650  82.50%  1650.0  cpu_idle
- * Exit status: 0, 1 for an unreadable or malformed file, 2 for bad usage.
+ * Exit status: 0, 1 for an unreadable or malformed file (-F gmon: also for a
+ * profile with no tick in the kernel text), 2 for bad usage.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -134,6 +135,11 @@ static int emit(const kprof_data_t *d, uint64_t start, const profsym_t *ps, bool
 	profsym_mem_t mem = { NULL, kp_alloc, kp_release };
 	FILE *f = stdout;
 
+	if (gmon && d->total <= d->outside) {
+		fprintf(stderr, "kprof: no ticks in the kernel's text (an empty profile): no "
+			"gmon.out written\n");
+		return 1;
+	}
 	if (gmon)
 		return write_gmon(d, start, out ? out : "gmon.out") ? 0 : 1;
 	if (out && !(f = fopen(out, "w"))) {

@@ -84,6 +84,7 @@ out=${out:-$build/profile}
 iso=$build/vernier.iso vprof=$build/host/vprof
 [[ -f $iso ]] || die "$iso not found (make builds it)"
 [[ -x $vprof ]] || die "$vprof not found (make builds it)"
+vprof=$(cd "${vprof%/*}" && pwd)/vprof
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -106,7 +107,9 @@ files=("$stream" "$out/report.txt" "$out/console.log")
 if "$vprof" -h 2>/dev/null | grep -q -- '-F FORMAT'; then
     for pair in $PROFILE_FORMATS; do
         fmt=${pair%%:*} file=$out/${pair#*:}
-        if "$vprof" -F "$fmt" -o "$file" "$stream" >"$out/$fmt.list" 2>"$out/$fmt.err"; then
+        # From OUT, so the files name the stream "stream.vprof" (titles).
+        if (cd "$out" && "$vprof" -F "$fmt" -o "$file" stream.vprof) >"$out/$fmt.list" \
+               2>"$out/$fmt.err"; then
             if [[ $fmt == gmon ]]; then
                 while IFS=: read -r made _; do files+=("$made"); done < "$out/$fmt.list"
             else

@@ -7,7 +7,8 @@
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
- *        vprof diff [-m] [-p PERCENT] [-T TASK] [-k ..] [-r ..] A B  (tools/vprof_diff.c)
+ *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
+ *                          (tools/vprof_diff.c)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)
@@ -116,7 +117,8 @@ static void usage(FILE *f)
 		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
-		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B\n"
+		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg]\n"
+		"                  [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
 		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
 		"                svg, gmon\n"

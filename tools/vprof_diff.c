@@ -3,7 +3,7 @@
  * (lib/profdiff.c does the matching and the statistics).
  *
  * Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B
- *        vprof diff -F folded A B
+ *        vprof diff -F folded|svg [-T TASK] [-k ..] [-r ..] A B
  *
  *   A, B          stream files (sprofile -o / profile -o), A the baseline
  *   -m            match functions by name only (across different builds;
@@ -12,19 +12,22 @@
  *   -T TASK       only the samples of this task (name or id); shares are
  *                 then of that task's samples
  *   -k, -r        as for vprof (the kernel ELF, the root of guest paths)
- *   -F FORMAT     table (default) or folded: the two-column differential
+ *   -F FORMAT     table (default); folded: the two-column differential
  *                 folded stacks "STACK COUNT_A COUNT_B" that flamegraph.pl
- *                 draws red (more in B) and blue (less); A and B are then
- *                 folded-stack files ("STACK N" lines; streams need the
- *                 folded export of vprof -F folded, see vd_stream_folded)
+ *                 draws red (more in B) and blue (less); svg: that
+ *                 differential flame graph drawn by us (lib/profdiff.h,
+ *                 profdiff_folded_flame). A and B are then streams (folded
+ *                 as vprof -F folded does, -T applied) or folded-stack
+ *                 files ("STACK N" lines)
  *
  * Output (lib/profdiff.h): "A: FILE: N samples", "B: ...", a legend, then
  * the task table and the function table, each row
  *       A        B      B-A        z         p   [binary] name
  *   50.00%   33.33%   -16.67    -9.87  5.60e-23 * workload work_alpha
  * sorted by |z|; * marks p < 0.01. Exit status: 0; 1 for an unreadable
- * or malformed stream; 2 for bad usage; 3 when binaries were not found
- * (their samples show as addresses).
+ * or malformed stream, one without samples (of TASK), or with -F a
+ * truncated one or a malformed folded file; 2 for bad usage; 3 when
+ * binaries were not found (their samples show as addresses).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include <lib/profdiff.h>
+#include <lib/profexport.h>
 #include <lib/profreport.h>
 
 #include "binmiss.h"
@@ -41,25 +45,39 @@
 #define VD_CHUNK 65536
 #define VD_PATH 4096
 
+#define VD_TABLE 0
+#define VD_FOLDED 1
+#define VD_SVG 2
+
 typedef struct vdiff {
 	const char *root;
 	const char *kernel;
 	binmiss_t missing;
+	const char *task;               /* -T, for streams folded */
 } vdiff_t;
+
+/* Bytes gathered in memory (a stream's folded export). */
+typedef struct vd_mem {
+	char *p;
+	size_t len, cap;
+	bool nomem;
+} vd_mem_t;
 
 static void vd_usage(FILE *f)
 {
 	fprintf(f, "Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] "
 		"[-r ROOT] A B\n"
-		"       vprof diff -F folded A B\n"
+		"       vprof diff -F folded|svg [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Compare profiler streams A (baseline) and B: each task's and function's\n"
 		"share in both, B-A in points, a two-proportion z-test and its p-value;\n"
 		"rows by |z|, * marks p < 0.01.\n"
 		"  -m            match functions by name only (different builds)\n"
 		"  -p PERCENT    hide rows below PERCENT %% in both (default 0.5)\n"
 		"  -T TASK       only this task's samples (name or id)\n"
-		"  -F FORMAT     table (default), or folded: 'STACK COUNT_A COUNT_B'\n"
-		"                lines for flamegraph.pl (A, B: folded-stack files)\n"
+		"  -F FORMAT     table (default); folded: 'STACK COUNT_A COUNT_B' lines\n"
+		"                for flamegraph.pl; svg: our differential flame graph\n"
+		"                (red: share grew, blue: shrank, p < 0.01); A and B are\n"
+		"                streams or folded-stack files (vprof -F folded)\n"
 		"  -k KERNEL_ELF kernel ELF (default ROOT/boot/kernel)\n"
 		"  -r ROOT       prefix of the streams' binary paths (default: this\n"
 		"                build's initrd-root)\n"
@@ -151,9 +169,11 @@ static int vd_run(vdiff_t *vd, const profdiff_opts_t *o, const char *a, const ch
 	int rc = vd_side(d, 0, a, &env, &ro);
 	if (rc == 0)
 		rc = vd_side(d, 1, b, &env, &ro);
-	if (rc == 0 && o->task && !profdiff_total(d, 0) && !profdiff_total(d, 1)) {
-		fprintf(stderr, "vprof diff: no samples of task '%s' in either profile\n",
-			o->task);
+	for (unsigned side = 0; side < 2 && rc == 0; side++) {
+		if (profdiff_total(d, side))
+			continue;
+		fprintf(stderr, "vprof diff: %s: no samples%s%s%s to compare\n", side ? b : a,
+			o->task ? " of task '" : "", o->task ? o->task : "", o->task ? "'" : "");
 		rc = 1;
 	}
 	if (rc == 0)
@@ -176,15 +196,91 @@ static bool vd_is_stream(const void *data, size_t size)
 	return h.h.type == PROF_REC_HEADER && h.magic == PROF_MAGIC;
 }
 
-/*
- * The folded stacks of the stream at path. Not in this vprof yet: the
- * folded export (prof_export with PROF_FMT_FOLDED into a buffer) comes
- * with vprof -F; until it is wired here, streams are refused. ENOTSUP.
- */
-static errno_t vd_stream_folded(vdiff_t *vd, const char *path, void **text, size_t *len)
+static void vd_mem_write(void *ctx, const void *data, size_t len)
 {
-	(void)vd, (void)path, (void)text, (void)len;
-	return ENOTSUP;
+	vd_mem_t *m = ctx;
+
+	if (m->nomem)
+		return;
+	if (m->cap - m->len < len) {
+		size_t cap = m->cap ? m->cap : VD_CHUNK;
+		while (cap - m->len < len)
+			cap *= 2;
+		char *p = realloc(m->p, cap);
+		if (!p) {
+			m->nomem = true;
+			return;
+		}
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, data, len);
+	m->len += len;
+}
+
+static void vd_file_write(void *ctx, const void *data, size_t len)
+{
+	fwrite(data, 1, len, ctx);
+}
+
+/* -T TASK as a stream filter: an id when all digits, else a name. */
+static void vd_task_filter(const char *task, prof_filter_t *f)
+{
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	if (!task)
+		return;
+	f->by_task = true;
+	f->task_id = strtoull(task, &end, 10);
+	if (!(*task >= '0' && *task <= '9' && *end == '\0'))
+		f->task_name = task;
+}
+
+/* The fed report r exported as folded stacks into m. 0, or 1 with a message. */
+static int vd_fold(vdiff_t *vd, prof_report_t *r, const prof_env_t *env, const char *path,
+		   vd_mem_t *m)
+{
+	prof_export_opts_t xo = { PROF_FMT_FOLDED, vd->kernel, path, false, vd->root };
+	prof_export_out_t out = { m, vd_mem_write, NULL };
+
+	if (prof_report_pending(r) > 0) {
+		fprintf(stderr, "vprof diff: %s: truncated stream (it ends %zu bytes into a "
+			"record)\n", path, prof_report_pending(r));
+		return 1;
+	}
+	errno_t err = prof_export(r, env, &xo, &out);
+	if (err == ENOENT)
+		fprintf(stderr, "vprof diff: %s: no samples to compare (none in the stream%s)\n",
+			path, vd->task ? ", or none of that task" : "");
+	else if (err != EOK || m->nomem)
+		fprintf(stderr, "vprof diff: out of memory\n");
+	return err != EOK || m->nomem;
+}
+
+/* The folded stacks of the stream at path (vprof -F folded's). 0, or 1 with a message. */
+static int vd_stream_folded(vdiff_t *vd, const char *path, void **text, size_t *len)
+{
+	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	prof_filter_t filter;
+	vd_mem_t m = { 0 };
+	prof_report_t *r;
+
+	vd_task_filter(vd->task, &filter);
+	if (prof_report_new(&env, &r) != EOK || prof_report_setup(r, &filter, true) != EOK) {
+		fprintf(stderr, "vprof diff: out of memory\n");
+		prof_report_free(r);
+		return 1;
+	}
+	int rc = vd_feed(r, path);
+	if (rc == 0)
+		rc = vd_fold(vd, r, &env, path, &m);
+	prof_report_free(r);
+	if (rc)
+		free(m.p);
+	*text = rc ? NULL : m.p;
+	*len = rc ? 0 : m.len;
+	return rc;
 }
 
 /* The folded text of path (a folded file, or a stream). 0, or 1 with a message. */
@@ -197,43 +293,65 @@ static int vd_folded_input(vdiff_t *vd, const char *path, void **text, size_t *l
 			"out of memory");
 		return 1;
 	}
-	if (!vd_is_stream(*text, *len))
-		return 0;
+	if (!vd_is_stream(*text, *len)) {
+		if (!vd->task)
+			return 0;
+		fprintf(stderr, "vprof diff: %s: -T applies to streams, not to folded stacks "
+			"(fold with vprof -F folded -T TASK)\n", path);
+		return 1;
+	}
 	free(*text);
 	*text = NULL;
-	if (vd_stream_folded(vd, path, text, len) == EOK)
-		return 0;
-	fprintf(stderr, "vprof diff: %s: -F folded of a stream needs vprof's folded "
-		"export; give folded-stack files (vprof -F folded)\n", path);
-	return 1;
+	return vd_stream_folded(vd, path, text, len);
 }
 
-/* -F folded: the two inputs' stacks joined. */
-static int vd_folded(vdiff_t *vd, const char *a, const char *b)
+/* -F folded or svg: the two inputs' stacks joined, or drawn. */
+static int vd_folded(vdiff_t *vd, const profdiff_opts_t *o, int format)
 {
 	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	prof_export_out_t out = { stdout, vd_file_write, NULL };
 	void *ta = NULL, *tb = NULL;
 	size_t la = 0, lb = 0;
-	int rc = vd_folded_input(vd, a, &ta, &la) || vd_folded_input(vd, b, &tb, &lb);
-	errno_t err = rc ? EOK : profdiff_folded_join(&env, ta, la, tb, lb);
+	int rc = vd_folded_input(vd, o->name_a, &ta, &la) ||
+		 vd_folded_input(vd, o->name_b, &tb, &lb);
+	errno_t err = rc ? EOK : format == VD_SVG ?
+		profdiff_folded_flame(&env, ta, la, tb, lb, o, &out) :
+		profdiff_folded_join(&env, ta, la, tb, lb);
 
 	if (err != EOK) {
 		fprintf(stderr, "vprof diff: %s\n", err == EINVAL ?
-			"a line of the folded input is not 'STACK COUNT'" : "out of memory");
+			"a line of the folded input is not 'STACK COUNT'" : err == ENOENT ?
+			"no samples in B to draw" : "out of memory");
 		rc = 1;
 	}
 	free(ta);
 	free(tb);
-	fflush(stdout);
-	return rc;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "vprof diff: write error\n");
+		rc = 1;
+	}
+	return rc ? rc : binmiss_warn(&vd->missing, "vprof diff", "the streams", vd->root,
+				      "their samples show as addresses; give the staged "
+				      "root with -r ROOT");
+}
+
+/* -F FORMAT: VD_*, or -1. */
+static int vd_format(const char *name)
+{
+	static const char *const names[] = { "table", "folded", "svg" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
 }
 
 int vprof_diff_main(int argc, char **argv)
 {
 	static char root[VD_PATH];
-	vdiff_t vd = { hostroot_default(root, sizeof(root)), NULL, { 0, { "" } } };
+	vdiff_t vd = { hostroot_default(root, sizeof(root)), NULL, { 0, { "" } }, NULL };
 	profdiff_opts_t o = { 50, false, NULL, NULL, NULL };
-	bool folded = false;
+	int format = VD_TABLE;
 	long pct;
 	int c;
 
@@ -241,12 +359,11 @@ int vprof_diff_main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "hmp:T:k:r:F:")) != -1) {
 		switch (c) {
 		case 'F':
-			if (strcmp(optarg, "folded") != 0 && strcmp(optarg, "table") != 0) {
+			if ((format = vd_format(optarg)) < 0) {
 				fprintf(stderr, "vprof diff: unknown format '%s'\n", optarg);
 				vd_usage(stderr);
 				return 2;
 			}
-			folded = strcmp(optarg, "folded") == 0;
 			break;
 		case 'h':
 			vd_usage(stdout);
@@ -263,7 +380,7 @@ int vprof_diff_main(int argc, char **argv)
 			o.threshold_centi = (unsigned)pct;
 			break;
 		case 'T':
-			o.task = optarg;
+			o.task = vd.task = optarg;
 			break;
 		case 'k':
 			vd.kernel = optarg;
@@ -282,7 +399,7 @@ int vprof_diff_main(int argc, char **argv)
 	}
 	o.name_a = argv[optind];
 	o.name_b = argv[optind + 1];
-	if (folded)
-		return vd_folded(&vd, argv[optind], argv[optind + 1]);
+	if (format != VD_TABLE)
+		return vd_folded(&vd, &o, format);
 	return vd_run(&vd, &o, argv[optind], argv[optind + 1]);
 }

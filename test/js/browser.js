@@ -9,8 +9,10 @@
 //                                             widest frame under the root,
 //                                             types TERM in the search box,
 //                                             takes a screenshot
-// Output: {"title":..., "errors":[...], ...}; exit 0 unless the browser
-// could not be started.
+// Output: {"title":..., "errors":[...], ...}; for svg also "fills": each
+// frame's name -> the fill chromium paints at the middle of its rectangle
+// (computed style of the element hit there; frames of 2 px or more).
+// Exit 0 unless the browser could not be started.
 'use strict';
 
 const { chromium } = require('playwright-core');
@@ -33,6 +35,18 @@ async function svg(page, url, shot, term, out) {
 	await page.goto(url);
 	out.title = await page.title();
 	out.frames = await page.locator('g.f').count();
+	out.fills = await page.evaluate(() => {
+		const fills = {};
+		document.querySelectorAll('g.f').forEach((g) => {
+			const rect = g.querySelector('rect'), b = rect.getBoundingClientRect();
+			if (b.width < 2)
+				return;
+			const hit = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+			if (hit && hit.closest('g.f') === g)
+				fills[g.getAttribute('data-name')] = getComputedStyle(hit).fill;
+		});
+		return fills;
+	});
 	// The widest frame below the root: its width before and after a click.
 	const widest = await page.evaluate(() => {
 		let best = -1, at = -1;

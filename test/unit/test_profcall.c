@@ -939,6 +939,44 @@ static bool has_flat_text(const char *text, const char *flat, const char *name)
  * cycles; callgrind_annotate reads it (self and --inclusive=yes).
  * -F folded: a line per path with self time.
  */
+/*
+ * Every -F format on bad input: a file cut in half (bad.out), an empty
+ * file, a missing one: exit 1 and a message naming it, nothing on stdout;
+ * binaries not found: exit 3, a warning, the export still written.
+ */
+static void test_tool_export_bad(const char *build, const char *dir, char *text, size_t size)
+{
+	static const char *const fmts[] = { "callgrind", "folded", "pprof" };
+	static const struct { const char *file, *msg; } bad[] = {
+		{ "bad.out", "bad.out: not a call profile or damaged: " },
+		{ "empty.out", "empty.out: not a call profile or damaged: too short (0 bytes)" },
+		{ "none.out", "none.out: cannot read" },
+	};
+	char cmd[1400];
+
+	snprintf(cmd, sizeof(cmd), ": > %s/empty.out", dir);
+	if (system(cmd) != 0)
+		abort();
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F %s -r %s %s/%s 2>&1 "
+				 ">%s/x.out; echo rc=$?; wc -c < %s/x.out", build, fmts[f], dir, dir,
+				 bad[i].file, dir, dir);
+			tool_run(cmd, text, size);
+			ok(strstr(text, bad[i].msg) && strstr(text, "rc=1\n0\n"),
+			   "cprofalyze -F %s %s: '%s', exit 1, no output", fmts[f], bad[i].file,
+			   bad[i].msg);
+		}
+		snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F %s -r %s/nothing %s/call.out 2>&1 "
+			 ">%s/x.out; echo rc=$?; test -s %s/x.out && echo written", build, fmts[f],
+			 dir, dir, dir, dir);
+		tool_run(cmd, text, size);
+		ok(strstr(text, "warning") && strstr(text, "/bin/app") && strstr(text, "rc=3\n") &&
+		   strstr(text, "written"), "cprofalyze -F %s, binaries not found: a warning, "
+		   "exit 3, the export written", fmts[f]);
+	}
+}
+
 static void test_tool_export(const char *build, const char *dir, char *text, size_t size)
 {
 	char cmd[1400];
@@ -990,6 +1028,7 @@ static void test_tool_export(const char *build, const char *dir, char *text, siz
 	   "... self wall time in ns from the TSC rate: 4262.57 ms, 3000 in 0x500000");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -F pdf %s/call.out 2>&1", build, dir);
 	is_int(tool_run(cmd, text, size), 2, "-F with an unknown format: exit 2");
+	test_tool_export_bad(build, dir, text, size);
 }
 
 static void test_tool(void)

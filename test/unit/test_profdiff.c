@@ -400,6 +400,115 @@ static void test_folded(void)
 	ok(clean, "folded join out of memory at each allocation: ENOMEM, no leak");
 }
 
+/* ---------------------------------------------------------------- flame */
+
+static void f_write(void *ctx, const void *data, size_t len)
+{
+	f_out(ctx, data, len);
+}
+
+static errno_t flame(const char *a, const char *b)
+{
+	profdiff_opts_t o = { 0, false, NULL, "a.folded", "b.folded" };
+	prof_export_out_t w = { NULL, f_write, NULL };
+
+	out_len = 0;
+	f_out(NULL, "", 0);
+	return profdiff_folded_flame(&env, a, strlen(a), b, strlen(b), &o, &w);
+}
+
+/* The data-heat of the frame named name (INT_MIN if none). */
+static int heat_of(const char *svg, const char *name)
+{
+	char pat[128];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\" data-name=\"%s\">", name);
+	for (at = strstr(svg, pat); at && at > svg; at--) {
+		if (strncmp(at, "data-heat=\"", 11) == 0)
+			return atoi(at + 11);
+		if (*at == '<')
+			break;
+	}
+	return INT32_MIN;
+}
+
+/* The <title> text of the frame named name ("" if none). */
+static const char *title_of(const char *svg, const char *name)
+{
+	static char buf[256];
+	char pat[128];
+	const char *at, *end;
+
+	snprintf(pat, sizeof(pat), "\" data-name=\"%s\"><title>", name);
+	at = strstr(svg, pat);
+	end = at ? strstr(at, "</title>") : NULL;
+	buf[0] = '\0';
+	if (end) {
+		at += strlen(pat);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), at);
+	}
+	return buf;
+}
+
+/*
+ * The differential flame graph of two folded texts: A: alpha 600, beta
+ * 300, gamma 100 (of 1000); B: alpha 300, beta 300, gamma 400, a kernel
+ * frame and an unknown address (of 1010).
+ */
+static void test_flame(void)
+{
+	static const char a[] = "app;main;alpha 600\napp;main;beta 300\napp;main;gamma 100\n";
+	static const char b[] = "app;main;alpha 300\napp;main;beta 300\napp;main;gamma 400\n"
+				"app;main;gamma;memcpy_[k] 5\napp;0x401234_(app) 5\n";
+
+	is_int(flame(a, b), EOK, "differential flame graph: EOK");
+	ok(strstr(out, "<title>a.folded vs b.folded - vprof differential flame graph</title>") &&
+	   strstr(out, "a.folded vs b.folded: A 1000 samples, B 1010; width: B; red: the share "
+		  "grew, blue: it shrank (p &lt; 0.01)</text>") && strstr(out, "</svg>\n"),
+	   "a document titled by A and B, the totals and the legend in the heading");
+	ok(strstr(out, "window.vprofSearch") && strstr(out, "id=\"search\"") &&
+	   strstr(out, "id=\"reset\""), "the plain graph's script: search and zoom");
+	is_str(title_of(out, "alpha"), "alpha (A: 600 samples, 60.00%; B: 300 samples, 29.70%; "
+	       "-30.30 points)", "hover: alpha's counts and shares in A and B, the change");
+	is_int(heat_of(out, "alpha"), -1000, "alpha shrank the most: heat -1000 (deepest blue)");
+	ok(strstr(out, "data-heat=\"-1000\" data-name=\"alpha\"><title>") &&
+	   strstr(strstr(out, "data-name=\"alpha\""), "fill=\"rgb(60,60,255)\""),
+	   "... drawn rgb(60,60,255)");
+	int g = heat_of(out, "gamma");
+	ok(g > 900 && g < 1000, "gamma grew by 29.7 points: heat %d (red, nearly full)", g);
+	ok(strstr(strstr(out, "data-name=\"gamma\""), "fill=\"rgb(255,"),
+	   "... drawn red (rgb(255,..))");
+	is_int(heat_of(out, "beta"), 0, "beta 30.00%% -> 29.70%%: not significant, heat 0");
+	ok(strstr(strstr(out, "data-name=\"beta\""), "fill=\"rgb(225,225,225)\""),
+	   "... drawn grey");
+	is_int(heat_of(out, "main"), 0, "main: 100%% -> 99.50%%: not significant");
+	is_int(heat_of(out, "memcpy [k]"), 0, "memcpy_[k] shown as 'memcpy [k]' (5 new "
+	       "samples: p > 0.01)");
+	ok(heat_of(out, "0x401234 (app)") == 0, "0x401234_(app) shown as '0x401234 (app)'");
+	is_str(title_of(out, "gamma"), "gamma (A: 100 samples, 10.00%; B: 405 samples, 40.10%; "
+	       "+30.10 points)", "gamma's hover: its kernel callee's samples too");
+	ok(strstr(out, "data-n=\"1010\" data-a=\"1000\" data-heat=\"0\" data-name=\"all\""),
+	   "the root: B's 1010 wide, A's 1000");
+
+	is_int(flame("app;x 5\n", "app;x 0\n"), ENOENT, "no sample in B: ENOENT");
+	is_int(flame("app;x 5\n", "app;x 5x\n"), EINVAL, "a malformed line: EINVAL");
+	is_int(flame("app;x 5\n", "app;x 5\n"), EOK, "the same profile twice: EOK");
+	ok(!strstr(out, "data-heat=\"-") && !strstr(out, "data-heat=\"1"),
+	   "... every heat 0 (no change)");
+	bool clean = true;
+	long failures = 0;
+	for (long budget = 0; budget < 200; budget++) {
+		alloc_budget = budget;
+		errno_t err = flame(a, b);
+		alloc_budget = -1;
+		failures += err == ENOMEM;
+		clean &= (err == ENOMEM || err == EOK) && live_allocs == 0;
+	}
+	ok(clean && failures > 10, "out of memory at each of %ld allocations: ENOMEM, no leak",
+	   failures);
+}
+
 /* ---------------------------------------------------------------- streams */
 
 typedef struct sb {
@@ -514,7 +623,8 @@ static void test_rows(void)
 #define FLAMEGRAPH "/usr/share/perl5/Devel/NYTProf/flamegraph.pl"
 
 /* vprof diff -F folded, and flamegraph.pl drawing its output. */
-static void test_vprof_folded(const char *build, const char *dir, char *text, size_t size)
+static void test_vprof_folded(const char *build, const char *abuild, const char *dir,
+			      char *text, size_t size)
 {
 	char cmd[1200], path[600];
 
@@ -535,10 +645,72 @@ static void test_vprof_folded(const char *build, const char *dir, char *text, si
 	/* alpha's -25 is the largest change: pure blue; beta's +13 a red. */
 	ok(strstr(text, "rgb(0,0,255)") != NULL && strstr(text, "rgb(255,") != NULL,
 	   "... in blue (less) and red (more)");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a %s/b.folded 2>&1", build,
-		 dir, dir);
-	is_int(tool_run(cmd, text, size), 1, "-F folded of a stream: exit 1 for now");
-	ok(strstr(text, "needs vprof's folded export") != NULL, "... saying why");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded -r %s %s/a %s/b", build, dir, dir,
+		 dir);
+	is_int(tool_run(cmd, text, size), 0, "-F folded of two streams: exit 0");
+	is_str(text, "app;memcpy_[k] 40 30\napp;work_alpha 2000 1000\napp;work_beta 1000 1000\n"
+	       "app;work_gamma 1000 1000\n", "... their stacks folded (as vprof -F folded) and "
+	       "joined");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded -T app -r %s %s/a %s/b", build,
+		 dir, dir, dir);
+	tool_run(cmd, text, size);
+	is_str(text, "app;memcpy_[k] 40 30\napp;work_alpha 2000 1000\napp;work_beta 1000 1000\n"
+	       "app;work_gamma 1000 1000\n", "-T app: the same (the only task)");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded -T 8 -r %s %s/a %s/b 2>&1", build,
+		 dir, dir, dir);
+	is_int(tool_run(cmd, text, size), 1, "-T 8 (only in B): exit 1");
+	ok(strstr(text, "/a: no samples to compare (none in the stream, or none of that task)"),
+	   "... naming A: %.*s", (int)strcspn(text, "\n"), text);
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F svg -T nosuch -r %s %s/a %s/b 2>&1",
+		 build, dir, dir, dir);
+	is_int(tool_run(cmd, text, size), 1, "-F svg -T nosuch: exit 1");
+	ok(strstr(text, "no samples to compare (none in the stream, or none of that task)") &&
+	   !strstr(text, "<svg"), "... saying so, no document: %.*s", (int)strcspn(text, "\n"),
+	   text);
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded -T app %s/a.folded %s/b.folded "
+		 "2>&1", build, dir, dir);
+	is_int(tool_run(cmd, text, size), 1, "-T with folded-stack files: exit 1");
+	ok(strstr(text, "-T applies to streams") != NULL, "... saying so");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F svg -r %s %s/a %s/b", build, dir, dir,
+		 dir);
+	is_int(tool_run(cmd, text, size), 0, "-F svg of two streams: exit 0");
+	ok(strstr(text, "data-heat=\"-1000\" data-name=\"work_alpha\"") &&
+	   strstr(text, "data-heat=\"0\" data-name=\"memcpy [k]\""),
+	   "... alpha (49.5%% -> 33%%) blue, memcpy (1%% -> 1%%) grey");
+	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F svg %s/a.folded %s/b.folded", build, dir,
+		 dir);
+	is_int(tool_run(cmd, text, size), 0, "-F svg of two folded files: exit 0");
+	ok(strstr(text, "<title>alpha (A: 30 samples, 71.43%; B: 5 samples, 14.29%; -57.14 "
+		      "points)</title>"), "... alpha's hover text");
+	/* Bad input: a clear message and exit 1, never a crash or a document. */
+	static sb_t empty;
+	sb_start(&empty, 5);
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	tool_write(path, empty.buf, empty.len);
+	snprintf(path, sizeof(path), "%s/cut", dir);
+	tool_write(path, sa.buf, sa.len - 20);
+	static const struct { const char *setup, *args, *msg; } bad[] = {
+		{ "true", "-F svg cut b", "cut: truncated stream" },
+		{ "true", "-F folded cut b", "cut: truncated stream" },
+		{ "true", "-F svg a empty", "empty: no samples to compare" },
+		{ "true", "-F folded empty b", "empty: no samples to compare" },
+		{ "true", "empty b", "empty: no samples to compare" },
+		{ "true", "-T 8 a b", "a: no samples of task '8' to compare" },
+		{ "true", "-F svg a nofile", "nofile: cannot open" },
+		{ "printf 'app;x 1\\nbad\\n' > bad.folded", "-F svg a.folded bad.folded",
+		  "not 'STACK COUNT'" },
+		{ "head -c 100 bin/app.nm > junk", "-F svg junk a.folded", "not 'STACK COUNT'" },
+		{ ": > zero", "-F svg a.folded zero", "no samples in B to draw" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "cd %s && %s && %s/host/vprof diff -r %s %s 2>&1; "
+			 "echo rc=$?", dir, bad[i].setup, abuild, dir, bad[i].args);
+		tool_run(cmd, text, size);
+		ok(strstr(text, bad[i].msg) && strstr(text, "rc=1\n") && !strstr(text, "<svg"),
+		   "vprof diff %s: '%s', exit 1", bad[i].args, bad[i].msg);
+		if (!strstr(text, "rc=1\n") || !strstr(text, bad[i].msg))
+			diag("%s", text);
+	}
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -F folded %s/a.folded %s/bin/app.nm 2>&1",
 		 build, dir, dir);
 	is_int(tool_run(cmd, text, size), 1, "-F folded of a file that is not folded: exit 1");
@@ -563,7 +735,6 @@ static void test_vprof_diff(void)
 	char *abuild = realpath(build, NULL);
 	snprintf(cmd, sizeof(cmd), "cd %s && %s/host/vprof diff -r %s a b 2>&1", dir,
 		 abuild ? abuild : build, dir);
-	free(abuild);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof diff A B exits 0");
 	ok(has_line(text, "A: a: 4040 samples", "") && has_line(text, "B: b: 3030 samples", ""),
 	   "the totals of both");
@@ -587,7 +758,8 @@ static void test_vprof_diff(void)
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -T nosuch -r %s %s/a %s/b 2>&1", build,
 		 dir, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 1, "-T with no such task: exit 1");
-	ok(strstr(text, "no samples of task 'nosuch'") != NULL, "... with a message");
+	ok(strstr(text, "/a: no samples of task 'nosuch' to compare") != NULL,
+	   "... with a message");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof diff -h", build);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof diff -h: exit 0");
 	ok(!strncmp(text, "Usage: vprof diff", 17), "... the usage on stdout");
@@ -608,7 +780,8 @@ static void test_vprof_diff(void)
 		 build, dir, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 3, "binaries not found: exit 3");
 	ok(strstr(text, "warning") != NULL, "... with a warning");
-	test_vprof_folded(build, dir, text, sizeof(text));
+	test_vprof_folded(build, abuild ? abuild : build, dir, text, sizeof(text));
+	free(abuild);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
@@ -625,6 +798,7 @@ int main(void)
 	test_enomem();
 	test_rows();
 	test_folded();
+	test_flame();
 	test_vprof_diff();
 	free(out);
 	return done_testing();

@@ -707,6 +707,53 @@ static void test_fuzz(void)
 
 /* ---------------------------------------------------------------- vprof */
 
+/*
+ * Every export format on bad input: a stream cut inside a record, a
+ * stream with no sample (the header alone), a file that is not a stream:
+ * exit 1 with a message naming the file and no output file left; binaries
+ * not found: exit 3, a warning naming them, the export still written
+ * (samples as addresses).
+ */
+static void test_vprof_bad(const char *build, const char *dir, char *text, size_t size)
+{
+	static const char *const fmts[] = { "folded", "pprof", "callgrind", "speedscope", "svg",
+					    "gmon" };
+	static const struct { const char *file, *msg; } bad[] = {
+		{ "cut", "cut: truncated stream (it ends " },
+		{ "empty", "empty: no samples to export" },
+		{ "bin/app.nm", "app.nm: not a profiler stream" },
+	};
+	char cmd[1400], path[600];
+	char *abuild = realpath(build, NULL);
+
+	build = abuild ? abuild : build;
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	tool_write(path, sbuf, sizeof(prof_rec_header_t));
+	snprintf(path, sizeof(path), "%s/cut", dir);
+	tool_write(path, sbuf, slen - 20);
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "cd %s && rm -f out* && %s/host/vprof -F %s -r %s "
+				 "-o out %s 2>&1; echo rc=$?; ls out* 2>/dev/null", dir, build,
+				 fmts[f], dir, bad[i].file);
+			tool_run(cmd, text, size);
+			ok(strstr(text, bad[i].msg) && strstr(text, "rc=1\n") &&
+			   !strstr(text, "\nout"), "vprof -F %s of %s: '%s', exit 1, no file",
+			   fmts[f], bad[i].file, bad[i].msg);
+			if (!strstr(text, "rc=1\n") || !strstr(text, bad[i].msg))
+				diag("%s", text);
+		}
+		snprintf(cmd, sizeof(cmd), "cd %s && rm -f out* && %s/host/vprof -F %s -r %s/none "
+			 "-o out stream 2>&1; echo rc=$?; ls out* 2>/dev/null", dir, build, fmts[f],
+			 dir);
+		tool_run(cmd, text, size);
+		ok(strstr(text, "warning") && strstr(text, "/bin/app") && strstr(text, "rc=3\n") &&
+		   strstr(text, "\nout"), "vprof -F %s, binaries not found: a warning naming "
+		   "them, exit 3, the file written", fmts[f]);
+	}
+	free(abuild);
+}
+
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -751,6 +798,7 @@ static void test_vprof(void)
 		 ">/dev/null", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 3, "binaries missing: exit 3");
 	ok(strstr(text, "/bin/app") != NULL, "... naming them");
+	test_vprof_bad(build, dir, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F svgz %s/stream 2>&1", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown format: exit 2");
 	ok(strstr(text, "bad value 'svgz' for -F") && strstr(text, "Usage:"), "... with usage");

@@ -21,6 +21,7 @@
 #define LIB_PROFDIFF_H
 
 #include <abi/errno.h>
+#include <lib/profexport.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -109,5 +110,20 @@ void profdiff_free(profdiff_t *d);
  */
 errno_t profdiff_folded_join(const prof_env_t *env, const char *a, size_t alen,
 			     const char *b, size_t blen);
+
+/*
+ * The differential flame graph of two folded-stack texts (read as
+ * profdiff_folded_join reads them), written to out as one self-contained
+ * SVG (prof_flame_*, lib/profexport.h): frame widths from B's counts;
+ * each frame's share of A's and of B's samples z-tested like a row of the
+ * table, red where it grew and blue where it shrank with p < 0.01 (the
+ * deeper the larger the change), light grey otherwise; hovering shows
+ * the counts in A and B and the change in points. o names A and B (the
+ * title). EOK; EINVAL for a malformed line; ENOENT when B has no sample;
+ * ENOMEM.
+ */
+errno_t profdiff_folded_flame(const prof_env_t *env, const char *a, size_t alen,
+			      const char *b, size_t blen, const profdiff_opts_t *o,
+			      const prof_export_out_t *out);
 
 #endif

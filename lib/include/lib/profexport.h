@@ -98,4 +98,68 @@ void prof_pb_free(prof_pb_t *b);
 /* Write len bytes of data to out as a gzip member of stored deflate blocks. */
 void prof_gzip(const prof_export_out_t *out, const void *data, size_t len);
 
+/*
+ * The interactive flame graph writer behind PROF_FMT_SVG, also used by
+ * vprof diff -F svg (lib/profdiff.h): build a tree of frames, count
+ * samples at leaves, write one self-contained SVG (hover, click to zoom,
+ * search; no external script, font or URL). Memory from env; an
+ * allocation failure is sticky (prof_flame_write returns ENOMEM).
+ *
+ * A differential graph (opts.diff) also carries each frame's count in
+ * profile A (count_a; count is B's and sets the width) and a heat the
+ * caller sets: red where the share grew, blue where it shrank, the
+ * deeper the larger |heat| (1..1000), light grey for 0 (no significant
+ * change); hover shows both counts, both shares and the change in points.
+ */
+#define PROF_FLAME_ROOT 0               /* the root node ("all") */
+#define PROF_FLAME_NONE UINT32_MAX      /* no node (out of memory) */
+
+/* Node kinds: colour families of a profile's graph. */
+#define PROF_FLAME_K_ROOT 0
+#define PROF_FLAME_K_TASK 1
+#define PROF_FLAME_K_USER 2
+#define PROF_FLAME_K_KERNEL 3
+#define PROF_FLAME_K_UNKNOWN 4          /* an address without a symbol */
+
+typedef struct prof_flame prof_flame_t;
+
+typedef struct prof_flame_opts {
+	const char *title;              /* names the graph (NULL: "vprof") */
+	const char *heading;            /* after "TITLE: " in the heading, or NULL */
+	bool diff;                      /* a differential graph (heats, count_a) */
+} prof_flame_opts_t;
+
+/* A new graph holding only its root (env must outlive it). EOK or ENOMEM. */
+errno_t prof_flame_new(const prof_env_t *env, prof_flame_t **out);
+
+/*
+ * The child of node parent named name (len bytes) of kind
+ * PROF_FLAME_K_*, added when new; PROF_FLAME_NONE on ENOMEM (sticky) or a
+ * bad parent.
+ */
+uint32_t prof_flame_child(prof_flame_t *f, uint32_t parent, const char *name, size_t len,
+			  unsigned kind);
+
+/* Add count samples (and count_a of profile A) to node and its ancestors. */
+void prof_flame_count(prof_flame_t *f, uint32_t node, uint64_t count, uint64_t count_a);
+
+/* The number of nodes (ids 0 .. n-1, parents before children). */
+size_t prof_flame_size(const prof_flame_t *f);
+
+/* A node's counts (0 for a bad node). */
+void prof_flame_counts(const prof_flame_t *f, uint32_t node, uint64_t *count,
+		       uint64_t *count_a);
+
+/* A differential graph's colour of node: heat -1000 .. 1000 (clamped). */
+void prof_flame_heat(prof_flame_t *f, uint32_t node, int heat);
+
+/*
+ * Write the graph to out (out->write only). EOK; ENOENT when the root
+ * has no sample; ENOMEM (also for an earlier failure).
+ */
+errno_t prof_flame_write(prof_flame_t *f, const prof_flame_opts_t *o,
+			 const prof_export_out_t *out);
+
+void prof_flame_free(prof_flame_t *f);
+
 #endif

@@ -14,6 +14,8 @@
  *                  kernel entry and exit (measured by the kernel at boot
  *                  as the fastest of 21 batches: system.acct_entry_cycles)
  *   prof.*         what profiling costs (see bench_prof.c; one run)
+ *   prof.report    samples a second through the in-guest report
+ *                  (bench_report.c; one run)
  *   cprof.*        what the call profiler's hooks cost callbench
  *                  (see bench_cprof.c; medians of its own runs)
  *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
@@ -215,6 +217,7 @@ static const figure_t figures[] = {
 	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
 	  ipc_teardown, NULL },
 	{ "prof", NULL, NULL, NULL, NULL, bench_prof },
+	{ "prof.report", NULL, NULL, NULL, NULL, bench_prof_report },
 	{ "cprof", NULL, NULL, NULL, NULL, bench_cprof },
 };
 #define NFIGURES (sizeof(figures) / sizeof(figures[0]))

@@ -23,6 +23,8 @@ long run_ipc_roundtrip(void);
 long run_ipc_datawrite(void);
 /* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
 int bench_prof(void);
+/* Samples a second through the in-guest report (bench_report.c); 0 or -1. */
+int bench_prof_report(void);
 /* The call profiler's figures (bench_cprof.c): prints its own lines; 0 or -1. */
 int bench_cprof(void);
 /* `bench --ipc-server NAME CPU`: serve the IPC figures' calls. */
