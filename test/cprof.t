@@ -16,9 +16,9 @@ COM2 going to a host file, checks:
   cpdemo's tables, the file's size; more than the first 4 KiB buffer, so
   the ENOMEM retry ran) and `cprofalyze -i -n 100`: main run a, main run a b,
   main run a b d and main run a c are called exactly N times each and
-  their self times (wall and on-CPU) are equal within 5% (each path's
-  smallest of up to three runs: a busy host stops vCPUs at random, which
-  only adds time);
+  their self times (wall and on-CPU) are equal within 5% in one of up to
+  DEMO_TRIES runs, each judged whole (a busy host stops vCPUs at random,
+  which only adds time: 5-15% a run when make check runs beside it);
 - `cpdemo -w ... &` lingering, `cprof reset` (asks every table), then
   get: its table has started over (main run a is gone, its lingering calls
   start again from few) and the exited cpdemo's table is dropped;
@@ -56,7 +56,7 @@ COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-cprof-"), "com2.bin")
 OUT = "/tmp/cp.out"
 LINGER = "-w 600000"                 # cpdemo stays (killed when done with)
 N, IT = 500, 100000                  # the 3.5.5 run: ~0.15 s a path under TCG
-DEMO_TRIES = 3
+DEMO_TRIES = 6                       # runs until one is equal (a loaded host: 5-15% a run)
 # Full paths, at most 100 lines a table: all of cpdemo's, not the kernel's
 # ten thousand (the serial console would take minutes on a busy host).
 REPORT = "cprofalyze -i -n 100 %s"

@@ -127,6 +127,17 @@ def gmon(tap):
            "-m user%s" % ((": " + ", ".join(bad)) if bad else ""))
 
 
+def keep_failed(tap):
+    """After a failure, the stream and what was made of it go to
+    $BUILD/test-logs/exportvm-failed/ (a failing stream is rare and needed)."""
+    if not tap.failed:
+        return
+    dest = os.path.join(bt.BUILD, "test-logs", "exportvm-failed")
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(TMP, dest, symlinks=True, ignore_dangling_symlinks=True)
+    tap.diag("the stream and the exports of the failed run kept in %s" % dest)
+
+
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
@@ -168,6 +179,7 @@ def main():
         if os.environ.get("EXPORTVM_KEEP"):
             tap.diag("files kept in %s" % TMP)
         else:
+            keep_failed(tap)
             shutil.rmtree(TMP, ignore_errors=True)
     tap.done()
 
