@@ -261,12 +261,16 @@ $(BUILD)/host/%.o: %.c
 
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
+# The profiler report tests share a fake env and a stream builder.
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,call diff export report)
+$(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
+$(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o
 
 $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTLD  $@")
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_TEST_THREADS) -Iarch/$(ARCH)/include \
-		-Itest/unit $< $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
+		-Itest/unit $< $(HOST_TEST_EXTRA) $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests
