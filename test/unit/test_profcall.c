@@ -961,14 +961,8 @@ static void test_tool(void)
 	ok(strstr(text, "call.out:\n") != NULL && strstr(text, KHEAD) != NULL,
 	   "the good one is still printed, named");
 
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -h 2>/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 0, "-h exits 0");
-	ok(strncmp(text, "usage: cprofalyze", 17) == 0, "-h prints the usage to stdout");
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze 2>&1 >/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "no FILE exits 2");
-	ok(strstr(text, "usage: cprofalyze") != NULL, "usage on stderr");
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -x %s/call.out 2>/dev/null", build, dir);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	snprintf(path, sizeof(path), "%s/call.out", dir);
+	tool_usage_checks(build, "cprofalyze", "usage: cprofalyze", path, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n abc %s/call.out 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n abc exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n 0 %s/call.out 2>/dev/null", build, dir);

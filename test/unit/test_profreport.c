@@ -1062,14 +1062,7 @@ static void test_vprof(void)
 	HAS(text, "0x0000000000401100       40  40.00%  compute");
 	HAS(text, "(2 rows below 5.00% hidden)");
 	HAS(text, "          40 100.00%  <- main");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof -h 2>/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -h exits 0");
-	ok(strncmp(text, "Usage: vprof", 12) == 0, "-h prints the usage to stdout");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof 2>&1 >/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof without a stream exits 2");
-	ok(strstr(text, "Usage: vprof") != NULL, "usage on stderr");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof -x %s/stream 2>/dev/null", build, dir);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	tool_usage_checks(build, "vprof", "Usage: vprof", path, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -p abc %s/stream 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
