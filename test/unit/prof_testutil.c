@@ -80,6 +80,17 @@ void pt_add_file(const char *path, const void *data, size_t size)
 	pt_files[pt_nfiles++] = (pt_file_t){ path, data, size };
 }
 
+bool pt_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
 void pt_sb_put(pt_sb_t *b, const void *rec, size_t size)
 {
 	if (b->len + size > b->cap) {

@@ -8,6 +8,7 @@
 #ifndef TEST_PROF_TESTUTIL_H
 #define TEST_PROF_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,9 @@ void pt_write(void *ctx, const void *s, size_t len);
 void pt_out_text(void *ctx, const char *s, size_t len);
 /* Serve size bytes of data as path (at most PT_MAX_FILES; aborts beyond). */
 void pt_add_file(const char *path, const void *data, size_t size);
+
+/* Whether text has line (a whole line, without its newline). */
+bool pt_has_line(const char *text, const char *line);
 
 /* ---------------------------------------------------------------- stream builder */
 

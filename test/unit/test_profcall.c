@@ -293,17 +293,6 @@ static char *print_opts(const pt_sb_t *b, unsigned sort, bool functions, bool fu
 	return text ? text : strdup("");
 }
 
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
-		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Compare the lines of the table whose header line starts with head
  * (after its column header, up to a blank line or the end) with want.
@@ -334,7 +323,7 @@ static bool table_is(const char *text, const char *head, const char *const *want
 #define TABLE_IS(text, head, desc, ...) \
 	ok(table_is(text, head, (const char *const[]){ __VA_ARGS__ }, \
 		    sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *)), desc)
-#define HAS(text, line) ok(has_line(text, line), "line: %s", line)
+#define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 
 static void note_text(const char *title, const char *text)
 {

@@ -207,17 +207,6 @@ static bool starts(const char *text, const char *prefix)
 	return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
-		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-	}
-	return false;
-}
-
 /* Show a report as TAP comment lines. */
 static void note_text(const char *title, const char *text)
 {
@@ -230,7 +219,7 @@ static void note_text(const char *title, const char *text)
 	}
 }
 
-#define HAS(text, line) ok(has_line(text, line), "line: %s", line)
+#define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 #define LACKS(text, s) ok(strstr(text, s) == NULL, "no: %s", s)
 
 static const prof_report_opts_t sys_opts = { PROF_STYLE_SYSTEM, 50, false, NULL };
@@ -475,7 +464,7 @@ static void test_elf(void)
 		sb_load(&sb, 9, "/bin/self");
 		sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
 		t = report(sb.buf, sb.len, 0, &o, NULL);
-		ok(has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
+		ok(pt_has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
 		   (pass == 1), "hash %s", pass ? "differs: warning" : "matches: no warning");
 		HAS(t, want);
 		free(t);
@@ -1031,11 +1020,11 @@ static void test_tb_biased(void)
 	build_ref(&sb, false);
 	sb_more_flags = 0;
 	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
-	ok(has_line(t, TB_WARNING), "system report: the TB-bias warning");
+	ok(pt_has_line(t, TB_WARNING), "system report: the TB-bias warning");
 	ok(strstr(t, "source: ") < strstr(t, TB_WARNING), "... after the summary");
 	free(t);
 	t = report(sb.buf, sb.len, 0, &task, NULL);
-	ok(has_line(t, TB_WARNING), "task report: the TB-bias warning");
+	ok(pt_has_line(t, TB_WARNING), "task report: the TB-bias warning");
 	free(t);
 	build_ref(&sb, false);
 }
