@@ -147,6 +147,8 @@ UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 # psink.c (the -o sink: a file or com2); cprof uses psink.c too.
 UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/profile/psink.o
 UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
+# reboot is poweroff's power.c with another system call argument.
+UPROG_EXTRA_reboot := $(UOBJ)/uspace/app/poweroff/power.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
 # Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
