@@ -9,28 +9,21 @@
 
 #include "power.h"
 
-static void usage(FILE *out, const char *name, const char *what)
+static const char *power_name, *power_what;
+
+static void usage(FILE *out)
 {
 	fprintf(out, "usage: %s [-h]\n"
-		"  %s (needs the system permission)\n", name, what);
+		"  %s (needs the system permission)\n", power_name, power_what);
 }
 
 int power_main(int argc, char **argv, const char *name, const char *what, unsigned how)
 {
-	int opt;
-
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout, name, what);
-			return 0;
-		}
-		usage(stderr, name, what);
-		return 2;
-	}
-	if (optind != argc) {
-		usage(stderr, name, what);
-		return 2;
-	}
+	power_name = name;
+	power_what = what;
+	int st = getopt_help_only(argc, argv, usage, 0, 0);
+	if (st >= 0)
+		return st;
 	fflush(stdout);
 	errno_t rc = sys_poweroff(how);
 	fprintf(stderr, "%s: %s\n", name, strerror(rc));
