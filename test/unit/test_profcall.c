@@ -325,17 +325,6 @@ static bool table_is(const char *text, const char *head, const char *const *want
 		    sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *)), desc)
 #define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 
-static void note_text(const char *title, const char *text)
-{
-	note("%s", title);
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		note("  %.*s", n, p);
-		p += n + (nl != NULL);
-	}
-}
-
 /* ---------------------------------------------------------------- tests */
 
 static pt_sb_t ref;

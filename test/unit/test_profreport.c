@@ -207,18 +207,6 @@ static bool starts(const char *text, const char *prefix)
 	return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-/* Show a report as TAP comment lines. */
-static void note_text(const char *title, const char *text)
-{
-	note("%s", title);
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		note("  %.*s", n, p);
-		p += n + (nl != NULL);
-	}
-}
-
 #define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 #define LACKS(text, s) ok(strstr(text, s) == NULL, "no: %s", s)
 
