@@ -147,6 +147,8 @@ UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 # psink.c (the -o sink: a file or com2); cprof uses psink.c too.
 UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/profile/psink.o
 UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
+# reboot is poweroff's power.c with another system call argument.
+UPROG_EXTRA_reboot := $(UOBJ)/uspace/app/poweroff/power.o
 # kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
 UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
 # Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
@@ -261,12 +263,16 @@ $(BUILD)/host/%.o: %.c
 
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
+# The profiler report tests share a fake env and a stream builder.
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,call diff export report)
+$(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
+$(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o
 
 $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTLD  $@")
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_TEST_THREADS) -Iarch/$(ARCH)/include \
-		-Itest/unit $< $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
+		-Itest/unit $< $(HOST_TEST_EXTRA) $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests

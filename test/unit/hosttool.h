@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>   /* mkdir; stdlib.h has WIFEXITED (glibc) */
 
+#include "tap.h"
+
 /* Run cmd through the shell; its stdout (NUL-terminated) in buf; its exit status. */
 static inline int tool_run(const char *cmd, char *buf, size_t size)
 {
@@ -67,6 +69,27 @@ static inline void tool_stage(char *b, const char *tool, const char *build, cons
 		 "%s/initrd-root", b, build, tool, b, dir, b);
 	if (system(cmd) != 0)
 		abort();
+}
+
+/*
+ * The usage contract of BUILD/host/TOOL, as five test points: -h prints
+ * the usage (text starting with usage) to stdout and exits 0; no
+ * arguments print it to stderr and exit 2; -x ARG (an unknown option)
+ * exits 2. text (size bytes) is scratch space.
+ */
+static inline void tool_usage_checks(const char *build, const char *tool, const char *usage,
+				     const char *arg, char *text, size_t size)
+{
+	char cmd[1400];
+
+	snprintf(cmd, sizeof(cmd), "%s/host/%s -h 2>/dev/null", build, tool);
+	is_int(tool_run(cmd, text, size), 0, "%s -h exits 0", tool);
+	ok(strncmp(text, usage, strlen(usage)) == 0, "-h prints the usage to stdout");
+	snprintf(cmd, sizeof(cmd), "%s/host/%s 2>&1 >/dev/null", build, tool);
+	is_int(tool_run(cmd, text, size), 2, "%s without arguments exits 2", tool);
+	ok(strstr(text, usage) != NULL, "usage on stderr");
+	snprintf(cmd, sizeof(cmd), "%s/host/%s -x %s 2>/dev/null", build, tool, arg);
+	is_int(tool_run(cmd, text, size), 2, "unknown option exits 2");
 }
 
 #endif

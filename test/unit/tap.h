@@ -10,6 +10,7 @@
  *   is_str(got, expected, ...);   C strings (NULL allowed)
  *   diag("fmt", ...);             "# ..." line on stderr
  *   note("fmt", ...);             "# ..." line on stdout
+ *   note_text(title, text);       note the title, then text's lines indented
  *   return done_testing();        print "1..N" if no plan was given, check
  *                                 the plan, exit 1 on any failure, else 0
  *
@@ -24,6 +25,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_planned = -1;
 static int tap_run;
@@ -57,6 +59,18 @@ void note(const char *fmt, ...)
 	va_start(ap, fmt);
 	tap_vline(stdout, fmt, ap);
 	va_end(ap);
+}
+
+/* note(title), then each line of text (NULL: none) as an indented note. */
+static inline void note_text(const char *title, const char *text)
+{
+	note("%s", title);
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		note("  %.*s", n, p);
+		p += n + (nl != NULL);
+	}
 }
 
 /* Declare the number of test points; call at most once, before any. */

@@ -311,6 +311,51 @@ static void test_getopt_messages(void)
 	is_int(vl_getopt(2, argv2, "ab:"), 'a', "setting optind = 1 restarts");
 }
 
+/* getopt_help_only: which stream each usage call got. */
+static vl_FILE *usage_to;
+static int usage_calls;
+
+static void record_usage(vl_FILE *out)
+{
+	usage_to = out;
+	usage_calls++;
+}
+
+/* argc/argv from a NULL-terminated list; getopt_help_only(min, max). */
+static int help_only(char **argv, int min, int max)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	usage_to = NULL;
+	usage_calls = 0;
+	vl_optind = 1;
+	vl_opterr = 0;
+	return vl_getopt_help_only(argc, argv, record_usage, min, max);
+}
+
+static void test_getopt_help_only(void)
+{
+	char *h[] = { "prog", "-h", "x", NULL }, *x[] = { "prog", "-x", NULL },
+	     *none[] = { "prog", NULL }, *two[] = { "prog", "a", "b", NULL },
+	     *dd[] = { "prog", "--", "-h", NULL };
+
+	is_int(help_only(h, 0, 0), 0, "-h: 0 (even with too many operands)");
+	ok(usage_to == vl_stdout && usage_calls == 1, "-h: usage once, on stdout");
+	is_int(help_only(x, 0, 9), 2, "unknown option: 2");
+	ok(usage_to == vl_stderr && usage_calls == 1, "unknown option: usage on stderr");
+	is_int(help_only(none, 1, 1), 2, "too few operands: 2");
+	ok(usage_to == vl_stderr, "too few operands: usage on stderr");
+	is_int(help_only(two, 0, 1), 2, "too many operands: 2");
+	ok(usage_to == vl_stderr, "too many operands: usage on stderr");
+	is_int(help_only(two, 2, 2), -1, "operands in range: -1");
+	ok(usage_calls == 0 && vl_optind == 1, "no usage; optind at the first operand");
+	is_int(help_only(dd, 1, 1), -1, "after --, -h is an operand");
+	is_int(vl_optind, 2, "optind past --");
+	is_int(help_only(none, 0, 0), -1, "no options, no operands: -1");
+}
+
 /* ---------------------------------------------------------------- rand */
 
 static void test_rand(void)
@@ -341,6 +386,7 @@ int main(void)
 	test_bsearch();
 	test_getopt_vs_glibc();
 	test_getopt_messages();
+	test_getopt_help_only();
 	test_rand();
 	return done_testing();
 }

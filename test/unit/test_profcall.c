@@ -10,6 +10,7 @@
  * codes.
  */
 #include "hosttool.h"
+#include "prof_testutil.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -44,91 +45,16 @@ static const char app_nm[] =
 
 /* ---------------------------------------------------------------- environment */
 
-typedef struct file {
-	const char *path;
-	const void *data;
-	size_t size;
-} file_t;
-
-static file_t files[8];
-static size_t nfiles;
-static long live_allocs, alloc_budget = -1;
-static char *out;
-static size_t out_len, out_cap;
-
-static void *f_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	if (alloc_budget == 0)
-		return NULL;
-	if (alloc_budget > 0)
-		alloc_budget--;
-	live_allocs++;
-	return malloc(size);
-}
-
-static void f_release(void *ctx, void *p)
-{
-	(void)ctx;
-	if (p)
-		live_allocs--;
-	free(p);
-}
-
-static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	for (size_t i = 0; i < nfiles; i++) {
-		if (strcmp(files[i].path, path) != 0)
-			continue;
-		*data = f_alloc(ctx, files[i].size ? files[i].size : 1);
-		if (!*data)
-			return ENOMEM;
-		memcpy(*data, files[i].data, files[i].size);
-		*size = files[i].size;
-		return EOK;
-	}
-	return ENOENT;
-}
-
-static void f_out(void *ctx, const char *s, size_t len)
-{
-	(void)ctx;
-	if (out_len + len + 1 > out_cap) {
-		out_cap = (out_len + len + 1) * 2;
-		out = realloc(out, out_cap);
-	}
-	memcpy(out + out_len, s, len);
-	out_len += len;
-	out[out_len] = '\0';
-}
-
-static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
-
 static void files_default(void)
 {
-	nfiles = 0;
-	files[nfiles++] = (file_t){ "/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1 };
-	files[nfiles++] = (file_t){ "/bin/app.nm", app_nm, sizeof(app_nm) - 1 };
+	pt_nfiles = 0;
+	pt_add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
+	pt_add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
 }
 
 /* ---------------------------------------------------------------- file builder */
 
-typedef struct sb {
-	unsigned char *buf;
-	size_t len, cap;
-} sb_t;
-
-static void sb_put(sb_t *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->buf = realloc(b->buf, b->cap);
-	}
-	memcpy(b->buf + b->len, p, n);
-	b->len += n;
-}
-
-static void sb_file(sb_t *b, uint32_t ntables)
+static void sb_file(pt_sb_t *b, uint32_t ntables)
 {
 	cprof_file_hdr_t h;
 
@@ -140,10 +66,10 @@ static void sb_file(sb_t *b, uint32_t ntables)
 	h.taken = 123456789;
 	h.cpus = 2;
 	b->len = 0;
-	sb_put(b, &h, sizeof(h));
+	pt_sb_put(b, &h, sizeof(h));
 }
 
-static void sb_table(sb_t *b, uint64_t task, uint32_t nparts, const char *name,
+static void sb_table(pt_sb_t *b, uint64_t task, uint32_t nparts, const char *name,
 		     const char *path)
 {
 	cprof_table_hdr_t t;
@@ -153,14 +79,14 @@ static void sb_table(sb_t *b, uint64_t task, uint32_t nparts, const char *name,
 	t.nparts = nparts;
 	strncpy(t.name, name, sizeof(t.name));
 	strncpy(t.path, path, sizeof(t.path));
-	sb_put(b, &t, sizeof(t));
+	pt_sb_put(b, &t, sizeof(t));
 }
 
 /* A part as the kernel copies it: the header, then the used slots. */
-static void sb_part(sb_t *b, const cprof_part_t *p)
+static void sb_part(pt_sb_t *b, const cprof_part_t *p)
 {
-	sb_put(b, &p->h, sizeof(p->h));
-	sb_put(b, p->slot, (size_t)p->h.used * sizeof(cprof_slot_t));
+	pt_sb_put(b, &p->h, sizeof(p->h));
+	pt_sb_put(b, p->slot, (size_t)p->h.used * sizeof(cprof_slot_t));
 }
 
 /* ---------------------------------------------------------------- the hooks */
@@ -294,7 +220,7 @@ static cprof_part_t *build_app(void)
 }
 
 /* A part of raw slots (parent ids as given): for bad and cyclic parents. */
-static void sb_raw_part(sb_t *b, uint32_t id, const uint32_t *parents, size_t n)
+static void sb_raw_part(pt_sb_t *b, uint32_t id, const uint32_t *parents, size_t n)
 {
 	cprof_part_hdr_t h;
 
@@ -302,14 +228,14 @@ static void sb_raw_part(sb_t *b, uint32_t id, const uint32_t *parents, size_t n)
 	h.magic = CPROF_PART_MAGIC;
 	h.id = id;
 	h.nslots = h.used = (uint32_t)n;
-	sb_put(b, &h, sizeof(h));
+	pt_sb_put(b, &h, sizeof(h));
 	for (size_t i = 0; i < n; i++) {
 		cprof_slot_t s;
 		memset(&s, 0, sizeof(s));
 		s.fn = 0x700000 + i * 0x10;
 		s.parent = parents[i];
 		s.calls = i + 1;
-		sb_put(b, &s, sizeof(s));
+		pt_sb_put(b, &s, sizeof(s));
 	}
 }
 
@@ -318,7 +244,7 @@ static void sb_raw_part(sb_t *b, uint32_t id, const uint32_t *parents, size_t n)
  * (task 9, no path): slot 0 fine, 1 and 2 each other's parent, 3 under a
  * part that does not exist, 4 under 3, 5 with parent CPROF_NONE.
  */
-static void build_ref(sb_t *b)
+static void build_ref(pt_sb_t *b)
 {
 	static const uint32_t broken[6] = { CPROF_ROOT, 2, 1, 7u << CPROF_ID_SHIFT, 3,
 					    CPROF_NONE };
@@ -344,17 +270,17 @@ static char *report(const void *data, size_t len, const profcall_opts_t *o, errn
 {
 	profcall_t *pc;
 
-	out_len = 0;
-	f_out(NULL, "", 0);
-	*err = profcall_parse(&env, data, len, &pc, why, whylen);
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	*err = profcall_parse(&pt_env, data, len, &pc, why, whylen);
 	if (*err != EOK)
 		return NULL;
 	*err = profcall_print(pc, o);
 	profcall_free(pc);
-	return strdup(out);
+	return strdup(pt_out);
 }
 
-static char *print_opts(const sb_t *b, unsigned sort, bool functions, bool full,
+static char *print_opts(const pt_sb_t *b, unsigned sort, bool functions, bool full,
 			uint64_t max)
 {
 	profcall_opts_t o = { sort, functions, full, max };
@@ -365,17 +291,6 @@ static char *print_opts(const sb_t *b, unsigned sort, bool functions, bool full,
 	if (err != EOK)
 		diag("report failed: %d %s", err, why);
 	return text ? text : strdup("");
-}
-
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
-		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -408,27 +323,16 @@ static bool table_is(const char *text, const char *head, const char *const *want
 #define TABLE_IS(text, head, desc, ...) \
 	ok(table_is(text, head, (const char *const[]){ __VA_ARGS__ }, \
 		    sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *)), desc)
-#define HAS(text, line) ok(has_line(text, line), "line: %s", line)
-
-static void note_text(const char *title, const char *text)
-{
-	note("%s", title);
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		note("  %.*s", n, p);
-		p += n + (nl != NULL);
-	}
-}
+#define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 
 /* ---------------------------------------------------------------- tests */
 
-static sb_t ref;
+static pt_sb_t ref;
 
 #define KHEAD "kernel (task 0, /boot/kernel)"
 #define AHEAD "app (task 5, /bin/app)"
 
-static void poke32(sb_t *b, size_t off, uint32_t v);
+static void poke32(pt_sb_t *b, size_t off, uint32_t v);
 
 static void test_kernel_table(void)
 {
@@ -448,7 +352,7 @@ static void test_kernel_table(void)
 	ok(!strstr(t, "exited processes were dropped"), "no dropped tables: no warning");
 	free(t);
 
-	sb_t d = { malloc(ref.len), ref.len, ref.len };
+	pt_sb_t d = { malloc(ref.len), ref.len, ref.len };
 	memcpy(d.buf, ref.buf, ref.len);
 	poke32(&d, offsetof(cprof_file_hdr_t, dropped), 3);
 	t = print_opts(&d, PROFCALL_SORT_ALPHA, false, false, 0);
@@ -596,7 +500,7 @@ static void test_lines_and_bad(void)
 	ok(strncmp(t, "\n", 1) == 0, "tables start with a blank line");
 	free(t);
 
-	nfiles = 0;             /* no symbol files at all */
+	pt_nfiles = 0;             /* no symbol files at all */
 	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, true, 0);
 	HAS(t, "warning: kernel (task 0): no symbols for /boot/kernel: addresses in hex");
 	HAS(t, "        7       7.00       7.00  0xffffffff80101000 0xffffffff80101100");
@@ -606,30 +510,30 @@ static void test_lines_and_bad(void)
 
 static void test_notes(void)
 {
-	out_len = 0;
-	f_out(NULL, "", 0);
-	profcall_notes(&env);
-	ok(strncmp(out, "Notes:\n", 7) == 0, "notes start with Notes:");
-	ok(strstr(out, "\"wall ms\" includes time spent blocking") != NULL, "notes: wall ms");
-	ok(strstr(out, "main functions show 0 ms") != NULL, "notes: main shows 0");
-	ok(strstr(out, "TSC frequency recorded in the file") != NULL, "notes: ms from TSC");
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	profcall_notes(&pt_env);
+	ok(strncmp(pt_out, "Notes:\n", 7) == 0, "notes start with Notes:");
+	ok(strstr(pt_out, "\"wall ms\" includes time spent blocking") != NULL, "notes: wall ms");
+	ok(strstr(pt_out, "main functions show 0 ms") != NULL, "notes: main shows 0");
+	ok(strstr(pt_out, "TSC frequency recorded in the file") != NULL, "notes: ms from TSC");
 }
 
 /* Replace the 8 bytes at off with v. */
-static void poke64(sb_t *b, size_t off, uint64_t v)
+static void poke64(pt_sb_t *b, size_t off, uint64_t v)
 {
 	memcpy(b->buf + off, &v, 8);
 }
 
-static void poke32(sb_t *b, size_t off, uint32_t v)
+static void poke32(pt_sb_t *b, size_t off, uint32_t v)
 {
 	memcpy(b->buf + off, &v, 4);
 }
 
-static errno_t parse_only(const sb_t *b, char *why, size_t n)
+static errno_t parse_only(const pt_sb_t *b, char *why, size_t n)
 {
 	profcall_t *pc;
-	errno_t err = profcall_parse(&env, b->buf, b->len, &pc, why, n);
+	errno_t err = profcall_parse(&pt_env, b->buf, b->len, &pc, why, n);
 
 	profcall_free(pc);
 	return err;
@@ -637,7 +541,7 @@ static errno_t parse_only(const sb_t *b, char *why, size_t n)
 
 static void test_checks(void)
 {
-	sb_t b = { 0 };
+	pt_sb_t b = { 0 };
 	char why[128];
 	const size_t part0 = sizeof(cprof_file_hdr_t) + sizeof(cprof_table_hdr_t);
 
@@ -647,7 +551,7 @@ static void test_checks(void)
 	is_int(parse_only(&b, why, sizeof(why)), EOK, "no tables: EOK");
 
 #define CHECK(desc, fix, text) do { \
-	sb_put(&b, ref.buf, 0); b.len = 0; sb_put(&b, ref.buf, ref.len); fix; \
+	pt_sb_put(&b, ref.buf, 0); b.len = 0; pt_sb_put(&b, ref.buf, ref.len); fix; \
 	is_int(parse_only(&b, why, sizeof(why)), EINVAL, desc); \
 	ok(strstr(why, text) != NULL, "%s: says \"%s\" (%s)", desc, text, why); \
 } while (0)
@@ -665,21 +569,21 @@ static void test_checks(void)
 	CHECK("duplicate part ids", poke32(&b, part0 + sizeof(cprof_part_hdr_t) +
 					   kparts[0]->h.used * sizeof(cprof_slot_t) + 4, 0),
 	      "two parts with id 0");
-	CHECK("trailing bytes", sb_put(&b, "x", 1), "after the last table");
+	CHECK("trailing bytes", pt_sb_put(&b, "x", 1), "after the last table");
 	CHECK("too short", b.len = 10, "too short");
 #undef CHECK
 
 	int bad = 0, crashed_free = 1;
 	for (size_t len = 0; len < ref.len; len++) {
 		profcall_t *pc;
-		errno_t err = profcall_parse(&env, ref.buf, len, &pc, why, sizeof(why));
+		errno_t err = profcall_parse(&pt_env, ref.buf, len, &pc, why, sizeof(why));
 		bad += err == EINVAL && why[0] != '\0';
 		crashed_free &= pc == NULL;
 	}
 	is_int(bad, (int)ref.len, "every truncation (%zu lengths) is EINVAL with a reason",
 	       ref.len);
 	ok(crashed_free, "no report on a truncated file");
-	is_int(live_allocs, 0, "truncations: every allocation released");
+	is_int(pt_live_allocs, 0, "truncations: every allocation released");
 	free(b.buf);
 }
 
@@ -688,7 +592,7 @@ static void test_big(void)
 {
 	enum { N = 100000 };
 	uint32_t *parents = malloc(N * sizeof(uint32_t));
-	sb_t b = { 0 };
+	pt_sb_t b = { 0 };
 
 	for (uint32_t i = 0; i < N; i++)
 		parents[i] = i ? i - 1 : CPROF_ROOT;
@@ -790,7 +694,7 @@ static bool other_bad(const char *text)
 /* Flip bytes of the reference file; whatever parses must also print. */
 static void test_fuzz(void)
 {
-	sb_t b = { 0 };
+	pt_sb_t b = { 0 };
 	int parsed = 0, rejected = 0, printed = 0, more_bad = 0;
 	char why[128];
 
@@ -799,13 +703,13 @@ static void test_fuzz(void)
 	   nparent);
 	for (int i = 0; i < 3000; i++) {
 		b.len = 0;
-		sb_put(&b, ref.buf, ref.len);
+		pt_sb_put(&b, ref.buf, ref.len);
 		for (uint64_t k = 1 + rng() % 3; k > 0; k--) {
 			size_t at = fuzz_at();
 			b.buf[at] = rng() % 3 ? (unsigned char)rng() : b.buf[at] ^ 0x80;
 		}
 		profcall_t *pc;
-		errno_t err = profcall_parse(&env, b.buf, b.len, &pc, why, sizeof(why));
+		errno_t err = profcall_parse(&pt_env, b.buf, b.len, &pc, why, sizeof(why));
 		if (err != EOK) {
 			rejected += err == EINVAL;
 			continue;
@@ -813,9 +717,9 @@ static void test_fuzz(void)
 		parsed++;
 		for (unsigned s = 0; s < 4; s++) {
 			profcall_opts_t o = { s, i & 1, i & 2, i % 5 };
-			out_len = 0;
+			pt_out_len = 0;
 			printed += profcall_print(pc, &o) == EOK;
-			more_bad += s == 0 && other_bad(out);
+			more_bad += s == 0 && other_bad(pt_out);
 		}
 		profcall_free(pc);
 	}
@@ -824,7 +728,7 @@ static void test_fuzz(void)
 	   rejected);
 	is_int(printed, parsed * 4, "every parsed one printed with each sort");
 	is_int(parsed + rejected, 3000, "every one parsed or EINVAL");
-	is_int(live_allocs, 0, "fuzzing: every allocation released");
+	is_int(pt_live_allocs, 0, "fuzzing: every allocation released");
 	free(b.buf);
 }
 
@@ -841,38 +745,38 @@ static void test_enomem(void)
 
 	for (long budget = 0; budget < 200 && !done; budget++) {
 		profcall_t *pc;
-		alloc_budget = budget;
-		errno_t err = profcall_parse(&env, ref.buf, ref.len, &pc, NULL, 0);
+		pt_alloc_budget = budget;
+		errno_t err = profcall_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0);
 		if (err == EOK) {
 			err = profcall_print(pc, &o);
 			profcall_free(pc);
 			done = err == EOK;
 		}
 		failures += err == ENOMEM;
-		alloc_budget = -1;
-		if (live_allocs != 0)
+		pt_alloc_budget = -1;
+		if (pt_live_allocs != 0)
 			break;
 	}
 	ok(done, "enough memory: the report is printed");
 	ok(failures > 5, "ENOMEM reported (%d times)", failures);
-	is_int(live_allocs, 0, "ENOMEM: every allocation released");
+	is_int(pt_live_allocs, 0, "ENOMEM: every allocation released");
 	for (unsigned fmt = PROFCALL_FMT_CALLGRIND; fmt <= PROFCALL_FMT_PPROF; fmt++) {
 		int export_failures = 0, other = 0;
 		done = false;
-		for (long budget = 0; budget < 200 && !done && live_allocs == 0; budget++) {
+		for (long budget = 0; budget < 200 && !done && pt_live_allocs == 0; budget++) {
 			profcall_t *pc;
-			if (profcall_parse(&env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
+			if (profcall_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
 				break;
-			alloc_budget = budget;
+			pt_alloc_budget = budget;
 			errno_t err = fmt == PROFCALL_FMT_PPROF ? profcall_pprof(pc, null_write, NULL) :
 				      profcall_export(pc, fmt);
-			alloc_budget = -1;
+			pt_alloc_budget = -1;
 			profcall_free(pc);
 			done = err == EOK;
 			export_failures += err == ENOMEM;
 			other += err != EOK && err != ENOMEM;
 		}
-		ok(done && export_failures > 0 && other == 0 && live_allocs == 0,
+		ok(done && export_failures > 0 && other == 0 && pt_live_allocs == 0,
 		   "export %u: ENOMEM %d times, then done, every allocation released", fmt,
 		   export_failures);
 	}
@@ -1074,14 +978,8 @@ static void test_tool(void)
 	ok(strstr(text, "call.out:\n") != NULL && strstr(text, KHEAD) != NULL,
 	   "the good one is still printed, named");
 
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -h 2>/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 0, "-h exits 0");
-	ok(strncmp(text, "usage: cprofalyze", 17) == 0, "-h prints the usage to stdout");
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze 2>&1 >/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "no FILE exits 2");
-	ok(strstr(text, "usage: cprofalyze") != NULL, "usage on stderr");
-	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -x %s/call.out 2>/dev/null", build, dir);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	snprintf(path, sizeof(path), "%s/call.out", dir);
+	tool_usage_checks(build, "cprofalyze", "usage: cprofalyze", path, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n abc %s/call.out 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "-n abc exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/cprofalyze -n 0 %s/call.out 2>/dev/null", build, dir);
@@ -1108,7 +1006,7 @@ int main(void)
 	test_enomem();
 	test_tool();
 	free(ref.buf);
-	free(out);
+	free(pt_out);
 	free(kparts[0]);
 	free(kparts[1]);
 	free(kstk);

@@ -10,6 +10,7 @@
  * files (output, exit codes, usage).
  */
 #include "hosttool.h"
+#include "prof_testutil.h"
 #include "tap.h"
 
 #include <math.h>
@@ -23,29 +24,6 @@
 
 /* ---------------------------------------------------------------- env */
 
-static long live_allocs;
-static long alloc_budget = -1;          /* allocations left; -1: unlimited */
-static char *out;
-static size_t out_len, out_cap;
-
-static void *f_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	if (alloc_budget == 0)
-		return NULL;
-	if (alloc_budget > 0)
-		alloc_budget--;
-	live_allocs++;
-	return malloc(size);
-}
-
-static void f_release(void *ctx, void *p)
-{
-	(void)ctx;
-	live_allocs--;
-	free(p);
-}
-
 static const char app_nm[] =
 	"0000000000401000 T main\n"
 	"0000000000401100 T work_alpha\n"
@@ -54,35 +32,6 @@ static const char app_nm[] =
 static const char kernel_nm[] =
 	"ffffffff80100000 T kmain\n"
 	"ffffffff80100200 T memcpy\n";
-
-static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	const char *text = strcmp(path, "/bin/app.nm") == 0 ? app_nm :
-			   strcmp(path, "/boot/kernel.nm") == 0 ? kernel_nm : NULL;
-
-	if (!text)
-		return ENOENT;
-	*size = strlen(text);
-	*data = f_alloc(ctx, *size);
-	if (!*data)
-		return ENOMEM;
-	memcpy(*data, text, *size);
-	return EOK;
-}
-
-static void f_out(void *ctx, const char *s, size_t len)
-{
-	(void)ctx;
-	if (out_len + len + 1 > out_cap) {
-		out_cap = (out_len + len + 1) * 2;
-		out = realloc(out, out_cap);
-	}
-	memcpy(out + out_len, s, len);
-	out_len += len;
-	out[out_len] = '\0';
-}
-
-static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
 
 static bool close_rel(double got, double want, double rel)
 {
@@ -189,7 +138,7 @@ static profdiff_t *build_two(bool by_name, const char *task, unsigned threshold)
 	profdiff_opts_t o = { threshold, by_name, task, "a.dat", "b.dat" };
 	profdiff_t *d;
 
-	if (profdiff_new(&env, &o, &d) != EOK)
+	if (profdiff_new(&pt_env, &o, &d) != EOK)
 		return NULL;
 	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "compute", false, 400 });
 	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "helper", false, 150 });
@@ -238,7 +187,7 @@ static void test_match(void)
 	ok(r && r->count[0] == 150 && r->count[1] == 300 && !strcmp(r->bin, "app"),
 	   "-m: helper matched across the builds");
 	profdiff_free(d);
-	is_int(live_allocs, 0, "all memory given back");
+	is_int(pt_live_allocs, 0, "all memory given back");
 }
 
 static void test_task_filter(void)
@@ -300,32 +249,32 @@ static void test_print(void)
 {
 	profdiff_t *d = build_two(true, NULL, 650);
 
-	out_len = 0;
-	f_out(NULL, "", 0);
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
 	profdiff_print(d);
-	ok(has_line(out, "A: a.dat: 700 samples", "") &&
-	   has_line(out, "B: b.dat: 800 samples", ""), "the heading names both profiles");
+	ok(has_line(pt_out, "A: a.dat: 700 samples", "") &&
+	   has_line(pt_out, "B: b.dat: 800 samples", ""), "the heading names both profiles");
 	/* The numbers from the pooled formula and math.erfc in Python. */
-	ok(has_line(out, "  21.43%   37.50%   +16.07     6.78  1.23e-11 * ", "app          helper"),
+	ok(has_line(pt_out, "  21.43%   37.50%   +16.07     6.78  1.23e-11 * ", "app          helper"),
 	   "helper's row: shares, points, z, p, marked");
-	ok(has_line(out, "  71.43%   50.00%   -21.43    -8.45  2.87e-17 * ", "*            compute"),
+	ok(has_line(pt_out, "  71.43%   50.00%   -21.43    -8.45  2.87e-17 * ", "*            compute"),
 	   "-m: compute of two programs: binary '*'");
-	ok(has_line(out, "   7.14%    6.25%    -0.89    -0.69  4.89e-01   ", "kernel       memcpy [k]"),
+	ok(has_line(pt_out, "   7.14%    6.25%    -0.89    -0.69  4.89e-01   ", "kernel       memcpy [k]"),
 	   "kernel functions: binary 'kernel', [k]; not significant, not marked");
-	ok(has_line(out, "  85.71%   87.50%    +1.79     1.01  3.10e-01   app", ""),
+	ok(has_line(pt_out, "  85.71%   87.50%    +1.79     1.01  3.10e-01   app", ""),
 	   "the task table");
-	ok(has_line(out, "(1 row below 6.50% in both hidden)", ""),
+	ok(has_line(pt_out, "(1 row below 6.50% in both hidden)", ""),
 	   "-p 6.5: rows below it in both are hidden and counted");
-	ok(!strstr(out, "    0.00%    6.25%"), "... the user memcpy (6.25%%) is");
+	ok(!strstr(pt_out, "    0.00%    6.25%"), "... the user memcpy (6.25%%) is");
 	profdiff_free(d);
 	d = build_two(false, NULL, 0);
-	out_len = 0;
+	pt_out_len = 0;
 	profdiff_print(d);
-	ok(has_line(out, "  57.14%    0.00%   -57.14   -24.97    <1e-99 * ", "app          compute"),
+	ok(has_line(pt_out, "  57.14%    0.00%   -57.14   -24.97    <1e-99 * ", "app          compute"),
 	   "a tiny p prints as <1e-99");
 	profdiff_free(d);
-	if (!ok(live_allocs == 0, "memory balanced after printing"))
-		diag("%s", out);
+	if (!ok(pt_live_allocs == 0, "memory balanced after printing"))
+		diag("%s", pt_out);
 }
 
 static void test_enomem(void)
@@ -335,8 +284,8 @@ static void test_enomem(void)
 	for (long budget = 0; budget < 40; budget++) {
 		profdiff_opts_t o = { 0, false, NULL, NULL, NULL };
 		profdiff_t *d = NULL;
-		alloc_budget = budget;
-		if (profdiff_new(&env, &o, &d) == EOK) {
+		pt_alloc_budget = budget;
+		if (profdiff_new(&pt_env, &o, &d) == EOK) {
 			errno_t err = EOK;
 			for (int i = 0; i < 30 && err == EOK; i++) {
 				char name[16];
@@ -347,13 +296,13 @@ static void test_enomem(void)
 			profdiff_finish(d);
 			profdiff_free(d);
 		}
-		alloc_budget = -1;
-		clean &= live_allocs == 0;
+		pt_alloc_budget = -1;
+		clean &= pt_live_allocs == 0;
 	}
 	ok(clean, "out of memory at every allocation: ENOMEM, no leak, no crash");
 	profdiff_t *d;
 	profdiff_opts_t o = { 0, false, NULL, NULL, NULL };
-	profdiff_new(&env, &o, &d);
+	profdiff_new(&pt_env, &o, &d);
 	prof_row_info_t r = row(1, "t", "/bin/x", 0, "f", false, 1);
 	is_int(profdiff_add(d, 2, &r), EINVAL, "side 2: EINVAL");
 	profdiff_finish(d);
@@ -368,34 +317,34 @@ static const char folded_b[] = "app;main;beta 25\r\napp;main;gamma 5\n\napp;main
 
 static errno_t join(const char *a, const char *b)
 {
-	out_len = 0;
-	f_out(NULL, "", 0);
-	return profdiff_folded_join(&env, a, strlen(a), b, strlen(b));
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	return profdiff_folded_join(&pt_env, a, strlen(a), b, strlen(b));
 }
 
 static void test_folded(void)
 {
 	is_int(join(folded_a, folded_b), EOK, "folded join: EOK");
-	is_str(out, "app;main;alpha 30 5\napp;main;beta 12 25\napp;main;gamma 0 5\n",
+	is_str(pt_out, "app;main;alpha 30 5\napp;main;beta 12 25\napp;main;gamma 0 5\n",
 	       "one line per stack, 0 where missing, a stack seen twice summed, sorted; "
 	       "CRLF, an empty line and no final newline taken");
 	is_int(join("a;b c;d 7\n", "a;b c;d 2\n"), EOK, "a frame with a space: EOK");
-	is_str(out, "a;b c;d 7 2\n", "... the count is after the last space");
+	is_str(pt_out, "a;b c;d 7 2\n", "... the count is after the last space");
 	is_int(join("", ""), EOK, "two empty inputs: EOK");
-	is_str(out, "", "... nothing out");
+	is_str(pt_out, "", "... nothing out");
 	static const char *const bad[] = { "app;main 1\nnocount\n", "app;main 12x\n",
 					   "app;main -3\n", " 5\n", "app;main \n",
 					   "a 99999999999999999999\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno_t err = join(folded_a, bad[i]);
-		ok(err == EINVAL && out_len == 0, "malformed line %zu: EINVAL, nothing written", i);
+		ok(err == EINVAL && pt_out_len == 0, "malformed line %zu: EINVAL, nothing written", i);
 	}
 	bool clean = true;
 	for (long budget = 0; budget < 12; budget++) {
-		alloc_budget = budget;
+		pt_alloc_budget = budget;
 		errno_t err = join(folded_a, folded_b);
-		alloc_budget = -1;
-		clean &= (err == ENOMEM || err == EOK) && live_allocs == 0;
+		pt_alloc_budget = -1;
+		clean &= (err == ENOMEM || err == EOK) && pt_live_allocs == 0;
 	}
 	ok(clean, "folded join out of memory at each allocation: ENOMEM, no leak");
 }
@@ -511,25 +460,9 @@ static void test_flame(void)
 
 /* ---------------------------------------------------------------- streams */
 
-typedef struct sb {
-	unsigned char buf[1 << 18];
-	size_t len;
-} sb_t;
-
-static void sb_put(sb_t *b, const void *rec, size_t size)
-{
-	if (b->len + size > sizeof(b->buf))
-		abort();
-	memcpy(b->buf + b->len, rec, size);
-	b->len += size;
-}
-
-static void sb_start(sb_t *b, uint64_t task)
+static void sb_start(pt_sb_t *b, uint64_t task)
 {
 	prof_rec_header_t h;
-	prof_rec_task_t t;
-	unsigned char rec[sizeof(prof_rec_load_t) + 16];
-	prof_rec_load_t l;
 
 	b->len = 0;
 	memset(&h, 0, sizeof(h));
@@ -539,38 +472,23 @@ static void sb_start(sb_t *b, uint64_t task)
 	h.source = PROF_SRC_TIMER;
 	h.hz = 1000;
 	h.ncpus = 1;
-	sb_put(b, &h, sizeof(h));
-	memset(&t, 0, sizeof(t));
-	t.h = (prof_rec_t){ .type = PROF_REC_TASK, .size = sizeof(t) };
-	t.task = task;
-	strcpy(t.name, "app");
-	sb_put(b, &t, sizeof(t));
-	memset(rec, 0, sizeof(rec));
-	memset(&l, 0, sizeof(l));
-	l.h = (prof_rec_t){ .type = PROF_REC_LOAD, .size = sizeof(rec) };
-	l.task = task;
-	l.text_start = 0x401000;
-	l.text_end = 0x402000;
-	l.hash = 0x1234;
-	memcpy(rec, &l, sizeof(l));
-	strcpy((char *)rec + sizeof(l), "/bin/app");
-	sb_put(b, rec, sizeof(rec));
+	pt_sb_put(b, &h, sizeof(h));
+	pt_sb_task(b, task, "app");
+	pt_sb_load(b, task, "/bin/app", 0x1234);
 }
 
-static void sb_samples(sb_t *b, unsigned n, uint64_t task, unsigned mode, uint64_t pc)
+static void sb_samples(pt_sb_t *b, unsigned n, uint64_t task, unsigned mode, uint64_t pc)
 {
 	prof_rec_sample_t s;
 
 	memset(&s, 0, sizeof(s));
-	s.h = (prof_rec_t){ .type = PROF_REC_SAMPLE, .size = sizeof(s) };
 	s.task = task;
 	s.pc = pc;
 	s.mode = (uint8_t)mode;
-	for (unsigned i = 0; i < n; i++)
-		sb_put(b, &s, sizeof(s));
+	pt_sb_samples(b, n, &s, NULL, 0);
 }
 
-static sb_t sa, sbb;
+static pt_sb_t sa, sbb;
 
 /* A: alpha 2000, beta 1000, gamma 1000; B: alpha 1000, beta 1000, gamma 1000. */
 static void build_streams(void)
@@ -605,7 +523,7 @@ static void test_rows(void)
 	char buf[1024] = "";
 
 	build_streams();
-	prof_report_new(&env, &r);
+	prof_report_new(&pt_env, &r);
 	is_int(prof_report_feed(r, sa.buf, sa.len), EOK, "stream A fed");
 	is_int(prof_report_rows(r, &o, collect, buf), EOK, "prof_report_rows: EOK");
 	is_str(buf, "5 app /bin/app 1234 work_alpha 0 2000\n"
@@ -615,7 +533,7 @@ static void test_rows(void)
 	       "every row, most first, with task, binary, hash, function, kernel "
 	       "(style and threshold ignored)");
 	prof_report_free(r);
-	is_int(live_allocs, 0, "memory balanced");
+	is_int(pt_live_allocs, 0, "memory balanced");
 }
 
 /* ---------------------------------------------------------------- vprof diff */
@@ -789,6 +707,8 @@ static void test_vprof_diff(void)
 
 int main(void)
 {
+	pt_add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
+	pt_add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
 	test_tail();
 	test_ztest();
 	test_match();
@@ -800,6 +720,6 @@ int main(void)
 	test_folded();
 	test_flame();
 	test_vprof_diff();
-	free(out);
+	free(pt_out);
 	return done_testing();
 }

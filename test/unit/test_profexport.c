@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE             /* memmem */
 #include "hosttool.h"
+#include "prof_testutil.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -27,16 +28,7 @@
 
 /* ---------------------------------------------------------------- stream builder */
 
-static unsigned char sbuf[1 << 16];
-static size_t slen;
-
-static void sb_put(const void *rec, size_t size)
-{
-	if (slen + size > sizeof(sbuf))
-		abort();
-	memcpy(sbuf + slen, rec, size);
-	slen += size;
-}
+static pt_sb_t sb;
 
 static void sb_header(void)
 {
@@ -54,31 +46,7 @@ static void sb_header(void)
 	h.tsc_hz = 1000000000;
 	h.ktext_start = 0xffffffff80100000ull;
 	h.ktext_end = 0xffffffff80200000ull;
-	sb_put(&h, sizeof(h));
-}
-
-static void sb_task(uint64_t id, const char *name)
-{
-	prof_rec_task_t t;
-
-	memset(&t, 0, sizeof(t));
-	t.h = (prof_rec_t){ PROF_REC_TASK, sizeof(t), 0, 1 };
-	t.task = id;
-	strcpy(t.name, name);
-	sb_put(&t, sizeof(t));
-}
-
-static void sb_load(uint64_t task)
-{
-	struct { prof_rec_load_t l; char path[16]; } r;
-
-	memset(&r, 0, sizeof(r));
-	r.l.h = (prof_rec_t){ PROF_REC_LOAD, sizeof(r), 0, 1 };
-	r.l.task = task;
-	r.l.text_start = 0x401000;
-	r.l.text_end = 0x402000;
-	strcpy(r.path, "/bin/app");
-	sb_put(&r, sizeof(r));
+	pt_sb_put(&sb, &h, sizeof(h));
 }
 
 /* count samples at second sec on cpu; chain: n return addresses. */
@@ -86,7 +54,7 @@ static void sb_samples(unsigned count, uint64_t task, uint64_t thread, uint32_t 
 		       unsigned sec, unsigned mode, uint64_t pc, unsigned nkernel,
 		       unsigned n, const uint64_t *chain)
 {
-	struct { prof_rec_sample_t s; uint64_t chain[8]; } r;
+	struct { prof_rec_sample_t s; } r;
 
 	memset(&r, 0, sizeof(r));
 	r.s.task = task;
@@ -95,14 +63,8 @@ static void sb_samples(unsigned count, uint64_t task, uint64_t thread, uint32_t 
 	r.s.mode = (uint8_t)mode;
 	r.s.nchain = (uint16_t)n;
 	r.s.nkernel = (uint16_t)nkernel;
-	if (n)
-		memcpy(r.chain, chain, 8 * n);
-	size_t size = sizeof(r.s) + 8 * n;
-	for (unsigned i = 0; i < count; i++) {
-		r.s.h = (prof_rec_t){ PROF_REC_SAMPLE, (uint16_t)size, cpu,
-				      1000000000ull * sec + i };
-		sb_put(&r, size);
-	}
+	r.s.h.cpu = cpu;
+	pt_sb_samples(&sb, count, &r.s, chain, 1000000000ull * sec);
 }
 
 #define K(x) (0xffffffff80100000ull + (x))
@@ -126,15 +88,15 @@ static void build_ref(void)
 		c3[] = { K(0x110), 0x401150, 0x401020 }, c4[] = { 0x401040 },
 		c5[] = { 0x401130, 0x401160, 0x401020 };
 
-	slen = 0;
+	sb.len = 0;
 	sb_header();
-	sb_task(0, "");
-	sb_task(5, "app");
-	sb_task(7, "app");
-	sb_task(9, "other");
-	sb_load(5);
-	sb_load(7);
-	sb_load(9);
+	pt_sb_task(&sb, 0, "");
+	pt_sb_task(&sb, 5, "app");
+	pt_sb_task(&sb, 7, "app");
+	pt_sb_task(&sb, 9, "other");
+	pt_sb_load(&sb, 5, "/bin/app", 0);
+	pt_sb_load(&sb, 7, "/bin/app", 0);
+	pt_sb_load(&sb, 9, "/bin/app", 0);
 	sb_samples(30, 5, 50, 0, 1, PROF_MODE_USER, 0x401110, 0, 1, c1);
 	sb_samples(20, 5, 51, 1, 2, PROF_MODE_USER, 0x401204, 0, 2, c2);
 	sb_samples(10, 5, 50, 0, 3, PROF_MODE_KERNEL, K(0x208), 1, 3, c3);
@@ -158,60 +120,6 @@ static const char kernel_nm[] =
 	"ffffffff80100100 T syscall_entry\n"
 	"ffffffff80100200 W memcpy\n";
 
-static long live_allocs, fail_at = -1, nallocs;
-static char *out;
-static size_t out_len, out_cap;
-
-static void *f_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	if (fail_at >= 0 && nallocs++ == fail_at)
-		return NULL;
-	live_allocs++;
-	return malloc(size);
-}
-
-static void f_release(void *ctx, void *p)
-{
-	(void)ctx;
-	live_allocs--;
-	free(p);
-}
-
-static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	const char *text = strcmp(path, "/bin/app.nm") == 0 ? app_nm :
-			   strcmp(path, "/boot/kernel.nm") == 0 ? kernel_nm : NULL;
-
-	if (!text)
-		return ENOENT;
-	*size = strlen(text);
-	*data = f_alloc(ctx, *size);
-	if (!*data)
-		return ENOMEM;
-	memcpy(*data, text, *size);
-	return EOK;
-}
-
-static void f_write(void *ctx, const void *s, size_t len)
-{
-	(void)ctx;
-	if (out_len + len + 1 > out_cap) {
-		out_cap = (out_len + len + 1) * 2;
-		out = realloc(out, out_cap);
-	}
-	memcpy(out + out_len, s, len);
-	out_len += len;
-	out[out_len] = '\0';
-}
-
-static void f_out(void *ctx, const char *s, size_t len)
-{
-	f_write(ctx, s, len);
-}
-
-static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
-
 /* out.open: a marker line "\n@PATH\n" in the output; EIO for fail_open. */
 static const char *fail_open;
 
@@ -219,9 +127,9 @@ static errno_t f_open(void *ctx, const char *path)
 {
 	if (fail_open && strcmp(path, fail_open) == 0)
 		return EIO;
-	f_write(ctx, "\n@", 2);
-	f_write(ctx, path, strlen(path));
-	f_write(ctx, "\n", 1);
+	pt_write(ctx, "\n@", 2);
+	pt_write(ctx, path, strlen(path));
+	pt_write(ctx, "\n", 1);
 	return EOK;
 }
 static const prof_filter_t all = { 0 };
@@ -232,12 +140,12 @@ static prof_report_t *fed(const prof_filter_t *f, errno_t *err)
 	prof_report_t *r;
 
 	build_ref();
-	*err = prof_report_new(&env, &r);
+	*err = prof_report_new(&pt_env, &r);
 	if (*err != EOK)
 		return NULL;
 	*err = prof_report_setup(r, f, true);
 	if (*err == EOK)
-		*err = prof_report_feed(r, sbuf, slen);
+		*err = prof_report_feed(r, sb.buf, sb.len);
 	if (*err != EOK) {
 		prof_report_free(r);
 		return NULL;
@@ -263,8 +171,8 @@ static errno_t w_line(void *ctx, const prof_walk_info_t *info, const prof_xstack
 			      f->kernel ? "[k]" : "", (unsigned long long)f->addr,
 			      f->path ? "" : "?");
 	}
-	f_write(NULL, line, (size_t)n);
-	f_write(NULL, "\n", 1);
+	pt_write(NULL, line, (size_t)n);
+	pt_write(NULL, "\n", 1);
 	return EOK;
 }
 
@@ -273,13 +181,13 @@ static char *walk_text(const prof_filter_t *f)
 	errno_t err;
 	prof_report_t *r = fed(f, &err);
 
-	out_len = 0;
-	f_write(NULL, "", 0);
+	pt_out_len = 0;
+	pt_write(NULL, "", 0);
 	if (!r)
 		return NULL;
 	err = prof_report_walk(r, NULL, w_line, NULL);
 	prof_report_free(r);
-	return err == EOK ? strdup(out) : NULL;
+	return err == EOK ? strdup(pt_out) : NULL;
 }
 
 static const char walk_all[] =
@@ -298,7 +206,7 @@ static void test_walk(void)
 
 	is_str(t, walk_all, "walk: every stack, root first, return addresses - 1");
 	free(t);
-	is_int(live_allocs, 0, "walk: no memory left");
+	is_int(pt_live_allocs, 0, "walk: no memory left");
 }
 
 static void test_filters(void)
@@ -355,14 +263,14 @@ static void test_no_setup(void)
 	prof_report_t *r;
 
 	build_ref();
-	prof_report_new(&env, &r);
-	is_int(prof_report_feed(r, sbuf, slen), EOK, "no setup: fed");
-	out_len = 0;
-	f_write(NULL, "", 0);
+	prof_report_new(&pt_env, &r);
+	is_int(prof_report_feed(r, sb.buf, sb.len), EOK, "no setup: fed");
+	pt_out_len = 0;
+	pt_write(NULL, "", 0);
 	is_int(prof_report_print(r, &o), EOK, "no setup: printed");
-	ok(strncmp(out, "samples: 71 total, 60 user, 10 kernel, 1 idle, 0 lost\n", 53) == 0,
-	   "no setup: every sample counted, CPU 1's too: %.*s", (int)strcspn(out, "\n"), out);
-	ok(strstr(out, " 20  5 app                helper") != NULL, "no setup: CPU 1's helper row");
+	ok(strncmp(pt_out, "samples: 71 total, 60 user, 10 kernel, 1 idle, 0 lost\n", 53) == 0,
+	   "no setup: every sample counted, CPU 1's too: %.*s", (int)strcspn(pt_out, "\n"), pt_out);
+	ok(strstr(pt_out, " 20  5 app                helper") != NULL, "no setup: CPU 1's helper row");
 	is_int(prof_report_walk(r, NULL, w_line, NULL), EINVAL, "no setup: no stacks to walk");
 	prof_report_free(r);
 }
@@ -373,15 +281,15 @@ static void test_no_setup(void)
 static errno_t export_as(unsigned format, bool threads)
 {
 	prof_export_opts_t o = { format, NULL, "ref.prof", threads, NULL };
-	prof_export_out_t w = { NULL, f_write, f_open };
+	prof_export_out_t w = { NULL, pt_write, f_open };
 	errno_t err;
 	prof_report_t *r = fed(&all, &err);
 
-	out_len = 0;
-	f_write(NULL, "", 0);
+	pt_out_len = 0;
+	pt_write(NULL, "", 0);
 	if (!r)
 		return err;
-	err = prof_export(r, &env, &o, &w);
+	err = prof_export(r, &pt_env, &o, &w);
 	prof_report_free(r);
 	return err;
 }
@@ -398,24 +306,24 @@ static const char folded_ref[] =
 static void test_folded(void)
 {
 	is_int(export_as(PROF_FMT_FOLDED, false), EOK, "folded: EOK");
-	is_str(out, folded_ref, "folded: sorted unique stacks, task first, _[k], hex (binary)");
-	is_int(live_allocs, 0, "folded: no memory left");
+	is_str(pt_out, folded_ref, "folded: sorted unique stacks, task first, _[k], hex (binary)");
+	is_int(pt_live_allocs, 0, "folded: no memory left");
 }
 
 static void test_callgrind(void)
 {
 	is_int(export_as(PROF_FMT_CALLGRIND, false), EOK, "callgrind: EOK");
-	ok(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0, "callgrind: header");
-	ok(strstr(out, "\nevents: Samples\nsummary: 71\n") != NULL, "callgrind: events, total");
+	ok(strncmp(pt_out, "# callgrind format\nversion: 1\n", 30) == 0, "callgrind: header");
+	ok(strstr(pt_out, "\nevents: Samples\nsummary: 71\n") != NULL, "callgrind: events, total");
 	/* main: self 0; calls compute in 30 + 20 + 10 + 4 stacks, leaf in 5. */
-	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
+	ok(strstr(pt_out, "\nob=/bin/app\nfl=???\nfn=main\n0 0\ncfn=compute\ncalls=64 0\n0 64\n"
 		  "cfn=leaf\ncalls=5 0\n0 5\n") != NULL, "callgrind: main's arcs, inclusive");
-	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=20 0\n0 20\n"
+	ok(strstr(pt_out, "\nfn=compute\n0 34\ncfn=helper\ncalls=20 0\n0 20\n"
 		  "cob=/boot/kernel\ncfn=syscall_entry [k]\ncalls=10 0\n0 10\n") != NULL,
 	   "callgrind: compute self 34, arcs to helper and into the kernel (cob=)");
-	ok(strstr(out, "\nob=/boot/kernel\nfl=???\nfn=memcpy [k]\n0 10\n") != NULL,
+	ok(strstr(pt_out, "\nob=/boot/kernel\nfl=???\nfn=memcpy [k]\n0 10\n") != NULL,
 	   "callgrind: kernel functions under ob=/boot/kernel, named NAME [k]");
-	ok(strstr(out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
+	ok(strstr(pt_out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
 	   "callgrind: an address without symbol");
 }
 
@@ -431,10 +339,10 @@ static void test_callgrind_recursion(void)
 	recursive = true;
 	is_int(export_as(PROF_FMT_CALLGRIND, false), EOK, "callgrind, recursive stack: EOK");
 	recursive = false;
-	ok(strstr(out, "\nfn=compute\n0 34\ncfn=helper\ncalls=27 0\n0 27\n") &&
-	   !strstr(out, "cfn=compute\ncalls=7 0"),
+	ok(strstr(pt_out, "\nfn=compute\n0 34\ncfn=helper\ncalls=27 0\n0 27\n") &&
+	   !strstr(pt_out, "cfn=compute\ncalls=7 0"),
 	   "callgrind: compute twice in a stack: one arc to helper, none to itself");
-	ok(strstr(out, "\nfn=main\n0 0\ncfn=compute\ncalls=71 0\n0 71\n") != NULL,
+	ok(strstr(pt_out, "\nfn=main\n0 0\ncfn=compute\ncalls=71 0\n0 71\n") != NULL,
 	   "callgrind: main passes the 7 samples to compute once");
 }
 
@@ -489,7 +397,7 @@ static void test_pprof(void)
 	static unsigned char pb[1 << 16];
 
 	is_int(export_as(PROF_FMT_PPROF, false), EOK, "pprof: EOK");
-	long n = gunzip_stored((unsigned char *)out, out_len, pb, sizeof(pb));
+	long n = gunzip_stored((unsigned char *)pt_out, pt_out_len, pb, sizeof(pb));
 	ok(n > 0, "pprof: a gzip member of stored blocks, CRC and size right (%ld bytes)", n);
 	ok(n > 0 && pb[0] == (1 << 3 | 2), "pprof: starts with a sample_type");
 	ok(n > 0 && has_bytes(pb, (size_t)n, "nanoseconds") &&
@@ -500,34 +408,34 @@ static void test_pprof(void)
 static void test_speedscope(void)
 {
 	is_int(export_as(PROF_FMT_SPEEDSCOPE, false), EOK, "speedscope: EOK");
-	ok(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"") &&
-	   strstr(out, "\"exporter\":\"vprof\"") && strstr(out, "\"name\":\"ref.prof\""),
+	ok(strstr(pt_out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"") &&
+	   strstr(pt_out, "\"exporter\":\"vprof\"") && strstr(pt_out, "\"name\":\"ref.prof\""),
 	   "speedscope: schema, exporter, name");
-	ok(strstr(out, "\"name\":\"app (task 5)\"") && strstr(out, "\"name\":\"app (task 7)\"") &&
-	   strstr(out, "\"name\":\"other (task 9)\""), "speedscope: one profile per task");
-	ok(strstr(out, "\"weights\":[30,20,10,1],\"endValue\":61}") != NULL,
+	ok(strstr(pt_out, "\"name\":\"app (task 5)\"") && strstr(pt_out, "\"name\":\"app (task 7)\"") &&
+	   strstr(pt_out, "\"name\":\"other (task 9)\""), "speedscope: one profile per task");
+	ok(strstr(pt_out, "\"weights\":[30,20,10,1],\"endValue\":61}") != NULL,
 	   "speedscope: task 5's weights sum to 61");
-	ok(strstr(out, "{\"name\":\"memcpy [k]\",\"file\":\"/boot/kernel\"}") != NULL,
+	ok(strstr(pt_out, "{\"name\":\"memcpy [k]\",\"file\":\"/boot/kernel\"}") != NULL,
 	   "speedscope: kernel frames marked, with their file");
 	is_int(export_as(PROF_FMT_SPEEDSCOPE, true), EOK, "speedscope --threads: EOK");
-	ok(strstr(out, "\"name\":\"app (task 5, thread 51)\"") &&
-	   strstr(out, "\"weights\":[30,10,1],\"endValue\":41}"),
+	ok(strstr(pt_out, "\"name\":\"app (task 5, thread 51)\"") &&
+	   strstr(pt_out, "\"weights\":[30,10,1],\"endValue\":41}"),
 	   "speedscope --threads: one profile per thread");
 }
 
 static void test_svg(void)
 {
 	is_int(export_as(PROF_FMT_SVG, false), EOK, "svg: EOK");
-	ok(strncmp(out, "<?xml", 5) == 0 && strstr(out, "</svg>\n") &&
-	   strstr(out, "<title>ref.prof - vprof flame graph</title>"), "svg: a document, titled");
-	ok(strstr(out, "ref.prof: pmc at 1000 Hz on 2 CPUs, 71 samples, 0 lost</text>") != NULL,
+	ok(strncmp(pt_out, "<?xml", 5) == 0 && strstr(pt_out, "</svg>\n") &&
+	   strstr(pt_out, "<title>ref.prof - vprof flame graph</title>"), "svg: a document, titled");
+	ok(strstr(pt_out, "ref.prof: pmc at 1000 Hz on 2 CPUs, 71 samples, 0 lost</text>") != NULL,
 	   "svg: the heading names source, rate, CPUs, samples, lost");
-	ok(strstr(out, "data-depth=\"0\" data-x=\"0\" data-n=\"71\" data-name=\"all\"") &&
-	   strstr(out, "data-depth=\"1\" data-x=\"0\" data-n=\"61\" data-name=\"app-5\"") &&
-	   strstr(out, "data-n=\"10\" data-name=\"memcpy [k]\"><title>memcpy [k] "
+	ok(strstr(pt_out, "data-depth=\"0\" data-x=\"0\" data-n=\"71\" data-name=\"all\"") &&
+	   strstr(pt_out, "data-depth=\"1\" data-x=\"0\" data-n=\"61\" data-name=\"app-5\"") &&
+	   strstr(pt_out, "data-n=\"10\" data-name=\"memcpy [k]\"><title>memcpy [k] "
 		  "(10 samples, 14.08%)</title>"), "svg: root, tasks (largest first), frames");
-	ok(strstr(out, "data-name=\"0x500000 (app)\"") != NULL, "svg: an unknown address");
-	ok(strstr(out, "window.vprofSearch") && strstr(out, "<![CDATA["), "svg: its script inline");
+	ok(strstr(pt_out, "data-name=\"0x500000 (app)\"") != NULL, "svg: an unknown address");
+	ok(strstr(pt_out, "window.vprofSearch") && strstr(pt_out, "<![CDATA["), "svg: its script inline");
 }
 
 static uint64_t le(const char *p, size_t n)
@@ -545,12 +453,12 @@ static const char *gmon_of(const char *path, size_t *n)
 	char mark[64];
 
 	snprintf(mark, sizeof(mark), "\n@%s\n", path);
-	const char *p = memmem(out, out_len, mark, strlen(mark));
+	const char *p = memmem(pt_out, pt_out_len, mark, strlen(mark));
 	if (!p)
 		return NULL;
 	p += strlen(mark);
-	const char *end = memmem(p, out_len - (size_t)(p - out), "\n@/", 3);
-	*n = end ? (size_t)(end - p) : out_len - (size_t)(p - out);
+	const char *end = memmem(p, pt_out_len - (size_t)(p - pt_out), "\n@/", 3);
+	*n = end ? (size_t)(end - p) : pt_out_len - (size_t)(p - pt_out);
 	return p;
 }
 
@@ -595,7 +503,7 @@ static void test_gmon(void)
 static void test_errors(void)
 {
 	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, NULL, false, NULL };
-	prof_export_out_t w = { NULL, f_write, NULL };
+	prof_export_out_t w = { NULL, pt_write, NULL };
 	prof_filter_t f = all;
 	prof_report_t *r;
 	errno_t err;
@@ -603,22 +511,22 @@ static void test_errors(void)
 	f.by_cpu = true;
 	f.cpu = 3;
 	r = fed(&f, &err);
-	is_int(r ? prof_export(r, &env, &o, &w) : err, ENOENT, "no sample left: ENOENT");
+	is_int(r ? prof_export(r, &pt_env, &o, &w) : err, ENOENT, "no sample left: ENOENT");
 	prof_report_free(r);
-	prof_report_new(&env, &r);
-	prof_report_feed(r, sbuf, slen);
-	is_int(prof_export(r, &env, &o, &w), EINVAL, "stacks not kept: EINVAL");
+	prof_report_new(&pt_env, &r);
+	prof_report_feed(r, sb.buf, sb.len);
+	is_int(prof_export(r, &pt_env, &o, &w), EINVAL, "stacks not kept: EINVAL");
 	is_int(prof_report_setup(r, &all, true), EINVAL, "setup after the header: EINVAL");
 	o.format = PROF_FMT_REPORT;
-	is_int(prof_export(r, &env, &o, &w), EINVAL, "format report: EINVAL");
+	is_int(prof_export(r, &pt_env, &o, &w), EINVAL, "format report: EINVAL");
 	prof_report_free(r);
 	r = fed(&all, &err);
 	o.format = PROF_FMT_GMON;
-	is_int(prof_export(r, &env, &o, &w), EINVAL, "gmon without out.open: EINVAL");
+	is_int(prof_export(r, &pt_env, &o, &w), EINVAL, "gmon without out.open: EINVAL");
 	prof_report_free(r);
 	is_int(prof_export_format("pprof"), PROF_FMT_PPROF, "format by name");
 	is_int(prof_export_format("png"), -1, "unknown format: -1");
-	is_int(live_allocs, 0, "no memory left");
+	is_int(pt_live_allocs, 0, "no memory left");
 }
 
 /* Out of memory at every allocation of each export: an error, no leak. */
@@ -626,17 +534,17 @@ static void test_enomem(void)
 {
 	for (unsigned fmt = PROF_FMT_FOLDED; fmt < PROF_FMT_COUNT; fmt++) {
 		long failures = 0, leaks = 0, wrong = 0;
-		for (fail_at = 0;; fail_at++) {
-			nallocs = 0;
+		for (pt_fail_at = 0;; pt_fail_at++) {
+			pt_nallocs = 0;
 			errno_t err = export_as(fmt, false);
-			leaks += live_allocs != 0;
-			live_allocs = 0;
-			if (nallocs <= fail_at)
+			leaks += pt_live_allocs != 0;
+			pt_live_allocs = 0;
+			if (pt_nallocs <= pt_fail_at)
 				break;          /* no allocation failed: done */
 			failures++;
 			wrong += err != ENOMEM && err != EOK;   /* EOK: symbols lost */
 		}
-		fail_at = -1;
+		pt_fail_at = -1;
 		ok(failures > 10 && leaks == 0 && wrong == 0,
 		   "%s: out of memory at each of %ld allocations: ENOMEM (or EOK "
 		   "without symbols), no leak (%ld), no other error (%ld)",
@@ -652,42 +560,42 @@ static void test_enomem(void)
  */
 static void test_fuzz(void)
 {
-	static unsigned char ref[sizeof(sbuf)];
+	static unsigned char ref[1 << 16];
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 	unsigned counts[4] = { 0 }, bad = 0;
-	prof_export_out_t w = { NULL, f_write, f_open };
+	prof_export_out_t w = { NULL, pt_write, f_open };
 
 	build_ref();
-	size_t rlen = slen;
-	memcpy(ref, sbuf, rlen);
+	size_t rlen = sb.len;
+	memcpy(ref, sb.buf, rlen);
 	for (int i = 0; i < 1200; i++) {
 		size_t len = rlen;
-		memcpy(sbuf, ref, rlen);
+		memcpy(sb.buf, ref, rlen);
 		if (i % 3 == 0) {
 			for (int j = 0; j < 1 + i % 7; j++)
-				sbuf[sizeof(prof_rec_header_t) + rng_next(&seed) %
+				sb.buf[sizeof(prof_rec_header_t) + rng_next(&seed) %
 				     (len - sizeof(prof_rec_header_t))] = (unsigned char)rng_next(&seed);
 		} else if (i % 3 == 1) {
 			len = rng_next(&seed) % rlen;
 		} else {
 			len = sizeof(prof_rec_header_t) + rng_next(&seed) % 2048;
 			for (size_t j = sizeof(prof_rec_header_t); j < len; j++)
-				sbuf[j] = (unsigned char)rng_next(&seed);
+				sb.buf[j] = (unsigned char)rng_next(&seed);
 		}
 		prof_report_t *r;
 		prof_export_opts_t o = { 1 + (unsigned)i % (PROF_FMT_COUNT - 1), NULL, "fuzz",
 					 (i & 8) != 0, NULL };
-		errno_t err = prof_report_new(&env, &r);
+		errno_t err = prof_report_new(&pt_env, &r);
 		if (err == EOK)
 			err = prof_report_setup(r, &all, true);
 		for (size_t at = 0, step; err == EOK && at < len; at += step) {
 			step = 1 + rng_next(&seed) % 200;
 			step = step < len - at ? step : len - at;
-			err = prof_report_feed(r, sbuf + at, step);
+			err = prof_report_feed(r, sb.buf + at, step);
 		}
-		out_len = 0;
+		pt_out_len = 0;
 		if (err == EOK)
-			err = prof_export(r, &env, &o, &w);
+			err = prof_export(r, &pt_env, &o, &w);
 		prof_report_free(r);
 		if (err == EOK)
 			counts[0]++;
@@ -702,7 +610,7 @@ static void test_fuzz(void)
 	     counts[2]);
 	ok(bad == 0 && counts[0] > 0 && counts[1] > 0 && counts[2] > 0,
 	   "fuzz: only EOK, EINVAL/ENOTSUP or ENOENT");
-	is_int(live_allocs, 0, "fuzz: every allocation released");
+	is_int(pt_live_allocs, 0, "fuzz: every allocation released");
 }
 
 /* ---------------------------------------------------------------- vprof */
@@ -763,7 +671,7 @@ static void test_vprof(void)
 	tool_root(dir, app_nm, kernel_nm);
 	build_ref();
 	snprintf(path, sizeof(path), "%s/stream", dir);
-	tool_write(path, sbuf, slen);
+	tool_write(path, sb.buf, sb.len);
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -F folded -r %s %s/stream", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -F folded exits 0");
 	is_str(text, folded_ref, "vprof -F folded writes the folded stacks");
@@ -784,7 +692,7 @@ static void test_vprof(void)
 
 	/* Bad input: a clear message and a non-zero exit, never a crash. */
 	snprintf(cmd, sizeof(cmd), "head -c %zu %s/stream > %s/cut && %s/host/vprof -F folded "
-		 "-r %s -o %s/cut.out %s/cut 2>&1; echo rc=$?; ls %s/cut.out 2>&1", slen - 20,
+		 "-r %s -o %s/cut.out %s/cut 2>&1; echo rc=$?; ls %s/cut.out 2>&1", sb.len - 20,
 		 dir, dir, build, dir, dir, dir, dir);
 	tool_run(cmd, text, sizeof(text));
 	ok(strstr(text, "truncated stream") && strstr(text, "rc=1") &&
@@ -820,6 +728,8 @@ static void test_vprof(void)
 
 int main(void)
 {
+	pt_add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
+	pt_add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
 	test_no_setup();
 	test_walk();
 	test_filters();
@@ -834,6 +744,6 @@ int main(void)
 	test_enomem();
 	test_fuzz();
 	test_vprof();
-	free(out);
+	free(pt_out);
 	return done_testing();
 }

@@ -12,6 +12,7 @@
  * host tool build/host/vprof on a stream file: its output and exit codes.
  */
 #include "hosttool.h"
+#include "prof_testutil.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -30,35 +31,14 @@
 
 /* ---------------------------------------------------------------- stream builder */
 
-typedef struct sb {
-	unsigned char buf[1 << 16];
-	size_t len;
-} sb_t;
-
-static void sb_put(sb_t *b, const void *rec, size_t size)
-{
-	if (b->len + size > sizeof(b->buf))
-		abort();
-	memcpy(b->buf + b->len, rec, size);
-	b->len += size;
-}
-
-static void sb_hdr(prof_rec_t *h, unsigned type, size_t size, uint64_t tsc)
-{
-	h->type = (uint16_t)type;
-	h->size = (uint16_t)size;
-	h->cpu = 0;
-	h->tsc = tsc;
-}
-
 static uint32_t sb_more_flags;   /* header flags besides PROF_F_CALLCHAIN */
 
-static void sb_header(sb_t *b, uint64_t magic, uint32_t version)
+static void sb_header(pt_sb_t *b, uint64_t magic, uint32_t version)
 {
 	prof_rec_header_t h;
 
 	memset(&h, 0, sizeof(h));
-	sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
+	pt_sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
 	h.magic = magic;
 	h.version = version;
 	h.source = PROF_SRC_RTC_NMI;
@@ -68,45 +48,20 @@ static void sb_header(sb_t *b, uint64_t magic, uint32_t version)
 	h.depth = 64;
 	h.tsc_hz = 1000000000;
 	strcpy(h.kernel, "vernier test");
-	sb_put(b, &h, sizeof(h));
-}
-
-static void sb_task(sb_t *b, uint64_t id, const char *name)
-{
-	prof_rec_task_t t;
-
-	memset(&t, 0, sizeof(t));
-	sb_hdr(&t.h, PROF_REC_TASK, sizeof(t), 1);
-	t.task = id;
-	strcpy(t.name, name);
-	sb_put(b, &t, sizeof(t));
+	pt_sb_put(b, &h, sizeof(h));
 }
 
 static uint64_t load_hash;     /* hash put in LOAD records */
 
-static void sb_load(sb_t *b, uint64_t task, const char *path)
+static void sb_load(pt_sb_t *b, uint64_t task, const char *path)
 {
-	unsigned char rec[256];
-	prof_rec_load_t l;
-	size_t plen = strlen(path) + 1, size = (sizeof(l) + plen + 7) & ~(size_t)7;
-
-	memset(rec, 0, sizeof(rec));
-	memset(&l, 0, sizeof(l));
-	sb_hdr(&l.h, PROF_REC_LOAD, size, 1);
-	l.task = task;
-	l.text_start = 0x401000;
-	l.text_end = 0x402000;
-	l.hash = load_hash;
-	memcpy(rec, &l, sizeof(l));
-	memcpy(rec + sizeof(l), path, plen);
-	sb_put(b, rec, size);
+	pt_sb_load(b, task, path, load_hash);
 }
 
 /* count samples of one kind; chain: nchain return addresses. */
-static void sb_samples(sb_t *b, unsigned count, uint64_t task, unsigned mode,
+static void sb_samples(pt_sb_t *b, unsigned count, uint64_t task, unsigned mode,
 		       uint64_t pc, unsigned nkernel, unsigned nchain, ...)
 {
-	unsigned char rec[512];
 	prof_rec_sample_t s;
 	uint64_t chain[16];
 	va_list ap;
@@ -116,122 +71,59 @@ static void sb_samples(sb_t *b, unsigned count, uint64_t task, unsigned mode,
 		chain[i] = va_arg(ap, uint64_t);
 	va_end(ap);
 	memset(&s, 0, sizeof(s));
-	size_t size = sizeof(s) + 8 * nchain;
 	s.task = task;
 	s.thread = task * 10;
 	s.pc = pc;
 	s.mode = (uint8_t)mode;
 	s.nchain = (uint16_t)nchain;
 	s.nkernel = (uint16_t)nkernel;
-	for (unsigned i = 0; i < count; i++) {
-		sb_hdr(&s.h, PROF_REC_SAMPLE, size, 2 + i);
-		memcpy(rec, &s, sizeof(s));
-		memcpy(rec + sizeof(s), chain, 8 * nchain);
-		sb_put(b, rec, size);
-	}
+	pt_sb_samples(b, count, &s, chain, 2);
 }
 
-static void sb_lost(sb_t *b, uint64_t count)
+static void sb_lost(pt_sb_t *b, uint64_t count)
 {
 	prof_rec_lost_t l;
 
 	memset(&l, 0, sizeof(l));
-	sb_hdr(&l.h, PROF_REC_LOST, sizeof(l), 3);
+	pt_sb_hdr(&l.h, PROF_REC_LOST, sizeof(l), 3);
 	l.count = count;
-	sb_put(b, &l, sizeof(l));
+	pt_sb_put(b, &l, sizeof(l));
 }
 
-static void sb_throttle(sb_t *b, uint32_t cpu, uint64_t skipped)
+static void sb_throttle(pt_sb_t *b, uint32_t cpu, uint64_t skipped)
 {
 	prof_rec_throttle_t t;
 
 	memset(&t, 0, sizeof(t));
-	sb_hdr(&t.h, PROF_REC_THROTTLE, sizeof(t), 3);
+	pt_sb_hdr(&t.h, PROF_REC_THROTTLE, sizeof(t), 3);
 	t.h.cpu = cpu;
 	t.divisor = 2;
 	t.skipped = skipped;
-	sb_put(b, &t, sizeof(t));
+	pt_sb_put(b, &t, sizeof(t));
 }
 
-static void sb_end(sb_t *b, uint64_t tsc, uint64_t lost, uint64_t throttled)
+static void sb_end(pt_sb_t *b, uint64_t tsc, uint64_t lost, uint64_t throttled)
 {
 	prof_rec_end_t e;
 
 	memset(&e, 0, sizeof(e));
-	sb_hdr(&e.h, PROF_REC_END, sizeof(e), tsc);
+	pt_sb_hdr(&e.h, PROF_REC_END, sizeof(e), tsc);
 	e.lost = lost;
 	e.throttled = throttled;
 	e.reason = PROF_END_REQUEST;
-	sb_put(b, &e, sizeof(e));
+	pt_sb_put(b, &e, sizeof(e));
 }
 
-static void sb_unknown(sb_t *b)
+static void sb_unknown(pt_sb_t *b)
 {
 	unsigned char rec[40];
 
 	memset(rec, 0xab, sizeof(rec));
-	sb_hdr((prof_rec_t *)rec, 99, sizeof(rec), 3);
-	sb_put(b, rec, sizeof(rec));
+	pt_sb_hdr((prof_rec_t *)rec, 99, sizeof(rec), 3);
+	pt_sb_put(b, rec, sizeof(rec));
 }
 
 /* ---------------------------------------------------------------- fake env */
-
-typedef struct file {
-	const char *path;
-	const void *data;
-	size_t size;
-} file_t;
-
-static file_t files[8];
-static size_t nfiles;
-static long live_allocs;
-static unsigned loads;
-static char *out;
-static size_t out_len, out_cap;
-
-static void *f_alloc(void *ctx, size_t size)
-{
-	live_allocs++;
-	return malloc(size);
-}
-
-static void f_release(void *ctx, void *p)
-{
-	live_allocs--;
-	free(p);
-}
-
-static errno_t f_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	loads++;
-	for (size_t i = 0; i < nfiles; i++) {
-		if (strcmp(files[i].path, path) != 0)
-			continue;
-		*data = f_alloc(ctx, files[i].size ? files[i].size : 1);
-		memcpy(*data, files[i].data, files[i].size);
-		*size = files[i].size;
-		return EOK;
-	}
-	return ENOENT;
-}
-
-static void f_out(void *ctx, const char *s, size_t len)
-{
-	if (out_len + len + 1 > out_cap) {
-		out_cap = (out_len + len + 1) * 2;
-		out = realloc(out, out_cap);
-	}
-	memcpy(out + out_len, s, len);
-	out_len += len;
-	out[out_len] = '\0';
-}
-
-static const prof_env_t env = { NULL, f_alloc, f_release, f_load, f_out };
-
-static void add_file(const char *path, const void *data, size_t size)
-{
-	files[nfiles++] = (file_t){ path, data, size };
-}
 
 static const char app_nm[] =
 	"0000000000401000 T main\n"
@@ -253,13 +145,13 @@ static const char kernel_nm[] =
  * (3 samples), 6 idle; 100 samples; lost 3 + 2 (LOST records; END's 5 is
  * the session's total, as the kernel writes it), throttled 7, 10 s.
  */
-static void build_ref(sb_t *b, bool unknown)
+static void build_ref(pt_sb_t *b, bool unknown)
 {
 	b->len = 0;
 	sb_header(b, PROF_MAGIC, PROF_VERSION);
-	sb_task(b, 0, "");
-	sb_task(b, 5, "app");
-	sb_task(b, 7, "app");
+	pt_sb_task(b, 0, "");
+	pt_sb_task(b, 5, "app");
+	pt_sb_task(b, 7, "app");
 	sb_load(b, 5, "/bin/app");
 	sb_load(b, 7, "/bin/app");
 	if (unknown)
@@ -281,9 +173,9 @@ static void build_ref(sb_t *b, bool unknown)
 
 static void files_default(void)
 {
-	nfiles = 0;
-	add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
-	add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
+	pt_nfiles = 0;
+	pt_add_file("/bin/app.nm", app_nm, sizeof(app_nm) - 1);
+	pt_add_file("/boot/kernel.nm", kernel_nm, sizeof(kernel_nm) - 1);
 }
 
 /* Feed data in pieces of step bytes (0: one piece) and print; the output. */
@@ -292,9 +184,9 @@ static char *report(const void *data, size_t len, size_t step,
 {
 	prof_report_t *r;
 
-	out_len = 0;
-	f_out(NULL, "", 0);
-	if (prof_report_new(&env, &r) != EOK)
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	if (prof_report_new(&pt_env, &r) != EOK)
 		return NULL;
 	errno_t err = EOK;
 	const unsigned char *p = data;
@@ -307,7 +199,7 @@ static char *report(const void *data, size_t len, size_t step,
 		*feed_err = err;
 	prof_report_print(r, o);
 	prof_report_free(r);
-	return strdup(out);
+	return strdup(pt_out);
 }
 
 static bool starts(const char *text, const char *prefix)
@@ -315,37 +207,14 @@ static bool starts(const char *text, const char *prefix)
 	return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; (p = strstr(p, line)) != NULL; p++) {
-		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-	}
-	return false;
-}
-
-/* Show a report as TAP comment lines. */
-static void note_text(const char *title, const char *text)
-{
-	note("%s", title);
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		note("  %.*s", n, p);
-		p += n + (nl != NULL);
-	}
-}
-
-#define HAS(text, line) ok(has_line(text, line), "line: %s", line)
+#define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 #define LACKS(text, s) ok(strstr(text, s) == NULL, "no: %s", s)
 
 static const prof_report_opts_t sys_opts = { PROF_STYLE_SYSTEM, 50, false, NULL };
 
 /* ---------------------------------------------------------------- tests */
 
-static sb_t sb, sb2;
+static pt_sb_t sb, sb2;
 
 static void test_system(void)
 {
@@ -390,7 +259,7 @@ static void test_system(void)
  */
 static void test_redacted_kernel(void)
 {
-	sb_t *b = &sb2;
+	pt_sb_t *b = &sb2;
 
 	b->len = 0;
 	sb_header(b, PROF_MAGIC, PROF_VERSION);
@@ -405,7 +274,7 @@ static void test_redacted_kernel(void)
 
 static void test_labels(void)
 {
-	sb_t *b = &sb2;
+	pt_sb_t *b = &sb2;
 
 	b->len = 0;
 	sb_header(b, PROF_MAGIC, PROF_VERSION);
@@ -418,7 +287,7 @@ static void test_labels(void)
 	sb_samples(b, 4, 8, PROF_MODE_USER, 0x401008, 0, 0);
 	prof_rec_exit_t e = { { PROF_REC_EXIT, sizeof(e), 0, 9 }, 8, 0 };
 	/* Task 8 exited; its samples still symbolize (by the last LOAD). */
-	sb_put(b, &e, sizeof(e));
+	pt_sb_put(b, &e, sizeof(e));
 	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
 	note_text("labels:", t);
 	HAS(t, " 75.00%        6  8 app");
@@ -471,7 +340,7 @@ static void test_counts(void)
 	prof_report_t *r;
 	prof_counts_t c;
 
-	prof_report_new(&env, &r);
+	prof_report_new(&pt_env, &r);
 	prof_report_counts(r, &c);
 	ok(!c.have_header && c.samples == 0, "empty counts");
 	is_int(prof_report_feed(r, sb.buf, sb.len), EOK, "feed the reference stream");
@@ -488,7 +357,7 @@ static void test_counts(void)
 	is_uint(c.hz, 1024, "hz");
 	is_uint(c.ncpus, 4, "ncpus");
 	prof_report_free(r);
-	is_int(live_allocs, 0, "every allocation released");
+	is_int(pt_live_allocs, 0, "every allocation released");
 }
 
 static void test_task_style(void)
@@ -540,7 +409,7 @@ static void test_elf(void)
 {
 	size_t size;
 
-	nfiles = 0;
+	pt_nfiles = 0;
 	FILE *f = fopen("/proc/self/exe", "rb");
 	static unsigned char exe[1 << 24];
 	size = f ? fread(exe, 1, sizeof(exe), f) : 0;
@@ -557,10 +426,10 @@ static void test_elf(void)
 	uint64_t addr = elfsym_address(&ps.table, "marker_function");
 	ok(addr != 0 && elf_find_symtab(copy, size, &sym, &str) == EOK, "marker found");
 
-	add_file("/bin/self", exe, size);
+	pt_add_file("/bin/self", exe, size);
 	sb.len = 0;
 	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
-	sb_task(&sb, 9, "self");
+	pt_sb_task(&sb, 9, "self");
 	sb_load(&sb, 9, "/bin/self");
 	sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
 	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL };
@@ -583,7 +452,7 @@ static void test_elf(void)
 		sb_load(&sb, 9, "/bin/self");
 		sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
 		t = report(sb.buf, sb.len, 0, &o, NULL);
-		ok(has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
+		ok(pt_has_line(t, "warning: /bin/self is not the file profiled (hash differs)") ==
 		   (pass == 1), "hash %s", pass ? "differs: warning" : "matches: no warning");
 		HAS(t, want);
 		free(t);
@@ -809,7 +678,7 @@ static void test_leaf_fuzz(void)
 }
 
 /* n samples at pc with chain (ret) and top words (t0, t1), version 2. */
-static void sb_leaf(sb_t *b, unsigned n, uint64_t pc, uint64_t ret, uint64_t t0, uint64_t t1)
+static void sb_leaf(pt_sb_t *b, unsigned n, uint64_t pc, uint64_t ret, uint64_t t0, uint64_t t1)
 {
 	unsigned char rec[128];
 	prof_rec_sample_t s;
@@ -823,10 +692,10 @@ static void sb_leaf(sb_t *b, unsigned n, uint64_t pc, uint64_t ret, uint64_t t0,
 	s.nchain = 1;
 	s.ntop = 2;
 	for (unsigned i = 0; i < n; i++) {
-		sb_hdr(&s.h, PROF_REC_SAMPLE, size, 2 + i);
+		pt_sb_hdr(&s.h, PROF_REC_SAMPLE, size, 2 + i);
 		memcpy(rec, &s, sizeof(s));
 		memcpy(rec + sizeof(s), words, sizeof(words));
-		sb_put(b, rec, size);
+		pt_sb_put(b, rec, size);
 	}
 }
 
@@ -840,8 +709,8 @@ static errno_t walk_line(void *ctx, const prof_walk_info_t *info, const prof_xst
 	for (size_t i = 0; i < s->nframes && n < (int)sizeof(line); i++)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s", i ? ";" : " ",
 			      s->frames[i].name);
-	f_out(NULL, line, strlen(line));
-	f_out(NULL, "\n", 1);
+	pt_out_text(NULL, line, strlen(line));
+	pt_out_text(NULL, "\n", 1);
 	return EOK;
 }
 
@@ -851,18 +720,18 @@ static void test_leaf_walk(void)
 	static const prof_filter_t all;
 	prof_report_t *r;
 
-	out_len = 0;
-	f_out(NULL, "", 0);
-	prof_report_new(&env, &r);
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	prof_report_new(&pt_env, &r);
 	prof_report_setup(r, &all, true);
 	prof_report_feed(r, sb.buf, sb.len);
 	is_int(prof_report_walk(r, NULL, walk_line, NULL), EOK, "leaf walk: EOK");
 	prof_report_free(r);
-	HAS(out, "30: grand;caller_a;leaf");
-	HAS(out, "10: grand;caller_b;leaf");
-	HAS(out, "10: grand;leaf");
-	HAS(out, "20: caller_b;framed");
-	HAS(out, "5: grand;caller_b;framed");
+	HAS(pt_out, "30: grand;caller_a;leaf");
+	HAS(pt_out, "10: grand;caller_b;leaf");
+	HAS(pt_out, "10: grand;leaf");
+	HAS(pt_out, "20: caller_b;framed");
+	HAS(pt_out, "5: grand;caller_b;framed");
 }
 
 static void test_leaf_tree(void)
@@ -871,12 +740,12 @@ static void test_leaf_tree(void)
 	const uint64_t junk = 0x7fff0000ull;
 
 	o.tree = true;
-	nfiles = 0;
+	pt_nfiles = 0;
 	leaf_build();
-	add_file("/bin/leafy", leaf_elf, leaf_elf_size);
+	pt_add_file("/bin/leafy", leaf_elf, leaf_elf_size);
 	sb.len = 0;
 	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
-	sb_task(&sb, 7, "leafy");
+	pt_sb_task(&sb, 7, "leafy");
 	sb_load(&sb, 7, "/bin/leafy");
 	/* The walk finds the grand-caller's return address in all of them. */
 	sb_leaf(&sb, 30, F_LEAF + 2, RA_G, RA_A, junk);
@@ -896,8 +765,8 @@ static void test_leaf_tree(void)
 	HAS(t, "               5  20.00%  <- grand");
 	free(t);
 	test_leaf_walk();
-	is_int(live_allocs, 0, "leaf tree: all memory released");
-	nfiles = 0;
+	is_int(pt_live_allocs, 0, "leaf tree: all memory released");
+	pt_nfiles = 0;
 	files_default();
 }
 
@@ -907,7 +776,7 @@ static void test_kernel_path(void)
 	prof_report_opts_t o = sys_opts;
 
 	files_default();
-	add_file("/k2.nm", other_nm, sizeof(other_nm) - 1);
+	pt_add_file("/k2.nm", other_nm, sizeof(other_nm) - 1);
 	build_ref(&sb, false);
 	o.kernel_path = "/k2";
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
@@ -916,15 +785,15 @@ static void test_kernel_path(void)
 
 	/* Symbol tables load once per path per report, even over prints. */
 	prof_report_t *r;
-	prof_report_new(&env, &r);
+	prof_report_new(&pt_env, &r);
 	prof_report_feed(r, sb.buf, sb.len);
-	loads = 0;
+	pt_loads = 0;
 	prof_report_print(r, &sys_opts);
-	unsigned first = loads;
+	unsigned first = pt_loads;
 	prof_report_print(r, &sys_opts);
-	ok(first > 0 && loads == first, "symbols cached (%u loads)", first);
+	ok(first > 0 && pt_loads == first, "symbols cached (%u loads)", first);
 	prof_report_free(r);
-	is_int(live_allocs, 0, "every allocation released");
+	is_int(pt_live_allocs, 0, "every allocation released");
 }
 
 static void test_einval(void)
@@ -953,7 +822,7 @@ static void test_einval(void)
 	ok(strstr(v1, "samples: 3 total") != NULL, "version %u: its samples", PROF_VERSION_MIN);
 	free(v1);
 	sb.len = 0;
-	sb_task(&sb, 1, "x");
+	pt_sb_task(&sb, 1, "x");
 	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
 	is_int(err, EINVAL, "first record not a header");
 
@@ -961,9 +830,9 @@ static void test_einval(void)
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		sb.len = 0;
 		sb_header(&sb, PROF_MAGIC, PROF_VERSION);
-		sb_hdr(&h, PROF_REC_LOST, sizes[i], 0);
-		sb_put(&sb, &h, sizeof(h));
-		sb_put(&sb, &h, sizeof(h));
+		pt_sb_hdr(&h, PROF_REC_LOST, sizes[i], 0);
+		pt_sb_put(&sb, &h, sizeof(h));
+		pt_sb_put(&sb, &h, sizeof(h));
 		free(report(sb.buf, sb.len, 3, &sys_opts, &err));
 		is_int(err, EINVAL, "record size %u", sizes[i]);
 	}
@@ -971,8 +840,8 @@ static void test_einval(void)
 	/* A short known record, and a chain longer than its record. */
 	sb.len = 0;
 	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
-	sb_hdr(&h, PROF_REC_SAMPLE, 16, 0);
-	sb_put(&sb, &h, sizeof(h));
+	pt_sb_hdr(&h, PROF_REC_SAMPLE, 16, 0);
+	pt_sb_put(&sb, &h, sizeof(h));
 	free(report(sb.buf, sb.len, 0, &sys_opts, &err));
 	is_int(err, EINVAL, "sample shorter than its struct");
 	sb.len = 0;
@@ -987,12 +856,12 @@ static void test_einval(void)
 	is_int(err, EINVAL, "top words past the record");
 
 	/* EINVAL sticks. */
-	prof_report_new(&env, &r);
+	prof_report_new(&pt_env, &r);
 	prof_report_feed(r, sb.buf, sb.len);
 	build_ref(&sb2, false);
 	is_int(prof_report_feed(r, sb2.buf, sb2.len), EINVAL, "EINVAL is sticky");
 	prof_report_free(r);
-	is_int(live_allocs, 0, "every allocation released");
+	is_int(pt_live_allocs, 0, "every allocation released");
 }
 
 static void test_sources(void)
@@ -1019,7 +888,7 @@ static uint64_t rng(void)
 /* Random bytes, mutated and truncated streams, random nm text. */
 static void test_fuzz(void)
 {
-	static unsigned char buf[sizeof(sb.buf)];
+	static unsigned char buf[1 << 16];
 	static char nm[512];
 	prof_report_opts_t o = sys_opts;
 	unsigned einval = 0, eok = 0, bad = 0;
@@ -1042,7 +911,7 @@ static void test_fuzz(void)
 		}
 		for (size_t j = 0; j < sizeof(nm) - 1; j++)
 			nm[j] = "0123456789abcdefTtWw \n"[rng() % 22];
-		files[0] = (file_t){ "/bin/app.nm", nm, rng() % sizeof(nm) };
+		pt_files[0] = (pt_file_t){ "/bin/app.nm", nm, rng() % sizeof(nm) };
 		o.style = i & 1;
 		o.tree = i & 2;
 		o.threshold_centi = (unsigned)(rng() % 200);
@@ -1056,7 +925,7 @@ static void test_fuzz(void)
 	}
 	note("fuzz: %u EOK, %u EINVAL or ENOTSUP", eok, einval);
 	ok(bad == 0 && einval > 0 && eok > 0, "fuzz: only EOK, EINVAL or ENOTSUP");
-	is_int(live_allocs, 0, "fuzz: every allocation released");
+	is_int(pt_live_allocs, 0, "fuzz: every allocation released");
 }
 
 /* Out of memory at every allocation: ENOMEM (or success), no leak. */
@@ -1066,12 +935,12 @@ static void *fail_alloc(void *ctx, size_t size)
 {
 	if (++nallocs == fail_at)
 		return NULL;
-	return f_alloc(ctx, size);
+	return pt_alloc(ctx, size);
 }
 
 static void test_enomem(void)
 {
-	prof_env_t e = env;
+	prof_env_t e = pt_env;
 	unsigned failures = 0;
 
 	e.alloc = fail_alloc;
@@ -1090,7 +959,7 @@ static void test_enomem(void)
 		prof_report_free(r);
 	}
 	ok(failures > 10, "ENOMEM reported (%u times)", failures);
-	is_int(live_allocs, 0, "ENOMEM: every allocation released");
+	is_int(pt_live_allocs, 0, "ENOMEM: every allocation released");
 }
 
 /* ---------------------------------------------------------------- vprof */
@@ -1139,11 +1008,11 @@ static void test_tb_biased(void)
 	build_ref(&sb, false);
 	sb_more_flags = 0;
 	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
-	ok(has_line(t, TB_WARNING), "system report: the TB-bias warning");
+	ok(pt_has_line(t, TB_WARNING), "system report: the TB-bias warning");
 	ok(strstr(t, "source: ") < strstr(t, TB_WARNING), "... after the summary");
 	free(t);
 	t = report(sb.buf, sb.len, 0, &task, NULL);
-	ok(has_line(t, TB_WARNING), "task report: the TB-bias warning");
+	ok(pt_has_line(t, TB_WARNING), "task report: the TB-bias warning");
 	free(t);
 	build_ref(&sb, false);
 }
@@ -1170,14 +1039,7 @@ static void test_vprof(void)
 	HAS(text, "0x0000000000401100       40  40.00%  compute");
 	HAS(text, "(2 rows below 5.00% hidden)");
 	HAS(text, "          40 100.00%  <- main");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof -h 2>/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -h exits 0");
-	ok(strncmp(text, "Usage: vprof", 12) == 0, "-h prints the usage to stdout");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof 2>&1 >/dev/null", build);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof without a stream exits 2");
-	ok(strstr(text, "Usage: vprof") != NULL, "usage on stderr");
-	snprintf(cmd, sizeof(cmd), "%s/host/vprof -x %s/stream 2>/dev/null", build, dir);
-	is_int(tool_run(cmd, text, sizeof(text)), 2, "unknown option exits 2");
+	tool_usage_checks(build, "vprof", "Usage: vprof", path, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -p abc %s/stream 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof %s/missing 2>&1", build, dir);
@@ -1218,6 +1080,6 @@ int main(void)
 	test_enomem();
 	test_tb_biased();
 	test_vprof();
-	free(out);
+	free(pt_out);
 	return done_testing();
 }

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,16 +58,10 @@ static int cat_file(const char *path)
 int main(int argc, char **argv)
 {
 	static char *dash[] = { "-" };
-	int opt, status = 0;
+	int status = 0, rc = getopt_help_only(argc, argv, usage, 0, INT_MAX);
 
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	char **files = argv + optind;
 	int nfiles = argc - optind;
 	if (nfiles == 0) {

@@ -21,6 +21,7 @@
 #include <cprof.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,16 +236,10 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int c;
+	int rc = getopt_help_only(argc, argv, usage, 0, INT_MAX);
 
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		if (c != 'h') {
-			usage(stderr);
-			return 2;
-		}
-		usage(stdout);
-		return 0;
-	}
+	if (rc >= 0)
+		return rc;
 	int cmd = optind;
 	int st = cmd < argc ? run(argc - cmd, argv + cmd) : -1;
 	if (st < 0) {

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,20 +55,10 @@ static int kill_one(const char *s)
 
 int main(int argc, char **argv)
 {
-	int opt, status = 0;
+	int status = 0, rc = getopt_help_only(argc, argv, usage, 1, INT_MAX);
 
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
-	if (optind == argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	for (int i = optind; i < argc; i++)
 		status |= kill_one(argv[i]);
 	return status;

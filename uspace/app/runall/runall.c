@@ -12,6 +12,7 @@
  * be started, else 1.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -67,16 +68,10 @@ static int runall_one(char *command, uint32_t perms)
 int main(int argc, char **argv)
 {
 	task_info_t self;
-	int opt, failed = 0;
+	int failed = 0, rc = getopt_help_only(argc, argv, usage, 0, INT_MAX);
 
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	if (sys_task_info(sys_task_id(), &self) != EOK)
 		self.perms = 0;
 	for (int i = optind; i < argc; i++)

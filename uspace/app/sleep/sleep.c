@@ -46,20 +46,10 @@ static bool sleep_parse(const char *s, struct timespec *ts)
 int main(int argc, char **argv)
 {
 	struct timespec ts;
-	int opt;
+	int rc = getopt_help_only(argc, argv, usage, 1, 1);
 
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
-	if (argc - optind != 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	if (!sleep_parse(argv[optind], &ts)) {
 		fprintf(stderr, "sleep: %s: not a number of seconds\n",
 			argv[optind]);

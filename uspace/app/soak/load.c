@@ -138,7 +138,7 @@ static uint32_t soak_my_regions(void)
 	sysinfo_limits_t r = { 0 };
 
 	snprintf(path, sizeof(path), "system.limits.%llu", (unsigned long long)sys_task_id());
-	return soak_si(path, &r, sizeof(r)) == sizeof(r) ? r.regions : LIMIT_REGIONS;
+	return leak_si(path, &r, sizeof(r)) == sizeof(r) ? r.regions : LIMIT_REGIONS;
 }
 
 /* Map n one-page regions and a big one, write each page, check, unmap. */

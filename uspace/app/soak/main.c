@@ -118,7 +118,7 @@ bad:
 static unsigned soak_cpus(void)
 {
 	static sysinfo_cpu_t c[SOAK_MAX_CPUS];
-	size_t n = soak_si("system.cpus", c, sizeof(c)) / sizeof(c[0]);
+	size_t n = leak_si("system.cpus", c, sizeof(c)) / sizeof(c[0]);
 
 	return n ? (unsigned)n : 1;
 }
@@ -360,56 +360,24 @@ static bool soak_report_load(const soak_run_t *r)
 	return !failures && !r->prof_st && !r->work_st && !r->touch_st && !r->overrun;
 }
 
-/* Every task and thread (after a failed leak check). */
-static void soak_print_tasks(void)
-{
-	static sysinfo_task_t t[256];
-	static sysinfo_thread_t th[512];
-	size_t nt = soak_si("system.tasks", t, sizeof(t)) / sizeof(t[0]);
-	size_t nth = soak_si("system.threads", th, sizeof(th)) / sizeof(th[0]);
-
-	for (size_t i = 0; i < nt; i++)
-		printf("soak: task %llu (%s), parent %llu, %u threads\n", (unsigned long long)t[i].id,
-		       t[i].name, (unsigned long long)t[i].parent, t[i].threads);
-	for (size_t i = 0; i < nth; i++)
-		printf("soak: thread %llu (%s) of task %llu, state %u\n", (unsigned long long)th[i].id,
-		       th[i].name, (unsigned long long)th[i].task, th[i].state);
-}
-
-/* Wait (up to 10 s: things are reaped lazily) for the baseline; whether it came. */
-static bool soak_leak_check(const soak_snap_t *before, soak_snap_t *after)
-{
-	bool same = false;
-
-	for (unsigned i = 0; i < SOAK_SETTLE_TRIES && !same; i++) {
-		if (i)
-			sys_sleep_ns(100000000ull);
-		same = soak_snapshot(after) == EOK && soak_same(before, after);
-	}
-	soak_print_snap("after", after);
-	if (!same)
-		soak_print_tasks();
-	return same;
-}
-
 /* Warm up, baseline, load, leak check, summary; the exit status. */
 static int soak_main(const soak_opts_t *o)
 {
 	static soak_run_t r;
-	soak_snap_t before, after;
+	leak_snap_t before, after;
 
 	printf("soak: %llu s on %u CPUs, sprofile -f %llu -g -o %s, seed %llu\n",
 	       (unsigned long long)o->seconds, o->cpus, (unsigned long long)o->hz, o->out,
 	       (unsigned long long)o->seed);
 	bool ok = soak_warm_up(o);
-	if (soak_settle(&before, SOAK_SETTLE_TRIES) != EOK)
+	if (leak_settle(&before, SOAK_SETTLE_TRIES, NULL) != EOK)
 		printf("soak: the counters did not settle before the run\n");
-	soak_print_snap("baseline", &before);
+	leak_print("soak", "baseline", &before);
 	errno_t rc = soak_load(o, &r);
 	if (rc != EOK)
 		printf("soak: could not start the load: %s\n", strerror(rc));
 	ok &= rc == EOK && soak_report_load(&r);
-	bool leak_ok = soak_leak_check(&before, &after);
+	bool leak_ok = leak_check("soak", &before, &after, SOAK_SETTLE_TRIES);
 	soak_delta("leaked_frames", after.frames, before.frames, "frames");
 	soak_delta("leaked_heap", before.mem.heap_live - before.mem.heap_cached,
 		   after.mem.heap_live - after.mem.heap_cached, "bytes");

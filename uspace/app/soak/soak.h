@@ -3,18 +3,12 @@
 #define SOAK_H
 
 #include <abi/sysinfo.h>
+#include <leakcheck.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <vernier.h>
 
 #define SOAK_MAX_CPUS 64
-
-/* What must be back at its baseline after a run (as vfuzz checks it). */
-typedef struct soak_snap {
-	sysinfo_memory_t mem;
-	uint64_t tasks, threads;
-	uint64_t frames;             /* free + heap + kstacks + tables + task-resident */
-} soak_snap_t;
 
 /* The counters of one load loop (a thread of soak), read after it ends. */
 typedef struct soak_loop {
@@ -30,16 +24,6 @@ typedef struct soak_loop {
 extern uint32_t soak_perms;      /* ours without PERM_SYSTEM, for the children */
 
 /* snap.c */
-/* Bytes of sysinfo data node path read into buf (0 on error or overflow). */
-size_t soak_si(const char *path, void *buf, size_t size);
-/* The leak-check counters now; EOK, or why not. */
-errno_t soak_snapshot(soak_snap_t *s);
-/* Whether a and b agree on everything the leak check compares. */
-bool soak_same(const soak_snap_t *a, const soak_snap_t *b);
-/* A snapshot once two 100 ms apart agree (at most tries of them). */
-errno_t soak_settle(soak_snap_t *s, unsigned tries);
-/* Print a snapshot as one "soak: WHAT: ..." line. */
-void soak_print_snap(const char *what, const soak_snap_t *s);
 /* The profiler's totals since boot: samples, ring drops, unrouted. */
 void soak_prof_totals(uint64_t t[3]);
 /* Number of whole-system profiling sessions open now. */

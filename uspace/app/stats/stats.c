@@ -24,21 +24,7 @@ static void usage(FILE *out)
 /* The options: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv)
 {
-	int opt;
-
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
-	if (optind < argc) {
-		usage(stderr);
-		return 2;
-	}
-	return -1;
+	return getopt_help_only(argc, argv, usage, 0, 0);
 }
 
 /* Print the line; 0, or 1 after a message. */

@@ -192,23 +192,11 @@ static void usage(FILE *out)
 /* The options and operand (into *path): -1 to go on, else the status. */
 static int parse_args(int argc, char **argv, const char **path)
 {
-	int opt;
+	int rc = getopt_help_only(argc, argv, usage, 0, 1);
 
-	while ((opt = getopt(argc, argv, "h")) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
-	if (optind < argc)
+	if (rc < 0 && optind < argc)
 		*path = argv[optind++];
-	if (optind < argc) {
-		usage(stderr);
-		return 2;
-	}
-	return -1;
+	return rc;
 }
 
 /* Report rc for path; returns 1 (the exit status). */

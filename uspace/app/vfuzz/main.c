@@ -25,27 +25,21 @@
  */
 #include <abi/sysinfo.h>
 #include <getopt.h>
+#include <leakcheck.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <vernier.h>
 
 #include "vfuzz.h"
 
 #define FZ_SETTLE_TRIES 50          /* 100 ms apart: threads are reaped lazily */
+#define FZ_BASELINE_TRIES 30        /* likewise, before the run */
 
 typedef struct fz_opts {
 	uint64_t seed, calls, warm;
 	unsigned threads;
 	char mode;                   /* 0, 'w', 'c' or 'r' */
 } fz_opts_t;
-
-/* What must be back at its baseline after a run. */
-typedef struct fz_snap {
-	sysinfo_memory_t mem;
-	uint64_t tasks, threads;
-	uint64_t frames;             /* free + heap + kstacks + tables + task-resident */
-} fz_snap_t;
 
 static void usage(FILE *out)
 {
@@ -100,60 +94,12 @@ bad:
 	return 2;
 }
 
-/* Bytes of a sysinfo data node (0 on error); into buf if it fits. */
-static size_t fz_si_size(const char *path, void *buf, size_t size)
-{
-	size_t got = 0;
-
-	return sys_sysinfo_data(path, buf, size, &got) == EOK ? got : 0;
-}
-
 static unsigned fz_cpus(void)
 {
 	static sysinfo_cpu_t c[64];
-	size_t n = fz_si_size("system.cpus", c, sizeof(c)) / sizeof(c[0]);
+	size_t n = leak_si("system.cpus", c, sizeof(c)) / sizeof(c[0]);
 
 	return n ? (unsigned)(n > FZ_MAX_THREADS ? FZ_MAX_THREADS : n) : 1;
-}
-
-static errno_t fz_snapshot(fz_snap_t *s)
-{
-	static sysinfo_task_t t[1100];
-	static sysinfo_thread_t th[2048];
-	size_t nt, nth;
-
-	memset(s, 0, sizeof(*s));
-	if (fz_si_size("system.memory", &s->mem, sizeof(s->mem)) != sizeof(s->mem))
-		return ENOENT;
-	nt = fz_si_size("system.tasks", t, sizeof(t)) / sizeof(t[0]);
-	nth = fz_si_size("system.threads", th, sizeof(th)) / sizeof(th[0]);
-	if (!nt || !nth)
-		return ENOMEM;
-	s->tasks = nt;
-	s->threads = nth;
-	s->frames = s->mem.frames_free + s->mem.heap_frames + s->mem.kstack_frames +
-		    s->mem.table_frames;
-	for (size_t i = 0; i < nt; i++)
-		s->frames += t[i].resident_bytes / 4096;
-	return EOK;
-}
-
-static bool fz_same(const fz_snap_t *a, const fz_snap_t *b)
-{
-	return a->mem.heap_live - a->mem.heap_cached == b->mem.heap_live - b->mem.heap_cached && a->mem.kstacks == b->mem.kstacks &&
-	       a->tasks == b->tasks && a->threads == b->threads && a->frames == b->frames;
-}
-
-static void fz_print_snap(const char *what, const fz_snap_t *s)
-{
-	printf("vfuzz: %s: frames %llu (free %llu heap %llu kstack %llu tables %llu), "
-	       "heap live %llu B (cached %llu), kstacks %llu, tasks %llu, threads %llu\n", what,
-	       (unsigned long long)s->frames, (unsigned long long)s->mem.frames_free,
-	       (unsigned long long)s->mem.heap_frames, (unsigned long long)s->mem.kstack_frames,
-	       (unsigned long long)s->mem.table_frames, (unsigned long long)s->mem.heap_live,
-	       (unsigned long long)s->mem.heap_cached,
-	       (unsigned long long)s->mem.kstacks, (unsigned long long)s->tasks,
-	       (unsigned long long)s->threads);
 }
 
 /* Run a worker task and wait for it; its exit status (-1: not run). */
@@ -173,54 +119,6 @@ static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads)
 	return status;
 }
 
-/* Every task and thread (after a failed leak check). */
-static void fz_print_tasks(void)
-{
-	static sysinfo_task_t t[256];
-	static sysinfo_thread_t th[512];
-	size_t nt = fz_si_size("system.tasks", t, sizeof(t)) / sizeof(t[0]);
-	size_t nth = fz_si_size("system.threads", th, sizeof(th)) / sizeof(th[0]);
-
-	for (size_t i = 0; i < nt; i++)
-		printf("vfuzz: task %llu (%s), parent %llu, %u threads\n", (unsigned long long)t[i].id,
-		       t[i].name, (unsigned long long)t[i].parent, t[i].threads);
-	for (size_t i = 0; i < nth; i++)
-		printf("vfuzz: thread %llu (%s) of task %llu, state %u\n", (unsigned long long)th[i].id,
-		       th[i].name, (unsigned long long)th[i].task, th[i].state);
-}
-
-/* A snapshot once two taken 100 ms apart agree (at most 3 s). */
-static errno_t fz_settle(fz_snap_t *s)
-{
-	fz_snap_t prev;
-	errno_t rc = fz_snapshot(&prev);
-
-	for (unsigned i = 0; rc == EOK && i < 30; i++) {
-		sys_sleep_ns(100000000ull);
-		if ((rc = fz_snapshot(s)) == EOK && fz_same(&prev, s))
-			return EOK;
-		fz_print_snap("settling", s);
-		prev = *s;
-	}
-	return rc;
-}
-
-/* The leak check: wait (up to 5 s) for the counters to settle back. */
-static bool fz_leak_check(const fz_snap_t *before)
-{
-	fz_snap_t after;
-
-	for (unsigned i = 0; i < FZ_SETTLE_TRIES; i++) {
-		if (fz_snapshot(&after) == EOK && fz_same(before, &after))
-			break;
-		sys_sleep_ns(100000000ull);
-	}
-	fz_print_snap("after", &after);
-	if (!fz_same(before, &after))
-		fz_print_tasks();
-	return fz_same(before, &after);
-}
-
 /* Run argv with our permissions and wait; its status (-1: not run). */
 static int fz_run_program(char **argv)
 {
@@ -238,6 +136,14 @@ static int fz_run_program(char **argv)
 	return -1;
 }
 
+/* The baseline (settled for at most 3 s, else the last); false if unread. */
+static bool fz_settle(leak_snap_t *s)
+{
+	errno_t rc = leak_settle(s, FZ_BASELINE_TRIES, "vfuzz");
+
+	return rc == EOK || rc == EAGAIN;
+}
+
 static uint64_t fz_si_int(const char *path)
 {
 	uint64_t v = 0;
@@ -249,15 +155,15 @@ static uint64_t fz_si_int(const char *path)
 /* -r: the leak check around two runs of a program. */
 static int fz_check_program(char **argv)
 {
-	fz_snap_t before;
+	leak_snap_t before, after;
 	int st = fz_run_program(argv);
 
 	printf("vfuzz: warm-up run of %s: status %#x\n", argv[0], st);
-	if (fz_settle(&before) != EOK)
+	if (!fz_settle(&before))
 		return 1;
-	fz_print_snap("baseline", &before);
+	leak_print("vfuzz", "baseline", &before);
 	st = fz_run_program(argv);
-	bool leak_ok = fz_leak_check(&before);
+	bool leak_ok = leak_check("vfuzz", &before, &after, FZ_SETTLE_TRIES);
 	uint64_t other = fz_si_int("failinj.other");
 	printf("vfuzz: failinj: %llu injected; syscalls after one: %llu ENOMEM/ELIMIT/EFAULT, "
 	       "%llu succeeded, %llu other errors\n",
@@ -272,20 +178,20 @@ static int fz_check_program(char **argv)
 
 static int fz_main(const fz_opts_t *o)
 {
-	fz_snap_t before;
+	leak_snap_t before, after;
 	int st;
 
 	printf("vfuzz: seed %llu, %llu calls, %u threads\n", (unsigned long long)o->seed,
 	       (unsigned long long)o->calls, o->threads);
 	if (o->warm && (st = fz_run_worker(o->seed + 1, o->warm, o->threads)) != 0)
 		printf("vfuzz: warm-up worker exited with status %#x\n", st);
-	if (fz_settle(&before) != EOK) {
+	if (!fz_settle(&before)) {
 		printf("vfuzz: cannot read sysinfo system.memory\n");
 		return 1;
 	}
-	fz_print_snap("baseline", &before);
+	leak_print("vfuzz", "baseline", &before);
 	st = fz_run_worker(o->seed, o->calls, o->threads);
-	bool leak_ok = fz_leak_check(&before);
+	bool leak_ok = leak_check("vfuzz", &before, &after, FZ_SETTLE_TRIES);
 	printf("vfuzz: worker exited with status %#x; leak check %s\n", st,
 	       leak_ok ? "passed" : "FAILED");
 	printf("vfuzz: %s seed %llu calls %llu\n", st == 0 && leak_ok ? "PASS" : "FAIL",

@@ -5,6 +5,8 @@
 #ifndef _GETOPT_H
 #define _GETOPT_H
 
+#include <stdio.h>
+
 extern char *optarg;   /* argument of the option just returned */
 extern int optind;     /* index of the next argv element (starts at 1) */
 extern int opterr;     /* nonzero (the default): print errors on stderr */
@@ -20,5 +22,15 @@ extern int optopt;     /* the option character of the last error */
  * ignored. Setting optind to 0 (or back to 1) restarts the scan.
  */
 int getopt(int argc, char *const argv[], const char *optstring);
+
+/*
+ * Vernier's option check for a program whose only option is -h (getopt
+ * with "h"): -h prints usage(stdout) and gives 0; another option, or
+ * fewer than min or more than max operands, prints usage(stderr) and
+ * gives 2 (the exit status); else -1: go on, the operands are
+ * argv[optind..argc-1].
+ */
+int getopt_help_only(int argc, char *const argv[], void (*usage)(FILE *out), int min,
+		     int max);
 
 #endif

@@ -103,3 +103,19 @@ int getopt(int argc, char *const argv[], const char *optstring)
 	last_optind = optind;
 	return r;
 }
+
+int getopt_help_only(int argc, char *const argv[], void (*usage)(FILE *out), int min,
+		     int max)
+{
+	int opt = getopt(argc, argv, "h");
+
+	if (opt == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	if (opt != -1 || argc - optind < min || argc - optind > max) {
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}

@@ -212,6 +212,8 @@ __attribute__((noreturn)) void vl___assert_fail(const char *expr,
 extern char *vl_optarg;
 extern int vl_optind, vl_opterr, vl_optopt;
 int vl_getopt(int argc, char *const argv[], const char *optstring);
+int vl_getopt_help_only(int argc, char *const argv[], void (*usage)(vl_FILE *out),
+			int min, int max);
 
 struct vl_timespec {
 	long tv_sec;

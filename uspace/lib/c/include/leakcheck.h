@@ -1,0 +1,50 @@
+/*
+ * The leak check of vfuzz and soak: a snapshot of the kernel's memory
+ * counters (sysinfo system.memory) with the task and thread counts, taken
+ * before and after a run; the two must agree exactly once the kernel has
+ * reaped what the run left (threads are reaped lazily, so the checks
+ * retry 100 ms apart). Lines are printed as "PROG: WHAT: ..." (the test
+ * harnesses parse them).
+ */
+#ifndef _LEAKCHECK_H
+#define _LEAKCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <abi/errno.h>
+#include <abi/sysinfo.h>
+
+/* What must be back at its baseline after a run. */
+typedef struct leak_snap {
+	sysinfo_memory_t mem;
+	uint64_t tasks, threads;
+	uint64_t frames;             /* free + heap + kstacks + tables + task-resident */
+} leak_snap_t;
+
+/* Bytes of sysinfo data node path read into buf (0 on error or overflow). */
+size_t leak_si(const char *path, void *buf, size_t size);
+/* The leak-check counters now into *s; EOK, ENOENT or ENOMEM (a list unread). */
+errno_t leak_snapshot(leak_snap_t *s);
+/* Whether a and b agree on everything the leak check compares. */
+bool leak_same(const leak_snap_t *a, const leak_snap_t *b);
+/*
+ * A snapshot into *s once two taken 100 ms apart agree (at most tries + 1
+ * of them); each later one that does not agree is printed as
+ * "PROG: settling: ..." if prog is not NULL. EOK, EAGAIN if they never
+ * agreed (*s is the last one), or the error of a snapshot.
+ */
+errno_t leak_settle(leak_snap_t *s, unsigned tries, const char *prog);
+/* Print a snapshot as one "PROG: WHAT: frames ..." line. */
+void leak_print(const char *prog, const char *what, const leak_snap_t *s);
+/* Print every task and thread (the first 256 and 512) as "PROG: ..." lines. */
+void leak_print_tasks(const char *prog);
+/*
+ * The check after a run: snapshots into *after 100 ms apart (at most
+ * tries) until one agrees with *before; prints it as "PROG: after: ...",
+ * and every task and thread if none agreed. Whether one agreed.
+ */
+bool leak_check(const char *prog, const leak_snap_t *before, leak_snap_t *after,
+		unsigned tries);
+
+#endif
