@@ -353,7 +353,7 @@ static void test_folded(void)
 
 static void f_write(void *ctx, const void *data, size_t len)
 {
-	f_out(ctx, data, len);
+	pt_write(ctx, data, len);
 }
 
 static errno_t flame(const char *a, const char *b)
@@ -361,9 +361,9 @@ static errno_t flame(const char *a, const char *b)
 	profdiff_opts_t o = { 0, false, NULL, "a.folded", "b.folded" };
 	prof_export_out_t w = { NULL, f_write, NULL };
 
-	out_len = 0;
-	f_out(NULL, "", 0);
-	return profdiff_folded_flame(&env, a, strlen(a), b, strlen(b), &o, &w);
+	pt_out_len = 0;
+	pt_write(NULL, "", 0);
+	return profdiff_folded_flame(&pt_env, a, strlen(a), b, strlen(b), &o, &w);
 }
 
 /* The data-heat of the frame named name (INT_MIN if none). */
@@ -412,47 +412,47 @@ static void test_flame(void)
 				"app;main;gamma;memcpy_[k] 5\napp;0x401234_(app) 5\n";
 
 	is_int(flame(a, b), EOK, "differential flame graph: EOK");
-	ok(strstr(out, "<title>a.folded vs b.folded - vprof differential flame graph</title>") &&
-	   strstr(out, "a.folded vs b.folded: A 1000 samples, B 1010; width: B; red: the share "
-		  "grew, blue: it shrank (p &lt; 0.01)</text>") && strstr(out, "</svg>\n"),
+	ok(strstr(pt_out, "<title>a.folded vs b.folded - vprof differential flame graph</title>") &&
+	   strstr(pt_out, "a.folded vs b.folded: A 1000 samples, B 1010; width: B; red: the share "
+		  "grew, blue: it shrank (p &lt; 0.01)</text>") && strstr(pt_out, "</svg>\n"),
 	   "a document titled by A and B, the totals and the legend in the heading");
-	ok(strstr(out, "window.vprofSearch") && strstr(out, "id=\"search\"") &&
-	   strstr(out, "id=\"reset\""), "the plain graph's script: search and zoom");
-	is_str(title_of(out, "alpha"), "alpha (A: 600 samples, 60.00%; B: 300 samples, 29.70%; "
+	ok(strstr(pt_out, "window.vprofSearch") && strstr(pt_out, "id=\"search\"") &&
+	   strstr(pt_out, "id=\"reset\""), "the plain graph's script: search and zoom");
+	is_str(title_of(pt_out, "alpha"), "alpha (A: 600 samples, 60.00%; B: 300 samples, 29.70%; "
 	       "-30.30 points)", "hover: alpha's counts and shares in A and B, the change");
-	is_int(heat_of(out, "alpha"), -1000, "alpha shrank the most: heat -1000 (deepest blue)");
-	ok(strstr(out, "data-heat=\"-1000\" data-name=\"alpha\"><title>") &&
-	   strstr(strstr(out, "data-name=\"alpha\""), "fill=\"rgb(60,60,255)\""),
+	is_int(heat_of(pt_out, "alpha"), -1000, "alpha shrank the most: heat -1000 (deepest blue)");
+	ok(strstr(pt_out, "data-heat=\"-1000\" data-name=\"alpha\"><title>") &&
+	   strstr(strstr(pt_out, "data-name=\"alpha\""), "fill=\"rgb(60,60,255)\""),
 	   "... drawn rgb(60,60,255)");
-	int g = heat_of(out, "gamma");
+	int g = heat_of(pt_out, "gamma");
 	ok(g > 900 && g < 1000, "gamma grew by 29.7 points: heat %d (red, nearly full)", g);
-	ok(strstr(strstr(out, "data-name=\"gamma\""), "fill=\"rgb(255,"),
+	ok(strstr(strstr(pt_out, "data-name=\"gamma\""), "fill=\"rgb(255,"),
 	   "... drawn red (rgb(255,..))");
-	is_int(heat_of(out, "beta"), 0, "beta 30.00%% -> 29.70%%: not significant, heat 0");
-	ok(strstr(strstr(out, "data-name=\"beta\""), "fill=\"rgb(225,225,225)\""),
+	is_int(heat_of(pt_out, "beta"), 0, "beta 30.00%% -> 29.70%%: not significant, heat 0");
+	ok(strstr(strstr(pt_out, "data-name=\"beta\""), "fill=\"rgb(225,225,225)\""),
 	   "... drawn grey");
-	is_int(heat_of(out, "main"), 0, "main: 100%% -> 99.50%%: not significant");
-	is_int(heat_of(out, "memcpy [k]"), 0, "memcpy_[k] shown as 'memcpy [k]' (5 new "
+	is_int(heat_of(pt_out, "main"), 0, "main: 100%% -> 99.50%%: not significant");
+	is_int(heat_of(pt_out, "memcpy [k]"), 0, "memcpy_[k] shown as 'memcpy [k]' (5 new "
 	       "samples: p > 0.01)");
-	ok(heat_of(out, "0x401234 (app)") == 0, "0x401234_(app) shown as '0x401234 (app)'");
-	is_str(title_of(out, "gamma"), "gamma (A: 100 samples, 10.00%; B: 405 samples, 40.10%; "
+	ok(heat_of(pt_out, "0x401234 (app)") == 0, "0x401234_(app) shown as '0x401234 (app)'");
+	is_str(title_of(pt_out, "gamma"), "gamma (A: 100 samples, 10.00%; B: 405 samples, 40.10%; "
 	       "+30.10 points)", "gamma's hover: its kernel callee's samples too");
-	ok(strstr(out, "data-n=\"1010\" data-a=\"1000\" data-heat=\"0\" data-name=\"all\""),
+	ok(strstr(pt_out, "data-n=\"1010\" data-a=\"1000\" data-heat=\"0\" data-name=\"all\""),
 	   "the root: B's 1010 wide, A's 1000");
 
 	is_int(flame("app;x 5\n", "app;x 0\n"), ENOENT, "no sample in B: ENOENT");
 	is_int(flame("app;x 5\n", "app;x 5x\n"), EINVAL, "a malformed line: EINVAL");
 	is_int(flame("app;x 5\n", "app;x 5\n"), EOK, "the same profile twice: EOK");
-	ok(!strstr(out, "data-heat=\"-") && !strstr(out, "data-heat=\"1"),
+	ok(!strstr(pt_out, "data-heat=\"-") && !strstr(pt_out, "data-heat=\"1"),
 	   "... every heat 0 (no change)");
 	bool clean = true;
 	long failures = 0;
 	for (long budget = 0; budget < 200; budget++) {
-		alloc_budget = budget;
+		pt_alloc_budget = budget;
 		errno_t err = flame(a, b);
-		alloc_budget = -1;
+		pt_alloc_budget = -1;
 		failures += err == ENOMEM;
-		clean &= (err == ENOMEM || err == EOK) && live_allocs == 0;
+		clean &= (err == ENOMEM || err == EOK) && pt_live_allocs == 0;
 	}
 	ok(clean && failures > 10, "out of memory at each of %ld allocations: ENOMEM, no leak",
 	   failures);
@@ -601,7 +601,7 @@ static void test_vprof_folded(const char *build, const char *abuild, const char 
 	ok(strstr(text, "<title>alpha (A: 30 samples, 71.43%; B: 5 samples, 14.29%; -57.14 "
 		      "points)</title>"), "... alpha's hover text");
 	/* Bad input: a clear message and exit 1, never a crash or a document. */
-	static sb_t empty;
+	static pt_sb_t empty;
 	sb_start(&empty, 5);
 	snprintf(path, sizeof(path), "%s/empty", dir);
 	tool_write(path, empty.buf, empty.len);

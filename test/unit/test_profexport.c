@@ -636,9 +636,9 @@ static void test_vprof_bad(const char *build, const char *dir, char *text, size_
 
 	build = abuild ? abuild : build;
 	snprintf(path, sizeof(path), "%s/empty", dir);
-	tool_write(path, sbuf, sizeof(prof_rec_header_t));
+	tool_write(path, sb.buf, sizeof(prof_rec_header_t));
 	snprintf(path, sizeof(path), "%s/cut", dir);
-	tool_write(path, sbuf, slen - 20);
+	tool_write(path, sb.buf, sb.len - 20);
 	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			snprintf(cmd, sizeof(cmd), "cd %s && rm -f out* && %s/host/vprof -F %s -r %s "
