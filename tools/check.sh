@@ -45,7 +45,7 @@ build=${BUILD:-build}
 if [[ ${#files[@]} -eq 0 ]]; then
     # Slowest first (times on 2 cores, TCG, 2026-11-25): groundtruth ~5 min, cprof ~7.5 min,
     # user ~5 min, soak ~2 min, bochs ~2 min, ktest ~2 min, boot ~1.5 min,
-    # gtcallgrind/failinj/fuzz/icount ~1 min each; the unit tests take a few seconds.
+    # fuzz ~2 min, gtcallgrind/failinj/icount ~1 min each; the unit tests take a few seconds.
     for t in test/groundtruth.t test/cprof.t test/fuzz.t test/user.t test/soak.t test/boot.t \
              test/ktest.t \
              test/gtcallgrind.t test/failinj.t test/icount.t test/bochs.t \

@@ -3,6 +3,7 @@
  * on the main thread, the per-syscall result table at the end. Also the
  * child mode (-c): the short-lived tasks the workers spawn and kill.
  */
+#include <abi/limits.h>
 #include <abi/syscall.h>
 #include <ipc.h>
 #include <stdio.h>
@@ -130,6 +131,28 @@ static uint64_t fz_sum_calls(unsigned n)
 	return s;
 }
 
+/*
+ * Read every answer (and answer every call) queued for this task. The
+ * fuzz threads' calls leave answers nobody reads (their ids are
+ * forgotten), and at LIMIT_BOX_ANSWERS every call of the task gets ELIMIT,
+ * libc's console writes too: the progress lines and the final report were
+ * lost. Only this thread prints (the fuzz threads never take IPC_WAIT_ALL),
+ * so no answer a printf waits for is taken here.
+ */
+static void fz_drain_answers(void)
+{
+	ipc_event_t ev;
+
+	for (unsigned i = 0; i < 2 * LIMIT_BOX_ANSWERS; i++) {
+		if (sys_ipc_wait(&ev, 0, IPC_WAIT_ALL | IPC_WAIT_NONBLOCK, 0) != EOK)
+			return;
+		if (ev.type == IPC_EV_CALL) {
+			ipc_msg_t a = { .method = ENOTSUP };
+			sys_ipc_answer(ev.callid, &a, NULL);
+		}
+	}
+}
+
 /* Heartbeat until the threads are done; false after a stall (reported). */
 static bool fz_heartbeat(unsigned n, uint64_t calls)
 {
@@ -139,6 +162,7 @@ static bool fz_heartbeat(unsigned n, uint64_t calls)
 	while ((done = fz_sum_calls(n)) < calls) {
 		sys_sleep_ns(FZ_BEAT_NS);
 		done = fz_sum_calls(n);
+		fz_drain_answers();
 		printf("vfuzz: progress %llu/%llu calls\n", (unsigned long long)done,
 		       (unsigned long long)calls);
 		still = done == last ? still + 1 : 0;
@@ -216,6 +240,7 @@ int fz_worker(uint64_t seed, uint64_t calls, unsigned nthreads)
 		thread_join(fz_workers[i], NULL);
 	if (sys_sysinfo_int("system.tsc_hz", &fz_tsc_mhz) == EOK)
 		fz_tsc_mhz /= 1000000;
+	fz_drain_answers();
 	fz_report(nthreads);
 	for (unsigned i = 0; i < nthreads; i++)
 		bad += fz_threads[i]->unexpected;
