@@ -55,14 +55,6 @@ typedef struct figure {
 	int (*group)(void);
 } figure_t;
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* SYS_NULL inline, without the libc call around it. */
 static inline long raw_null(void)
 {
@@ -91,9 +83,9 @@ static long run_unmap_sparse(void)
 	if (sys_map(NULL, SPARSE_LEN, PROT_READ | PROT_WRITE, &addr) != EOK)
 		return -1;
 	*(volatile char *)addr = 1;
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = bench_rdtsc();
 	errno_t rc = sys_unmap(addr, SPARSE_LEN);
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = bench_rdtsc();
 	return rc == EOK ? (long)(t1 - t0) : -1;
 }
 
@@ -101,10 +93,10 @@ static long run_unmap_sparse(void)
 
 static long run_null(void)
 {
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = bench_rdtsc();
 	for (int i = 0; i < NULL_CALLS; i++)
 		raw_null();
-	return (long)((rdtsc() - t0) / NULL_CALLS);
+	return (long)((bench_rdtsc() - t0) / NULL_CALLS);
 }
 
 /* ---------------------------------------------------------- ctxsw.thread */
@@ -161,10 +153,10 @@ static long partner_switches(void)
 static long run_ctxsw(void)
 {
 	long before = partner_switches();
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = bench_rdtsc();
 	for (int i = 0; i < YIELDS; i++)
 		raw_yield();
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = bench_rdtsc();
 	long after = partner_switches();
 	if (before < 0 || after - before < YIELDS) {
 		printf("bench: ctxsw.thread: partner ran %ld times for %d yields\n",
@@ -179,7 +171,7 @@ static long run_ctxsw(void)
 static long run_spawn(void)
 {
 	const char *const argv[] = { "bench", EXIT_NOW, NULL };
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = bench_rdtsc();
 
 	for (int i = 0; i < SPAWNS; i++) {
 		task_id_t id;
@@ -188,7 +180,7 @@ static long run_spawn(void)
 		    sys_wait(id, &status, 0, NULL) != EOK || status != 0)
 			return -1;
 	}
-	return (long)((rdtsc() - t0) / SPAWNS);
+	return (long)((bench_rdtsc() - t0) / SPAWNS);
 }
 
 /* ------------------------------------------------------ accounting.entry */

@@ -6,7 +6,21 @@
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* The TSC, fenced so the timed code stays between two reads. */
+static inline uint64_t bench_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* malloc and free as the profiler libraries' allocator hooks (bench_prof.c). */
+void *bench_alloc(void *ctx, size_t n);
+void bench_release(void *ctx, void *p);
 
 /* The hidden first argument that makes bench the IPC figures' server. */
 #define BENCH_IPC_SERVER "--ipc-server"

@@ -21,14 +21,6 @@
 #define CPROF_RUNS 5
 #define CPROF_ROUNDS "4"
 
-static inline uint64_t cprof_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -42,12 +34,12 @@ static uint64_t cprof_run(const char *path)
 	const char *const argv[] = { path, "-q", "-r", CPROF_ROUNDS, NULL };
 	task_id_t id;
 	int status;
-	uint64_t t0 = cprof_rdtsc();
+	uint64_t t0 = bench_rdtsc();
 
 	if (sys_spawn(path, argv, 0, &id) != EOK || sys_wait(id, &status, 0, NULL) != EOK ||
 	    status != 0)
 		return 0;
-	return cprof_rdtsc() - t0;
+	return bench_rdtsc() - t0;
 }
 
 int bench_cprof(void)

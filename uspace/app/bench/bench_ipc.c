@@ -39,14 +39,6 @@ static unsigned ipc_thread_servers;    /* names used by thread servers */
 static uint64_t tsc_hz;
 static uint8_t dw_buf[IPC_DATA_MAX];
 
-static inline uint64_t ipc_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static unsigned cpus_and_hz(void)
 {
 	system_stats_t st;
@@ -162,22 +154,22 @@ void ipc_teardown(void)
 
 long run_ipc_roundtrip(void)
 {
-	uint64_t t0 = ipc_rdtsc();
+	uint64_t t0 = bench_rdtsc();
 
 	for (int i = 0; i < IPC_RT_CALLS; i++)
 		if (ipc_call_sync(ipc_phone, BENCH_M_NOP, 0, 0, 0, 0, 0, NULL) != EOK)
 			return -1;
-	return (long)((ipc_rdtsc() - t0) / IPC_RT_CALLS);
+	return (long)((bench_rdtsc() - t0) / IPC_RT_CALLS);
 }
 
 long run_ipc_datawrite(void)
 {
-	uint64_t t0 = ipc_rdtsc();
+	uint64_t t0 = bench_rdtsc();
 
 	for (int i = 0; i < IPC_DW_CALLS; i++)
 		if (ipc_data_write(ipc_phone, dw_buf, sizeof(dw_buf)) != EOK)
 			return -1;
-	uint64_t cycles = ipc_rdtsc() - t0;
+	uint64_t cycles = bench_rdtsc() - t0;
 	if (!cycles)
 		return -1;
 	return (long)((uint64_t)IPC_DW_CALLS * sizeof(dw_buf) * tsc_hz / cycles /

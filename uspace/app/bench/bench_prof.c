@@ -193,13 +193,13 @@ static void prof_loss(unsigned ncpus)
 	printf("prof.samples.timer.10000 %lu samples\n", r.st.samples);
 }
 
-static void *sym_alloc(void *ctx, size_t n)
+void *bench_alloc(void *ctx, size_t n)
 {
 	(void)ctx;
 	return malloc(n);
 }
 
-static void sym_release(void *ctx, void *p)
+void bench_release(void *ctx, void *p)
 {
 	(void)ctx;
 	free(p);
@@ -208,7 +208,7 @@ static void sym_release(void *ctx, void *p)
 /* Symbol lookups per second in the kernel's table, as the report does them. */
 static void prof_symbolize(uint64_t tsc_hz)
 {
-	profsym_mem_t mem = { NULL, sym_alloc, sym_release };
+	profsym_mem_t mem = { NULL, bench_alloc, bench_release };
 	profsym_t ps;
 	void *image = NULL;
 	size_t size = 0;

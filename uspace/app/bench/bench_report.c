@@ -39,26 +39,6 @@ typedef struct rb_range {
 	uint64_t lo, hi;                /* the first and the last symbol's address */
 } rb_range_t;
 
-static inline uint64_t rb_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static void *rb_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void rb_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
 static errno_t rb_load(void *ctx, const char *path, void **data, size_t *size)
 {
 	(void)ctx;
@@ -73,7 +53,7 @@ static void rb_null(void *ctx, const char *s, size_t len)
 /* The symbol range of the ELF file at path; false if it has no symbols. */
 static bool rb_range(const char *path, rb_range_t *r)
 {
-	profsym_mem_t mem = { NULL, rb_alloc, rb_release };
+	profsym_mem_t mem = { NULL, bench_alloc, bench_release };
 	void *image = NULL;
 	size_t size = 0;
 	profsym_t ps;
@@ -177,7 +157,7 @@ static errno_t rb_feed(prof_report_t *r, uint8_t *buf, const rb_range_t *k, cons
 static int rb_run(const char *name, uint64_t tsc_hz, const rb_range_t *k, const rb_range_t *u,
 		  const uint64_t *pcs)
 {
-	prof_env_t env = { NULL, rb_alloc, rb_release, rb_load, rb_null };
+	prof_env_t env = { NULL, bench_alloc, bench_release, rb_load, rb_null };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
 	uint8_t *buf = malloc(REPORT_PIECE);
 	prof_report_t *r;
@@ -186,13 +166,13 @@ static int rb_run(const char *name, uint64_t tsc_hz, const rb_range_t *k, const 
 		free(buf);
 		return -1;
 	}
-	uint64_t t0 = rb_rdtsc();
+	uint64_t t0 = bench_rdtsc();
 	errno_t err = prof_report_feed(r, buf, rb_prologue(buf, k, u));
 	if (err == EOK)
 		err = rb_feed(r, buf, k, u, pcs);
 	if (err == EOK)
 		err = prof_report_print(r, &o);
-	uint64_t cycles = rb_rdtsc() - t0;
+	uint64_t cycles = bench_rdtsc() - t0;
 	prof_report_free(r);
 	free(buf);
 	if (err != EOK) {
