@@ -6,7 +6,8 @@
  *   prof.overhead.SRC.HZ      % more cycles per chunk with a whole-system
  *                             session of source SRC at HZ per CPU (timer at
  *                             1000, 10000 and 100000 Hz; rtc-nmi at 8192),
- *                             the stream drained by a reader thread
+ *                             the stream drained by a reader thread,
+ *                             against chunks measured just before it
  *   prof.sample.SRC.HZ        cycles one sample costs the interrupted code:
  *                             the extra cycles per chunk over the samples
  *                             the chunk's CPU took meanwhile
@@ -21,7 +22,9 @@
  *                             report's table from /boot/kernel, random
  *                             addresses over its range)
  *
- * Chunks are measured after the session is up, median of PROF_CHUNKS.
+ * Chunks are measured after the session is up and has run PROF_SETTLE_MS
+ * (the throttle judges each CPU over windows of 1/10 s, so the figure is
+ * the steady state), median of PROF_CHUNKS.
  * With QEMU's -icount, cycles are instructions times a constant
  * (tools/bench.sh --icount converts).
  */
@@ -43,9 +46,11 @@
 #define PROF_CHUNK_ITERS 2000000ul
 #define PROF_READ_BUF (512 * 1024)
 #define BENCH_PROF_LOSS_S 60
+#define PROF_SETTLE_MS 300
 
 static volatile bool reader_stop;
 static volatile bool spin_stop;
+static uint64_t prof_tsc_hz;             /* set by bench_prof() */
 
 static inline uint64_t prof_rdtsc(void)
 {
@@ -131,16 +136,29 @@ static uint64_t prof_samples_now(void)
 	return sys_sysinfo_data("system.profiler", &p, sizeof(p), &got) == EOK ? p.samples : 0;
 }
 
-/* One overhead figure: source src at hz against base cycles per chunk. */
-static void prof_overhead(const char *name, unsigned src, unsigned hz, uint64_t base,
-			  unsigned ncpus)
+/* Spin PROF_SETTLE_MS so that the throttle has judged a few windows. */
+static void prof_settle(void)
+{
+	uint64_t end = prof_rdtsc() + prof_tsc_hz / 1000 * PROF_SETTLE_MS;
+
+	while (prof_rdtsc() < end)
+		prof_spin(10000);
+}
+
+/*
+ * One overhead figure: source src at hz against the cycles per chunk
+ * measured just before the session (a shared host's load drifts).
+ */
+static void prof_overhead(const char *name, unsigned src, unsigned hz, unsigned ncpus)
 {
 	prof_run_t r;
+	uint64_t base = prof_chunk();
 
 	if (prof_begin(&r, src, hz) != EOK) {
 		printf("# prof.overhead.%s.%u: cannot begin a session (source absent?)\n", name, hz);
 		return;
 	}
+	prof_settle();
 	uint64_t s0 = prof_samples_now(), t0 = prof_rdtsc();
 	uint64_t with = prof_chunk();
 	uint64_t t1 = prof_rdtsc(), s1 = prof_samples_now();
@@ -243,13 +261,13 @@ int bench_prof(void)
 	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&ss, 0, 0, 0, 0, 0) < 0)
 		return -1;
 	unsigned ncpus = ss.cpus_online;
-	uint64_t base = prof_chunk();
-	printf("prof.loop.none %lu cycles\n", base);
-	prof_overhead("timer", PROF_SRC_TIMER, 1000, base, ncpus);
-	prof_overhead("timer", PROF_SRC_TIMER, 10000, base, ncpus);
-	prof_overhead("timer", PROF_SRC_TIMER, 100000, base, ncpus);
-	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, base, ncpus);
-	prof_overhead("pmc", PROF_SRC_PMC, 10000, base, ncpus);
+	prof_tsc_hz = ss.tsc_hz;
+	printf("prof.loop.none %lu cycles\n", prof_chunk());
+	prof_overhead("timer", PROF_SRC_TIMER, 1000, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 10000, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 100000, ncpus);
+	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, ncpus);
+	prof_overhead("pmc", PROF_SRC_PMC, 10000, ncpus);
 	prof_loss(ncpus);
 	prof_symbolize(ss.tsc_hz);
 	return 0;
