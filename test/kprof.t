@@ -17,6 +17,16 @@ On 2 CPUs at the shell:
 - without the profile permission (`restrict`) start and stop are refused
   ("Operation not permitted") and change nothing, and kpdata cannot be read.
 
+On 1 CPU under -icount (time is instructions; on SMP QEMU 7.2 hands the
+vCPUs whole turns, which piles samples up where a turn ends), the share:
+kprof runs while `workload alpha:1 ksyscall:1` runs in the background
+(started before, still running after, so no spawn and exit are counted),
+and the kernel's share of the non-idle ticks must be within SHARE_TOL
+points of the workload's kernel share as the NMI profiler measures it in
+the same boot (`profile -s rtc-nmi`: kernel samples of its samples), and
+most of the ksyscall half (over 25%, at most 50% + SHARE_TOL). The idle
+ticks are those of the idle loop, sched_start.
+
 TAP on stdout, for prove.
 """
 
@@ -39,6 +49,10 @@ TOTAL_RE = re.compile(r"^total: (\d+)\tin kernel text: (\d+)\t"
 KTZERO_RE = re.compile(r"^KTZERO ([0-9a-f]+)\t(\d+) us per tick, (\d+) buckets"
                        r" of (\d+) bytes")
 ROW_RE = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+\s+(\S+)\s*$")
+SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
+IDLE_FN = "sched_start"
+SHARE_TOL = 4.0         # points: ~3000 ticks give a 0.9-point sd, plus the shell's
+WORK = "workload -d %d alpha:1 ksyscall:1"
 
 
 def text_range():
@@ -157,10 +171,53 @@ def check_errors(tap, sh):
     tap.ok(sh.status() == 2, "kprof with bad usage: status 2")
 
 
+def pct(x):
+    return "%.2f" % x if x is not None else "none"
+
+
+def kprof_kernel_share(sh):
+    """kprof's kernel share (%) of the non-idle ticks over 3 s of a
+    background workload, and the number of non-idle ticks."""
+    sh.run(WORK % 10 + " > /tmp/wl &")
+    sh.run("sleep 1")
+    sh.run("echo startclr > /dev/kpctl")
+    sh.run("sleep 3")
+    sh.run("echo stop > /dev/kpctl")
+    tot, _, rows = report(sh.run("kprof", timeout=60))
+    sh.run("sleep 8", timeout=120)        # the background workload ends
+    if not tot:
+        return None, 0
+    idle = rows.get(IDLE_FN, 0)
+    busy = tot[0] - idle
+    return (100.0 * (tot[1] - idle) / busy if busy else None), busy
+
+
+def profile_kernel_share(sh):
+    """The workload's kernel share (%) by the NMI profiler, and its samples."""
+    for line in sh.run("profile -s rtc-nmi -f 4096 /bin/" + WORK % 3, timeout=300) or []:
+        m = SAMPLES_RE.search(line)
+        if m and int(m.group(1)):
+            return 100.0 * int(m.group(3)) / int(m.group(1)), int(m.group(1))
+    return None, 0
+
+
+def check_share(tap, sh):
+    kp, ticks = kprof_kernel_share(sh)
+    ref, samples = profile_kernel_share(sh)
+    tap.ok(kp is not None and ticks >= 2000,
+           "kprof of a background workload: %s%% kernel of %d non-idle ticks" % (pct(kp), ticks))
+    tap.ok(ref is not None and samples >= 10000 and 25.0 < ref <= 50.0 + SHARE_TOL,
+           "profile -s rtc-nmi of the workload: %s%% kernel of %d samples" % (pct(ref), samples))
+    tap.ok(kp is not None and ref is not None and abs(kp - ref) <= SHARE_TOL,
+           "kprof's kernel share %s%% within %.0f points of the NMI profiler's %s%%"
+           % (pct(kp), SHARE_TOL, pct(ref)))
+
+
 def main():
     tap = Tap()
     shell_session(tap, [check_profile, check_control, check_errors], cpus=2,
                   icount=bt.PROFILE_ICOUNT)
+    shell_session(tap, [check_share], cpus=1, icount=bt.PROFILE_ICOUNT)
     tap.done()
 
 

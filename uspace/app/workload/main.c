@@ -12,12 +12,15 @@
  * WEIGHT slices of WL_SLICE_US microseconds (TSC time) per round, until
  * the time is up. At the end it prints, per name and in total,
  * "workload: NAME N iterations in T ms" (T: TSC time in that name,
- * summed over threads).
+ * summed over threads), then "workload: cpu U ms user, K ms kernel": the
+ * kernel's exact cycle accounting of the whole task so far (a reference
+ * for the profilers' kernel share).
  */
 #include <ctype.h>
 #include <getopt.h>
 #include <ipc.h>
 #include <stdio.h>
+#include <stats.h>
 #include <stdlib.h>
 #include <string.h>
 #include <thread.h>
@@ -183,6 +186,20 @@ static void report(void)
 	       (unsigned long long)(cycles * 1000 / wl_tsc_hz));
 }
 
+/* The task's user and kernel time from the kernel's accounting. */
+static void report_cpu(void)
+{
+	sysinfo_task_t t;
+
+	if (stats_task(sys_task_id(), &t) != EOK) {
+		fprintf(stderr, "workload: cannot read its own task record\n");
+		return;
+	}
+	printf("workload: cpu %llu ms user, %llu ms kernel\n",
+	       (unsigned long long)stats_cycles_ms(t.user_cycles, wl_tsc_hz),
+	       (unsigned long long)stats_cycles_ms(t.kernel_cycles, wl_tsc_hz));
+}
+
 /* Parse the options and shares; 0 to run, else the exit status. */
 static int parse_args(int argc, char **argv, unsigned *threads)
 {
@@ -227,6 +244,7 @@ int main(int argc, char **argv)
 	unsigned failed = run_workers(threads);
 	kcopy_stop();
 	report();
+	report_cpu();
 	if (failed || kcopy_failed()) {
 		fprintf(stderr, "workload: %u worker(s) failed%s\n", failed,
 			kcopy_failed() ? ", a kcopy write failed" : "");
