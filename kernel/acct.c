@@ -9,15 +9,38 @@
 
 uint64_t acct_entry_cost;
 
-/* Give the cycles since c's last boundary to whoever had them. Irqs off. */
-static uint64_t acct_charge(cpu_t *c)
+_Static_assert(offsetof(cpu_t, edge.entry) == CPU_OFF_EDGE_ENTRY, "CPU_OFF_EDGE_ENTRY");
+_Static_assert(offsetof(cpu_t, edge.exit) == CPU_OFF_EDGE_EXIT, "CPU_OFF_EDGE_EXIT");
+_Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_EDGE_SCRATCH");
+
+/*
+ * In user mode since a return whose exit code stamped edge.exit: that code
+ * ran in the kernel, for the thread still current. Moves c's last boundary
+ * to the stamp, charging the thread's kernel time. Irqs off.
+ */
+static inline __attribute__((always_inline)) void acct_take_exit(cpu_t *c, uint64_t now)
 {
 	acct_cpu_t *a = &c->acct;
-	uint64_t now = time_cycles();
-	uint64_t d = a->last ? now - a->last : 0;
+	uint64_t x = c->edge.exit;
+
+	c->edge.exit = 0;
+	if (a->mode != ACCT_USER || !a->last || x <= a->last || x > now || !c->current)
+		return;
+	c->current->acct.kernel_cycles += x - a->last;
+	a->busy += x - a->last;
+	a->last = x;
+}
+
+/* Give the cycles up to now since c's last boundary to whoever had them. Irqs off. */
+static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, uint64_t now)
+{
+	if (c->edge.exit)
+		acct_take_exit(c, now);
+	acct_cpu_t *a = &c->acct;
+	uint64_t d = a->last && now > a->last ? now - a->last : 0;
 	thread_t *t = c->current;
 
-	a->last = now;
+	a->last = MAX(a->last, now);        /* an edge stamp older than the last boundary */
 	if (a->mode == ACCT_IRQ) {
 		a->irq += d;
 		return d;
@@ -31,6 +54,12 @@ static uint64_t acct_charge(cpu_t *c)
 	else
 		a->busy += d;
 	return d;
+}
+
+/* Give the cycles since c's last boundary to whoever had them. Irqs off. */
+static uint64_t acct_charge(cpu_t *c)
+{
+	return acct_charge_at(c, time_cycles());
 }
 
 /* Charge, then switch c to mode. */
@@ -59,6 +88,7 @@ void acct_user_enter(void)
 
 	acct_charge(c);
 	c->acct.mode = ACCT_USER;
+	c->edge.exit = 0;                   /* the exit code stamps it, if a syscall's */
 	if (t->acct.sys_in) {               /* a syscall ends: its cycles */
 		c->acct.sys_cycles[t->acct.sys_in - 1] +=
 			t->acct.kernel_cycles - t->acct.sys_k0;
@@ -133,8 +163,10 @@ void acct_syscall_enter(uint64_t nr)
 	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
+	uint64_t entry = c->edge.entry;
 
-	acct_charge(c);
+	c->edge.entry = 0;
+	acct_charge_at(c, entry ? entry : time_cycles());   /* user time ends at the entry */
 	c->acct.mode = ACCT_KERNEL;
 	if (nr < SYS_COUNT)
 		c->acct.sys_count[nr]++;      /* now: exit and the like never return */

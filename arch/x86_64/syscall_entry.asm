@@ -8,9 +8,18 @@
 ; code selector and the syscall's RFLAGS rules allow it; a non-canonical
 ; RIP never reaches SYSRET (it would #GP in ring 0 on Intel with the user
 ; RSP loaded): syscall_bad_return() kills the task instead.
+;
+; The cycle accounting's edges (kernel/acct.c): the TSC goes to the CPU's
+; edge.entry right after swapgs and to edge.exit right before the user RSP
+; comes back (rax and rdx parked in edge.scratch meanwhile), so the entry
+; and exit code is charged to the kernel; the 3 instructions each way
+; outside are user time.
 
 %define CPU_KERNEL_RSP 8
 %define CPU_USER_RSP 16
+%define CPU_EDGE_ENTRY 56		; kernel/cpu.h CPU_OFF_EDGE_ENTRY
+%define CPU_EDGE_EXIT 64		; kernel/cpu.h CPU_OFF_EDGE_EXIT
+%define CPU_EDGE_SCRATCH 72		; kernel/cpu.h CPU_OFF_EDGE_SCRATCH
 %define SYSCALL_VECTOR 0x80
 %define FRAME_RIP 17 * 8
 
@@ -19,9 +28,22 @@ extern syscall_dispatch, syscall_bad_return
 
 %include "arch/regs.inc"
 
+; The TSC into [gs:%1]; every register kept (rax, rdx parked per CPU).
+%macro STAMP_TSC 1
+	mov [gs:CPU_EDGE_SCRATCH], rax
+	mov [gs:CPU_EDGE_SCRATCH + 8], rdx
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [gs:%1], rax
+	mov rax, [gs:CPU_EDGE_SCRATCH]
+	mov rdx, [gs:CPU_EDGE_SCRATCH + 8]
+%endmacro
+
 global syscall_entry:function
 syscall_entry:
 	swapgs
+	STAMP_TSC CPU_EDGE_ENTRY
 	mov [gs:CPU_USER_RSP], rsp
 	mov rsp, [gs:CPU_KERNEL_RSP]
 	push 0x23			; ss
@@ -49,6 +71,7 @@ syscall_entry:
 	add rsp, 16			; vector, error
 	mov rcx, [rsp]			; rip
 	mov r11, [rsp + 16]		; rflags
+	STAMP_TSC CPU_EDGE_EXIT
 	mov rsp, [rsp + 24]		; user rsp
 	swapgs
 	o64 sysret

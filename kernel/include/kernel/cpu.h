@@ -40,6 +40,20 @@ typedef struct cpu_lat {
 	uint64_t nmi_max;            /* longest NMI handler, cycles */
 } cpu_lat_t;
 
+/*
+ * The cycle counter (time_cycles) read by the arch's syscall path right
+ * after it enters the kernel and right before it leaves, so that the
+ * accounting charges the entry and exit code to the kernel, not to user
+ * time (kernel/acct.c). 0: none since the accounting took it. At a fixed
+ * offset in cpu_t (arch code stores it through the per-CPU segment, with
+ * two words of its own to park registers in).
+ */
+typedef struct acct_edge {
+	uint64_t entry;              /* syscall entry, before the C code */
+	uint64_t exit;               /* syscall return, after the C code */
+	uint64_t scratch[2];         /* the arch code's, interrupts off */
+} acct_edge_t;
+
 #define MAX_CPUS 64
 
 /* NMI reasons, set in cpu_t.nmi_pending before an NMI IPI is sent. */
@@ -60,6 +74,7 @@ typedef struct cpu {
 	uintptr_t user_rsp;          /* offset 16: scratch for the syscall entry */
 	struct thread *current;      /* offset 24: the running thread */
 	cpu_lat_t lat;               /* offset 32: arch irq_save/irq_restore use it */
+	acct_edge_t edge;            /* offset 56: the arch syscall path writes it */
 	uint32_t id;                 /* logical id, 0 = boot CPU */
 	volatile bool online;
 	volatile uint64_t ticks;     /* local timer interrupts */
@@ -81,6 +96,9 @@ typedef struct cpu {
 
 #define CPU_OFF_KERNEL_RSP 8
 #define CPU_OFF_USER_RSP 16
+#define CPU_OFF_EDGE_ENTRY 56
+#define CPU_OFF_EDGE_EXIT 64
+#define CPU_OFF_EDGE_SCRATCH 72
 
 extern cpu_t *cpus[MAX_CPUS];
 extern unsigned cpu_count;          /* CPUs found in the firmware tables */
