@@ -1337,7 +1337,8 @@ static errno_t pr_prepare(prof_print_t *pp)
 }
 
 /*
- * Say when the samples are biased (QEMU TCG without -icount) and which
+ * Say when the samples are biased (QEMU TCG without -icount, or -icount
+ * on SMP) and which
  * binaries' files differ from the ones profiled (after loading).
  */
 static void pr_warnings(prof_print_t *pp)
@@ -1348,6 +1349,10 @@ static void pr_warnings(prof_print_t *pp)
 		rep_printf(r, "warning: QEMU TCG without -icount: samples are biased to "
 			   "translation-block boundaries (boot with -icount for exact "
 			   "profiles)\n");
+	if (r->c.have_header && (r->header.flags & PROF_F_ICOUNT_SMP))
+		rep_printf(r, "warning: QEMU -icount on %u CPUs: vCPUs run in turns, so "
+			   "samples due while a CPU waits land where its turn ended (profile "
+			   "on 1 CPU for exact shares)\n", (unsigned)r->header.ncpus);
 
 	for (size_t i = 0; i < r->nbins; i++) {
 		if (r->bins[i].stale)

@@ -14,8 +14,9 @@ its 4 s once); `bench -r 3 ctxsw.thread` ends (its partner
 thread, queued on CPU 1 while the main thread yields in a loop on CPU 0,
 never ran: the hang of `tools/bench.sh --icount 0`); then, on 4 CPUs,
 every CPU comes online. The profile reports: `sprofile -d 1` under
--icount has no bias warning, under plain TCG (a third boot) it says the
-samples are biased to translation-block boundaries, and the boot logs
+-icount has no TB-bias warning but (2 CPUs) the -icount SMP warning,
+under plain TCG (a third boot) it says the samples are biased to
+translation-block boundaries and has no -icount warning, and the boot logs
 say which platform the kernel detected (system.platform).
 The shares are not fair: QEMU 7.2 hands vCPU 0 the time up to each timer
 deadline and the others only the rest of its tick (seen: 3.2 s and 0.8 s
@@ -88,6 +89,7 @@ def check_yield_loop(tap, sh):
 
 
 WARN = "samples are biased to translation-block boundaries"
+SMP_WARN = "warning: QEMU -icount on 2 CPUs: vCPUs run in turns"
 
 
 def check_report(biased):
@@ -98,6 +100,9 @@ def check_report(biased):
         tap.ok(any(re.search(r"samples: \d+ total", l) for l in out) and
                has == biased, "sprofile -d 1 %s the bias warning (%r)" %
                ("has" if biased else "has not", out[:3]))
+        smp = any(SMP_WARN in l for l in out)
+        tap.ok(smp != biased, "sprofile -d 1 %s the -icount SMP warning" %
+               ("has not" if biased else "has"))
         want = ("without -icount: profile samples are biased" if biased
                 else "with -icount: samples land on exact")
         tap.ok(any(want in l for l in sh.g.lines()),

@@ -1017,6 +1017,23 @@ static void test_tb_biased(void)
 	build_ref(&sb, false);
 }
 
+/* A header with PROF_F_ICOUNT_SMP: the -icount SMP warning, not the TB one. */
+static void test_icount_smp(void)
+{
+	sb_more_flags = PROF_F_ICOUNT_SMP;
+	build_ref(&sb, false);
+	sb_more_flags = 0;
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	ok(strstr(t, "warning: QEMU -icount on ") && strstr(t, "CPUs: vCPUs run in turns"),
+	   "system report: the -icount SMP warning");
+	ok(!pt_has_line(t, TB_WARNING), "... and no TB-bias warning");
+	free(t);
+	build_ref(&sb, false);
+	t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	ok(!strstr(t, "-icount on "), "without the flag: no -icount SMP warning");
+	free(t);
+}
+
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -1079,6 +1096,7 @@ int main(void)
 	test_fuzz();
 	test_enomem();
 	test_tb_biased();
+	test_icount_smp();
 	test_vprof();
 	free(pt_out);
 	return done_testing();

@@ -43,6 +43,13 @@
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
 /* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
 #define PROF_F_TB_BIASED (1u << 31)
+/*
+ * Header only, set by the kernel: QEMU -icount on more than one CPU. QEMU
+ * (7.2 here) runs the vCPUs in turns on one thread, each up to its next
+ * timer deadline, so a CPU's samples that come due while it waits for its
+ * turn are taken where its last turn ended, and CPU shares are uneven.
+ */
+#define PROF_F_ICOUNT_SMP (1u << 30)
 
 #define PROF_BUDGET_DEFAULT 2500       /* 1/100 %: 25%, Linux perf's default */
 #define PROF_BUDGET_MAX 10000          /* 100% */
