@@ -20,7 +20,11 @@ file, checks:
 - `sprofile -d 1 -o /tmp/p.dat` writes a stream (a multiple of 8 bytes,
   holding the magic);
 - `sprofile -d 1 -o com2`: a line with what COM2 carried (KiB/s, samples/s
-  with and without -g, from the writes timed); the host file of COM2 holds the stream:
+  with and without -g, from the writes timed) and a line with what the
+  session asks of it (1000 samples/s of 48 bytes per CPU: "the line
+  carries it"; `-g -f 10000 -d 0.3` asks 2.4 MiB/s, more than a TCG line
+  carries: "expect about N% of the samples lost"); the host file of COM2
+  holds the streams:
   the header record with the magic first, well-formed records, the END
   record last (and build/host/vprof, if built, reads it);
 - keys: `sprofile` ends on q with its report; `profile` of a workload
@@ -186,9 +190,17 @@ def check_file(tap, sh):
            "... holding the magic (%r)" % out)
 
 
+CPUS = 2
 COM2_FIGURE_RE = re.compile(r"sprofile: com2 carries about (\d+) KiB/s here "
                             r"\((\d+) bytes timed.*: "
                             r"about (\d+) samples/s, (\d+)/s with -g")
+NEED_RE = re.compile(r"sprofile: com2: this session asks about (\d+) KiB/s "
+                     r"\((\d+) samples/s of (\d+) bytes\): (.*)$")
+
+
+def need_line(out):
+    """The match of sprofile's "this session asks" line in out, or None."""
+    return next((NEED_RE.search(l) for l in out or [] if NEED_RE.search(l)), None)
 
 
 def check_com2(tap, sh):
@@ -200,6 +212,17 @@ def check_com2(tap, sh):
            int(m.group(3)) > int(m.group(4)) > 0,
            "-o com2 says what the line carries (%s)"
            % (m.group(0) if m else out))
+    n = need_line(out)
+    tap.ok(n and int(n.group(2)) == 1000 * CPUS and int(n.group(3)) == 48 and
+           n.group(4) == "the line carries it",
+           "-o com2 says what the session asks and that it fits (%s)"
+           % (n.group(0) if n else out))
+    out = sh.run("sprofile -g -f 10000 -d 0.3 -o com2", timeout=120)
+    n = need_line(out)
+    tap.ok(n and int(n.group(2)) == 10000 * CPUS and int(n.group(3)) == 128 and
+           re.match(r"expect about \d+% of the samples lost", n.group(4)),
+           "-g -f 10000 -o com2: it says how much will be lost (%s)"
+           % (n.group(0) if n else out))
 
 
 def records(data):
@@ -268,7 +291,7 @@ def main():
     shell_session(tap, (check_usage, check_sprofile, check_profile,
                         check_attach, check_perms, check_file, check_com2,
                         check_keys),
-                  cpus=2, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2)
+                  cpus=CPUS, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2)
     check_com2_file(tap)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()

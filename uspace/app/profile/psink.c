@@ -6,7 +6,6 @@
 
 #include "psink.h"
 
-#define PSINK_FRAMES 8                  /* a typical -g chain, for the figure */
 #define PSINK_FIGURE_BYTES (16 * 1024)  /* written before the figure is printed */
 
 static uint64_t psink_now(void)
@@ -14,12 +13,36 @@ static uint64_t psink_now(void)
 	return sys_clock_ns(CLOCK_MONOTONIC);
 }
 
+void psink_need(psink_t *s, uint64_t rate, uint64_t size)
+{
+	s->need_rate = rate;
+	s->need_size = size;
+}
+
+/* The session's need against the line's rate (bytes a second). */
+static void psink_com2_need(const psink_t *s, uint64_t rate)
+{
+	uint64_t need = s->need_rate * s->need_size;
+
+	if (!need)
+		return;
+	fprintf(stderr, "%s: com2: this session asks about %llu KiB/s (%llu samples/s of "
+		"%llu bytes): ", s->prog, (unsigned long long)(need / 1024),
+		(unsigned long long)s->need_rate, (unsigned long long)s->need_size);
+	if (need <= rate)
+		fprintf(stderr, "the line carries it\n");
+	else
+		fprintf(stderr, "expect about %llu%% of the samples lost (counted); lower "
+			"-f, drop -g or write to a file\n",
+			(unsigned long long)((need - rate) * 100 / need));
+}
+
 /* What com2 carried so far, in bytes and in samples (a real UART: 115200 baud). */
 static void psink_com2_figure(psink_t *s)
 {
 	uint64_t rate = s->com_ns ? s->com_bytes * 1000000000ull / s->com_ns : 0;
 	uint64_t plain = sizeof(prof_rec_sample_t);
-	uint64_t chain = plain + PSINK_FRAMES * sizeof(uint64_t);
+	uint64_t chain = plain + PSINK_CHAIN_FRAMES * sizeof(uint64_t);
 
 	s->com_told = true;
 	fprintf(stderr, "%s: com2 carries about %llu KiB/s here (%llu bytes timed; a real "
@@ -27,7 +50,8 @@ static void psink_com2_figure(psink_t *s)
 		"frames; beyond that samples are lost (counted)\n", s->prog,
 		(unsigned long long)(rate / 1024), (unsigned long long)s->com_bytes,
 		SERIAL_LINE_BYTES_S / 1024, (unsigned long long)(rate / plain),
-		(unsigned long long)(rate / chain), PSINK_FRAMES);
+		(unsigned long long)(rate / chain), PSINK_CHAIN_FRAMES);
+	psink_com2_need(s, rate);
 }
 
 /* Send len bytes to com2, timing it; the figure once enough went. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #define PSINK_COM2 "com2"               /* -o com2: the second serial port */
+#define PSINK_CHAIN_FRAMES 8            /* a typical -g chain, for the figures */
 
 typedef struct psink {
 	const char *prog;               /* for messages */
@@ -21,6 +22,8 @@ typedef struct psink {
 	bool com_on;
 	bool com_told;                  /* the com2 figure was printed */
 	uint64_t com_bytes, com_ns;     /* written to com2, time it took */
+	uint64_t need_rate;             /* samples a second the session asks; 0: unknown */
+	uint64_t need_size;             /* bytes a sample takes */
 } psink_t;
 
 /*
@@ -34,6 +37,12 @@ bool psink_open(psink_t *s, const char *prog, const char *out);
  * line carried: KiB/s and samples a second with and without -g.
  */
 bool psink_write(psink_t *s, const void *data, size_t len);
+/*
+ * What the session will ask of the line: rate samples a second of size
+ * bytes each. The com2 figure then compares it with what the line carries
+ * and says how much will be lost.
+ */
+void psink_need(psink_t *s, uint64_t rate, uint64_t size);
 /* Close the sink; false (printed) if the file could not be completed. */
 bool psink_close(psink_t *s);
 

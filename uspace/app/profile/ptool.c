@@ -219,6 +219,24 @@ static uint64_t now_ns(void)
 	return sys_clock_ns(CLOCK_MONOTONIC);
 }
 
+/*
+ * Tell the sink what the session asks: hz on every CPU (a task session: on
+ * one), each sample with PSINK_CHAIN_FRAMES frames and the stack-top words
+ * under -g.
+ */
+static void ptool_need(ptool_t *t, uint64_t target)
+{
+	const ptool_opts_t *o = t->o;
+	uint64_t cpus = 1, size = sizeof(prof_rec_sample_t);
+	system_stats_t st;
+
+	if (!target && __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0) >= 0)
+		cpus = st.cpus_online ? st.cpus_online : 1;
+	if (o->params.flags & PROF_F_CALLCHAIN)
+		size += (PSINK_CHAIN_FRAMES + PROF_TOP_WORDS) * sizeof(uint64_t);
+	psink_need(&t->sink, (uint64_t)o->params.hz * cpus, size);
+}
+
 int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 {
 	prof_env_t env = { NULL, env_alloc, env_release, env_load, env_out };
@@ -234,6 +252,7 @@ int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 	}
 	if (!psink_open(&t->sink, o->prog, o->out))
 		return 1;
+	ptool_need(t, target);
 	if (isatty(STDIN_FILENO) && console_keys_open("q\x03", &t->keys) != EOK)
 		t->keys = NULL;
 	t->status_line = isatty(STDERR_FILENO);
