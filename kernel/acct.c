@@ -82,7 +82,6 @@ void acct_kernel_enter(void)
 
 void acct_user_enter(void)
 {
-	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
 
@@ -94,7 +93,6 @@ void acct_user_enter(void)
 			t->acct.kernel_cycles - t->acct.sys_k0;
 		t->acct.sys_in = 0;
 	}
-	irq_restore(f);
 }
 
 void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
@@ -160,7 +158,6 @@ void acct_exc_exit(unsigned vector, uint64_t start)
 
 void acct_syscall_enter(uint64_t nr)
 {
-	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
 	uint64_t entry = c->edge.entry;
@@ -172,7 +169,6 @@ void acct_syscall_enter(uint64_t nr)
 		c->acct.sys_count[nr]++;      /* now: exit and the like never return */
 	t->acct.sys_in = nr < SYS_COUNT ? nr + 1 : 0;
 	t->acct.sys_k0 = t->acct.kernel_cycles;
-	irq_restore(f);
 }
 
 void acct_thread_now(const thread_t *t, uint64_t *user, uint64_t *kernel)

@@ -211,6 +211,7 @@ void syscall_dispatch(int_frame_t *f)
 	uint64_t nr = syscall_nr(f), a[6];
 
 	acct_syscall_enter(nr);
+	irq_enable();                   /* the entry came with IF masked */
 	syscall_args(f, a);
 	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
 	uint32_t mark = failinj_mark();

@@ -59,8 +59,7 @@ syscall_entry:
 	push qword [rsp + FRAME_RIP]	; fake frame for backtraces
 	push rbp
 	mov rbp, rsp
-	sti
-	call syscall_dispatch
+	call syscall_dispatch		; enables interrupts after the accounting
 	cli
 	add rsp, 16
 	; canonical user RIP? (bits 63..47 all zero)

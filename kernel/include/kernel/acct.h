@@ -19,7 +19,7 @@ struct thread;
 
 /* Entering the kernel from user mode: charge user time. */
 void acct_kernel_enter(void);
-/* Returning to user mode: charge kernel time (and end a syscall). */
+/* Returning to user mode: charge kernel time (and end a syscall). Interrupts off. */
 void acct_user_enter(void);
 /* Switching threads on c: charge prev's kernel time. Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
@@ -34,7 +34,8 @@ uint64_t acct_exc_enter(unsigned vector);
 void acct_exc_exit(unsigned vector, uint64_t start);
 /*
  * Syscall nr begins (counted now). Its cycles, the thread's kernel cycles
- * until it returns to user mode, are added by acct_user_enter().
+ * until it returns to user mode, are added by acct_user_enter(). Interrupts
+ * off (the syscall entry enables them after it).
  */
 void acct_syscall_enter(uint64_t nr);
 
