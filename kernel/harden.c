@@ -11,6 +11,7 @@
 #include <kernel/fault.h>
 #include <kernel/harden.h>
 #include <kernel/printk.h>
+#include <kernel/smp.h>
 #include <lib/canary.h>
 
 #define LOG_PREFIX "harden"
@@ -28,6 +29,31 @@ __attribute__((no_stack_protector)) void harden_stack_guard_init(void)
 
 	harden_canary_source = how;
 	__stack_chk_guard = canary_from(r);
+}
+
+unsigned harden_common(const unsigned *features, unsigned n)
+{
+	unsigned common = HARDEN_SMEP | HARDEN_SMAP | HARDEN_UMIP;
+
+	for (unsigned i = 0; i < n; i++)
+		common &= features[i];
+	return n ? common : 0;
+}
+
+static void harden_enable_cpu(void *arg)
+{
+	arch_harden_enable(*(const unsigned *)arg);
+}
+
+void harden_init(void)
+{
+	unsigned features[MAX_CPUS], n = 0;
+
+	for (unsigned i = 0; i < cpu_count; i++)
+		if (cpus[i] && cpus[i]->online)
+			features[n++] = arch_harden_cpu_features(i);
+	unsigned common = harden_common(features, n);
+	smp_call_all(harden_enable_cpu, &common);
 }
 
 void harden_report(void)

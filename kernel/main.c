@@ -117,7 +117,6 @@ __attribute__((no_stack_protector)) void kmain(void)
 	printk("vernier: %s, booted by %s (%s)\n", VERNIER_VERSION,
 	       boot_info.loader, boot_info.uefi ? "UEFI" : "BIOS");
 	printk("vernier: command line \"%s\"\n", boot_info.cmdline);
-	harden_report();            /* SMEP/SMAP/UMIP, canary source */
 	frame_init();               /* physical frames from the memory map */
 	vm_init();                  /* kernel page tables; identity map gone */
 	heap_init();                /* kmalloc */
@@ -138,6 +137,8 @@ __attribute__((no_stack_protector)) void kmain(void)
 	timer_init(kmain_hz());     /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
+	harden_init();              /* SMEP/SMAP/UMIP that every CPU has */
+	harden_report();            /* SMEP/SMAP/UMIP, canary source */
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
 	prof_init();                /* profiler: sample sources, drain thread */

@@ -122,7 +122,9 @@ void nmi_handle(int_frame_t *f)
 		arch_cpu_stop();
 	}
 	if (pending & NMI_REASON_CALL) {
+		c->nmi_frame = f;
 		c->nmi_fn(c->nmi_arg);
+		c->nmi_frame = NULL;
 		__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
 	}
 	/* Always asked: a counter overflow or the RTC may share this NMI. */

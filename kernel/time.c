@@ -47,7 +47,8 @@ uint64_t time_ns(void)
 void time_delay_us(uint64_t us)
 {
 	uint64_t start = arch_cycles();
-	uint64_t wait = cycles_hz / 1000000 * us;
+	/* Whole MHz, then the rest: 49.999 MHz must not wait as if 49 (Bochs). */
+	uint64_t wait = cycles_hz / 1000000 * us + cycles_hz % 1000000 * us / 1000000;
 	while (arch_cycles() - start < wait)
 		cpu_relax();
 }

@@ -3,7 +3,8 @@
 stricter emulator: x2APIC, a different BIOS and ACPI tables) through
 tools/bochs.sh, until COM1 shows the shell's prompt "/ # " (after "smp: 2
 CPUs online", the servers and init); then run the ktest
-suite in Bochs too, and the profilers (`profile` of a workload and a
+suite in Bochs too (CPU model tigerlake: SMEP, SMAP and UMIP, so the
+hardening ktests must pass there, not skip), and the profilers (`profile` of a workload and a
 `sprofile` of everything, default source, through runall). Bochs's CPU has x2APIC and reports its TSC frequency
 in CPUID, so this is where those kernel paths are tested (QEMU's TCG has
 neither; Bochs's CPUID rate is ~70x its TSC's real one, so the kernel must
@@ -43,6 +44,23 @@ KTEST_TIMEOUT = 400
 # the ktest now counts free + heap + stack + table frames and the live
 # counts, and passed 3 of 3 Bochs boots since.)
 KNOWN_BUGS = {}
+# The ktest boot's Bochs CPU model: tigerlake has SMEP, SMAP and UMIP
+# (the default corei7_skylake_x lacks UMIP), x2APIC and the CPUID TSC
+# rate; the shell and profiler boots keep the default.
+KTEST_MODEL = "tigerlake"
+# Hardening ktests, and the NMI window walk (description prefixes), that
+# must pass, not skip, there.
+HARDEN_TESTS = (
+    "harden: SMEP, SMAP and UMIP are on exactly when every CPU's CPUID",
+    "harden: on mixed CPUs only what every CPU has is turned on",
+    "harden: a kernel read of user memory faults outside the copy helpers",
+    "harden: exception entry closes user access (SMAP)",
+    "harden: the stack protector catches a smashed canary",
+    "harden: the canary's TSC fallback gives a different value",
+    "vm: no kernel mapping is W+X",
+    "vm: kernel text and rodata are read-only",
+    "callchain: NMIs in the entry and exit windows",
+)
 BOCHS_SH = os.path.join(bt.TOP, "tools", "bochs.sh")
 MATCHED_RE = re.compile(r"matched .* after ([0-9.]+) s")
 
@@ -50,25 +68,41 @@ MATCHED_RE = re.compile(r"matched .* after ([0-9.]+) s")
 PROMPT = r"^/ # "
 
 
-def run_bochs(log, iso=bt.ISO, until=PROMPT, limit=TIMEOUT):
+def run_bochs(log, iso=bt.ISO, until=PROMPT, limit=TIMEOUT, model=None):
     """Run tools/bochs.sh; returns (exit status, its stderr, seconds)."""
     start = time.monotonic()
     proc = subprocess.run(
         [BOCHS_SH, iso, str(CPUS), "--log", log, "--until", until,
-         "--timeout", str(limit)],
+         "--timeout", str(limit)] + (["--cpu", model] if model else []),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, timeout=limit + 60)
     return (proc.returncode, (proc.stdout + proc.stderr).decode(
         "utf-8", "replace"), time.monotonic() - start)
 
 
+def check_hardening(tap, name, r, tests):
+    """SMEP, SMAP, UMIP on (Bochs's KTEST_MODEL has all three); the
+    hardening ktests ran and passed, none skipped."""
+    passed = tap.ok(r.grep(r"^harden: SMEP on, SMAP on, UMIP on; "
+                           r"stack canary from RD(SEED|RAND)$"),
+                    "%s SMEP, SMAP, UMIP on, canary from the CPU's generator" % name)
+    for want in HARDEN_TESTS:
+        got = [(ok, directive) for _, ok, _, desc, directive in tests
+               if desc.startswith(want)]
+        passed &= tap.ok(len(got) == 1 and got[0][0] and not got[0][1],
+                         "%s %s: ran and passed, not skipped (%r)"
+                         % (name, want, got))
+    return passed
+
+
 def run_ktest(tap):
-    """The ktest suite under Bochs: x2APIC mode and the CPUID TSC path."""
-    name = "[bochs cpus=%d ktest]" % CPUS
+    """The ktest suite under Bochs: x2APIC mode, the CPUID TSC path and
+    the hardening features."""
+    name = "[bochs cpus=%d %s ktest]" % (CPUS, KTEST_MODEL)
     with tempfile.TemporaryDirectory(prefix="vernier-bochs-k.") as tmp:
         log = os.path.join(tmp, "com1.log")
         status, said, _ = run_bochs(log, bt.KTEST_ISO, r"^ktest: \d+ passed",
-                                    KTEST_TIMEOUT)
+                                    KTEST_TIMEOUT, KTEST_MODEL)
         with open(log, "rb") as f:
             r = vm.Result.from_text(f.read().decode("utf-8", "replace"))
     plan, items = bt.parse_tap(r.lines)
@@ -90,6 +124,7 @@ def run_ktest(tap):
                             r"the PIT measures \d+ kHz$") and
                      r.grep(r"^time: TSC frequency from PIT"),
                      "%s CPUID's TSC rate read, found wrong, the PIT's taken" % name)
+    passed &= check_hardening(tap, name, r, tests)
     if not passed:
         bt.show_tail(tap, r)
 

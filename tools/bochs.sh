@@ -2,10 +2,11 @@
 # tools/bochs.sh - boot a Vernier ISO in Bochs (Debian's bochs 2.7).
 #
 # Usage: tools/bochs.sh ISO NCPUS [--log FILE] [--timeout S] [--until REGEX]
-#                                  [--mem MIB] [--display]
+#                                  [--mem MIB] [--cpu MODEL] [--display]
 #
 # The bochsrc is generated in a temp dir: NCPUS x corei7_skylake_x (long
-# mode, x2APIC), the Bochs BIOS and LGPL VGA BIOS, the ISO on ata0-master as
+# mode, x2APIC, SMEP, SMAP; --cpu picks another model of `bochs -help cpu`,
+# e.g. tigerlake, which has UMIP too), the Bochs BIOS and LGPL VGA BIOS, the ISO on ata0-master as
 # a CD-ROM, COM1 written to a file, port 0xE9 debug console on, clock
 # sync=none (guest time follows the instruction count at ips=50M, about the
 # speed Bochs emulates here, so GRUB's 1 s menu takes about 1 s).
@@ -41,6 +42,7 @@ Usage: $prog ISO NCPUS [options]
   --until REGEX    stop Bochs once the COM1 log matches REGEX (grep -P);
                    exit 0 if it did, 1 if not
   --mem MIB        guest memory (default 256)
+  --cpu MODEL      Bochs CPU model (default corei7_skylake_x)
   --display        show Bochs's term display (VGA text) instead of COM1
   -h, --help       this help
 
@@ -51,17 +53,18 @@ EOF
 die() { echo "$prog: $*" >&2; exit 1; }
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-positional=() log='' timeout='' until='' mem=256 display=0
+positional=() log='' timeout='' until='' mem=256 display=0 model=corei7_skylake_x
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --log|--timeout|--until|--mem)
+        --log|--timeout|--until|--mem|--cpu)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             case $1 in
                 --log) log=$2 ;;
                 --timeout) timeout=$2 ;;
                 --until) until=$2 ;;
                 --mem) mem=$2 ;;
+                --cpu) model=$2 ;;
             esac
             shift 2 ;;
         --display) display=1; shift ;;
@@ -73,6 +76,7 @@ done
 iso=${positional[0]} ncpus=${positional[1]}
 [[ $ncpus =~ ^[1-9][0-9]*$ ]] || bad "NCPUS must be a positive number, not '$ncpus'"
 [[ $mem =~ ^[1-9][0-9]*$ ]] || bad "--mem wants MiB as a number, not '$mem'"
+[[ $model =~ ^[a-z0-9_]+$ ]] || bad "--cpu wants a Bochs CPU model name, not '$model'"
 [[ -z $timeout || $timeout =~ ^[1-9][0-9]*$ ]] || bad "--timeout wants seconds, not '$timeout'"
 [[ -f $iso ]] || die "ISO '$iso' not found (make builds build/vernier.iso)"
 iso=$(realpath "$iso")
@@ -138,7 +142,7 @@ cat > "$tmp/bochsrc" <<EOF
 megs: $mem
 romimage: file=$bios
 vgaromimage: file=$vgabios
-cpu: model=corei7_skylake_x, count=$ncpus, ips=50000000, reset_on_triple_fault=0
+cpu: model=$model, count=$ncpus, ips=50000000, reset_on_triple_fault=0
 ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
 ata0-master: type=cdrom, path="$iso", status=inserted
 boot: cdrom

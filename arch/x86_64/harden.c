@@ -1,7 +1,9 @@
 /*
- * CPU hardening on x86-64: SMEP, SMAP and UMIP turned on per CPU when
- * CPUID reports them; RDSEED/RDRAND (or a TSC mix) for random values;
- * the ktest hooks of <arch/harden.h>.
+ * CPU hardening on x86-64: SMEP, SMAP and UMIP, each turned on on every
+ * CPU once all CPUs are up, if every CPU's CPUID reports it (CPUs may
+ * differ: stac/clac are #UD on one without SMAP, and the stubs and the
+ * copy routine decide from one global flag); RDSEED/RDRAND (or a TSC
+ * mix) for random values; the ktest hooks of <arch/harden.h>.
  *
  * SMAP: with CR4.SMAP the kernel faults on any access to a user page
  * unless RFLAGS.AC is set. Only arch_copy_user (uaccess.asm) sets it, for
@@ -13,6 +15,7 @@
 #include <abi/harden.h>
 #include <arch/cpu.h>
 #include <arch/harden.h>
+#include <kernel/cpu.h>
 #include <lib/canary.h>
 
 #define CR4_UMIP (1ul << 11)
@@ -31,6 +34,9 @@
 
 /* Read by the entry stubs and the copy routine (smap.inc): may they stac/clac? */
 uint8_t arch_smap_on;
+
+/* HARDEN_* bits each CPU's CPUID reported at its bring-up, by CPU id. */
+static unsigned harden_cpu_features[MAX_CPUS];
 
 /* HARDEN_* features CPUID reports on this CPU (no CR4 bits). */
 unsigned arch_harden_cpuid(void)
@@ -51,14 +57,23 @@ unsigned arch_harden_cpuid(void)
 
 void arch_harden_cpu(void)
 {
-	unsigned f = arch_harden_cpuid();
+	harden_cpu_features[cpu_current()->id] = arch_harden_cpuid();
+}
+
+unsigned arch_harden_cpu_features(unsigned id)
+{
+	return id < MAX_CPUS ? harden_cpu_features[id] : 0;
+}
+
+void arch_harden_enable(unsigned features)
+{
 	uint64_t cr4 = read_cr4();
 
-	if (f & HARDEN_SMAP)
+	if (features & HARDEN_SMAP)
 		arch_smap_on = 1;      /* before CR4.SMAP: the stubs may clac from now on */
-	cr4 |= (f & HARDEN_SMEP) ? CR4_SMEP : 0;
-	cr4 |= (f & HARDEN_SMAP) ? CR4_SMAP : 0;
-	cr4 |= (f & HARDEN_UMIP) ? CR4_UMIP : 0;
+	cr4 |= (features & HARDEN_SMEP) ? CR4_SMEP : 0;
+	cr4 |= (features & HARDEN_SMAP) ? CR4_SMAP : 0;
+	cr4 |= (features & HARDEN_UMIP) ? CR4_UMIP : 0;
 	write_cr4(cr4);
 }
 

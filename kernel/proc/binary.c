@@ -22,6 +22,7 @@ static size_t initrd_size;
 static list_t binaries = LIST_INIT(binaries);
 static spinlock_t binaries_lock = SPINLOCK_INIT("binaries");
 static size_t binary_count;
+static size_t binary_max = BINARY_CACHE_MAX;
 
 void initrd_init(void)
 {
@@ -171,9 +172,9 @@ static errno_t binary_insert(binary_t *b, binary_t **out)
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
 	binary_t *raced = binary_cached(b);
 
-	if (!raced && binary_count >= BINARY_CACHE_MAX)
+	if (!raced && binary_count >= binary_max)
 		victim = binary_evictable();
-	bool room = raced || binary_count < BINARY_CACHE_MAX;
+	bool room = raced || binary_count < binary_max;
 	if (!raced && room) {
 		b->refs = 1;
 		list_append(&binaries, &b->node);
@@ -207,6 +208,27 @@ void binary_mark_named(binary_t *b)
 size_t binary_cached_count(void)
 {
 	return __atomic_load_n(&binary_count, __ATOMIC_RELAXED);
+}
+
+size_t binary_cache_set_max(size_t max)
+{
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+	size_t old = binary_max;
+
+	binary_max = max;
+	spin_unlock_irqrestore(&binaries_lock, f);
+	return old;
+}
+
+bool binary_path_cached(const char *path)
+{
+	bool found = false;
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+
+	list_foreach(&binaries, it)
+		found |= !strcmp(list_entry(it, binary_t, node)->path, path);
+	spin_unlock_irqrestore(&binaries_lock, f);
+	return found;
 }
 
 errno_t binary_get(const char *path, binary_t **out)

@@ -8,6 +8,7 @@
 #include <kernel/ktest.h>
 #include <kernel/vm.h>
 #include <lib/string.h>
+#include "../prof/internal.h"
 
 /* FNV-1a 64 as the cache computes it for LOAD records (never 0). */
 static uint64_t ktest_fnv(const uint8_t *p, size_t size)
@@ -59,5 +60,76 @@ KTEST(binary_fnv_collision, "binary: same path, size and FNV-1a hash, other cont
 	kfree(b);
 	KT_CHECK(ok, "could not build or cache the two images");
 	KT_CHECK(distinct, "the second image got the first one's cache entry");
+	return true;
+}
+
+/*
+ * A live profiling session pins the binaries it named. The cache is
+ * shrunk (test hook) to 4 entries above what it holds; a session opens
+ * (prof_nsessions raised, as prof_begin does first), an image is cached
+ * and named to it (binary_mark_named, as its LOAD record does), its last
+ * reference dropped; 16 other images then pass through the cache and it
+ * must still be there. Once the session ends, 16 more evict it.
+ */
+#define BIN_PIN_ROUNDS 16
+
+/* /bin/hello with an 8-byte counter after it: a distinct image per i. */
+static uint8_t *bin_pin_image(size_t *size)
+{
+	const void *data;
+	uint8_t *p;
+
+	if (initrd_find("/bin/hello", &data, size) != EOK || !(p = kmalloc(*size + 8)))
+		return NULL;
+	memcpy(p, data, *size);
+	return p;
+}
+
+/* Cache image number i under path and drop the reference at once. */
+static bool bin_pin_pass(const char *path, uint8_t *image, size_t size, uint64_t i)
+{
+	binary_t *b = NULL;
+
+	memcpy(image + size, &i, sizeof(i));
+	if (binary_get_image(path, image, size + 8, &b) != EOK)
+		return false;
+	binary_put(b);
+	return true;
+}
+
+/* BIN_PIN_ROUNDS fillers numbered from base; false if one failed. */
+static bool bin_pin_fill(uint8_t *image, size_t size, uint64_t base)
+{
+	for (uint64_t i = 0; i < BIN_PIN_ROUNDS; i++)
+		if (!bin_pin_pass("/ktest/fill", image, size, base + i))
+			return false;
+	return true;
+}
+
+KTEST(binary_session_pins, "binary: a binary named by a live profiling session is not evicted")
+{
+	size_t size = 0;
+	uint8_t *image = bin_pin_image(&size);
+	binary_t *b = NULL;
+
+	KT_CHECK(image, "no /bin/hello in the initrd");
+	size_t old = binary_cache_set_max(binary_cached_count() + 4);
+	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);     /* a session opens */
+	memcpy(image + size, &(uint64_t){ 0 }, 8);
+	bool got = binary_get_image("/ktest/pinned", image, size + 8, &b) == EOK;
+	if (got) {
+		binary_mark_named(b);         /* the session's LOAD record names it */
+		binary_put(b);
+	}
+	bool filled = got && bin_pin_fill(image, size, 1);
+	bool kept = binary_path_cached("/ktest/pinned");
+	__atomic_sub_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);     /* and ends */
+	bool refilled = filled && bin_pin_fill(image, size, 1 + BIN_PIN_ROUNDS);
+	bool evicted = !binary_path_cached("/ktest/pinned");
+	binary_cache_set_max(old);
+	kfree(image);
+	KT_CHECK(got && filled && refilled, "caching failed: %d %d %d", got, filled, refilled);
+	KT_CHECK(kept, "the named binary was evicted while its session was open");
+	KT_CHECK(evicted, "the named binary stayed after the session ended");
 	return true;
 }

@@ -1,6 +1,7 @@
 /*
- * ktest: hardening. SMEP/SMAP/UMIP are on exactly when CPUID reports
- * them; under SMAP the kernel faults on a user address touched outside
+ * ktest: hardening. SMEP/SMAP/UMIP are on exactly when every CPU's
+ * CPUID reports them (and, on fake mixed feature sets, only what all
+ * have is chosen); under SMAP the kernel faults on a user address touched outside
  * the copy routine (without SMAP the same read works: the fallback), the
  * copy routine works either way and leaves access closed; the stack
  * protector catches a smashed canary; the canary's TSC fallback varies.
@@ -33,19 +34,44 @@ static void ht_collect(void *arg)
 	ht_cpuid[id] = arch_harden_cpuid() & HT_FEATURES;
 }
 
-KTEST(harden_features, "harden: SMEP, SMAP and UMIP are on exactly when CPUID has them, every CPU")
+KTEST(harden_features, "harden: SMEP, SMAP and UMIP are on exactly when every CPU's CPUID has them")
 {
 	unsigned n = smp_call_all(ht_collect, NULL);
 
 	KT_CHECK(n == cpu_count, "%u of %u CPUs ran the call", n, cpu_count);
+	unsigned common = harden_common(ht_cpuid, cpu_count);
 	for (unsigned i = 0; i < cpu_count; i++)
-		KT_CHECK(ht_on[i] == ht_cpuid[i], "cpu %u: on %#x, CPUID reports %#x",
-			 i, ht_on[i], ht_cpuid[i]);
+		KT_CHECK(ht_on[i] == common, "cpu %u: on %#x, CPUID reports %#x, all CPUs %#x",
+			 i, ht_on[i], ht_cpuid[i], common);
 	KT_CHECK((harden_flags() & HT_FEATURES) == ht_on[0], "sysinfo bits %#lx",
 		 harden_flags());
 	printk("# SMEP %s, SMAP %s, UMIP %s\n", (ht_on[0] & HARDEN_SMEP) ? "on" : "absent",
 	       (ht_on[0] & HARDEN_SMAP) ? "on" : "absent",
 	       (ht_on[0] & HARDEN_UMIP) ? "on" : "absent");
+	return true;
+}
+
+/*
+ * The decision for mixed CPUs, on fake feature sets: a feature one CPU
+ * lacks (SMAP on the second, or on the boot CPU) is on nowhere, so no
+ * CPU runs stac/clac where they are #UD; RDRAND and the like are no part
+ * of it; no CPUs, nothing.
+ */
+KTEST(harden_mixed_cpus, "harden: on mixed CPUs only what every CPU has is turned on")
+{
+	const unsigned all = HT_FEATURES | HARDEN_RDRAND | HARDEN_RDSEED;
+	const unsigned ap_no_smap[] = { all, all & ~HARDEN_SMAP, all };
+	const unsigned bsp_no_smap[] = { HARDEN_SMEP | HARDEN_UMIP, all };
+	const unsigned split[] = { HARDEN_SMEP | HARDEN_SMAP, HARDEN_SMAP | HARDEN_UMIP };
+
+	KT_CHECK(harden_common(ap_no_smap, 3) == (HARDEN_SMEP | HARDEN_UMIP),
+		 "an AP without SMAP: %#x", harden_common(ap_no_smap, 3));
+	KT_CHECK(harden_common(bsp_no_smap, 2) == (HARDEN_SMEP | HARDEN_UMIP),
+		 "a boot CPU without SMAP: %#x", harden_common(bsp_no_smap, 2));
+	KT_CHECK(harden_common(split, 2) == HARDEN_SMAP, "split: %#x", harden_common(split, 2));
+	KT_CHECK(harden_common(ap_no_smap, 1) == HT_FEATURES, "one CPU: %#x",
+		 harden_common(ap_no_smap, 1));
+	KT_CHECK(harden_common(ap_no_smap, 0) == 0, "no CPU: %#x", harden_common(ap_no_smap, 0));
 	return true;
 }
 

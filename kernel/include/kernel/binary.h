@@ -67,6 +67,12 @@ void binary_mark_named(binary_t *b);
 /* How many binaries are cached (for tests and monitoring). */
 size_t binary_cached_count(void);
 
+/* Test hook: cache at most max binaries from now on; the old limit. */
+size_t binary_cache_set_max(size_t max);
+
+/* Is a binary of this path cached (for tests)? */
+bool binary_path_cached(const char *path);
+
 /* Symbol of addr in b, or NULL; *off the offset into it. */
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off);
 

@@ -67,6 +67,7 @@ typedef struct fault_catch fault_catch_t;
 
 struct thread;
 struct run_queue;
+struct int_frame;
 
 typedef struct cpu {
 	struct cpu *self;            /* must stay first */
@@ -83,6 +84,7 @@ typedef struct cpu {
 	volatile uint64_t nmi_unknown;
 	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work */
 	void *nmi_arg;
+	const struct int_frame *nmi_frame;   /* what the NMI interrupted, while nmi_fn runs */
 	fault_catch_t *fault_catch;  /* armed by fault_catch_run() */
 	uintptr_t stack_bottom, stack_top;   /* boot/idle kernel stack */
 	struct thread *idle;         /* this CPU's idle thread */

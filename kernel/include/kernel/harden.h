@@ -18,6 +18,19 @@
  */
 void harden_stack_guard_init(void);
 
+/*
+ * Of SMEP, SMAP and UMIP (HARDEN_* bits), those all n CPUs' features
+ * have: what harden_init turns on. A CPU without SMAP cannot run
+ * stac/clac, so one such CPU keeps SMAP off everywhere.
+ */
+unsigned harden_common(const unsigned *features, unsigned n);
+
+/*
+ * Once every CPU is up (before any user task): turn on, on each CPU,
+ * the SMEP, SMAP and UMIP every CPU reported. Thread context.
+ */
+void harden_init(void);
+
 /* Log what the hardening found: SMEP/SMAP/UMIP, the canary's source. */
 void harden_report(void);
 

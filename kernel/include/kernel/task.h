@@ -58,7 +58,7 @@ typedef struct task {
 	task_acct_t acct;
 	task_ipc_t ipc;
 	struct cprof_task *cprof;   /* call profiler registration (cprof_lock) */
-	/* Ports opened by SYS_IOPORT_ALLOW, 1 bit = allowed (only ever set, atomically). */
+	/* Ports opened by SYS_IOPORT_ALLOW, 1 bit = allowed (set and cleared atomically). */
 	uint8_t ioports[IOPORT_USER_LIMIT / 8];
 	bool ioports_any;           /* some bit is set: load them on a switch */
 } task_t;

@@ -58,7 +58,8 @@
 #define SYS_CPROF 40          /* (op, a1, a2, a3) call profiler; see abi/cprof.h */
 #define SYS_IPC_CALLER_PERMS 41 /* (callid) -> PERM_* of the task that made that unanswered call */
 #define SYS_IOPORT_ALLOW 42   /* (port, count) -> 0; PERM_IO: open those ports to this task */
-#define SYS_COUNT 43
+#define SYS_IOPORT_REVOKE 43  /* (port, count) -> 0; PERM_IO: close those ports again */
+#define SYS_COUNT 44
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

@@ -5,9 +5,12 @@
  * tester canary: exit 0 if this program's canary is set (nonzero, its
  * lowest byte zero). tester io / io-deny: per-task I/O ports (below).
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/io.h>
 #include <vernier.h>
 
@@ -96,23 +99,127 @@ static const struct {
 	{ 0x10000, 1, EINVAL },
 };
 
-/* tester io-deny: exit 0 if every range above is refused with its error. */
+/*
+ * tester io-deny [noperm]: exit 0 if every range above is refused with its
+ * error, and revoking the empty and overlong ones gives EINVAL. noperm
+ * (run without PERM_IO): every revoke is refused too, EPERM for the
+ * others.
+ */
 int cmd_io_deny(int argc, char **argv)
 {
 	int bad = 0;
+	bool noperm = argc == 2 && !strcmp(argv[1], "noperm");
+
+	if (argc != 1 && !noperm) {
+		usage(0);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(io_denied) / sizeof(io_denied[0]); i++) {
+		errno_t rc = sys_ioport_allow(io_denied[i].port, io_denied[i].count);
+		errno_t rv = sys_ioport_revoke(io_denied[i].port, io_denied[i].count);
+		if (rc != io_denied[i].want) {
+			printf("tester: ports %#x+%u gave %d, not %d\n", io_denied[i].port,
+			       io_denied[i].count, rc, io_denied[i].want);
+			bad++;
+		}
+		if ((noperm || io_denied[i].want == EINVAL) ? rv != io_denied[i].want : rv != EOK) {
+			printf("tester: revoking ports %#x+%u gave %d\n", io_denied[i].port,
+			       io_denied[i].count, rv);
+			bad++;
+		}
+	}
+	return bad ? 1 : 0;
+}
+
+#define IO_COM2 0x2f8
+#define IO_COM2_LSR 0x2fd
+#define IO_SPIN_READS 1000
+
+/* CPUs online (1 if the call fails). */
+static unsigned io_cpus(void)
+{
+	system_stats_t sys;
+
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&sys, 0, 0, 0, 0, 0) < 0 ||
+	    sys.cpus_online == 0)
+		return 1;
+	return sys.cpus_online;
+}
+
+/*
+ * tester io-revoke CPU: open COM2 and read it on every CPU, revoke it on
+ * the CPU after CPU, then read it on CPU: the task must be killed for a
+ * #GP there (exit 0 if the read worked; 3 if opening, 4 if revoking was
+ * refused, 5 if pinning failed).
+ */
+int cmd_io_revoke(int argc, char **argv)
+{
+	if (argc != 2) {
+		usage(0);
+		return 2;
+	}
+	unsigned n = io_cpus(), cpu = (unsigned)strtoul(argv[1], NULL, 0) % n;
+	if (sys_ioport_allow(IO_COM2, 8) != EOK)
+		return 3;
+	for (unsigned i = 0; i < n; i++) {
+		if (sys_set_affinity(0, 1ull << i) != EOK)
+			return 5;
+		(void)inb(IO_COM2_LSR);
+	}
+	if (sys_set_affinity(0, 1ull << ((cpu + 1) % n)) != EOK)
+		return 5;
+	if (sys_ioport_revoke(IO_COM2, 8) != EOK)
+		return 4;
+	if (sys_set_affinity(0, 1ull << cpu) != EOK)
+		return 5;
+	printf("tester: reading revoked port %#x on cpu %u\n", IO_COM2_LSR, cpu);
+	fflush(stdout);
+	(void)inb(IO_COM2_LSR);
+	return 0;
+}
+
+static volatile unsigned long io_spin_reads;
+
+/* The spinning thread: on the last CPU, read COM2's status for ever. */
+static void *io_spinner(void *arg)
+{
+	(void)arg;
+	sys_set_affinity(0, 1ull << (io_cpus() - 1));
+	for (;;) {
+		(void)inb(IO_COM2_LSR);
+		io_spin_reads++;
+	}
+	return NULL;
+}
+
+/*
+ * tester io-revoke-spin: open COM2; a second thread reads it in a loop on
+ * the last CPU (never switched out); once it has read 1000 times, this
+ * thread revokes the ports on CPU 0: the spinner's next read must fault
+ * and the task be killed (exit 0 if the spinner still reads 300 ms later;
+ * 3 if opening, 4 if revoking was refused, 6 if the spinner never ran).
+ */
+int cmd_io_revoke_spin(int argc, char **argv)
+{
+	pthread_t t;
 
 	(void)argv;
 	if (argc != 1) {
 		usage(0);
 		return 2;
 	}
-	for (size_t i = 0; i < sizeof(io_denied) / sizeof(io_denied[0]); i++) {
-		errno_t rc = sys_ioport_allow(io_denied[i].port, io_denied[i].count);
-		if (rc != io_denied[i].want) {
-			printf("tester: ports %#x+%u gave %d, not %d\n", io_denied[i].port,
-			       io_denied[i].count, rc, io_denied[i].want);
-			bad++;
-		}
-	}
-	return bad ? 1 : 0;
+	if (sys_ioport_allow(IO_COM2, 8) != EOK)
+		return 3;
+	sys_set_affinity(0, 1);
+	if (pthread_create(&t, NULL, io_spinner, NULL) != 0)
+		return 6;
+	for (int i = 0; i < 200 && io_spin_reads < IO_SPIN_READS; i++)
+		sys_sleep_ns(10000000);
+	if (io_spin_reads < IO_SPIN_READS)
+		return 6;
+	if (sys_ioport_revoke(IO_COM2, 8) != EOK)
+		return 4;
+	sys_sleep_ns(300000000);
+	printf("tester: the spinner still reads after the revoke (%lu reads)\n", io_spin_reads);
+	return 0;
 }

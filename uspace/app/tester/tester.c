@@ -9,8 +9,12 @@
  *   tester io PORT [FIRST COUNT]               open ports FIRST.. (exit 3 if
  *                                              refused), read PORT (faults
  *                                              if it is not open)
- *   tester io-deny                             exit 0 if kernel-owned and
+ *   tester io-deny [noperm]                    exit 0 if kernel-owned and
  *                                              bad port ranges are refused
+ *   tester io-revoke CPU                       open COM2, revoke it, read
+ *                                              it on CPU (faults)
+ *   tester io-revoke-spin                      revoke COM2 while another
+ *                                              thread reads it (faults)
  *   tester spin SECONDS [THREADS]              burn CPU, report times
  *   tester threads [N]                         create and join N threads
  *   tester touch-unmapped                      map, unmap, touch (faults)
@@ -56,7 +60,9 @@ void usage(int ok)
 		"       tester smash\n"
 		"       tester canary\n"
 		"       tester io PORT [FIRST COUNT]\n"
-		"       tester io-deny\n"
+		"       tester io-deny [noperm]\n"
+		"       tester io-revoke CPU\n"
+		"       tester io-revoke-spin\n"
 		"       tester spin SECONDS [THREADS]\n"
 		"       tester threads [N]\n"
 		"       tester touch-unmapped\n"
@@ -236,6 +242,8 @@ static const command_t commands[] = {
 	{ "canary", cmd_canary },
 	{ "io", cmd_io },
 	{ "io-deny", cmd_io_deny },
+	{ "io-revoke", cmd_io_revoke },
+	{ "io-revoke-spin", cmd_io_revoke_spin },
 	{ "spin", cmd_spin },
 	{ "threads", cmd_threads },
 	{ "touch-unmapped", cmd_touch_unmapped },

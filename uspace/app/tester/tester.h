@@ -34,6 +34,8 @@ int cmd_smash(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
 int cmd_io(int argc, char **argv);
 int cmd_io_deny(int argc, char **argv);
+int cmd_io_revoke(int argc, char **argv);
+int cmd_io_revoke_spin(int argc, char **argv);
 
 /* spin.c: `spin SECONDS [THREADS]` and `threads [N]`. */
 int cmd_spin(int argc, char **argv);

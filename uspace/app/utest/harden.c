@@ -6,10 +6,12 @@
  * before the corrupt frame returns; every program starts with its canary
  * set. I/O ports: PERM_IO alone opens none; a task holding it opens the
  * ranges it drives with SYS_IOPORT_ALLOW and can use those and no others;
- * the kernel's own ports and bad ranges are refused.
+ * the kernel's own ports and bad ranges are refused; SYS_IOPORT_REVOKE
+ * closes them again, on every CPU.
  */
 #include <abi/harden.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <vernier.h>
 
@@ -78,7 +80,46 @@ static void harden_io(void)
 	tap_ok(s == 3, "ioport: without PERM_IO opening COM2 is refused (%s)", status_str(s));
 	errno_t rc = run_wait(deny, PERM_IO, &ds);
 	tap_ok(rc == EOK && ds == 0, "ioport: PIC, PIT, clock, PCI, debug-exit ports and bad "
-	       "ranges are refused with EPERM/EINVAL (%s)", rc == EOK ? status_str(ds) : "spawn failed");
+	       "ranges are refused with EPERM/EINVAL, revoking bad ranges with EINVAL (%s)", rc == EOK ? status_str(ds) : "spawn failed");
+}
+
+/*
+ * Revoked ports fault: read on each CPU after a revoke on another (the
+ * next run there loads the cleared bits), and in a thread that spins
+ * reading on another CPU while the revoke happens (that CPU's TSS bitmap
+ * is reloaded before the call returns).
+ */
+static void harden_io_revoke(void)
+{
+	const char *const spin[] = { "tester", "io-revoke-spin", NULL };
+	system_stats_t sys = { .cpus_online = 1 };
+	char num[8], said[64] = "";
+	unsigned faulted = 0;
+	int s = -1;
+
+	__vernier_syscall(SYS_SYSTEM_STATS, (long)&sys, 0, 0, 0, 0, 0);
+	for (uint32_t c = 0; c < sys.cpus_online; c++) {
+		const char *const argv[] = { "tester", "io-revoke", num, NULL };
+		snprintf(num, sizeof(num), "%u", (unsigned)c);
+		s = -1;
+		errno_t rc = run_wait(argv, PERM_IO, &s);
+		if (rc == EOK && s == IO_FAULT)
+			faulted++;
+		else if (!said[0])
+			snprintf(said, sizeof(said), "; cpu %u: %s", (unsigned)c,
+				 rc == EOK ? status_str(s) : "spawn failed");
+	}
+	tap_ok(faulted == sys.cpus_online, "ioport: revoked COM2 faults on each CPU, revoked on "
+	       "another (%u of %u%s)", faulted, sys.cpus_online, said);
+	s = -1;
+	errno_t rc = run_wait(spin, PERM_IO, &s);
+	tap_ok(rc == EOK && s == IO_FAULT, "ioport: a thread reading COM2 on another CPU faults "
+	       "once it is revoked (%s)", rc == EOK ? status_str(s) : "spawn failed");
+	const char *const deny[] = { "tester", "io-deny", "noperm", NULL };
+	s = -1;
+	rc = run_wait(deny, 0, &s);
+	tap_ok(rc == EOK && s == 0, "ioport: without PERM_IO revoking is refused too (%s)",
+	       rc == EOK ? status_str(s) : "spawn failed");
 }
 
 void test_harden(void)
@@ -98,4 +139,5 @@ void test_harden(void)
 	harden_umip(flags);
 	harden_smash();
 	harden_io();
+	harden_io_revoke();
 }

@@ -134,7 +134,7 @@ static const group_t groups[] = {
 	{ "limits", 12, { test_limits } },
 	{ "bincache", 2, { test_bincache } },
 	{ "klog", 4, { test_klog } },
-	{ "harden", 11, { test_harden } },
+	{ "harden", 14, { test_harden } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

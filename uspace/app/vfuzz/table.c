@@ -658,6 +658,7 @@ const fz_tpl_t fz_tpls[] = {
 	{ "cprof", SYS_CPROF, 3, fz_cprof_shape, NULL, 0 },
 	{ "ipc_caller_perms", SYS_IPC_CALLER_PERMS, 2, fz_caller_perms_shape, NULL, 0 },
 	{ "ioport_allow", SYS_IOPORT_ALLOW, 1, NULL, NULL, FZ_F_FAILS },
+	{ "ioport_revoke", SYS_IOPORT_REVOKE, 1, NULL, NULL, FZ_F_FAILS },
 	{ "bad_number", FZ_NR_BAD, 2, fz_bad_nr_shape, NULL, FZ_F_ENOSYS },
 };
 const unsigned fz_ntpls = sizeof(fz_tpls) / sizeof(fz_tpls[0]);

@@ -10,11 +10,21 @@
 #include <kernel/types.h>
 
 /*
- * Turn on SMEP, SMAP and UMIP on this CPU as far as CPUID reports them.
- * Every CPU, during its bring-up, interrupts off. The boot CPU decides
- * what the others must match (arch_smap_on tells the copy routine).
+ * Note what this CPU's CPUID reports (arch_harden_cpu_features) for
+ * harden_init, which turns on what every CPU has once all are up. Every
+ * CPU, during its bring-up, interrupts off, GS set.
  */
 void arch_harden_cpu(void);
+
+/* HARDEN_* bits CPU id reported at its bring-up (0 if it never came up). */
+unsigned arch_harden_cpu_features(unsigned id);
+
+/*
+ * Turn on this CPU's SMEP, SMAP and UMIP as in features (HARDEN_* bits,
+ * only what every CPU has: stac/clac then run on every CPU, arch_smap_on
+ * set first). Every CPU once, interrupts off.
+ */
+void arch_harden_enable(unsigned features);
 
 /* HARDEN_* bits (<abi/harden.h>): what this CPU has turned on and has. Any context. */
 unsigned arch_harden_flags(void);

@@ -105,5 +105,11 @@ errno_t sys_poweroff(unsigned how);
  * PS/2, VGA) are given (else EPERM); EINVAL for an empty or too long range.
  */
 errno_t sys_ioport_allow(unsigned port, unsigned count);
+/*
+ * Close I/O ports [port, port + count) again (PERM_IO, else EPERM; EINVAL
+ * as above): on return an in/out on them faults in every thread of the
+ * task, on every CPU.
+ */
+errno_t sys_ioport_revoke(unsigned port, unsigned count);
 
 #endif

@@ -205,3 +205,8 @@ errno_t sys_ioport_allow(unsigned port, unsigned count)
 {
 	return sys_err(__libc_syscall2(SYS_IOPORT_ALLOW, (long)port, (long)count));
 }
+
+errno_t sys_ioport_revoke(unsigned port, unsigned count)
+{
+	return sys_err(__libc_syscall2(SYS_IOPORT_REVOKE, (long)port, (long)count));
+}
