@@ -53,7 +53,10 @@ SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"),
           # failed and answers it could not send, and fstest read pipes no
           # writer could fill: fstest hung in its pipe tests, ipctest
           # waited for its helper servers' answers.
-          ("fstest", "failcopy=31"), ("ipctest", "failcopy=97"))
+          ("fstest", "failcopy=31"), ("ipctest", "failcopy=97"),
+          # Regression: getprofile answered EGENERIC when its snapshot's
+          # allocation failed (utest's profil group calls it 8 times).
+          ("utest profil", "failslab=2"))
 SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
 TIMEOUT = int(os.environ.get("FAILINJ_TIMEOUT", "240"))
 CPUS = 2
