@@ -133,7 +133,7 @@ static const group_t groups[] = {
 	{ "calc", 2, { test_calc } },
 	{ "limits", 12, { test_limits } },
 	{ "bincache", 2, { test_bincache } },
-	{ "klog", 4, { test_klog } },
+	{ "klog", 6, { test_klog } },
 	{ "harden", 11, { test_harden } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
