@@ -4,6 +4,7 @@
  * user pointers go through copy_from_user/copy_to_user.
  */
 #include <abi/syscall.h>
+#include <abi/limits.h>
 #include <kernel/failinj.h>
 #include <kernel/acct.h>
 #include <kernel/binary.h>
@@ -27,62 +28,91 @@ static int64_t sys_null(SYSCALL_ARGS)
 }
 
 /*
- * Unprivileged console text (tasks without PERM_IO or PERM_SYSTEM): all of
- * them together may log UCON_BYTES_PER_SEC a second (a burst of as many),
- * so they cannot push the kernel's lines out of the log ring; each line
- * is prefixed "uID| ". ucon_lock guards the budget; it nests no lock.
+ * Unprivileged console text (tasks without PERM_IO or PERM_SYSTEM): each
+ * task may log LIMIT_CONSOLE_BYTES a second (a burst of as many; its own
+ * budget, in task_t, so a chatty task silences nobody else), so they
+ * cannot push the kernel's lines out of the log ring. Text goes whole
+ * lines at a time, each prefixed "uID| "; a line longer than
+ * LIMIT_CONSOLE_LINE is refused (EINVAL), never cut, so no piece of it
+ * can start a line of its own. ucon_lock guards every task's budget; it
+ * nests no lock.
  */
-#define UCON_BYTES_PER_SEC 4096
 static spinlock_t ucon_lock = SPINLOCK_INIT("ucon");
-static uint64_t ucon_window, ucon_used;   /* window start (ns), bytes in it */
 
-/* Take up to want bytes of this second's unprivileged budget; how many. */
-static size_t ucon_budget(size_t want)
+/* Take n bytes of t's budget for this second: all of them, or false. */
+static bool ucon_budget(task_t *t, size_t n)
 {
 	uint64_t now = time_ns();
 	uint64_t f = spin_lock_irqsave(&ucon_lock);
 
-	if (now - ucon_window >= NSEC_PER_SEC) {
-		ucon_window = now;
-		ucon_used = 0;
+	if (now - t->ucon_window >= NSEC_PER_SEC) {
+		t->ucon_window = now;
+		t->ucon_used = 0;
 	}
-	size_t n = MIN(want, UCON_BYTES_PER_SEC - ucon_used);
-	ucon_used += n;
+	bool ok = t->ucon_used + n <= LIMIT_CONSOLE_BYTES;
+	if (ok)
+		t->ucon_used += n;
 	spin_unlock_irqrestore(&ucon_lock, f);
-	return n;
+	return ok;
 }
 
-/* Log n bytes of user text at buf for task t (see ucon_budget). */
-static void console_write_task(const task_t *t, const char *buf, size_t n)
+/*
+ * The length of the line at the start of buf (have bytes): up to and with
+ * its '\n', or all of buf if it has none; 0 if it is longer than
+ * LIMIT_CONSOLE_LINE (buf holds LIMIT_CONSOLE_LINE + 1 bytes, none '\n').
+ */
+static size_t ucon_line(const char *buf, size_t have)
 {
-	char prefix[32];
-
-	if (t->perms & (PERM_IO | PERM_SYSTEM)) {
-		console_write(buf, n);
-		return;
-	}
-	fmt_snprintf(prefix, sizeof(prefix), "u%lu| ", (unsigned long)t->id);
-	console_write_user(prefix, buf, n);
+	for (size_t i = 0; i < have; i++)
+		if (buf[i] == '\n')
+			return i + 1;
+	return have > LIMIT_CONSOLE_LINE ? 0 : have;
 }
 
-/* SYS_CONSOLE_WRITE: bytes written; ELIMIT when the budget is spent. */
+/* SYS_CONSOLE_WRITE for an unprivileged task t: whole lines, budgeted. */
+static int64_t ucon_write(task_t *t, const char *ubuf, size_t len)
+{
+	char line[LIMIT_CONSOLE_LINE + 1];
+	size_t done = 0;
+
+	while (done < len) {
+		size_t have = MIN(len - done, sizeof(line));
+		if (copy_from_user(line, ubuf + done, have) != EOK)
+			return done ? (int64_t)done : -EFAULT;
+		size_t n = ucon_line(line, have);
+		if (!n)
+			return done ? (int64_t)done : -EINVAL;
+		if (!ucon_budget(t, n))
+			return done ? (int64_t)done : -ELIMIT;
+		char prefix[32];
+		fmt_snprintf(prefix, sizeof(prefix), "u%lu| ", (unsigned long)t->id);
+		console_write_user(prefix, line, n);
+		done += n;
+	}
+	return (int64_t)done;
+}
+
+/*
+ * SYS_CONSOLE_WRITE: bytes written (whole lines for an unprivileged task,
+ * see ucon_write); ELIMIT when its budget is spent, EINVAL for a line
+ * too long.
+ */
 static int64_t sys_console_write(SYSCALL_ARGS)
 {
 	const char *ubuf = (const char *)a0;
 	size_t len = a1, done = 0;
 	char buf[CONSOLE_CHUNK];
-	const task_t *t = task_current();
-	bool limited = !(t->perms & (PERM_IO | PERM_SYSTEM));
+	task_t *t = task_current();
 
 	if (len > (1u << 20))
 		return -EINVAL;
+	if (!(t->perms & (PERM_IO | PERM_SYSTEM)))
+		return ucon_write(t, ubuf, len);
 	while (done < len) {
 		size_t n = MIN(len - done, sizeof(buf));
-		if (limited && !(n = ucon_budget(n)))
-			return done ? (int64_t)done : -ELIMIT;
 		if (copy_from_user(buf, ubuf + done, n) != EOK)
 			return done ? (int64_t)done : -EFAULT;
-		console_write_task(t, buf, n);
+		console_write(buf, n);
 		done += n;
 	}
 	return (int64_t)done;

@@ -48,7 +48,16 @@ SAMPLE = (("fstest", "failslab=100,once"), ("ipctest", "failframe=50,once"),
           ("hello", "failslab=3,once"), ("hello", "failslab=6,once"),
           # Regression: ipctest killed by a failed page-in left its helper
           # servers running forever (the leak check failed).
-          ("ipctest", "failframe=97"))
+          ("ipctest", "failframe=97"),
+          # Regression: under failcopy libc dropped answers whose copy-out
+          # failed and answers it could not send, and fstest read pipes no
+          # writer could fill: fstest hung in its pipe tests, ipctest
+          # waited for its helper servers' answers. (fstest failcopy=97
+          # then failed the leak check: files its failed clean-ups left.)
+          ("fstest", "failcopy=97"), ("ipctest", "failcopy=97"),
+          # Regression: getprofile answered EGENERIC when its snapshot's
+          # allocation failed (utest's profil group calls it 8 times).
+          ("utest profil", "failslab=2"))
 SWEEP_N = ("7", "31", "97", "331", "1009", "1,once", "10,once", "100,once", "1000,once")
 TIMEOUT = int(os.environ.get("FAILINJ_TIMEOUT", "240"))
 CPUS = 2

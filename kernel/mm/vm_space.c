@@ -281,12 +281,16 @@ static void vm_release_pages(vm_space_t *s, uintptr_t start, uintptr_t end)
 	}
 }
 
-/* The first live region of kind inside [addr, end), marked dying; or NULL. Lock held. */
+/*
+ * The first live region of kind (REGION_ANY: any) inside [addr, end),
+ * marked dying; or NULL. Lock held.
+ */
 static vm_region_t *vm_claim_region(vm_space_t *s, uintptr_t addr, uintptr_t end, unsigned kind)
 {
 	list_foreach(&s->regions, it) {
 		vm_region_t *r = list_entry(it, vm_region_t, node);
-		if (r->kind != kind || r->dying || r->start < addr || r->end > end)
+		if ((kind != REGION_ANY && r->kind != kind) || r->dying ||
+		    r->start < addr || r->end > end)
 			continue;
 		r->dying = true;            /* faults and copies now miss it */
 		return r;
@@ -324,7 +328,7 @@ errno_t vm_space_unmap_kind(vm_space_t *s, uintptr_t addr, size_t len, unsigned 
 
 errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len)
 {
-	return vm_space_unmap_kind(s, addr, len, REGION_ANON);
+	return vm_space_unmap_kind(s, addr, len, REGION_ANY);
 }
 
 vm_shoot_stats_t vm_shoot_stats(void)

@@ -316,7 +316,11 @@ int64_t sys_initrd_map(SYSCALL_ARGS)
 	if (rc != EOK)
 		return -rc;
 	if (copy_to_user((void *)a0, &addr, sizeof(addr)) != EOK ||
-	    copy_to_user((void *)a1, &size, sizeof(size)) != EOK)
+	    copy_to_user((void *)a1, &size, sizeof(size)) != EOK) {
+		/* the caller cannot know where: take it back (never freed) */
+		vm_space_unmap_kind(s, ALIGN_DOWN(addr, PAGE_SIZE), size + (addr & (PAGE_SIZE - 1)),
+				    REGION_DEVICE);
 		return -EFAULT;
+	}
 	return 0;
 }

@@ -19,6 +19,7 @@
  */
 #include <kernel/binary.h>
 #include <kernel/cprof.h>
+#include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/sysimpl.h>
@@ -41,6 +42,7 @@ typedef struct cprof_task {
 	uint32_t nclocks;          /* clocks handed out */
 	paddr_t clock_pa;          /* the clock page, 0 until the first THREAD */
 	uintptr_t clock_va;        /* where it is mapped in the process */
+	bool clock_making;         /* a thread is making the clock page */
 } cprof_task_t;
 
 typedef struct cprof_plan_part {
@@ -103,32 +105,44 @@ static errno_t cprof_map_page(task_t *t, paddr_t *pa, uintptr_t *va)
 }
 
 /*
- * The calling task's clock page, made on first use (two threads may race
- * to make it: the loser unmaps and frees its copy). EOK or an error.
+ * Become the thread that makes ct's clock page: true, or false once
+ * another thread of the task made it (the others yield meanwhile).
+ */
+static bool cprof_clock_claim(cprof_task_t *ct)
+{
+	for (;;) {
+		if (__atomic_load_n(&ct->clock_pa, __ATOMIC_ACQUIRE))
+			return false;
+		if (!__atomic_test_and_set(&ct->clock_making, __ATOMIC_ACQUIRE))
+			break;
+		sched_yield();
+	}
+	if (!__atomic_load_n(&ct->clock_pa, __ATOMIC_ACQUIRE))
+		return true;
+	__atomic_clear(&ct->clock_making, __ATOMIC_RELEASE);
+	return false;
+}
+
+/*
+ * The calling task's clock page, made on first use by one thread only:
+ * no copy is ever mapped and then taken back, which SYS_UNMAP (the task
+ * may unmap any region) could race with. EOK or an error.
  */
 static errno_t cprof_clock_page(task_t *me, cprof_task_t *ct)
 {
 	paddr_t pa;
 	uintptr_t va;
 
-	if (__atomic_load_n(&ct->clock_pa, __ATOMIC_ACQUIRE))
+	if (!cprof_clock_claim(ct))
 		return EOK;
 	errno_t rc = cprof_map_page(me, &pa, &va);
-	if (rc != EOK)
-		return rc;
-	uint64_t f = spin_lock_irqsave(&cprof_lock);
-	bool lost = ct->clock_pa != 0;
-	if (!lost) {
+	if (rc == EOK) {
 		ct->clock_va = va;
 		__atomic_store_n(&ct->clock_pa, pa, __ATOMIC_RELEASE);
 	}
-	spin_unlock_irqrestore(&cprof_lock, f);
-	if (lost) {                 /* the frame is free only once unmapped everywhere */
-		rc = vm_space_unmap_kind(me->space, va, PAGE_SIZE, REGION_DEVICE);
-		if (rc == EOK)
-			frame_free(pa, 1);
+	__atomic_clear(&ct->clock_making, __ATOMIC_RELEASE);
+	if (rc != EOK)
 		return rc;
-	}
 	uint64_t at = va;
 	return vm_space_write(me->space, ct->ctl + offsetof(cprof_ctl_t, clock), &at, sizeof(at));
 }

@@ -187,14 +187,15 @@ int64_t sys_profile(SYSCALL_ARGS)
 /*
  * SYS_GETPROFILE (struct prof_data *): a snapshot of the current or last
  * profile; EGENERIC if the caller may not read it (see
- * profil_may_control_locked), EFAULT for a bad pointer.
+ * profil_may_control_locked), EFAULT for a bad pointer, ENOMEM if the
+ * snapshot cannot be allocated.
  */
 int64_t sys_getprofile(SYSCALL_ARGS)
 {
 	struct prof_data *snap = kmalloc(sizeof(*snap));
 
 	if (!snap)
-		return -EGENERIC;
+		return -ENOMEM;
 	uint64_t f = spin_lock_irqsave(&profil_lock);
 	bool ok = profil_may_control_locked();
 

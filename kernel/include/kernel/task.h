@@ -61,6 +61,8 @@ typedef struct task {
 	/* Ports opened by SYS_IOPORT_ALLOW, 1 bit = allowed (set and cleared atomically). */
 	uint8_t ioports[IOPORT_USER_LIMIT / 8];
 	bool ioports_any;           /* some bit is set: load them on a switch */
+	/* Unprivileged console text (syscall.c, ucon_lock): window start (ns), bytes in it. */
+	uint64_t ucon_window, ucon_used;
 } task_t;
 
 extern task_t kernel_task;

@@ -22,6 +22,7 @@
 #define USER_MAP_BASE 0x0000100000000000ul
 #define USER_END 0x00007ffffffff000ul
 
+#define REGION_ANY 0               /* vm_space_unmap_kind: every kind */
 #define REGION_IMAGE 1
 #define REGION_STACK 2
 #define REGION_ANON 3
@@ -86,11 +87,16 @@ errno_t vm_space_map_device(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *ad
  */
 errno_t vm_space_map_readonly_ram(vm_space_t *s, paddr_t pa, size_t len, uintptr_t *addr);
 
-/* SYS_UNMAP: remove whole anonymous regions inside [addr, addr+len). */
+/*
+ * SYS_UNMAP: remove the whole regions of every kind inside [addr,
+ * addr+len) (vm_space_unmap_kind with REGION_ANY): anonymous memory, the
+ * image, the stack, device and kernel-owned RAM (the initrd), the last
+ * two unmapped but never freed.
+ */
 errno_t vm_space_unmap(vm_space_t *s, uintptr_t addr, size_t len);
 
 /*
- * Remove the whole regions of kind (REGION_*) inside [addr, addr+len):
+ * Remove the whole regions of kind (REGION_*, REGION_ANY: all) inside [addr, addr+len):
  * entries cleared, every CPU's TLB shot down, then the space's own frames
  * freed (device and foreign frames are only unmapped). Interrupts on, no
  * spinlock held. EOK, or EINVAL if no such region was there.

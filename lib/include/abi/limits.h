@@ -16,6 +16,14 @@
 #define LIMIT_REGIONS 4096        /* memory regions per task */
 #define LIMIT_PROF_SESSIONS 4     /* profiling sessions per task without PERM_PROFILE */
 #define LIMIT_NS_NAMES 8          /* names registered per task with the naming service */
+/*
+ * SYS_CONSOLE_WRITE from a task without PERM_IO or PERM_SYSTEM: at most
+ * LIMIT_CONSOLE_BYTES a second per task (a burst of as many; more:
+ * ELIMIT), in lines of at most LIMIT_CONSOLE_LINE bytes besides the '\n'
+ * (a longer one is refused whole with EINVAL, never cut).
+ */
+#define LIMIT_CONSOLE_BYTES 4096
+#define LIMIT_CONSOLE_LINE 1024
 
 typedef struct sysinfo_limits {
 	uint64_t task;            /* task id */

@@ -11,8 +11,10 @@
  *                            helper: open the pipe PATH, start a read of
  *                            it in a thread, exit while it waits
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "fstest.h"
 
@@ -105,6 +107,89 @@ static const group_t groups[] = {
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
+/* ------------------------------------------------------ leftovers */
+
+/*
+ * Under fault injection a test's own clean-up can fail and leave files in
+ * /tmp, whose memory (the server's) would then differ between two runs
+ * (vfuzz -r's leak check). So fstest notes what /tmp held when it started
+ * and at its end removes whatever else is there, trying each step again
+ * after a passing failure.
+ */
+#define TMP_NAMES 256
+#define TRIES 8
+
+typedef char name_t[FS_NAME_MAX + 1];
+static name_t tmp_start[TMP_NAMES];
+static int ntmp_start = -1;           /* -1: not known, remove nothing */
+
+/* The names in dir into names (up to TMP_NAMES); how many, or -1. */
+static int list_dir(const char *dir, name_t *names)
+{
+	for (int t = 0; t < TRIES; t++) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int n = 0;
+		if (!d)
+			continue;
+		errno = 0;
+		while (n < TMP_NAMES && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+		bool whole = errno == 0;
+		closedir(d);
+		if (whole)
+			return n;
+	}
+	return -1;
+}
+
+/* Remove path and, a directory, what is in it; true if it is gone. */
+static bool remove_tree(const char *path, int depth)
+{
+	static name_t names[4][TMP_NAMES];
+	struct stat st;
+	char sub[FS_PATH_MAX];
+
+	for (int t = 0; t < TRIES; t++) {
+		errno = 0;
+		if (stat(path, &st) != 0) {
+			if (errno == ENOENT)
+				return true;
+			continue;
+		}
+		int n = S_ISDIR(st.st_mode) && depth < 4 ? list_dir(path, names[depth]) : 0;
+		for (int i = 0; i < n; i++) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, names[depth][i]);
+			remove_tree(sub, depth + 1);
+		}
+		if ((S_ISDIR(st.st_mode) ? rmdir(path) : unlink(path)) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void tmp_note(void)
+{
+	ntmp_start = list_dir("/tmp", tmp_start);
+}
+
+static void tmp_sweep(void)
+{
+	static name_t now[TMP_NAMES];
+	char path[FS_PATH_MAX];
+	int n = ntmp_start < 0 ? -1 : list_dir("/tmp", now);
+
+	for (int i = 0; i < n; i++) {
+		bool old = false;
+		for (int j = 0; j < ntmp_start && !old; j++)
+			old = !strcmp(now[i], tmp_start[j]);
+		snprintf(path, sizeof(path), "/tmp/%s", now[i]);
+		if (!old && !remove_tree(path, 0))
+			tap_diag("cannot remove the leftover %s", path);
+	}
+}
+
 static void run_groups(void)
 {
 	int plan = 0;
@@ -132,7 +217,9 @@ int main(int argc, char **argv)
 		usage(help ? stdout : stderr);
 		return 2;
 	}
+	tmp_note();
 	run_groups();
+	tmp_sweep();
 	if (tap_failures())
 		tap_diag("%d of %d tests failed", tap_failures(), tap_tests());
 	return tap_end();

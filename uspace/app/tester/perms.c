@@ -8,6 +8,7 @@
 #include <prof.h>
 #include <profile.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vernier.h>
 
@@ -59,28 +60,68 @@ int cmd_klog_peek(int argc, char **argv)
 }
 
 /*
- * `console-forge LINE`: write LINE (and a newline) to the kernel log
- * with SYS_CONSOLE_WRITE, then 64 KiB more; exit 0 if the flood was cut
- * short with ELIMIT (the caller checks how LINE was logged).
+ * `console-forge LINE [MS]`: write LINE (and a newline) to the kernel log
+ * with SYS_CONSOLE_WRITE, then flood it with 64 KiB writes of 64-byte
+ * lines (for MS milliseconds: again after each ELIMIT); exit 0 if the
+ * flood was cut short with ELIMIT, to about the task's budget (the
+ * caller checks how LINE was logged).
  */
 int cmd_console_forge(int argc, char **argv)
 {
 	static char flood[64 * 1024];
-	long total = 0, r = 0;
+	long total = 0, r = 0, limited = 0;
 
-	if (argc != 2) {
+	if (argc != 2 && argc != 3) {
 		usage(0);
 		return 2;
 	}
+	uint64_t ms = argc == 3 ? strtoul(argv[2], NULL, 10) : 0;
+	uint64_t end = sys_clock_ns(CLOCK_MONOTONIC) + ms * 1000000ull;
 	__vernier_syscall(SYS_CONSOLE_WRITE, (long)argv[1], (long)strlen(argv[1]), 0, 0, 0, 0);
 	__vernier_syscall(SYS_CONSOLE_WRITE, (long)"\n", 1, 0, 0, 0, 0);
 	memset(flood, '.', sizeof(flood));
-	for (int i = 0; i < 16 && r >= 0; i++) {
-		r = __vernier_syscall(SYS_CONSOLE_WRITE, (long)flood, sizeof(flood), 0, 0, 0, 0);
-		total += r > 0 ? r : 0;
-	}
-	if (r != -ELIMIT || total > 8192) {
+	for (size_t i = 63; i < sizeof(flood); i += 64)
+		flood[i] = '\n';
+	do {
+		r = 0;
+		for (int i = 0; i < 16 && r >= 0; i++) {
+			r = __vernier_syscall(SYS_CONSOLE_WRITE, (long)flood, sizeof(flood), 0, 0, 0, 0);
+			total += r > 0 ? r : 0;
+		}
+		limited += r == -ELIMIT;
+		if (ms)
+			sys_sleep_ns(1000000ull);
+	} while (r == -ELIMIT && sys_clock_ns(CLOCK_MONOTONIC) < end);
+	if (r != -ELIMIT || total > (long)(ms / 1000 + 2) * 4096) {
 		printf("tester: the flood wrote %ld bytes, last %ld\n", total, r);
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * `console-long`: a line of 1024 'L' (and '\n') is written whole; lines
+ * of 1025 'M', with a '\n' or without, are refused with EINVAL: exit 0
+ * if so (the caller checks the log).
+ */
+int cmd_console_long(int argc, char **argv)
+{
+	static char line[1027];
+
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	memset(line, 'L', 1024);
+	line[1024] = '\n';
+	long ok = __vernier_syscall(SYS_CONSOLE_WRITE, (long)line, 1025, 0, 0, 0, 0);
+	memset(line, 'M', 1025);
+	line[1025] = '\n';
+	long nl = __vernier_syscall(SYS_CONSOLE_WRITE, (long)line, 1026, 0, 0, 0, 0);
+	long bare = __vernier_syscall(SYS_CONSOLE_WRITE, (long)line, 1025, 0, 0, 0, 0);
+	if (ok != 1025 || nl != -EINVAL || bare != -EINVAL) {
+		printf("tester: console lines of 1024, 1025+newline, 1025 bytes gave "
+		       "%ld, %ld, %ld\n", ok, nl, bare);
 		return 3;
 	}
 	return 0;

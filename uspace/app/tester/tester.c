@@ -38,8 +38,11 @@
  *                                              cannot be stopped or read
  *   tester klog-peek                           exit 0 if the kernel log
  *                                              cannot be read
- *   tester console-forge LINE                  log LINE, then flood: exit
- *                                              0 if the flood was cut
+ *   tester console-forge LINE [MS]             log LINE, then flood (for
+ *                                              MS ms): exit 0 if the
+ *                                              flood was cut
+ *   tester console-long                        exit 0 if a 1024-byte line
+ *                                              is logged, 1025 refused
  *   tester prof-self                           profile itself: exit 0 if
  *                                              no kernel address came
  *
@@ -78,7 +81,8 @@ void usage(int ok)
 		"       tester copy\n"
 		"       tester profil-peek\n"
 		"       tester klog-peek\n"
-		"       tester console-forge LINE\n"
+		"       tester console-forge LINE [MS]\n"
+		"       tester console-long\n"
 		"       tester prof-self\n"
 		"       tester -h\n");
 }
@@ -260,6 +264,7 @@ static const command_t commands[] = {
 	{ "profil-peek", cmd_profil_peek },
 	{ "klog-peek", cmd_klog_peek },
 	{ "console-forge", cmd_console_forge },
+	{ "console-long", cmd_console_long },
 	{ "prof-self", cmd_prof_self },
 };
 

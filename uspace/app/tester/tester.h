@@ -45,6 +45,7 @@ int cmd_threads(int argc, char **argv);
 int cmd_profil_peek(int argc, char **argv);
 int cmd_klog_peek(int argc, char **argv);
 int cmd_console_forge(int argc, char **argv);
+int cmd_console_long(int argc, char **argv);
 int cmd_prof_self(int argc, char **argv);
 
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */

@@ -1,8 +1,10 @@
 /*
  * utest klog: the kernel log is not everyone's. Without permissions a task
  * cannot read it (EPERM); its console text is logged on lines of its own
- * prefixed "uID| " (a forged kernel line never appears as such) and
- * flooding is cut short with ELIMIT; fault reports are rate-limited and
+ * prefixed "uID| " (a forged kernel line never appears as such),
+ * flooding is cut short with ELIMIT, each task on its own budget (a
+ * flooding task does not silence another), and a line longer than 1024
+ * bytes is refused whole (EINVAL); fault reports are rate-limited and
  * the suppressed ones counted in a "fault: N reports suppressed" line.
  */
 #include <stdbool.h>
@@ -71,6 +73,51 @@ static void test_klog_forge(void)
 	       "(exact %d, prefixed %d)", exact, suffix);
 }
 
+/* While another task floods the console, a quiet task's line is logged. */
+static void test_klog_budget(void)
+{
+	const char *const flood[] = { "tester", "console-forge", "utest: flooder", "1500", NULL };
+	const char *const quiet[] = { "tester", "console-forge", "utest: a quiet task's line", NULL };
+	uint64_t pos = UINT64_MAX;
+	int fstatus = -1, qstatus = -1;
+	task_id_t flooder;
+	bool exact, suffix;
+
+	klog_since(&pos);
+	errno_t rc = sys_spawn("/bin/tester", flood, 0, &flooder);
+	sys_sleep_ns(300 * NS_PER_MS);         /* it has spent its budget */
+	errno_t qrc = run_wait(quiet, 0, &qstatus);
+	if (rc == EOK)
+		sys_wait(flooder, &fstatus, 0, NULL);
+	klog_since(&pos);
+	klog_find("utest: a quiet task's line", &exact, &suffix);
+	tap_ok(rc == EOK && qrc == EOK && fstatus == 0 && qstatus == 0 && suffix,
+	       "klog: a task flooding the console does not silence another's line "
+	       "(flooder %s, quiet %s, its line logged %d)", status_str(fstatus),
+	       status_str(qstatus), suffix);
+}
+
+/* A 1024-byte user line is logged whole; 1025 bytes are refused (EINVAL). */
+static void test_klog_long_line(void)
+{
+	static char line[1025];
+	const char *const argv[] = { "tester", "console-long", NULL };
+	uint64_t pos = UINT64_MAX;
+	int status = -1;
+	bool exact, suffix;
+
+	memset(line, 'L', 1024);
+	klog_since(&pos);
+	errno_t rc = run_wait(argv, 0, &status);
+	klog_since(&pos);
+	klog_find(line, &exact, &suffix);
+	bool cut = strstr(klog_buf, "MMMM") != NULL;
+	tap_ok(rc == EOK && status == 0 && suffix && !cut,
+	       "klog: a 1024-byte user line is logged whole, 1025 bytes give EINVAL "
+	       "and nothing of them is logged (%s, logged %d, pieces %d)",
+	       status_str(status), suffix, cut);
+}
+
 /* Spawn n `tester fault null` with no permissions, then reap them. */
 static void klog_faults(int n)
 {
@@ -119,5 +166,7 @@ void test_klog(void)
 {
 	test_klog_peek();
 	test_klog_forge();
+	test_klog_budget();
+	test_klog_long_line();
 	test_klog_fault_rate();
 }

@@ -4,7 +4,8 @@
  * touches unmapped memory is killed), and W+X mappings are refused.
  * PROT_NONE memory and a libc thread stack's guard fault (tester
  * touch-protnone, thread-overflow), and no mapping lands in the guard
- * (tester thread-guard).
+ * (tester thread-guard). SYS_UNMAP removes any region: the initrd mapped
+ * with SYS_INITRD_MAP goes, and its frames (the kernel's) stay in use.
  */
 #include "utest.h"
 
@@ -45,6 +46,33 @@ static void check_kernel_hint(void)
 	tap_ok(rc != EOK || (uintptr_t)addr < USER_SPACE_END,
 	       "map: a kernel-space hint never maps kernel space (error %d, "
 	       "address %p)", rc, addr);
+}
+
+/*
+ * Map the initrd, unmap it: the kernel's copy reads of it work before and
+ * fault after (a path there: ENOENT, then EFAULT), and no frame comes back
+ * to the allocator (only page tables might move: a few frames at most).
+ */
+static void check_initrd_unmap(void)
+{
+	const char *base = NULL;
+	size_t size = 0;
+	system_stats_t before, after;
+	long mapped = raw3(SYS_INITRD_MAP, (long)&base, (long)&size, 0);
+	uintptr_t at = (uintptr_t)base & ~(uintptr_t)(PAGE - 1);
+	size_t len = size + ((uintptr_t)base - at);
+	long seen = mapped == 0 ? raw3(SYS_SYSINFO_TYPE, (long)base, 0, 0) : 0;
+
+	get_system_stats(&before);
+	errno_t rc = mapped == 0 ? sys_unmap((void *)at, len) : EINVAL;
+	get_system_stats(&after);
+	long gone = raw3(SYS_SYSINFO_TYPE, (long)base, 0, 0);
+	long moved = (long)after.frames_free - (long)before.frames_free;
+	tap_ok(mapped == 0 && size > 64 * PAGE && rc == EOK && seen == -ENOENT &&
+	       gone == -EFAULT && moved >= -4 && moved <= 4,
+	       "map: the initrd (%zu KiB) unmaps (%d); reads of it then fault (%ld, "
+	       "before %ld); its frames are not freed (%ld free frames moved)",
+	       size >> 10, rc, gone, seen, moved);
 }
 
 /* Run `tester CMD` without permissions; its exit status (or -1). */
@@ -94,6 +122,7 @@ void test_map(void)
 	rc = sys_map(NULL, 0, PROT_READ, &addr);
 	tap_ok(rc == EINVAL, "map: zero length gives EINVAL (%d)", rc);
 	check_kernel_hint();
+	check_initrd_unmap();
 
 	const char *const argv[] = { "tester", "touch-unmapped", NULL };
 	int status = -1;

@@ -122,7 +122,7 @@ static const group_t groups[] = {
 	{ "faults", 7, { test_faults } },
 	{ "spawn", 13, { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", 3, { test_fpu } },
-	{ "map", 9, { test_map } },
+	{ "map", 10, { test_map } },
 	{ "sysinfo", 14, { test_sysinfo } },
 	{ "loadavg", 1, { test_loadavg } },
 	{ "prof", 19, { test_prof } },
@@ -133,7 +133,7 @@ static const group_t groups[] = {
 	{ "calc", 2, { test_calc } },
 	{ "limits", 12, { test_limits } },
 	{ "bincache", 2, { test_bincache } },
-	{ "klog", 4, { test_klog } },
+	{ "klog", 6, { test_klog } },
 	{ "harden", 14, { test_harden } },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

@@ -6,12 +6,19 @@
  * write (klog_sync), so a kernel line logged before a program's next
  * output appears before it.
  */
+#include <abi/limits.h>
 #include <thread.h>
 #include <vernier.h>
 
 #include "console.h"
 
-#define KLOG_LINE 1024
+/*
+ * Room for any whole log line: the longest an unprivileged task may write
+ * (LIMIT_CONSOLE_LINE) with its "uID| " prefix and '\n' fits, so such a
+ * line is never shown in two pieces, the second on a line of its own.
+ */
+#define KLOG_LINE 2048
+_Static_assert(KLOG_LINE >= LIMIT_CONSOLE_LINE + 32, "a user log line must fit");
 #define KLOG_WAIT_NS (200 * 1000000ull)     /* for more of a partial line */
 #define MIDLINE_TRIES 20                    /* x 10 ms for user lines to end */
 #define MS 1000000ull

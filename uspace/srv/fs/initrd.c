@@ -11,15 +11,9 @@
 /* SYS_INITRD_MAP: the initrd's address and size (no libc wrapper yet). */
 static errno_t initrd_map(const void **base, size_t *size)
 {
-#ifdef SYS_INITRD_MAP
 	long r = __vernier_syscall(SYS_INITRD_MAP, (long)base, (long)size, 0, 0,
 				   0, 0);
 	return r < 0 ? (errno_t)-r : EOK;
-#else
-	(void)base;
-	(void)size;
-	return ENOSYS;
-#endif
 }
 
 /* The directory for the component at *p, creating it; advances *p. */

@@ -78,7 +78,11 @@ uint64_t sys_clock_ns(unsigned clock);
  * address goes to *addr.
  */
 errno_t sys_map(void *hint, size_t len, unsigned prot, void **addr);
-/* Unmap [addr, addr + len) (page aligned) mapped by sys_map. */
+/*
+ * Unmap the whole regions inside [addr, addr + len) (addr page aligned),
+ * of any kind: sys_map memory, the initrd (SYS_INITRD_MAP), device
+ * memory, even the program's image or stack. EINVAL if there was none.
+ */
 errno_t sys_unmap(void *addr, size_t len);
 /* Fill *info about task id. */
 errno_t sys_task_info(task_id_t id, task_info_t *info);

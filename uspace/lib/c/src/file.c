@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vernier.h>
 
 #include "fs_client.h"
 #include "libc.h"
@@ -169,14 +170,32 @@ int creat(const char *path, mode_t mode)
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
+/*
+ * Close handle h at the server (lock held). The descriptor goes whatever
+ * happens, so a close that did not reach the server (EFAULT, ENOMEM,
+ * ELIMIT: it was not sent, or its answer was not read) is sent again, a
+ * few times: a handle left open would keep a pipe's end open, and its
+ * reader waiting for end of file, as long as this task lives.
+ */
+static errno_t close_handle(uint64_t h)
+{
+	errno_t rc = EFAULT;
+
+	for (int i = 0; i < 8 && (rc == EFAULT || rc == ENOMEM || rc == ELIMIT); i++) {
+		if (i > 0)
+			sys_sleep_ns(1000000ull);
+		rc = ipc_call_sync(fs_phone, FS_M_CLOSE, h, 0, 0, 0, 0, NULL);
+	}
+	return rc;
+}
+
 /* Close descriptor fd (a file); 0, or -1 with errno (EBADF). */
 int close(int fd)
 {
 	if (fs_enter() != EOK)
 		return fail(EBADF);
 	fdesc_t *d = fd_get(fd);
-	errno_t rc = d ? ipc_call_sync(fs_phone, FS_M_CLOSE, d->handle, 0, 0, 0,
-				       0, NULL) : EBADF;
+	errno_t rc = d ? close_handle(d->handle) : EBADF;
 	if (d)
 		d->used = false;           /* gone even if the server failed */
 	fs_leave();
@@ -502,8 +521,20 @@ int closedir(DIR *dir)
 /* Close descriptor fd, opened just now (lock held). */
 static void pipe_undo(int fd)
 {
-	ipc_call_sync(fs_phone, FS_M_CLOSE, fds[fd].handle, 0, 0, 0, 0, NULL);
+	close_handle(fds[fd].handle);
 	fds[fd].used = false;
+}
+
+/* Unlink the new pipe's name, again after a passing failure (lock held). */
+static void pipe_unlink(const char *path)
+{
+	errno_t rc = EFAULT;
+
+	for (int i = 0; i < 8 && (rc == EFAULT || rc == ENOMEM || rc == ELIMIT); i++) {
+		rc = stage(path, false);
+		if (rc == EOK)
+			rc = ipc_call_sync(fs_phone, FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);
+	}
 }
 
 /*
@@ -525,8 +556,7 @@ static errno_t pipe_locked(int ends[2])
 	rc = ends[1] >= 0 ? EOK : errno;
 	if (ends[0] >= 0 && ends[1] < 0)
 		pipe_undo(ends[0]);
-	if (stage(path, false) == EOK)
-		ipc_call_sync(fs_phone, FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);
+	pipe_unlink(path);
 	return rc;
 }
 

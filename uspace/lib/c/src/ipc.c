@@ -7,6 +7,14 @@
 #include <vernier.h>
 
 #define CONNECT_RETRY_NS 2000000ull     /* service_connect_wait poll period */
+/*
+ * Tries of a wait or an answer that failed with EFAULT on a buffer of
+ * ours (on our stack: the fault passes, e.g. an injected failcopy). The
+ * kernel keeps the event queued and the call ours to answer, so trying
+ * again loses nothing; giving up at once would lose an answer (and what
+ * the server holds for it) or leave a caller waiting for ever.
+ */
+#define IPC_TRIES 8
 
 /* errno_t of a raw result: EOK for values >= 0. */
 static errno_t ipc_err(long r)
@@ -32,6 +40,17 @@ errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
 					 flags, (long)callid, 0, 0));
 }
 
+/* sys_ipc_wait into libc's own ev, tried again after EFAULT (IPC_TRIES). */
+static errno_t wait_own(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
+			ipc_callid_t callid)
+{
+	errno_t rc = EFAULT;
+
+	for (int i = 0; i < IPC_TRIES && rc == EFAULT; i++)
+		rc = sys_ipc_wait(ev, timeout_ns, flags, callid);
+	return rc;
+}
+
 errno_t sys_ipc_answer(ipc_callid_t callid, const ipc_msg_t *answer, int *phone)
 {
 	long r = __vernier_syscall(SYS_IPC_ANSWER, (long)callid, (long)answer,
@@ -40,6 +59,16 @@ errno_t sys_ipc_answer(ipc_callid_t callid, const ipc_msg_t *answer, int *phone)
 	if (phone)
 		*phone = r >= 0 ? (int)r : -1;
 	return ipc_err(r);
+}
+
+/* sys_ipc_answer of libc's own answer, tried again after EFAULT (IPC_TRIES). */
+static errno_t answer_own(ipc_callid_t callid, const ipc_msg_t *answer)
+{
+	errno_t rc = EFAULT;
+
+	for (int i = 0; i < IPC_TRIES && rc == EFAULT; i++)
+		rc = sys_ipc_answer(callid, answer, NULL);
+	return rc;
 }
 
 errno_t sys_ipc_forward(ipc_callid_t callid, int phone, uint64_t method,
@@ -85,7 +114,7 @@ errno_t ipc_call_async(int phone, uint64_t method, uint64_t a0, uint64_t a1,
 errno_t ipc_wait_answer(ipc_callid_t id, uint64_t timeout_ns, ipc_msg_t *answer)
 {
 	ipc_event_t ev;
-	errno_t rc = sys_ipc_wait(&ev, timeout_ns, IPC_WAIT_ANSWER, id);
+	errno_t rc = wait_own(&ev, timeout_ns, IPC_WAIT_ANSWER, id);
 
 	if (rc != EOK)
 		return rc;
@@ -118,7 +147,7 @@ errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
 {
 	ipc_msg_t m = { .method = (uint64_t)retval, .args = { a0, a1, a2, a3, a4 } };
 
-	return sys_ipc_answer(callid, &m, NULL);
+	return answer_own(callid, &m);
 }
 
 errno_t ipc_answer_0(ipc_callid_t callid, errno_t retval)
@@ -168,7 +197,7 @@ static errno_t data_answer(const ipc_event_t *ev, uint64_t method,
 	if (len > IPC_DATA_MAX)
 		len = IPC_DATA_MAX;
 	ipc_msg_t m = { .method = EOK, .args = { (uint64_t)(uintptr_t)buf, len } };
-	errno_t rc = sys_ipc_answer(ev->callid, &m, NULL);
+	errno_t rc = answer_own(ev->callid, &m);
 	if (rc == EOK && moved)
 		*moved = len < ev->msg.args[1] ? len : (size_t)ev->msg.args[1];
 	return rc;
@@ -298,7 +327,7 @@ errno_t ipc_server_loop(ipc_handler_t handler, void *ctx)
 	ipc_event_t ev;
 
 	for (;;) {
-		errno_t rc = sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0);
+		errno_t rc = wait_own(&ev, 0, IPC_WAIT_CALLS, 0);
 		if (rc != EOK)
 			return rc;
 		if (ev.type == IPC_EV_CALL && ev.msg.method == NS_M_WATCH)
