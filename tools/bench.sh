@@ -3,7 +3,8 @@
 # figures (/bin/bench: "name value unit" lines, each the median of many
 # runs). Benchmarks are not tests: this prints numbers, it judges nothing.
 #
-# Usage: tools/bench.sh [--accel tcg|kvm] [--cpus N] [--runs N] [FIGURE...]
+# Usage: tools/bench.sh [--accel tcg|kvm] [--cpus N] [--runs N] [--compare REV]
+#                       [FIGURE...]
 #
 # The ISO is built from build/kernel.elf and build/initrd.tar (run `make`
 # first) into a temporary directory. --accel kvm goes through tools/qemu.sh,
@@ -33,18 +34,26 @@ tsc.hz is always printed).
                     Also auto (shift=auto) or off. Default: off, but auto
                     when only prof figures are asked (exact samples)
   --log             print the whole serial log, not just the figures
+  --compare REV     also build git revision REV (in a temporary worktree)
+                    and print each figure as "name REV-value this-value unit
+                    ratio" (ratio: this / REV), both from the same options
   -h, --help        this help
 EOF
 }
 
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-accel=tcg cpus=2 runs='' timeout=300 log=0 figures=() icount=''
+accel=tcg cpus=2 runs='' timeout=300 log=0 figures=() icount='' compare='' args=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
+        --compare)
+            [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            compare=$2
+            shift 2; continue ;;
         --accel|--cpus|--runs|--timeout|--icount)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            args+=("$1" "$2")
             case $1 in
                 --accel) accel=$2 ;;
                 --cpus) cpus=$2 ;;
@@ -53,10 +62,10 @@ while [[ $# -gt 0 ]]; do
                 --icount) icount=$2 ;;
             esac
             shift 2 ;;
-        --log) log=1; shift ;;
+        --log) log=1; args+=("$1"); shift ;;
         -*) bad "unknown option '$1'" ;;
         *) [[ $1 =~ ^[a-z0-9.]+$ ]] || bad "bad figure name '$1'"
-           figures+=("$1"); shift ;;
+           figures+=("$1"); args+=("$1"); shift ;;
     esac
 done
 [[ $accel == tcg || $accel == kvm ]] || bad "--accel is tcg or kvm, not '$accel'"
@@ -71,6 +80,31 @@ fi
 extra=(--icount "$icount")
 shift_n=''
 [[ $icount =~ ^[0-9]$ ]] && shift_n=$icount
+
+# --compare REV: build REV beside this tree, run both, join the figures.
+compare_run() {
+    (( log )) && bad "--log and --compare do not go together"
+    git -C "$top" rev-parse --verify -q "$compare^{commit}" >/dev/null ||
+        bad "--compare: '$compare' is not a revision of this repository"
+    ctmp=$(mktemp -d "${TMPDIR:-/tmp}/vernier-compare.XXXXXX")
+    trap 'git -C "$top" worktree remove --force "$ctmp/tree" >/dev/null 2>&1; rm -rf "$ctmp"' EXIT
+    local tmp=$ctmp
+    git -C "$top" worktree add -q --detach "$tmp/tree" "$compare" ||
+        { echo "$prog: cannot check out $compare" >&2; exit 1; }
+    echo "$prog: building $compare in $tmp/tree" >&2
+    make -C "$tmp/tree" -j2 BUILD=build build/initrd.tar >"$tmp/make.log" 2>&1 ||
+        { echo "$prog: building $compare failed:" >&2; tail -n 20 "$tmp/make.log" >&2; exit 1; }
+    BUILD="$tmp/tree/build" "$here/bench.sh" "${args[@]}" >"$tmp/old" || exit 1
+    BUILD="$build" "$here/bench.sh" "${args[@]}" >"$tmp/new" || exit 1
+    awk -v rev="$compare" '
+        NR == FNR { if ($0 !~ /^#/) old[$1] = $2; next }
+        /^#/ { print; next }
+        $1 in old { r = old[$1] != 0 ? $2 / old[$1] : 0
+                    printf "%s %s %s %s %.3f\n", $1, old[$1], $2, $3, r; next }
+        { printf "%s - %s %s -\n", $1, $2, $3 }' "$tmp/old" "$tmp/new"
+    exit 0
+}
+[[ -n $compare ]] && compare_run
 
 for f in "$build/kernel.elf" "$build/initrd.tar"; do
     [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
