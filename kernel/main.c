@@ -25,7 +25,8 @@
 #include <kernel/syscall.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
-#include <kernel/timer.h>
+#include <kernel/ktimer.h>
+#include <kernel/tick.h>
 #include <kernel/version.h>
 #include <kernel/vm.h>
 #include <lib/string.h>
@@ -135,7 +136,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	klog_init();                /* readers of the kernel log may sleep */
 	sched_init_cpu();           /* run queue; this context is idle/0 */
 	syscall_init_cpu();         /* SYSCALL/SYSRET */
-	timer_init(kmain_hz());     /* boot CPU tick */
+	tick_init(kmain_hz());      /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
 	initrd_init();              /* programs */

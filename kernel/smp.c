@@ -10,11 +10,11 @@
 #include <kernel/printk.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
-#include <kernel/profil.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
 #include <kernel/sched.h>
+#include <kernel/tick.h>
 
 #define LOG_PREFIX "smp"
 #define NMI_CALL_TIMEOUT_NS 1000000000ull
@@ -131,31 +131,13 @@ void nmi_handle(int_frame_t *f)
 		c->nmi_unknown++;
 }
 
-/*
- * The local timer tick. It ends with one cpu_relax (PAUSE), which costs
- * nothing here but ends this vCPU's turn under QEMU -icount: QEMU 7.2 runs
- * the vCPUs of an -icount guest round-robin on one thread and gives the
- * first vCPU of each round the whole budget up to the next timer deadline;
- * a vCPU spinning without PAUSE or HLT (a user loop, a yield loop) used
- * it up every round and the next vCPU got none, for ever (a bench thread
- * queued on CPU 1 never ran while CPU 0 spun). QEMU 8.0 splits the budget
- * fairly; on older ones this gives the rest of each tick to the others.
- */
-static void smp_tick(int_frame_t *f)
-{
-	cpu_current()->ticks++;
-	profil_hit(f);
-	sched_tick();
-	cpu_relax();
-}
-
 /* Last steps of every AP: scheduler, tick, announce, then idle. */
 void smp_ap_main(cpu_t *c)
 {
 	cprof_cpu_init(c);
 	sched_init_cpu();
 	syscall_init_cpu();
-	arch_timer_init_cpu(timer_hz());
+	tick_start_cpu();
 	__atomic_add_fetch(&cpus_online, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 	sched_start();
@@ -164,21 +146,7 @@ void smp_ap_main(cpu_t *c)
 void smp_init(void)
 {
 	irq_set_handler(VEC_IPI_CALL, smp_call_ipi);
-	irq_set_handler(VEC_TIMER, smp_tick);
 	cpus[0]->online = true;
 	arch_smp_boot();
 	pr_info("%u CPUs online", cpus_online);
-}
-
-static unsigned hz = 100;
-
-unsigned timer_hz(void)
-{
-	return hz;
-}
-
-void timer_init(unsigned tick_hz)
-{
-	hz = tick_hz;
-	arch_timer_init_cpu(hz);
 }

@@ -10,6 +10,7 @@
 #include <kernel/cpu.h>
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
 #include <kernel/acct.h>

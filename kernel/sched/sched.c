@@ -302,7 +302,7 @@ void sched_tick(void)
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
 
-	timer_tick();
+	ktimer_tick();
 	if (t == c->idle) {
 		if (c->rq->count)
 			c->need_resched = true;

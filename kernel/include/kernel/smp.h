@@ -39,15 +39,7 @@ void nmi_handle(struct int_frame *f);
 /* IPI handler for smp_call_all() requests. */
 void smp_call_ipi(struct int_frame *f);
 
-/* Per-CPU timer tick rate (HZ). */
-unsigned timer_hz(void);
-/* Start the boot CPU's tick at tick_hz; APs start theirs as they come up. */
-void timer_init(unsigned tick_hz);
 /* Last steps of an AP: tick, announce, idle. */
 void smp_ap_main(cpu_t *c) __noreturn;
-
-/* Stop-the-world panic helpers (kernel/panic.c). */
-void panic_begin(void);
-void panic_end(void) __noreturn;
 
 #endif

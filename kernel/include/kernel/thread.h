@@ -12,7 +12,7 @@
 #include <abi/task.h>
 #include <arch/thread.h>
 #include <kernel/spinlock.h>
-#include <kernel/timer.h>
+#include <kernel/ktimer.h>
 #include <kernel/types.h>
 #include <kernel/waitq.h>
 #include <lib/list.h>
