@@ -68,28 +68,72 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	return others + 1;
 }
 
+/* Post fn(arg) to c and send the NMI: arg first, fn (the claim) last. */
+static void smp_nmi_post(cpu_t *c, cpu_fn_t fn, void *arg)
+{
+	c->nmi_arg = arg;
+	__atomic_store_n(&c->nmi_fn, fn, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+	arch_send_nmi(c);
+}
+
+/*
+ * Take back every post that no CPU has claimed; those CPUs will never run
+ * it. Returns how many were taken back.
+ */
+static unsigned smp_nmi_revoke(unsigned me, cpu_fn_t fn, const bool *posted)
+{
+	unsigned revoked = 0;
+
+	for (unsigned i = 0; i < cpu_count; i++) {
+		cpu_fn_t want = fn;
+		if (i != me && posted[i] &&
+		    __atomic_compare_exchange_n(&cpus[i]->nmi_fn, &want, NULL, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			revoked++;
+	}
+	return revoked;
+}
+
+/*
+ * After the timeout the posts not yet claimed are revoked, and the caller
+ * waits only for the CPUs that claimed theirs (they are running fn now):
+ * a late CPU can never run fn with an arg its caller has given up on.
+ */
 unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg)
 {
 	uint64_t f = spin_lock_irqsave(&nmi_call_lock);
 	unsigned me = cpu_id(), sent = 0;
+	bool posted[MAX_CPUS] = { false };
 
 	nmi_call_done = 0;
 	for (unsigned i = 0; i < cpu_count; i++) {
 		cpu_t *c = cpus[i];
 		if (i == me || !c->online)
 			continue;
-		c->nmi_fn = fn;
-		c->nmi_arg = arg;
-		__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
-		arch_send_nmi(c);
+		smp_nmi_post(c, fn, arg);
+		posted[i] = true;
 		sent++;
 	}
 	uint64_t end = time_ns() + NMI_CALL_TIMEOUT_NS;
 	while (__atomic_load_n(&nmi_call_done, __ATOMIC_ACQUIRE) < sent && time_ns() < end)
 		cpu_relax();
+	sent -= smp_nmi_revoke(me, fn, posted);
+	while (__atomic_load_n(&nmi_call_done, __ATOMIC_ACQUIRE) < sent)
+		cpu_relax();
 	unsigned done = nmi_call_done;
 	spin_unlock_irqrestore(&nmi_call_lock, f);
 	return done;
+}
+
+void smp_nmi_call_serve(cpu_t *c)
+{
+	cpu_fn_t fn = __atomic_exchange_n(&c->nmi_fn, NULL, __ATOMIC_ACQ_REL);
+
+	if (!fn)
+		return;       /* revoked after a timeout, or served already */
+	fn(c->nmi_arg);
+	__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
 }
 
 void smp_stop_others(void)
@@ -121,10 +165,8 @@ void nmi_handle(int_frame_t *f)
 		__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
 		arch_cpu_stop();
 	}
-	if (pending & NMI_REASON_CALL) {
-		c->nmi_fn(c->nmi_arg);
-		__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
-	}
+	if (pending & NMI_REASON_CALL)
+		smp_nmi_call_serve(c);
 	/* Always asked: a counter overflow or the RTC may share this NMI. */
 	bool prof = arch_prof_nmi(f, pending & NMI_REASON_PROF);
 	if (!pending && !prof)

@@ -5,6 +5,7 @@
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
+#include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/sysinfo.h>
@@ -169,6 +170,70 @@ KTEST(nmi_round_trip, "nmi: IPI round trip to every other CPU, 100 times")
 		KT_CHECK(nmi_hits[i] - before[i] == want, "cpu %u ran %lu times", i,
 			 nmi_hits[i] - before[i]);
 	}
+	return true;
+}
+
+static volatile bool late_hold, late_holding;
+static volatile unsigned late_runs[MAX_CPUS];
+
+/* Posted straight to one CPU: sit in its NMI handler (NMIs blocked) a while. */
+static void ktest_nmi_hold(void *arg)
+{
+	uint64_t end = time_ns() + 3000000000ull;
+
+	__atomic_store_n(&late_holding, true, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&late_hold, __ATOMIC_ACQUIRE) && time_ns() < end)
+		cpu_relax();
+	__atomic_store_n(&late_holding, false, __ATOMIC_RELEASE);
+}
+
+static void ktest_nmi_count(void *arg)
+{
+	__atomic_add_fetch(&late_runs[cpu_id()], 1, __ATOMIC_RELAXED);
+}
+
+/* One CPU (late) sits in an NMI handler while this one calls the others. */
+static unsigned ktest_nmi_late_call(unsigned late)
+{
+	cpu_t *c = cpus[late];
+
+	late_hold = true;
+	c->nmi_arg = NULL;
+	__atomic_store_n(&c->nmi_fn, ktest_nmi_hold, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+	arch_send_nmi(c);
+	for (uint64_t end = time_ns() + 1000000000; !late_holding && time_ns() < end;)
+		cpu_relax();
+	if (!late_holding)
+		return ~0u;
+	unsigned n = smp_nmi_call_others(ktest_nmi_count, NULL);
+	__atomic_store_n(&late_hold, false, __ATOMIC_RELEASE);
+	time_delay_us(50000);            /* the late CPU takes the latched NMI */
+	return n;
+}
+
+/*
+ * The late CPU is inside an NMI handler, so the call's NMI waits latched
+ * until the 1 s timeout has passed. When it then takes it, the call has
+ * been taken back: it must not run the function (whose arg the caller has
+ * given up on), and every other CPU ran it exactly once.
+ */
+KTEST(nmi_call_late, "nmi: a CPU late past the call's timeout does not run it")
+{
+	if (cpus_online < 2)
+		KT_SKIP("needs a second CPU");
+	memset((void *)late_runs, 0, sizeof(late_runs));
+	preempt_disable();
+	unsigned me = cpu_id(), late = me == 0 ? 1 : 0;
+	unsigned n = ktest_nmi_late_call(late);
+	preempt_enable();
+	KT_CHECK(n != ~0u, "cpu %u did not enter its NMI handler", late);
+	KT_CHECK(n == cpus_online - 2, "%u of %u CPUs answered", n, cpus_online - 2);
+	KT_CHECK(late_runs[late] == 0, "cpu %u ran a call taken back %u times", late,
+		 late_runs[late]);
+	for (unsigned i = 0; i < cpu_count; i++)
+		KT_CHECK(i == late || i == me || late_runs[i] == 1, "cpu %u ran it %u times", i,
+			 late_runs[i]);
 	return true;
 }
 

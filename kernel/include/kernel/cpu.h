@@ -66,7 +66,7 @@ typedef struct cpu {
 	volatile uint32_t nmi_pending;
 	volatile uint64_t nmi_count;
 	volatile uint64_t nmi_unknown;
-	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work */
+	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work; NULL once claimed */
 	void *nmi_arg;
 	fault_catch_t *fault_catch;  /* armed by fault_catch_run() */
 	uintptr_t stack_bottom, stack_top;   /* boot/idle kernel stack */

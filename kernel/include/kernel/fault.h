@@ -2,7 +2,8 @@
  * Recovering from expected faults in kernel code. fault_catch_run() runs a
  * function; if it faults, the exception handler reports the fault (as a
  * panic would, but marked caught), fills the fault_catch_t and resumes
- * after the call. Used by ktest; user-copy fixups come with user mode.
+ * after the call. Used by ktest and the performance-counter probe; user
+ * copies have their own fixup (arch_copy_user, the exception handler).
  */
 #ifndef KERNEL_FAULT_H
 #define KERNEL_FAULT_H

@@ -23,9 +23,13 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg);
 /*
  * Run fn(arg) on every other online CPU from NMI context and wait for all.
  * fn must be NMI-safe (no locks, no allocation, no printing). Returns the
- * number of CPUs that ran it.
+ * number of CPUs that ran it. A CPU that has not taken the call within
+ * 1 s never runs it: the call is taken back.
  */
 unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg);
+
+/* NMI_REASON_CALL on c (NMI context): run the posted call once, if any. */
+void smp_nmi_call_serve(cpu_t *c);
 
 /* Stop every other CPU with an NMI (panic). Safe from any context. */
 void smp_stop_others(void);
