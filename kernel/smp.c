@@ -57,7 +57,7 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	call.arg = arg;
 	call.done = 0;
 	if (others)
-		arch_send_ipi_others(VEC_IPI_CALL);
+		arch_send_call_others();
 	uint64_t f = irq_save();
 	fn(arg);
 	irq_restore(f);
@@ -187,7 +187,7 @@ void smp_ap_main(cpu_t *c)
 
 void smp_init(void)
 {
-	irq_set_handler(VEC_IPI_CALL, smp_call_ipi);
+	arch_set_call_handler(smp_call_ipi);
 	cpus[0]->online = true;
 	arch_smp_boot();
 	pr_info("%u CPUs online", cpus_online);

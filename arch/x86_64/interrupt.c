@@ -159,7 +159,7 @@ static void exc_catch(int_frame_t *f, fault_catch_t *fc)
 	fc->vector = f->vector;
 	fc->error = f->error;
 	fc->addr = f->vector == VEC_PF ? read_cr2() : 0;
-	fc->rip = f->rip;
+	fc->pc = f->rip;
 	fc->handler_uaccess = arch_uaccess_allowed();
 	if (fc->quiet)
 		fc->nbt = backtrace_walk(f->rip, f->rbp, fc->bt, FAULT_BT_MAX);

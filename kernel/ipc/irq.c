@@ -24,7 +24,7 @@ static spinlock_t irq_lock = SPINLOCK_INIT("irq_subs");
 
 static void irq_notify_handler(int_frame_t *f)
 {
-	unsigned irq = (unsigned)(f->vector - VEC_IRQ_BASE);
+	unsigned irq = arch_irq_line(f);
 	irq_sub_t *s = &irq_subs[irq];
 
 	platform_irq_mask(irq);
@@ -52,11 +52,11 @@ int64_t sys_irq_subscribe(SYSCALL_ARGS)
 	if (rc == EOK) {
 		__atomic_add_fetch(&me->refs, 1, __ATOMIC_RELAXED);
 		irq_subs[irq] = (irq_sub_t){ .task = me, .method = a1 };
-		irq_set_handler(VEC_IRQ_BASE + irq, irq_notify_handler);
+		irq_set_handler(arch_irq_vector(irq), irq_notify_handler);
 	}
 	spin_unlock_irqrestore(&irq_lock, f);
 	if (rc == EOK)
-		rc = platform_irq_route(irq, VEC_IRQ_BASE + irq);
+		rc = platform_irq_route(irq, arch_irq_vector(irq));
 	return -rc;
 }
 

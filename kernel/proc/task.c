@@ -345,7 +345,7 @@ static void task_poke_threads(task_t *t)
 		if (th->state == THREAD_SLEEPING)
 			waitq_interrupt(th);
 		else if (th->state == THREAD_RUNNING && th->cpu != cpu_id())
-			arch_send_ipi(cpus[th->cpu], VEC_IPI_RESCHED);
+			arch_send_resched(cpus[th->cpu]);
 	}
 	spin_unlock_irqrestore(&t->lock, f);
 }

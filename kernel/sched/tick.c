@@ -38,7 +38,7 @@ unsigned tick_hz(void)
 void tick_init(unsigned rate)
 {
 	hz = rate;
-	irq_set_handler(VEC_TIMER, tick_irq);
+	arch_set_timer_handler(tick_irq);
 	tick_start_cpu();
 }
 

@@ -8,16 +8,10 @@
 #ifndef KERNEL_FAULT_H
 #define KERNEL_FAULT_H
 
+#include <arch/kjmp.h>
 #include <kernel/types.h>
 
 #define FAULT_BT_MAX 16
-
-typedef struct kjmp_buf {
-	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
-} kjmp_buf_t;
-
-int kjmp_set(kjmp_buf_t *b) __attribute__((returns_twice));
-void kjmp_jump(kjmp_buf_t *b, int v) __noreturn;
 
 struct fault_catch {
 	kjmp_buf_t jb;
@@ -26,7 +20,7 @@ struct fault_catch {
 	unsigned vector;
 	uint64_t error;
 	uint64_t addr;          /* faulting address for page faults */
-	uintptr_t rip;
+	uintptr_t pc;           /* where it faulted */
 	bool handler_uaccess;   /* the handler ran with user access open (SMAP: never) */
 	uintptr_t bt[FAULT_BT_MAX];
 	size_t nbt;

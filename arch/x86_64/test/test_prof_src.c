@@ -28,7 +28,7 @@
 #include <kernel/time.h>
 #include <lib/string.h>
 
-#include "../prof/internal.h"
+#include "../../../kernel/prof/internal.h"
 
 #define RUN_MS 250
 #define EXACT_RUN_MS 1000   /* 256 hits at 256 Hz: 2% is 5 */
