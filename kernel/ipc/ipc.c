@@ -48,17 +48,12 @@ static void box_init(answerbox_t *b, task_t *owner)
 	b->closed = false;
 }
 
-static void task_ref(task_t *t)
-{
-	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
-}
-
 static void call_free(call_t *c)
 {
 	if (c->caller)
-		task_put(c->caller);
+		task_unref(c->caller);
 	if (c->kbox_of)
-		task_put(c->kbox_of);
+		task_unref(c->kbox_of);
 	kfree(c);
 }
 
@@ -186,7 +181,7 @@ void ipc_task_init(task_t *t)
 	if (ns && ns != t && ns->state == TASK_ALIVE) {
 		task_ref(ns);
 		if (phone_connect(t, ns, NULL) < 0)
-			task_put(ns);
+			task_unref(ns);
 	}
 }
 
@@ -248,7 +243,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 		return (int64_t)id;
 	}
 	rc = call_send(c, target);
-	task_put(target);
+	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: undo */
 		call_answer_done(c);
 		call_free(c);
@@ -429,7 +424,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		task_ref(me);
 		int ph = phone_connect(c->caller, me, NULL);
 		if (ph < 0) {
-			task_put(me);
+			task_unref(me);
 			ans->method = (uint64_t)-ph;
 		}
 		ans->args[4] = (uint64_t)ph;
@@ -439,7 +434,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		task_ref(c->caller);
 		int ph = phone_connect(me, c->caller, NULL);
 		if (ph < 0) {
-			task_put(c->caller);
+			task_unref(c->caller);
 			ans->method = (uint64_t)-ph;
 		}
 		return ph;
@@ -500,18 +495,18 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (!target || kbox) {
 		if (target)
-			task_put(target);
+			task_unref(target);
 		return target ? EINVAL : slammed ? EHANGUP : ENOENT;
 	}
 	call_t *c = box_take_dispatched(&me->ipc.box, id);
 	if (!c) {
-		task_put(target);
+		task_unref(target);
 		return ENOENT;
 	}
 	if (method && (method < IPC_M_USER || c->msg.method < IPC_M_USER)) {
 		/* A system method's meaning (data, connections) is the caller's. */
 		box_return_dispatched(&me->ipc.box, c);
-		task_put(target);
+		task_unref(target);
 		return EPERM;
 	}
 	if (method) {
@@ -519,7 +514,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.args[0] = arg0;
 	}
 	errno_t rc = call_send(c, target);
-	task_put(target);
+	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: still mine */
 		box_return_dispatched(&me->ipc.box, c);
 		return rc;
@@ -582,9 +577,9 @@ static errno_t phone_hangup(task_t *t, int i)
 		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {
 		kbox_hangup(conn, t->id);
-		task_put(kbox_of);
+		task_unref(kbox_of);
 	}
-	task_put(target);
+	task_unref(target);
 	return EOK;
 }
 
@@ -604,12 +599,12 @@ int64_t ipc_connect_kbox(uint64_t task_id)
 		return -ESRCH;
 	if (t == &kernel_task ||
 	    (t != me && t->parent != me && !(me->perms & PERM_PROFILE))) {
-		task_put(t);
+		task_unref(t);
 		return -EPERM;
 	}
 	int ph = phone_connect(me, &kernel_task, t);
 	if (ph < 0)
-		task_put(t);
+		task_unref(t);
 	return ph;
 }
 
@@ -632,7 +627,7 @@ static void ipc_slam_phones_to(task_t *holder, void *dead)
 			continue;
 		p->slammed = true;
 		p->target = NULL;
-		task_put(dead);
+		task_unref(dead);
 	}
 	spin_unlock_irqrestore(&holder->ipc.phones_lock, f);
 }

@@ -50,7 +50,7 @@ int64_t sys_irq_subscribe(SYSCALL_ARGS)
 	uint64_t f = spin_lock_irqsave(&irq_lock);
 	errno_t rc = irq_subs[irq].task ? EBUSY : EOK;
 	if (rc == EOK) {
-		__atomic_add_fetch(&me->refs, 1, __ATOMIC_RELAXED);
+		task_ref(me);
 		irq_subs[irq] = (irq_sub_t){ .task = me, .method = a1 };
 		irq_set_handler(arch_irq_vector(irq), irq_notify_handler);
 	}
@@ -81,6 +81,6 @@ void irq_task_cleanup(task_t *t)
 		}
 		spin_unlock_irqrestore(&irq_lock, f);
 		if (mine)
-			task_put(t);
+			task_unref(t);
 	}
 }

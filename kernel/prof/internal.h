@@ -8,7 +8,7 @@
  * sources; prof_task_* from the task code) and the control (sessions
  * begun, read and ended through the kbox).
  *
- * Lock order: prof_ctl (a sleeping flag: engine start/stop) → prof_lock
+ * Lock order: prof_ctl (a sleeping mutex: engine start/stop) → prof_lock
  * (spinlock: sessions, events, filter) → the task table lock (describing
  * the tasks when a session begins) or a vm_space lock. NMI context
  * takes no lock: it reads prof_engine's filter words and writes its own

@@ -180,7 +180,7 @@ int64_t sys_profile(SYSCALL_ARGS)
 	if (!t)
 		return -ESRCH;
 	errno_t rc = profil_begin(t, a1, a2, a3);
-	task_put(t);
+	task_unref(t);
 	return -(int64_t)rc;
 }
 

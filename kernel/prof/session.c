@@ -3,7 +3,8 @@
  * the kbox thread, and the sampling engine they share (per-CPU rings and
  * the arch source). The kbox thread begins, pauses, resumes and ends
  * sessions and parks DATA_READ calls; the drain thread (drain.c) fills
- * and finishes them. Engine start and stop are serialised by prof_ctl.
+ * and finishes them. Engine start and stop are serialised by prof_ctl (a
+ * sleeping mutex).
  *
  * Lock order: prof_ctl → prof_lock → the task table lock or a vm_space lock
  * (see internal.h).
@@ -12,6 +13,7 @@
 #include <abi/platform.h>
 #include <arch/prof.h>
 #include <kernel/ipc.h>
+#include <kernel/mutex.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
@@ -32,20 +34,19 @@ list_t prof_sessions = LIST_INIT(prof_sessions);
 list_t prof_events = LIST_INIT(prof_events);
 volatile unsigned prof_nsessions;
 uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
-static volatile uint32_t prof_ctl;
+static kmutex_t prof_ctl = KMUTEX_INIT(prof_ctl, "prof_ctl");
 
 
 extern char __text_start[], __text_end[];
 
 static void prof_ctl_lock(void)
 {
-	while (__atomic_exchange_n(&prof_ctl, 1, __ATOMIC_ACQUIRE))
-		thread_sleep(1000000);
+	kmutex_lock(&prof_ctl);
 }
 
 static void prof_ctl_unlock(void)
 {
-	__atomic_store_n(&prof_ctl, 0, __ATOMIC_RELEASE);
+	kmutex_unlock(&prof_ctl);
 }
 
 /* A session of conn that is not closed, or NULL. prof_lock held. */
