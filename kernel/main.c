@@ -13,6 +13,7 @@
 #include <kernel/harden.h>
 #include <kernel/acct.h>
 #include <kernel/ipc.h>
+#include <kernel/kbox.h>
 #include <kernel/load.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>

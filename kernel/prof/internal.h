@@ -195,6 +195,9 @@ bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
 
 /* drain.c: start the drain thread; wake it early. */
 void prof_drain_init(void);
+
+/* Register the KBOX_PROF_* methods with the kbox (boot). */
+void prof_kbox_init(void);
 void prof_drain_kick(void);
 
 /* event.c: queue the records describing t (TASK, and LOAD if it runs a program) into s. */

@@ -13,6 +13,7 @@
 #include <abi/platform.h>
 #include <arch/prof.h>
 #include <kernel/ipc.h>
+#include <kernel/kbox.h>
 #include <kernel/mutex.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
@@ -530,7 +531,12 @@ static errno_t prof_control(struct call *c, uint64_t method)
 	return rc;
 }
 
-bool prof_kbox_serve(struct call *c)
+/*
+ * Serve a KBOX_PROF_* call c (from the kbox thread): the method, its
+ * args, the calling task and connection, and the kbox's task. Answers c
+ * now or parks it (DATA_READ) to be answered by the drain thread.
+ */
+static void prof_kbox_serve(struct call *c)
 {
 	uint64_t method = kcall_msg(c)->method, ans[IPC_ARGS] = { 0 };
 	errno_t rc;
@@ -551,20 +557,20 @@ bool prof_kbox_serve(struct call *c)
 		rc = prof_read(c);
 		if (rc == EOK) {
 			prof_drain_kick();
-			return true;             /* parked: answered by the drain thread */
+			return;                  /* parked: answered by the drain thread */
 		}
 		break;
 	case KBOX_PROF_STATUS:
 		rc = prof_status(c);
 		break;
 	default:
-		return false;
+		rc = ENOTSUP;
 	}
 	kcall_answer(c, rc, ans);
-	return true;
 }
 
-void prof_conn_closed(uint64_t conn)
+/* The caller's connection conn to a kbox was hung up: end its session. */
+static void prof_conn_closed(uint64_t conn)
 {
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 	prof_session_t *s = prof_find(conn);
@@ -576,4 +582,18 @@ void prof_conn_closed(uint64_t conn)
 	spin_unlock_irqrestore(&prof_lock, f);
 	if (s)
 		prof_drain_kick();
+}
+
+/* The KBOX_PROF_* methods (abi/profile.h: TASK_BEGIN is the first, STATUS the last). */
+static const kbox_methods_t prof_kbox_methods = {
+	.name = "prof",
+	.first = KBOX_PROF_TASK_BEGIN,
+	.last = KBOX_PROF_STATUS,
+	.serve = prof_kbox_serve,
+	.closed = prof_conn_closed,
+};
+
+void prof_kbox_init(void)
+{
+	kbox_register(&prof_kbox_methods);
 }
