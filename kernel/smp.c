@@ -1,11 +1,12 @@
 /*
  * Generic SMP: the CPU table, cross-CPU function calls by fixed IPI and by
- * NMI, stopping CPUs on panic, and the NMI dispatcher.
+ * NMI, and stopping CPUs on panic (NMI handlers registered with the arch
+ * dispatcher, arch/x86_64/nmi.c).
  *
  * Lock order: call_lock and nmi_call_lock are never held together.
  */
 #include <arch/interrupt.h>
-#include <arch/prof.h>
+#include <arch/nmi.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
 #include <kernel/cprof.h>
@@ -155,22 +156,22 @@ unsigned smp_cpus_stopped(void)
 	return cpus_stopped;
 }
 
-void nmi_handle(int_frame_t *f)
+/* NMI_REASON_PANIC: stop this CPU for good. */
+static bool smp_nmi_stop(int_frame_t *f, uint32_t pending)
 {
-	cpu_t *c = cpu_current();
-	uint32_t pending = __atomic_exchange_n(&c->nmi_pending, 0, __ATOMIC_ACQUIRE);
+	if (!(pending & NMI_REASON_PANIC))
+		return false;
+	__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
+	arch_cpu_stop();
+}
 
-	c->nmi_count++;
-	if (pending & NMI_REASON_PANIC) {
-		__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
-		arch_cpu_stop();
-	}
-	if (pending & NMI_REASON_CALL)
-		smp_nmi_call_serve(c);
-	/* Always asked: a counter overflow or the RTC may share this NMI. */
-	bool prof = arch_prof_nmi(f, pending & NMI_REASON_PROF);
-	if (!pending && !prof)
-		c->nmi_unknown++;
+/* NMI_REASON_CALL: run the call posted to this CPU, if still wanted. */
+static bool smp_nmi_call(int_frame_t *f, uint32_t pending)
+{
+	if (!(pending & NMI_REASON_CALL))
+		return false;
+	smp_nmi_call_serve(cpu_current());
+	return true;
 }
 
 /* Last steps of every AP: scheduler, tick, announce, then idle. */
@@ -188,6 +189,8 @@ void smp_ap_main(cpu_t *c)
 void smp_init(void)
 {
 	arch_set_call_handler(smp_call_ipi);
+	arch_nmi_register(smp_nmi_stop, false);
+	arch_nmi_register(smp_nmi_call, false);
 	cpus[0]->online = true;
 	arch_smp_boot();
 	pr_info("%u CPUs online", cpus_online);

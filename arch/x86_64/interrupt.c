@@ -1,12 +1,13 @@
 /*
  * The IDT and the C side of every interrupt: exceptions are reported (or
- * caught by fault_catch_run), NMIs go to nmi_handle(), other vectors to the
- * registered handler followed by a local APIC EOI.
+ * caught by fault_catch_run), NMIs go to arch_nmi_handle() (nmi.c), other
+ * vectors to the registered handler followed by a local APIC EOI.
  */
 #include <arch/apic.h>
 #include <arch/cpu.h>
 #include <arch/harden.h>
 #include <arch/interrupt.h>
+#include <arch/nmi.h>
 #include <kernel/cpu.h>
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
@@ -276,7 +277,7 @@ static void nmi_dispatch(int_frame_t *f)
 {
 	uint64_t start = rdtsc();
 
-	nmi_handle(f);
+	arch_nmi_handle(f);
 	irqlat_nmi_end(start);
 }
 

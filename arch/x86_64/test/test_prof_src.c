@@ -16,6 +16,7 @@
  */
 #include <arch/cpu.h>
 #include <arch/pc/pc.h>
+#include <arch/nmi.h>
 #include <arch/prof.h>
 #include <arch/smp.h>
 #include <abi/platform.h>
@@ -429,12 +430,12 @@ KTEST(prof_nmi_grace, "prof: after a profiling NMI only one unclaimed NMI is a d
 {
 	cpu_t *me = cpu_current();
 	uint64_t f = irq_save();
-	uint64_t unknown = me->nmi_unknown, dups = arch_prof_nmi_dups(me->id);
+	uint64_t unknown = me->nmi_unknown, dups = arch_nmi_dups(me->id);
 	bool sent = prof_self_nmi(NMI_REASON_PROF) && prof_self_nmi(0) && prof_self_nmi(0) &&
 		    prof_self_nmi(0);
 
 	unknown = me->nmi_unknown - unknown;
-	dups = arch_prof_nmi_dups(me->id) - dups;
+	dups = arch_nmi_dups(me->id) - dups;
 	irq_restore(f);
 	KT_CHECK(sent, "a self NMI did not arrive");
 	KT_CHECK(dups <= 1 && unknown + dups == 3,

@@ -45,7 +45,7 @@ typedef struct cpu_lat {
 /* NMI reasons, set in cpu_t.nmi_pending before an NMI IPI is sent. */
 #define NMI_REASON_PANIC (1u << 0)
 #define NMI_REASON_CALL (1u << 1)
-#define NMI_REASON_PROF (1u << 2)      /* a profiler broadcast (arch_prof_nmi) */
+#define NMI_REASON_PROF (1u << 2)      /* a profiler broadcast (prof_nmi, arch/x86_64/prof.c) */
 
 typedef void (*cpu_fn_t)(void *arg);
 

@@ -1,6 +1,6 @@
 /*
  * Multiprocessor support: starting the other CPUs, cross-CPU calls through
- * fixed-vector IPIs and NMI IPIs, and the NMI dispatcher.
+ * fixed-vector IPIs and NMI IPIs.
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
@@ -36,9 +36,6 @@ void smp_stop_others(void);
 
 /* How many CPUs smp_stop_others() has stopped so far. */
 unsigned smp_cpus_stopped(void);
-
-/* NMI entry: dispatch the pending reasons of this CPU. NMI context. */
-void nmi_handle(struct int_frame *f);
 
 /* IPI handler for smp_call_all() requests. */
 void smp_call_ipi(struct int_frame *f);
