@@ -1,15 +1,16 @@
 /*
- * Frame-pointer call chains for the profiler (see arch/callchain.h).
- * Every function is built with frame pointers: [rbp] holds the caller's
- * rbp and [rbp + 8] the return address. The kernel entry paths push a fake
- * frame (interrupted rip, interrupted rbp), so a walk that starts in the
- * kernel crosses into the user stack by itself.
+ * Frame-pointer call chains for the profiler (see arch/callchain.h): the
+ * kernel part is the one unwinder (arch/unwind.h) bounded to the live
+ * part of the interrupted thread's kernel stack; it crosses into the user
+ * stack through the fake frame every kernel entry pushes, and the user
+ * part is read through the page tables (arch_user_peek).
  */
 #include <arch/boot.h>
 #include <arch/callchain.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 #include <arch/mm.h>
+#include <arch/unwind.h>
 #include <kernel/cpu.h>
 #include <kernel/thread.h>
 #include <kernel/vm.h>
@@ -51,13 +52,6 @@ bool arch_user_peek(uintptr_t va, uint64_t *out)
 	return false;
 }
 
-/* Can ret be a return address of a kernel frame (kernel text, or user: the fake frame)? */
-static bool chain_kernel_ret(uint64_t ret)
-{
-	return ret < USER_END ||
-	       (ret >= (uintptr_t)__text_start && ret < (uintptr_t)__text_end);
-}
-
 /*
  * Walk kernel frames from rbp; returns entries stored, *rbp the next
  * frame. Only frames in the live part of the interrupted thread's kernel
@@ -68,25 +62,12 @@ static bool chain_kernel_ret(uint64_t ret)
  */
 static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_t max)
 {
-	uintptr_t lo, hi;
-	size_t n = 0;
+	unwind_bounds_t b = { .sp = rsp, .text = true };
 
-	chain_kstack(&lo, &hi);
-	if (rsp < lo || rsp >= hi)
+	chain_kstack(&b.lo, &b.hi);
+	if (rsp < b.lo || rsp >= b.hi)
 		return 0;
-	while (n < max && *rbp >= rsp && *rbp + 16 <= hi && !(*rbp & 7)) {
-		uint64_t *fp = (uint64_t *)*rbp;
-		uint64_t ret = fp[1], next = fp[0];
-		if (!ret || !chain_kernel_ret(ret))
-			break;
-		chain[n++] = ret;
-		if (next <= *rbp && next >= lo)      /* stacks grow down: callers are higher */
-			break;
-		*rbp = next;
-		if (ret < USER_END)           /* the entry's fake frame: now in user */
-			break;
-	}
-	return n;
+	return arch_unwind(rbp, &b, chain, max);
 }
 
 /* Walk user frames from rbp through present user pages. */
