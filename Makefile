@@ -73,14 +73,17 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include -Ikernel/include -I$(BUILD)/gen -MMD -MP
 
 # ---------------------------------------------------------------- sources
+# lib/: freestanding code shared by the kernel, user space and the host.
+# lib/prof/: the profiler tools' code (reports, exports, symbol tables,
+# kprof): user space and host only.
 LIB_SRCS    := $(wildcard lib/*.c)
-# lib/ code that needs floating point: user space and host only.
-LIB_FLOAT_SRCS := $(wildcard lib/*_float.c)
-# lib/ code only the profiler tools use (user space and host).
-LIB_PROF_SRCS := $(wildcard lib/prof*.c)
+LIB_PROF_SRCS := $(wildcard lib/prof/*.c)
+LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
+# The lib/ files the kernel calls: all but floating point (user space and
+# host only) and the path and pattern code only user space uses.
+KERNEL_LIB_SRCS := $(filter-out lib/fmt_float.c lib/match.c lib/path.c,$(LIB_SRCS))
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
-	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) \
-	$(filter-out $(LIB_FLOAT_SRCS) $(LIB_PROF_SRCS),$(LIB_SRCS))
+	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) $(KERNEL_LIB_SRCS)
 KERNEL_ASMS := $(wildcard arch/$(ARCH)/*.asm arch/$(ARCH)/*/*.asm)
 KERNEL_GEN  := $(BUILD)/gen/font.c
 
@@ -113,7 +116,7 @@ USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
 UOBJ := $(BUILD)/uspace
-ULIBC_SRCS := $(wildcard uspace/lib/c/src/*.c) $(LIB_SRCS)
+ULIBC_SRCS := $(wildcard uspace/lib/c/src/*.c) $(LIB_ALL_SRCS)
 ULIBC_ASMS := $(wildcard uspace/lib/c/arch/$(ARCH)/*.asm)
 ULIBC_OBJS := $(patsubst %.c,$(UOBJ)/%.o,$(ULIBC_SRCS)) \
 	$(patsubst %.asm,$(UOBJ)/%.asm.o,$(filter-out %/crt0.asm,$(ULIBC_ASMS)))
@@ -246,7 +249,7 @@ isos: $(ISO) $(KTEST_ISO)
 # ---------------------------------------------------------------- host tests
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/test/%,$(UNIT_SRCS))
-HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRCS))
+HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_ALL_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/sched/load_fold.c kernel/prof/profil_calc.c kernel/prof/fifo.c
@@ -281,8 +284,8 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/profdiff.c lib/profreport.c lib/profexport.c \
-	lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
+	lib/prof/profexport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -294,7 +297,7 @@ $(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/kprof.c lib/profkprof.c lib/profsym.c lib/elfsym.c \
+KPROF_SRCS := tools/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
@@ -304,8 +307,8 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profexport.c lib/profreport.c \
-	lib/profleaf.c lib/profbin.c lib/profsym.c \
+CPROFALYZE_SRCS := tools/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
+	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)

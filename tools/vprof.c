@@ -1,7 +1,7 @@
 /*
  * tools/vprof - print the report of a Vernier profiler stream on the host
  * (the same report as the guest tools sprofile and profile, from the same
- * lib/profreport.c).
+ * lib/prof/profreport.c).
  *
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
