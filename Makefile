@@ -173,7 +173,7 @@ endif
 # around it (acct_switch runs on the old thread's stack for the new one and
 # moves the new one's off-CPU clock), the NMI sample path, and the sample
 # sources' ktest (it spins in a function that calls nothing).
-KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) kernel/acct.c \
+KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/cprof/*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
 	arch/$(ARCH)/callchain.c arch/$(ARCH)/unwind.c kernel/prof/sample.c arch/$(ARCH)/test/test_prof_src.c \
@@ -252,7 +252,7 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/test/%,$(UNIT_SRCS))
 HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_ALL_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
-	kernel/sched/load_fold.c kernel/prof/profil_calc.c kernel/prof/fifo.c
+	kernel/sched/load_fold.c kernel/profil/calc.c kernel/prof/fifo.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
 # computations, formatting, keys and rendering).
