@@ -109,7 +109,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
 	-fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-common $(STACKPROT) \
 	-fcf-protection=none -fno-asynchronous-unwind-tables \
-	-Iuspace/lib/c/include -Ilib/include -MMD -MP
+	-Iuspace/lib/c/include -Iuspace/lib/prof/include -Ilib/include -MMD -MP
 USER_ASFLAGS := -f elf64 -g -F dwarf
 USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T uspace/link.ld
@@ -146,16 +146,32 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -Ikernel/include -c $< -o $@
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
-# The two profilers share profile's ptool.c (options, session loop) and
-# psink.c (the -o sink: a file or com2); cprof uses psink.c too.
-UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/profile/psink.o
-UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
+# uspace/lib/prof: the profiling tools' library (ptool.c: options and the
+# session loop of profile and sprofile; psink.c: the -o sink, a file or
+# com2, which cprof uses too), linked into the programs that call it.
+UPROFLIB := $(UOBJ)/libprof.a
+$(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+UPROG_EXTRA_profile := $(UPROFLIB)
+UPROG_EXTRA_sprofile := $(UPROFLIB)
+UPROG_EXTRA_cprof := $(UPROFLIB)
 # reboot is poweroff's power.c with another system call argument.
 UPROG_EXTRA_reboot := $(UOBJ)/uspace/app/poweroff/power.o
-# kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
-UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
-# Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
-UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/cprofalyze.o
+# tools/prof/: the profiler tools built for the host (vprof, kprof,
+# cprofalyze); kprof and cprofalyze are built for the guest from the same
+# source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
+UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o
+# callbench-cp: callbench's source built again, with the call profiler's
+# hooks (UPROG_CPROF) and its own name; uspace/app/callbench-cp holds its
+# README.
+CALLBENCH_CP_OBJ := $(UOBJ)/callbench-cp/main.o
+$(CALLBENCH_CP_OBJ): uspace/app/callbench/main.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $< (callbench-cp)")
+	$(Q)$(CC) $(USER_CFLAGS) $(CPROF_CFLAGS) -DCALLBENCH_NAME='"callbench-cp"' -c $< -o $@
+UPROG_EXTRA_callbench-cp := $(CALLBENCH_CP_OBJ)
 
 # Call profiling: these programs are always built with the hooks (the
 # call profiler's own tests and benchmark); CPROFILE=1 adds CPROFILE_PROGS
@@ -284,7 +300,7 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
+VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
 	lib/prof/profexport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
@@ -297,7 +313,7 @@ $(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
+KPROF_SRCS := tools/prof/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
@@ -307,7 +323,7 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
 	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 

@@ -1,5 +1,5 @@
 /*
- * tools/vprof_diff.c - `vprof diff`: compare two profiler streams
+ * tools/prof/vprof_diff.c - `vprof diff`: compare two profiler streams
  * (lib/prof/profdiff.c does the matching and the statistics).
  *
  * Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B

@@ -8,7 +8,7 @@
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
- *                          (tools/vprof_diff.c)
+ *                          (tools/prof/vprof_diff.c)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)
