@@ -189,8 +189,8 @@ void smp_ap_main(cpu_t *c)
 void smp_init(void)
 {
 	arch_set_call_handler(smp_call_ipi);
-	arch_nmi_register(smp_nmi_stop, false);
-	arch_nmi_register(smp_nmi_call, false);
+	arch_nmi_register(smp_nmi_stop, NMI_REASON_PANIC, false);
+	arch_nmi_register(smp_nmi_call, NMI_REASON_CALL, false);
 	cpus[0]->online = true;
 	arch_smp_boot();
 	pr_info("%u CPUs online", cpus_online);

@@ -15,6 +15,7 @@
 
 typedef struct nmi_handler_slot {
 	nmi_handler_t fn;
+	uint32_t reasons;         /* asked when one is pending; 0: always */
 	bool latch;
 } nmi_handler_slot_t;
 
@@ -28,11 +29,12 @@ static uint64_t nmi_last[MAX_CPUS];
 static bool nmi_dup_credit[MAX_CPUS];
 static volatile uint64_t nmi_dups[MAX_CPUS];
 
-void arch_nmi_register(nmi_handler_t h, bool latch)
+void arch_nmi_register(nmi_handler_t h, uint32_t reasons, bool latch)
 {
 	if (nmi_nhandlers == NMI_HANDLERS_MAX)
 		panic("nmi: no room for another handler");
-	nmi_handlers[nmi_nhandlers] = (nmi_handler_slot_t){ .fn = h, .latch = latch };
+	nmi_handlers[nmi_nhandlers] = (nmi_handler_slot_t){ .fn = h, .reasons = reasons,
+							     .latch = latch };
 	__atomic_store_n(&nmi_nhandlers, nmi_nhandlers + 1, __ATOMIC_RELEASE);
 }
 
@@ -72,7 +74,9 @@ void arch_nmi_handle(struct int_frame *f)
 	c->nmi_count++;
 	for (unsigned i = 0; i < n; i++) {
 		const nmi_handler_slot_t *h = &nmi_handlers[i];
-		/* Every handler is asked: a counter overflow or the RTC may share an NMI. */
+		/* Handlers of no reason are always asked: a counter may overflow anytime. */
+		if (h->reasons && !(h->reasons & pending))
+			continue;
 		claimed |= h->latch ? nmi_ask_latching(h->fn, f, pending, c->id)
 				    : h->fn(f, pending);
 	}

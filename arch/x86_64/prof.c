@@ -52,7 +52,7 @@ void arch_prof_init(void)
 	inited = true;
 	const char *pmc_what;
 
-	arch_nmi_register(prof_nmi, true);
+	arch_nmi_register(prof_nmi, 0, true);     /* and NMI_REASON_PROF */
 
 	have_rtc = prof_rtc_init(&rtc_why);
 	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);

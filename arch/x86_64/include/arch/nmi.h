@@ -1,9 +1,11 @@
 /*
  * The NMI dispatcher (arch/x86_64/nmi.c). Generic code says why it sent an
  * NMI (the NMI_REASON_* bits in cpu_t.nmi_pending, <kernel/cpu.h>) and
- * registers handlers; every NMI asks each handler in registration order
- * with the reasons that were pending. An NMI no handler claims and no
- * reason explains is counted in cpu_t.nmi_unknown.
+ * registers handlers for them; every NMI asks, in registration order,
+ * the handlers of the reasons that were pending and the handlers of no
+ * reason (sources that raise NMIs themselves: counter overflows, the
+ * RTC). An NMI no handler claims and no reason explains is counted in
+ * cpu_t.nmi_unknown.
  */
 #ifndef ARCH_NMI_H
 #define ARCH_NMI_H
@@ -16,13 +18,14 @@ struct int_frame;
 typedef bool (*nmi_handler_t)(struct int_frame *f, uint32_t pending);
 
 /*
- * Register h (boot, before the NMIs it serves can arrive). latch: h's
- * NMIs can come twice for one event (a broadcast's reason covers two
- * sends; the RTC's edge races its stop), so the first NMI that no one
- * claims shortly after one of h's is taken for the latched duplicate
+ * Register h (boot, before the NMIs it serves can arrive) for the
+ * NMI_REASON_* bits in reasons (0: asked on every NMI). latch: h's NMIs
+ * can come twice for one event (a broadcast's reason covers two sends;
+ * the RTC's edge races its stop), so the first NMI that no one claims
+ * shortly after one of h's is taken for the latched duplicate
  * (arch_nmi_dups).
  */
-void arch_nmi_register(nmi_handler_t h, bool latch);
+void arch_nmi_register(nmi_handler_t h, uint32_t reasons, bool latch);
 
 /* The NMI entry (interrupt_dispatch): exchange the pending reasons, ask the handlers. */
 void arch_nmi_handle(struct int_frame *f);
