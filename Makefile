@@ -192,7 +192,7 @@ endif
 KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/cprof/*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
-	arch/$(ARCH)/callchain.c arch/$(ARCH)/unwind.c kernel/prof/sample.c arch/$(ARCH)/test/test_prof_src.c \
+	arch/$(ARCH)/unwind.c kernel/prof/sample.c arch/$(ARCH)/test/test_prof_src.c \
 	arch/$(ARCH)/irqlat.c arch/$(ARCH)/nmi.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))

@@ -1,10 +1,21 @@
 /*
- * The frame-pointer unwinder (see arch/unwind.h): one loop for panics,
- * backtraces and the profiler's call chains.
+ * The frame-pointer unwinder (arch/unwind.h) and the profiler's call
+ * chains built on it (arch/callchain.h). arch_unwind is the one loop that
+ * panics, backtraces and call chains share, each with its bounds; a call
+ * chain's kernel part is bounded to the live part of the interrupted
+ * thread's kernel stack, crosses into the user stack through the fake
+ * frame every kernel entry pushes, and the user part is read through the
+ * page tables (arch_user_peek). Never call-profiled (Makefile): the NMI
+ * sample path runs here.
  */
 #include <arch/boot.h>
+#include <arch/callchain.h>
+#include <arch/cpu.h>
+#include <arch/interrupt.h>
 #include <arch/mm.h>
 #include <arch/unwind.h>
+#include <kernel/cpu.h>
+#include <kernel/thread.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
 
@@ -38,5 +49,119 @@ size_t arch_unwind(uintptr_t *fp, const unwind_bounds_t *b, uintptr_t *out, size
 		if (b->text && ret < USER_END)      /* the entry's fake frame: now in user */
 			break;
 	}
+	return n;
+}
+
+/* The kernel stack the interrupted code ran on: [*lo, *hi). */
+static void chain_kstack(uintptr_t *lo, uintptr_t *hi)
+{
+	cpu_t *c = cpu_current();
+	thread_t *t = c->current;
+
+	if (t && t != c->idle && t->kstack_top) {
+		*hi = t->kstack_top;
+		*lo = t->kstack_top - THREAD_KSTACK_PAGES * PAGE_SIZE;
+	} else {
+		*lo = c->stack_bottom;
+		*hi = c->stack_top;
+	}
+}
+
+bool arch_user_peek(uintptr_t va, uint64_t *out)
+{
+	uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDR);
+
+	if ((va & 7) || va >= USER_END)
+		return false;
+	for (int l = 4; l >= 1; l--) {
+		uint64_t e = table[(va >> (12 + 9 * (l - 1))) & 511];
+		if ((e & (PTE_P | PTE_U)) != (PTE_P | PTE_U) || (e & PTE_DEV))
+			return false;
+		if (l == 1 || (e & PTE_PS)) {
+			uint64_t mask = (1ull << (12 + 9 * (l - 1))) - 1;
+			paddr_t pa = (e & PTE_ADDR & ~mask) + (va & mask);
+			*out = *(volatile uint64_t *)phys_to_virt(pa);
+			return true;
+		}
+		table = phys_to_virt(e & PTE_ADDR);
+	}
+	return false;
+}
+
+/*
+ * Walk kernel frames from rbp; returns entries stored, *rbp the next
+ * frame. Only frames in the live part of the interrupted thread's kernel
+ * stack are followed: [rsp, top), rsp the interrupted stack pointer (in an
+ * entry or exit window rbp is the user's and rsp may not even be on the
+ * kernel stack: then nothing is walked), each frame above the last and
+ * each return address in kernel text (or user: the entry's fake frame).
+ */
+static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_t max)
+{
+	unwind_bounds_t b = { .sp = rsp, .text = true };
+
+	chain_kstack(&b.lo, &b.hi);
+	if (rsp < b.lo || rsp >= b.hi)
+		return 0;
+	return arch_unwind(rbp, &b, chain, max);
+}
+
+/* Walk user frames from rbp through present user pages. */
+static size_t chain_user(uintptr_t rbp, uint64_t *chain, size_t max)
+{
+	size_t n = 0;
+	uint64_t ret, next;
+
+	while (n < max && rbp && arch_user_peek(rbp, &next) && arch_user_peek(rbp + 8, &ret)) {
+		if (!ret)
+			break;
+		chain[n++] = ret;
+		if (next <= rbp)                     /* must move up the stack */
+			break;
+		rbp = next;
+	}
+	return n;
+}
+
+size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_t *nkernel)
+{
+	uintptr_t rbp = f->rbp;
+	size_t n = 0;
+
+	*nkernel = 0;
+	if (!frame_from_user(f)) {
+		n = chain_kernel(&rbp, f->rsp, chain, max);
+		while (*nkernel < n && chain[*nkernel] >= USER_END)
+			(*nkernel)++;
+		if (n == *nkernel && rbp >= USER_END)    /* never reached user code */
+			return n;
+	}
+	return n + chain_user(rbp, chain + n, max - n);
+}
+
+size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
+{
+	uintptr_t sp = f->rsp, lo, hi;
+	size_t n = 0;
+
+	if (frame_from_user(f)) {
+		while (n < max && arch_user_peek(sp + 8 * n, &top[n]))
+			n++;
+		return n;
+	}
+	chain_kstack(&lo, &hi);
+	while (n < max && sp >= lo && !(sp & 7) && sp + 8 * (n + 1) <= hi) {
+		top[n] = ((const uint64_t *)sp)[n];
+		n++;
+	}
+	return n;
+}
+
+size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
+			 size_t top_max, uint16_t *nkernel, uint16_t *ntop)
+{
+	size_t n = arch_callchain(f, out, depth, nkernel);
+
+	*ntop = (uint16_t)arch_stack_top(f, out + n, top_max);
 	return n;
 }

@@ -184,8 +184,8 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->source = (uint8_t)source;
 	s->ntop = 0;
 	if (prof_engine.depth) {
-		n = arch_callchain(f, s->chain, prof_engine.depth, &nk);
-		s->ntop = (uint16_t)arch_stack_top(f, s->chain + n, PROF_TOP_WORDS);
+		n = arch_sample_stack(f, s->chain, prof_engine.depth, PROF_TOP_WORDS, &nk,
+				      &s->ntop);
 	}
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;

@@ -1,6 +1,6 @@
 /*
  * The one frame-pointer unwinder: panics and backtraces (ksym.c), the
- * exception reports and the profiler's call chains (callchain.c) all walk
+ * exception reports and the profiler's call chains (arch_callchain) all walk
  * frames with arch_unwind(), each with its own bounds. Every function is
  * built with frame pointers: [fp] holds the caller's fp and [fp + 8] the
  * return address. The kernel entry paths push a fake frame (interrupted
