@@ -2,7 +2,8 @@
 """test/structure.t - the tree's mechanical structure rules
 (tools/structure.py): no inline assembly or x86 names in kernel/, no #if
 inside function bodies, lib/ freestanding, a "Lock order:" comment in
-every kernel/arch file that takes two locks. First each rule must catch
+every kernel/arch file that takes two locks, user space through abi/
+only. First each rule must catch
 a violation planted in a small synthetic tree (and pass its clean twin),
 then the real tree must pass every rule. TAP on stdout.
 """
@@ -38,6 +39,7 @@ void f(void)
     "kernel/test/t.c": "void t(void) { __asm__ volatile(\"pause\"); }\n",
     "lib/l.c": "#include <stdint.h>\n#include <lib/string.h>\n#include \"local.h\"\n",
     "lib/local.h": "#include <abi/errno.h>\n",
+    "uspace/app/ok.c": "#include <abi/ipc.h>\n#include <lib/ring.h>\n#include <stdio.h>\n",
 }
 
 PLANTED = {
@@ -47,6 +49,7 @@ PLANTED = {
     "lib": {"lib/m.c": "#include <kernel/printk.h>\n"},
     "lib ": {"lib/n.c": "#include <stdio.h>\n"},
     "locks": {"arch/y.c": "void m(void)\n{\n\tspin_lock(&x);\n\tspin_lock(&y->lock);\n}\n"},
+    "uspace": {"uspace/app/z.c": "#include <kernel/task.h>\n"},
 }
 
 

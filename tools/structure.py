@@ -13,6 +13,8 @@ Rules (docs/ARCHITECTURE.md, "The map"):
            headers: nothing from kernel/, arch/ or uspace/
   locks    every C file of kernel/ and arch/ that takes two or more
            different locks says its "Lock order:"
+  uspace   user space sees the kernel only through abi/: no <kernel/...>
+           or <arch/...> include, no path into kernel/ or arch/
 
 Prints one line per offence ("RULE FILE:LINE: what"); with --tap, TAP
 for prove, one test per rule. Exit status 0 if the tree passes, 1 if not,
@@ -173,12 +175,24 @@ def check_locks(top):
     return bad
 
 
+def check_uspace(top):
+    bad = []
+    for rel in c_files(top, ["uspace"]):
+        for no, line in enumerate(read(top, rel).split("\n"), 1):
+            m = re.match(r'\s*#\s*include\s*[<"]([^>"]+)[>"]', line)
+            if m and (m.group(1).split("/")[0] in ("kernel", "arch") or
+                      re.search(r"(^|/)\.\./.*\b(kernel|arch)/", m.group(1))):
+                bad.append("%s:%d: includes %s" % (rel, no, m.group(1)))
+    return bad
+
+
 RULES = [
     ("asm", "kernel/ has no inline assembly or x86 register/instruction names", check_asm),
     ("ifdef", "no #if inside a function body", check_ifdef),
     ("lib", "lib/ includes nothing from kernel/, arch/ or uspace/", check_lib),
     ("locks", "every kernel/arch file taking two locks has a \"Lock order:\" comment",
      check_locks),
+    ("uspace", "uspace/ includes nothing from kernel/ or arch/ (only abi/, lib/)", check_uspace),
 ]
 
 
