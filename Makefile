@@ -156,8 +156,14 @@ $(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
 UPROG_EXTRA_profile := $(UPROFLIB)
 UPROG_EXTRA_sprofile := $(UPROFLIB)
 UPROG_EXTRA_cprof := $(UPROFLIB)
-# reboot is poweroff's power.c with another system call argument.
-UPROG_EXTRA_reboot := $(UOBJ)/uspace/app/poweroff/power.o
+# reboot: poweroff's source built again with -DPOWER_REBOOT (another
+# name and system call argument); uspace/app/reboot holds its README.
+REBOOT_OBJ := $(UOBJ)/reboot/power.o
+$(REBOOT_OBJ): uspace/app/poweroff/power.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $< (reboot)")
+	$(Q)$(CC) $(USER_CFLAGS) -DPOWER_REBOOT -c $< -o $@
+UPROG_EXTRA_reboot := $(REBOOT_OBJ)
 # tools/prof/: the profiler tools built for the host (vprof, kprof,
 # cprofalyze); kprof and cprofalyze are built for the guest from the same
 # source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
