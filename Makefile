@@ -73,14 +73,17 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include -Ikernel/include -I$(BUILD)/gen -MMD -MP
 
 # ---------------------------------------------------------------- sources
+# lib/: freestanding code shared by the kernel, user space and the host.
+# lib/prof/: the profiler tools' code (reports, exports, symbol tables,
+# kprof): user space and host only.
 LIB_SRCS    := $(wildcard lib/*.c)
-# lib/ code that needs floating point: user space and host only.
-LIB_FLOAT_SRCS := $(wildcard lib/*_float.c)
-# lib/ code only the profiler tools use (user space and host).
-LIB_PROF_SRCS := $(wildcard lib/prof*.c)
+LIB_PROF_SRCS := $(wildcard lib/prof/*.c)
+LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
+# The lib/ files the kernel calls: all but floating point (user space and
+# host only) and the path and pattern code only user space uses.
+KERNEL_LIB_SRCS := $(filter-out lib/fmt_float.c lib/match.c lib/path.c,$(LIB_SRCS))
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
-	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) \
-	$(filter-out $(LIB_FLOAT_SRCS) $(LIB_PROF_SRCS),$(LIB_SRCS))
+	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) $(KERNEL_LIB_SRCS)
 KERNEL_ASMS := $(wildcard arch/$(ARCH)/*.asm arch/$(ARCH)/*/*.asm)
 KERNEL_GEN  := $(BUILD)/gen/font.c
 
@@ -106,14 +109,14 @@ USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
 	-fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-common $(STACKPROT) \
 	-fcf-protection=none -fno-asynchronous-unwind-tables \
-	-Iuspace/lib/c/include -Ilib/include -MMD -MP
+	-Iuspace/lib/c/include -Iuspace/lib/prof/include -Ilib/include -MMD -MP
 USER_ASFLAGS := -f elf64 -g -F dwarf
 USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T uspace/link.ld
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
 UOBJ := $(BUILD)/uspace
-ULIBC_SRCS := $(wildcard uspace/lib/c/src/*.c) $(LIB_SRCS)
+ULIBC_SRCS := $(wildcard uspace/lib/c/src/*.c) $(LIB_ALL_SRCS)
 ULIBC_ASMS := $(wildcard uspace/lib/c/arch/$(ARCH)/*.asm)
 ULIBC_OBJS := $(patsubst %.c,$(UOBJ)/%.o,$(ULIBC_SRCS)) \
 	$(patsubst %.asm,$(UOBJ)/%.asm.o,$(filter-out %/crt0.asm,$(ULIBC_ASMS)))
@@ -143,16 +146,38 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -Ikernel/include -c $< -o $@
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
-# The two profilers share profile's ptool.c (options, session loop) and
-# psink.c (the -o sink: a file or com2); cprof uses psink.c too.
-UPROG_EXTRA_sprofile := $(UOBJ)/uspace/app/profile/ptool.o $(UOBJ)/uspace/app/profile/psink.o
-UPROG_EXTRA_cprof := $(UOBJ)/uspace/app/profile/psink.o
-# reboot is poweroff's power.c with another system call argument.
-UPROG_EXTRA_reboot := $(UOBJ)/uspace/app/poweroff/power.o
-# kprof's source is the host tool's (tools/kprof.c; uspace/app/kprof has its README).
-UPROG_EXTRA_kprof := $(UOBJ)/tools/kprof.o
-# Likewise cprofalyze's (tools/cprofalyze.c; uspace/app/cprofalyze has its README).
-UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/cprofalyze.o
+# uspace/lib/prof: the profiling tools' library (ptool.c: options and the
+# session loop of profile and sprofile; psink.c: the -o sink, a file or
+# com2, which cprof uses too), linked into the programs that call it.
+UPROFLIB := $(UOBJ)/libprof.a
+$(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+UPROG_EXTRA_profile := $(UPROFLIB)
+UPROG_EXTRA_sprofile := $(UPROFLIB)
+UPROG_EXTRA_cprof := $(UPROFLIB)
+# reboot: poweroff's source built again with -DPOWER_REBOOT (another
+# name and system call argument); uspace/app/reboot holds its README.
+REBOOT_OBJ := $(UOBJ)/reboot/power.o
+$(REBOOT_OBJ): uspace/app/poweroff/power.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $< (reboot)")
+	$(Q)$(CC) $(USER_CFLAGS) -DPOWER_REBOOT -c $< -o $@
+UPROG_EXTRA_reboot := $(REBOOT_OBJ)
+# tools/prof/: the profiler tools built for the host (vprof, kprof,
+# cprofalyze); kprof and cprofalyze are built for the guest from the same
+# source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
+UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o
+# callbench-cp: callbench's source built again, with the call profiler's
+# hooks (UPROG_CPROF) and its own name; uspace/app/callbench-cp holds its
+# README.
+CALLBENCH_CP_OBJ := $(UOBJ)/callbench-cp/main.o
+$(CALLBENCH_CP_OBJ): uspace/app/callbench/main.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $< (callbench-cp)")
+	$(Q)$(CC) $(USER_CFLAGS) $(CPROF_CFLAGS) -DCALLBENCH_NAME='"callbench-cp"' -c $< -o $@
+UPROG_EXTRA_callbench-cp := $(CALLBENCH_CP_OBJ)
 
 # Call profiling: these programs are always built with the hooks (the
 # call profiler's own tests and benchmark); CPROFILE=1 adds CPROFILE_PROGS
@@ -170,11 +195,11 @@ endif
 # around it (acct_switch runs on the old thread's stack for the new one and
 # moves the new one's off-CPU clock), the NMI sample path, and the sample
 # sources' ktest (it spins in a function that calls nothing).
-KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/prof/cprof*.c) kernel/acct.c \
+KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/cprof/*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
-	arch/$(ARCH)/callchain.c kernel/prof/sample.c kernel/test/test_prof_src.c \
-	arch/$(ARCH)/irqlat.c
+	arch/$(ARCH)/unwind.c kernel/prof/sample.c arch/$(ARCH)/test/test_prof_src.c \
+	arch/$(ARCH)/irqlat.c arch/$(ARCH)/nmi.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 # Programs are rebuilt when the instrumented list changes (a stamp file
@@ -246,10 +271,10 @@ isos: $(ISO) $(KTEST_ISO)
 # ---------------------------------------------------------------- host tests
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/test/%,$(UNIT_SRCS))
-HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRCS))
+HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_ALL_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
-	kernel/sched/load_fold.c kernel/prof/profil_calc.c kernel/prof/fifo.c
+	kernel/sched/load_fold.c kernel/profil/calc.c kernel/prof/fifo.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
 # computations, formatting, keys and rendering).
@@ -281,8 +306,8 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/vprof.c tools/vprof_diff.c lib/profdiff.c lib/profreport.c lib/profexport.c \
-	lib/profleaf.c lib/profbin.c lib/profsym.c lib/elfsym.c \
+VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
+	lib/prof/profexport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
@@ -294,7 +319,7 @@ $(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/kprof.c lib/profkprof.c lib/profsym.c lib/elfsym.c \
+KPROF_SRCS := tools/prof/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
 	lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
@@ -304,8 +329,8 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/cprofalyze.c lib/profcall.c lib/profexport.c lib/profreport.c \
-	lib/profleaf.c lib/profbin.c lib/profsym.c \
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
+	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
 $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)

@@ -1,6 +1,9 @@
 /*
  * The console registry and printk(). Output goes to every registered
  * console and into a log ring that later tools can read.
+ *
+ * Lock order: klog_wq.lock -> console_lock (klog_read); the console
+ * drivers take no lock of their own.
  */
 #include <kernel/console.h>
 #include <kernel/cpu.h>

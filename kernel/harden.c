@@ -92,7 +92,7 @@ void __stack_chk_fail(void)
 		fc->vector = FAULT_STACK_SMASH;
 		fc->error = 0;
 		fc->addr = 0;
-		fc->rip = where;
+		fc->pc = where;
 		fc->nbt = 0;
 		c->fault_catch = fc->prev;
 		kjmp_jump(&fc->jb, 1);

@@ -3,7 +3,7 @@
  * the kernel (multiboot2 ELF sections tag); we sort the symbols in place
  * once and answer address → name queries for backtraces and profilers.
  */
-#include <arch/cpu.h>
+#include <arch/unwind.h>
 #include <kernel/ksym.h>
 #include <kernel/bootinfo.h>
 #include <kernel/printk.h>
@@ -58,29 +58,20 @@ size_t ksym_count(void)
 	return ksym_ready ? ksym_table.count : 0;
 }
 
-size_t backtrace_walk(uintptr_t rip, uintptr_t rbp, uintptr_t *out, size_t max)
+size_t backtrace_walk(uintptr_t pc, uintptr_t fp, uintptr_t *out, size_t max)
 {
-	size_t n = 0;
-
 	if (max == 0)
 		return 0;
-	out[n++] = rip;
-	while (n < max && rbp && !(rbp & 7) && vm_kernel_readable(rbp, 16)) {
-		const uintptr_t *frame = (const uintptr_t *)rbp;
-		if (!frame[1])
-			break;
-		out[n++] = frame[1];
-		if (frame[0] <= rbp)
-			break;
-		rbp = frame[0];
-	}
-	return n;
+	out[0] = pc;
+	return 1 + arch_unwind(&fp, &UNWIND_ANY, out + 1, max - 1);
 }
 
 size_t backtrace_here(uintptr_t *out, size_t max)
 {
-	const uintptr_t *frame = (const uintptr_t *)read_rbp();
-	return backtrace_walk(frame[1], frame[0], out, max);
+	uintptr_t pc, fp;
+
+	arch_unwind_caller(&pc, &fp);
+	return backtrace_walk(pc, fp, out, max);
 }
 
 void backtrace_print(const uintptr_t *pcs, size_t n, bool locked)

@@ -13,6 +13,7 @@
 #include <kernel/harden.h>
 #include <kernel/acct.h>
 #include <kernel/ipc.h>
+#include <kernel/kbox.h>
 #include <kernel/load.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
@@ -25,7 +26,8 @@
 #include <kernel/syscall.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
-#include <kernel/timer.h>
+#include <kernel/ktimer.h>
+#include <kernel/tick.h>
 #include <kernel/version.h>
 #include <kernel/vm.h>
 #include <lib/string.h>
@@ -134,7 +136,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	klog_init();                /* readers of the kernel log may sleep */
 	sched_init_cpu();           /* run queue; this context is idle/0 */
 	syscall_init_cpu();         /* SYSCALL/SYSRET */
-	timer_init(kmain_hz());     /* boot CPU tick */
+	tick_init(kmain_hz());      /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
 	harden_init();              /* SMEP/SMAP/UMIP that every CPU has */

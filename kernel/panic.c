@@ -6,6 +6,7 @@
 #include <arch/cpu.h>
 #include <kernel/ksym.h>
 #include <kernel/platform.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
 #include <lib/fmt.h>

@@ -1,20 +1,21 @@
 /*
  * Generic SMP: the CPU table, cross-CPU function calls by fixed IPI and by
- * NMI, stopping CPUs on panic, and the NMI dispatcher.
+ * NMI, and stopping CPUs on panic (NMI handlers registered with the arch
+ * dispatcher, arch/x86_64/nmi.c).
  *
  * Lock order: call_lock and nmi_call_lock are never held together.
  */
 #include <arch/interrupt.h>
-#include <arch/prof.h>
+#include <arch/nmi.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
-#include <kernel/profil.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
 #include <kernel/sched.h>
+#include <kernel/tick.h>
 
 #define LOG_PREFIX "smp"
 #define NMI_CALL_TIMEOUT_NS 1000000000ull
@@ -57,7 +58,7 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	call.arg = arg;
 	call.done = 0;
 	if (others)
-		arch_send_ipi_others(VEC_IPI_CALL);
+		arch_send_call_others();
 	uint64_t f = irq_save();
 	fn(arg);
 	irq_restore(f);
@@ -68,28 +69,72 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	return others + 1;
 }
 
+/* Post fn(arg) to c and send the NMI: arg first, fn (the claim) last. */
+static void smp_nmi_post(cpu_t *c, cpu_fn_t fn, void *arg)
+{
+	c->nmi_arg = arg;
+	__atomic_store_n(&c->nmi_fn, fn, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+	arch_send_nmi(c);
+}
+
+/*
+ * Take back every post that no CPU has claimed; those CPUs will never run
+ * it. Returns how many were taken back.
+ */
+static unsigned smp_nmi_revoke(unsigned me, cpu_fn_t fn, const bool *posted)
+{
+	unsigned revoked = 0;
+
+	for (unsigned i = 0; i < cpu_count; i++) {
+		cpu_fn_t want = fn;
+		if (i != me && posted[i] &&
+		    __atomic_compare_exchange_n(&cpus[i]->nmi_fn, &want, NULL, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			revoked++;
+	}
+	return revoked;
+}
+
+/*
+ * After the timeout the posts not yet claimed are revoked, and the caller
+ * waits only for the CPUs that claimed theirs (they are running fn now):
+ * a late CPU can never run fn with an arg its caller has given up on.
+ */
 unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg)
 {
 	uint64_t f = spin_lock_irqsave(&nmi_call_lock);
 	unsigned me = cpu_id(), sent = 0;
+	bool posted[MAX_CPUS] = { false };
 
 	nmi_call_done = 0;
 	for (unsigned i = 0; i < cpu_count; i++) {
 		cpu_t *c = cpus[i];
 		if (i == me || !c->online)
 			continue;
-		c->nmi_fn = fn;
-		c->nmi_arg = arg;
-		__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
-		arch_send_nmi(c);
+		smp_nmi_post(c, fn, arg);
+		posted[i] = true;
 		sent++;
 	}
 	uint64_t end = time_ns() + NMI_CALL_TIMEOUT_NS;
 	while (__atomic_load_n(&nmi_call_done, __ATOMIC_ACQUIRE) < sent && time_ns() < end)
 		cpu_relax();
+	sent -= smp_nmi_revoke(me, fn, posted);
+	while (__atomic_load_n(&nmi_call_done, __ATOMIC_ACQUIRE) < sent)
+		cpu_relax();
 	unsigned done = nmi_call_done;
 	spin_unlock_irqrestore(&nmi_call_lock, f);
 	return done;
+}
+
+void smp_nmi_call_serve(cpu_t *c)
+{
+	cpu_fn_t fn = __atomic_exchange_n(&c->nmi_fn, NULL, __ATOMIC_ACQ_REL);
+
+	if (!fn)
+		return;       /* revoked after a timeout, or served already */
+	fn(c->nmi_arg);
+	__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
 }
 
 void smp_stop_others(void)
@@ -111,44 +156,25 @@ unsigned smp_cpus_stopped(void)
 	return cpus_stopped;
 }
 
-void nmi_handle(int_frame_t *f)
+/* NMI_REASON_PANIC: stop this CPU for good. */
+static bool smp_nmi_stop(int_frame_t *f, uint32_t pending)
 {
-	cpu_t *c = cpu_current();
-	uint32_t pending = __atomic_exchange_n(&c->nmi_pending, 0, __ATOMIC_ACQUIRE);
-
-	c->nmi_count++;
-	if (pending & NMI_REASON_PANIC) {
-		__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
-		arch_cpu_stop();
-	}
-	if (pending & NMI_REASON_CALL) {
-		c->nmi_frame = f;
-		c->nmi_fn(c->nmi_arg);
-		c->nmi_frame = NULL;
-		__atomic_add_fetch(&nmi_call_done, 1, __ATOMIC_RELEASE);
-	}
-	/* Always asked: a counter overflow or the RTC may share this NMI. */
-	bool prof = arch_prof_nmi(f, pending & NMI_REASON_PROF);
-	if (!pending && !prof)
-		c->nmi_unknown++;
+	if (!(pending & NMI_REASON_PANIC))
+		return false;
+	__atomic_add_fetch(&cpus_stopped, 1, __ATOMIC_RELEASE);
+	arch_cpu_stop();
 }
 
-/*
- * The local timer tick. It ends with one cpu_relax (PAUSE), which costs
- * nothing here but ends this vCPU's turn under QEMU -icount: QEMU 7.2 runs
- * the vCPUs of an -icount guest round-robin on one thread and gives the
- * first vCPU of each round the whole budget up to the next timer deadline;
- * a vCPU spinning without PAUSE or HLT (a user loop, a yield loop) used
- * it up every round and the next vCPU got none, for ever (a bench thread
- * queued on CPU 1 never ran while CPU 0 spun). QEMU 8.0 splits the budget
- * fairly; on older ones this gives the rest of each tick to the others.
- */
-static void smp_tick(int_frame_t *f)
+/* NMI_REASON_CALL: run the call posted to this CPU, if still wanted. */
+static bool smp_nmi_call(int_frame_t *f, uint32_t pending)
 {
-	cpu_current()->ticks++;
-	profil_hit(f);
-	sched_tick();
-	cpu_relax();
+	if (!(pending & NMI_REASON_CALL))
+		return false;
+	cpu_t *c = cpu_current();
+	c->nmi_frame = f;             /* what the NMI interrupted, for the call */
+	smp_nmi_call_serve(c);
+	c->nmi_frame = NULL;
+	return true;
 }
 
 /* Last steps of every AP: scheduler, tick, announce, then idle. */
@@ -157,7 +183,7 @@ void smp_ap_main(cpu_t *c)
 	cprof_cpu_init(c);
 	sched_init_cpu();
 	syscall_init_cpu();
-	arch_timer_init_cpu(timer_hz());
+	tick_start_cpu();
 	__atomic_add_fetch(&cpus_online, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 	sched_start();
@@ -165,22 +191,10 @@ void smp_ap_main(cpu_t *c)
 
 void smp_init(void)
 {
-	irq_set_handler(VEC_IPI_CALL, smp_call_ipi);
-	irq_set_handler(VEC_TIMER, smp_tick);
+	arch_set_call_handler(smp_call_ipi);
+	arch_nmi_register(smp_nmi_stop, NMI_REASON_PANIC, false);
+	arch_nmi_register(smp_nmi_call, NMI_REASON_CALL, false);
 	cpus[0]->online = true;
 	arch_smp_boot();
 	pr_info("%u CPUs online", cpus_online);
-}
-
-static unsigned hz = 100;
-
-unsigned timer_hz(void)
-{
-	return hz;
-}
-
-void timer_init(unsigned tick_hz)
-{
-	hz = tick_hz;
-	arch_timer_init_cpu(hz);
 }

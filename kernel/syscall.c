@@ -2,6 +2,8 @@
  * System call dispatch: a table indexed by the number in abi/syscall.h.
  * Unknown numbers return -ENOSYS. Every handler validates its arguments;
  * user pointers go through copy_from_user/copy_to_user.
+ *
+ * Lock order: ucon_lock and fault_lock are each taken alone.
  */
 #include <abi/syscall.h>
 #include <abi/limits.h>

@@ -23,7 +23,7 @@ shrank; otherwise grey):
   in headless chromium (test/js/browser.js): no console error, the
   colours painted as written, hover, click-zoom, search, a screenshot
   that is not blank.
-The same in the guest with /bin/sprofdiff (the same lib/profdiff.c) on
+The same in the guest with /bin/sprofdiff (the same lib/prof/profdiff.c) on
 two 1-second runs written to /tmp files by `profile -o`; and its usage
 (-h: status 0; one file: 2; a missing file: 1 and a message).
 

@@ -146,6 +146,9 @@ def check_tools(tap, sh):
            all(any(re.match(r"^\s+%s\b" % p, l) for l in out) for p in
                ("ls", "cat", "grep", "restrict", "poweroff")),
            "help lists the builtins and programs (%d lines)" % len(out or []))
+    bare = [p for p in programs()
+            if not any(re.match(r"^\s+%s\b.*: " % re.escape(p), l) for l in out or [])]
+    tap.ok(out and not bare, "help has a usage line for every program (none: %s)" % bare)
     out = sh.run("cd -h")
     tap.ok(out and out[0].startswith("usage: cd"), "builtins take -h (%r)" % out)
     progs = programs()

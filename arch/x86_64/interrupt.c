@@ -1,15 +1,17 @@
 /*
  * The IDT and the C side of every interrupt: exceptions are reported (or
- * caught by fault_catch_run), NMIs go to nmi_handle(), other vectors to the
- * registered handler followed by a local APIC EOI.
+ * caught by fault_catch_run), NMIs go to arch_nmi_handle() (nmi.c), other
+ * vectors to the registered handler followed by a local APIC EOI.
  */
 #include <arch/apic.h>
 #include <arch/cpu.h>
 #include <arch/harden.h>
 #include <arch/interrupt.h>
+#include <arch/nmi.h>
 #include <kernel/cpu.h>
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
 #include <kernel/acct.h>
@@ -158,7 +160,7 @@ static void exc_catch(int_frame_t *f, fault_catch_t *fc)
 	fc->vector = f->vector;
 	fc->error = f->error;
 	fc->addr = f->vector == VEC_PF ? read_cr2() : 0;
-	fc->rip = f->rip;
+	fc->pc = f->rip;
 	fc->handler_uaccess = arch_uaccess_allowed();
 	if (fc->quiet)
 		fc->nbt = backtrace_walk(f->rip, f->rbp, fc->bt, FAULT_BT_MAX);
@@ -275,7 +277,7 @@ static void nmi_dispatch(int_frame_t *f)
 {
 	uint64_t start = rdtsc();
 
-	nmi_handle(f);
+	arch_nmi_handle(f);
 	irqlat_nmi_end(start);
 }
 

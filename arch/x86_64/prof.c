@@ -10,6 +10,7 @@
  */
 #include <arch/apic.h>
 #include <arch/cpu.h>
+#include <arch/nmi.h>
 #include <arch/prof.h>
 #include <arch/prof_src.h>
 #include <kernel/printk.h>
@@ -17,7 +18,6 @@
 #include <kernel/time.h>
 
 #define LOG_PREFIX "prof"
-#define PROF_NMI_GRACE_DIV 100          /* 10 ms */
 #define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
 
 static bool inited;
@@ -31,12 +31,28 @@ static void prof_probe_irq(int_frame_t *f)
 	(void)f;
 }
 
+/*
+ * The profiler's NMI handler (registered with the dispatcher, latching:
+ * a broadcast's reason flag can cover two sends, the RTC's edge can race
+ * stop): a counter overflow, the RTC as NMI, or a broadcast, which the
+ * sender flags with NMI_REASON_PROF.
+ */
+static bool prof_nmi(struct int_frame *f, uint32_t pending)
+{
+	bool prof_ipi = pending & NMI_REASON_PROF;
+	bool mine = prof_pmc_nmi(f);
+
+	return (prof_rtc_nmi(f, prof_ipi) || prof_ipi) || mine;
+}
+
 void arch_prof_init(void)
 {
 	if (inited)
 		return;
 	inited = true;
 	const char *pmc_what;
+
+	arch_nmi_register(prof_nmi, 0, true);     /* and NMI_REASON_PROF */
 
 	have_rtc = prof_rtc_init(&rtc_why);
 	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);
@@ -114,48 +130,6 @@ void arch_prof_stop(void)
 		break;
 	}
 	running = 0;
-}
-
-/* Per CPU: the last profiling NMI (cycles), whether the one NMI that can
- * be latched behind it may still be taken for its duplicate, and how many
- * were. NMI context, each CPU its own slot. */
-static uint64_t nmi_last[MAX_CPUS];
-static bool nmi_dup_credit[MAX_CPUS];
-static volatile uint64_t nmi_dups[MAX_CPUS];
-
-/*
- * An NMI that arrives while the previous one is being handled is latched
- * and delivered after it; when that previous one already served both
- * (a broadcast's reason flag covers two sends, or the RTC's edge raced
- * stop), the latched one finds nothing to do. The first otherwise
- * unclaimed NMI within PROF_NMI_GRACE_DIV-th of a second of this CPU's
- * last profiling NMI is taken for that duplicate, claimed and counted in
- * arch_prof_nmi_dups; the CPU latches at most one, so any further
- * unclaimed NMI is left unclaimed (the caller counts it as unknown).
- */
-bool arch_prof_nmi(struct int_frame *f, bool prof_ipi)
-{
-	uint32_t me = cpu_id();
-	uint64_t now = time_cycles();
-	bool mine = prof_pmc_nmi(f);
-
-	mine |= prof_rtc_nmi(f, prof_ipi) || prof_ipi;
-	if (mine) {
-		nmi_last[me] = now;
-		nmi_dup_credit[me] = true;
-		return true;
-	}
-	if (!nmi_dup_credit[me] ||
-	    now - nmi_last[me] >= time_cycles_per_sec() / PROF_NMI_GRACE_DIV)
-		return false;
-	nmi_dup_credit[me] = false;
-	nmi_dups[me]++;
-	return true;
-}
-
-uint64_t arch_prof_nmi_dups(uint32_t cpu)
-{
-	return cpu < MAX_CPUS ? nmi_dups[cpu] : 0;
 }
 
 bool arch_prof_scale(unsigned source, unsigned divisor)

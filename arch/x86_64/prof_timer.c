@@ -13,6 +13,7 @@
  */
 #include <arch/apic.h>
 #include <arch/prof_src.h>
+#include <kernel/tick.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 
@@ -55,7 +56,7 @@ static void prof_timer_arm(void *arg)
 	unsigned hz = *(const unsigned *)arg;
 
 	t->hz = t->asked = hz;
-	t->tick_hz = timer_hz();
+	t->tick_hz = tick_hz();
 	t->hit_acc = t->tick_acc = 0;
 	t->rate = MAX(hz, t->tick_hz);
 	t->lapic_hz = cpu_current()->arch.lapic_ticks_per_sec;
@@ -87,7 +88,7 @@ void prof_timer_scale(unsigned divisor)
 static void prof_timer_disarm(void *arg)
 {
 	timer_cpu[cpu_id()].rate = 0;
-	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, timer_hz());
+	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, tick_hz());
 }
 
 errno_t prof_timer_start(unsigned hz, unsigned *hz_out)

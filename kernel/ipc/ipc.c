@@ -1,6 +1,6 @@
 /*
  * IPC core: calls, answers, forwarding, hang-up and task death.
- * See kernel/ipc.h. Lock order: task table lock → phones_lock → box lock
+ * See kernel/ipc.h; the kernel's own answerbox is kbox.c. Lock order: task table lock → phones_lock → box lock
  * (the table lock only to slam the phones of a dead task); never two box
  * locks at once (a call is taken out of one box before entering another).
  *
@@ -14,31 +14,19 @@
 #include <abi/limits.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
-#include <kernel/prof.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <lib/string.h>
+#include "internal.h"
 
-typedef struct call {
-	list_node_t node;
-	ipc_callid_t id;
-	uint32_t type;              /* IPC_EV_CALL or IPC_EV_NOTIFY */
-	task_t *caller;             /* referenced; NULL for notifications */
-	int phone;                  /* the caller's phone */
-	task_t *kbox_of;            /* calls to a kbox: whose */
-	uint64_t conn;
-	task_id_t sender;
-	ipc_msg_t msg;
-	ipc_msg_t answer;
-} call_t;
 
 static volatile uint64_t ipc_next_id = 1;
 static volatile uint64_t ipc_next_conn = 1;
 static task_t *naming_service;
-answerbox_t kbox_server;
 
-static void box_init(answerbox_t *b, task_t *owner)
+/* An empty, open box owned by owner. */
+void box_init(answerbox_t *b, task_t *owner)
 {
 	waitq_init(&b->wq);
 	b->task = owner;
@@ -48,17 +36,13 @@ static void box_init(answerbox_t *b, task_t *owner)
 	b->closed = false;
 }
 
-static void task_ref(task_t *t)
-{
-	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
-}
-
-static void call_free(call_t *c)
+/* Free c and drop its task references. */
+void call_free(call_t *c)
 {
 	if (c->caller)
-		task_put(c->caller);
+		task_unref(c->caller);
 	if (c->kbox_of)
-		task_put(c->kbox_of);
+		task_unref(c->kbox_of);
 	kfree(c);
 }
 
@@ -66,7 +50,7 @@ static void call_free(call_t *c)
  * Append c to one of b's lists and wake its waiters. EOK, EHANGUP (the
  * box is closed) or ELIMIT (limited, c is a call and the box is full).
  */
-static errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
+errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
 {
 	bool call = which_of_box == &b->calls;
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
@@ -82,7 +66,7 @@ static errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool lim
 }
 
 /* One call fewer held by b (box locked). */
-static void box_uncount(answerbox_t *b)
+void box_uncount(answerbox_t *b)
 {
 	if (b->ncalls)
 		b->ncalls--;
@@ -106,7 +90,7 @@ static void call_answer_done(call_t *c)
 }
 
 /* Give c's answer to its caller (or drop it if the caller is gone). */
-static void call_deliver_answer(call_t *c)
+void call_deliver_answer(call_t *c)
 {
 	task_t *caller = c->caller;
 
@@ -186,11 +170,12 @@ void ipc_task_init(task_t *t)
 	if (ns && ns != t && ns->state == TASK_ALIVE) {
 		task_ref(ns);
 		if (phone_connect(t, ns, NULL) < 0)
-			task_put(ns);
+			task_unref(ns);
 	}
 }
 
-static call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
+/* A new call from caller's phone (a notification if caller is NULL); NULL: no memory. */
+call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 {
 	call_t *c = kzalloc(sizeof(*c));
 	if (!c)
@@ -248,7 +233,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 		return (int64_t)id;
 	}
 	rc = call_send(c, target);
-	task_put(target);
+	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: undo */
 		call_answer_done(c);
 		call_free(c);
@@ -429,7 +414,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		task_ref(me);
 		int ph = phone_connect(c->caller, me, NULL);
 		if (ph < 0) {
-			task_put(me);
+			task_unref(me);
 			ans->method = (uint64_t)-ph;
 		}
 		ans->args[4] = (uint64_t)ph;
@@ -439,7 +424,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 		task_ref(c->caller);
 		int ph = phone_connect(me, c->caller, NULL);
 		if (ph < 0) {
-			task_put(c->caller);
+			task_unref(c->caller);
 			ans->method = (uint64_t)-ph;
 		}
 		return ph;
@@ -500,18 +485,18 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (!target || kbox) {
 		if (target)
-			task_put(target);
+			task_unref(target);
 		return target ? EINVAL : slammed ? EHANGUP : ENOENT;
 	}
 	call_t *c = box_take_dispatched(&me->ipc.box, id);
 	if (!c) {
-		task_put(target);
+		task_unref(target);
 		return ENOENT;
 	}
 	if (method && (method < IPC_M_USER || c->msg.method < IPC_M_USER)) {
 		/* A system method's meaning (data, connections) is the caller's. */
 		box_return_dispatched(&me->ipc.box, c);
-		task_put(target);
+		task_unref(target);
 		return EPERM;
 	}
 	if (method) {
@@ -519,7 +504,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.args[0] = arg0;
 	}
 	errno_t rc = call_send(c, target);
-	task_put(target);
+	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: still mine */
 		box_return_dispatched(&me->ipc.box, c);
 		return rc;
@@ -548,23 +533,6 @@ errno_t ipc_notify(task_t *t, uint64_t method, uint64_t a0, uint64_t a1)
 	return ipc_notify_box(t, method, a0, a1, true);
 }
 
-/*
- * Tell the kbox thread that connection conn is gone. Queued behind the
- * connection's earlier calls, so it is served after them.
- */
-static void kbox_hangup(uint64_t conn, task_id_t by)
-{
-	ipc_msg_t m = { .method = IPC_M_PHONE_HUNGUP, .args = { conn, by } };
-	call_t *c = call_new(NULL, -1, &m);
-
-	if (!c) {
-		prof_conn_closed(conn);      /* no memory: close it right here */
-		return;
-	}
-	if (box_put(&kbox_server, &kbox_server.calls, c, false) != EOK)
-		call_free(c);
-}
-
 /* Drop phone i of t, telling the other side. */
 static errno_t phone_hangup(task_t *t, int i)
 {
@@ -582,9 +550,9 @@ static errno_t phone_hangup(task_t *t, int i)
 		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {
 		kbox_hangup(conn, t->id);
-		task_put(kbox_of);
+		task_unref(kbox_of);
 	}
-	task_put(target);
+	task_unref(target);
 	return EOK;
 }
 
@@ -604,12 +572,12 @@ int64_t ipc_connect_kbox(uint64_t task_id)
 		return -ESRCH;
 	if (t == &kernel_task ||
 	    (t != me && t->parent != me && !(me->perms & PERM_PROFILE))) {
-		task_put(t);
+		task_unref(t);
 		return -EPERM;
 	}
 	int ph = phone_connect(me, &kernel_task, t);
 	if (ph < 0)
-		task_put(t);
+		task_unref(t);
 	return ph;
 }
 
@@ -632,7 +600,7 @@ static void ipc_slam_phones_to(task_t *holder, void *dead)
 			continue;
 		p->slammed = true;
 		p->target = NULL;
-		task_put(dead);
+		task_unref(dead);
 	}
 	spin_unlock_irqrestore(&holder->ipc.phones_lock, f);
 }
@@ -683,87 +651,4 @@ void ipc_task_usage(task_t *t, uint32_t *box_calls, uint32_t *unread)
 {
 	*box_calls = __atomic_load_n(&t->ipc.box.ncalls, __ATOMIC_RELAXED);
 	*unread = __atomic_load_n(&t->ipc.unread, __ATOMIC_RELAXED);
-}
-
-/* ---------------------------------------------------------------- kbox */
-
-const ipc_msg_t *kcall_msg(const call_t *c)
-{
-	return &c->msg;
-}
-
-task_t *kcall_caller(const call_t *c)
-{
-	return c->caller;
-}
-
-task_t *kcall_kbox_task(const call_t *c)
-{
-	return c->kbox_of;
-}
-
-uint64_t kcall_conn(const call_t *c)
-{
-	return c->conn;
-}
-
-void kcall_answer(call_t *c, errno_t rc, const uint64_t *args)
-{
-	memset(&c->answer, 0, sizeof(c->answer));
-	c->answer.method = (uint64_t)rc;
-	if (args)
-		memcpy(c->answer.args, args, sizeof(c->answer.args));
-	call_deliver_answer(c);
-}
-
-/* Answer a kbox call about task t. */
-static void kbox_serve(call_t *c, task_t *t)
-{
-	if (prof_kbox_serve(c))
-		return;
-	memset(&c->answer, 0, sizeof(c->answer));
-	switch (c->msg.method) {
-	case KBOX_TASK_INFO:
-		c->answer.method = EOK;
-		c->answer.args[0] = t->id;
-		c->answer.args[1] = t->nthreads;
-		c->answer.args[2] = t->perms;
-		c->answer.args[3] = t->parent ? t->parent->id : 0;
-		break;
-	case KBOX_TASK_START:
-		c->answer.method = task_start(t);
-		break;
-	default:
-		c->answer.method = ENOTSUP;
-	}
-	call_deliver_answer(c);
-}
-
-/* The kernel thread behind every task's kernel answerbox. */
-static void kbox_thread(void *arg)
-{
-	answerbox_t *b = &kbox_server;
-
-	for (;;) {
-		uint64_t f = spin_lock_irqsave(&b->wq.lock);
-		while (list_empty(&b->calls))
-			waitq_sleep_locked(&b->wq, &f, 0);
-		call_t *c = list_entry(list_first(&b->calls), call_t, node);
-		list_remove(&c->node);
-		box_uncount(b);
-		spin_unlock_irqrestore(&b->wq.lock, f);
-		if (c->type == IPC_EV_NOTIFY) {          /* kbox_hangup() */
-			prof_conn_closed(c->msg.args[0]);
-			call_free(c);
-			continue;
-		}
-		kbox_serve(c, c->kbox_of);
-	}
-}
-
-void kbox_init(void)
-{
-	box_init(&kbox_server, &kernel_task);
-	if (thread_create_kernel("kbox", kbox_thread, NULL, NULL) != EOK)
-		panic("ipc: cannot start the kbox thread");
 }

@@ -24,7 +24,7 @@ static spinlock_t irq_lock = SPINLOCK_INIT("irq_subs");
 
 static void irq_notify_handler(int_frame_t *f)
 {
-	unsigned irq = (unsigned)(f->vector - VEC_IRQ_BASE);
+	unsigned irq = arch_irq_line(f);
 	irq_sub_t *s = &irq_subs[irq];
 
 	platform_irq_mask(irq);
@@ -50,13 +50,13 @@ int64_t sys_irq_subscribe(SYSCALL_ARGS)
 	uint64_t f = spin_lock_irqsave(&irq_lock);
 	errno_t rc = irq_subs[irq].task ? EBUSY : EOK;
 	if (rc == EOK) {
-		__atomic_add_fetch(&me->refs, 1, __ATOMIC_RELAXED);
+		task_ref(me);
 		irq_subs[irq] = (irq_sub_t){ .task = me, .method = a1 };
-		irq_set_handler(VEC_IRQ_BASE + irq, irq_notify_handler);
+		irq_set_handler(arch_irq_vector(irq), irq_notify_handler);
 	}
 	spin_unlock_irqrestore(&irq_lock, f);
 	if (rc == EOK)
-		rc = platform_irq_route(irq, VEC_IRQ_BASE + irq);
+		rc = platform_irq_route(irq, arch_irq_vector(irq));
 	return -rc;
 }
 
@@ -81,6 +81,6 @@ void irq_task_cleanup(task_t *t)
 		}
 		spin_unlock_irqrestore(&irq_lock, f);
 		if (mine)
-			task_put(t);
+			task_unref(t);
 	}
 }

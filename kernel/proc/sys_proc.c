@@ -133,7 +133,7 @@ int64_t sys_kill(SYSCALL_ARGS)
 	errno_t rc = EPERM;
 	if (t->parent == me || (me->perms & PERM_KILL) || t == me)
 		rc = task_kill(t, TASK_STATUS_KILLED | KILL_REASON_SIGNAL);
-	task_put(t);
+	task_unref(t);
 	return -rc;
 }
 
@@ -164,13 +164,13 @@ int64_t sys_thread_join(SYSCALL_ARGS)
 	bool ok = t && !t->join_claimed && t != thread_current();
 	if (ok) {
 		t->join_claimed = true;
-		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);   /* held while waiting */
+		thread_ref(t);   /* held while waiting */
 	}
 	spin_unlock_irqrestore(&me->lock, f);
 	if (!ok)
 		return t == thread_current() ? -EINVAL : -ESRCH;
 	errno_t rc = thread_join(t, &value);
-	thread_put(t);
+	thread_unref(t);
 	if (rc != EOK)
 		return -rc;
 	if (a1 && copy_to_user((void *)a1, &value, sizeof(value)) != EOK)
@@ -192,7 +192,7 @@ int64_t sys_task_info(SYSCALL_ARGS)
 	info.perms = t->perms;
 	info.threads = t->nthreads;
 	if (a0)
-		task_put(t);
+		task_unref(t);
 	return copy_to_user((void *)a1, &info, sizeof(info)) == EOK ? 0 : -EFAULT;
 }
 

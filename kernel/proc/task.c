@@ -5,7 +5,7 @@
  * been switched away for good, task_release_space() frees the address
  * space, makes the task a zombie and tells the parent. Tasks whose parent
  * is the kernel are reaped at once. The table holds one reference; lookups
- * take more (task_get/task_put).
+ * take more (task_get/task_unref).
  *
  * A task spawned by the kernel is the root of a task tree; every task
  * spawned by a task joins its parent's tree and counts there until its
@@ -179,7 +179,7 @@ static errno_t task_tree_join(task_t *t, task_t *parent)
 		return ELIMIT;
 	}
 	if (root != t)
-		__atomic_add_fetch(&root->refs, 1, __ATOMIC_RELAXED);
+		task_ref(root);
 	t->tree = root;
 	return EOK;
 }
@@ -192,7 +192,7 @@ static void task_tree_leave(task_t *t)
 	if (!root || root == t)
 		return;
 	__atomic_sub_fetch(&root->tree_tasks, 1, __ATOMIC_ACQ_REL);
-	task_put(root);
+	task_unref(root);
 }
 
 void task_tree_usage(task_t *t, uint64_t *root_id, uint32_t *tasks)
@@ -309,7 +309,7 @@ task_t *task_get(task_id_t id)
 		task_t *t = list_entry(it, task_t, all_node);
 		if (t->id == id) {
 			found = t;
-			__atomic_add_fetch(&found->refs, 1, __ATOMIC_RELAXED);
+			task_ref(found);
 			break;
 		}
 	}
@@ -330,7 +330,7 @@ static void task_free(task_t *t)
 	kfree(t);
 }
 
-void task_put(task_t *t)
+void task_unref(task_t *t)
 {
 	if (t != &kernel_task && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		task_free(t);
@@ -345,7 +345,7 @@ static void task_poke_threads(task_t *t)
 		if (th->state == THREAD_SLEEPING)
 			waitq_interrupt(th);
 		else if (th->state == THREAD_RUNNING && th->cpu != cpu_id())
-			arch_send_ipi(cpus[th->cpu], VEC_IPI_RESCHED);
+			arch_send_resched(cpus[th->cpu]);
 	}
 	spin_unlock_irqrestore(&t->lock, f);
 }
@@ -421,9 +421,9 @@ void task_release_space(task_t *t)
 	}
 	spin_unlock_irqrestore(&task_table_lock, f);
 	list_foreach_safe(&reap, it, tmp)
-		task_put(list_entry(it, task_t, child_node));
+		task_unref(list_entry(it, task_t, child_node));
 	if (orphan)
-		task_put(t);
+		task_unref(t);
 	else
 		waitq_wake_all(&t->parent->child_exit);
 }
@@ -473,7 +473,7 @@ errno_t task_wait(task_t *parent, task_id_t id, unsigned flags,
 		return rc == EOK ? ESRCH : rc;
 	*out_id = c->id;
 	*status = c->status;
-	task_put(c);
+	task_unref(c);
 	return EOK;
 }
 

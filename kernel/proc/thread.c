@@ -170,7 +170,12 @@ static void thread_free(thread_t *t)
 	kfree(t);
 }
 
-void thread_put(thread_t *t)
+void thread_ref(thread_t *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+}
+
+void thread_unref(thread_t *t)
 {
 	if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		thread_free(t);
@@ -179,7 +184,7 @@ void thread_put(thread_t *t)
 void thread_detach(thread_t *t)
 {
 	t->join_claimed = true;
-	thread_put(t);
+	thread_unref(t);
 }
 
 void thread_reap(thread_t *t)
@@ -195,7 +200,7 @@ void thread_reap(thread_t *t)
 
 	kstack_free(t->kstack_top, THREAD_KSTACK_PAGES);
 	t->kstack_top = 0;
-	thread_put(t);                  /* may free t; the task is still alive */
+	thread_unref(t);                  /* may free t; the task is still alive */
 	if (last)
 		task_release_space(task);   /* may free the task (orphans) */
 }
@@ -234,7 +239,7 @@ errno_t thread_join(thread_t *t, long *value)
 	spin_unlock_irqrestore(&t->joiners.lock, f);
 	if (rc == EOK && value)
 		*value = t->exit_value;
-	thread_put(t);                   /* the joinable reference, in any case */
+	thread_unref(t);                   /* the joinable reference, in any case */
 	return rc;
 }
 

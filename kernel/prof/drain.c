@@ -10,6 +10,7 @@
  * to the profiler happen with prof_lock dropped (see internal.h).
  */
 #include <kernel/ipc.h>
+#include <kernel/kbox.h>
 #include <kernel/printk.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>

@@ -15,6 +15,9 @@
 #include "internal.h"
 
 #define PROF_LOAD_MAX (sizeof(prof_rec_load_t) + 136)
+/* A LOAD record carries binary_t.path whole, NUL included, padded to 8. */
+_Static_assert(ALIGN_UP(sizeof(prof_rec_load_t) + sizeof(((binary_t *)0)->path), 8) <=
+	       PROF_LOAD_MAX, "PROF_LOAD_MAX must hold a LOAD record of the longest path");
 
 static size_t prof_task_rec(task_t *t, prof_rec_task_t *r)
 {

@@ -8,7 +8,7 @@
  * sources; prof_task_* from the task code) and the control (sessions
  * begun, read and ended through the kbox).
  *
- * Lock order: prof_ctl (a sleeping flag: engine start/stop) → prof_lock
+ * Lock order: prof_ctl (a sleeping mutex: engine start/stop) → prof_lock
  * (spinlock: sessions, events, filter) → the task table lock (describing
  * the tasks when a session begins) or a vm_space lock. NMI context
  * takes no lock: it reads prof_engine's filter words and writes its own
@@ -195,6 +195,9 @@ bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
 
 /* drain.c: start the drain thread; wake it early. */
 void prof_drain_init(void);
+
+/* Register the KBOX_PROF_* methods with the kbox (boot). */
+void prof_kbox_init(void);
 void prof_drain_kick(void);
 
 /* event.c: queue the records describing t (TASK, and LOAD if it runs a program) into s. */

@@ -10,6 +10,7 @@
 void prof_init(void)
 {
 	arch_prof_init();
+	prof_kbox_init();
 	prof_drain_init();
 }
 

@@ -20,7 +20,6 @@
  * the budget, the divisor halves again.
  */
 #include <arch/callchain.h>
-#include <arch/cpu.h>
 #include <arch/interrupt.h>
 #include <arch/prof.h>
 #include <kernel/profil.h>
@@ -185,8 +184,8 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->source = (uint8_t)source;
 	s->ntop = 0;
 	if (prof_engine.depth) {
-		n = arch_callchain(f, s->chain, prof_engine.depth, &nk);
-		s->ntop = (uint16_t)arch_stack_top(f, s->chain + n, PROF_TOP_WORDS);
+		n = arch_sample_stack(f, s->chain, prof_engine.depth, PROF_TOP_WORDS, &nk,
+				      &s->ntop);
 	}
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;
@@ -210,7 +209,7 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	size_t size = prof_build(s, c, f, source, t0);
 	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
 		p->taken++;
-	p->cost += rdtsc() - t0;
+	p->cost += time_cycles() - t0;
 }
 
 void prof_hit(const int_frame_t *f, unsigned source)
@@ -223,11 +222,11 @@ void prof_hit(const int_frame_t *f, unsigned source)
 	if (!prof_engine.on || p->busy)
 		return;
 	if (prof_gate_enter(&p->busy, &prof_engine.on)) {
-		uint64_t t0 = rdtsc();
+		uint64_t t0 = time_cycles();
 		prof_throttle_account(p, c->id, source, t0);
 		prof_take(c, p, f, source, t0);
 		p->last_entry = t0;
-		p->last_exit = rdtsc();
+		p->last_exit = time_cycles();
 		if (!p->hit_min || p->last_exit - t0 < p->hit_min)
 			p->hit_min = MAX(p->last_exit - t0, 1ul);
 	}

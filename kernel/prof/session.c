@@ -3,7 +3,8 @@
  * the kbox thread, and the sampling engine they share (per-CPU rings and
  * the arch source). The kbox thread begins, pauses, resumes and ends
  * sessions and parks DATA_READ calls; the drain thread (drain.c) fills
- * and finishes them. Engine start and stop are serialised by prof_ctl.
+ * and finishes them. Engine start and stop are serialised by prof_ctl (a
+ * sleeping mutex).
  *
  * Lock order: prof_ctl → prof_lock → the task table lock or a vm_space lock
  * (see internal.h).
@@ -12,6 +13,8 @@
 #include <abi/platform.h>
 #include <arch/prof.h>
 #include <kernel/ipc.h>
+#include <kernel/kbox.h>
+#include <kernel/mutex.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
@@ -32,20 +35,19 @@ list_t prof_sessions = LIST_INIT(prof_sessions);
 list_t prof_events = LIST_INIT(prof_events);
 volatile unsigned prof_nsessions;
 uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
-static volatile uint32_t prof_ctl;
+static kmutex_t prof_ctl = KMUTEX_INIT(prof_ctl, "prof_ctl");
 
 
 extern char __text_start[], __text_end[];
 
 static void prof_ctl_lock(void)
 {
-	while (__atomic_exchange_n(&prof_ctl, 1, __ATOMIC_ACQUIRE))
-		thread_sleep(1000000);
+	kmutex_lock(&prof_ctl);
 }
 
 static void prof_ctl_unlock(void)
 {
-	__atomic_store_n(&prof_ctl, 0, __ATOMIC_RELEASE);
+	kmutex_unlock(&prof_ctl);
 }
 
 /* A session of conn that is not closed, or NULL. prof_lock held. */
@@ -531,7 +533,12 @@ static errno_t prof_control(struct call *c, uint64_t method)
 	return rc;
 }
 
-bool prof_kbox_serve(struct call *c)
+/*
+ * Serve a KBOX_PROF_* call c (from the kbox thread): the method, its
+ * args, the calling task and connection, and the kbox's task. Answers c
+ * now or parks it (DATA_READ) to be answered by the drain thread.
+ */
+static void prof_kbox_serve(struct call *c)
 {
 	uint64_t method = kcall_msg(c)->method, ans[IPC_ARGS] = { 0 };
 	errno_t rc;
@@ -552,20 +559,20 @@ bool prof_kbox_serve(struct call *c)
 		rc = prof_read(c);
 		if (rc == EOK) {
 			prof_drain_kick();
-			return true;             /* parked: answered by the drain thread */
+			return;                  /* parked: answered by the drain thread */
 		}
 		break;
 	case KBOX_PROF_STATUS:
 		rc = prof_status(c);
 		break;
 	default:
-		return false;
+		rc = ENOTSUP;
 	}
 	kcall_answer(c, rc, ans);
-	return true;
 }
 
-void prof_conn_closed(uint64_t conn)
+/* The caller's connection conn to a kbox was hung up: end its session. */
+static void prof_conn_closed(uint64_t conn)
 {
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 	prof_session_t *s = prof_find(conn);
@@ -577,4 +584,18 @@ void prof_conn_closed(uint64_t conn)
 	spin_unlock_irqrestore(&prof_lock, f);
 	if (s)
 		prof_drain_kick();
+}
+
+/* The KBOX_PROF_* methods (abi/profile.h: TASK_BEGIN is the first, STATUS the last). */
+static const kbox_methods_t prof_kbox_methods = {
+	.name = "prof",
+	.first = KBOX_PROF_TASK_BEGIN,
+	.last = KBOX_PROF_STATUS,
+	.serve = prof_kbox_serve,
+	.closed = prof_conn_closed,
+};
+
+void prof_kbox_init(void)
+{
+	kbox_register(&prof_kbox_methods);
 }

@@ -105,7 +105,7 @@ static void sched_enqueue(thread_t *t, uint32_t cpu)
 		if (c->current == c->idle || t->priority > c->current->priority)
 			c->need_resched = true;
 	} else if (c->current == c->idle || t->priority > c->current->priority) {
-		arch_send_ipi(c, VEC_IPI_RESCHED);
+		arch_send_resched(c);
 	}
 }
 
@@ -152,7 +152,7 @@ void sched_set_params(thread_t *t, int priority, uint64_t affinity)
 		sched_enqueue(t, sched_pick_cpu(t));
 	else if (t->state == THREAD_RUNNING && !(t->affinity & (1ull << t->cpu)) &&
 		 t->cpu != cpu_id())
-		arch_send_ipi(cpus[t->cpu], VEC_IPI_RESCHED);
+		arch_send_resched(cpus[t->cpu]);
 	spin_unlock(&t->lock);
 	if (t == thread_current() && !(t->affinity & (1ull << cpu_id())))
 		sched_need_resched();
@@ -302,7 +302,7 @@ void sched_tick(void)
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
 
-	timer_tick();
+	ktimer_tick();
 	if (t == c->idle) {
 		if (c->rq->count)
 			c->need_resched = true;
@@ -331,7 +331,7 @@ void sched_init_cpu(void)
 		list_init(&rq->levels[p]);
 	c->rq = rq;
 	if (c->id == 0)
-		irq_set_handler(VEC_IPI_RESCHED, sched_resched_ipi);
+		arch_set_resched_handler(sched_resched_ipi);
 	thread_init_boot(c->id);
 }
 

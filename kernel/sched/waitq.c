@@ -61,11 +61,11 @@ errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 	t->waiting_on = wq;
 	list_append(&wq->waiters, &t->wait_node);
 	if (deadline)
-		timer_arm(&t->timer, deadline, waitq_timeout);
+		ktimer_arm(&t->timer, deadline, waitq_timeout);
 	spin_unlock(&wq->lock);          /* interrupts stay off */
 	sched_schedule();
 	if (deadline)
-		timer_cancel(&t->timer);
+		ktimer_cancel(&t->timer);
 	spin_lock(&wq->lock);
 	if (t->waiting_on == wq)          /* not woken through the queue */
 		waitq_release(wq, t, EINTR);

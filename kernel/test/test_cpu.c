@@ -1,10 +1,11 @@
-/* ktest: exceptions, backtraces, SMP calls, NMIs, timers, clock. */
+/* ktest: symbols, SMP calls, NMIs, timers, clock (x86 faults: arch/x86_64/test/). */
 #include <arch/cpu.h>
 #include <arch/time.h>
 #include <kernel/cmdline.h>
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
+#include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/sysinfo.h>
@@ -16,8 +17,6 @@
 #include <kernel/platform.h>
 #include <lib/string.h>
 
-static volatile int ktest_zero;
-
 /*
  * GCC drops the frame of a leaf function that never touches the stack
  * (even with -fno-omit-frame-pointer); the volatile local keeps this one's
@@ -27,52 +26,6 @@ static __noinline void ktest_fault_victim(void *arg)
 {
 	volatile uint64_t local = 42;
 	*(volatile uint64_t *)arg = local;   /* NULL: page fault */
-}
-
-static __noinline void ktest_fault_caller(void *arg)
-{
-	ktest_fault_victim(arg);
-	__asm__ volatile("" ::: "memory");   /* keep the frame */
-}
-
-static __noinline void ktest_div0(void *arg)
-{
-	uint32_t q = 1, d = ktest_zero;
-	/* C division by zero is undefined and GCC rewrites it; divide in asm. */
-	__asm__ volatile("xor %%edx, %%edx; divl %1" : "+a"(q) : "r"(d) : "rdx");
-	*(volatile uint32_t *)arg = q;
-}
-
-static bool bt_has(const fault_catch_t *fc, size_t i, const char *name)
-{
-	uint64_t off;
-	const char *s = i < fc->nbt ? ksym_lookup_pc(fc->bt[i], i > 0, &off) : NULL;
-	return s && !strcmp(s, name);
-}
-
-KTEST(fault_backtrace, "fault: NULL write is reported with a symbolized backtrace")
-{
-	fault_catch_t fc = { 0 };
-
-	KT_CHECK(fault_catch_run(&fc, ktest_fault_caller, NULL), "no fault");
-	KT_CHECK(fc.vector == 14, "vector %u", fc.vector);
-	KT_CHECK(fc.addr == 0, "fault address %#lx", fc.addr);
-	KT_CHECK((fc.error & 2) != 0, "error code %#lx lacks the write bit", fc.error);
-	KT_CHECK(bt_has(&fc, 0, "ktest_fault_victim"), "frame 0 is not ktest_fault_victim");
-	KT_CHECK(bt_has(&fc, 1, "ktest_fault_caller"), "frame 1 is not ktest_fault_caller");
-	KT_CHECK(cpu_current()->fault_catch == NULL, "catch left armed");
-	return true;
-}
-
-KTEST(fault_div0, "fault: divide error is caught and names its function")
-{
-	fault_catch_t fc = { 0 };
-	int sink;
-
-	KT_CHECK(fault_catch_run(&fc, ktest_div0, &sink), "no fault");
-	KT_CHECK(fc.vector == 0, "vector %u", fc.vector);
-	KT_CHECK(bt_has(&fc, 0, "ktest_div0"), "frame 0 is not ktest_div0");
-	return true;
 }
 
 KTEST(ksym_lookup, "ksym: kernel symbols resolve both ways")
@@ -169,6 +122,70 @@ KTEST(nmi_round_trip, "nmi: IPI round trip to every other CPU, 100 times")
 		KT_CHECK(nmi_hits[i] - before[i] == want, "cpu %u ran %lu times", i,
 			 nmi_hits[i] - before[i]);
 	}
+	return true;
+}
+
+static volatile bool late_hold, late_holding;
+static volatile unsigned late_runs[MAX_CPUS];
+
+/* Posted straight to one CPU: sit in its NMI handler (NMIs blocked) a while. */
+static void ktest_nmi_hold(void *arg)
+{
+	uint64_t end = time_ns() + 3000000000ull;
+
+	__atomic_store_n(&late_holding, true, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&late_hold, __ATOMIC_ACQUIRE) && time_ns() < end)
+		cpu_relax();
+	__atomic_store_n(&late_holding, false, __ATOMIC_RELEASE);
+}
+
+static void ktest_nmi_count(void *arg)
+{
+	__atomic_add_fetch(&late_runs[cpu_id()], 1, __ATOMIC_RELAXED);
+}
+
+/* One CPU (late) sits in an NMI handler while this one calls the others. */
+static unsigned ktest_nmi_late_call(unsigned late)
+{
+	cpu_t *c = cpus[late];
+
+	late_hold = true;
+	c->nmi_arg = NULL;
+	__atomic_store_n(&c->nmi_fn, ktest_nmi_hold, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&c->nmi_pending, NMI_REASON_CALL, __ATOMIC_RELEASE);
+	arch_send_nmi(c);
+	for (uint64_t end = time_ns() + 1000000000; !late_holding && time_ns() < end;)
+		cpu_relax();
+	if (!late_holding)
+		return ~0u;
+	unsigned n = smp_nmi_call_others(ktest_nmi_count, NULL);
+	__atomic_store_n(&late_hold, false, __ATOMIC_RELEASE);
+	time_delay_us(50000);            /* the late CPU takes the latched NMI */
+	return n;
+}
+
+/*
+ * The late CPU is inside an NMI handler, so the call's NMI waits latched
+ * until the 1 s timeout has passed. When it then takes it, the call has
+ * been taken back: it must not run the function (whose arg the caller has
+ * given up on), and every other CPU ran it exactly once.
+ */
+KTEST(nmi_call_late, "nmi: a CPU late past the call's timeout does not run it")
+{
+	if (cpus_online < 2)
+		KT_SKIP("needs a second CPU");
+	memset((void *)late_runs, 0, sizeof(late_runs));
+	preempt_disable();
+	unsigned me = cpu_id(), late = me == 0 ? 1 : 0;
+	unsigned n = ktest_nmi_late_call(late);
+	preempt_enable();
+	KT_CHECK(n != ~0u, "cpu %u did not enter its NMI handler", late);
+	KT_CHECK(n == cpus_online - 2, "%u of %u CPUs answered", n, cpus_online - 2);
+	KT_CHECK(late_runs[late] == 0, "cpu %u ran a call taken back %u times", late,
+		 late_runs[late]);
+	for (unsigned i = 0; i < cpu_count; i++)
+		KT_CHECK(i == late || i == me || late_runs[i] == 1, "cpu %u ran it %u times", i,
+			 late_runs[i]);
 	return true;
 }
 

@@ -200,7 +200,7 @@ KTEST(harden_stack_protector, "harden: the stack protector catches a smashed can
 	KT_CHECK(!fault_catch_run(&fc, ht_smash, &fits), "a write within the array was caught");
 	KT_CHECK(fault_catch_run(&fc, ht_smash, &over), "the smashed canary went unnoticed");
 	KT_CHECK(fc.vector == FAULT_STACK_SMASH, "caught as vector %u", fc.vector);
-	const char *name = ksym_lookup_pc(fc.rip, true, &off);   /* a return address */
+	const char *name = ksym_lookup_pc(fc.pc, true, &off);   /* a return address */
 	KT_CHECK(name && !strcmp(name, "ht_smash"), "reported in %s", name ? name : "?");
 	KT_CHECK(cpu_current()->fault_catch == NULL, "catch left armed");
 	return true;

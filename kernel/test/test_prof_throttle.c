@@ -16,6 +16,7 @@
  */
 #include <arch/cpu.h>
 #include <arch/prof.h>
+#include <kernel/tick.h>
 #include <kernel/ktest.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
@@ -171,8 +172,8 @@ static void thr_hits_at(unsigned div, uint64_t *hits, uint64_t *ticks)
  */
 static bool thr_ratio_ok(uint64_t hits, uint64_t ticks, unsigned hz, unsigned div)
 {
-	unsigned tick_hz = timer_hz(), eff = hz / div;
-	uint64_t want = ticks * eff / tick_hz, tol = cpu_count * (4 * MAX(eff / tick_hz, 1u) + 4);
+	unsigned thz = tick_hz(), eff = hz / div;
+	uint64_t want = ticks * eff / thz, tol = cpu_count * (4 * MAX(eff / thz, 1u) + 4);
 
 	KT_CHECK(ticks > 0 && hits + tol >= want && hits <= want + tol,
 		 "divisor %u: %lu hits for %lu ticks, want %lu +- %lu", div, hits, ticks, want, tol);
@@ -181,7 +182,7 @@ static bool thr_ratio_ok(uint64_t hits, uint64_t ticks, unsigned hz, unsigned di
 
 KTEST(prof_throttle_scale, "prof throttle: the timer source fires 1/divisor as often")
 {
-	unsigned hz = timer_hz() * 16, got;
+	unsigned hz = tick_hz() * 16, got;
 	uint64_t irq = arch_prof_irq_cycles(), hits[2], ticks[2];
 
 	KT_CHECK(irq > 0 && irq < time_cycles_per_sec() / 1000, "an interrupt costs %lu cycles",

@@ -1,5 +1,6 @@
 /* ktest: kernel threads, the scheduler, wait queues, sleeping. */
 #include <arch/cpu.h>
+#include <kernel/tick.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
@@ -101,7 +102,7 @@ KTEST(thread_reap_frames, "thread: 500 threads leave the free-frame count where 
 
 KTEST(sleep_accuracy, "sleep: 100 ms sleeps last 100 ms plus at most two ticks")
 {
-	uint64_t tick = NSEC_PER_SEC / timer_hz();
+	uint64_t tick = NSEC_PER_SEC / tick_hz();
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = time_ns();
 		KT_CHECK(thread_sleep(100000000) == EOK, "sleep interrupted");
@@ -286,7 +287,7 @@ static void kt_high_waiter(void *arg)
 /* Wake round r of the high thread on cpu; how many ns it took to run (UINT64_MAX: never). */
 static uint64_t kt_wake_round(uint32_t r, uint32_t cpu)
 {
-	uint64_t tick = NSEC_PER_SEC / timer_hz();
+	uint64_t tick = NSEC_PER_SEC / tick_hz();
 
 	thread_sleep(30000000);                  /* the spinner has the CPU */
 	/*

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/profkprof.c: the kpdata layout (geometry, counting,
+ * Unit tests for lib/prof/kprof.c: the kpdata layout (geometry, counting,
  * big-endian encoding, the six header words over the first buckets),
  * parsing and its checks, and the per-function report.
  */

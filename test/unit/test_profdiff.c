@@ -1,6 +1,6 @@
 /*
- * Unit tests for lib/profdiff.c (vprof diff) and prof_report_rows
- * (lib/profreport.c): the normal tail and the two-proportion z-test
+ * Unit tests for lib/prof/profdiff.c (vprof diff) and prof_report_rows
+ * (lib/prof/profreport.c): the normal tail and the two-proportion z-test
  * against values computed independently (Python's math.erfc:
  * Q(x) = erfc(x / sqrt 2) / 2, and the pooled z by hand), degenerate
  * inputs, matching of tasks and functions (by binary and hash, or by name

@@ -1,6 +1,6 @@
 /*
- * Unit tests for the stack walk of lib/profreport.c (prof_report_setup,
- * prof_report_walk) and the exporters of lib/profexport.c, on a synthetic
+ * Unit tests for the stack walk of lib/prof/profreport.c (prof_report_setup,
+ * prof_report_walk) and the exporters of lib/prof/profexport.c, on a synthetic
  * stream with known counts against nm-format symbol files served by a
  * fake loader: the resolved stacks (task, thread, CPU, mode, frames root
  * first, kernel flags, binaries, return addresses adjusted to the call),

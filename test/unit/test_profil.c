@@ -1,6 +1,6 @@
 /*
  * Unit tests for the classic profiler's bin arithmetic
- * (kernel/prof/profil_calc.c): the examples of the MINIX assignment
+ * (kernel/profil/calc.c): the examples of the MINIX assignment
  * (README "profil"), range defaults and checks, bin lookup and the
  * overflow stop.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/profreport.c and lib/profsym.c: synthetic profiler
+ * Unit tests for lib/prof/profreport.c and lib/prof/profsym.c: synthetic profiler
  * streams built in memory (HEADER, TASK, LOAD, samples in known
  * proportions, LOST, THROTTLE, END) against nm-format symbol files served
  * by a fake loader (and this binary's own ELF .symtab), checking the
@@ -7,7 +7,7 @@
  * threshold, kernel/user/idle attribution, split feeding, unknown
  * records, malformed streams (EINVAL), versions (1 and 2 read, others
  * ENOTSUP), the task style, the caller tree, leaf callers from the stack
- * top words (lib/profleaf.c, on a synthetic ELF of x86 code),
+ * top words (lib/prof/profleaf.c, on a synthetic ELF of x86 code),
  * memory balance, and fuzzing with random and truncated data. Last, the
  * host tool build/host/vprof on a stream file: its output and exit codes.
  */

@@ -1,10 +1,10 @@
 /*
  * The call profiler in the kernel (abi/cprof.h; README "Call profiling").
  *
- * Two halves. kernel/prof/cprof.c serves SYS_CPROF: processes register
+ * Two halves. kernel/cprof/cprof.c serves SYS_CPROF: processes register
  * their control blocks, get a clock page whose entries the scheduler
  * keeps up to date, and GET/RESET reach every registered table.
- * kernel/prof/cprof_hooks.c is the kernel's own profiling when it is
+ * kernel/cprof/hooks.c is the kernel's own profiling when it is
  * built with -finstrument-functions (make CPROFILE=1): a part per CPU, a
  * call stack per thread (a thread that blocks keeps its calls in
  * progress; the CPU's idle/boot thread uses the CPU's stack). In a kernel

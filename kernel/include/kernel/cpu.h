@@ -59,7 +59,7 @@ typedef struct acct_edge {
 /* NMI reasons, set in cpu_t.nmi_pending before an NMI IPI is sent. */
 #define NMI_REASON_PANIC (1u << 0)
 #define NMI_REASON_CALL (1u << 1)
-#define NMI_REASON_PROF (1u << 2)      /* a profiler broadcast (arch_prof_nmi) */
+#define NMI_REASON_PROF (1u << 2)      /* a profiler broadcast (prof_nmi, arch/x86_64/prof.c) */
 
 typedef void (*cpu_fn_t)(void *arg);
 
@@ -82,7 +82,7 @@ typedef struct cpu {
 	volatile uint32_t nmi_pending;
 	volatile uint64_t nmi_count;
 	volatile uint64_t nmi_unknown;
-	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work */
+	cpu_fn_t nmi_fn;             /* NMI_REASON_CALL work; NULL once claimed */
 	void *nmi_arg;
 	const struct int_frame *nmi_frame;   /* what the NMI interrupted, while nmi_fn runs */
 	fault_catch_t *fault_catch;  /* armed by fault_catch_run() */

@@ -2,21 +2,16 @@
  * Recovering from expected faults in kernel code. fault_catch_run() runs a
  * function; if it faults, the exception handler reports the fault (as a
  * panic would, but marked caught), fills the fault_catch_t and resumes
- * after the call. Used by ktest; user-copy fixups come with user mode.
+ * after the call. Used by ktest and the performance-counter probe; user
+ * copies have their own fixup (arch_copy_user, the exception handler).
  */
 #ifndef KERNEL_FAULT_H
 #define KERNEL_FAULT_H
 
+#include <arch/kjmp.h>
 #include <kernel/types.h>
 
 #define FAULT_BT_MAX 16
-
-typedef struct kjmp_buf {
-	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
-} kjmp_buf_t;
-
-int kjmp_set(kjmp_buf_t *b) __attribute__((returns_twice));
-void kjmp_jump(kjmp_buf_t *b, int v) __noreturn;
 
 struct fault_catch {
 	kjmp_buf_t jb;
@@ -25,7 +20,7 @@ struct fault_catch {
 	unsigned vector;
 	uint64_t error;
 	uint64_t addr;          /* faulting address for page faults */
-	uintptr_t rip;
+	uintptr_t pc;           /* where it faulted */
 	bool handler_uaccess;   /* the handler ran with user access open (SMAP: never) */
 	uintptr_t bt[FAULT_BT_MAX];
 	size_t nbt;

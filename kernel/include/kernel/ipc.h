@@ -99,22 +99,7 @@ errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 /* Drop t's IRQ subscriptions (masking the lines). */
 void irq_task_cleanup(struct task *t);
 
-/*
- * For kernel services answering kbox calls (the profiler): a call's
- * message, calling task, kbox task and connection, and its answer (args:
- * IPC_ARGS words or NULL). The service owns the call until it answers.
- */
-struct call;
-const ipc_msg_t *kcall_msg(const struct call *c);
-struct task *kcall_caller(const struct call *c);
-struct task *kcall_kbox_task(const struct call *c);
-uint64_t kcall_conn(const struct call *c);
-void kcall_answer(struct call *c, errno_t rc, const uint64_t *args);
-
 /* t's usage: calls in its box, its calls with unread answers. */
 void ipc_task_usage(struct task *t, uint32_t *box_calls, uint32_t *unread);
-
-/* Start the kernel thread that serves every task's kbox. */
-void kbox_init(void);
 
 #endif

@@ -24,11 +24,11 @@ uintptr_t ksym_address(const char *name);
 size_t ksym_count(void);
 
 /*
- * Walk the frame-pointer chain starting at (rip, rbp) into out[0..max);
- * out[0] = rip. Stops at a null, unreadable or non-ascending frame.
- * Returns the number of addresses stored.
+ * Walk the frame-pointer chain starting at (pc, fp) into out[0..max);
+ * out[0] = pc. Stops at a null, unreadable or non-ascending frame
+ * (arch_unwind with UNWIND_ANY). Returns the number of addresses stored.
  */
-size_t backtrace_walk(uintptr_t rip, uintptr_t rbp, uintptr_t *out, size_t max);
+size_t backtrace_walk(uintptr_t pc, uintptr_t fp, uintptr_t *out, size_t max);
 
 /* Backtrace of the caller of this function. */
 size_t backtrace_here(uintptr_t *out, size_t max);

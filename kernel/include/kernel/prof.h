@@ -45,15 +45,6 @@ void prof_task_exited(struct task *t);
 /* Is any profiling session open (live or not yet freed)? Any context. */
 bool prof_sessions_open(void);
 
-/*
- * Serve a KBOX_PROF_* call c (from the kbox thread): the method, its
- * args, the calling task and connection, and the kbox's task. Answers c
- * now or parks it (DATA_READ) to be answered by the drain thread.
- */
-bool prof_kbox_serve(struct call *c);
-
-/* The caller's connection conn to a kbox was hung up: end its session. */
-void prof_conn_closed(uint64_t conn);
 /* Open sessions of task task_id counted against LIMIT_PROF_SESSIONS. */
 uint32_t prof_task_sessions(uint64_t task_id);
 

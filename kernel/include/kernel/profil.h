@@ -1,11 +1,11 @@
 /*
- * The classic profiler (kernel/prof/profil.c): SYS_PROFILE and
+ * The classic profiler (kernel/profil/profil.c): SYS_PROFILE and
  * SYS_GETPROFILE (abi/profil.h) and the hooks that count the profiled
  * task's user PCs: one per scheduler tick on any CPU (profil_hit from the
  * tick) and one per statistical profiler sample of the task (from
  * prof_take, NMI context).
  *
- * The bin arithmetic (kernel/prof/profil_calc.c) is pure and unit-tested
+ * The bin arithmetic (kernel/profil/calc.c) is pure and unit-tested
  * on the host.
  */
 #ifndef KERNEL_PROFIL_H

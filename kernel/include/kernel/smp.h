@@ -1,6 +1,6 @@
 /*
  * Multiprocessor support: starting the other CPUs, cross-CPU calls through
- * fixed-vector IPIs and NMI IPIs, and the NMI dispatcher.
+ * fixed-vector IPIs and NMI IPIs.
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
@@ -23,9 +23,13 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg);
 /*
  * Run fn(arg) on every other online CPU from NMI context and wait for all.
  * fn must be NMI-safe (no locks, no allocation, no printing). Returns the
- * number of CPUs that ran it.
+ * number of CPUs that ran it. A CPU that has not taken the call within
+ * 1 s never runs it: the call is taken back.
  */
 unsigned smp_nmi_call_others(cpu_fn_t fn, void *arg);
+
+/* NMI_REASON_CALL on c (NMI context): run the posted call once, if any. */
+void smp_nmi_call_serve(cpu_t *c);
 
 /* Stop every other CPU with an NMI (panic). Safe from any context. */
 void smp_stop_others(void);
@@ -33,21 +37,10 @@ void smp_stop_others(void);
 /* How many CPUs smp_stop_others() has stopped so far. */
 unsigned smp_cpus_stopped(void);
 
-/* NMI entry: dispatch the pending reasons of this CPU. NMI context. */
-void nmi_handle(struct int_frame *f);
-
 /* IPI handler for smp_call_all() requests. */
 void smp_call_ipi(struct int_frame *f);
 
-/* Per-CPU timer tick rate (HZ). */
-unsigned timer_hz(void);
-/* Start the boot CPU's tick at tick_hz; APs start theirs as they come up. */
-void timer_init(unsigned tick_hz);
 /* Last steps of an AP: tick, announce, idle. */
 void smp_ap_main(cpu_t *c) __noreturn;
-
-/* Stop-the-world panic helpers (kernel/panic.c). */
-void panic_begin(void);
-void panic_end(void) __noreturn;
 
 #endif

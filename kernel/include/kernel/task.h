@@ -107,11 +107,19 @@ void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel);
 task_t *task_current(void);
 
 /*
- * Look a task up by id and take a reference (task_put() releases it).
+ * Look a task up by id and take a reference (task_unref() releases it).
  * Returns NULL if there is none (or it has been reaped).
  */
 task_t *task_get(task_id_t id);
-void task_put(task_t *t);
+
+/* Take a reference to t (the caller already holds one, or the table lock). */
+static inline void task_ref(task_t *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* Drop a reference; the last one (after reaping) frees t. */
+void task_unref(task_t *t);
 
 /*
  * Kill t: every thread exits at its next kernel exit or wake-up. status is

@@ -12,7 +12,7 @@
 #include <abi/task.h>
 #include <arch/thread.h>
 #include <kernel/spinlock.h>
-#include <kernel/timer.h>
+#include <kernel/ktimer.h>
 #include <kernel/types.h>
 #include <kernel/waitq.h>
 #include <lib/list.h>
@@ -126,8 +126,11 @@ errno_t thread_sleep(uint64_t ns);
 /* Free a finished thread's stack and memory (scheduler, after switch). */
 void thread_reap(thread_t *t);
 
-/* Drop a reference of t (task teardown, join). */
-void thread_put(thread_t *t);
+/* Take a reference to t (join: held while waiting). */
+void thread_ref(thread_t *t);
+
+/* Drop a reference of t (task teardown, join); the last one frees it. */
+void thread_unref(thread_t *t);
 
 /*
  * Call fn for every thread (kernel and user) with the thread list locked

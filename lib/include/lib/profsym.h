@@ -1,5 +1,5 @@
 /*
- * Symbol tables of profiled binaries for lib/profreport.c: from an ELF
+ * Symbol tables of profiled binaries for lib/prof/profreport.c: from an ELF
  * image's .symtab, or from nm-format text (`ADDR TYPE NAME` lines, also
  * `ADDR SIZE TYPE NAME`; only text symbols T t W w are kept). Both end as
  * an elfsym_table_t (lib/elf.h), searched by elfsym_lookup. Freestanding.

@@ -1,5 +1,5 @@
 /*
- * bench prof.report: how fast the in-guest report (lib/profreport.c, what
+ * bench prof.report: how fast the in-guest report (lib/prof/profreport.c, what
  * sprofile and profile run) turns samples into its symbolized table.
  * Figures:
  *

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #ifndef CALLBENCH_NAME
-#define CALLBENCH_NAME "callbench"     /* callbench-cp says its own name */
+#define CALLBENCH_NAME "callbench"     /* callbench-cp: built with its own name */
 #endif
 #define NOINLINE __attribute__((noinline))
 #define ROUNDS_DEFAULT 10

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../profile/psink.h"
+#include <psink.h>
 
 #define FIRST_SIZE 4096
 #define GET_TRIES 6

@@ -3,7 +3,7 @@
 #define PROFIL_H
 
 #include <stdbool.h>
-#include <profile.h>
+#include <profil.h>
 #include <lib/profsym.h>
 
 /* What the report needs besides the profile: the text base and symbols. */

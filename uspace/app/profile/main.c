@@ -37,7 +37,7 @@
 #include <string.h>
 #include <vernier.h>
 
-#include "ptool.h"
+#include <ptool.h>
 
 #define KEYS "qaep"
 #define PATH_MAX_LEN 256

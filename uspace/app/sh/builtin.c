@@ -23,12 +23,16 @@ static const sh_help_t help_lines[] = {
 	{ "cpdemo", "cpdemo [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]: the call profiler's "
 	  "a b c d experiment" },
 	{ "cprof", "cprof get [-o FILE] | cprof reset: copy out or reset the call profiles" },
+	{ "cprofalyze", "cprofalyze [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...: "
+	  "report call profiles" },
 	{ "date", "date [-u] [+FORMAT]: print the date and time (UTC)" },
 	{ "echo", "echo [-n] [ARGS...]: print the arguments" },
 	{ "fib", "fib [DEPTH [LOOP [BITS]]]: profil's test program (fib, loop, overflow)" },
 	{ "grep", "grep [-vcin] PATTERN [FILE...]: print lines that match" },
 	{ "head", "head [-n N] [FILE...]: print the first lines" },
 	{ "kill", "kill TASKID...: end tasks" },
+	{ "kprof", "kprof [-F report|gmon] [-o FILE] [KERNEL [KPDATA]]: the kernel PC "
+	  "histogram of /dev/kpdata" },
 	{ "ls", "ls [-la] [PATH...]: list directories" },
 	{ "mkdir", "mkdir [-p] DIR...: make directories" },
 	{ "poweroff", "poweroff: turn the machine off (ACPI S5)" },
@@ -41,6 +45,8 @@ static const sh_help_t help_lines[] = {
 	{ "rm", "rm [-rf] PATH...: remove files and directories" },
 	{ "sh", "sh [-c LINE | FILE]: the shell" },
 	{ "sleep", "sleep SECONDS: wait" },
+	{ "sprofdiff", "sprofdiff [-m] [-p PERCENT] [-T TASK] A B: compare two profiler "
+	  "streams" },
 	{ "sprofile", "sprofile [-g] [-f HZ] [-s SRC] [-d SEC] [-p PCT] [-o FILE]: "
 	  "profile the whole system" },
 	{ "stats", "stats: time, uptime and load averages" },
@@ -57,13 +63,18 @@ static const sh_help_t help_lines[] = {
 	{ "callbench", "callbench [-q] [-r ROUNDS]: a call-heavy benchmark" },
 	{ "callbench-cp", "callbench-cp [-q] [-r ROUNDS]: callbench with the call "
 	  "profiler's hooks" },
+	{ "gtbench", "gtbench [ROUNDS]: the profiler's ground-truth workload" },
 	{ "hello", "hello: greet from user space" },
 	{ "runall", "runall CMD[,ARG...]...: run commands in turn (tests without a shell)" },
+	{ "soak", "soak [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]: the "
+	  "profiler under a mixed load, then its invariants" },
 	{ "tester", "tester MODE ...: test helpers (faults, spinning, threads...)" },
 	{ "utest", "utest: the user-space test suite (TAP)" },
 	{ "ipctest", "ipctest: the IPC test suite (TAP)" },
 	{ "fstest", "fstest: the file service test suite (TAP)" },
 	{ "contest", "contest: a console test client" },
+	{ "vfuzz", "vfuzz [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]: fuzz the "
+	  "system calls" },
 };
 
 static const sh_help_t *help_find(const char *name)

@@ -1,6 +1,6 @@
 /*
  * sprofdiff: compare two profiler streams in the guest (MINIX had one),
- * with the statistics of `vprof diff` (lib/profdiff.c, the same code).
+ * with the statistics of `vprof diff` (lib/prof/profdiff.c, the same code).
  *
  *   sprofdiff [-h] [-m] [-p PERCENT] [-T TASK] A B
  *     A, B        stream files written by sprofile -o / profile -o;

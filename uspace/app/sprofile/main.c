@@ -32,7 +32,7 @@
 #include <string.h>
 #include <vernier.h>
 
-#include "../profile/ptool.h"
+#include <ptool.h>
 
 static void usage(FILE *out)
 {

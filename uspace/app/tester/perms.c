@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <prof.h>
-#include <profile.h>
+#include <profil.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

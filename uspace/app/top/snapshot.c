@@ -1,63 +1,22 @@
 /*
- * top: one snapshot of the sysinfo nodes it shows. A data node is read
- * in one call; when the buffer is too small the kernel answers ENOMEM
- * with the size it needs, the buffer grows (with room for a few more
- * records, as tasks may start in between) and the read is tried again.
+ * top: one snapshot of the sysinfo nodes it shows, read with the
+ * monitoring library (<stats.h>: each array in a new buffer sized to what
+ * the kernel reports, retried while tasks start in between); the previous
+ * snapshot's buffers are freed as the new ones arrive.
  */
+#include <stats.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vernier.h>
 
 #include "top.h"
 
-#define BUF_MIN 1024
-#define READ_TRIES 8
-
-/* Read data node path into b; its size to *len. */
-static errno_t read_data(const char *path, top_buf_t *b, size_t *len)
+/* Replace b's array with a new one (NULL: keep nothing). */
+static void buf_set(top_buf_t *b, void *data, size_t n, size_t size)
 {
-	for (int i = 0; i < READ_TRIES; i++) {
-		size_t got = 0;
-		if (!b->data) {
-			b->data = malloc(BUF_MIN);
-			if (!b->data)
-				return ENOMEM;
-			b->cap = BUF_MIN;
-		}
-		errno_t rc = sys_sysinfo_data(path, b->data, b->cap, &got);
-		if (rc != ENOMEM || got <= b->cap) {
-			*len = got;
-			return rc;
-		}
-		void *more = realloc(b->data, got + got / 4);
-		if (!more)
-			return ENOMEM;
-		b->data = more;
-		b->cap = got + got / 4;
-	}
-	return EAGAIN;
-}
-
-/* Read the array node path of size-byte records into b; count to *n. */
-static errno_t read_array(const char *path, top_buf_t *b, size_t size,
-			  size_t *n)
-{
-	size_t len = 0;
-	errno_t rc = read_data(path, b, &len);
-
-	*n = rc == EOK ? len / size : 0;
-	return rc;
-}
-
-/* Read the single-record node path into rec of size bytes. */
-static errno_t read_record(const char *path, void *rec, size_t size)
-{
-	size_t got = 0;
-	errno_t rc = sys_sysinfo_data(path, rec, size, &got);
-
-	if (rc == EOK && got < size)
-		memset((char *)rec + got, 0, size - got);
-	return rc;
+	free(b->data);
+	b->data = data;
+	b->cap = n * size;
 }
 
 /* The integer nodes and the clock. */
@@ -66,10 +25,33 @@ static errno_t read_ints(top_snap_t *s)
 	errno_t rc = sys_sysinfo_int("system.cycles", &s->cycles);
 
 	if (rc == EOK)
-		rc = sys_sysinfo_int("system.tsc_hz", &s->tsc_hz);
+		rc = stats_tsc_hz(&s->tsc_hz);
 	if (rc == EOK)
-		rc = sys_sysinfo_int("system.uptime", &s->uptime_ns);
+		rc = stats_uptime_ns(&s->uptime_ns);
 	s->realtime_ns = sys_clock_ns(CLOCK_REALTIME);
+	return rc;
+}
+
+/* The CPU, task, thread and vector arrays. */
+static errno_t read_arrays(top_snap_t *s)
+{
+	sysinfo_cpu_t *cpus = NULL;
+	sysinfo_task_t *tasks = NULL;
+	sysinfo_thread_t *threads = NULL;
+	sysinfo_vector_t *vecs = NULL;
+	size_t nc = 0, nt = 0, nth = 0, nv = 0;
+	errno_t rc = stats_cpus(&cpus, &nc);
+
+	if (rc == EOK)
+		rc = stats_tasks(&tasks, &nt);
+	if (rc == EOK)
+		rc = stats_threads(&threads, &nth);
+	if (rc == EOK)
+		rc = stats_vectors(&vecs, &nv);
+	buf_set(&s->cpus, cpus, s->ncpus = nc, sizeof(*cpus));
+	buf_set(&s->tasks, tasks, s->ntasks = nt, sizeof(*tasks));
+	buf_set(&s->threads, threads, s->nthreads = nth, sizeof(*threads));
+	buf_set(&s->vecs, vecs, s->nvecs = nv, sizeof(*vecs));
 	return rc;
 }
 
@@ -78,21 +60,11 @@ errno_t top_snap_read(top_snap_t *s)
 	errno_t rc = read_ints(s);
 
 	if (rc == EOK)
-		rc = read_array("system.cpus", &s->cpus, sizeof(sysinfo_cpu_t),
-				&s->ncpus);
+		rc = read_arrays(s);
 	if (rc == EOK)
-		rc = read_array("system.tasks", &s->tasks, sizeof(sysinfo_task_t),
-				&s->ntasks);
+		rc = stats_physmem(&s->mem);
 	if (rc == EOK)
-		rc = read_array("system.threads", &s->threads,
-				sizeof(sysinfo_thread_t), &s->nthreads);
-	if (rc == EOK)
-		rc = read_array("system.exceptions", &s->vecs,
-				sizeof(sysinfo_vector_t), &s->nvecs);
-	if (rc == EOK)
-		rc = read_record("system.physmem", &s->mem, sizeof(s->mem));
-	if (rc == EOK)
-		rc = read_record("system.load", &s->load, sizeof(s->load));
+		rc = stats_load(&s->load);
 	if (rc == EOK)
 		top_snap_sort(s);
 	return rc;

@@ -36,7 +36,7 @@
 /* Storage of one data node: a sysinfo_*_t array. */
 typedef struct top_buf {
 	void *data;
-	size_t cap;               /* bytes allocated */
+	size_t cap;               /* bytes of records */
 } top_buf_t;
 
 typedef struct top_snap {
@@ -71,9 +71,9 @@ static inline const sysinfo_vector_t *top_vecs(const top_snap_t *s)
 }
 
 /*
- * snapshot.c: read every node top shows into s (its buffers grow as the
- * kernel asks; they are reused by the next read). EOK, or the error of
- * the first node that could not be read.
+ * snapshot.c: read every node top shows into s with <stats.h> (new
+ * buffers; the previous read's are freed). EOK, or the error of the first
+ * node that could not be read.
  */
 errno_t top_snap_read(top_snap_t *s);
 /* Free the buffers of s. */

@@ -1,12 +1,12 @@
 /*
  * utest profil: the classic profiler's system calls (SYS_PROFILE,
- * SYS_GETPROFILE through libc's <profile.h>): pid 0 never fails, ESRCH,
+ * SYS_GETPROFILE through libc's <profil.h>): pid 0 never fails, ESRCH,
  * EFAULT for every bad range, EBUSY while a profile runs, counts that grow
  * while this task spins in its own text and stop growing after
  * profile(0), and a profile that the kernel ends when its task exits.
  */
 #include <errno.h>
-#include <profile.h>
+#include <profil.h>
 #include <prof.h>
 #include <spawn.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /*
  * Call chains for the profiler: a frame-pointer walk over the interrupted
  * kernel stack and then the user stack, with reads that never fault (so
- * it runs in NMI context).
+ * it runs in NMI context). Implemented in arch/x86_64/unwind.c, with the
+ * unwinder it uses (arch/unwind.h).
  */
 #ifndef ARCH_CALLCHAIN_H
 #define ARCH_CALLCHAIN_H
@@ -34,5 +35,14 @@ bool arch_user_peek(uintptr_t va, uint64_t *out);
  * bounds as arch_callchain. Returns the number stored.
  */
 size_t arch_stack_top(const struct int_frame *f, uint64_t *top, size_t max);
+
+/*
+ * A sample's stack in one call: arch_callchain (at most depth entries,
+ * *nkernel kernel ones) into out, then arch_stack_top (at most top_max
+ * words, *ntop of them) right after the chain. NMI-safe. Returns the
+ * chain's length.
+ */
+size_t arch_sample_stack(const struct int_frame *f, uint64_t *out, size_t depth,
+			 size_t top_max, uint16_t *nkernel, uint16_t *ntop);
 
 #endif

@@ -62,6 +62,37 @@ void irq_set_handler(unsigned vector, irq_handler_t fn);
 /* The handler installed for vector (NULL if none). */
 irq_handler_t irq_get_handler(unsigned vector);
 
+/*
+ * The interrupts the generic kernel installs handlers for, by name (it
+ * never sees a vector number).
+ */
+static inline void arch_set_timer_handler(irq_handler_t fn)
+{
+	irq_set_handler(VEC_TIMER, fn);
+}
+
+static inline void arch_set_call_handler(irq_handler_t fn)
+{
+	irq_set_handler(VEC_IPI_CALL, fn);
+}
+
+static inline void arch_set_resched_handler(irq_handler_t fn)
+{
+	irq_set_handler(VEC_IPI_RESCHED, fn);
+}
+
+/* The vector of ISA line irq (for handlers and routing). */
+static inline unsigned arch_irq_vector(unsigned irq)
+{
+	return VEC_IRQ_BASE + irq;
+}
+
+/* The ISA line of an interrupt taken on arch_irq_vector(irq). */
+static inline unsigned arch_irq_line(const int_frame_t *f)
+{
+	return (unsigned)(f->vector - VEC_IRQ_BASE);
+}
+
 /* Load the shared IDT on this CPU (the first call builds it). */
 void idt_load(void);
 

@@ -44,13 +44,6 @@ errno_t arch_prof_start(unsigned source, unsigned hz, unsigned *hz_out);
 void arch_prof_stop(void);
 
 /*
- * From the NMI handler: handle a profiling NMI (counter overflow, the
- * RTC as NMI, or a broadcast, which the sender flags with prof_ipi).
- * Returns true if the NMI was the profiler's.
- */
-bool arch_prof_nmi(struct int_frame *f, bool prof_ipi);
-
-/*
  * From source's sampling interrupt or NMI on this CPU: make this CPU's
  * source fire about 1/divisor as often as it was started (divisor >= 1;
  * 1 = as started). True if the source can (timer, pmc); false if not
@@ -66,8 +59,5 @@ bool arch_prof_scale(unsigned source, unsigned divisor);
  * context, interrupts on, no locks held.
  */
 uint64_t arch_prof_irq_cycles(void);
-
-/* How many NMIs cpu claimed as the latched duplicate of a profiling one. */
-uint64_t arch_prof_nmi_dups(uint32_t cpu);
 
 #endif

@@ -3,6 +3,7 @@
 #define ARCH_SMP_H
 
 #include <arch/cpu.h>
+#include <arch/interrupt.h>
 #include <kernel/cpu.h>
 
 /* C entry of an AP from the trampoline. */
@@ -13,6 +14,18 @@ void arch_smp_boot(void);
 /* Fixed-vector IPI to one CPU / to all others. */
 void arch_send_ipi(cpu_t *c, unsigned vector);
 void arch_send_ipi_others(unsigned vector);
+/* The scheduler's reschedule IPI to c. */
+static inline void arch_send_resched(cpu_t *c)
+{
+	arch_send_ipi(c, VEC_IPI_RESCHED);
+}
+
+/* The smp_call_all IPI to every other CPU. */
+static inline void arch_send_call_others(void)
+{
+	arch_send_ipi_others(VEC_IPI_CALL);
+}
+
 /* NMI IPI to one CPU / to all others. Any context. */
 void arch_send_nmi(cpu_t *c);
 void arch_send_nmi_others(void);

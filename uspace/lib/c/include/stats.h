@@ -1,7 +1,9 @@
 /*
  * The monitoring library: the kernel's sysinfo tree (abi/sysinfo.h) read
  * into malloc'ed snapshots, and the arithmetic and formatting that the
- * monitoring tools (tasks, stats, top, sysinfo) share.
+ * monitoring tools share: tasks, stats and sysinfo use all of it, top its
+ * readers (top's arithmetic and formats, pure and host-tested, are its
+ * own).
  *
  * Readers return EOK or an errno_t: ENOENT for a path the kernel does not
  * have, EINVAL for a node of another type, EIO when a record is not the

@@ -1,6 +1,6 @@
 /*
- * tools/vprof_diff.c - `vprof diff`: compare two profiler streams
- * (lib/profdiff.c does the matching and the statistics).
+ * tools/prof/vprof_diff.c - `vprof diff`: compare two profiler streams
+ * (lib/prof/profdiff.c does the matching and the statistics).
  *
  * Usage: vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-k KERNEL_ELF] [-r ROOT] A B
  *        vprof diff -F folded|svg [-T TASK] [-k ..] [-r ..] A B

@@ -4,7 +4,7 @@
 #include <vernier.h>
 #include <string.h>
 
-#include "psink.h"
+#include <psink.h>
 
 #define PSINK_FIGURE_BYTES (16 * 1024)  /* written before the figure is printed */
 

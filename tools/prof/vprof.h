@@ -1,6 +1,6 @@
 /*
- * tools/vprof.h - what the parts of the host tool vprof share
- * (tools/vprof.c: the report; tools/vprof_diff.c: `vprof diff`).
+ * tools/prof/vprof.h - what the parts of the host tool vprof share
+ * (tools/prof/vprof.c: the report; tools/prof/vprof_diff.c: `vprof diff`).
  */
 #ifndef TOOLS_VPROF_H
 #define TOOLS_VPROF_H

@@ -1,6 +1,6 @@
 /* profile() and getprofile(): SYS_PROFILE and SYS_GETPROFILE with errno. */
 #include <errno.h>
-#include <profile.h>
+#include <profil.h>
 #include <vernier.h>
 
 #include "libc.h"

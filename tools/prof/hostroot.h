@@ -1,5 +1,5 @@
 /*
- * tools/hostroot.h - where the host tools (vprof, kprof, cprofalyze) find
+ * tools/prof/hostroot.h - where the host tools (vprof, kprof, cprofalyze) find
  * the staged guest root when no root is given: next to their own binary,
  * BUILD/host/TOOL -> BUILD/initrd-root (tools/mkinitrd.sh stages it), found
  * through /proc/self/exe, so they work from any directory. Host only;

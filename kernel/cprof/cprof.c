@@ -300,7 +300,7 @@ static void cprof_plan_task(cprof_plan_t *p, task_id_t id)
 	}
 	if (s)
 		vm_space_put(s);
-	task_put(t);
+	task_unref(t);
 }
 
 typedef struct cprof_ids {
@@ -343,7 +343,7 @@ static void cprof_plan_drop(cprof_plan_t *p)
 		if (p->table[i].space)
 			vm_space_put(p->table[i].space);
 		if (p->table[i].task)
-			task_put(p->table[i].task);
+			task_unref(p->table[i].task);
 	}
 }
 
@@ -598,7 +598,7 @@ static void cprof_reset_one(task_id_t id)
 		vm_space_write(s, uctl + offsetof(cprof_ctl_t, reset_gen), &gen, sizeof(gen));
 		vm_space_put(s);
 	}
-	task_put(t);
+	task_unref(t);
 }
 
 /* CPROF_OP_RESET -> tables told to clear. */

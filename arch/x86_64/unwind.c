@@ -1,19 +1,56 @@
 /*
- * Frame-pointer call chains for the profiler (see arch/callchain.h).
- * Every function is built with frame pointers: [rbp] holds the caller's
- * rbp and [rbp + 8] the return address. The kernel entry paths push a fake
- * frame (interrupted rip, interrupted rbp), so a walk that starts in the
- * kernel crosses into the user stack by itself.
+ * The frame-pointer unwinder (arch/unwind.h) and the profiler's call
+ * chains built on it (arch/callchain.h). arch_unwind is the one loop that
+ * panics, backtraces and call chains share, each with its bounds; a call
+ * chain's kernel part is bounded to the live part of the interrupted
+ * thread's kernel stack, crosses into the user stack through the fake
+ * frame every kernel entry pushes, and the user part is read through the
+ * page tables (arch_user_peek). Never call-profiled (Makefile): the NMI
+ * sample path runs here.
  */
 #include <arch/boot.h>
 #include <arch/callchain.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 #include <arch/mm.h>
+#include <arch/unwind.h>
 #include <kernel/cpu.h>
 #include <kernel/thread.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
+
+/* Can ret be a return address of a kernel frame (kernel text, or user: the fake frame)? */
+static bool unwind_kernel_ret(uintptr_t ret)
+{
+	return ret < USER_END ||
+	       (ret >= (uintptr_t)__text_start && ret < (uintptr_t)__text_end);
+}
+
+/* Is the frame at fp within b (and mapped, if b asks)? */
+static bool unwind_frame_ok(uintptr_t fp, const unwind_bounds_t *b)
+{
+	return fp >= b->sp && fp <= b->hi - 16 && !(fp & 7) &&
+	       (!b->mapped || vm_kernel_readable(fp, 16));
+}
+
+size_t arch_unwind(uintptr_t *fp, const unwind_bounds_t *b, uintptr_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && unwind_frame_ok(*fp, b)) {
+		const uintptr_t *frame = (const uintptr_t *)*fp;
+		uintptr_t ret = frame[1], next = frame[0];
+		if (!ret || (b->text && !unwind_kernel_ret(ret)))
+			break;
+		out[n++] = ret;
+		if (next <= *fp && next >= b->lo)   /* stacks grow down: callers are higher */
+			break;
+		*fp = next;
+		if (b->text && ret < USER_END)      /* the entry's fake frame: now in user */
+			break;
+	}
+	return n;
+}
 
 /* The kernel stack the interrupted code ran on: [*lo, *hi). */
 static void chain_kstack(uintptr_t *lo, uintptr_t *hi)
@@ -51,13 +88,6 @@ bool arch_user_peek(uintptr_t va, uint64_t *out)
 	return false;
 }
 
-/* Can ret be a return address of a kernel frame (kernel text, or user: the fake frame)? */
-static bool chain_kernel_ret(uint64_t ret)
-{
-	return ret < USER_END ||
-	       (ret >= (uintptr_t)__text_start && ret < (uintptr_t)__text_end);
-}
-
 /*
  * Walk kernel frames from rbp; returns entries stored, *rbp the next
  * frame. Only frames in the live part of the interrupted thread's kernel
@@ -68,25 +98,12 @@ static bool chain_kernel_ret(uint64_t ret)
  */
 static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_t max)
 {
-	uintptr_t lo, hi;
-	size_t n = 0;
+	unwind_bounds_t b = { .sp = rsp, .text = true };
 
-	chain_kstack(&lo, &hi);
-	if (rsp < lo || rsp >= hi)
+	chain_kstack(&b.lo, &b.hi);
+	if (rsp < b.lo || rsp >= b.hi)
 		return 0;
-	while (n < max && *rbp >= rsp && *rbp + 16 <= hi && !(*rbp & 7)) {
-		uint64_t *fp = (uint64_t *)*rbp;
-		uint64_t ret = fp[1], next = fp[0];
-		if (!ret || !chain_kernel_ret(ret))
-			break;
-		chain[n++] = ret;
-		if (next <= *rbp && next >= lo)      /* stacks grow down: callers are higher */
-			break;
-		*rbp = next;
-		if (ret < USER_END)           /* the entry's fake frame: now in user */
-			break;
-	}
-	return n;
+	return arch_unwind(rbp, &b, chain, max);
 }
 
 /* Walk user frames from rbp through present user pages. */
@@ -137,5 +154,14 @@ size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
 		top[n] = ((const uint64_t *)sp)[n];
 		n++;
 	}
+	return n;
+}
+
+size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
+			 size_t top_max, uint16_t *nkernel, uint16_t *ntop)
+{
+	size_t n = arch_callchain(f, out, depth, nkernel);
+
+	*ntop = (uint16_t)arch_stack_top(f, out + n, top_max);
 	return n;
 }

@@ -1,5 +1,5 @@
 /*
- * tools/binmiss.h - the binaries a profile names that a tool could not
+ * tools/prof/binmiss.h - the binaries a profile names that a tool could not
  * find under its root, for the warning vprof and cprofalyze print (exit
  * status 3). A binary found after all as PATH.nm is taken off the list.
  * Header-only because each tool is one source file (cprofalyze is built

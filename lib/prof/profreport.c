@@ -5,7 +5,7 @@
  * Feeding aggregates samples at once into a hash map of "stacks": the
  * task, the mode, the binary of the user frames (the task's last LOAD),
  * the PC and the first PROF_TREE_DEPTH return addresses, each with a
- * count. Printing loads the symbol tables (lib/profbin.c, cached per path
+ * count. Printing loads the symbol tables (lib/prof/profbin.c, cached per path
  * for the report's life), maps every stack frame to a function, sums the
  * rows (task, function) and prints the tables; the tree groups the stacks
  * of a top row by their callers. A stack also keeps the sample's top words

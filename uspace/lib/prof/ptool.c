@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <vernier.h>
 
-#include "ptool.h"
+#include <ptool.h>
 
 #define NS_PER_S 1000000000ull
 #define NS_PER_MS 1000000ull

@@ -16,7 +16,7 @@
  *           belongs to, BUILD/host/kprof -> BUILD/initrd-root/boot/kernel)
  *   KPDATA  the histogram (default /dev/kpdata; on the host ./kpdata)
  *
- * Output (lib/profkprof.c, rows by ticks, most first; % of all ticks):
+ * Output (lib/prof/kprof.c, rows by ticks, most first; % of all ticks):
  *   total: 2000	in kernel text: 1930	outside kernel text: 70
  *   KTZERO ffffffff80209000	1000 us per tick, 14759 buckets of 8 bytes
  *      ticks       %      ms  function

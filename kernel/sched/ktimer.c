@@ -5,7 +5,7 @@
 #include <kernel/cpu.h>
 #include <kernel/spinlock.h>
 #include <kernel/time.h>
-#include <kernel/timer.h>
+#include <kernel/ktimer.h>
 
 typedef struct timer_cpu {
 	spinlock_t lock;
@@ -24,7 +24,7 @@ void ktimer_init(void)
 	}
 }
 
-void timer_arm(ktimer_t *t, uint64_t deadline_ns, void (*fn)(ktimer_t *t))
+void ktimer_arm(ktimer_t *t, uint64_t deadline_ns, void (*fn)(ktimer_t *t))
 {
 	uint64_t f = irq_save();
 	timer_cpu_t *tc = &timer_cpus[cpu_id()];
@@ -45,7 +45,7 @@ void timer_arm(ktimer_t *t, uint64_t deadline_ns, void (*fn)(ktimer_t *t))
 	irq_restore(f);
 }
 
-bool timer_cancel(ktimer_t *t)
+bool ktimer_cancel(ktimer_t *t)
 {
 	uint64_t f = irq_save();
 	timer_cpu_t *tc = &timer_cpus[t->cpu];
@@ -81,7 +81,7 @@ static ktimer_t *timer_pop_due(timer_cpu_t *tc, uint64_t now)
 	return t;
 }
 
-void timer_tick(void)
+void ktimer_tick(void)
 {
 	timer_cpu_t *tc = &timer_cpus[cpu_id()];
 	uint64_t now = time_ns();

@@ -1,14 +1,14 @@
 /*
  * tools/vprof - print the report of a Vernier profiler stream on the host
  * (the same report as the guest tools sprofile and profile, from the same
- * lib/profreport.c).
+ * lib/prof/profreport.c).
  *
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
- *                          (tools/vprof_diff.c)
+ *                          (tools/prof/vprof_diff.c)
  *
  *   STREAM        a stream file (as written by `sprofile -o` / `profile -o`:
  *                 the records of lib/include/abi/profile.h, HEADER first)

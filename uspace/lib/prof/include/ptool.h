@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "psink.h"
+#include <psink.h>
 
 #define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
 #define PTOOL_COM2 PSINK_COM2            /* -o com2: the second serial port */

@@ -1,7 +1,7 @@
 /*
  * The classic profiler (MINIX's profil): one task at a time, its user PCs
  * counted in up to PROFIL_MAX_BINS bins over a range of its text segment.
- * Counts come from every scheduler tick (profil_hit from smp_tick, on any
+ * Counts come from every scheduler tick (profil_hit from tick_irq, on any
  * CPU, whichever handler owns the timer vector) and from every sample the
  * statistical profiler takes of the task (profil_hit from prof_take, NMI
  * context).
@@ -180,7 +180,7 @@ int64_t sys_profile(SYSCALL_ARGS)
 	if (!t)
 		return -ESRCH;
 	errno_t rc = profil_begin(t, a1, a2, a3);
-	task_put(t);
+	task_unref(t);
 	return -(int64_t)rc;
 }
 

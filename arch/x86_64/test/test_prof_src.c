@@ -16,9 +16,11 @@
  */
 #include <arch/cpu.h>
 #include <arch/pc/pc.h>
+#include <arch/nmi.h>
 #include <arch/prof.h>
 #include <arch/smp.h>
 #include <abi/platform.h>
+#include <kernel/tick.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
@@ -27,7 +29,7 @@
 #include <kernel/time.h>
 #include <lib/string.h>
 
-#include "../prof/internal.h"
+#include "../../../kernel/prof/internal.h"
 
 #define RUN_MS 250
 #define EXACT_RUN_MS 1000   /* 256 hits at 256 Hz: 2% is 5 */
@@ -365,17 +367,17 @@ KTEST(prof_src_irqoff, "prof: rtc-nmi samples code with interrupts off, rtc cann
  */
 static bool prof_timer_at(unsigned hz)
 {
-	unsigned tick_hz = timer_hz();
-	uint64_t tol = 4 * MAX(hz / tick_hz, 1u) + 4;
+	unsigned thz = tick_hz();
+	uint64_t tol = 4 * MAX(hz / thz, 1u) + 4;
 	prof_run_t r;
 
 	KT_CHECK(prof_run(PROF_SRC_TIMER, hz, RUN_MS, &r) == EOK, "timer did not start");
 	KT_CHECK(r.hz == hz, "timer: %u Hz became %u", hz, r.hz);
 	if (!prof_run_check(&r, "timer", false))
 		return false;
-	uint64_t want = tick_hz * r.cycles / r.cycles_hz;
+	uint64_t want = thz * r.cycles / r.cycles_hz;
 	for (unsigned i = 0; i < cpu_count; i++) {
-		uint64_t n = r.ticks[i], ratio = n * hz / tick_hz;
+		uint64_t n = r.ticks[i], ratio = n * hz / thz;
 		KT_CHECK(n * 10 > want && n < want * 3,
 			 "timer %u Hz: cpu %u had %lu scheduler ticks, want ~%lu", hz, i, n, want);
 		KT_CHECK(r.hits[i] + tol >= ratio && r.hits[i] <= ratio + tol,
@@ -387,12 +389,12 @@ static bool prof_timer_at(unsigned hz)
 
 KTEST(prof_src_timer, "prof: timer samples every CPU at the rate, scheduler tick stays at HZ")
 {
-	if (!prof_timer_at(timer_hz() * 10) || !prof_timer_at(timer_hz() / 2))
+	if (!prof_timer_at(tick_hz() * 10) || !prof_timer_at(tick_hz() / 2))
 		return false;
 	/* After stop the tick rate is HZ again, every interrupt a tick. */
 	uint64_t t0 = cpus[0]->ticks;
 	time_delay_us(200000);
-	uint64_t n = cpus[0]->ticks - t0, want = timer_hz() / 5;
+	uint64_t n = cpus[0]->ticks - t0, want = tick_hz() / 5;
 	KT_CHECK(n * 10 > want * 3 && n < want * 3, "%lu ticks in 200 ms after stop", n);
 	return true;
 }
@@ -428,12 +430,12 @@ KTEST(prof_nmi_grace, "prof: after a profiling NMI only one unclaimed NMI is a d
 {
 	cpu_t *me = cpu_current();
 	uint64_t f = irq_save();
-	uint64_t unknown = me->nmi_unknown, dups = arch_prof_nmi_dups(me->id);
+	uint64_t unknown = me->nmi_unknown, dups = arch_nmi_dups(me->id);
 	bool sent = prof_self_nmi(NMI_REASON_PROF) && prof_self_nmi(0) && prof_self_nmi(0) &&
 		    prof_self_nmi(0);
 
 	unknown = me->nmi_unknown - unknown;
-	dups = arch_prof_nmi_dups(me->id) - dups;
+	dups = arch_nmi_dups(me->id) - dups;
 	irq_restore(f);
 	KT_CHECK(sent, "a self NMI did not arrive");
 	KT_CHECK(dups <= 1 && unknown + dups == 3,

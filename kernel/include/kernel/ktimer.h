@@ -21,12 +21,12 @@ typedef struct ktimer {
 void ktimer_init(void);
 
 /* Arm t to call fn at deadline_ns (time_ns() clock) on this CPU. */
-void timer_arm(ktimer_t *t, uint64_t deadline_ns, void (*fn)(ktimer_t *t));
+void ktimer_arm(ktimer_t *t, uint64_t deadline_ns, void (*fn)(ktimer_t *t));
 
 /* Disarm t if still pending. Returns true if it had not fired. */
-bool timer_cancel(ktimer_t *t);
+bool ktimer_cancel(ktimer_t *t);
 
 /* Tick work on this CPU: fire expired timers. Interrupts off. */
-void timer_tick(void);
+void ktimer_tick(void);
 
 #endif

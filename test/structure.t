@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""test/structure.t - the tree's mechanical structure rules
+(tools/structure.py): no inline assembly or x86 names in kernel/, no #if
+inside function bodies, lib/ freestanding, a "Lock order:" comment in
+every kernel/arch file that takes two locks, user space through abi/
+only. First each rule must catch
+a violation planted in a small synthetic tree (and pass its clean twin),
+then the real tree must pass every rule. TAP on stdout.
+"""
+
+import os
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(TOP, "test", "lib"))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+
+import structure  # noqa: E402
+from tap import Tap  # noqa: E402
+
+CLEAN = {
+    "kernel/a.c": """/* Lock order: a_lock -> b_lock. */
+#include <kernel/time.h>
+static const int table[] = {
+#if 1
+	1,
+#endif
+};
+void f(void)
+{
+	uint64_t t = time_cycles();   /* not rdtsc() */
+	spin_lock(&a_lock);
+	spin_lock(&b_lock);
+	printk("rip %lx\\n", t);
+}
+""",
+    "kernel/test/t.c": "void t(void) { __asm__ volatile(\"pause\"); }\n",
+    "lib/l.c": "#include <stdint.h>\n#include <lib/string.h>\n#include \"local.h\"\n",
+    "lib/local.h": "#include <abi/errno.h>\n",
+    "uspace/app/ok.c": "#include <abi/ipc.h>\n#include <lib/ring.h>\n#include <stdio.h>\n",
+}
+
+PLANTED = {
+    "asm": {"kernel/b.c": "void g(void) { __asm__ volatile(\"hlt\"); }\n"},
+    "asm ": {"kernel/c.c": "unsigned long h(void) { return read_cr2(); }\n"},
+    "ifdef": {"uspace/x.c": "int k(void)\n{\n#ifdef X\n\treturn 1;\n#endif\n\treturn 0;\n}\n"},
+    "lib": {"lib/m.c": "#include <kernel/printk.h>\n"},
+    "lib ": {"lib/n.c": "#include <stdio.h>\n"},
+    "locks": {"arch/y.c": "void m(void)\n{\n\tspin_lock(&x);\n\tspin_lock(&y->lock);\n}\n"},
+    "uspace": {"uspace/app/z.c": "#include <kernel/task.h>\n"},
+}
+
+
+def make_tree(root, files):
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def rule_fn(name):
+    return next(fn for n, _, fn in structure.RULES if n == name.strip())
+
+
+def main():
+    tap = Tap()
+    with tempfile.TemporaryDirectory() as d:
+        make_tree(d, CLEAN)
+        for name, _, fn in structure.RULES:
+            bad = fn(d)
+            tap.ok(not bad, "%s: a clean synthetic tree passes (%s)" % (name, bad))
+    for name, files in PLANTED.items():
+        with tempfile.TemporaryDirectory() as d:
+            make_tree(d, CLEAN)
+            make_tree(d, files)
+            bad = rule_fn(name)(d)
+            rel = next(iter(files))
+            tap.ok(len(bad) == 1 and bad[0].startswith(rel),
+                   "%s: catches %s (%s)" % (name.strip(), rel, bad))
+    for name, desc, fn in structure.RULES:
+        bad = fn(TOP)
+        tap.ok(not bad, "tree: %s" % desc)
+        for b in bad:
+            tap.diag(b)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
