@@ -31,7 +31,7 @@ static uint64_t profil_min_bin(uint64_t range)
 
 /* Bin size and count for [start, end) (see kernel/profil.h). Pure. */
 errno_t profil_geometry(uint64_t start, uint64_t end, uint64_t interval,
-			struct prof_data *d)
+			struct profil_data *d)
 {
 	uint64_t range = end - start, min = profil_min_bin(range);
 
@@ -47,7 +47,7 @@ errno_t profil_geometry(uint64_t start, uint64_t end, uint64_t interval,
 }
 
 /* The bin of pc, or -1 outside the range. Pure. */
-int64_t profil_bin_of(const struct prof_data *d, uint64_t pc)
+int64_t profil_bin_of(const struct profil_data *d, uint64_t pc)
 {
 	if (pc < d->start_addr || pc >= d->end_addr || !d->bin_sz)
 		return -1;

@@ -29,7 +29,7 @@
 #include <kernel/vm_space.h>
 #include <lib/string.h>
 
-static struct prof_data profil_data;         /* bins: atomics; the rest: profil_lock */
+static struct profil_data profil_data;         /* bins: atomics; the rest: profil_lock */
 static volatile uint64_t profil_task;        /* profiled task id; 0: not profiling */
 static volatile uint32_t profil_inflight;    /* counters between announce and done */
 static spinlock_t profil_lock = SPINLOCK_INIT("profil");
@@ -105,7 +105,7 @@ static bool profil_task_gone(const task_t *t)
 }
 
 /* Install geometry d for t and start counting: EOK, EBUSY or ESRCH. */
-static errno_t profil_start(task_t *t, const struct prof_data *d)
+static errno_t profil_start(task_t *t, const struct profil_data *d)
 {
 	uint64_t f = spin_lock_irqsave(&profil_lock);
 	errno_t rc = profil_task ? EBUSY : profil_task_gone(t) ? ESRCH : EOK;
@@ -131,7 +131,7 @@ static errno_t profil_start(task_t *t, const struct prof_data *d)
 /* Check task t and the range, then start. ESRCH, EFAULT, EBUSY or EGENERIC. */
 static errno_t profil_begin(task_t *t, uint64_t start, uint64_t end, uint64_t interval)
 {
-	struct prof_data d;
+	struct profil_data d;
 
 	if (profil_task_gone(t))
 		return ESRCH;
@@ -185,14 +185,14 @@ int64_t sys_profile(SYSCALL_ARGS)
 }
 
 /*
- * SYS_GETPROFILE (struct prof_data *): a snapshot of the current or last
+ * SYS_GETPROFILE (struct profil_data *): a snapshot of the current or last
  * profile; EGENERIC if the caller may not read it (see
  * profil_may_control_locked), EFAULT for a bad pointer, ENOMEM if the
  * snapshot cannot be allocated.
  */
 int64_t sys_getprofile(SYSCALL_ARGS)
 {
-	struct prof_data *snap = kmalloc(sizeof(*snap));
+	struct profil_data *snap = kmalloc(sizeof(*snap));
 
 	if (!snap)
 		return -ENOMEM;

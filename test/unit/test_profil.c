@@ -10,7 +10,7 @@
 
 #include <kernel/profil.h>
 
-static struct prof_data d;
+static struct profil_data d;
 
 /* Geometry of a range of len bytes from 0x1000 with interval. */
 static errno_t geom(uint64_t len, uint64_t interval)

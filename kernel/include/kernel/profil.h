@@ -44,10 +44,10 @@ errno_t profil_range(uint64_t text_start, uint64_t text_end, uint64_t *start,
  * nonzero but too small (more than PROFIL_MAX_BINS bins). Pure.
  */
 errno_t profil_geometry(uint64_t start, uint64_t end, uint64_t interval,
-			struct prof_data *d);
+			struct profil_data *d);
 
 /* The bin of pc in d, or -1 when pc is outside [start_addr, end_addr). Pure. */
-int64_t profil_bin_of(const struct prof_data *d, uint64_t pc);
+int64_t profil_bin_of(const struct profil_data *d, uint64_t pc);
 
 /*
  * Add one to *bin atomically unless it holds UINT64_MAX. Returns false

@@ -17,7 +17,7 @@
 
 #define PROFIL_MAX_BINS 1024
 
-struct prof_data {
+struct profil_data {
 	uint64_t start_addr;            /* first address profiled */
 	uint64_t end_addr;              /* end of the range (exclusive) */
 	uint64_t nr_bins;               /* bins in use, <= PROFIL_MAX_BINS */

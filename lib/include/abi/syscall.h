@@ -54,7 +54,7 @@
 #define SYS_SYSINFO_INT 36    /* (path, uint64_t *value) -> 0 */
 #define SYS_SYSINFO_DATA 37   /* (path, buf, size, size_t *needed) -> bytes */
 #define SYS_PROFILE 38        /* (task_id or 0, start, end, interval) -> 0; see abi/profil.h */
-#define SYS_GETPROFILE 39     /* (struct prof_data *) -> 0: the current or last profile */
+#define SYS_GETPROFILE 39     /* (struct profil_data *) -> 0: the current or last profile */
 #define SYS_CPROF 40          /* (op, a1, a2, a3) call profiler; see abi/cprof.h */
 #define SYS_IPC_CALLER_PERMS 41 /* (callid) -> PERM_* of the task that made that unanswered call */
 #define SYS_IOPORT_ALLOW 42   /* (port, count) -> 0; PERM_IO: open those ports to this task */

@@ -237,7 +237,7 @@ static int profile_program(const profil_opts_t *o, const profil_prog_t *p)
 int main(int argc, char **argv)
 {
 	static profil_opts_t o;
-	static struct prof_data d;
+	static struct profil_data d;
 	profil_prog_t p;
 	int status = parse_args(argc, argv, &o);
 

@@ -14,6 +14,6 @@ typedef struct profil_prog {
 } profil_prog_t;
 
 /* Print the "Profile Statistics" report of d to stdout. */
-void profil_report(const struct prof_data *d, const profil_prog_t *p);
+void profil_report(const struct profil_data *d, const profil_prog_t *p);
 
 #endif

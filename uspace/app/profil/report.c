@@ -16,7 +16,7 @@ typedef unsigned long long ull;
 static const char banner[] = "*************************";
 
 /* Total of the bins used, and the largest into *max. */
-static ull profil_total(const struct prof_data *d, ull *max)
+static ull profil_total(const struct profil_data *d, ull *max)
 {
 	ull total = 0;
 
@@ -30,7 +30,7 @@ static ull profil_total(const struct prof_data *d, ull *max)
 }
 
 /* The geometry lines. */
-static void profil_geometry_lines(const struct prof_data *d, const profil_prog_t *p)
+static void profil_geometry_lines(const struct profil_data *d, const profil_prog_t *p)
 {
 	ull range = d->end_addr - d->start_addr;
 	ull min = (range + PROFIL_MAX_BINS - 1) / PROFIL_MAX_BINS;
@@ -52,7 +52,7 @@ static void profil_geometry_lines(const struct prof_data *d, const profil_prog_t
 }
 
 /* One bin's line. */
-static void profil_bin_line(const struct prof_data *d, const profil_prog_t *p, uint64_t i,
+static void profil_bin_line(const struct profil_data *d, const profil_prog_t *p, uint64_t i,
 			    ull total, ull max)
 {
 	ull n = d->bin[i], lo = d->start_addr + i * d->bin_sz, hi = lo + d->bin_sz;
@@ -70,7 +70,7 @@ static void profil_bin_line(const struct prof_data *d, const profil_prog_t *p, u
 	printf("\n");
 }
 
-void profil_report(const struct prof_data *d, const profil_prog_t *p)
+void profil_report(const struct profil_data *d, const profil_prog_t *p)
 {
 	ull max, total = profil_total(d, &max), shown = 0;
 

@@ -14,7 +14,7 @@
 
 #include "tester.h"
 
-static struct prof_data peek_data;
+static struct profil_data peek_data;
 
 /*
  * `profil-peek`: another task's classic profile runs. Stopping it

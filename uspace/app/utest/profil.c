@@ -15,7 +15,7 @@
 
 extern char __text_start[], __text_end[];
 
-static struct prof_data pd;
+static struct profil_data pd;
 
 /* profile() as 0 or the errno it set. */
 static int prof_rc(task_id_t pid, uintptr_t s, uintptr_t e, size_t i)

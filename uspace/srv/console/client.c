@@ -72,10 +72,10 @@ static bool data_write(const ipc_event_t *ev)
 	size_t len = 0;
 
 	klog_sync();
-	con_lock(&out_lock);
+	pthread_mutex_lock(&out_lock);
 	size_t room = uart_room();
 	if (room == 0) {
-		con_unlock(&out_lock);
+		pthread_mutex_unlock(&out_lock);
 		return false;
 	}
 	size_t max = room < sizeof(wbuf) ? room : sizeof(wbuf);
@@ -83,7 +83,7 @@ static bool data_write(const ipc_event_t *ev)
 		len = 0;
 	out_write(wbuf, len);
 	uint64_t until = uart_queued();
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 	conn_t *c = conn_find(ev->conn, true);
 	if (c)
 		c->until = until;

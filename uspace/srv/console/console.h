@@ -8,6 +8,7 @@
 #define CONSOLE_SRV_H
 
 #include <ipc.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,12 +19,6 @@
 #define CON_M_IRQ_KBD (IPC_M_USER + 101)
 #define IRQ_UART 4
 #define IRQ_KBD 1
-
-/* ---- output.c: a spinlock that yields */
-typedef struct { int held; } con_lock_t;
-/* Take / release l. */
-void con_lock(con_lock_t *l);
-void con_unlock(con_lock_t *l);
 
 /* ---- uart.c: COM1, interrupt driven */
 /* Set up COM1 (FIFO, RX and TX interrupts) and subscribe to IRQ 4. */
@@ -58,7 +53,7 @@ void screen_size(unsigned *rows, unsigned *cols);
 
 /* ---- output.c */
 /* The output lock: held around every out_write sequence. */
-extern con_lock_t out_lock;
+extern pthread_mutex_t out_lock;
 /* Write to screen and serial; returns bytes taken by the serial ring. */
 size_t out_write(const char *s, size_t n);
 /* Whether the last byte written ended a line. */

@@ -26,7 +26,7 @@ _Static_assert(KLOG_LINE >= LIMIT_CONSOLE_LINE + 32, "a user log line must fit")
 static uint64_t klog_pos;         /* next log byte to read */
 static char klog_line[KLOG_LINE]; /* read, not yet shown */
 static size_t klog_len;
-static con_lock_t klog_lock;      /* the three above */
+static pthread_mutex_t klog_lock = PTHREAD_MUTEX_INITIALIZER;   /* the three above */
 
 static long klog_read(char *buf, size_t len, uint64_t *pos, uint64_t timeout)
 {
@@ -48,11 +48,11 @@ void klog_mark(void)
  */
 static bool lock_at_line_start(bool wait)
 {
-	con_lock(&out_lock);
+	pthread_mutex_lock(&out_lock);
 	for (int i = 0; wait && i < MIDLINE_TRIES && !out_at_line_start(); i++) {
-		con_unlock(&out_lock);
+		pthread_mutex_unlock(&out_lock);
 		sys_sleep_ns(10 * MS);
-		con_lock(&out_lock);
+		pthread_mutex_lock(&out_lock);
 	}
 	if (out_at_line_start())
 		return true;
@@ -60,7 +60,7 @@ static bool lock_at_line_start(bool wait)
 		out_write("\n", 1);
 		return true;
 	}
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 	return false;
 }
 
@@ -72,13 +72,13 @@ static bool emit(const char *s, size_t n, bool wait)
 	for (size_t done = 0; done < n;) {
 		done += out_write(s + done, n - done);
 		if (done < n) {
-			con_unlock(&out_lock);
+			pthread_mutex_unlock(&out_lock);
 			uart_kick();
 			sys_sleep_ns(MS / 10);
-			con_lock(&out_lock);
+			pthread_mutex_lock(&out_lock);
 		}
 	}
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 	return true;
 }
 
@@ -116,10 +116,10 @@ static long klog_copy(bool all, bool wait)
 
 void klog_sync(void)
 {
-	con_lock(&klog_lock);
+	pthread_mutex_lock(&klog_lock);
 	while (klog_copy(false, false) > 0 && klog_len < KLOG_LINE)
 		;
-	con_unlock(&klog_lock);
+	pthread_mutex_unlock(&klog_lock);
 }
 
 static long klog_thread(void *arg)
@@ -133,9 +133,9 @@ static long klog_thread(void *arg)
 			sys_sleep_ns(100 * MS);
 			continue;
 		}
-		con_lock(&klog_lock);
+		pthread_mutex_lock(&klog_lock);
 		klog_copy(n == 0 && klog_len > 0, true);
-		con_unlock(&klog_lock);
+		pthread_mutex_unlock(&klog_lock);
 	}
 	return 0;
 }

@@ -26,9 +26,9 @@ static void usage(FILE *out)
 /* Our own stdout/stderr: straight into the output path. */
 static ssize_t self_write(void *cookie, const char *buf, size_t n)
 {
-	con_lock(&out_lock);
+	pthread_mutex_lock(&out_lock);
 	size_t done = out_write(buf, n);
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 	return done > 0 ? (ssize_t)done : -1;
 }
 

@@ -90,9 +90,9 @@ void tty_consume(size_t n, bool eof)
 
 static void echo_n(const char *s, size_t n)
 {
-	con_lock(&out_lock);
+	pthread_mutex_lock(&out_lock);
 	out_write(s, n);
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 }
 
 /* Move the terminal's cursor n cells left (n > 0) or right (n < 0). */

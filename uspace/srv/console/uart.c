@@ -107,11 +107,11 @@ static void uart_serve(void)
 	bool pending;
 
 	do {
-		con_lock(&out_lock);
+		pthread_mutex_lock(&out_lock);
 		tx_fill();
 		n = rx_drain(rx, sizeof(rx));
 		pending = !(inb(COM1 + UART_IIR) & IIR_NONE);
-		con_unlock(&out_lock);
+		pthread_mutex_unlock(&out_lock);
 		for (size_t i = 0; i < n; i++)
 			tty_input(rx[i]);
 	} while (n > 0 || pending);
@@ -127,9 +127,9 @@ void uart_kick(void)
 {
 	if (!present)
 		return;
-	con_lock(&out_lock);
+	pthread_mutex_lock(&out_lock);
 	tx_fill();
-	con_unlock(&out_lock);
+	pthread_mutex_unlock(&out_lock);
 }
 
 void uart_poll(void)

@@ -1,6 +1,6 @@
 /*
  * The classic profiler (MINIX's profile/getprofile; see README "profil"
- * and <abi/profil.h> for struct prof_data).
+ * and <abi/profil.h> for struct profil_data).
  *
  * profile(pid, startaddr, endaddr, interval) starts counting task pid's
  * user PCs in [startaddr, endaddr) of its text segment (absolute
@@ -28,6 +28,6 @@
 #include <abi/task.h>
 
 int profile(task_id_t pid, uintptr_t startaddr, uintptr_t endaddr, size_t interval);
-int getprofile(struct prof_data *p);
+int getprofile(struct profil_data *p);
 
 #endif

@@ -20,7 +20,7 @@ int profile(task_id_t pid, uintptr_t startaddr, uintptr_t endaddr, size_t interv
 					      (long)endaddr, (long)interval, 0, 0));
 }
 
-int getprofile(struct prof_data *p)
+int getprofile(struct profil_data *p)
 {
 	return profile_result(__libc_syscall1(SYS_GETPROFILE, (long)p));
 }
