@@ -2,7 +2,7 @@
  * Where a profiler tool's raw bytes go with -o: a file, or "com2", the
  * second serial port (the host reads it through QEMU's -serial file:...;
  * needs the io permission). Shared by profile, sprofile (through ptool.c)
- * and cprof, which link this directory's psink.o.
+ * and cprof, which link uspace/lib/prof (libprof.a).
  */
 #ifndef PSINK_H
 #define PSINK_H
