@@ -13,6 +13,13 @@ static uint64_t psink_now(void)
 	return sys_clock_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t psink_sample_bytes(bool chain)
+{
+	uint64_t words = chain ? PSINK_CHAIN_FRAMES + PROF_TOP_WORDS : 0;
+
+	return sizeof(prof_rec_sample_t) + words * sizeof(uint64_t);
+}
+
 void psink_need(psink_t *s, uint64_t rate, uint64_t size)
 {
 	s->need_rate = rate;
@@ -41,8 +48,7 @@ static void psink_com2_need(const psink_t *s, uint64_t rate)
 static void psink_com2_figure(psink_t *s)
 {
 	uint64_t rate = s->com_ns ? s->com_bytes * 1000000000ull / s->com_ns : 0;
-	uint64_t plain = sizeof(prof_rec_sample_t);
-	uint64_t chain = plain + PSINK_CHAIN_FRAMES * sizeof(uint64_t);
+	uint64_t plain = psink_sample_bytes(false), chain = psink_sample_bytes(true);
 
 	s->com_told = true;
 	fprintf(stderr, "%s: com2 carries about %llu KiB/s here (%llu bytes timed; a real "

@@ -227,14 +227,13 @@ static uint64_t now_ns(void)
 static void ptool_need(ptool_t *t, uint64_t target)
 {
 	const ptool_opts_t *o = t->o;
-	uint64_t cpus = 1, size = sizeof(prof_rec_sample_t);
+	uint64_t cpus = 1;
 	system_stats_t st;
 
 	if (!target && __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0) >= 0)
 		cpus = st.cpus_online ? st.cpus_online : 1;
-	if (o->params.flags & PROF_F_CALLCHAIN)
-		size += (PSINK_CHAIN_FRAMES + PROF_TOP_WORDS) * sizeof(uint64_t);
-	psink_need(&t->sink, (uint64_t)o->params.hz * cpus, size);
+	psink_need(&t->sink, (uint64_t)o->params.hz * cpus,
+		   psink_sample_bytes(o->params.flags & PROF_F_CALLCHAIN));
 }
 
 int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)

@@ -170,18 +170,28 @@ int creat(const char *path, mode_t mode)
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
+#define FS_TRIES 8       /* sends of a clean-up call that failed in passing */
+
+/*
+ * Did a call fail in passing (EFAULT, ENOMEM, ELIMIT: it was not sent, or
+ * its answer was not read), so that sending it again may work?
+ */
+static bool fs_passing(errno_t rc)
+{
+	return rc == EFAULT || rc == ENOMEM || rc == ELIMIT;
+}
+
 /*
  * Close handle h at the server (lock held). The descriptor goes whatever
- * happens, so a close that did not reach the server (EFAULT, ENOMEM,
- * ELIMIT: it was not sent, or its answer was not read) is sent again, a
- * few times: a handle left open would keep a pipe's end open, and its
- * reader waiting for end of file, as long as this task lives.
+ * happens, so a close that failed in passing is sent again, a few times:
+ * a handle left open would keep a pipe's end open, and its reader waiting
+ * for end of file, as long as this task lives.
  */
 static errno_t close_handle(uint64_t h)
 {
 	errno_t rc = EFAULT;
 
-	for (int i = 0; i < 8 && (rc == EFAULT || rc == ENOMEM || rc == ELIMIT); i++) {
+	for (int i = 0; i < FS_TRIES && fs_passing(rc); i++) {
 		if (i > 0)
 			sys_sleep_ns(1000000ull);
 		rc = ipc_call_sync(fs_phone, FS_M_CLOSE, h, 0, 0, 0, 0, NULL);
@@ -530,7 +540,7 @@ static void pipe_unlink(const char *path)
 {
 	errno_t rc = EFAULT;
 
-	for (int i = 0; i < 8 && (rc == EFAULT || rc == ENOMEM || rc == ELIMIT); i++) {
+	for (int i = 0; i < FS_TRIES && fs_passing(rc); i++) {
 		rc = stage(path, false);
 		if (rc == EOK)
 			rc = ipc_call_sync(fs_phone, FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);

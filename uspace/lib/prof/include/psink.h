@@ -43,6 +43,13 @@ bool psink_write(psink_t *s, const void *data, size_t len);
  * and says how much will be lost.
  */
 void psink_need(psink_t *s, uint64_t rate, uint64_t size);
+/*
+ * Bytes of one sample record in the stream: without a chain, or (chain)
+ * with a typical -g chain of PSINK_CHAIN_FRAMES frames and the stack-top
+ * words. The com2 figures use it for what the line carries and what the
+ * session asks.
+ */
+uint64_t psink_sample_bytes(bool chain);
 /* Close the sink; false (printed) if the file could not be completed. */
 bool psink_close(psink_t *s);
 
