@@ -65,6 +65,7 @@ CPUS = 2
 COUNTS_RE = re.compile(r"^vfuzz: failinj: (\d+) injected; syscalls after one: "
                        r"(\d+) ENOMEM/ELIMIT/EFAULT, (\d+) succeeded, (\d+) other errors$")
 OTHER_RE = re.compile(r"^failinj: syscall ")
+LEAK_RE = re.compile(r"^vfuzz: (baseline|after): ")
 
 
 def boots():
@@ -95,9 +96,13 @@ def check(tap, name, r):
     other = [l for l in lines if OTHER_RE.match(l)]
     if other:
         bt.show_lines(tap, "%s other results:" % name, other, limit=20)
-    ok &= tap.ok(any(l.endswith("leak check passed") for l in lines),
-                 "%s frames, heap, kernel stacks, tasks and threads back at baseline"
-                 % name)
+    leak_ok = tap.ok(any(l.endswith("leak check passed") for l in lines),
+                     "%s frames, heap, kernel stacks, tasks and threads back at baseline"
+                     % name)
+    if not leak_ok:                 # the two figures compared, beyond the log's tail
+        bt.show_lines(tap, "%s the leak check compared:" % name,
+                      [l for l in lines if LEAK_RE.match(l)])
+    ok &= leak_ok
     if c:
         tap.diag("%s injected %d: %d ENOMEM/ELIMIT/EFAULT, %d absorbed, %d other"
                  % (name, c[0], c[1], c[2], c[3]))
