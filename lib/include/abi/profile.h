@@ -15,6 +15,10 @@
  *
  * Version history: 1 — first version. 2 — samples carry the words at the
  * top of the stack (ntop, after the chain); readers take both versions.
+ * 3 — a sample of a thread that serves an IPC call ends with a prof_ipc_t
+ * (after the chain and the top words): whose work it is. A reader knows it
+ * is there from the record's size (room for it after chain[] and the top
+ * words).
  */
 #ifndef ABI_PROFILE_H
 #define ABI_PROFILE_H
@@ -23,7 +27,7 @@
 #include <stdint.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 2
+#define PROF_VERSION 3
 #define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
 /* Sample sources. */
@@ -175,6 +179,32 @@ typedef struct prof_rec_sample {
  * frame) has its return address there, not where the chain walk finds it.
  */
 #define PROF_TOP_WORDS 2
+
+/*
+ * IPC-aware profiling (v3). A server thread serves a call from the moment
+ * it takes it from its answerbox until it answers or forwards it or takes
+ * another call. A sample of a serving thread carries the call's origin:
+ * the task and thread that began the chain of work, and the tasks it went
+ * through (hops[0] the origin, then each server that made a call on its
+ * behalf, then the sampled task; at most PROF_IPC_HOPS, the deepest kept
+ * last). Forwarding keeps the origin and adds no hop.
+ *
+ * Sessions: a task session on task T also gets the samples of threads
+ * serving calls T originated. If the session's owner may not profile the
+ * serving task (no PERM_PROFILE, not the task itself), such a sample
+ * comes redacted: pc 0, no chain, no top words, the prof_ipc_t kept, so a
+ * report shows one frame "[ipc SERVER.METHOD]".
+ */
+#define PROF_IPC_HOPS 4
+
+typedef struct prof_ipc {
+	uint64_t call;                  /* the served call's id */
+	uint64_t origin_thread;
+	uint32_t method;                /* of the served call (as the server got it) */
+	uint16_t nhops;                 /* entries in hops[] (2..PROF_IPC_HOPS) */
+	uint16_t depth;                 /* tasks on the whole path (> nhops: cut) */
+	uint64_t hops[PROF_IPC_HOPS];   /* task ids: origin first, the sampled task last */
+} prof_ipc_t;
 
 typedef struct prof_rec_task {
 	prof_rec_t h;

@@ -42,6 +42,8 @@
  *                             IRQs, IPIs); children: vector numbers
  *   system.exceptions.<n>     data: sysinfo_vector_t
  *   system.syscalls           data: sysinfo_syscall_t[] (every number)
+ *   system.ipc.pairs          data: sysinfo_ipc_pair_t[] (origin, server)
+ *                             pairs, most cycles first
  *   system.profiler           data: sysinfo_profiler_t
  *   system.memory             data: sysinfo_memory_t (kernel memory
  *                             counters; vfuzz's leak check)
@@ -109,6 +111,15 @@ typedef struct sysinfo_task {
 	uint64_t user_cycles;     /* of all its threads, live and exited */
 	uint64_t kernel_cycles;
 	sysinfo_ipc_counts_t ipc;
+	/*
+	 * IPC-aware accounting (docs/ARCHITECTURE.md, "Where a task's time
+	 * goes"): cycles (user and kernel) other tasks' threads spent serving
+	 * calls this task originated, and cycles this task's threads spent
+	 * serving calls others originated. Exact at the same boundaries as
+	 * user_cycles and kernel_cycles.
+	 */
+	uint64_t imposed_cycles;
+	uint64_t served_cycles;
 } sysinfo_task_t;
 
 /* sysinfo_thread_t.state */
@@ -128,6 +139,8 @@ typedef struct sysinfo_thread {
 	uint64_t user_cycles;
 	uint64_t kernel_cycles;
 	uint64_t switches;
+	uint64_t serving_origin;  /* task whose call it serves now; 0: none */
+	uint64_t serving_method;  /* that call's method */
 } sysinfo_thread_t;
 
 typedef struct sysinfo_vector {
@@ -157,6 +170,22 @@ typedef struct sysinfo_memory {
 	uint64_t kstack_frames;   /* frames mapped as kernel stacks (in use or cached) */
 	uint64_t table_frames;    /* page-table frames, kernel and user */
 } sysinfo_memory_t;
+
+/*
+ * system.ipc.pairs: who served whom since boot, one entry per (origin,
+ * server) pair, most cycles first. The kernel keeps SYSINFO_IPC_PAIRS
+ * pairs; work of pairs that found no free entry is summed in one entry
+ * with origin 0 and server 0 ("other"), listed last.
+ */
+#define SYSINFO_IPC_PAIRS 128
+
+typedef struct sysinfo_ipc_pair {
+	uint64_t origin, server;  /* task ids */
+	char origin_name[SYSINFO_NAME_MAX];
+	char server_name[SYSINFO_NAME_MAX];
+	uint64_t cycles;          /* the server's cycles serving the origin's calls */
+	uint64_t calls;           /* calls of the origin's the server took */
+} sysinfo_ipc_pair_t;
 
 /* The statistical profiler (abi/profile.h). */
 typedef struct sysinfo_profiler {
