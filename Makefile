@@ -329,7 +329,7 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/profcall.c lib/prof/profexport.c \
 	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 

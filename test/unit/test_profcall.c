@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/prof/cprofreport.c, the call profile report (cprofalyze):
+ * Unit tests for lib/prof/profcall.c, the call profile report (cprofalyze):
  * files built in memory (a kernel table made by lib/cprof.c's hooks on a
  * synthetic clock: two parts, the thesis's 3.5.5 shape, a path whose
  * parent is in the other part; a process table with known counts and

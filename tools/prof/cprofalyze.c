@@ -4,7 +4,7 @@
  * TSC frequency in the file). One source for both sides: built for the
  * guest as /bin/cprofalyze and for the host as build/host/cprofalyze
  * (-DCPROFALYZE_HOST: another default root). The report is
- * lib/prof/cprofreport.c.
+ * lib/prof/profcall.c.
  *
  * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
  *        cprofalyze -F callgrind|folded|pprof [-r ROOT] FILE
