@@ -40,20 +40,16 @@ void origin_of_caller(origin_t *o)
 {
 	thread_t *t = thread_current();
 
-	if (t->serve.call && t->serve.o.task) {
-		*o = t->serve.o;
-	} else {
-		memset(o, 0, sizeof(*o));
-		o->task = t->task;
+	if (!t->serve.call) {                /* its own work: the call's caller */
 		o->thread = t->id;
-		o->nhops = o->depth = 1;
-		o->hops[0] = t->task->id;
+		return;
 	}
+	*o = t->serve.o;                     /* o.task is set whenever call is */
 	task_ref(o->task);
 }
 
 /* Add task as o's last hop; a full list keeps the origin and the deepest. */
-static void origin_hop(origin_t *o, uint64_t task)
+static inline void origin_hop(origin_t *o, uint64_t task)
 {
 	if (o->depth < UINT16_MAX)
 		o->depth++;
@@ -61,7 +57,8 @@ static void origin_hop(origin_t *o, uint64_t task)
 		o->hops[o->nhops++] = task;
 		return;
 	}
-	memmove(&o->hops[1], &o->hops[2], (PROF_IPC_HOPS - 2) * sizeof(o->hops[0]));
+	for (unsigned i = 1; i + 1 < PROF_IPC_HOPS; i++)
+		o->hops[i] = o->hops[i + 1];
 	o->hops[PROF_IPC_HOPS - 1] = task;
 }
 
@@ -106,74 +103,87 @@ static origin_pair_t *origin_pair_get(const task_t *origin, const task_t *server
 	       : origin_pair_get(origin, server);    /* another pair took it: look again */
 }
 
-/*
- * Replace the current thread's serving state with (id, method, o, pair);
- * the old origin goes to *old. The cycles so far are charged to the old
- * state first. Interrupts off inside.
- */
-static void origin_serve_set(uint64_t id, uint32_t method, const origin_t *o,
-			     origin_pair_t *pair, origin_t *old)
+/* The pair entry of (origin, t's task), from t's cache if it is that one. */
+static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
 {
-	thread_t *t = thread_current();
-	uint64_t f = irq_save();
+	origin_pair_t *p = t->serve.last;
 
-	acct_kernel_enter();                     /* charge up to now */
-	*old = t->serve.o;
-	t->serve.call = 0;
-	origin_fence();
-	memset(&t->serve.o, 0, sizeof(t->serve.o));
-	if (o)
-		t->serve.o = *o;
-	t->serve.method = method;
-	t->serve.pair = pair;
-	origin_fence();
-	t->serve.call = id;
-	irq_restore(f);
+	if (!p || p->origin != origin->id || p->server != t->task->id)
+		p = t->serve.last = origin_pair_get(origin, t->task);
+	return p;
 }
 
-void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o)
+/* s takes the origin of a call: o, or its caller's (referenced here). */
+static inline void origin_serve_take(origin_serve_t *s, const origin_t *o, task_t *caller)
+{
+	if (o->task) {
+		s->o = *o;
+		task_ref(o->task);
+		return;
+	}
+	s->o.task = caller;
+	s->o.thread = o->thread;
+	s->o.nhops = s->o.depth = 1;
+	s->o.hops[0] = caller->id;
+	task_ref(caller);
+}
+
+void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t *caller)
 {
 	thread_t *t = thread_current();
-	origin_t mine = *o, old;
+	origin_serve_t *s = &t->serve;
+	task_t *origin = o->task ? o->task : caller;
 
-	if (!o->task) {
+	if (!origin) {
 		origin_serve_end();
 		return;
 	}
-	task_ref(mine.task);
-	origin_hop(&mine, t->task->id);
-	origin_pair_t *pair = origin_pair_get(o->task, t->task);
+	origin_pair_t *pair = origin_pair_of(t, origin);
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
-	origin_serve_set(id, method, &mine, pair, &old);
-	origin_put(&old);
+	uint64_t f = irq_save();
+	task_t *old = s->o.task;
+	s->call = 0;
+	origin_fence();
+	origin_serve_take(s, o, caller);
+	origin_hop(&s->o, t->task->id);
+	s->method = method;
+	s->cycles = &pair->cycles;
+	s->ending = false;
+	origin_fence();
+	s->call = id;
+	irq_restore(f);
+	if (old)
+		task_unref(old);
 }
 
 void origin_serve_end(void)
 {
-	thread_t *t = thread_current();
-	origin_t old;
+	origin_serve_t *s = &thread_current()->serve;
 
-	if (!t->serve.call && !t->serve.o.task)
-		return;
-	origin_serve_set(0, 0, NULL, NULL, &old);
-	origin_put(&old);
+	s->call = 0;                         /* samples: its own work from now */
+	s->ending = s->o.task != NULL;
 }
 
-void origin_serve_done(uint64_t id)
+void origin_serve_flush(bool exiting)
 {
-	if (thread_current()->serve.call == id)
-		origin_serve_end();
-}
+	origin_serve_t *s = &thread_current()->serve;
 
-void origin_charge(thread_t *t, uint64_t d)
-{
-	origin_serve_t *s = &t->serve;
+	if (!s->unref && !s->ending && !exiting)
+		return;                      /* nor will a boundary set unref */
+	uint64_t f = irq_save();
+	task_t *drop = s->unref, *now = exiting ? s->o.task : NULL;
 
-	if (!d || !s->o.task || !s->pair)
-		return;
-	__atomic_add_fetch(&s->o.task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->pair->cycles, d, __ATOMIC_RELAXED);
+	s->unref = NULL;
+	if (exiting) {
+		s->call = 0;
+		s->ending = false;
+		s->o.task = NULL;
+	}
+	irq_restore(f);
+	if (drop)
+		task_unref(drop);
+	if (now)
+		task_unref(now);
 }
 
 bool origin_sample(const thread_t *t, prof_ipc_t *out)

@@ -211,7 +211,7 @@ void thread_exit(long value)
 	thread_t *t = thread_current();
 	task_t *task = t->task;
 
-	origin_serve_end();               /* drops its origin's reference */
+	origin_serve_flush(true);         /* drops its origins' references */
 	uint64_t f = spin_lock_irqsave(&task->lock);
 	task->acct.user_cycles += t->acct.user_cycles;
 	task->acct.kernel_cycles += t->acct.kernel_cycles;
