@@ -39,27 +39,27 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 /*
  * In user mode since a return whose exit code stamped edge.exit: that code
  * ran in the kernel, for the thread still current. Moves c's last boundary
- * to the stamp, charging the thread's kernel time. Irqs off.
+ * to the stamp, charging the thread's kernel time; returns that time (the
+ * caller gives it to acct_served with the rest). Irqs off.
  */
-static inline __attribute__((always_inline)) void acct_take_exit(cpu_t *c, uint64_t now)
+static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, uint64_t now)
 {
 	acct_cpu_t *a = &c->acct;
-	uint64_t x = c->edge.exit;
+	uint64_t x = c->edge.exit, d = x - a->last;
 
 	c->edge.exit = 0;
 	if (a->mode != ACCT_USER || !a->last || x <= a->last || x > now || !c->current)
-		return;
-	c->current->acct.kernel_cycles += x - a->last;
-	acct_served(c->current, x - a->last);
-	a->busy += x - a->last;
+		return 0;
+	c->current->acct.kernel_cycles += d;
+	a->busy += d;
 	a->last = x;
+	return d;
 }
 
 /* Give the cycles up to now since c's last boundary to whoever had them. Irqs off. */
 static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, uint64_t now)
 {
-	if (c->edge.exit)
-		acct_take_exit(c, now);
+	uint64_t dx = c->edge.exit ? acct_take_exit(c, now) : 0;   /* 0 unless user mode */
 	acct_cpu_t *a = &c->acct;
 	uint64_t d = a->last && now > a->last ? now - a->last : 0;
 	thread_t *t = c->current;
@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 	else if (t)
 		t->acct.kernel_cycles += d;
 	if (t)
-		acct_served(t, d);
+		acct_served(t, d + dx);
 	if (t == c->idle)
 		a->idle += d;
 	else

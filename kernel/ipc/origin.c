@@ -29,13 +29,6 @@ static spinlock_t origin_lock = SPINLOCK_INIT("origin");
 
 #define origin_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-void origin_put(origin_t *o)
-{
-	if (o->task)
-		task_unref(o->task);
-	o->task = NULL;
-}
-
 void origin_of_caller(origin_t *o)
 {
 	thread_t *t = thread_current();
@@ -113,21 +106,38 @@ static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
 	return p;
 }
 
-/* s takes the origin of a call: o, or its caller's (referenced here). */
-static inline void origin_serve_take(origin_serve_t *s, const origin_t *o, task_t *caller)
+/*
+ * s takes the origin of a call (o, or its caller's when o->task is NULL)
+ * with task as the last hop; returns the origin task, referenced.
+ * s->o.task is NULL: the accounting does not read s meanwhile.
+ */
+static inline task_t *origin_serve_take(origin_serve_t *s, const origin_t *o, task_t *caller,
+					const task_t *task)
 {
-	if (o->task) {
-		s->o = *o;
-		task_ref(o->task);
-		return;
+	if (!o->task) {                      /* the caller's own work: hops caller, task */
+		s->o.thread = o->thread;
+		s->o.nhops = s->o.depth = 2;
+		s->o.hops[0] = caller->id;
+		s->o.hops[1] = task->id;
+		task_ref(caller);
+		return caller;
 	}
-	s->o.task = caller;
-	s->o.thread = o->thread;
-	s->o.nhops = s->o.depth = 1;
-	s->o.hops[0] = caller->id;
-	task_ref(caller);
+	s->o.thread = o->thread;             /* not o->task: set last, by the caller */
+	s->o.nhops = o->nhops;
+	s->o.depth = o->depth;
+	memcpy(s->o.hops, o->hops, sizeof(s->o.hops));
+	origin_hop(&s->o, task->id);
+	task_ref(o->task);
+	return o->task;
 }
 
+/*
+ * Without an interrupts-off section: the accounting (interrupts on this
+ * CPU) charges only while s->o.task is set, and the exchange that clears
+ * it is one instruction, so a boundary either moved the old origin to
+ * unref before it or sees NULL after it. The sampler sees call 0 until
+ * the fields are whole.
+ */
 void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t *caller)
 {
 	thread_t *t = thread_current();
@@ -140,18 +150,16 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	}
 	origin_pair_t *pair = origin_pair_of(t, origin);
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
-	uint64_t f = irq_save();
-	task_t *old = s->o.task;
 	s->call = 0;
+	task_t *old = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
 	origin_fence();
-	origin_serve_take(s, o, caller);
-	origin_hop(&s->o, t->task->id);
+	origin = origin_serve_take(s, o, caller, t->task);
 	s->method = method;
 	s->cycles = &pair->cycles;
 	s->ending = false;
 	origin_fence();
+	s->o.task = origin;
 	s->call = id;
-	irq_restore(f);
 	if (old)
 		task_unref(old);
 }
@@ -167,19 +175,14 @@ void origin_serve_end(void)
 void origin_serve_flush(bool exiting)
 {
 	origin_serve_t *s = &thread_current()->serve;
+	task_t *now = NULL;
 
-	if (!s->unref && !s->ending && !exiting)
-		return;                      /* nor will a boundary set unref */
-	uint64_t f = irq_save();
-	task_t *drop = s->unref, *now = exiting ? s->o.task : NULL;
-
-	s->unref = NULL;
 	if (exiting) {
 		s->call = 0;
+		now = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
 		s->ending = false;
-		s->o.task = NULL;
 	}
-	irq_restore(f);
+	task_t *drop = __atomic_exchange_n(&s->unref, NULL, __ATOMIC_RELAXED);
 	if (drop)
 		task_unref(drop);
 	if (now)

@@ -25,11 +25,6 @@ static volatile thread_id_t thread_next_id = 1;
 static list_t thread_list = LIST_INIT(thread_list);
 static spinlock_t thread_list_lock = SPINLOCK_INIT("threads");
 
-thread_t *thread_current(void)
-{
-	return cpu_current()->current;
-}
-
 static thread_t *thread_alloc(task_t *task, const char *name, bool kernel)
 {
 	thread_t *t = kzalloc(sizeof(*t));

@@ -66,8 +66,15 @@ typedef struct origin_serve {
  */
 void origin_of_caller(origin_t *o);
 
-/* Drop o's reference (o->task becomes NULL). */
-void origin_put(origin_t *o);
+void task_unref(struct task *t);
+
+/* Drop o's reference, if it holds one (o->task becomes NULL). */
+static inline void origin_put(origin_t *o)
+{
+	if (o->task)
+		task_unref(o->task);
+	o->task = NULL;
+}
 
 /*
  * The current thread takes call id (method, origin o, made by caller;
