@@ -219,7 +219,6 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	if (rc == EOK) {
 		p->outstanding++;
 		me->ipc.unread++;
-		origin_of_caller(&c->origin);
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
@@ -229,6 +228,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (rc != EOK)
 		return -rc;
+	origin_of_caller(&c->origin, c->id);     /* c is still ours alone */
 	ipc_callid_t id = c->id;
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);

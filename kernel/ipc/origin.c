@@ -11,6 +11,7 @@
 #include <abi/sysinfo.h>
 #include <kernel/acct.h>
 #include <kernel/origin.h>
+#include <kernel/prof.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <lib/string.h>
@@ -29,16 +30,19 @@ static spinlock_t origin_lock = SPINLOCK_INIT("origin");
 
 #define origin_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-void origin_of_caller(origin_t *o)
+void origin_of_caller(origin_t *o, uint64_t id)
 {
 	thread_t *t = thread_current();
 
 	if (!t->serve.call) {                /* its own work: the call's caller */
 		o->thread = t->id;
+		o->stack = prof_stack_for_call(id);
 		return;
 	}
 	*o = t->serve.o;                     /* o.task is set whenever call is */
 	task_ref(o->task);
+	if (o->stack)
+		prof_stack_get(o->stack);
 }
 
 /* Add task as o's last hop; a full list keeps the origin and the deepest. */
@@ -152,7 +156,10 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
 	s->call = 0;
 	task_t *old = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
+	struct prof_stack *old_stack = s->o.stack;
 	origin_fence();
+	if ((s->o.stack = o->stack))
+		prof_stack_get(o->stack);
 	origin = origin_serve_take(s, o, caller, t->task);
 	s->method = method;
 	s->cycles = &pair->cycles;
@@ -162,6 +169,8 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	s->call = id;
 	if (old)
 		task_unref(old);
+	if (old_stack)
+		prof_stack_put(old_stack);
 }
 
 void origin_serve_end(void)
@@ -175,6 +184,7 @@ void origin_serve_end(void)
 void origin_serve_flush(bool exiting)
 {
 	origin_serve_t *s = &thread_current()->serve;
+	struct prof_stack *stack = NULL;
 	task_t *now = NULL;
 
 	if (exiting) {
@@ -183,10 +193,16 @@ void origin_serve_flush(bool exiting)
 		s->ending = false;
 	}
 	task_t *drop = __atomic_exchange_n(&s->unref, NULL, __ATOMIC_RELAXED);
+	if (!s->call) {                      /* the sampler reads it only while call is set */
+		stack = s->o.stack;
+		s->o.stack = NULL;
+	}
 	if (drop)
 		task_unref(drop);
 	if (now)
 		task_unref(now);
+	if (stack)
+		prof_stack_put(stack);
 }
 
 bool origin_sample(const thread_t *t, prof_ipc_t *out)
@@ -203,6 +219,7 @@ bool origin_sample(const thread_t *t, prof_ipc_t *out)
 	out->nhops = s->o.nhops;
 	out->depth = s->o.depth;
 	memcpy(out->hops, s->o.hops, sizeof(out->hops));
+	out->stack = 0;
 	origin_fence();
 	return s->call == call && out->nhops;
 }

@@ -37,6 +37,7 @@ typedef struct origin {
 	uint64_t thread;                /* the origin thread's id */
 	uint16_t nhops, depth;          /* as prof_ipc_t */
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first */
+	struct prof_stack *stack;       /* the origin's stack, referenced (kernel/prof.h) */
 } origin_t;
 
 struct origin_pair;
@@ -60,20 +61,25 @@ typedef struct origin_serve {
 } origin_serve_t;
 
 /*
- * The origin of a call the current thread makes now: the origin of the
- * call it serves (a reference taken on o->task), else itself (o->task
- * stays NULL: the call's caller). o is zeroed.
+ * The origin of call id, which the current thread makes now: the origin
+ * of the call it serves (references taken on o->task and o->stack), else
+ * itself (o->task stays NULL: the call's caller; o->stack its stack if a
+ * session wants it). o is zeroed.
  */
-void origin_of_caller(origin_t *o);
+void origin_of_caller(origin_t *o, uint64_t id);
 
 void task_unref(struct task *t);
+void prof_stack_put(struct prof_stack *s);
 
-/* Drop o's reference, if it holds one (o->task becomes NULL). */
+/* Drop o's references (o->task and o->stack become NULL). */
 static inline void origin_put(origin_t *o)
 {
 	if (o->task)
 		task_unref(o->task);
+	if (o->stack)
+		prof_stack_put(o->stack);
 	o->task = NULL;
+	o->stack = NULL;
 }
 
 /*
@@ -110,7 +116,7 @@ void origin_serve_flush(bool exiting);
 /* Has s, the current thread's, a reference for origin_serve_flush() to drop? */
 static inline bool origin_serve_holds(const origin_serve_t *s)
 {
-	return s->unref || s->ending;
+	return s->unref || s->ending || (s->o.stack && !s->call);
 }
 
 /*
