@@ -25,14 +25,14 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 {
 	origin_serve_t *s = &t->serve;
 
-	if (__builtin_expect(!s->o.task, 1))
+	if (__builtin_expect(!s->task, 1))
 		return;
-	__atomic_add_fetch(&s->o.task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(s->cycles, d, __ATOMIC_RELAXED);
 	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
-		s->unref = s->o.task;
-		s->o.task = NULL;
+		s->unref = s->task;
+		s->task = NULL;
 		s->ending = false;
 	}
 }

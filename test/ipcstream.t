@@ -73,10 +73,10 @@ def parse_sample(data, off, size, r):
         "<QQQBBHHH", data, off + 16)
     r.update(task=task, thread=thread, pc=pc, mode=mode, nchain=nch, ntop=ntop)
     body = 48 + 8 * (nch + ntop)
-    if size >= body + 64:
-        call, oth, method, nhops, depth = struct.unpack_from("<QQIHH", data, off + body)
-        hops = struct.unpack_from("<4Q", data, off + body + 24)[:nhops]
-        stack = struct.unpack_from("<Q", data, off + body + 56)[0]
+    if size >= body + 72:
+        call, oth, method, nhops, depth = struct.unpack_from("<QQQHH", data, off + body)
+        hops = struct.unpack_from("<4Q", data, off + body + 32)[:nhops]
+        stack = struct.unpack_from("<Q", data, off + body + 64)[0]
         r["ipc"] = dict(call=call, thread=oth, method=method, hops=list(hops),
                         depth=depth, stack=stack)
 

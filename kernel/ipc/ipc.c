@@ -351,7 +351,7 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	event_fill(&ev, c, answer);
 	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
 	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
-		origin_serve_begin(c->id, (uint32_t)c->msg.method, &c->origin, c->caller);
+		origin_serve_begin(c->id, c->msg.method, &c->origin, c->caller);
 	box_taken(b, c, answer, rc == EOK);
 	return rc;
 }

@@ -32,24 +32,29 @@ static spinlock_t origin_lock = SPINLOCK_INIT("origin");
 
 void origin_inherit(origin_t *o, const origin_serve_t *s)
 {
-	*o = s->o;                           /* o.task is set whenever call is */
+	o->task = s->task;                   /* set whenever rec.call is */
+	o->thread = s->rec.origin_thread;
+	o->nhops = s->rec.nhops;
+	o->depth = s->rec.depth;
+	memcpy(o->hops, s->rec.hops, sizeof(o->hops));
+	o->stack = s->stack;
 	task_ref(o->task);
 	if (o->stack)
 		prof_stack_get(o->stack);
 }
 
-/* Add task as o's last hop; a full list keeps the origin and the deepest. */
-static inline void origin_hop(origin_t *o, uint64_t task)
+/* Add task as r's last hop; a full list keeps the origin and the deepest. */
+static inline void origin_hop(prof_ipc_t *r, uint64_t task)
 {
-	if (o->depth < UINT16_MAX)
-		o->depth++;
-	if (o->nhops < PROF_IPC_HOPS) {
-		o->hops[o->nhops++] = task;
+	if (r->depth < UINT16_MAX)
+		r->depth++;
+	if (r->nhops < PROF_IPC_HOPS) {
+		r->hops[r->nhops++] = task;
 		return;
 	}
 	for (unsigned i = 1; i + 1 < PROF_IPC_HOPS; i++)
-		o->hops[i] = o->hops[i + 1];
-	o->hops[PROF_IPC_HOPS - 1] = task;
+		r->hops[i] = r->hops[i + 1];
+	r->hops[PROF_IPC_HOPS - 1] = task;
 }
 
 static bool origin_pair_is(const origin_pair_t *p, uint64_t origin, uint64_t server)
@@ -103,15 +108,16 @@ static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
 	return p;
 }
 
-/* s (call 0) holds stack (referenced here) instead of its old one. */
+/* s (rec.call 0) holds stack (referenced here) instead of its old one. */
 static __attribute__((noinline, cold)) void origin_serve_swap_stack(origin_serve_t *s,
 								   struct prof_stack *stack)
 {
-	struct prof_stack *old = s->o.stack;
+	struct prof_stack *old = s->stack;
 
 	if (stack)
 		prof_stack_get(stack);
-	s->o.stack = stack;
+	s->stack = stack;
+	s->rec.stack = prof_stack_id(stack);
 	if (old)
 		prof_stack_put(old);
 }
@@ -119,36 +125,37 @@ static __attribute__((noinline, cold)) void origin_serve_swap_stack(origin_serve
 /*
  * s takes the origin of a call (o, or its caller's when o->task is NULL)
  * with task as the last hop; returns the origin task, referenced.
- * s->o.task is NULL: the accounting does not read s meanwhile.
+ * s->task is NULL: the accounting does not read s meanwhile.
  */
 static inline task_t *origin_serve_take(origin_serve_t *s, const origin_t *o, task_t *caller,
 					const task_t *task)
 {
+	prof_ipc_t *r = &s->rec;
+
+	r->origin_thread = o->thread;
 	if (!o->task) {                      /* the caller's own work: hops caller, task */
-		s->o.thread = o->thread;
-		s->o.nhops = s->o.depth = 2;
-		s->o.hops[0] = caller->id;
-		s->o.hops[1] = task->id;
+		r->nhops = r->depth = 2;
+		r->hops[0] = caller->id;
+		r->hops[1] = task->id;
 		task_ref(caller);
 		return caller;
 	}
-	s->o.thread = o->thread;             /* not o->task: set last, by the caller */
-	s->o.nhops = o->nhops;
-	s->o.depth = o->depth;
-	memcpy(s->o.hops, o->hops, sizeof(s->o.hops));
-	origin_hop(&s->o, task->id);
+	r->nhops = o->nhops;
+	r->depth = o->depth;
+	memcpy(r->hops, o->hops, sizeof(r->hops));
+	origin_hop(r, task->id);
 	task_ref(o->task);
 	return o->task;
 }
 
 /*
  * Without an interrupts-off section: the accounting (interrupts on this
- * CPU) charges only while s->o.task is set, and the exchange that clears
+ * CPU) charges only while s->task is set, and the exchange that clears
  * it is one instruction, so a boundary either moved the old origin to
- * unref before it or sees NULL after it. The sampler sees call 0 until
- * the fields are whole.
+ * unref before it or sees NULL after it. The sampler sees rec.call 0
+ * until the fields are whole.
  */
-void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t *caller)
+void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o, task_t *caller)
 {
 	thread_t *t = thread_current();
 	origin_serve_t *s = &t->serve;
@@ -160,27 +167,28 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	}
 	origin_pair_t *pair = origin_pair_of(t, origin);
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
-	s->call = 0;
-	task_t *old = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);
+	task_t *old = __atomic_exchange_n(&s->task, NULL, __ATOMIC_RELAXED);
 	origin_fence();
-	if (__builtin_expect(o->stack || s->o.stack, 0))
+	if (__builtin_expect(o->stack || s->stack, 0))
 		origin_serve_swap_stack(s, o->stack);
 	origin = origin_serve_take(s, o, caller, t->task);
-	s->method = method;
+	s->rec.method = method;
 	s->cycles = &pair->cycles;
 	s->ending = false;
 	origin_fence();
-	s->o.task = origin;
-	s->call = id;
+	s->task = origin;
+	__atomic_store_n(&s->rec.call, id, __ATOMIC_RELAXED);
 	if (old)
 		task_unref(old);
 }
 
 void origin_serve_drop_stack(origin_serve_t *s)
 {
-	struct prof_stack *stack = s->o.stack;
+	struct prof_stack *stack = s->stack;
 
-	s->o.stack = NULL;
+	s->stack = NULL;
+	s->rec.stack = 0;
 	prof_stack_put(stack);
 }
 
@@ -188,9 +196,9 @@ void origin_serve_end(void)
 {
 	origin_serve_t *s = &thread_current()->serve;
 
-	s->call = 0;                         /* samples: its own work from now */
-	s->ending = s->o.task != NULL;
-	if (s->o.stack)
+	__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);   /* samples: its own work */
+	s->ending = s->task != NULL;
+	if (s->stack)
 		origin_serve_drop_stack(s);
 }
 
@@ -200,12 +208,12 @@ void origin_serve_flush(bool exiting)
 	task_t *now = NULL;
 
 	if (exiting) {
-		s->call = 0;
-		now = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);
+		now = __atomic_exchange_n(&s->task, NULL, __ATOMIC_RELAXED);
 		s->ending = false;
 	}
 	task_t *drop = __atomic_exchange_n(&s->unref, NULL, __ATOMIC_RELAXED);
-	if (exiting && s->o.stack)
+	if (exiting && s->stack)
 		origin_serve_drop_stack(s);
 	if (drop)
 		task_unref(drop);
@@ -216,20 +224,14 @@ void origin_serve_flush(bool exiting)
 bool origin_sample(const thread_t *t, prof_ipc_t *out)
 {
 	const origin_serve_t *s = &t->serve;
-	uint64_t call = s->call;
+	uint64_t call = origin_serving(s);
 
 	if (!call)
 		return false;
 	origin_fence();
-	out->call = call;
-	out->origin_thread = s->o.thread;
-	out->method = s->method;
-	out->nhops = s->o.nhops;
-	out->depth = s->o.depth;
-	memcpy(out->hops, s->o.hops, sizeof(out->hops));
-	out->stack = 0;
+	*out = s->rec;                       /* whole: call is set last, cleared first */
 	origin_fence();
-	return s->call == call && out->nhops;
+	return out->call == call && origin_serving(s) == call;
 }
 
 /* Copy entry p into the record r. */

@@ -26,6 +26,7 @@
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
+#include <lib/string.h>
 #include "internal.h"
 
 volatile uint64_t prof_hits[MAX_CPUS][PROF_SRC_COUNT];
@@ -67,7 +68,7 @@ static bool prof_wanted(const thread_t *th)
 		return true;
 	if (!th || !th->task)
 		return false;
-	return prof_target(th->task->id) || (th->serve.call && prof_target(th->serve.o.hops[0]));
+	return prof_target(th->task->id) || (origin_serving(&th->serve) && prof_target(th->serve.rec.hops[0]));
 }
 
 /* Throttle: skip this sample? (counts the skip; a scaled source's hit stands for divisor) */
@@ -177,7 +178,12 @@ static unsigned prof_mode(const cpu_t *c, const int_frame_t *f)
 	return frame_from_user(f) ? PROF_MODE_USER : PROF_MODE_KERNEL;
 }
 
-/* Build the sample in buf (room for PROF_DEPTH_MAX entries); its size. */
+/*
+ * Build the sample in buf (room for PROF_DEPTH_MAX entries); the size of
+ * what is built. The record's size (h.size) also counts the origin block
+ * of a serving thread's sample, which prof_take writes into the ring
+ * itself.
+ */
 static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
 			 unsigned source, uint64_t now)
 {
@@ -198,20 +204,36 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;
 	size_t size = sizeof(*s) + (n + s->ntop) * sizeof(uint64_t);
-	prof_ipc_t *ipc = (prof_ipc_t *)((uint8_t *)s + size);
-	if (th && origin_sample(th, ipc)) {
-		size += sizeof(prof_ipc_t);      /* whose work it is (v3) */
-		ipc->stack = prof_stack_id(th->serve.o.stack);
-	}
-	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
+	bool serving = th && origin_serving(&th->serve);
+	if (serving && th->serve.stack)      /* sent before its first sample */
+		prof_stack_emit(th->serve.stack, &prof_engine.rings[c->id], c->id, now);
+	prof_rec_init(&s->h, PROF_REC_SAMPLE, size + (serving ? sizeof(prof_ipc_t) : 0),
+		      c->id, now);
 	return size;
+}
+
+/*
+ * Put the sample s (size bytes built, h.size in all) into ring r, with
+ * the origin block of th written in place: no second copy of it.
+ */
+static errno_t prof_put(ring_t *r, const prof_rec_sample_t *s, size_t size, const thread_t *th)
+{
+	uint8_t *rec;
+	errno_t rc = ring_reserve(r, PROF_REC_SAMPLE, s->h.size, (void **)&rec);
+
+	if (rc != EOK)
+		return rc;
+	memcpy(rec, s, size);
+	if (s->h.size > size && !origin_sample(th, (prof_ipc_t *)(rec + size)))
+		memset(rec + size, 0, sizeof(prof_ipc_t));   /* nhops 0: none */
+	ring_commit(r);
+	return EOK;
 }
 
 static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
 		      uint64_t t0)
 {
-	uint64_t buf[(sizeof(prof_rec_sample_t) + sizeof(prof_ipc_t)) / 8 + PROF_DEPTH_MAX +
-		     PROF_TOP_WORDS];
+	uint64_t buf[sizeof(prof_rec_sample_t) / 8 + PROF_DEPTH_MAX + PROF_TOP_WORDS];
 	prof_rec_sample_t *s = (prof_rec_sample_t *)buf;
 	ring_t *r = &prof_engine.rings[c->id];
 
@@ -219,9 +241,7 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 		return;
 	profil_hit(f);
 	size_t size = prof_build(s, c, f, source, t0);
-	if (c->current->serve.call && c->current->serve.o.stack)
-		prof_stack_emit(c->current->serve.o.stack, r, c->id, t0);   /* before its first sample */
-	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
+	if (prof_put(r, s, size, c->current) == EOK)
 		p->taken++;
 	p->cost += time_cycles() - t0;
 }

@@ -103,20 +103,12 @@ void prof_stack_put(struct prof_stack *s)
 	spin_unlock_irqrestore(&prof_stack_lock, f);
 }
 
-uint64_t prof_stack_id(const struct prof_stack *s)
-{
-	return s ? s->id : 0;
-}
-
-void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now)
+/* Put s into r as a PROF_REC_CALL (it was not there). NMI-safe. */
+static void prof_stack_put_rec(prof_stack_t *s, ring_t *r, uint32_t cpu, uint64_t now)
 {
 	uint64_t buf[sizeof(prof_rec_call_t) / 8 + PROF_IPC_STACK_MAX];
 	prof_rec_call_t *c = (prof_rec_call_t *)buf;
-	uint32_t zero = 0;
 
-	if (!__atomic_compare_exchange_n(&s->emitted, &zero, 1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return;
 	size_t size = sizeof(*c) + s->n * sizeof(uint64_t);
 	c->stack = s->id;
 	c->task = s->task;
@@ -128,4 +120,19 @@ void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now
 	prof_rec_init(&c->h, PROF_REC_CALL, size, cpu, now);
 	if (ring_put(r, PROF_REC_CALL, c, size) != EOK)
 		__atomic_store_n(&s->emitted, 0, __ATOMIC_RELAXED);   /* a later sample tries again */
+}
+
+uint64_t prof_stack_id(const struct prof_stack *s)
+{
+	return s ? s->id : 0;
+}
+
+void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now)
+{
+	uint32_t zero = 0;
+
+	if (!__atomic_load_n(&s->emitted, __ATOMIC_RELAXED) &&
+	    __atomic_compare_exchange_n(&s->emitted, &zero, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		prof_stack_put_rec(s, r, cpu, now);
 }

@@ -277,9 +277,9 @@ static void si_thread_add(thread_t *t, void *ctx)
 	r.on_cpu = t->on_cpu;
 	acct_thread_now(t, &r.user_cycles, &r.kernel_cycles);
 	r.switches = t->acct.switches;
-	if (t->serve.call) {                 /* a racy glance, as on_cpu */
-		r.serving_origin = t->serve.o.hops[0];
-		r.serving_method = t->serve.method;
+	if (origin_serving(&t->serve)) {     /* a racy glance, as on_cpu */
+		r.serving_origin = t->serve.rec.hops[0];
+		r.serving_method = t->serve.rec.method;
 	}
 	w->rc = si_put(w->b, &r, sizeof(r));
 }

@@ -44,22 +44,30 @@ typedef struct origin {
 struct origin_pair;
 
 /*
- * A thread's serving state (thread_t.serve). While o.task is set, the
- * accounting adds the thread's cycles to o.task's imposed cycles, its own
- * task's served cycles and *cycles (acct.c). Serving ends at the next
- * accounting boundary after the answer (ending): the answer's own system
- * call is work for the call too. That boundary moves o.task to unref,
- * whose reference the thread drops before it waits for calls again.
+ * A thread's serving state (thread_t.serve). rec is the origin as a
+ * sample carries it (rec.call: the call served, 0: none), so the sampler
+ * copies it whole. While task is set, the accounting adds the thread's
+ * cycles to task's imposed cycles, its own task's served cycles and
+ * *cycles (acct.c). Serving ends at the next accounting boundary after
+ * the answer (ending): the answer's own system call is work for the call
+ * too. That boundary moves task to unref, whose reference the thread
+ * drops before it waits for calls again.
  */
 typedef struct origin_serve {
-	volatile uint64_t call;         /* the call served; 0: none */
-	uint32_t method;
+	prof_ipc_t rec;                 /* hops end with the serving task */
+	struct task *task;              /* the origin, referenced */
+	struct prof_stack *stack;       /* its stack (rec.stack), referenced */
 	bool ending;                    /* stop charging at the next boundary */
-	origin_t o;                     /* hops end with the serving task */
 	uint64_t *cycles;               /* its (origin, server) pair's total */
 	struct task *unref;             /* a served origin's reference to drop */
 	struct origin_pair *last;       /* the pair it last served (a cache) */
 } origin_serve_t;
+
+/* The call s serves, 0 if none (any context; the sampler: s's own CPU). */
+static inline uint64_t origin_serving(const origin_serve_t *s)
+{
+	return __atomic_load_n(&s->rec.call, __ATOMIC_RELAXED);
+}
 
 /*
  * The origin of a call the current thread makes while it serves s->call:
@@ -76,7 +84,7 @@ void origin_inherit(origin_t *o, const origin_serve_t *s);
 static inline void origin_of_caller(origin_t *o, uint64_t id, uint64_t tid,
 				    const origin_serve_t *s)
 {
-	if (s->call) {
+	if (origin_serving(s)) {
 		origin_inherit(o, s);
 		return;
 	}
@@ -101,7 +109,7 @@ static inline void origin_put(const origin_t *o)
  * The cycles since the last accounting boundary (waking up to take it)
  * count for it too. Thread context.
  */
-void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o,
+void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o,
 			struct task *caller);
 
 /*
@@ -111,17 +119,17 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o,
  */
 void origin_serve_end(void);
 
-/* Drop s's stack (s->call is 0: the sampler no longer reads it). */
+/* Drop s's stack (rec.call is 0: the sampler no longer reads it). */
 void origin_serve_drop_stack(origin_serve_t *s);
 
 /* s, the current thread's, answered or forwarded call id: it ends serving it (as above). */
 static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
 {
-	if (s->call != id)
+	if (origin_serving(s) != id)
 		return;
-	s->call = 0;
-	s->ending = s->o.task != NULL;
-	if (s->o.stack)
+	__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);
+	s->ending = s->task != NULL;
+	if (s->stack)
 		origin_serve_drop_stack(s);
 }
 

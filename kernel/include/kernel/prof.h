@@ -54,6 +54,8 @@ extern volatile bool prof_stacks_on;    /* a session with call chains runs */
 struct prof_stack *prof_stack_capture(uint64_t id);
 void prof_stack_get(struct prof_stack *s);
 void prof_stack_put(struct prof_stack *s);
+/* The id samples name s by (prof_ipc_t.stack); 0 for NULL. */
+uint64_t prof_stack_id(const struct prof_stack *s);
 
 /* prof_stack_capture(id) when stacks are on (an inline check first). */
 static inline struct prof_stack *prof_stack_for_call(uint64_t id)

@@ -203,9 +203,10 @@ typedef struct prof_rec_sample {
 typedef struct prof_ipc {
 	uint64_t call;                  /* the served call's id */
 	uint64_t origin_thread;
-	uint32_t method;                /* of the served call (as the server got it) */
-	uint16_t nhops;                 /* entries in hops[] (2..PROF_IPC_HOPS) */
+	uint64_t method;                /* of the served call (as the server got it) */
+	uint16_t nhops;                 /* entries in hops[] (2..PROF_IPC_HOPS; 0: none) */
 	uint16_t depth;                 /* tasks on the whole path (> nhops: cut) */
+	uint32_t reserved;
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids: origin first, the sampled task last */
 	uint64_t stack;                 /* PROF_REC_CALL with the origin's stack; 0: none */
 } prof_ipc_t;
