@@ -508,7 +508,7 @@ static int bench_export(const char *format)
 	static bx_rec_t recs[BX_STACKS];
 	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
 	prof_filter_t none = { 0 };
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL, false, 0 };
 	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL };
 	uint64_t bytes = 0, seed = 1;
 	prof_export_out_t out = { &bytes, bx_null_write, bx_null_open };
@@ -688,7 +688,7 @@ int main(int argc, char **argv)
 	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' }, { 0 } };
 	static char root[VPROF_PATH];
 	vprof_t vp = { .root = hostroot_default(root, sizeof(root)) };
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
 	const char *bench_file = NULL, *bench_fmt = NULL;
 	int c;
 
