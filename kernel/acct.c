@@ -1,6 +1,7 @@
 /* Cycle accounting at kernel boundaries: see kernel/acct.h. */
 #include <kernel/acct.h>
 #include <kernel/cprof.h>
+#include <kernel/origin.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
 
@@ -27,6 +28,8 @@ static inline __attribute__((always_inline)) void acct_take_exit(cpu_t *c, uint6
 	if (a->mode != ACCT_USER || !a->last || x <= a->last || x > now || !c->current)
 		return;
 	c->current->acct.kernel_cycles += x - a->last;
+	if (c->current->serve.o.task)
+		origin_charge(c->current, x - a->last);
 	a->busy += x - a->last;
 	a->last = x;
 }
@@ -49,6 +52,8 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 		t->acct.user_cycles += d;
 	else if (t)
 		t->acct.kernel_cycles += d;
+	if (t && t->serve.o.task)           /* serving a call: whose work it is */
+		origin_charge(t, d);
 	if (t == c->idle)
 		a->idle += d;
 	else

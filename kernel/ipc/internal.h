@@ -6,6 +6,7 @@
 #define KERNEL_IPC_INTERNAL_H
 
 #include <kernel/ipc.h>
+#include <kernel/origin.h>
 #include <kernel/task.h>
 
 typedef struct call {
@@ -19,6 +20,7 @@ typedef struct call {
 	task_id_t sender;
 	ipc_msg_t msg;
 	ipc_msg_t answer;
+	origin_t origin;            /* whose work it is (referenced; origin.h) */
 } call_t;
 
 /* The one box behind every task's kbox, served by the kbox thread (kbox.c). */

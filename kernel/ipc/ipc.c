@@ -43,6 +43,7 @@ void call_free(call_t *c)
 		task_unref(c->caller);
 	if (c->kbox_of)
 		task_unref(c->kbox_of);
+	origin_put(&c->origin);
 	kfree(c);
 }
 
@@ -218,6 +219,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	if (rc == EOK) {
 		p->outstanding++;
 		me->ipc.unread++;
+		origin_of_caller(&c->origin);
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
@@ -345,6 +347,8 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 		return rc;
 	event_fill(&ev, c, answer);
 	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
+	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
+		origin_serve_begin(c->id, (uint32_t)c->msg.method, &c->origin);
 	box_taken(b, c, answer, rc == EOK);
 	return rc;
 }
@@ -448,6 +452,7 @@ errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *resul
 	}
 	c->answer = ans;
 	__atomic_add_fetch(&me->ipc.counters.answers_sent, 1, __ATOMIC_RELAXED);
+	origin_serve_done(id);
 	call_deliver_answer(c);
 	return EOK;
 }
@@ -509,6 +514,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		box_return_dispatched(&me->ipc.box, c);
 		return rc;
 	}
+	origin_serve_done(id);
 	__atomic_add_fetch(&me->ipc.counters.forwarded, 1, __ATOMIC_RELAXED);
 	return EOK;
 }

@@ -12,6 +12,7 @@
 #include <arch/cpu.h>
 #include <arch/thread.h>
 #include <kernel/acct.h>
+#include <kernel/origin.h>
 #include <kernel/cprof.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
@@ -210,6 +211,7 @@ void thread_exit(long value)
 	thread_t *t = thread_current();
 	task_t *task = t->task;
 
+	origin_serve_end();               /* drops its origin's reference */
 	uint64_t f = spin_lock_irqsave(&task->lock);
 	task->acct.user_cycles += t->acct.user_cycles;
 	task->acct.kernel_cycles += t->acct.kernel_cycles;

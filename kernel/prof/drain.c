@@ -78,64 +78,101 @@ static void prof_count_mode(prof_session_t *s, unsigned mode)
 		s->idle++;
 }
 
-/* A redacted copy of a sample (drain thread only, prof_lock held). */
+/* A session's copy of a sample (drain thread only, prof_lock held). */
 static union {
 	prof_rec_sample_t s;
-	uint8_t bytes[sizeof(prof_rec_sample_t) + PROF_DEPTH_MAX * sizeof(uint64_t)];
-} prof_redacted;
+	uint8_t bytes[sizeof(prof_rec_sample_t) + (PROF_DEPTH_MAX + PROF_TOP_WORDS) * 8 +
+		      sizeof(prof_ipc_t)];
+} prof_copy;
 
-/*
- * smp as a session without PERM_PROFILE may see it: a kernel or idle
- * sample keeps its task, thread and mode but no address (pc 0, one
- * "[kernel]" entry for the tools) and no kernel call chain entries; its
- * user entries (the caller's own code) stay when chain is set, the stack
- * top words do not. Returns
- * the record to send (smp itself for a user sample) and its size.
- */
-static const prof_rec_sample_t *prof_redact(const prof_rec_sample_t *smp, bool chain,
-					    size_t *size)
+/* The origin block at the end of a sample (v3), or NULL if it has none. */
+static const prof_ipc_t *prof_sample_ipc(const prof_rec_sample_t *smp)
 {
-	if (smp->mode == PROF_MODE_USER && !smp->nkernel)
-		return smp;
-	prof_rec_sample_t *r = &prof_redacted.s;
-	uint16_t k = MIN(smp->nkernel, smp->nchain);
-	uint16_t n = chain ? (uint16_t)MIN(smp->nchain - k, PROF_DEPTH_MAX) : 0;
+	size_t body = sizeof(*smp) + ((size_t)smp->nchain + smp->ntop) * sizeof(uint64_t);
+
+	if (smp->h.size < body + sizeof(prof_ipc_t))
+		return NULL;
+	return (const prof_ipc_t *)((const uint8_t *)smp + body);
+}
+
+/* What of a sample a session gets. */
+typedef struct prof_view {
+	bool pc;                     /* its address */
+	uint16_t first, n;           /* chain[first, first + n) */
+	bool top;                    /* the stack top words */
+} prof_view_t;
+
+/* The copy of smp that view v leaves (its origin block kept); its size. */
+static size_t prof_view_build(const prof_rec_sample_t *smp, prof_view_t v)
+{
+	prof_rec_sample_t *r = &prof_copy.s;
+	const prof_ipc_t *ipc = prof_sample_ipc(smp);
+	uint16_t ntop = v.top ? smp->ntop : 0;
 
 	*r = *smp;
-	r->pc = 0;
-	r->nkernel = 0;
-	r->nchain = n;
-	r->ntop = 0;                 /* kernel stack words: never shown */
-	memcpy(r->chain, smp->chain + k, n * sizeof(uint64_t));
-	r->h.size = (uint16_t)(sizeof(*r) + n * sizeof(uint64_t));
-	*size = r->h.size;
-	return r;
+	r->pc = v.pc ? smp->pc : 0;
+	r->nchain = v.n;
+	r->nkernel = v.first ? 0 : MIN(smp->nkernel, v.n);
+	r->ntop = ntop;
+	memcpy(r->chain, smp->chain + v.first, v.n * sizeof(uint64_t));
+	memcpy(r->chain + v.n, smp->chain + smp->nchain, ntop * sizeof(uint64_t));
+	size_t size = sizeof(*r) + ((size_t)v.n + ntop) * sizeof(uint64_t);
+	if (ipc)
+		memcpy((uint8_t *)r + size, ipc, sizeof(*ipc));
+	r->h.size = (uint16_t)(size + (ipc ? sizeof(*ipc) : 0));
+	return r->h.size;
+}
+
+/*
+ * What session s may see of smp. Without PERM_PROFILE: a kernel or idle
+ * sample keeps its task, thread and mode but no address (pc 0, one
+ * "[kernel]" entry for the tools) and no kernel call chain entries or
+ * stack top words; its user entries (the owner's own code) stay. Work
+ * another task did for s's target comes as its origin only (pc 0, no
+ * chain: "[ipc SERVER.METHOD]") unless s's owner is that task or may
+ * profile any. Without a call chain: no chain and no top words.
+ */
+static prof_view_t prof_view(const prof_session_t *s, const prof_rec_sample_t *smp)
+{
+	bool chain = s->flags & PROF_F_CALLCHAIN;
+	uint16_t k = MIN(smp->nkernel, smp->nchain);
+	prof_view_t v = { true, 0, chain ? smp->nchain : 0, chain };
+
+	if (s->redact && s->target && smp->task != s->target && smp->task != s->owner)
+		return (prof_view_t){ false, 0, 0, false };
+	if (s->redact && (smp->mode != PROF_MODE_USER || smp->nkernel))
+		v = (prof_view_t){ false, k, chain ? (uint16_t)(smp->nchain - k) : 0, false };
+	return v;
+}
+
+/* Does session s take sample smp: of its target, or work done for it? */
+static bool prof_session_wants(const prof_session_t *s, const prof_rec_sample_t *smp)
+{
+	if (!prof_takes_sample(s, smp->h.tsc))
+		return false;
+	if (!s->target || s->target == smp->task)
+		return true;
+	const prof_ipc_t *ipc = prof_sample_ipc(smp);
+	return ipc && ipc->nhops && ipc->hops[0] == s->target;
 }
 
 /* Give one sample to the sessions that want it. prof_lock held. */
 static void prof_route_sample(const prof_rec_sample_t *smp)
 {
-	prof_rec_sample_t bare;
 	bool routed = false;
 
 	prof_total_samples++;
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
-		if (!prof_takes_sample(s, smp->h.tsc) || (s->target && s->target != smp->task))
+		if (!prof_session_wants(s, smp))
 			continue;
 		routed = true;
 		prof_report_lost(s);
+		prof_view_t v = prof_view(s, smp);
 		const void *rec = smp;
 		size_t size = smp->h.size;
-		if (s->redact)
-			rec = prof_redact(smp, s->flags & PROF_F_CALLCHAIN, &size);
-		if (rec == smp && !(s->flags & PROF_F_CALLCHAIN) && (smp->nchain || smp->ntop)) {
-			bare = *smp;
-			bare.nchain = bare.nkernel = bare.ntop = 0;
-			bare.h.size = sizeof(bare);
-			rec = &bare;
-			size = sizeof(bare);
-		}
+		if (!v.pc || v.first || v.n != smp->nchain || (!v.top && smp->ntop))
+			size = prof_view_build(smp, v), rec = &prof_copy.s;
 		if (prof_session_put(s, rec, size))
 			prof_count_mode(s, smp->mode);
 	}

@@ -51,15 +51,23 @@ void prof_sample_reset(void)
 	}
 }
 
-/* Does a running session want samples of task id? */
-static bool prof_wanted(uint64_t task)
+/* Is task id the target of a running task session? */
+static bool prof_target(uint64_t task)
 {
-	if (prof_engine.system)
-		return true;
 	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
 		if (prof_engine.targets[i] == task && task)
 			return true;
 	return false;
+}
+
+/* Does a running session want samples of th (its own, or work it does for a target)? */
+static bool prof_wanted(const thread_t *th)
+{
+	if (prof_engine.system)
+		return true;
+	if (!th || !th->task)
+		return false;
+	return prof_target(th->task->id) || (th->serve.call && prof_target(th->serve.o.hops[0]));
 }
 
 /* Throttle: skip this sample? (counts the skip; a scaled source's hit stands for divisor) */
@@ -190,6 +198,8 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;
 	size_t size = sizeof(*s) + (n + s->ntop) * sizeof(uint64_t);
+	if (th && origin_sample(th, (prof_ipc_t *)((uint8_t *)s + size)))
+		size += sizeof(prof_ipc_t);      /* whose work it is (v3) */
 	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
 	return size;
 }
@@ -197,13 +207,12 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
 		      uint64_t t0)
 {
-	uint64_t buf[(sizeof(prof_rec_sample_t) / 8) + PROF_DEPTH_MAX + PROF_TOP_WORDS];
+	uint64_t buf[(sizeof(prof_rec_sample_t) + sizeof(prof_ipc_t)) / 8 + PROF_DEPTH_MAX +
+		     PROF_TOP_WORDS];
 	prof_rec_sample_t *s = (prof_rec_sample_t *)buf;
 	ring_t *r = &prof_engine.rings[c->id];
 
-	thread_t *th = c->current;
-	if (!prof_engine.ring_mem[c->id] || !prof_wanted(th && th->task ? th->task->id : 0) ||
-	    prof_throttled(p))
+	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current) || prof_throttled(p))
 		return;
 	profil_hit(f);
 	size_t size = prof_build(s, c, f, source, t0);

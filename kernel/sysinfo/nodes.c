@@ -11,6 +11,7 @@
 #include <kernel/cpu.h>
 #include <kernel/cprof.h>
 #include <kernel/load.h>
+#include <kernel/origin.h>
 #include <kernel/platform.h>
 #include <kernel/syscall.h>
 #include <kernel/sysinfo.h>
@@ -135,6 +136,18 @@ errno_t si_memory(si_buf_t *b, uint64_t arg)
 	return si_put(b, &r, sizeof(r));
 }
 
+errno_t si_ipc_pairs(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_ipc_pair_t *pairs = kmalloc((SYSINFO_IPC_PAIRS + 1) * sizeof(*pairs));
+
+	if (!pairs)
+		return ENOMEM;
+	size_t n = origin_pairs(pairs, SYSINFO_IPC_PAIRS + 1);
+	errno_t rc = si_put(b, pairs, n * sizeof(*pairs));
+	kfree(pairs);
+	return rc;
+}
+
 errno_t si_load(si_buf_t *b, uint64_t arg)
 {
 	sysinfo_load_t r;
@@ -158,6 +171,8 @@ static void si_task_record(task_t *t, sysinfo_task_t *r)
 	if (t->space)
 		vm_space_usage(t->space, &r->virt_bytes, &r->resident_bytes);
 	task_cycles(t, &r->user_cycles, &r->kernel_cycles);
+	r->imposed_cycles = __atomic_load_n(&t->acct.imposed_cycles, __ATOMIC_RELAXED);
+	r->served_cycles = __atomic_load_n(&t->acct.served_cycles, __ATOMIC_RELAXED);
 	r->ipc = (sysinfo_ipc_counts_t){
 		c->calls_sent, c->calls_received, c->answers_sent,
 		c->answers_received, c->irq_notifications, c->forwarded,
@@ -262,6 +277,10 @@ static void si_thread_add(thread_t *t, void *ctx)
 	r.on_cpu = t->on_cpu;
 	acct_thread_now(t, &r.user_cycles, &r.kernel_cycles);
 	r.switches = t->acct.switches;
+	if (t->serve.call) {                 /* a racy glance, as on_cpu */
+		r.serving_origin = t->serve.o.hops[0];
+		r.serving_method = t->serve.method;
+	}
 	w->rc = si_put(w->b, &r, sizeof(r));
 }
 

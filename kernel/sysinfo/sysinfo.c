@@ -42,6 +42,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.threads", SYSINFO_DATA, NULL, si_threads, si_thread_ids, si_thread },
 	{ "system.exceptions", SYSINFO_DATA, NULL, si_vectors, si_vector_ids, si_vector },
 	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
+	{ "system.ipc.pairs", SYSINFO_DATA, NULL, si_ipc_pairs, NULL, NULL },
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
 	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
 	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },

@@ -36,6 +36,8 @@ errno_t si_tasks(si_buf_t *b, uint64_t arg);
 errno_t si_threads(si_buf_t *b, uint64_t arg);
 errno_t si_vectors(si_buf_t *b, uint64_t arg);
 errno_t si_syscalls(si_buf_t *b, uint64_t arg);
+/* system.ipc.pairs: the (origin, server) totals (kernel/origin.h). */
+errno_t si_ipc_pairs(si_buf_t *b, uint64_t arg);
 errno_t si_profiler(si_buf_t *b, uint64_t arg);
 errno_t si_memory(si_buf_t *b, uint64_t arg);
 

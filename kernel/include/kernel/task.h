@@ -27,6 +27,8 @@ typedef enum {
 typedef struct task_acct {
 	uint64_t user_cycles;
 	uint64_t kernel_cycles;
+	uint64_t imposed_cycles;     /* others served its calls (origin.h; atomic) */
+	uint64_t served_cycles;      /* it served others' calls (atomic) */
 } task_acct_t;
 
 /* Ports a task can be given are below this (platform_ioport_grantable()). */

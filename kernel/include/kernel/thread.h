@@ -13,6 +13,7 @@
 #include <arch/thread.h>
 #include <kernel/spinlock.h>
 #include <kernel/ktimer.h>
+#include <kernel/origin.h>
 #include <kernel/types.h>
 #include <kernel/waitq.h>
 #include <lib/list.h>
@@ -76,6 +77,7 @@ typedef struct thread {
 	bool join_claimed;           /* detached, or a joiner is on it */
 	waitq_t joiners;             /* threads in thread_join() */
 	thread_acct_t acct;
+	origin_serve_t serve;        /* the IPC call it serves (origin.h) */
 	struct cprof_stack *cprof_stack;  /* its kernel calls (kernel call profiling) */
 	struct cprof_clock *cprof_clock;  /* its clock in its process's clock page */
 } thread_t;

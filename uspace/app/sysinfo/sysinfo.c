@@ -97,6 +97,8 @@ static const sysinfo_field_t task_fields[] = {
 	F_AS("answers_received", sysinfo_task_t, ipc.answers_received, KIND_U64),
 	F_AS("irq_notifications", sysinfo_task_t, ipc.irq_notifications, KIND_U64),
 	F_AS("forwarded", sysinfo_task_t, ipc.forwarded, KIND_U64),
+	F(sysinfo_task_t, imposed_cycles, KIND_U64),
+	F(sysinfo_task_t, served_cycles, KIND_U64),
 	{ NULL, 0, 0 },
 };
 
@@ -129,6 +131,8 @@ static const sysinfo_field_t thread_fields[] = {
 	F(sysinfo_thread_t, user_cycles, KIND_U64),
 	F(sysinfo_thread_t, kernel_cycles, KIND_U64),
 	F(sysinfo_thread_t, switches, KIND_U64),
+	F(sysinfo_thread_t, serving_origin, KIND_U64),
+	F(sysinfo_thread_t, serving_method, KIND_U64),
 	{ NULL, 0, 0 },
 };
 
@@ -145,6 +149,16 @@ static const sysinfo_field_t syscall_fields[] = {
 	F(sysinfo_syscall_t, name, KIND_NAME),
 	F(sysinfo_syscall_t, count, KIND_U64),
 	F(sysinfo_syscall_t, cycles, KIND_U64),
+	{ NULL, 0, 0 },
+};
+
+static const sysinfo_field_t pair_fields[] = {
+	F(sysinfo_ipc_pair_t, origin, KIND_U64),
+	F(sysinfo_ipc_pair_t, origin_name, KIND_NAME),
+	F(sysinfo_ipc_pair_t, server, KIND_U64),
+	F(sysinfo_ipc_pair_t, server_name, KIND_NAME),
+	F(sysinfo_ipc_pair_t, cycles, KIND_U64),
+	F(sysinfo_ipc_pair_t, calls, KIND_U64),
 	{ NULL, 0, 0 },
 };
 
@@ -180,6 +194,7 @@ static const sysinfo_record_t records[] = {
 	{ "system.exceptions", sizeof(sysinfo_vector_t), vector_fields },
 	{ "system.exceptions.#", sizeof(sysinfo_vector_t), vector_fields },
 	{ "system.syscalls", sizeof(sysinfo_syscall_t), syscall_fields },
+	{ "system.ipc.pairs", sizeof(sysinfo_ipc_pair_t), pair_fields },
 };
 
 static void usage(FILE *out)
