@@ -17,7 +17,7 @@
 static __attribute__((noinline, noclone)) void local_work(uint64_t us)
 {
 	__asm__ volatile("# ipcload local_work" ::: "memory");
-	IPCLOAD_SPIN(ipcload_loops(us));
+	IPCLOAD_SPIN(us);
 }
 
 /* Make n calls of cost us each on phone; the calls that succeeded. */

@@ -4,10 +4,12 @@
  * others as tasks of their own): servers whose handler spins a number of
  * microseconds per call in serve_a or serve_b (server.c), and clients
  * that compute locally (local_work) and call a server (do_calls) at
- * given costs (client.c). Spinning is counted in loop iterations (the
- * orchestrator calibrates loops per millisecond once and hands the figure
- * to every task), so a call's cost is the same number of instructions
- * however often the server is preempted.
+ * given costs (client.c). Spinning is measured in the spinning thread's
+ * CPU time (the kernel's accounting, what imposed_cycles and time-based
+ * samples measure too), so a call costs its server the same CPU time
+ * however often the server is preempted; the orchestrator calibrates the
+ * loops per millisecond once (for the chunk between clock reads) and
+ * hands the figure to every task.
  */
 #ifndef IPCLOAD_H
 #define IPCLOAD_H
@@ -15,6 +17,8 @@
 #include <ipc.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
+#include <vernier.h>
 
 /* The protocol (the profilers' method table names them). */
 #define IPCLOAD_M_WORK (IPC_M_USER + 1)     /* args[0] µs, in serve_a */
@@ -25,18 +29,33 @@
 
 /* Steps of arithmetic per loop, identical in every spinning function. */
 #define IPCLOAD_INNER 64
+#define IPCLOAD_CHUNK_US 20                /* spun between clock reads */
 
-/* The spin loop body every named function holds (not a call of its own). */
-#define IPCLOAD_SPIN(loops)						\
+/*
+ * The spin loop body every named function holds (not a call of its own):
+ * loops of arithmetic, IPCLOAD_CHUNK_US at a time, until the calling
+ * thread's CPU time (the kernel's cycle accounting, CLOCK_THREAD_CPUTIME_ID)
+ * has grown by us microseconds.
+ */
+#define IPCLOAD_SPIN(us)						\
 	do {								\
-		uint64_t x_ = 1;					\
-		for (uint64_t n_ = 0; n_ < (loops); n_++) {		\
-			for (int i_ = 0; i_ < IPCLOAD_INNER; i_++) {	\
-				x_ = x_ * 6364136223846793005ull + 1;	\
-				__asm__ volatile("" : "+r"(x_));	\
+		uint64_t end_ = ipcload_cpu_ns() + (uint64_t)(us) * 1000;\
+		uint64_t chunk_ = ipcload_loops(IPCLOAD_CHUNK_US) + 1, x_ = 1;\
+		while (ipcload_cpu_ns() < end_) {			\
+			for (uint64_t n_ = 0; n_ < chunk_; n_++) {	\
+				for (int i_ = 0; i_ < IPCLOAD_INNER; i_++) {\
+					x_ = x_ * 6364136223846793005ull + 1;\
+					__asm__ volatile("" : "+r"(x_));\
+				}					\
 			}						\
 		}							\
 	} while (0)
+
+/* The calling thread's CPU time in ns. */
+static inline uint64_t ipcload_cpu_ns(void)
+{
+	return sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 /* Loops per millisecond (from -k), set before any spinning. */
 extern uint64_t ipcload_loops_ms;

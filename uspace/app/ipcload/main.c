@@ -91,7 +91,14 @@ uint64_t ipcload_cycles(bool served)
 /* Spin n loops (the calibration's copy of the loop). */
 static __attribute__((noinline, noclone)) void calibrate_spin(uint64_t n)
 {
-	IPCLOAD_SPIN(n);
+	uint64_t x = 1;
+
+	for (uint64_t i = 0; i < n; i++) {
+		for (int j = 0; j < IPCLOAD_INNER; j++) {
+			x = x * 6364136223846793005ull + 1;
+			__asm__ volatile("" : "+r"(x));
+		}
+	}
 }
 
 /* Loops per millisecond: double the loops until one run takes 20 ms. */

@@ -17,6 +17,7 @@
 typedef struct srv_sender {
 	task_id_t task;
 	uint64_t calls, us, tsc;        /* tsc: handler time (wall) */
+	uint64_t cpu_ns;                /* handler time (this thread's CPU) */
 } srv_sender_t;
 
 typedef struct srv {
@@ -30,14 +31,14 @@ typedef struct srv {
 static __attribute__((noinline, noclone)) void serve_a(uint64_t us)
 {
 	__asm__ volatile("# ipcload serve_a" ::: "memory");
-	IPCLOAD_SPIN(ipcload_loops(us));
+	IPCLOAD_SPIN(us);
 }
 
 /* Spin us microseconds: the work of WORK_B calls. */
 static __attribute__((noinline, noclone)) void serve_b(uint64_t us)
 {
 	__asm__ volatile("# ipcload serve_b" ::: "memory");
-	IPCLOAD_SPIN(ipcload_loops(us));
+	IPCLOAD_SPIN(us);
 }
 
 /* The entry of a calling task (the last one is shared when full). */
@@ -55,7 +56,7 @@ static srv_sender_t *srv_sender(srv_t *s, task_id_t task)
 /* One WORK or WORK_B call: spin (and call the next server), answer. */
 static void srv_work(srv_t *s, const ipc_event_t *ev)
 {
-	uint64_t us = ev->msg.args[0], t0 = ipcload_rdtsc();
+	uint64_t us = ev->msg.args[0], t0 = ipcload_rdtsc(), c0 = ipcload_cpu_ns();
 	errno_t rc = EOK;
 
 	if (us > IPCLOAD_MAX_US) {
@@ -74,25 +75,32 @@ static void srv_work(srv_t *s, const ipc_event_t *ev)
 	d->calls++;
 	d->us += us;
 	d->tsc += ipcload_rdtsc() - t0;
+	d->cpu_ns += ipcload_cpu_ns() - c0;
 	s->calls++;
 	s->us += us;
 	ipc_answer_0(ev->callid, rc);
 }
 
-/* STOP: print what was served (before answering: the caller waits). */
+/*
+ * STOP: print what was served (before answering: the caller waits). The
+ * served cycles are read first: printing is work done for STOP's caller.
+ */
 static void srv_report(const srv_t *s)
 {
+	uint64_t served = ipcload_cycles(true);
+
 	for (unsigned i = 0; i < SRV_SENDERS && s->senders[i].task; i++) {
 		const srv_sender_t *d = &s->senders[i];
 		printf("ipcload: server %s task %llu for task %llu: %llu calls, %llu us, "
-		       "%llu tsc\n", s->name, (unsigned long long)sys_task_id(),
+		       "%llu tsc, %llu cpu_ns\n", s->name, (unsigned long long)sys_task_id(),
 		       (unsigned long long)d->task, (unsigned long long)d->calls,
-		       (unsigned long long)d->us, (unsigned long long)d->tsc);
+		       (unsigned long long)d->us, (unsigned long long)d->tsc,
+		       (unsigned long long)d->cpu_ns);
 	}
 	printf("ipcload: server %s task %llu: %llu calls, %llu us served, "
 	       "served_cycles %llu, %llu failed\n", s->name,
 	       (unsigned long long)sys_task_id(), (unsigned long long)s->calls,
-	       (unsigned long long)s->us, (unsigned long long)ipcload_cycles(true),
+	       (unsigned long long)s->us, (unsigned long long)served,
 	       (unsigned long long)s->failed);
 }
 

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""test/ipcprof.t - IPC-aware profiling against ground truth (issue 16).
+
+/bin/ipcload's ratio run has a server and two clients with equal local
+work whose calls cost the server 3:1 of its CPU time (client 1 asks 3 *
+US per call, client 2 US). With `sprofile -c` covering the whole run
+(ipcload starts a second after it):
+- the server takes at least 10,000 samples, and those serving calls are
+  attributed to client 1 and client 2 at 75/25 within 1.5 percentage
+  points (the report by origin's "[ipc ipcload.WORK]  SERVER  path C ->
+  SERVER" rows), on 1 CPU (under -icount) and on 4 CPUs (plain TCG, as
+  test/groundtruth.t: -icount shares CPUs unfairly), with the rtc-nmi and
+  the timer sources;
+- the clients' imposed_cycles (the kernel's accounting, printed by each
+  client after its last call) sum to the server's served_cycles within 1%.
+The chain run (client -> S1 -> S2, 1 CPU): S2's samples are charged to
+the client with the path client -> S1 -> S2 (the task ids ipcload names).
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+from guest import shell_session  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOLERANCE = 1.5               # percentage points
+MIN_SAMPLES = 10000
+ACCT_TOL = 1.0                # percent: imposed against served cycles
+RATIO_ARGS = "-n 250 -u 5000 -l 1000"   # server work 250 * 4 * 5 ms = 5 s
+CHAIN_ARGS = "-n 40 -u 2000 -l 500"
+
+CLIENT_RE = re.compile(r"ipcload: client (\d) task (\d+): (\d+) calls, (\d+) us asked, "
+                       r"\d+ us local, imposed_cycles (\d+)")
+SERVER_RE = re.compile(r"ipcload: server \S+ task (\d+): (\d+) calls, \d+ us served, "
+                       r"served_cycles (\d+), (\d+) failed")
+CHAIN_RE = re.compile(r"ipcload: chain done: client task (\d+) -> S1 task (\d+) -> "
+                      r"S2 task (\d+)")
+# A row of an origin's "imposed by server" part of sprofile -c.
+IPC_ROW_RE = re.compile(r"^\s+(\d+)\s+[\d.]+%\s+\[ipc ipcload\.(\w+)\]\s+(\d+) \S+"
+                        r"\s+path ([\d >-]+)$")
+
+
+def ipc_rows(out):
+    """[(samples, method, server, [hop ids])] of the report's ipcload rows."""
+    rows = []
+    for line in out or []:
+        m = IPC_ROW_RE.match(line)
+        if m:
+            hops = [int(h) for h in m.group(4).split("->")]
+            rows.append((int(m.group(1)), m.group(2), int(m.group(3)), hops))
+    return rows
+
+
+def run_profiled(sh, mode_args, src, hz, secs, log):
+    """ipcload (in the background, a second late) under sprofile -c; both outputs."""
+    sh.run("rm %s" % log)
+    sh.run("sh -c 'sleep 1; ipcload %s' > %s &" % (mode_args, log))
+    report = sh.run("sprofile -c -p 0 -s %s -f %d -d %s" % (src, hz, secs),
+                    timeout=600)
+    for _ in range(30):                 # ipcload ends before sprofile's -d
+        out = sh.run("cat %s" % log) or []
+        if [l for l in out if " done: " in l]:
+            return report, out
+        sh.run("sleep 1")
+    return report, out
+
+
+def check_ratio(tap, sh, cpus, src, hz, secs):
+    what = "%d CPU%s, %s" % (cpus, "" if cpus == 1 else "s", src)
+    report, out = run_profiled(sh, RATIO_ARGS + " ratio", src, hz, secs, "/tmp/ipcr.txt")
+    clients = {}
+    for line in out:
+        m = CLIENT_RE.search(line)
+        if m:
+            clients[int(m.group(1))] = (int(m.group(2)), int(m.group(4)),
+                                        int(m.group(5)))
+    srv = [SERVER_RE.search(l) for l in out]
+    srv = [m for m in srv if m]
+    ok = len(clients) == 2 and len(srv) == 1 and srv[0].group(4) == "0"
+    tap.ok(ok, "%s: ipcload ratio ran (%r)" % (what, out[-3:]))
+    if not ok:
+        for part in ("samples", "shares", "accounting"):
+            tap.ok(False, "%s: %s: no run to check" % (what, part))
+        return
+    server = int(srv[0].group(1))
+    asked = {i: clients[i][1] for i in clients}
+    want = 100.0 * asked[1] / (asked[1] + asked[2])
+    got = {i: 0 for i in clients}
+    for count, method, s, hops in ipc_rows(report):
+        for i in clients:
+            if method == "WORK" and s == server and hops == [clients[i][0], server]:
+                got[i] += count
+    total = got[1] + got[2]
+    tap.ok(total >= MIN_SAMPLES,
+           "%s: %d samples of the server serving the clients (want >= %d)"
+           % (what, total, MIN_SAMPLES))
+    share = 100.0 * got[1] / total if total else 0.0
+    tap.ok(abs(share - want) <= TOLERANCE,
+           "%s: client 1 has %.2f%% of them (%d of %d; asked %.2f%%, +- %.1f)"
+           % (what, share, got[1], total, want, TOLERANCE))
+    imposed = clients[1][2] + clients[2][2]
+    served = int(srv[0].group(3))
+    diff = 100.0 * abs(imposed - served) / served if served else 100.0
+    tap.ok(served and diff <= ACCT_TOL,
+           "%s: imposed_cycles %d + %d = %d, server's served_cycles %d (%.3f%% apart, "
+           "want <= %.0f%%)" % (what, clients[1][2], clients[2][2], imposed, served,
+                                diff, ACCT_TOL))
+
+
+def check_chain(tap, sh):
+    report, out = run_profiled(sh, CHAIN_ARGS + " chain", "timer", 1000, "5",
+                               "/tmp/ipcc.txt")
+    m = [CHAIN_RE.search(l) for l in out]
+    m = [x for x in m if x]
+    tap.ok(m and "(failed)" not in " ".join(out), "ipcload chain ran (%r)" % out[-2:])
+    client, s1, s2 = (int(x) for x in m[0].groups()) if m else (0, 0, 0)
+    rows = ipc_rows(report)
+    via = sum(c for c, meth, s, hops in rows
+              if meth == "WORK_B" and s == s2 and hops == [client, s1, s2])
+    direct = sum(c for c, meth, s, hops in rows
+                 if meth == "WORK" and s == s1 and hops == [client, s1])
+    tap.ok(via > 0 and direct > 0,
+           "chain: S2's samples charged to the client through S1 (%d, path %d -> %d -> "
+           "%d), S1's directly (%d)" % (via, client, s1, s2, direct))
+    stray = [r for r in rows if r[2] == s2 and r[3] != [client, s1, s2]]
+    tap.ok(not stray, "chain: no S2 sample with another path (%r)" % stray[:3])
+
+
+def main():
+    tap = Tap()
+    shell_session(tap, [
+        lambda t, s: check_ratio(t, s, 1, "rtc-nmi", 4096, "9"),
+        lambda t, s: check_ratio(t, s, 1, "timer", 4000, "9"),
+        check_chain,
+    ], cpus=1, icount=bt.PROFILE_ICOUNT)
+    shell_session(tap, [
+        lambda t, s: check_ratio(t, s, 4, "rtc-nmi", 4096, "9"),
+        lambda t, s: check_ratio(t, s, 4, "timer", 4000, "9"),
+    ], cpus=4)     # plain TCG: under -icount QEMU 7.2 shares CPUs unfairly
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
