@@ -20,6 +20,10 @@ US per call, client 2 US). With `sprofile -c` covering the whole run
   client after its last call) sum to the server's served_cycles within 1%.
 The chain run (client -> S1 -> S2, 1 CPU): S2's samples are charged to
 the client with the path client -> S1 -> S2 (the task ids ipcload names).
+Permissions (1 CPU): `profile -c wc /boot/kernel` gets the file
+service's samples serving wc's reads, with their functions; under
+`restrict` (no profile permission) every one of them is redacted to its
+"[ipc ...]" frame.
 
 TAP on stdout, for prove.
 """
@@ -139,12 +143,51 @@ def check_chain(tap, sh):
     tap.ok(not stray, "chain: no S2 sample with another path (%r)" % stray[:3])
 
 
+IPC_SUM_RE = re.compile(r"^ipc: (\d+) samples serving calls, (\d+) redacted$")
+
+
+def imposed_funcs(out):
+    """The function names of the "imposed functions:" part of a -c report."""
+    names, inside = [], False
+    for line in out or []:
+        if line.strip() == "imposed functions:":
+            inside = True
+        elif inside and re.match(r"^\s+\d+\s+[\d.]+%\s+", line):
+            names.append(re.sub(r"^\s+\d+\s+[\d.]+%\s+", "", line))
+        elif inside:
+            inside = False
+    return names
+
+
+def check_redacted(tap, sh):
+    # wc reads /boot/kernel through the file service. profile -c of it
+    # gets fs's samples serving wc's reads; restricted (no profile
+    # permission, not fs's parent), they come without address or chain.
+    for restricted in (False, True):
+        cmd = "%sprofile -c -f 4000 wc /boot/kernel" % ("restrict " if restricted else "")
+        out = sh.run(cmd, timeout=120) or []
+        m = [IPC_SUM_RE.match(l) for l in out]
+        m = [x for x in m if x]
+        ipc, red = (int(m[0].group(1)), int(m[0].group(2))) if m else (0, -1)
+        funcs = imposed_funcs(out)
+        if restricted:
+            tap.ok(ipc > 0 and red == ipc and funcs and
+                   all(f.startswith("[ipc ") for f in funcs),
+                   "%s: %d samples of fs for wc, all redacted to [ipc ...] frames (%r)"
+                   % (cmd, ipc, funcs[:3]))
+        else:
+            tap.ok(ipc > 0 and red == 0 and any(not f.startswith("[ipc ") for f in funcs),
+                   "%s: %d samples of fs for wc, with functions (%r)"
+                   % (cmd, ipc, funcs[:3]))
+
+
 def main():
     tap = Tap()
     shell_session(tap, [
         lambda t, s: check_ratio(t, s, 1, "rtc-nmi", 4096, "9"),
         lambda t, s: check_ratio(t, s, 1, "timer", 4000, "9"),
         check_chain,
+        check_redacted,
     ], cpus=1, icount=bt.PROFILE_ICOUNT)
     shell_session(tap, [
         lambda t, s: check_ratio(t, s, 4, "rtc-nmi", 4096, "9"),
