@@ -447,9 +447,24 @@ static void fold_name(px_t *x, px_buf_t *b, const char *s)
 	}
 }
 
-/* A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY). */
+/* An "[ipc SERVER.METHOD]" frame (by origin): kept as the reports print it. */
+static bool fold_ipc(const px_func_t *f)
+{
+	return f->known && !f->kernel && f->bin == PROF_BIN_NONE &&
+	       strncmp(f->name, "[ipc ", 5) == 0;
+}
+
+/*
+ * A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY);
+ * "[ipc SERVER.METHOD]" with its space (the count is after the last one).
+ */
 static void fold_func(px_t *x, px_buf_t *b, const px_func_t *f)
 {
+	if (fold_ipc(f)) {
+		buf_str(x, b, "[ipc ");
+		fold_name(x, b, f->name + 5);
+		return;
+	}
 	fold_name(x, b, f->name);
 	if (!f->known && !f->kernel) {
 		buf_str(x, b, "_(");

@@ -410,20 +410,20 @@ static void test_folded(void)
 	char *t = folded(true, 0);
 
 	note_text("folded by origin:", t);
-	HAS(t, "cli1;[ipc_ipcload.WORK];main;srv_loop;serve_a 30");
-	HAS(t, "cli1;[ipc_ipcload.WORK_B];main;srv_loop;serve_b 8");
+	HAS(t, "cli1;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
+	HAS(t, "cli1;[ipc ipcload.WORK_B];main;srv_loop;serve_b 8");
 	HAS(t, "cli1;main;local_work 20");
-	HAS(t, "cli2;[ipc_ipcload.WORK];main;srv_loop;serve_a 10");
-	HAS(t, "cli2;[ipc_fs.READ] 4");
+	HAS(t, "cli2;[ipc ipcload.WORK];main;srv_loop;serve_a 10");
+	HAS(t, "cli2;[ipc fs.READ] 4");
 	LACKS(t, "ipcload;");
 	free(t);
 	t = folded(false, 0);
 	note_text("folded:", t);
 	HAS(t, "ipcload-7;main;srv_loop;serve_a 40");
-	HAS(t, "fs;[ipc_fs.READ] 4");
+	HAS(t, "fs;[ipc fs.READ] 4");
 	free(t);
 	t = folded(true, 6);
-	HAS(t, "cli2;[ipc_ipcload.WORK];main;srv_loop;serve_a 10");
+	HAS(t, "cli2;[ipc ipcload.WORK];main;srv_loop;serve_a 10");
 	LACKS(t, "cli1");
 	free(t);
 	is_int(pt_live_allocs, 0, "no memory left allocated");
@@ -452,7 +452,7 @@ static void test_vprof(void)
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -F folded -r %s %s/stream 2>&1", build,
 		 dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -C -F folded exits 0");
-	HAS(text, "cli1;[ipc_ipcload.WORK];main;srv_loop;serve_a 30");
+	HAS(text, "cli1;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -T cli1 %s/stream 2>&1", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof -C -T NAME: a usage error");
 	prof_ipc_t p = mk_ipc(M_WORK, 7, 5, 7, 0);
