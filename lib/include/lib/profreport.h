@@ -69,9 +69,12 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out);
 
 /*
  * Add stream bytes. EOK; EINVAL for a malformed stream (bad magic in
- * the first record, a record size below 16 or not a multiple of 8);
- * ENOTSUP for a version outside PROF_VERSION_MIN..PROF_VERSION; ENOMEM.
- * Unknown record types are skipped.
+ * the first record, a record size below 16 or not a multiple of 8, a
+ * sample whose chain does not fit, a damaged v3 IPC block: cut short,
+ * 2..PROF_IPC_HOPS hops, depth below them, not ending at the sampled
+ * task, redacted with a chain, idle); ENOTSUP for a version outside
+ * PROF_VERSION_MIN..PROF_VERSION; ENOMEM. prof_report_error says why.
+ * Unknown record types are skipped; v1 and v2 samples have no IPC block.
  */
 errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len);
 
