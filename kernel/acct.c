@@ -2,6 +2,7 @@
 #include <kernel/acct.h>
 #include <kernel/cprof.h>
 #include <kernel/origin.h>
+#include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
 
@@ -15,30 +16,50 @@ _Static_assert(offsetof(cpu_t, edge.exit) == CPU_OFF_EDGE_EXIT, "CPU_OFF_EDGE_EX
 _Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_EDGE_SCRATCH");
 
 /*
+ * t serves a call (origin.h): its d cycles are also work done for the
+ * call's origin; after the answer (ending) this boundary is the last.
+ * Irqs off; atomics, as other CPUs add to the same tasks.
+ */
+static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint64_t d)
+{
+	origin_serve_t *s = &t->serve;
+
+	if (__builtin_expect(!s->o.task, 1))
+		return;
+	__atomic_add_fetch(&s->o.task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
+	__atomic_add_fetch(s->cycles, d, __ATOMIC_RELAXED);
+	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
+		s->unref = s->o.task;
+		s->o.task = NULL;
+		s->ending = false;
+	}
+}
+
+/*
  * In user mode since a return whose exit code stamped edge.exit: that code
  * ran in the kernel, for the thread still current. Moves c's last boundary
- * to the stamp, charging the thread's kernel time. Irqs off.
+ * to the stamp, charging the thread's kernel time; returns that time (the
+ * caller gives it to acct_served with the rest). Irqs off.
  */
-static inline __attribute__((always_inline)) void acct_take_exit(cpu_t *c, uint64_t now)
+static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, uint64_t now)
 {
 	acct_cpu_t *a = &c->acct;
-	uint64_t x = c->edge.exit;
+	uint64_t x = c->edge.exit, d = x - a->last;
 
 	c->edge.exit = 0;
 	if (a->mode != ACCT_USER || !a->last || x <= a->last || x > now || !c->current)
-		return;
-	c->current->acct.kernel_cycles += x - a->last;
-	if (c->current->serve.o.task)
-		origin_charge(c->current, x - a->last);
-	a->busy += x - a->last;
+		return 0;
+	c->current->acct.kernel_cycles += d;
+	a->busy += d;
 	a->last = x;
+	return d;
 }
 
 /* Give the cycles up to now since c's last boundary to whoever had them. Irqs off. */
 static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, uint64_t now)
 {
-	if (c->edge.exit)
-		acct_take_exit(c, now);
+	uint64_t dx = c->edge.exit ? acct_take_exit(c, now) : 0;   /* 0 unless user mode */
 	acct_cpu_t *a = &c->acct;
 	uint64_t d = a->last && now > a->last ? now - a->last : 0;
 	thread_t *t = c->current;
@@ -52,8 +73,8 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 		t->acct.user_cycles += d;
 	else if (t)
 		t->acct.kernel_cycles += d;
-	if (t && t->serve.o.task)           /* serving a call: whose work it is */
-		origin_charge(t, d);
+	if (t)
+		acct_served(t, d + dx);
 	if (t == c->idle)
 		a->idle += d;
 	else
@@ -62,7 +83,7 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 }
 
 /* Give the cycles since c's last boundary to whoever had them. Irqs off. */
-static uint64_t acct_charge(cpu_t *c)
+static inline __attribute__((always_inline)) uint64_t acct_charge(cpu_t *c)
 {
 	return acct_charge_at(c, time_cycles());
 }

@@ -165,3 +165,13 @@ size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
 	*ntop = (uint16_t)arch_stack_top(f, out + n, top_max);
 	return n;
 }
+
+size_t arch_user_stack(const thread_t *t, uint64_t *out, size_t max)
+{
+	const int_frame_t *f = (const int_frame_t *)(t->kstack_top - sizeof(int_frame_t));
+
+	if (!max || !t->kstack_top || !frame_from_user(f))
+		return 0;
+	out[0] = f->rip;
+	return 1 + chain_user(f->rbp, out + 1, max - 1);
+}

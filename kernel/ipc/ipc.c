@@ -219,7 +219,6 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	if (rc == EOK) {
 		p->outstanding++;
 		me->ipc.unread++;
-		origin_of_caller(&c->origin);
 		c->conn = p->conn;
 		if ((c->kbox_of = p->kbox_of))
 			task_ref(c->kbox_of);
@@ -229,6 +228,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (rc != EOK)
 		return -rc;
+	origin_of_caller(&c->origin, c->id);     /* c is still ours alone */
 	ipc_callid_t id = c->id;
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);
@@ -342,13 +342,15 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	bool answer;
 	call_t *c;
 
+	if (origin_serve_holds(&thread_current()->serve))
+		origin_serve_flush(false);   /* no served origin held while waiting */
 	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
 	if (rc != EOK)
 		return rc;
 	event_fill(&ev, c, answer);
 	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
 	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
-		origin_serve_begin(c->id, (uint32_t)c->msg.method, &c->origin);
+		origin_serve_begin(c->id, (uint32_t)c->msg.method, &c->origin, c->caller);
 	box_taken(b, c, answer, rc == EOK);
 	return rc;
 }
@@ -452,7 +454,7 @@ errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *resul
 	}
 	c->answer = ans;
 	__atomic_add_fetch(&me->ipc.counters.answers_sent, 1, __ATOMIC_RELAXED);
-	origin_serve_done(id);
+	origin_serve_done(&thread_current()->serve, id);
 	call_deliver_answer(c);
 	return EOK;
 }
@@ -514,7 +516,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		box_return_dispatched(&me->ipc.box, c);
 		return rc;
 	}
-	origin_serve_done(id);
+	origin_serve_done(&thread_current()->serve, id);
 	__atomic_add_fetch(&me->ipc.counters.forwarded, 1, __ATOMIC_RELAXED);
 	return EOK;
 }

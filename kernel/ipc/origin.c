@@ -11,6 +11,7 @@
 #include <abi/sysinfo.h>
 #include <kernel/acct.h>
 #include <kernel/origin.h>
+#include <kernel/prof.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <lib/string.h>
@@ -29,31 +30,23 @@ static spinlock_t origin_lock = SPINLOCK_INIT("origin");
 
 #define origin_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-void origin_put(origin_t *o)
-{
-	if (o->task)
-		task_unref(o->task);
-	o->task = NULL;
-}
-
-void origin_of_caller(origin_t *o)
+void origin_of_caller(origin_t *o, uint64_t id)
 {
 	thread_t *t = thread_current();
 
-	if (t->serve.call && t->serve.o.task) {
-		*o = t->serve.o;
-	} else {
-		memset(o, 0, sizeof(*o));
-		o->task = t->task;
+	if (!t->serve.call) {                /* its own work: the call's caller */
 		o->thread = t->id;
-		o->nhops = o->depth = 1;
-		o->hops[0] = t->task->id;
+		o->stack = prof_stack_for_call(id);
+		return;
 	}
+	*o = t->serve.o;                     /* o.task is set whenever call is */
 	task_ref(o->task);
+	if (o->stack)
+		prof_stack_get(o->stack);
 }
 
 /* Add task as o's last hop; a full list keeps the origin and the deepest. */
-static void origin_hop(origin_t *o, uint64_t task)
+static inline void origin_hop(origin_t *o, uint64_t task)
 {
 	if (o->depth < UINT16_MAX)
 		o->depth++;
@@ -61,7 +54,8 @@ static void origin_hop(origin_t *o, uint64_t task)
 		o->hops[o->nhops++] = task;
 		return;
 	}
-	memmove(&o->hops[1], &o->hops[2], (PROF_IPC_HOPS - 2) * sizeof(o->hops[0]));
+	for (unsigned i = 1; i + 1 < PROF_IPC_HOPS; i++)
+		o->hops[i] = o->hops[i + 1];
 	o->hops[PROF_IPC_HOPS - 1] = task;
 }
 
@@ -106,74 +100,109 @@ static origin_pair_t *origin_pair_get(const task_t *origin, const task_t *server
 	       : origin_pair_get(origin, server);    /* another pair took it: look again */
 }
 
-/*
- * Replace the current thread's serving state with (id, method, o, pair);
- * the old origin goes to *old. The cycles so far are charged to the old
- * state first. Interrupts off inside.
- */
-static void origin_serve_set(uint64_t id, uint32_t method, const origin_t *o,
-			     origin_pair_t *pair, origin_t *old)
+/* The pair entry of (origin, t's task), from t's cache if it is that one. */
+static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
 {
-	thread_t *t = thread_current();
-	uint64_t f = irq_save();
+	origin_pair_t *p = t->serve.last;
 
-	acct_kernel_enter();                     /* charge up to now */
-	*old = t->serve.o;
-	t->serve.call = 0;
-	origin_fence();
-	memset(&t->serve.o, 0, sizeof(t->serve.o));
-	if (o)
-		t->serve.o = *o;
-	t->serve.method = method;
-	t->serve.pair = pair;
-	origin_fence();
-	t->serve.call = id;
-	irq_restore(f);
+	if (!p || p->origin != origin->id || p->server != t->task->id)
+		p = t->serve.last = origin_pair_get(origin, t->task);
+	return p;
 }
 
-void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o)
+/*
+ * s takes the origin of a call (o, or its caller's when o->task is NULL)
+ * with task as the last hop; returns the origin task, referenced.
+ * s->o.task is NULL: the accounting does not read s meanwhile.
+ */
+static inline task_t *origin_serve_take(origin_serve_t *s, const origin_t *o, task_t *caller,
+					const task_t *task)
+{
+	if (!o->task) {                      /* the caller's own work: hops caller, task */
+		s->o.thread = o->thread;
+		s->o.nhops = s->o.depth = 2;
+		s->o.hops[0] = caller->id;
+		s->o.hops[1] = task->id;
+		task_ref(caller);
+		return caller;
+	}
+	s->o.thread = o->thread;             /* not o->task: set last, by the caller */
+	s->o.nhops = o->nhops;
+	s->o.depth = o->depth;
+	memcpy(s->o.hops, o->hops, sizeof(s->o.hops));
+	origin_hop(&s->o, task->id);
+	task_ref(o->task);
+	return o->task;
+}
+
+/*
+ * Without an interrupts-off section: the accounting (interrupts on this
+ * CPU) charges only while s->o.task is set, and the exchange that clears
+ * it is one instruction, so a boundary either moved the old origin to
+ * unref before it or sees NULL after it. The sampler sees call 0 until
+ * the fields are whole.
+ */
+void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t *caller)
 {
 	thread_t *t = thread_current();
-	origin_t mine = *o, old;
+	origin_serve_t *s = &t->serve;
+	task_t *origin = o->task ? o->task : caller;
 
-	if (!o->task) {
+	if (!origin) {
 		origin_serve_end();
 		return;
 	}
-	task_ref(mine.task);
-	origin_hop(&mine, t->task->id);
-	origin_pair_t *pair = origin_pair_get(o->task, t->task);
+	origin_pair_t *pair = origin_pair_of(t, origin);
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
-	origin_serve_set(id, method, &mine, pair, &old);
-	origin_put(&old);
+	s->call = 0;
+	task_t *old = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
+	struct prof_stack *old_stack = s->o.stack;
+	origin_fence();
+	if ((s->o.stack = o->stack))
+		prof_stack_get(o->stack);
+	origin = origin_serve_take(s, o, caller, t->task);
+	s->method = method;
+	s->cycles = &pair->cycles;
+	s->ending = false;
+	origin_fence();
+	s->o.task = origin;
+	s->call = id;
+	if (old)
+		task_unref(old);
+	if (old_stack)
+		prof_stack_put(old_stack);
 }
 
 void origin_serve_end(void)
 {
-	thread_t *t = thread_current();
-	origin_t old;
+	origin_serve_t *s = &thread_current()->serve;
 
-	if (!t->serve.call && !t->serve.o.task)
-		return;
-	origin_serve_set(0, 0, NULL, NULL, &old);
-	origin_put(&old);
+	s->call = 0;                         /* samples: its own work from now */
+	s->ending = s->o.task != NULL;
 }
 
-void origin_serve_done(uint64_t id)
+void origin_serve_flush(bool exiting)
 {
-	if (thread_current()->serve.call == id)
-		origin_serve_end();
-}
+	origin_serve_t *s = &thread_current()->serve;
+	struct prof_stack *stack = NULL;
+	task_t *now = NULL;
 
-void origin_charge(thread_t *t, uint64_t d)
-{
-	origin_serve_t *s = &t->serve;
-
-	if (!d || !s->o.task || !s->pair)
-		return;
-	__atomic_add_fetch(&s->o.task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->pair->cycles, d, __ATOMIC_RELAXED);
+	if (exiting) {
+		s->call = 0;
+		now = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
+		s->ending = false;
+	}
+	task_t *drop = __atomic_exchange_n(&s->unref, NULL, __ATOMIC_RELAXED);
+	if (!s->call) {                      /* the sampler reads it only while call is set */
+		stack = s->o.stack;
+		s->o.stack = NULL;
+	}
+	if (drop)
+		task_unref(drop);
+	if (now)
+		task_unref(now);
+	if (stack)
+		prof_stack_put(stack);
 }
 
 bool origin_sample(const thread_t *t, prof_ipc_t *out)
@@ -190,6 +219,7 @@ bool origin_sample(const thread_t *t, prof_ipc_t *out)
 	out->nhops = s->o.nhops;
 	out->depth = s->o.depth;
 	memcpy(out->hops, s->o.hops, sizeof(out->hops));
+	out->stack = 0;
 	origin_fence();
 	return s->call == call && out->nhops;
 }

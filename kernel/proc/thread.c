@@ -25,11 +25,6 @@ static volatile thread_id_t thread_next_id = 1;
 static list_t thread_list = LIST_INIT(thread_list);
 static spinlock_t thread_list_lock = SPINLOCK_INIT("threads");
 
-thread_t *thread_current(void)
-{
-	return cpu_current()->current;
-}
-
 static thread_t *thread_alloc(task_t *task, const char *name, bool kernel)
 {
 	thread_t *t = kzalloc(sizeof(*t));
@@ -211,7 +206,7 @@ void thread_exit(long value)
 	thread_t *t = thread_current();
 	task_t *task = t->task;
 
-	origin_serve_end();               /* drops its origin's reference */
+	origin_serve_flush(true);         /* drops its origins' references */
 	uint64_t f = spin_lock_irqsave(&task->lock);
 	task->acct.user_cycles += t->acct.user_cycles;
 	task->acct.kernel_cycles += t->acct.kernel_cycles;

@@ -180,6 +180,22 @@ static void prof_route_sample(const prof_rec_sample_t *smp)
 		prof_total_unrouted++;
 }
 
+/*
+ * An origin's stack goes to the sessions with call chains that may see
+ * that task's user stack: system sessions, and task sessions on it.
+ * prof_lock held.
+ */
+static void prof_route_call(const prof_rec_call_t *rec)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & PROF_F_CALLCHAIN) ||
+		    (s->target && s->target != rec->task))
+			continue;
+		prof_session_put(s, rec, rec->h.size);
+	}
+}
+
 /* Give a record to every session that takes samples. prof_lock held. */
 static void prof_route_all(const prof_rec_t *h)
 {
@@ -222,6 +238,8 @@ static void prof_drain_rings(void)
 		while (ring_peek(r, &rec) == EOK) {
 			if (rec.type == PROF_REC_SAMPLE)
 				prof_route_sample(rec.data);
+			else if (rec.type == PROF_REC_CALL)
+				prof_route_call(rec.data);
 			else
 				prof_route_all(rec.data);
 			ring_release(r);

@@ -213,4 +213,17 @@ static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint
 	h->tsc = tsc;
 }
 
+/* The id samples name a kept stack by (prof_ipc_t.stack); 0 for NULL. NMI-safe. */
+uint64_t prof_stack_id(const struct prof_stack *s);
+
+/*
+ * Put s into ring r as a PROF_REC_CALL unless it is there already (the
+ * first sample naming it does). NMI-safe; a full ring leaves it for a
+ * later sample.
+ */
+void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now);
+
+/* Origin stacks not kept since boot: the pool was empty. */
+extern uint64_t prof_stacks_lost;
+
 #endif

@@ -198,8 +198,11 @@ static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t
 	s->nchain = (uint16_t)n;
 	s->nkernel = nk;
 	size_t size = sizeof(*s) + (n + s->ntop) * sizeof(uint64_t);
-	if (th && origin_sample(th, (prof_ipc_t *)((uint8_t *)s + size)))
+	prof_ipc_t *ipc = (prof_ipc_t *)((uint8_t *)s + size);
+	if (th && origin_sample(th, ipc)) {
 		size += sizeof(prof_ipc_t);      /* whose work it is (v3) */
+		ipc->stack = prof_stack_id(th->serve.o.stack);
+	}
 	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
 	return size;
 }
@@ -216,6 +219,8 @@ static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 		return;
 	profil_hit(f);
 	size_t size = prof_build(s, c, f, source, t0);
+	if (c->current->serve.call && c->current->serve.o.stack)
+		prof_stack_emit(c->current->serve.o.stack, r, c->id, t0);   /* before its first sample */
 	if (ring_put(r, PROF_REC_SAMPLE, s, size) == EOK)
 		p->taken++;
 	p->cost += time_cycles() - t0;

@@ -152,6 +152,7 @@ static void prof_quiesce(void)
 
 static void prof_engine_stop_locked(void)
 {
+	prof_stacks_on = false;
 	prof_engine.on = false;
 	arch_prof_stop();
 	prof_quiesce();
@@ -166,6 +167,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		*hz = prof_engine.hz;
 		if (depth > prof_engine.depth)
 			prof_engine.depth = depth;
+		prof_stacks_on = prof_engine.depth != 0;
 		return EOK;
 	}
 	if (!arch_prof_have(*src, NULL))
@@ -189,6 +191,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		return rc;
 	}
 	prof_engine.hz = *hz;
+	prof_stacks_on = depth != 0;
 	return EOK;
 }
 
@@ -460,6 +463,7 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->throttled = s->throttled;
 	st->pending = prof_fifo_used(&s->out);
 	st->target = s->target;
+	st->chains_lost = __atomic_load_n(&prof_stacks_lost, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < cpu_count && prof_engine.on; i++) {
 		st->sample_cycles += prof_cpus[i].cost;
 		st->taken += prof_cpus[i].taken;

@@ -27,52 +27,97 @@
 struct task;
 struct thread;
 
-/* Where a call's work goes: its origin and the tasks it went through. */
+/*
+ * Where a call's work goes: its origin and the tasks it went through. In
+ * a call, task NULL means the caller itself (the call holds the caller
+ * already; hops are then not filled in), or nothing for a notification.
+ */
 typedef struct origin {
-	struct task *task;              /* referenced; NULL: none (notifications) */
+	struct task *task;              /* referenced, or NULL (above) */
 	uint64_t thread;                /* the origin thread's id */
 	uint16_t nhops, depth;          /* as prof_ipc_t */
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first */
+	struct prof_stack *stack;       /* the origin's stack, referenced (kernel/prof.h) */
 } origin_t;
 
 struct origin_pair;
 
-/* A thread's serving state (thread_t.serve). */
+/*
+ * A thread's serving state (thread_t.serve). While o.task is set, the
+ * accounting adds the thread's cycles to o.task's imposed cycles, its own
+ * task's served cycles and *cycles (acct.c). Serving ends at the next
+ * accounting boundary after the answer (ending): the answer's own system
+ * call is work for the call too. That boundary moves o.task to unref,
+ * whose reference the thread drops before it waits for calls again.
+ */
 typedef struct origin_serve {
 	volatile uint64_t call;         /* the call served; 0: none */
 	uint32_t method;
+	bool ending;                    /* stop charging at the next boundary */
 	origin_t o;                     /* hops end with the serving task */
-	struct origin_pair *pair;       /* its (origin, server) totals */
+	uint64_t *cycles;               /* its (origin, server) pair's total */
+	struct task *unref;             /* a served origin's reference to drop */
+	struct origin_pair *last;       /* the pair it last served (a cache) */
 } origin_serve_t;
 
 /*
- * The origin of a call the current thread makes now: the origin of the
- * call it serves, else itself. Takes a reference on o->task.
+ * The origin of call id, which the current thread makes now: the origin
+ * of the call it serves (references taken on o->task and o->stack), else
+ * itself (o->task stays NULL: the call's caller; o->stack its stack if a
+ * session wants it). o is zeroed.
  */
-void origin_of_caller(origin_t *o);
+void origin_of_caller(origin_t *o, uint64_t id);
 
-/* Drop o's reference (o->task becomes NULL). */
-void origin_put(origin_t *o);
+void task_unref(struct task *t);
+void prof_stack_put(struct prof_stack *s);
+
+/* Drop o's references (o->task and o->stack become NULL). */
+static inline void origin_put(origin_t *o)
+{
+	if (o->task)
+		task_unref(o->task);
+	if (o->stack)
+		prof_stack_put(o->stack);
+	o->task = NULL;
+	o->stack = NULL;
+}
 
 /*
- * The current thread takes call id (method, origin o) from its box: it
- * serves it from now on (the cycles so far are charged first). Thread
- * context, any interrupt state.
+ * The current thread takes call id (method, origin o, made by caller;
+ * caller NULL: a notification) from its box: it serves it from now on.
+ * The cycles since the last accounting boundary (waking up to take it)
+ * count for it too. Thread context.
  */
-void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o);
+void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o,
+			struct task *caller);
 
-/* The current thread serves nothing from now on (a notification, exit). */
+/*
+ * The current thread serves nothing from now on (a notification): the
+ * cycles up to the next accounting boundary still count for what it
+ * served.
+ */
 void origin_serve_end(void);
 
-/* The current thread answered or forwarded call id: ends serving it. */
-void origin_serve_done(uint64_t id);
+/* s, the current thread's, answered or forwarded call id: it ends serving it (as above). */
+static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
+{
+	if (s->call != id)
+		return;
+	s->call = 0;
+	s->ending = s->o.task != NULL;
+}
 
 /*
- * Count d cycles of t, which serves a call, to the origin, the server and
- * their pair. The accounting calls it for every charge of a serving
- * thread. Interrupts off; lock-free.
+ * Drop the references serving left (the current thread is about to wait
+ * for calls, or exits). exiting: also end serving at once. Thread context.
  */
-void origin_charge(struct thread *t, uint64_t d);
+void origin_serve_flush(bool exiting);
+
+/* Has s, the current thread's, a reference for origin_serve_flush() to drop? */
+static inline bool origin_serve_holds(const origin_serve_t *s)
+{
+	return s->unref || s->ending || (s->o.stack && !s->call);
+}
 
 /*
  * The sampled thread's origin as a sample carries it, read NMI-safely on

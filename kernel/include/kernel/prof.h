@@ -42,6 +42,25 @@ void prof_task_created(struct task *t);
 void prof_task_loaded(struct task *t);
 void prof_task_exited(struct task *t);
 
+/*
+ * Origin stacks (kernel/prof/stack.c): the user stack of the current
+ * thread, kept for call id while a session with call chains covers its
+ * task; NULL otherwise, or when PROF_IPC_STACKS are held (counted lost).
+ * Thread context. The result is referenced (prof_stack_get/put; put may
+ * be called from any thread context).
+ */
+struct prof_stack;
+extern volatile bool prof_stacks_on;    /* a session with call chains runs */
+struct prof_stack *prof_stack_capture(uint64_t id);
+void prof_stack_get(struct prof_stack *s);
+void prof_stack_put(struct prof_stack *s);
+
+/* prof_stack_capture(id) when stacks are on (an inline check first). */
+static inline struct prof_stack *prof_stack_for_call(uint64_t id)
+{
+	return prof_stacks_on ? prof_stack_capture(id) : NULL;
+}
+
 /* Is any profiling session open (live or not yet freed)? Any context. */
 bool prof_sessions_open(void);
 

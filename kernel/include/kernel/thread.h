@@ -11,6 +11,7 @@
 
 #include <abi/task.h>
 #include <arch/thread.h>
+#include <kernel/cpu.h>
 #include <kernel/spinlock.h>
 #include <kernel/ktimer.h>
 #include <kernel/origin.h>
@@ -120,7 +121,10 @@ errno_t thread_join(thread_t *t, long *value);
 thread_t *thread_find(struct task *task, thread_id_t id);
 
 /* The running thread of this CPU. */
-thread_t *thread_current(void);
+static inline thread_t *thread_current(void)
+{
+	return cpu_current()->current;
+}
 
 /* Sleep at least ns nanoseconds. Returns EOK or EINTR (task killed). */
 errno_t thread_sleep(uint64_t ns);

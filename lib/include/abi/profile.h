@@ -18,7 +18,8 @@
  * 3 — a sample of a thread that serves an IPC call ends with a prof_ipc_t
  * (after the chain and the top words): whose work it is. A reader knows it
  * is there from the record's size (room for it after chain[] and the top
- * words).
+ * words). With call chains, PROF_REC_CALL carries the origin's user stack
+ * when it made the call, once, before the first sample that refers to it.
  */
 #ifndef ABI_PROFILE_H
 #define ABI_PROFILE_H
@@ -122,6 +123,7 @@ typedef struct prof_status {
 	uint64_t sample_cycles;         /* cycles prof_hit spent taking samples, all CPUs */
 	uint64_t taken;                 /* samples it took (both since the engine started) */
 	uint64_t target;                /* task id, 0 for a system session */
+	uint64_t chains_lost;           /* origin stacks not kept (engine-wide, PROF_REC_CALL) */
 } prof_status_t;
 
 /* Record types. */
@@ -133,6 +135,7 @@ typedef struct prof_status {
 #define PROF_REC_LOST 6                 /* samples dropped on a CPU */
 #define PROF_REC_THROTTLE 7             /* a CPU's sampling was slowed or restored */
 #define PROF_REC_END 8                  /* last record of a session */
+#define PROF_REC_CALL 9                 /* an origin's stack when it made a call (v3) */
 
 typedef struct prof_rec {
 	uint16_t type;
@@ -204,7 +207,32 @@ typedef struct prof_ipc {
 	uint16_t nhops;                 /* entries in hops[] (2..PROF_IPC_HOPS) */
 	uint16_t depth;                 /* tasks on the whole path (> nhops: cut) */
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids: origin first, the sampled task last */
+	uint64_t stack;                 /* PROF_REC_CALL with the origin's stack; 0: none */
 } prof_ipc_t;
+
+/*
+ * With call chains (PROF_F_CALLCHAIN), when a session covers the task
+ * making a call (a system session, or a task session on it), the kernel
+ * keeps that thread's user stack with the call: the pc of the system call
+ * and the return addresses above it, at most PROF_IPC_STACK_MAX. Calls
+ * the server makes while serving carry the same stack (the origin's). The
+ * stream carries it once, as this record, before the first sample that
+ * names it in prof_ipc_t.stack, so a report can draw `origin stack ;
+ * [ipc SERVER.METHOD] ; server stack`. The kernel keeps at most
+ * PROF_IPC_STACKS stacks at once; calls beyond that keep none (stack 0 in
+ * their samples) and are counted in prof_status_t.chains_lost.
+ */
+#define PROF_IPC_STACK_MAX 32
+#define PROF_IPC_STACKS 512
+
+typedef struct prof_rec_call {
+	prof_rec_t h;
+	uint64_t stack;                 /* the id samples name (prof_ipc_t.stack) */
+	uint64_t task, thread;          /* the origin */
+	uint16_t nchain;                /* entries in chain[] */
+	uint16_t reserved[3];
+	uint64_t chain[];               /* pc of the call, then return addresses, innermost first */
+} prof_rec_call_t;
 
 typedef struct prof_rec_task {
 	prof_rec_t h;

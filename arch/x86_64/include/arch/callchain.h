@@ -10,6 +10,7 @@
 #include <kernel/types.h>
 
 struct int_frame;
+struct thread;
 
 /*
  * Return addresses of the context interrupted by f, innermost first, at
@@ -44,5 +45,14 @@ size_t arch_stack_top(const struct int_frame *f, uint64_t *top, size_t max);
  */
 size_t arch_sample_stack(const struct int_frame *f, uint64_t *out, size_t depth,
 			 size_t top_max, uint16_t *nkernel, uint16_t *ntop);
+
+/*
+ * The user stack of t, the current thread, as it entered the kernel (its
+ * system call or interrupt frame at the top of its kernel stack): the
+ * user pc, then the return addresses of its frames, at most max entries.
+ * Never faults (the same user reads as arch_callchain). Returns the
+ * number stored; 0 if t is not in a system call from user mode.
+ */
+size_t arch_user_stack(const struct thread *t, uint64_t *out, size_t max);
 
 #endif
