@@ -20,6 +20,10 @@ US per call, client 2 US). With `sprofile -c` covering the whole run
   client after its last call) sum to the server's served_cycles within 1%.
 The chain run (client -> S1 -> S2, 1 CPU): S2's samples are charged to
 the client with the path client -> S1 -> S2 (the task ids ipcload names).
+Origin stacks (1 CPU): `sprofile -g -o com2` of a ratio run, read on
+the host by `vprof -C -F folded`: the server's serve_a samples sit under
+`ipcload;...;do_calls;...;[ipc ipcload.WORK]`, the client's stack when it
+made the call (PROF_REC_CALL).
 Permissions (1 CPU): `profile -c wc /boot/kernel` gets the file
 service's samples serving wc's reads, with their functions; under
 `restrict` (no profile permission) every one of them is redacted to its
@@ -30,7 +34,9 @@ TAP on stdout, for prove.
 
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -181,6 +187,40 @@ def check_redacted(tap, sh):
                    % (cmd, ipc, funcs[:3]))
 
 
+COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-ipcprof-"), "com2.bin")
+FOLDED_RE = re.compile(r"^(ipcload(?:-\d+)?);(.*)\[ipc ipcload\.WORK\];(.*) (\d+)$")
+
+
+def check_origin_stacks(tap, sh):
+    # sprofile -g streams to COM2 (a host file) while ipcload ratio runs;
+    # afterwards vprof -C -F folded (check_folded) draws the clients'
+    # stacks above the server's.
+    sh.run("sh -c 'sleep 1; ipcload -n 60 -u 2000 -l 500 ratio' > /tmp/ipcg.txt &")
+    out = sh.run("sprofile -g -f 500 -d 4 -o com2", timeout=300) or []
+    tap.ok(sh.status() == 0, "sprofile -g -o com2 while ipcload runs (%r)" % out[-1:])
+    for _ in range(30):
+        if any(" done: " in l for l in sh.run("cat /tmp/ipcg.txt") or []):
+            break
+        sh.run("sleep 1")
+
+
+def check_folded(tap):
+    vprof = os.path.join(bt.BUILD, "host", "vprof")
+    r = subprocess.run([vprof, "-C", "-F", "folded", COM2], capture_output=True,
+                       text=True, timeout=120)
+    rows = [FOLDED_RE.match(l) for l in r.stdout.splitlines()]
+    rows = [m for m in rows if m]
+    total = sum(int(m.group(4)) for m in rows)
+    under = sum(int(m.group(4)) for m in rows if m.group(2).endswith("do_calls;") or
+                ";do_calls;" in ";" + m.group(2))
+    leaf = sum(int(m.group(4)) for m in rows if m.group(3).endswith("serve_a"))
+    tap.ok(r.returncode == 0 and total > 0 and under * 10 >= total * 9 and
+           leaf * 2 >= total,
+           "vprof -C -F folded: %d samples of [ipc ipcload.WORK] under a client, %d of "
+           "them below its do_calls, %d in serve_a (e.g. %r)"
+           % (total, under, leaf, rows[0].group(0)[:200] if rows else r.stderr[:200]))
+
+
 def main():
     tap = Tap()
     shell_session(tap, [
@@ -188,7 +228,9 @@ def main():
         lambda t, s: check_ratio(t, s, 1, "timer", 4000, "9"),
         check_chain,
         check_redacted,
-    ], cpus=1, icount=bt.PROFILE_ICOUNT)
+        check_origin_stacks,
+    ], cpus=1, icount=bt.PROFILE_ICOUNT, extra="-serial file:" + COM2)
+    check_folded(tap)
     shell_session(tap, [
         lambda t, s: check_ratio(t, s, 4, "rtc-nmi", 4096, "9"),
         lambda t, s: check_ratio(t, s, 4, "timer", 4000, "9"),

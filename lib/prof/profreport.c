@@ -72,11 +72,19 @@ typedef struct prof_xkey {
 	uint32_t cpu;
 	uint8_t mode, nkern, nframes, reserved;
 	uint32_t origin, method;        /* as in prof_stack_t */
+	uint64_t stack;                 /* prof_ipc_t.stack: the origin's (0: none) */
 	uint64_t top[PROF_TOP_WORDS];
 	uint64_t frame[];
 } prof_xkey_t;
 
 #define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
+
+/* An origin's stack (PROF_REC_CALL): chain words in the report's cwords. */
+typedef struct prof_callstk {
+	uint32_t slot;                  /* the origin task */
+	uint32_t n;                     /* words: the call's pc, return addresses */
+	size_t off;                     /* in cwords */
+} prof_callstk_t;
 
 struct prof_report {
 	prof_env_t env;
@@ -85,6 +93,12 @@ struct prof_report {
 	uint64_t nsamples;              /* sample records read (for reasons) */
 	bool x_by_origin;               /* prof_report_set_origin */
 	uint64_t x_origin;
+	uint64_t cur_stack;             /* the sample being read: its prof_ipc_t.stack */
+	pmap_t calls;                   /* PROF_REC_CALL id -> index in cstk */
+	prof_callstk_t *cstk;
+	size_t ncstk, cap_cstk;
+	uint64_t *cwords;               /* their chains, one after another */
+	size_t ncwords, cap_cwords;
 	prof_rec_header_t header;
 	uint64_t tsc_last;
 	prof_counts_t c;
@@ -574,6 +588,7 @@ static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
 	k->nkern = (uint8_t)((s->mode != PROF_MODE_USER) + (s->nkernel < n ? s->nkernel : n));
 	k->origin = sk->origin;
 	k->method = sk->method;
+	k->stack = sk->origin == PROF_NONE ? 0 : r->cur_stack;
 	rec_stack_top(r, s, chain, slot, &top);
 	memcpy(k->top, top.top, sizeof(k->top));
 	if (k->nkern == k->nframes)
@@ -683,6 +698,7 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
 			return ENOMEM;
 	}
 	k->origin = k->hop[0];
+	r->cur_stack = ipc.stack;
 	r->c.ipc++;
 	r->c.redacted += !s->pc;
 	return EOK;
@@ -695,6 +711,7 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	bool created;
 
 	r->nsamples++;
+	r->cur_stack = 0;
 	if (rec_get(&s, sizeof(s), rec, len) != EOK)
 		return rec_bad(r, "sample %llu: record of %zu bytes",
 			       (unsigned long long)r->nsamples, len);
@@ -727,6 +744,42 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	return EOK;
 }
 
+/*
+ * PROF_REC_CALL: keep the origin's stack under its id for the walk by
+ * origin (the first record of an id wins). EOK, EINVAL, ENOMEM.
+ */
+static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_call_t c;
+	bool created;
+
+	if (rec_get(&c, sizeof(c), rec, len) != EOK)
+		return rec_bad(r, "a CALL record of %zu bytes", len);
+	if ((len - sizeof(c)) / 8 < c.nchain || c.nchain > PROF_IPC_STACK_MAX || !c.stack)
+		return rec_bad(r, "CALL %llu: %u chain words in %zu bytes (at most %u)",
+			       (unsigned long long)c.stack, c.nchain, len, PROF_IPC_STACK_MAX);
+	if (!r->calls.ksize)
+		pmap_init(&r->calls, sizeof(uint64_t), sizeof(uint64_t));
+	uint64_t *idx = pmap_get(r, &r->calls, &c.stack, &created);
+	if (!idx)
+		return ENOMEM;
+	if (!created)
+		return EOK;
+	uint32_t slot = rep_task(r, c.task);
+	if (slot == PROF_NONE ||
+	    rep_reserve(r, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
+		return ENOMEM;
+	while (r->ncwords + c.nchain > r->cap_cwords) {
+		if (rep_reserve(r, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
+			return ENOMEM;
+	}
+	r->cstk[r->ncstk] = (prof_callstk_t){ slot, c.nchain, r->ncwords };
+	memcpy(r->cwords + r->ncwords, rec + sizeof(c), 8 * (size_t)c.nchain);
+	r->ncwords += c.nchain;
+	*idx = r->ncstk++;
+	return EOK;
+}
+
 static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 			 size_t len)
 {
@@ -755,6 +808,8 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 		break;
 	case PROF_REC_EXIT:
 		return len < sizeof(prof_rec_exit_t) ? EINVAL : EOK;
+	case PROF_REC_CALL:
+		return rec_call(r, rec, len);
 	}
 	return EOK;
 }
@@ -917,6 +972,9 @@ void prof_report_free(prof_report_t *r)
 	rep_release(r, r->tasks);
 	pmap_free(r, &r->stacks);
 	pmap_free(r, &r->xstacks);
+	pmap_free(r, &r->calls);
+	rep_release(r, r->cstk);
+	rep_release(r, r->cwords);
 	r->env.release(r->env.ctx, r);
 }
 
@@ -1987,6 +2045,40 @@ static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
 		k->nkern++;
 }
 
+/*
+ * The origin's stack of a serving sample (its PROF_REC_CALL, when the
+ * stream has it) into fr[0..*n), root first: the origin's user frames
+ * down to the call.
+ */
+static errno_t px_origin_frames(prof_print_t *pp, const prof_xkey_t *k, prof_frame_t *fr,
+				size_t *n)
+{
+	prof_report_t *r = pp->r;
+
+	*n = 0;
+	if (!k->stack || !r->calls.cap)
+		return EOK;
+	unsigned char *e = pmap_find(&r->calls, &k->stack);
+	if (!e[0])
+		return EOK;
+	uint64_t idx;
+	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
+	const prof_callstk_t *c = &r->cstk[idx];
+	uint32_t bin = r->tasks[c->slot].bin;
+	for (uint32_t j = 0; j < c->n; j++) {
+		uint64_t a = r->cwords[c->off + j];
+		uint32_t f = pr_func(pp, bin, a, j > 0, false);
+		if (f == PROF_NONE)
+			return ENOMEM;
+		fr[c->n - 1 - j] = (prof_frame_t){ .func = f,
+			.bin = bin == PROF_NONE ? PROF_BIN_NONE : bin,
+			.path = bin == PROF_NONE ? NULL : r->bins[bin].path,
+			.addr = j > 0 && a ? a - 1 : a };
+	}
+	*n = c->n;
+	return EOK;
+}
+
 /* Resolve the stack in xstacks slot i into frames (root first). */
 static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *n)
 {
@@ -1998,12 +2090,16 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 	bool ipc = k->origin != PROF_NONE;
 	bool redacted = ipc && k->frame[0] == 0 && k->nframes == 1;
 	size_t at = 0;
+	if (ipc && r->x_by_origin) {
+		errno_t err = px_origin_frames(pp, k, fr, &at);
+		if (err != EOK)
+			return err;
+	}
 	if (redacted || (ipc && r->x_by_origin)) {
 		uint32_t f = pr_ipc_func(pp, k->slot, k->method);
 		if (f == PROF_NONE)
 			return ENOMEM;
-		fr[0] = (prof_frame_t){ .func = f, .bin = PROF_BIN_NONE };
-		at = 1;
+		fr[at++] = (prof_frame_t){ .func = f, .bin = PROF_BIN_NONE };
 	}
 	*n = at;
 	if (redacted)
@@ -2138,7 +2234,8 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 	info.kernel_path = kernel_path ? kernel_path : "/boot/kernel";
 	pp.kbin = rep_bin(r, info.kernel_path, strlen(info.kernel_path));
 	pmap_init(&pp.fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
-	prof_frame_t *fr = rep_alloc(r, (3 + r->xdepth) * sizeof(prof_frame_t));
+	prof_frame_t *fr = rep_alloc(r, (3 + r->xdepth + PROF_IPC_STACK_MAX) *
+				     sizeof(prof_frame_t));
 	size_t nord = 0;
 	size_t *ord = pp.kbin == PROF_NONE || !fr ? NULL : px_order(r, &info, &nord);
 	errno_t err = ord ? EOK : ENOMEM;

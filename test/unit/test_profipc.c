@@ -4,8 +4,10 @@
  * servers carrying a prof_ipc_t (two clients 3:1, a chain client -> S1
  * -> S2, a redacted sample of a server the owner may not profile). The
  * report by origin (opts.by_origin, -c) and its origin filter; the method
- * table; the folded export by origin; damaged IPC blocks refused with
- * EINVAL and a reason (never a crash, also under random damage); v1 and
+ * table; the folded export by origin (the origin's stack from a
+ * PROF_REC_CALL above the [ipc] frame); damaged IPC blocks and CALL
+ * records refused with EINVAL and a reason (never a crash, also under
+ * random damage); v1 and
  * v2 streams still read; last, build/host/vprof -C on a stream file.
  */
 #include "hosttool.h"
@@ -85,6 +87,25 @@ static void sb_smp(pt_sb_t *b, unsigned count, const smp_t *m)
 		pt_sb_put(b, rec, size);
 }
 
+/* A PROF_REC_CALL: origin task's stack id with n words (claimed: nclaim). */
+static void sb_call(pt_sb_t *b, uint64_t id, uint64_t task, unsigned n, unsigned nclaim,
+		    const uint64_t *chain)
+{
+	unsigned char rec[sizeof(prof_rec_call_t) + 8 * 64];
+	prof_rec_call_t c;
+	size_t size = sizeof(c) + 8 * (size_t)n;
+
+	memset(&c, 0, sizeof(c));
+	pt_sb_hdr(&c.h, PROF_REC_CALL, size, 4);
+	c.stack = id;
+	c.task = task;
+	c.thread = task * 10;
+	c.nchain = (uint16_t)nclaim;
+	memcpy(rec, &c, sizeof(c));
+	memcpy(rec + sizeof(c), chain, 8 * (size_t)n);
+	pt_sb_put(b, rec, size);
+}
+
 static prof_ipc_t mk_ipc(uint32_t method, unsigned nhops, uint64_t h0, uint64_t h1, uint64_t h2)
 {
 	prof_ipc_t p;
@@ -116,6 +137,8 @@ static void build_ref(pt_sb_t *b, uint32_t version)
 	i6 = mk_ipc(M_WORK, 2, 6, 7, 0);
 	i58 = mk_ipc(M_WORK_B, 3, 5, 7, 8);
 	i6fs = mk_ipc(M_READ, 2, 6, 9, 0);
+	i5.stack = 99;                  /* cli1's stack: main -> do_calls -> the call */
+	i6.stack = 1234;                /* a stack the stream does not carry */
 	b->len = 0;
 	sb_header(b, version);
 	pt_sb_task(b, 5, "cli1");
@@ -125,6 +148,10 @@ static void build_ref(pt_sb_t *b, uint32_t version)
 	pt_sb_task(b, 9, "fs");
 	for (uint64_t t = 5; t <= 9; t++)
 		pt_sb_load(b, t, "/bin/app", 0);
+	if (version >= 3) {
+		static const uint64_t chain[] = { 0x401410, 0x401008 };
+		sb_call(b, 99, 5, 2, 2, chain);
+	}
 	m = (smp_t){ 5, 0x401310, PROF_MODE_USER, 1, { 0x401008 }, NULL, 0 };
 	sb_smp(b, 20, &m);
 	m.task = 6;
@@ -304,6 +331,25 @@ static errno_t damaged(int how, char *why, size_t size)
 	return err;
 }
 
+/* A CALL record whose chain does not fit its size, or is too long: EINVAL. */
+static void test_damaged_call(void)
+{
+	static const uint64_t chain[40];
+	char why[128];
+	errno_t err;
+
+	for (int i = 0; i < 2; i++) {
+		build_ref(&sb, PROF_VERSION);
+		if (i == 0)
+			sb_call(&sb, 7, 5, 2, 3, chain);        /* claims 3 words, has 2 */
+		else
+			sb_call(&sb, 7, 5, 40, 40, chain);      /* beyond PROF_IPC_STACK_MAX */
+		free(report(&sb, 0, &byo, &err, why, sizeof(why)));
+		ok(err == EINVAL && strstr(why, "CALL 7"), "damaged CALL %d: EINVAL, '%s'", i,
+		   why);
+	}
+}
+
 static void test_damaged(void)
 {
 	static const char *const want[] = { "cut short", "hops", "hops", "does not end",
@@ -410,7 +456,7 @@ static void test_folded(void)
 	char *t = folded(true, 0);
 
 	note_text("folded by origin:", t);
-	HAS(t, "cli1;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
+	HAS(t, "cli1;main;do_calls;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
 	HAS(t, "cli1;[ipc ipcload.WORK_B];main;srv_loop;serve_b 8");
 	HAS(t, "cli1;main;local_work 20");
 	HAS(t, "cli2;[ipc ipcload.WORK];main;srv_loop;serve_a 10");
@@ -452,7 +498,7 @@ static void test_vprof(void)
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -F folded -r %s %s/stream 2>&1", build,
 		 dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -C -F folded exits 0");
-	HAS(text, "cli1;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
+	HAS(text, "cli1;main;do_calls;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -T cli1 %s/stream 2>&1", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof -C -T NAME: a usage error");
 	prof_ipc_t p = mk_ipc(M_WORK, 7, 5, 7, 0);
@@ -475,6 +521,7 @@ int main(void)
 	test_by_origin();
 	test_split();
 	test_damaged();
+	test_damaged_call();
 	test_fuzz();
 	test_versions();
 	test_folded();
