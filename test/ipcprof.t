@@ -29,6 +29,9 @@ service's samples serving wc's reads, with their functions; under
 `restrict` (no profile permission) every one of them is redacted to its
 "[ipc ...]" frame.
 
+Usage: ipcload -h (status 0), a bad option, value or mode (2);
+sprofile -t without -c, or with a bad id (2).
+
 TAP on stdout, for prove.
 """
 
@@ -86,6 +89,16 @@ def run_profiled(sh, mode_args, src, hz, secs, log):
             return report, out
         sh.run("sleep 1")
     return report, out
+
+
+def check_usage(tap, sh):
+    for cmd, status in (("ipcload -h", 0), ("ipcload", 2), ("ipcload -x ratio", 2),
+                        ("ipcload -n 0 ratio", 2), ("ipcload nonsense", 2),
+                        ("sprofile -t 5", 2), ("sprofile -c -t x", 2)):
+        out = sh.run(cmd) or []
+        got = sh.status()
+        usage = any(l.startswith("usage: ") for l in out)
+        tap.ok(got == status and usage, "%s: usage, status %s (%r)" % (cmd, got, out[:1]))
 
 
 def check_ratio(tap, sh, cpus, src, hz, secs):
@@ -224,6 +237,7 @@ def check_folded(tap):
 def main():
     tap = Tap()
     shell_session(tap, [
+        check_usage,
         lambda t, s: check_ratio(t, s, 1, "rtc-nmi", 4096, "9"),
         lambda t, s: check_ratio(t, s, 1, "timer", 4000, "9"),
         check_chain,

@@ -499,6 +499,17 @@ static void test_vprof(void)
 		 dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -C -F folded exits 0");
 	HAS(text, "cli1;main;do_calls;[ipc ipcload.WORK];main;srv_loop;serve_a 30");
+	if (tool_run("command -v go", text, sizeof(text)) != 0) {
+		note("no go here: pprof's origin labels not checked");
+	} else {
+		snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -F pprof -o %s/p.pb.gz -r %s "
+			 "%s/stream && go tool pprof -tags %s/p.pb.gz 2>&1", build, dir, dir,
+			 dir, dir);
+		int rc = tool_run(cmd, text, sizeof(text));
+		ok(rc == 0 && strstr(text, "origin:") && strstr(text, "38.0ms (73.08%): 5") &&
+		   strstr(text, "server:") && strstr(text, "40.0ms (76.92%): 7"),
+		   "go tool pprof -tags: origin and server labels (%.400s)", text);
+	}
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -T cli1 %s/stream 2>&1", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "vprof -C -T NAME: a usage error");
 	prof_ipc_t p = mk_ipc(M_WORK, 7, 5, 7, 0);
