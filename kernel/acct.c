@@ -18,7 +18,8 @@ _Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_E
 /*
  * t serves a call (origin.h): its d cycles are also work done for the
  * call's origin; after the answer (ending) this boundary is the last.
- * Irqs off; atomics, as other CPUs add to the same tasks.
+ * Irqs off; atomics, as other CPUs add to the same tasks. No calls: a
+ * call here makes every inlined charge save registers.
  */
 static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint64_t d)
 {

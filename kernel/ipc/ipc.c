@@ -228,7 +228,8 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	spin_unlock_irqrestore(&me->ipc.phones_lock, f);
 	if (rc != EOK)
 		return -rc;
-	origin_of_caller(&c->origin, c->id);     /* c is still ours alone */
+	thread_t *th = thread_current();         /* c is still ours alone: */
+	origin_of_caller(&c->origin, c->id, th->id, &th->serve);
 	ipc_callid_t id = c->id;
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);

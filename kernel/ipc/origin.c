@@ -30,16 +30,9 @@ static spinlock_t origin_lock = SPINLOCK_INIT("origin");
 
 #define origin_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-void origin_of_caller(origin_t *o, uint64_t id)
+void origin_inherit(origin_t *o, const origin_serve_t *s)
 {
-	thread_t *t = thread_current();
-
-	if (!t->serve.call) {                /* its own work: the call's caller */
-		o->thread = t->id;
-		o->stack = prof_stack_for_call(id);
-		return;
-	}
-	*o = t->serve.o;                     /* o.task is set whenever call is */
+	*o = s->o;                           /* o.task is set whenever call is */
 	task_ref(o->task);
 	if (o->stack)
 		prof_stack_get(o->stack);
@@ -110,6 +103,19 @@ static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
 	return p;
 }
 
+/* s (call 0) holds stack (referenced here) instead of its old one. */
+static __attribute__((noinline, cold)) void origin_serve_swap_stack(origin_serve_t *s,
+								   struct prof_stack *stack)
+{
+	struct prof_stack *old = s->o.stack;
+
+	if (stack)
+		prof_stack_get(stack);
+	s->o.stack = stack;
+	if (old)
+		prof_stack_put(old);
+}
+
 /*
  * s takes the origin of a call (o, or its caller's when o->task is NULL)
  * with task as the last hop; returns the origin task, referenced.
@@ -156,10 +162,9 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
 	s->call = 0;
 	task_t *old = __atomic_exchange_n(&s->o.task, NULL, __ATOMIC_RELAXED);
-	struct prof_stack *old_stack = s->o.stack;
 	origin_fence();
-	if ((s->o.stack = o->stack))
-		prof_stack_get(o->stack);
+	if (__builtin_expect(o->stack || s->o.stack, 0))
+		origin_serve_swap_stack(s, o->stack);
 	origin = origin_serve_take(s, o, caller, t->task);
 	s->method = method;
 	s->cycles = &pair->cycles;
@@ -169,8 +174,14 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o, task_t 
 	s->call = id;
 	if (old)
 		task_unref(old);
-	if (old_stack)
-		prof_stack_put(old_stack);
+}
+
+void origin_serve_drop_stack(origin_serve_t *s)
+{
+	struct prof_stack *stack = s->o.stack;
+
+	s->o.stack = NULL;
+	prof_stack_put(stack);
 }
 
 void origin_serve_end(void)
@@ -179,12 +190,13 @@ void origin_serve_end(void)
 
 	s->call = 0;                         /* samples: its own work from now */
 	s->ending = s->o.task != NULL;
+	if (s->o.stack)
+		origin_serve_drop_stack(s);
 }
 
 void origin_serve_flush(bool exiting)
 {
 	origin_serve_t *s = &thread_current()->serve;
-	struct prof_stack *stack = NULL;
 	task_t *now = NULL;
 
 	if (exiting) {
@@ -193,16 +205,12 @@ void origin_serve_flush(bool exiting)
 		s->ending = false;
 	}
 	task_t *drop = __atomic_exchange_n(&s->unref, NULL, __ATOMIC_RELAXED);
-	if (!s->call) {                      /* the sampler reads it only while call is set */
-		stack = s->o.stack;
-		s->o.stack = NULL;
-	}
+	if (exiting && s->o.stack)
+		origin_serve_drop_stack(s);
 	if (drop)
 		task_unref(drop);
 	if (now)
 		task_unref(now);
-	if (stack)
-		prof_stack_put(stack);
 }
 
 bool origin_sample(const thread_t *t, prof_ipc_t *out)

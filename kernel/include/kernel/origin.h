@@ -22,6 +22,7 @@
 #define KERNEL_ORIGIN_H
 
 #include <abi/profile.h>
+#include <kernel/prof.h>
 #include <kernel/types.h>
 
 struct task;
@@ -61,25 +62,37 @@ typedef struct origin_serve {
 } origin_serve_t;
 
 /*
- * The origin of call id, which the current thread makes now: the origin
- * of the call it serves (references taken on o->task and o->stack), else
- * itself (o->task stays NULL: the call's caller; o->stack its stack if a
- * session wants it). o is zeroed.
+ * The origin of a call the current thread makes while it serves s->call:
+ * that call's, references taken on o->task and o->stack.
  */
-void origin_of_caller(origin_t *o, uint64_t id);
+void origin_inherit(origin_t *o, const origin_serve_t *s);
+
+/*
+ * The origin of call id, which the current thread (thread tid, serving
+ * state s) makes now: the origin of the call it serves, else itself
+ * (o->task stays NULL: the call's caller; o->stack its stack if a session
+ * wants it). o is zeroed.
+ */
+static inline void origin_of_caller(origin_t *o, uint64_t id, uint64_t tid,
+				    const origin_serve_t *s)
+{
+	if (s->call) {
+		origin_inherit(o, s);
+		return;
+	}
+	o->thread = tid;
+	o->stack = prof_stack_for_call(id);
+}
 
 void task_unref(struct task *t);
-void prof_stack_put(struct prof_stack *s);
 
-/* Drop o's references (o->task and o->stack become NULL). */
-static inline void origin_put(origin_t *o)
+/* Drop o's references (o is going away). */
+static inline void origin_put(const origin_t *o)
 {
 	if (o->task)
 		task_unref(o->task);
 	if (o->stack)
 		prof_stack_put(o->stack);
-	o->task = NULL;
-	o->stack = NULL;
 }
 
 /*
@@ -98,6 +111,9 @@ void origin_serve_begin(uint64_t id, uint32_t method, const origin_t *o,
  */
 void origin_serve_end(void);
 
+/* Drop s's stack (s->call is 0: the sampler no longer reads it). */
+void origin_serve_drop_stack(origin_serve_t *s);
+
 /* s, the current thread's, answered or forwarded call id: it ends serving it (as above). */
 static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
 {
@@ -105,6 +121,8 @@ static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
 		return;
 	s->call = 0;
 	s->ending = s->o.task != NULL;
+	if (s->o.stack)
+		origin_serve_drop_stack(s);
 }
 
 /*
@@ -116,7 +134,7 @@ void origin_serve_flush(bool exiting);
 /* Has s, the current thread's, a reference for origin_serve_flush() to drop? */
 static inline bool origin_serve_holds(const origin_serve_t *s)
 {
-	return s->unref || s->ending || (s->o.stack && !s->call);
+	return s->unref || s->ending;
 }
 
 /*
