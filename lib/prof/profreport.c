@@ -57,6 +57,8 @@ typedef struct prof_stack {
 	uint32_t method;                /* ... the call's method */
 	uint32_t nhops;                 /* ... the path's tasks (2..PROF_IPC_HOPS) */
 	uint32_t hop[PROF_IPC_HOPS];    /* ... their slots, origin first */
+	uint32_t site;                  /* ... the origin's call site (PROF_REC_CALL), or NONE */
+	uint32_t reserved;
 	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc, then return addresses */
 	uint64_t top[PROF_TOP_WORDS];   /* top words in the text, else 0 */
 } prof_stack_t;
@@ -72,19 +74,28 @@ typedef struct prof_xkey {
 	uint32_t cpu;
 	uint8_t mode, nkern, nframes, reserved;
 	uint32_t origin, method;        /* as in prof_stack_t */
-	uint64_t stack;                 /* prof_ipc_t.stack: the origin's (0: none) */
+	uint64_t site;                  /* the origin's call site + 1 (0: none) */
 	uint64_t top[PROF_TOP_WORDS];
 	uint64_t frame[];
 } prof_xkey_t;
 
 #define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
 
-/* An origin's stack (PROF_REC_CALL): chain words in the report's cwords. */
+/*
+ * A call site: an origin's distinct stack (PROF_REC_CALL records with the
+ * same task and chain share one), its words in the report's cwords.
+ */
 typedef struct prof_callstk {
 	uint32_t slot;                  /* the origin task */
 	uint32_t n;                     /* words: the call's pc, return addresses */
 	size_t off;                     /* in cwords */
 } prof_callstk_t;
+
+/* The key of a call site: the origin's slot and chain, zero past n. */
+typedef struct prof_sitekey {
+	uint32_t slot, n;
+	uint64_t w[PROF_IPC_STACK_MAX];
+} prof_sitekey_t;
 
 struct prof_report {
 	prof_env_t env;
@@ -93,8 +104,9 @@ struct prof_report {
 	uint64_t nsamples;              /* sample records read (for reasons) */
 	bool x_by_origin;               /* prof_report_set_origin */
 	uint64_t x_origin;
-	uint64_t cur_stack;             /* the sample being read: its prof_ipc_t.stack */
-	pmap_t calls;                   /* PROF_REC_CALL id -> index in cstk */
+	uint32_t cur_site;              /* the sample being read: its call site, or NONE */
+	pmap_t calls;                   /* PROF_REC_CALL id -> its site (index in cstk) */
+	pmap_t sites;                   /* prof_sitekey_t -> index in cstk */
 	prof_callstk_t *cstk;
 	size_t ncstk, cap_cstk;
 	uint64_t *cwords;               /* their chains, one after another */
@@ -563,6 +575,7 @@ static void rec_stack_key(prof_report_t *r, const prof_rec_sample_t *s,
 	if (k->kmask == (1u << k->nframes) - 1)
 		k->bin = PROF_NONE;     /* no user frame: one key per kernel stack */
 	k->origin = PROF_NONE;
+	k->site = PROF_NONE;
 }
 
 /* Build the whole-stack key of a sample (k has PROF_XKEY_MAX bytes). */
@@ -588,7 +601,7 @@ static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
 	k->nkern = (uint8_t)((s->mode != PROF_MODE_USER) + (s->nkernel < n ? s->nkernel : n));
 	k->origin = sk->origin;
 	k->method = sk->method;
-	k->stack = sk->origin == PROF_NONE ? 0 : r->cur_stack;
+	k->site = sk->site == PROF_NONE ? 0 : (uint64_t)sk->site + 1;
 	rec_stack_top(r, s, chain, slot, &top);
 	memcpy(k->top, top.top, sizeof(k->top));
 	if (k->nkern == k->nframes)
@@ -640,6 +653,37 @@ static void rec_count_mode(prof_report_t *r, unsigned mode)
 		r->c.kernel++;
 	else
 		r->c.idle++;
+}
+
+/* The call site of a PROF_REC_CALL id (read before), or PROF_NONE. */
+static uint32_t rec_site_of(const prof_report_t *r, uint64_t stack)
+{
+	uint64_t idx;
+
+	if (!stack || !r->calls.cap)
+		return PROF_NONE;
+	const unsigned char *e = pmap_find(&r->calls, &stack);
+	if (!e[0])
+		return PROF_NONE;
+	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
+	return (uint32_t)idx;
+}
+
+/* A new call site of key, its index into *site. EOK or ENOMEM. */
+static errno_t rec_site_add(prof_report_t *r, const prof_sitekey_t *key, uint64_t *site)
+{
+	*site = PROF_NONE;
+	if (rep_reserve(r, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
+		return ENOMEM;
+	while (r->ncwords + key->n > r->cap_cwords) {
+		if (rep_reserve(r, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
+			return ENOMEM;
+	}
+	r->cstk[r->ncstk] = (prof_callstk_t){ key->slot, key->n, r->ncwords };
+	memcpy(r->cwords + r->ncwords, key->w, 8 * (size_t)key->n);
+	r->ncwords += key->n;
+	*site = r->ncstk++;
+	return EOK;
 }
 
 /*
@@ -698,7 +742,7 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
 			return ENOMEM;
 	}
 	k->origin = k->hop[0];
-	r->cur_stack = ipc.stack;
+	k->site = rec_site_of(r, ipc.stack);
 	r->c.ipc++;
 	r->c.redacted += !s->pc;
 	return EOK;
@@ -711,7 +755,6 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	bool created;
 
 	r->nsamples++;
-	r->cur_stack = 0;
 	if (rec_get(&s, sizeof(s), rec, len) != EOK)
 		return rec_bad(r, "sample %llu: record of %zu bytes",
 			       (unsigned long long)r->nsamples, len);
@@ -751,6 +794,7 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
 {
 	prof_rec_call_t c;
+	prof_sitekey_t key;
 	bool created;
 
 	if (rec_get(&c, sizeof(c), rec, len) != EOK)
@@ -758,25 +802,26 @@ static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
 	if ((len - sizeof(c)) / 8 < c.nchain || c.nchain > PROF_IPC_STACK_MAX || !c.stack)
 		return rec_bad(r, "CALL %llu: %u chain words in %zu bytes (at most %u)",
 			       (unsigned long long)c.stack, c.nchain, len, PROF_IPC_STACK_MAX);
-	if (!r->calls.ksize)
+	if (!r->calls.ksize) {
 		pmap_init(&r->calls, sizeof(uint64_t), sizeof(uint64_t));
+		pmap_init(&r->sites, sizeof(prof_sitekey_t), sizeof(uint64_t));
+	}
 	uint64_t *idx = pmap_get(r, &r->calls, &c.stack, &created);
 	if (!idx)
 		return ENOMEM;
 	if (!created)
 		return EOK;
-	uint32_t slot = rep_task(r, c.task);
-	if (slot == PROF_NONE ||
-	    rep_reserve(r, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
+	*idx = PROF_NONE;
+	memset(&key, 0, sizeof(key));
+	key.slot = rep_task(r, c.task);
+	key.n = c.nchain;
+	memcpy(key.w, rec + sizeof(c), 8 * (size_t)c.nchain);
+	uint64_t *site = key.slot == PROF_NONE ? NULL : pmap_get(r, &r->sites, &key, &created);
+	if (!site)
 		return ENOMEM;
-	while (r->ncwords + c.nchain > r->cap_cwords) {
-		if (rep_reserve(r, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
-			return ENOMEM;
-	}
-	r->cstk[r->ncstk] = (prof_callstk_t){ slot, c.nchain, r->ncwords };
-	memcpy(r->cwords + r->ncwords, rec + sizeof(c), 8 * (size_t)c.nchain);
-	r->ncwords += c.nchain;
-	*idx = r->ncstk++;
+	if (created && rec_site_add(r, &key, site) != EOK)
+		return ENOMEM;
+	*idx = *site;
 	return EOK;
 }
 
@@ -973,6 +1018,7 @@ void prof_report_free(prof_report_t *r)
 	pmap_free(r, &r->stacks);
 	pmap_free(r, &r->xstacks);
 	pmap_free(r, &r->calls);
+	pmap_free(r, &r->sites);
 	rep_release(r, r->cstk);
 	rep_release(r, r->cwords);
 	r->env.release(r->env.ctx, r);
@@ -1617,13 +1663,18 @@ typedef struct po_frow {
 	uint64_t count;
 } po_frow_t;
 
+/* An origin's imposed samples at one call site (kind 2 of po_fkey_t). */
+#define PO_SITE 2
+#define PO_SITE_FRAMES 4                /* functions shown per call site */
+#define PO_SITES 5                      /* call sites shown per origin */
+
 /* The tally of a -c report. */
 typedef struct po {
 	prof_print_t *pp;
 	uint64_t *own, *imposed;        /* per task slot */
 	pmap_t smap, fmap;
 	po_srow_t *srows;
-	po_frow_t *frows;
+	po_frow_t *frows;               /* kinds 0, 1: func; PO_SITE: func is the site */
 	size_t nsrows, nfrows;
 } po_t;
 
@@ -1663,6 +1714,10 @@ static errno_t po_stack(po_t *po, size_t i)
 	sk.nhops = s->nhops;
 	memcpy(sk.hop, s->hop, sizeof(sk.hop));
 	errno_t err = po_add(pp->r, &po->smap, &sk, count);
+	if (err == EOK && s->site != PROF_NONE) {
+		po_fkey_t ck = { s->origin, PO_SITE, s->site, s->origin };
+		err = po_add(pp->r, &po->fmap, &ck, count);
+	}
 	return err != EOK ? err : po_add(pp->r, &po->fmap, &fk, count);
 }
 
@@ -1700,6 +1755,8 @@ static int po_frow_cmp(const void *a, const void *b, void *ctx)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
+	if (x->k.kind == PO_SITE || y->k.kind == PO_SITE)
+		return memcmp(&x->k, &y->k, sizeof(x->k));
 	int c = strcmp(pr_fname(pp, x->k.func), pr_fname(pp, y->k.func));
 	return c ? c : memcmp(&x->k, &y->k, sizeof(x->k));
 }
@@ -1859,6 +1916,48 @@ static void po_funcs(po_t *po, uint32_t origin, uint32_t kind, uint64_t total)
 		rep_printf(pp->r, "  (%zu more row%s)\n", more, more == 1 ? "" : "s");
 }
 
+/* The functions of call site (innermost first, up to PO_SITE_FRAMES). */
+static void po_site_name(po_t *po, uint32_t site)
+{
+	prof_print_t *pp = po->pp;
+	const prof_callstk_t *c = &pp->r->cstk[site];
+	uint32_t bin = pp->r->tasks[c->slot].bin;
+
+	for (uint32_t j = 0; j < c->n && j < PO_SITE_FRAMES; j++) {
+		uint32_t f = pr_func(pp, bin, pp->r->cwords[c->off + j], j > 0, false);
+		rep_printf(pp->r, "%s%s", j ? " <- " : "", f == PROF_NONE ? "?" : pr_fname(pp, f));
+	}
+	if (c->n > PO_SITE_FRAMES)
+		rep_printf(pp->r, " <- ...");
+}
+
+/* An origin's imposed samples by the call site they came from (with -g). */
+static void po_sites(po_t *po, uint32_t origin, uint64_t total)
+{
+	prof_print_t *pp = po->pp;
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < po->nfrows; i++) {
+		const po_frow_t *row = &po->frows[i];
+		if (row->k.origin != origin || row->k.kind != PO_SITE)
+			continue;
+		if (!shown && !more)
+			rep_printf(pp->r, "  imposed by call site (its stack at the call):\n");
+		if (shown == PO_SITES) {
+			more++;
+			continue;
+		}
+		shown++;
+		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
+		rep_pct(pp->r, row->count, total);
+		rep_printf(pp->r, "  ");
+		po_site_name(po, row->k.func);
+		rep_printf(pp->r, "\n");
+	}
+	if (more)
+		rep_printf(pp->r, "  (%zu more call site%s)\n", more, more == 1 ? "" : "s");
+}
+
 /* One origin's part: the servers and the functions. */
 static void po_origin(po_t *po, uint32_t slot)
 {
@@ -1872,6 +1971,8 @@ static void po_origin(po_t *po, uint32_t slot)
 		   (unsigned long long)imp);
 	if (imp)
 		po_servers(po, slot, own + imp);
+	if (imp)
+		po_sites(po, slot, own + imp);
 	if (own)
 		po_funcs(po, slot, 0, own + imp);
 	if (imp)
@@ -2056,14 +2157,9 @@ static errno_t px_origin_frames(prof_print_t *pp, const prof_xkey_t *k, prof_fra
 	prof_report_t *r = pp->r;
 
 	*n = 0;
-	if (!k->stack || !r->calls.cap)
+	if (!k->site || k->site > r->ncstk)
 		return EOK;
-	unsigned char *e = pmap_find(&r->calls, &k->stack);
-	if (!e[0])
-		return EOK;
-	uint64_t idx;
-	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
-	const prof_callstk_t *c = &r->cstk[idx];
+	const prof_callstk_t *c = &r->cstk[k->site - 1];
 	uint32_t bin = r->tasks[c->slot].bin;
 	for (uint32_t j = 0; j < c->n; j++) {
 		uint64_t a = r->cwords[c->off + j];

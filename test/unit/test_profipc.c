@@ -264,6 +264,7 @@ static void test_by_origin(void)
 	HAS(t, "         8  13.79%  [ipc ipcload.WORK_B]  8 ipcload  path 5 -> 7 -> 8");
 	HAS(t, "        20  34.48%  local_work");
 	HAS(t, "        30  51.72%  serve_a  (7 ipcload)");
+	HAS(t, "        30  51.72%  do_calls <- main");
 	HAS(t, "         8  13.79%  serve_b  (8 ipcload)");
 	HAS(t, "origin 6 cli2: 34 samples, 20 own, 14 imposed");
 	HAS(t, "        10  29.41%  [ipc ipcload.WORK]  7 ipcload  path 6 -> 7");
@@ -289,6 +290,33 @@ static void test_by_origin(void)
 	t = report(&sb, 0, &one, NULL, NULL, 0);
 	LACKS(t, "serve_b  (8");
 	HAS(t, "  (1 more row)");
+	free(t);
+}
+
+/*
+ * Call sites: CALL records of the same origin and chain (one per call)
+ * are one site; the -c report sums the imposed samples per site, and the
+ * folded export keeps one line per stack, not per call.
+ */
+static void test_sites(void)
+{
+	static const uint64_t chain[] = { 0x401410, 0x401008 };
+	static const uint64_t other[] = { 0x401320, 0x401008 };
+	prof_ipc_t p = mk_ipc(M_WORK, 2, 5, 7, 0);
+	smp_t m = { 7, 0x401110, PROF_MODE_USER, 2, { 0x401508, 0x401008 }, &p, sizeof(p) };
+
+	build_ref(&sb, PROF_VERSION);
+	sb_call(&sb, 100, 5, 2, 2, chain);      /* another call from the same place */
+	sb_call(&sb, 101, 5, 2, 2, other);      /* a call from local_work */
+	p.stack = 100;
+	sb_smp(&sb, 5, &m);
+	p.stack = 101;
+	sb_smp(&sb, 3, &m);
+	char *t = report(&sb, 0, &byo, NULL, NULL, 0);
+	note_text("sites:", t);
+	HAS(t, "  imposed by call site (its stack at the call):");
+	HAS(t, "        35  53.03%  do_calls <- main");
+	HAS(t, "         3   4.55%  local_work <- main");
 	free(t);
 }
 
@@ -530,6 +558,7 @@ int main(void)
 	test_method_labels();
 	test_plain();
 	test_by_origin();
+	test_sites();
 	test_split();
 	test_damaged();
 	test_damaged_call();

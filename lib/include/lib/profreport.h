@@ -110,11 +110,17 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o);
  *   origin 12 ipcload: 4000 samples, 1000 own, 3000 imposed
  *     imposed by server:
  *        3000  75.00%  [ipc ipcload.WORK]  11 ipcload  path 12 -> 11
+ *     imposed by call site (its stack at the call):
+ *        3000  75.00%  __vernier_syscall <- do_calls <- client_main <- main
  *     own functions:
  *         900  22.50%  local_work
  *     imposed functions:
  *        3000  75.00%  serve_a  (11 ipcload)
  *
+ * Call sites come from PROF_REC_CALL (streams with call chains): the
+ * origin's stack when it made the call, innermost first, at most four
+ * functions; records with the same task and chain are one site, and
+ * the walk by origin puts the whole stack above the [ipc] frame.
  * Percentages in an origin's part are of its total. A redacted sample
  * (pc 0, no chain: the owner may not profile the server) has the one
  * function "[ipc SERVER.METHOD]". Path: the hops' task ids, origin first.
