@@ -20,7 +20,8 @@ US per call, client 2 US). With `sprofile -c` covering the whole run
   client after its last call) sum to the server's served_cycles within 1%.
 The chain run (client -> S1 -> S2, 1 CPU): S2's samples are charged to
 the client with the path client -> S1 -> S2 (the task ids ipcload names).
-Origin stacks (1 CPU): `sprofile -g -o com2` of a ratio run, read on
+Origin stacks (1 CPU): `sprofile -c -g -o com2` of a ratio run lists
+the clients' imposed samples by call site (do_calls among them); read on
 the host by `vprof -C -F folded`: the server's serve_a samples sit under
 `ipcload;...;do_calls;...;[ipc ipcload.WORK]`, the client's stack when it
 made the call (PROF_REC_CALL).
@@ -209,8 +210,12 @@ def check_origin_stacks(tap, sh):
     # afterwards vprof -C -F folded (check_folded) draws the clients'
     # stacks above the server's.
     sh.run("sh -c 'sleep 1; ipcload -n 60 -u 2000 -l 500 ratio' > /tmp/ipcg.txt &")
-    out = sh.run("sprofile -g -f 500 -d 4 -o com2", timeout=300) or []
-    tap.ok(sh.status() == 0, "sprofile -g -o com2 while ipcload runs (%r)" % out[-1:])
+    out = sh.run("sprofile -c -g -f 500 -d 4 -o com2", timeout=300) or []
+    tap.ok(sh.status() == 0, "sprofile -c -g -o com2 while ipcload runs (%r)" % out[-1:])
+    sites = [l for l in out if re.match(r"^\s+\d+\s+[\d.]+%\s+\S+ <- ", l)]
+    tap.ok(any("do_calls" in l for l in sites),
+           "sprofile -c -g: imposed samples by call site, do_calls among them (%r)"
+           % sites[:3])
     for _ in range(30):
         if any(" done: " in l for l in sh.run("cat /tmp/ipcg.txt") or []):
             break
