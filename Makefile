@@ -289,7 +289,7 @@ $(BUILD)/host/%.o: %.c
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
 # The profiler report tests share a fake env and a stream builder.
-PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,call diff export report)
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,call diff export report ipc)
 $(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
 $(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o
 
@@ -340,11 +340,12 @@ $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi
 
 host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
 
-# test_profreport, test_profdiff and test_profexport also run vprof; test_profcall cprofalyze.
+# test_profreport, test_profdiff, test_profexport and test_profipc also run vprof; test_profcall cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
 $(BUILD)/host/test/test_profdiff: | $(VPROF)
 $(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
 $(BUILD)/host/test/test_profexport: | $(VPROF)
+$(BUILD)/host/test/test_profipc: | $(VPROF)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).

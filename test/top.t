@@ -10,6 +10,10 @@ Boots the default ISO to the shell prompt and checks:
   most 10%, and the tester task near 100% of one CPU; the snapshots each
   start with `top - HH:MM:SS up`, the first has no escapes; -s reports
   what a refresh cost (printed here for the issue's note);
+- IPC origins (issue 16): while `ipcload ratio` runs, a client's IMP%
+  (CPU its server spends on it) is at least 20 and every ipcload row's
+  TOTAL% is its %CPU + IMP%; afterwards `tasks -i` lists ipcload tasks
+  with imposed and served cycles and their (client, server) pairs;
 - the full-screen mode: `top` draws a header, the keys e, c, i, T (with
   Enter: every thread) and t switch the view, q ends it and the shell
   prompt comes back and works.
@@ -33,8 +37,9 @@ from tap import Tap  # noqa: E402
 BOOT_WAIT = 120
 HEADER_RE = r"^top - \d\d:\d\d:\d\d up "
 CPU_RE = re.compile(r"^cpu(\d+) +\[[| ]*\] +([\d.]+)% busy +([\d.]+)% idle")
-# A tasks row: ID THR %CPU USER KERNEL RES VIRT NAME
-TASK_RE = re.compile(r"^ *(\d+) +(\d+) +([\d.]+) +\S+ +\S+ +\S+ +\S+ (\S+)$")
+# A tasks row: ID THR %CPU IMP% TOTAL% USER KERNEL RES VIRT NAME
+TASK_RE = re.compile(r"^ *(\d+) +(\d+) +([\d.]+) +([\d.]+) +([\d.]+) +\S+ +\S+ +\S+ +\S+ "
+                     r"(\S+)$")
 
 
 def check_usage(tap, con):
@@ -78,7 +83,7 @@ def task_cpu(snap, name):
     """The %CPU of the first task called name in a snapshot, or None."""
     for line in snap:
         m = TASK_RE.match(line)
-        if m and m.group(4) == name:
+        if m and m.group(6) == name:
             return float(m.group(3))
     return None
 
@@ -113,6 +118,36 @@ def check_spin(tap, con):
            "the spinner ends (before the full-screen checks)")
 
 
+def check_imposed(tap, con):
+    # ipcload's clients make its server work for them: top's IMP% shows it
+    # (TOTAL% = %CPU + IMP%), tasks -i the cycles and the pairs (while it
+    # runs: exited tasks are not listed).
+    con.run("ipcload -n 400 -u 5000 -l 1000 ratio > /tmp/il.txt &")
+    time.sleep(1)
+    out = con.run("top -b -n 2 -d 1", timeout=30) or []
+    snaps = snapshots(out)
+    rows = [m for m in map(TASK_RE.match, snaps[-1] if snaps else []) if m]
+    ipc = [tuple(float(m.group(i)) for i in (3, 4, 5))
+           for m in rows if m.group(6) == "ipcload"]
+    if not tap.ok(ipc and max(imp for _, imp, _ in ipc) >= 20,
+                  "top: a client of ipcload has IMP%% >= 20 (%r)" % ipc):
+        for line in out[-30:]:
+            tap.diag("  " + line)
+    tap.ok(ipc and all(abs(cpu + imp - tot) <= 0.2 for cpu, imp, tot in ipc),
+           "top: TOTAL%% is %%CPU + IMP%% (%r)" % ipc)
+    out = con.run("tasks -i") or []
+    tasks = [l.split() for l in out if l.endswith(" ipcload") and len(l.split()) == 6]
+    tap.ok(con.status() == 0 and any(int(t[1]) > 0 for t in tasks) and
+           any(int(t[2]) > 0 for t in tasks),
+           "tasks -i: ipcload tasks with imposed and served cycles (%r)" % tasks[:4])
+    pairs = [l for l in out if re.match(r"^ *\d+ ipcload +\d+ ipcload +\d+ +\d+ ", l)]
+    tap.ok(len(pairs) >= 2, "tasks -i: (client, server) pairs of ipcload (%r)" % pairs[:3])
+    for _ in range(60):
+        if any(" done: " in l for l in con.run("cat /tmp/il.txt") or []):
+            break
+        time.sleep(1)
+
+
 def key_shows(tap, g, key, regex, what):
     g.send(key)
     tap.ok(g.expect(regex, timeout=15), "full screen: %r shows %s" % (key, what))
@@ -140,7 +175,7 @@ def check_screen(tap, con):
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_usage, check_spin, check_screen), cpus=2,
+    shell_session(tap, (check_usage, check_imposed, check_spin, check_screen), cpus=2,
                   boot_wait=BOOT_WAIT)
     tap.done()
 

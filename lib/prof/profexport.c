@@ -38,6 +38,7 @@ typedef struct px_stack {
 	uint8_t mode;
 	uint64_t count;
 	uint32_t first, n;              /* frames[first .. first + n), root first */
+	uint64_t origin, server;        /* serving a call: whose, and who (ids); else 0 */
 } px_stack_t;
 
 typedef struct px_frame {
@@ -399,7 +400,8 @@ static errno_t px_collect(void *ctx, const prof_walk_info_t *info, const prof_xs
 					sizeof(px_stack_t)))
 		return ENOMEM;
 	x->stacks[x->nstacks++] = (px_stack_t){ t, s->cpu, s->thread, s->mode, s->count,
-						(uint32_t)x->nframes, (uint32_t)s->nframes };
+						(uint32_t)x->nframes, (uint32_t)s->nframes,
+						s->origin, s->server };
 	for (size_t i = 0; i < s->nframes; i++) {
 		if (px_note(x, &s->frames[i]) != EOK ||
 		    !px_reserve(x, (void **)&x->frames, &x->cap_frames, x->nframes,
@@ -447,9 +449,24 @@ static void fold_name(px_t *x, px_buf_t *b, const char *s)
 	}
 }
 
-/* A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY). */
+/* An "[ipc SERVER.METHOD]" frame (by origin): kept as the reports print it. */
+static bool fold_ipc(const px_func_t *f)
+{
+	return f->known && !f->kernel && f->bin == PROF_BIN_NONE &&
+	       strncmp(f->name, "[ipc ", 5) == 0;
+}
+
+/*
+ * A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY);
+ * "[ipc SERVER.METHOD]" with its space (the count is after the last one).
+ */
 static void fold_func(px_t *x, px_buf_t *b, const px_func_t *f)
 {
+	if (fold_ipc(f)) {
+		buf_str(x, b, "[ipc ");
+		fold_name(x, b, f->name + 5);
+		return;
+	}
 	fold_name(x, b, f->name);
 	if (!f->known && !f->kernel) {
 		buf_str(x, b, "_(");
@@ -554,11 +571,11 @@ enum {
 /* Fixed strings first; then functions, binaries and tasks by index. */
 enum {
 	PS_EMPTY, PS_SAMPLES, PS_COUNT, PS_CPU, PS_NANOS, PS_TASK, PS_THREAD, PS_MODE,
-	PS_USER, PS_KERNEL, PS_IDLE, PS_COMMENT, PS_FIXED
+	PS_USER, PS_KERNEL, PS_IDLE, PS_COMMENT, PS_ORIGIN, PS_SERVER, PS_FIXED
 };
 static const char *const ps_fixed[PS_FIXED] = {
 	"", "samples", "count", "cpu", "nanoseconds", "task", "thread", "mode",
-	"user", "kernel", "idle", "vprof",
+	"user", "kernel", "idle", "vprof", "origin", "server",
 };
 
 typedef struct pp_state {
@@ -652,6 +669,10 @@ static void pp_sample(px_t *x, pp_state_t *p, const px_stack_t *s)
 	pp_label(x, p, PS_THREAD, 0, true, s->thread);
 	pp_label(x, p, PS_CPU, 0, true, s->cpu);
 	pp_label(x, p, PS_MODE, modes[s->mode < 3 ? s->mode : 1], false, 0);
+	if (s->origin) {                /* serving a call: whose work (task ids) */
+		pp_label(x, p, PS_ORIGIN, 0, true, s->origin);
+		pp_label(x, p, PS_SERVER, 0, true, s->server);
+	}
 	pb_bytes(x, &p->pb, PB_SAMPLE, p->msg.p, p->msg.len);
 	if (ids.err)
 		x->err = ids.err;

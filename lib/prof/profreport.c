@@ -53,6 +53,11 @@ typedef struct prof_stack {
 	uint32_t bin;                   /* binary of user frames, or NONE */
 	uint8_t mode, nframes;
 	uint16_t kmask;                 /* bit i: frame i is a kernel address */
+	uint32_t origin;                /* serving a call: its origin's slot; else NONE */
+	uint32_t method;                /* ... the call's method */
+	uint32_t nhops;                 /* ... the path's tasks (2..PROF_IPC_HOPS) */
+	uint32_t hop[PROF_IPC_HOPS];    /* ... their slots, origin first */
+	uint32_t site;                  /* ... the origin's call site (PROF_REC_CALL), or NONE */
 	uint32_t reserved;
 	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc, then return addresses */
 	uint64_t top[PROF_TOP_WORDS];   /* top words in the text, else 0 */
@@ -68,15 +73,44 @@ typedef struct prof_xkey {
 	uint64_t thread;
 	uint32_t cpu;
 	uint8_t mode, nkern, nframes, reserved;
+	uint32_t origin, method;        /* as in prof_stack_t */
+	uint64_t site;                  /* the origin's call site + 1 (0: none) */
 	uint64_t top[PROF_TOP_WORDS];
 	uint64_t frame[];
 } prof_xkey_t;
 
 #define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
 
+/*
+ * A call site: an origin's distinct stack (PROF_REC_CALL records with the
+ * same task and chain share one), its words in the report's cwords.
+ */
+typedef struct prof_callstk {
+	uint32_t slot;                  /* the origin task */
+	uint32_t n;                     /* words: the call's pc, return addresses */
+	size_t off;                     /* in cwords */
+} prof_callstk_t;
+
+/* The key of a call site: the origin's slot and chain, zero past n. */
+typedef struct prof_sitekey {
+	uint32_t slot, n;
+	uint64_t w[PROF_IPC_STACK_MAX];
+} prof_sitekey_t;
+
 struct prof_report {
 	prof_env_t env;
 	errno_t error;                  /* sticky EINVAL */
+	char why[80];                   /* the reason of error */
+	uint64_t nsamples;              /* sample records read (for reasons) */
+	bool x_by_origin;               /* prof_report_set_origin */
+	uint64_t x_origin;
+	uint32_t cur_site;              /* the sample being read: its call site, or NONE */
+	pmap_t calls;                   /* PROF_REC_CALL id -> its site (index in cstk) */
+	pmap_t sites;                   /* prof_sitekey_t -> index in cstk */
+	prof_callstk_t *cstk;
+	size_t ncstk, cap_cstk;
+	uint64_t *cwords;               /* their chains, one after another */
+	size_t ncwords, cap_cwords;
 	prof_rec_header_t header;
 	uint64_t tsc_last;
 	prof_counts_t c;
@@ -124,6 +158,8 @@ typedef struct prof_print {
 	prof_row_t *rows;
 	size_t nrows;
 	uint64_t total;
+	char **names;                   /* "[ipc S.M]" names made (freed with pp) */
+	size_t nnames, cap_names;
 } prof_print_t;
 
 /* ---------------------------------------------------------------- memory */
@@ -417,6 +453,20 @@ static const char *rep_task_name(const prof_report_t *r, uint32_t slot)
 
 /* ---------------------------------------------------------------- records */
 
+/* Keep the first reason the stream is refused; returns EINVAL. */
+static __attribute__((format(printf, 2, 3)))
+errno_t rec_bad(prof_report_t *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return EINVAL;
+	va_start(ap, fmt);
+	fmt_vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return EINVAL;
+}
+
 /* Copy a record of at least want bytes out of rec (len bytes) into dst. */
 static errno_t rec_get(void *dst, size_t want, const void *rec, size_t len)
 {
@@ -431,9 +481,12 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 	prof_rec_header_t h;
 
 	if (rec_get(&h, sizeof(h), rec, len) != EOK || h.magic != PROF_MAGIC)
-		return EINVAL;
-	if (h.version < PROF_VERSION_MIN || h.version > PROF_VERSION)
+		return rec_bad(r, "no profiler stream header (magic)");
+	if (h.version < PROF_VERSION_MIN || h.version > PROF_VERSION) {
+		fmt_snprintf(r->why, sizeof(r->why), "stream version %u (this reads %u to %u)",
+			     h.version, PROF_VERSION_MIN, PROF_VERSION);
 		return ENOTSUP;
+	}
 	if (r->c.have_header)
 		return EOK;
 	r->header = h;
@@ -521,11 +574,14 @@ static void rec_stack_key(prof_report_t *r, const prof_rec_sample_t *s,
 	rec_stack_top(r, s, chain, slot, k);
 	if (k->kmask == (1u << k->nframes) - 1)
 		k->bin = PROF_NONE;     /* no user frame: one key per kernel stack */
+	k->origin = PROF_NONE;
+	k->site = PROF_NONE;
 }
 
 /* Build the whole-stack key of a sample (k has PROF_XKEY_MAX bytes). */
 static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
-		     const unsigned char *chain, uint32_t slot, prof_xkey_t *k)
+		     const unsigned char *chain, uint32_t slot, const prof_stack_t *sk,
+		     prof_xkey_t *k)
 {
 	prof_stack_t top;
 	size_t n = s->nchain < r->xdepth ? s->nchain : r->xdepth;
@@ -543,6 +599,9 @@ static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
 		k->frame[1 + i] = pmap_word(chain + 8 * i);
 	k->nframes = (uint8_t)(1 + n);
 	k->nkern = (uint8_t)((s->mode != PROF_MODE_USER) + (s->nkernel < n ? s->nkernel : n));
+	k->origin = sk->origin;
+	k->method = sk->method;
+	k->site = sk->site == PROF_NONE ? 0 : (uint64_t)sk->site + 1;
 	rec_stack_top(r, s, chain, slot, &top);
 	memcpy(k->top, top.top, sizeof(k->top));
 	if (k->nkern == k->nframes)
@@ -572,12 +631,12 @@ static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_
 
 /* Count a sample in the whole stacks. EOK or ENOMEM. */
 static errno_t rec_xstack(prof_report_t *r, const prof_rec_sample_t *s,
-			  const unsigned char *chain, uint32_t slot)
+			  const unsigned char *chain, uint32_t slot, const prof_stack_t *sk)
 {
 	uint64_t kbuf[PROF_XKEY_MAX / 8];
 	bool created;
 
-	rec_xkey(r, s, chain, slot, (prof_xkey_t *)kbuf);
+	rec_xkey(r, s, chain, slot, sk, (prof_xkey_t *)kbuf);
 	uint64_t *count = pmap_get(r, &r->xstacks, kbuf, &created);
 	if (!count)
 		return ENOMEM;
@@ -596,24 +655,128 @@ static void rec_count_mode(prof_report_t *r, unsigned mode)
 		r->c.idle++;
 }
 
+/* The call site of a PROF_REC_CALL id (read before), or PROF_NONE. */
+static uint32_t rec_site_of(const prof_report_t *r, uint64_t stack)
+{
+	uint64_t idx;
+
+	if (!stack || !r->calls.cap)
+		return PROF_NONE;
+	const unsigned char *e = pmap_find(&r->calls, &stack);
+	if (!e[0])
+		return PROF_NONE;
+	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
+	return (uint32_t)idx;
+}
+
+/* A new call site of key, its index into *site. EOK or ENOMEM. */
+static errno_t rec_site_add(prof_report_t *r, const prof_sitekey_t *key, uint64_t *site)
+{
+	*site = PROF_NONE;
+	if (rep_reserve(r, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
+		return ENOMEM;
+	while (r->ncwords + key->n > r->cap_cwords) {
+		if (rep_reserve(r, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
+			return ENOMEM;
+	}
+	r->cstk[r->ncstk] = (prof_callstk_t){ key->slot, key->n, r->ncwords };
+	memcpy(r->cwords + r->ncwords, key->w, 8 * (size_t)key->n);
+	r->ncwords += key->n;
+	*site = r->ncstk++;
+	return EOK;
+}
+
+/*
+ * Check the prof_ipc_t of sample s (n = sample records so far): the hop
+ * count, the path's depth, the sampled task last, a redacted sample's
+ * emptiness. EOK or EINVAL (with the reason).
+ */
+static errno_t rec_ipc_check(prof_report_t *r, const prof_rec_sample_t *s,
+			     const prof_ipc_t *ipc)
+{
+	uint64_t n = r->nsamples;
+
+	if (ipc->nhops < 2 || ipc->nhops > PROF_IPC_HOPS)
+		return rec_bad(r, "sample %llu: ipc block with %u hops (2..%u)",
+			       (unsigned long long)n, ipc->nhops, PROF_IPC_HOPS);
+	if (ipc->depth < ipc->nhops)
+		return rec_bad(r, "sample %llu: ipc path depth %u below its %u hops",
+			       (unsigned long long)n, ipc->depth, ipc->nhops);
+	if (ipc->hops[ipc->nhops - 1] != s->task)
+		return rec_bad(r, "sample %llu: ipc path does not end at the sampled task",
+			       (unsigned long long)n);
+	if (s->mode == PROF_MODE_IDLE)
+		return rec_bad(r, "sample %llu: an idle CPU serving a call",
+			       (unsigned long long)n);
+	if (!s->pc && (s->nchain || s->ntop))
+		return rec_bad(r, "sample %llu: redacted (pc 0) but with a chain",
+			       (unsigned long long)n);
+	return EOK;
+}
+
+/*
+ * The IPC part of a sample (v3): none when the record ends after the
+ * chain and top words, else a whole prof_ipc_t, checked, into the key's
+ * origin, method and path (task slots). EOK, EINVAL (reason), ENOMEM.
+ */
+static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
+		       const unsigned char *rec, size_t len, prof_stack_t *k)
+{
+	size_t used = sizeof(*s) + 8 * ((size_t)s->nchain + s->ntop);
+	prof_ipc_t ipc;
+
+	if (r->header.version < 3 || len == used)
+		return EOK;
+	if (len - used < sizeof(ipc))
+		return rec_bad(r, "sample %llu: ipc block cut short (%zu of %zu bytes)",
+			       (unsigned long long)r->nsamples, len - used, sizeof(ipc));
+	memcpy(&ipc, rec + used, sizeof(ipc));
+	errno_t err = rec_ipc_check(r, s, &ipc);
+	if (err != EOK)
+		return err;
+	k->nhops = ipc.nhops;
+	k->method = ipc.method;
+	for (size_t i = 0; i < ipc.nhops; i++) {
+		k->hop[i] = rep_task(r, ipc.hops[i]);
+		if (k->hop[i] == PROF_NONE)
+			return ENOMEM;
+	}
+	k->origin = k->hop[0];
+	k->site = rec_site_of(r, ipc.stack);
+	r->c.ipc++;
+	r->c.redacted += !s->pc;
+	return EOK;
+}
+
 static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len)
 {
 	prof_rec_sample_t s;
 	prof_stack_t k;
 	bool created;
 
-	if (rec_get(&s, sizeof(s), rec, len) != EOK ||
-	    (len - sizeof(s)) / 8 < (size_t)s.nchain + s.ntop || s.nkernel > s.nchain ||
+	r->nsamples++;
+	if (rec_get(&s, sizeof(s), rec, len) != EOK)
+		return rec_bad(r, "sample %llu: record of %zu bytes",
+			       (unsigned long long)r->nsamples, len);
+	if ((len - sizeof(s)) / 8 < (size_t)s.nchain + s.ntop || s.nkernel > s.nchain ||
 	    s.mode > PROF_MODE_IDLE)
-		return EINVAL;
+		return rec_bad(r, "sample %llu: chain or mode out of range",
+			       (unsigned long long)r->nsamples);
 	uint32_t slot = rep_task(r, s.task);
 	if (slot == PROF_NONE)
 		return ENOMEM;
-	if (!rec_keep(r, &s, slot))
-		return EOK;
-	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot) != EOK)
-		return ENOMEM;
 	rec_stack_key(r, &s, rec + sizeof(s), slot, &k);
+	uint64_t ipc_before = r->c.ipc, red_before = r->c.redacted;
+	errno_t err = rec_ipc(r, &s, rec, len, &k);
+	if (err != EOK)
+		return err;
+	if (!rec_keep(r, &s, slot)) {
+		r->c.ipc = ipc_before;
+		r->c.redacted = red_before;
+		return EOK;
+	}
+	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot, &k) != EOK)
+		return ENOMEM;
 	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
 	if (!count)
 		return ENOMEM;
@@ -621,6 +784,44 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	if (s.mode != PROF_MODE_IDLE)
 		r->tasks[slot].samples++;
 	rec_count_mode(r, s.mode);
+	return EOK;
+}
+
+/*
+ * PROF_REC_CALL: keep the origin's stack under its id for the walk by
+ * origin (the first record of an id wins). EOK, EINVAL, ENOMEM.
+ */
+static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_call_t c;
+	prof_sitekey_t key;
+	bool created;
+
+	if (rec_get(&c, sizeof(c), rec, len) != EOK)
+		return rec_bad(r, "a CALL record of %zu bytes", len);
+	if ((len - sizeof(c)) / 8 < c.nchain || c.nchain > PROF_IPC_STACK_MAX || !c.stack)
+		return rec_bad(r, "CALL %llu: %u chain words in %zu bytes (at most %u)",
+			       (unsigned long long)c.stack, c.nchain, len, PROF_IPC_STACK_MAX);
+	if (!r->calls.ksize) {
+		pmap_init(&r->calls, sizeof(uint64_t), sizeof(uint64_t));
+		pmap_init(&r->sites, sizeof(prof_sitekey_t), sizeof(uint64_t));
+	}
+	uint64_t *idx = pmap_get(r, &r->calls, &c.stack, &created);
+	if (!idx)
+		return ENOMEM;
+	if (!created)
+		return EOK;
+	*idx = PROF_NONE;
+	memset(&key, 0, sizeof(key));
+	key.slot = rep_task(r, c.task);
+	key.n = c.nchain;
+	memcpy(key.w, rec + sizeof(c), 8 * (size_t)c.nchain);
+	uint64_t *site = key.slot == PROF_NONE ? NULL : pmap_get(r, &r->sites, &key, &created);
+	if (!site)
+		return ENOMEM;
+	if (created && rec_site_add(r, &key, site) != EOK)
+		return ENOMEM;
+	*idx = *site;
 	return EOK;
 }
 
@@ -634,7 +835,7 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 	switch (type) {
 	case PROF_REC_LOST:
 		if (rec_get(&lost, sizeof(lost), rec, len) != EOK)
-			return EINVAL;
+			return rec_bad(r, "a LOST record of %zu bytes", len);
 		r->lost_recs += lost.count;
 		break;
 	case PROF_REC_THROTTLE:
@@ -652,6 +853,8 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 		break;
 	case PROF_REC_EXIT:
 		return len < sizeof(prof_rec_exit_t) ? EINVAL : EOK;
+	case PROF_REC_CALL:
+		return rec_call(r, rec, len);
 	}
 	return EOK;
 }
@@ -663,7 +866,7 @@ static errno_t rec_process(prof_report_t *r, const unsigned char *rec, size_t le
 
 	memcpy(&h, rec, sizeof(h));
 	if (!r->c.have_header && h.type != PROF_REC_HEADER)
-		return EINVAL;
+		return rec_bad(r, "the stream does not start with a header");
 	if (h.tsc > r->tsc_last)
 		r->tsc_last = h.tsc;
 	switch (h.type) {
@@ -723,7 +926,8 @@ static bool feed_pending(prof_report_t *r, const unsigned char **p, size_t *len,
 	}
 	*size = rec_size(r, (unsigned char *)r->pend);
 	if (*size == 0) {
-		*err = EINVAL;
+		*err = rec_bad(r, r->c.have_header ? "a record size below 16 or not a multiple of 8" :
+			       "no profiler stream header");
 		return false;
 	}
 	feed_take(r, p, len, *size);
@@ -786,6 +990,13 @@ static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
 }
 
+const char *prof_report_error(const prof_report_t *r)
+{
+	if (r->error == EOK)
+		return NULL;
+	return r->why[0] ? r->why : "a malformed stream";
+}
+
 size_t prof_report_pending(const prof_report_t *r)
 {
 	return r->pend_len;
@@ -806,6 +1017,10 @@ void prof_report_free(prof_report_t *r)
 	rep_release(r, r->tasks);
 	pmap_free(r, &r->stacks);
 	pmap_free(r, &r->xstacks);
+	pmap_free(r, &r->calls);
+	pmap_free(r, &r->sites);
+	rep_release(r, r->cstk);
+	rep_release(r, r->cwords);
 	r->env.release(r->env.ctx, r);
 }
 
@@ -912,6 +1127,114 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 	return *idx;
 }
 
+/* ---------------------------------------------------------------- ipc methods */
+
+/* A method number's name in a protocol. */
+typedef struct prof_mname {
+	uint32_t method;
+	const char *name;
+} prof_mname_t;
+
+/*
+ * Known protocols by server task name (methods as prof_ipc_t has them:
+ * the low 32 bits). fs: uspace/lib/c/include/fs_proto.h (FS_M_BASE is
+ * IPC_M_LIBC + 0x100); console: console.h; ns: ipc.h (NS_M_WATCH is
+ * IPC_M_LIBC + 1, registrations come as CONNECT_TO_ME); ipcload:
+ * uspace/app/ipcload/ipcload.h. Any server: abi/ipc.h's IPC_M_*.
+ */
+static const prof_mname_t prof_m_fs[] = {
+	{ 0x101, "OPEN" }, { 0x102, "CLOSE" }, { 0x103, "MKDIR" }, { 0x104, "UNLINK" },
+	{ 0x105, "RMDIR" }, { 0x106, "RENAME" }, { 0x107, "TRUNCATE" }, { 0x108, "INFO" },
+	{ 0x109, "MKPIPE" }, { 0, NULL },
+};
+static const prof_mname_t prof_m_console[] = {
+	{ IPC_M_USER + 1, "WRITE" }, { IPC_M_USER + 2, "SET_MODE" },
+	{ IPC_M_USER + 3, "GET_SIZE" }, { IPC_M_USER + 4, "SET_FG" }, { 0, NULL },
+};
+static const prof_mname_t prof_m_ns[] = {
+	{ 1, "WATCH" }, { IPC_M_CONNECT_TO_ME, "REGISTER" },
+	{ IPC_M_CONNECT_ME_TO, "CONNECT" }, { 0, NULL },
+};
+static const prof_mname_t prof_m_ipcload[] = {
+	{ IPC_M_USER + 1, "WORK" }, { IPC_M_USER + 2, "WORK_B" },
+	{ IPC_M_USER + 3, "STOP" }, { 0, NULL },
+};
+static const prof_mname_t prof_m_generic[] = {
+	{ IPC_M_PHONE_HUNGUP, "HUNGUP" }, { IPC_M_CONNECT_TO_ME, "CONNECT_TO_ME" },
+	{ IPC_M_CONNECT_ME_TO, "CONNECT_ME_TO" }, { IPC_M_DATA_WRITE, "WRITE" },
+	{ IPC_M_DATA_READ, "READ" }, { IPC_M_IRQ, "IRQ" }, { 0, NULL },
+};
+
+static const struct {
+	const char *server;
+	const prof_mname_t *methods;
+} prof_protocols[] = {
+	{ "fs", prof_m_fs },
+	{ "console", prof_m_console },
+	{ "ns", prof_m_ns },
+	{ "ipcload", prof_m_ipcload },
+};
+
+static const char *prof_mname_find(const prof_mname_t *t, uint32_t method)
+{
+	for (; t->name; t++) {
+		if (t->method == method)
+			return t->name;
+	}
+	return NULL;
+}
+
+void prof_ipc_label(const char *server, uint32_t method, char *buf, size_t size)
+{
+	const char *name = NULL;
+
+	for (size_t i = 0; i < sizeof(prof_protocols) / sizeof(prof_protocols[0]); i++) {
+		if (strcmp(server, prof_protocols[i].server) == 0)
+			name = prof_mname_find(prof_protocols[i].methods, method);
+	}
+	if (!name)
+		name = prof_mname_find(prof_m_generic, method);
+	if (name)
+		fmt_snprintf(buf, size, "%s.%s", server, name);
+	else
+		fmt_snprintf(buf, size, "%s.%u", server, method);
+}
+
+/*
+ * The function "[ipc SERVER.METHOD]" of task slot server serving method
+ * (a name of its own, known, no binary); PROF_NONE without memory.
+ */
+static uint32_t pr_ipc_func(prof_print_t *pp, uint32_t server, uint32_t method)
+{
+	prof_report_t *r = pp->r;
+	prof_fkey_t k = { PROF_NONE, 2, ((uint64_t)server << 32) | method };
+	char label[80];
+	bool created;
+
+	uint32_t *idx = pmap_get(r, &pp->fmap, &k, &created);
+	if (!idx || !created)
+		return idx ? *idx : PROF_NONE;
+	*idx = PROF_NONE;
+	prof_ipc_label(rep_task_name(r, server), method, label, sizeof(label) - 8);
+	char full[96];
+	int n = fmt_snprintf(full, sizeof(full), "[ipc %s]", label);
+	char *name = rep_strdup(r, full, (size_t)n);
+	if (!name || rep_reserve(r, (void **)&pp->names, &pp->cap_names, pp->nnames,
+				 sizeof(char *)) != EOK) {
+		rep_release(r, name);
+		return PROF_NONE;
+	}
+	pp->names[pp->nnames++] = name;
+	*idx = pr_func_add(pp, &k, name, false);
+	return *idx;
+}
+
+/* A redacted sample's key: serving a call, pc 0, no chain. */
+static bool pr_redacted(const prof_stack_t *k)
+{
+	return k->origin != PROF_NONE && k->frame[0] == 0 && k->nframes == 1;
+}
+
 /*
  * The caller of a sample at pc (in the kernel, or in binary ubin) whose
  * function had not set up its frame, from the top words; 0 if none.
@@ -958,6 +1281,11 @@ static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 	uint32_t *out = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
 
 	memcpy(&k, e + 8, sizeof(k));
+	if (pr_redacted(&k)) {
+		pp->nframes[i] = 1;
+		out[0] = pr_ipc_func(pp, k.slot, k.method);
+		return out[0] == PROF_NONE ? ENOMEM : EOK;
+	}
 	pr_leaf_fix(pp, &k);
 	pp->nframes[i] = k.nframes;
 	for (size_t j = 0; j < k.nframes; j++) {
@@ -1310,7 +1638,381 @@ static errno_t pr_tree(prof_print_t *pp, size_t shown)
 	return EOK;
 }
 
+/* ---------------------------------------------------------------- by origin */
+
+#define PO_TOP 10                       /* functions listed per kind */
+
+/* An origin's imposed samples by server, method and path. */
+typedef struct po_skey {
+	uint32_t origin, server, method, nhops;
+	uint32_t hop[PROF_IPC_HOPS];
+} po_skey_t;
+
+/* An origin's samples in one function: kind 0 own, 1 imposed (on server). */
+typedef struct po_fkey {
+	uint32_t origin, kind, func, server;
+} po_fkey_t;
+
+typedef struct po_srow {
+	po_skey_t k;
+	uint64_t count;
+} po_srow_t;
+
+typedef struct po_frow {
+	po_fkey_t k;
+	uint64_t count;
+} po_frow_t;
+
+/* An origin's imposed samples at one call site (kind 2 of po_fkey_t). */
+#define PO_SITE 2
+#define PO_SITE_FRAMES 4                /* functions shown per call site */
+#define PO_SITES 5                      /* call sites shown per origin */
+
+/* The tally of a -c report. */
+typedef struct po {
+	prof_print_t *pp;
+	uint64_t *own, *imposed;        /* per task slot */
+	pmap_t smap, fmap;
+	po_srow_t *srows;
+	po_frow_t *frows;               /* kinds 0, 1: func; PO_SITE: func is the site */
+	size_t nsrows, nfrows;
+} po_t;
+
+/* Add count to key's value in m. */
+static errno_t po_add(prof_report_t *r, pmap_t *m, const void *key, uint64_t count)
+{
+	bool created;
+	uint64_t *v = pmap_get(r, m, key, &created);
+
+	if (!v)
+		return ENOMEM;
+	*v += count;
+	return EOK;
+}
+
+/* Charge stack slot i (count samples) to its origin or its own task. */
+static errno_t po_stack(po_t *po, size_t i)
+{
+	prof_print_t *pp = po->pp;
+	uint64_t count;
+	const prof_stack_t *s = pr_stack(pp, i, &count);
+	po_fkey_t fk = { s->slot, 0, pp->sfunc[i * (1 + PROF_TREE_DEPTH)], s->slot };
+	po_skey_t sk;
+
+	if (s->mode == PROF_MODE_IDLE)
+		return EOK;
+	if (s->origin == PROF_NONE) {
+		po->own[s->slot] += count;
+		return po_add(pp->r, &po->fmap, &fk, count);
+	}
+	po->imposed[s->origin] += count;
+	memset(&sk, 0, sizeof(sk));
+	sk.origin = fk.origin = s->origin;
+	fk.kind = 1;
+	sk.server = s->slot;
+	sk.method = s->method;
+	sk.nhops = s->nhops;
+	memcpy(sk.hop, s->hop, sizeof(sk.hop));
+	errno_t err = po_add(pp->r, &po->smap, &sk, count);
+	if (err == EOK && s->site != PROF_NONE) {
+		po_fkey_t ck = { s->origin, PO_SITE, s->site, s->origin };
+		err = po_add(pp->r, &po->fmap, &ck, count);
+	}
+	return err != EOK ? err : po_add(pp->r, &po->fmap, &fk, count);
+}
+
+/* The entries of map m (key ksize bytes, then a count) into a new array. */
+static void *po_rows(prof_report_t *r, const pmap_t *m, size_t rsize, size_t *n)
+{
+	unsigned char *a = rep_alloc(r, (m->count + 1) * rsize);
+
+	*n = 0;
+	for (size_t i = 0; a && i < m->cap; i++) {
+		const unsigned char *e = pmap_entry(m, i);
+		if (!e[0])
+			continue;
+		memcpy(a + *n * rsize, e + 8, m->ksize);
+		memcpy(a + *n * rsize + rsize - 8, e + 8 + m->ksize, 8);
+		(*n)++;
+	}
+	return a;
+}
+
+static int po_srow_cmp(const void *a, const void *b, void *ctx)
+{
+	const po_srow_t *x = a, *y = b;
+
+	(void)ctx;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return memcmp(&x->k, &y->k, sizeof(x->k));
+}
+
+static int po_frow_cmp(const void *a, const void *b, void *ctx)
+{
+	const po_frow_t *x = a, *y = b;
+	const prof_print_t *pp = ctx;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->k.kind == PO_SITE || y->k.kind == PO_SITE)
+		return memcmp(&x->k, &y->k, sizeof(x->k));
+	int c = strcmp(pr_fname(pp, x->k.func), pr_fname(pp, y->k.func));
+	return c ? c : memcmp(&x->k, &y->k, sizeof(x->k));
+}
+
+/* Tally every stack; the sorted rows in po. */
+static errno_t po_tally(po_t *po)
+{
+	prof_report_t *r = po->pp->r;
+	errno_t err = EOK;
+
+	po->own = rep_alloc(r, (r->ntasks + 1) * sizeof(uint64_t));
+	po->imposed = rep_alloc(r, (r->ntasks + 1) * sizeof(uint64_t));
+	if (!po->own || !po->imposed)
+		return ENOMEM;
+	memset(po->own, 0, (r->ntasks + 1) * sizeof(uint64_t));
+	memset(po->imposed, 0, (r->ntasks + 1) * sizeof(uint64_t));
+	pmap_init(&po->smap, sizeof(po_skey_t), sizeof(uint64_t));
+	pmap_init(&po->fmap, sizeof(po_fkey_t), sizeof(uint64_t));
+	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
+		if (pmap_entry(&r->stacks, i)[0])
+			err = po_stack(po, i);
+	}
+	if (err != EOK)
+		return err;
+	po->srows = po_rows(r, &po->smap, sizeof(po_srow_t), &po->nsrows);
+	po->frows = po_rows(r, &po->fmap, sizeof(po_frow_t), &po->nfrows);
+	if (!po->srows || !po->frows)
+		return ENOMEM;
+	rep_sort(po->srows, po->nsrows, sizeof(po_srow_t), po_srow_cmp, NULL);
+	rep_sort(po->frows, po->nfrows, sizeof(po_frow_t), po_frow_cmp, po->pp);
+	return EOK;
+}
+
+static void po_free(po_t *po)
+{
+	prof_report_t *r = po->pp->r;
+
+	rep_release(r, po->own);
+	rep_release(r, po->imposed);
+	rep_release(r, po->srows);
+	rep_release(r, po->frows);
+	pmap_free(r, &po->smap);
+	pmap_free(r, &po->fmap);
+}
+
+/* Does opts.origin leave task slot out? */
+static bool po_skip(const po_t *po, uint32_t slot)
+{
+	uint64_t only = po->pp->o->origin;
+
+	return only && po->pp->r->tasks[slot].id != only;
+}
+
+static int po_total_cmp(const void *a, const void *b, void *ctx)
+{
+	const po_t *po = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t tx = po->own[x] + po->imposed[x], ty = po->own[y] + po->imposed[y];
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The task slots with samples (own or imposed), most in total first. */
+static uint32_t *po_order(po_t *po, size_t *n)
+{
+	prof_report_t *r = po->pp->r;
+	uint32_t *ord = rep_alloc(r, (r->ntasks + 1) * sizeof(uint32_t));
+
+	*n = 0;
+	for (size_t i = 0; ord && i < r->ntasks; i++) {
+		if ((po->own[i] || po->imposed[i]) && !po_skip(po, (uint32_t)i))
+			ord[(*n)++] = (uint32_t)i;
+	}
+	if (ord)
+		rep_sort(ord, *n, sizeof(uint32_t), po_total_cmp, po);
+	return ord;
+}
+
+/* The table of every origin: own, imposed, total, % of all samples. */
+static void po_table(po_t *po, const uint32_t *ord, size_t n)
+{
+	prof_print_t *pp = po->pp;
+	char label[48];
+	size_t hidden = 0;
+
+	rep_printf(pp->r, "\nby origin: own (its threads), imposed (others serving its "
+		   "calls)\n%8s %8s %8s %7s  %s\n", "own", "imposed", "total", "%", "task");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t own = po->own[ord[i]], imp = po->imposed[ord[i]];
+		if (!pp->o->origin && pr_hidden(pp, own + imp)) {
+			hidden++;
+			continue;
+		}
+		rep_task_label(pp->r, ord[i], label, sizeof(label));
+		rep_printf(pp->r, "%8llu %8llu %8llu ", (unsigned long long)own,
+			   (unsigned long long)imp, (unsigned long long)(own + imp));
+		rep_pct(pp->r, own + imp, pp->total);
+		rep_printf(pp->r, "  %s\n", label);
+	}
+	pr_hidden_line(pp, hidden);
+}
+
+/* An origin's imposed samples per server, method and path. */
+static void po_servers(po_t *po, uint32_t origin, uint64_t total)
+{
+	prof_print_t *pp = po->pp;
+	char label[48];
+
+	rep_printf(pp->r, "  imposed by server:\n");
+	for (size_t i = 0; i < po->nsrows; i++) {
+		const po_srow_t *row = &po->srows[i];
+		if (row->k.origin != origin)
+			continue;
+		uint32_t f = pr_ipc_func(pp, row->k.server, row->k.method);
+		rep_task_label(pp->r, row->k.server, label, sizeof(label));
+		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
+		rep_pct(pp->r, row->count, total);
+		rep_printf(pp->r, "  %s  %s  path", f == PROF_NONE ? "[ipc ?]" : pr_fname(pp, f),
+			   label);
+		for (uint32_t h = 0; h < row->k.nhops; h++)
+			rep_printf(pp->r, "%s%llu", h ? " -> " : " ",
+				   (unsigned long long)pp->r->tasks[row->k.hop[h]].id);
+		rep_printf(pp->r, "\n");
+	}
+}
+
+/* An origin's top functions of one kind (0 own, 1 imposed). */
+static void po_funcs(po_t *po, uint32_t origin, uint32_t kind, uint64_t total)
+{
+	prof_print_t *pp = po->pp;
+	char label[48];
+	size_t shown = 0, more = 0;
+
+	rep_printf(pp->r, "  %s functions:\n", kind ? "imposed" : "own");
+	for (size_t i = 0; i < po->nfrows; i++) {
+		const po_frow_t *row = &po->frows[i];
+		if (row->k.origin != origin || row->k.kind != kind)
+			continue;
+		if (shown == PO_TOP || rep_centi(row->count, total) < pp->o->threshold_centi) {
+			more++;
+			continue;
+		}
+		shown++;
+		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
+		rep_pct(pp->r, row->count, total);
+		rep_printf(pp->r, "  ");
+		rep_func_name(pp, row->k.func);
+		if (kind) {
+			rep_task_label(pp->r, row->k.server, label, sizeof(label));
+			rep_printf(pp->r, "  (%s)", label);
+		}
+		rep_printf(pp->r, "\n");
+	}
+	if (more)
+		rep_printf(pp->r, "  (%zu more row%s)\n", more, more == 1 ? "" : "s");
+}
+
+/* The functions of call site (innermost first, up to PO_SITE_FRAMES). */
+static void po_site_name(po_t *po, uint32_t site)
+{
+	prof_print_t *pp = po->pp;
+	const prof_callstk_t *c = &pp->r->cstk[site];
+	uint32_t bin = pp->r->tasks[c->slot].bin;
+
+	for (uint32_t j = 0; j < c->n && j < PO_SITE_FRAMES; j++) {
+		uint32_t f = pr_func(pp, bin, pp->r->cwords[c->off + j], j > 0, false);
+		rep_printf(pp->r, "%s%s", j ? " <- " : "", f == PROF_NONE ? "?" : pr_fname(pp, f));
+	}
+	if (c->n > PO_SITE_FRAMES)
+		rep_printf(pp->r, " <- ...");
+}
+
+/* An origin's imposed samples by the call site they came from (with -g). */
+static void po_sites(po_t *po, uint32_t origin, uint64_t total)
+{
+	prof_print_t *pp = po->pp;
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < po->nfrows; i++) {
+		const po_frow_t *row = &po->frows[i];
+		if (row->k.origin != origin || row->k.kind != PO_SITE)
+			continue;
+		if (!shown && !more)
+			rep_printf(pp->r, "  imposed by call site (its stack at the call):\n");
+		if (shown == PO_SITES) {
+			more++;
+			continue;
+		}
+		shown++;
+		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
+		rep_pct(pp->r, row->count, total);
+		rep_printf(pp->r, "  ");
+		po_site_name(po, row->k.func);
+		rep_printf(pp->r, "\n");
+	}
+	if (more)
+		rep_printf(pp->r, "  (%zu more call site%s)\n", more, more == 1 ? "" : "s");
+}
+
+/* One origin's part: the servers and the functions. */
+static void po_origin(po_t *po, uint32_t slot)
+{
+	prof_print_t *pp = po->pp;
+	uint64_t own = po->own[slot], imp = po->imposed[slot];
+	char label[48];
+
+	rep_task_label(pp->r, slot, label, sizeof(label));
+	rep_printf(pp->r, "\norigin %s: %llu samples, %llu own, %llu imposed\n", label,
+		   (unsigned long long)(own + imp), (unsigned long long)own,
+		   (unsigned long long)imp);
+	if (imp)
+		po_servers(po, slot, own + imp);
+	if (imp)
+		po_sites(po, slot, own + imp);
+	if (own)
+		po_funcs(po, slot, 0, own + imp);
+	if (imp)
+		po_funcs(po, slot, 1, own + imp);
+}
+
+/*
+ * The report by origin (after the summary): the table, then the part of
+ * each origin that others served (or of opts.origin).
+ */
+static errno_t pr_by_origin(prof_print_t *pp)
+{
+	po_t po;
+	size_t n;
+
+	memset(&po, 0, sizeof(po));
+	po.pp = pp;
+	errno_t err = po_tally(&po);
+	uint32_t *ord = err == EOK ? po_order(&po, &n) : NULL;
+	if (ord) {
+		rep_printf(pp->r, "ipc: %llu samples serving calls, %llu redacted\n",
+			   (unsigned long long)pp->r->c.ipc,
+			   (unsigned long long)pp->r->c.redacted);
+		po_table(&po, ord, n);
+		for (size_t i = 0; i < n; i++) {
+			if (po.imposed[ord[i]] || pp->o->origin)
+				po_origin(&po, ord[i]);
+		}
+	}
+	if (pp->o->origin && ord && n == 0)
+		rep_printf(pp->r, "\nno samples of task %llu or for it\n",
+			   (unsigned long long)pp->o->origin);
+	rep_release(pp->r, ord);
+	po_free(&po);
+	return err != EOK ? err : ord ? EOK : ENOMEM;
+}
+
 /* ---------------------------------------------------------------- print */
+
+static void pr_free(prof_print_t *pp);
 
 static errno_t pr_prepare(prof_print_t *pp)
 {
@@ -1384,10 +2086,12 @@ static errno_t pr_body(prof_print_t *pp)
 	} else {
 		pr_summary(pp);
 		pr_warnings(pp);
-		err = pr_tasks(pp);
+		err = pp->o->by_origin ? EOK : pr_tasks(pp);
 	}
 	if (err != EOK)
 		return err;
+	if (pp->o->by_origin)
+		return pr_by_origin(pp);
 	size_t shown = pr_functions(pp);
 	return pp->o->tree ? pr_tree(pp, shown) : EOK;
 }
@@ -1401,11 +2105,7 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 	pp.o = o;
 	rep_totals(r, &r->c);
 	errno_t err = pr_body(&pp);
-	pmap_free(r, &pp.fmap);
-	rep_release(r, pp.funcs);
-	rep_release(r, pp.sfunc);
-	rep_release(r, pp.nframes);
-	rep_release(r, pp.rows);
+	pr_free(&pp);
 	return err;
 }
 
@@ -1424,6 +2124,12 @@ errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks)
 	return EOK;
 }
 
+void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin)
+{
+	r->x_by_origin = by_origin;
+	r->x_origin = origin;
+}
+
 /* The leaf fix of lib/profleaf.h on a whole-stack key (copied in k). */
 static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
 {
@@ -1440,6 +2146,35 @@ static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
 		k->nkern++;
 }
 
+/*
+ * The origin's stack of a serving sample (its PROF_REC_CALL, when the
+ * stream has it) into fr[0..*n), root first: the origin's user frames
+ * down to the call.
+ */
+static errno_t px_origin_frames(prof_print_t *pp, const prof_xkey_t *k, prof_frame_t *fr,
+				size_t *n)
+{
+	prof_report_t *r = pp->r;
+
+	*n = 0;
+	if (!k->site || k->site > r->ncstk)
+		return EOK;
+	const prof_callstk_t *c = &r->cstk[k->site - 1];
+	uint32_t bin = r->tasks[c->slot].bin;
+	for (uint32_t j = 0; j < c->n; j++) {
+		uint64_t a = r->cwords[c->off + j];
+		uint32_t f = pr_func(pp, bin, a, j > 0, false);
+		if (f == PROF_NONE)
+			return ENOMEM;
+		fr[c->n - 1 - j] = (prof_frame_t){ .func = f,
+			.bin = bin == PROF_NONE ? PROF_BIN_NONE : bin,
+			.path = bin == PROF_NONE ? NULL : r->bins[bin].path,
+			.addr = j > 0 && a ? a - 1 : a };
+	}
+	*n = c->n;
+	return EOK;
+}
+
 /* Resolve the stack in xstacks slot i into frames (root first). */
 static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *n)
 {
@@ -1448,15 +2183,32 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 	prof_xkey_t *k = (prof_xkey_t *)kbuf;
 
 	memcpy(k, pmap_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
+	bool ipc = k->origin != PROF_NONE;
+	bool redacted = ipc && k->frame[0] == 0 && k->nframes == 1;
+	size_t at = 0;
+	if (ipc && r->x_by_origin) {
+		errno_t err = px_origin_frames(pp, k, fr, &at);
+		if (err != EOK)
+			return err;
+	}
+	if (redacted || (ipc && r->x_by_origin)) {
+		uint32_t f = pr_ipc_func(pp, k->slot, k->method);
+		if (f == PROF_NONE)
+			return ENOMEM;
+		fr[at++] = (prof_frame_t){ .func = f, .bin = PROF_BIN_NONE };
+	}
+	*n = at;
+	if (redacted)
+		return EOK;
 	px_leaf_fix(pp, k, r->xdepth);
-	*n = k->nframes;
+	*n = at + k->nframes;
 	for (size_t j = 0; j < k->nframes; j++) {
 		bool kernel = j < k->nkern;
 		uint32_t bin = kernel ? pp->kbin : k->bin;
 		uint32_t f = pr_func(pp, bin, k->frame[j], j > 0, kernel);
 		if (f == PROF_NONE)
 			return ENOMEM;
-		prof_frame_t *o = &fr[k->nframes - 1 - j];
+		prof_frame_t *o = &fr[at + k->nframes - 1 - j];
 		o->func = f;
 		o->bin = bin == PROF_NONE ? PROF_BIN_NONE : bin;
 		o->path = bin == PROF_NONE ? NULL : r->bins[bin].path;
@@ -1502,25 +2254,40 @@ static int px_cmp(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-/* The map slots in use, sorted (from env.alloc); NULL without memory. */
-static size_t *px_order(prof_report_t *r, prof_walk_info_t *info)
+/* The task a stack is walked as: its origin's when by origin, else its own. */
+static uint32_t px_slot(const prof_report_t *r, const prof_xkey_t *k)
 {
-	size_t *ord = rep_alloc(r, r->xstacks.count * sizeof(size_t)), n = 0;
+	return r->x_by_origin && k->origin != PROF_NONE ? k->origin : k->slot;
+}
 
+/* Is the stack in map slot i left out by prof_report_set_origin's origin? */
+static bool px_skip(const prof_report_t *r, size_t i)
+{
+	const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, i) + 8);
+
+	return r->x_origin && r->tasks[px_slot(r, k)].id != r->x_origin;
+}
+
+/* The map slots walked, sorted (from env.alloc), *n of them; NULL without memory. */
+static size_t *px_order(prof_report_t *r, prof_walk_info_t *info, size_t *n)
+{
+	size_t *ord = rep_alloc(r, r->xstacks.count * sizeof(size_t));
+
+	*n = 0;
 	if (!ord)
 		return NULL;
 	for (size_t i = 0; i < r->xstacks.cap; i++) {
-		if (pmap_entry(&r->xstacks, i)[0]) {
-			ord[n++] = i;
+		if (pmap_entry(&r->xstacks, i)[0] && !px_skip(r, i)) {
+			ord[(*n)++] = i;
 			info->total += px_count(r, i);
 		}
 	}
-	rep_sort(ord, n, sizeof(size_t), px_cmp, r);
+	rep_sort(ord, *n, sizeof(size_t), px_cmp, r);
 	return ord;
 }
 
 /* Call fn on each stack in order (every function already resolved). */
-static errno_t px_calls(prof_print_t *pp, const size_t *ord, prof_frame_t *fr,
+static errno_t px_calls(prof_print_t *pp, const size_t *ord, size_t n, prof_frame_t *fr,
 			prof_walk_info_t *info, prof_walk_fn_t fn, void *ctx)
 {
 	prof_report_t *r = pp->r;
@@ -1528,11 +2295,15 @@ static errno_t px_calls(prof_print_t *pp, const size_t *ord, prof_frame_t *fr,
 
 	info->nfuncs = (uint32_t)pp->nfuncs;
 	info->nbins = (uint32_t)r->nbins;
-	for (size_t i = 0; i < r->xstacks.count && err == EOK; i++) {
+	for (size_t i = 0; i < n && err == EOK; i++) {
 		const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, ord[i]) + 8);
-		prof_xstack_t s = { r->tasks[k->slot].id, k->thread,
-				    k->mode == PROF_MODE_IDLE ? "[idle]" : rep_task_name(r, k->slot),
-				    k->cpu, k->mode, px_count(r, ord[i]), 0, fr };
+		uint32_t slot = px_slot(r, k);
+		bool ipc = k->origin != PROF_NONE;
+		prof_xstack_t s = { r->tasks[slot].id, k->thread,
+				    k->mode == PROF_MODE_IDLE ? "[idle]" : rep_task_name(r, slot),
+				    k->cpu, k->mode, px_count(r, ord[i]), 0, fr,
+				    ipc ? r->tasks[k->slot].id : 0,
+				    ipc ? r->tasks[k->origin].id : 0, ipc ? k->method : 0 };
 		err = px_resolve(pp, ord[i], fr, &s.nframes);
 		px_names(pp, fr, s.nframes);
 		if (err == EOK)
@@ -1544,7 +2315,7 @@ static errno_t px_calls(prof_print_t *pp, const size_t *ord, prof_frame_t *fr,
 errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn_t fn,
 			 void *ctx)
 {
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, kernel_path };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, kernel_path, false, 0 };
 	prof_walk_info_t info;
 	prof_print_t pp;
 	size_t n;
@@ -1559,14 +2330,19 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 	info.kernel_path = kernel_path ? kernel_path : "/boot/kernel";
 	pp.kbin = rep_bin(r, info.kernel_path, strlen(info.kernel_path));
 	pmap_init(&pp.fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
-	prof_frame_t *fr = rep_alloc(r, (2 + r->xdepth) * sizeof(prof_frame_t));
-	size_t *ord = pp.kbin == PROF_NONE || !fr ? NULL : px_order(r, &info);
+	prof_frame_t *fr = rep_alloc(r, (3 + r->xdepth + PROF_IPC_STACK_MAX) *
+				     sizeof(prof_frame_t));
+	size_t nord = 0;
+	size_t *ord = pp.kbin == PROF_NONE || !fr ? NULL : px_order(r, &info, &nord);
 	errno_t err = ord ? EOK : ENOMEM;
-	for (size_t i = 0; i < r->xstacks.count && err == EOK; i++)
+	for (size_t i = 0; i < nord && err == EOK; i++)
 		err = px_resolve(&pp, ord[i], fr, &n);
 	if (err == EOK)
-		err = px_calls(&pp, ord, fr, &info, fn, ctx);
+		err = px_calls(&pp, ord, nord, fr, &info, fn, ctx);
 	pmap_free(r, &pp.fmap);
+	for (size_t i = 0; i < pp.nnames; i++)
+		rep_release(r, pp.names[i]);
+	rep_release(r, pp.names);
 	rep_release(r, pp.funcs);
 	rep_release(r, fr);
 	rep_release(r, ord);
@@ -1584,6 +2360,9 @@ static void pr_free(prof_print_t *pp)
 	rep_release(r, pp->sfunc);
 	rep_release(r, pp->nframes);
 	rep_release(r, pp->rows);
+	for (size_t i = 0; i < pp->nnames; i++)
+		rep_release(r, pp->names[i]);
+	rep_release(r, pp->names);
 }
 
 /* The public form of a row (strings point into r and pp). */

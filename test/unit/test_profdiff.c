@@ -519,7 +519,7 @@ static errno_t collect(void *ctx, const prof_row_info_t *r)
 static void test_rows(void)
 {
 	prof_report_t *r;
-	prof_report_opts_t o = { PROF_STYLE_TASK, 5000, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_TASK, 5000, false, NULL, false, 0 };
 	char buf[1024] = "";
 
 	build_streams();

@@ -259,7 +259,7 @@ static void test_filters(void)
  */
 static void test_no_setup(void)
 {
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 0, false, NULL, false, 0 };
 	prof_report_t *r;
 
 	build_ref();

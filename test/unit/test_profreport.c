@@ -210,7 +210,7 @@ static bool starts(const char *text, const char *prefix)
 #define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)
 #define LACKS(text, s) ok(strstr(text, s) == NULL, "no: %s", s)
 
-static const prof_report_opts_t sys_opts = { PROF_STYLE_SYSTEM, 50, false, NULL };
+static const prof_report_opts_t sys_opts = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
 
 /* ---------------------------------------------------------------- tests */
 
@@ -362,7 +362,7 @@ static void test_counts(void)
 
 static void test_task_style(void)
 {
-	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL, false, 0 };
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
 
 	note_text("task report:", t);
@@ -432,7 +432,7 @@ static void test_elf(void)
 	pt_sb_task(&sb, 9, "self");
 	sb_load(&sb, 9, "/bin/self");
 	sb_samples(&sb, 3, 9, PROF_MODE_USER, addr + 2, 0, 0);
-	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL, false, 0 };
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
 	char want[128];
 	snprintf(want, sizeof(want), "0x%016llx        3 100.00%%  marker_function",
@@ -1002,7 +1002,7 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 /* A header with PROF_F_TB_BIASED: both report styles warn, after the summary. */
 static void test_tb_biased(void)
 {
-	prof_report_opts_t task = { PROF_STYLE_TASK, 50, false, NULL };
+	prof_report_opts_t task = { PROF_STYLE_TASK, 50, false, NULL, false, 0 };
 
 	sb_more_flags = PROF_F_TB_BIASED;
 	build_ref(&sb, false);

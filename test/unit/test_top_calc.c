@@ -72,6 +72,10 @@ static void make_snaps(void)
 	set_task(&cur_tasks[2], 2, "spin", GHZ, 0);
 	cur_tasks[2].ipc.calls_sent = 7;
 	prev_tasks[0].ipc.calls_sent = 2;
+	/* init's calls made others work a tenth of the second (IMP%) */
+	prev_tasks[1].imposed_cycles = 7;
+	cur_tasks[1].imposed_cycles = 7 + GHZ / 10;
+	cur_tasks[2].served_cycles = GHZ / 10;
 	set_thread(&prev_threads[0], 10, 2, SYSINFO_THREAD_RUNNING, 0);
 	set_thread(&cur_threads[0], 10, 2, SYSINFO_THREAD_RUNNING, GHZ / 2);
 	set_thread(&cur_threads[1], 11, 2, SYSINFO_THREAD_READY, GHZ / 2);
@@ -195,7 +199,17 @@ static void test_tasks_table(void)
 	is_str(order(&t), "1,3,2", "reversed");
 	top_table_sort(&t, 0, false);
 	is_str(order(&t), "1,2,3", "by id, ascending");
-	top_table_sort(&t, 7, false);
+	is_str(t.def->cols[3].title, "IMP%", "tasks: IMP%% after %%CPU");
+	is_str(t.def->cols[4].title, "TOTAL%", "... then TOTAL%%");
+	top_table_sort(&t, 3, false);
+	is_str(order(&t), "1,2,3", "by IMP%%: the task others worked for first");
+	is_uint(t.rows[0].v[3], 100, "IMP%%: the imposed cycles' delta, 10.0%%");
+	is_uint(t.rows[0].v[2], 50, "... its own %%CPU stays 5.0%%");
+	is_uint(t.rows[0].v[4], 150, "TOTAL%%: own + imposed, 15.0%%");
+	is_uint(t.rows[1].v[3], 0, "the server: no IMP%% (served cycles are its own)");
+	top_table_sort(&t, 4, false);
+	is_str(order(&t), "2,3,1", "by TOTAL%%: 100, 20, 15");
+	top_table_sort(&t, 9, false);
 	is_str(order(&t), "1,3,2", "by name");
 	top_table_sort(&t, 1, false);
 	is_str(order(&t), "1,2,3", "equal keys: by id");

@@ -4,7 +4,8 @@
  * lib/prof/profreport.c).
  *
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
- *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM
+ *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]
+ *              STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
@@ -27,7 +28,14 @@
  *                 prefix of its files FILE.NAME, one per binary sampled
  *                 (default gmon.out: gmon.out.kernel, gmon.out.app, ...),
  *                 each named on standard output
- *   -T TASK       only samples of TASK (a task id, or a name)
+ *   -T TASK       only samples of TASK (a task id, or a name); with -C:
+ *                 only origin TASK's part (an id), its own samples and
+ *                 those servers spent for it
+ *   -C            by origin (IPC-aware, v3 streams): charge work servers
+ *                 did while serving a call to the call's origin task; the
+ *                 report by origin (lib/profreport.h), or exports whose
+ *                 serving stacks sit under the origin task with an
+ *                 "[ipc SERVER.METHOD]" frame (not -c: that is the CPU)
  *   -m MODE       only user, kernel (kernel and idle) or all samples
  *   -c CPU        only samples taken on CPU
  *   -w FROM,TO    only samples taken FROM to TO seconds after the start
@@ -114,7 +122,8 @@ typedef struct vprof {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]\n"
-		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] STREAM\n"
+		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]\n"
+		"             STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
 		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg]\n"
@@ -124,7 +133,9 @@ static void usage(FILE *f)
 		"                svg, gmon\n"
 		"  -o FILE       write to FILE (default standard output); gmon: files\n"
 		"                FILE.NAME per binary (default gmon.out.NAME)\n"
-		"  -T TASK       only samples of TASK (id or name)\n"
+		"  -T TASK       only samples of TASK (id or name); with -C the origin ID\n"
+		"  -C            by origin: servers' work charged to the task whose call\n"
+		"                they served (report by origin; exports: [ipc S.M] frames)\n"
 		"  -m MODE       only user, kernel or all samples (default all)\n"
 		"  -c CPU        only samples taken on CPU\n"
 		"  -w FROM,TO    only samples FROM to TO seconds after the start\n"
@@ -291,9 +302,10 @@ static int feed_file(prof_report_t *r, const char *path)
 					"read (it reads %u to %u)\n", path, PROF_VERSION_MIN,
 					PROF_VERSION);
 			else
-				fprintf(stderr, "vprof: %s: %s\n", path, err == EINVAL ?
+				fprintf(stderr, "vprof: %s: %s%s%s\n", path, err == EINVAL ?
 					"not a profiler stream (or a damaged one)" :
-					"out of memory");
+					"out of memory", prof_report_error(r) ? ": " : "",
+					prof_report_error(r) ? prof_report_error(r) : "");
 			fclose(f);
 			return 1;
 		}
@@ -391,6 +403,7 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 		fprintf(stderr, "vprof: out of memory\n");
 		return 1;
 	}
+	prof_report_set_origin(r, o->by_origin, o->origin);
 	int rc = feed_file(r, stream);
 	if (rc == 0)
 		rc = check_stream(r, vp, stream);
@@ -508,7 +521,7 @@ static int bench_export(const char *format)
 	static bx_rec_t recs[BX_STACKS];
 	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
 	prof_filter_t none = { 0 };
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL, false, 0 };
 	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL };
 	uint64_t bytes = 0, seed = 1;
 	prof_export_out_t out = { &bytes, bx_null_write, bx_null_open };
@@ -645,6 +658,7 @@ static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_op
 
 	switch (c) {
 	case 'g': o->tree = true; break;
+	case 'C': o->by_origin = true; break;
 	case 't': o->style = PROF_STYLE_TASK; break;
 	case 'k': vp->kernel = o->kernel_path = vp->x.kernel_path = arg; break;
 	case 'r': vp->root = arg; break;
@@ -656,6 +670,22 @@ static bool parse_report_opt(int c, const char *arg, vprof_t *vp, prof_report_op
 		o->threshold_centi = (unsigned)pct;
 		break;
 	}
+	return true;
+}
+
+/*
+ * -C -T ID: ID is the origin whose part is reported (its own samples and
+ * those served for it), not a filter of sampled tasks. False (message
+ * given) for a name.
+ */
+static bool origin_task(vprof_t *vp, prof_report_opts_t *o)
+{
+	if (vp->filter.task_name || !vp->filter.task_id) {
+		fprintf(stderr, "vprof: -C -T wants a task id\n");
+		return false;
+	}
+	o->origin = vp->filter.task_id;
+	vp->filter.by_task = false;
 	return true;
 }
 
@@ -688,20 +718,20 @@ int main(int argc, char **argv)
 	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' }, { 0 } };
 	static char root[VPROF_PATH];
 	vprof_t vp = { .root = hostroot_default(root, sizeof(root)) };
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
 	const char *bench_file = NULL, *bench_fmt = NULL;
 	int c;
 
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return vprof_diff_main(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:C", longs, NULL)) != -1) {
 		bool ok = true;
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		} else if (c == 'B' || c == 'X') {
 			*(c == 'B' ? &bench_file : &bench_fmt) = optarg;
-		} else if (strchr("gptkr", c)) {
+		} else if (strchr("gptkrC", c)) {
 			ok = parse_report_opt(c, optarg, &vp, &o);
 		} else if (strchr("FoTmcwS", c)) {
 			ok = parse_export_opt(c, optarg, &vp);
@@ -712,6 +742,10 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (o.by_origin && vp.filter.by_task && !origin_task(&vp, &o)) {
+		usage(stderr);
+		return 2;
 	}
 	if ((bench_file || bench_fmt) && optind == argc)
 		return bench_file ? bench(bench_file) : bench_export(bench_fmt);

@@ -159,7 +159,7 @@ static int vd_side(profdiff_t *d, unsigned side, const char *path,
 static int vd_run(vdiff_t *vd, const profdiff_opts_t *o, const char *a, const char *b)
 {
 	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
-	prof_report_opts_t ro = { PROF_STYLE_SYSTEM, 0, false, vd->kernel };
+	prof_report_opts_t ro = { PROF_STYLE_SYSTEM, 0, false, vd->kernel, false, 0 };
 	profdiff_t *d;
 
 	if (profdiff_new(&env, o, &d) != EOK) {

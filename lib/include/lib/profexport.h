@@ -8,7 +8,9 @@
  *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
  *              sorted, one line per distinct stack (flamegraph.pl,
  *              speedscope's importer)
- *   pprof      a gzipped profile.proto (google/pprof), go tool pprof
+ *   pprof      a gzipped profile.proto (google/pprof), go tool pprof;
+ *              samples of a thread serving a call carry the numeric
+ *              labels origin and server (task ids)
  *   callgrind  the callgrind format with inclusive costs from the call
  *              chains (callgrind_annotate, KCachegrind)
  *   speedscope speedscope's JSON file format, one sampled profile per task

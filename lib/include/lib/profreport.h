@@ -46,6 +46,8 @@ typedef struct prof_counts {
 	bool have_header, ended;
 	uint32_t source, hz, ncpus;
 	uint64_t duration_ns;           /* first record to last */
+	uint64_t ipc;                   /* samples of threads serving a call (v3) */
+	uint64_t redacted;              /* ... of them without pc and chain */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
@@ -56,6 +58,8 @@ typedef struct prof_report_opts {
 	unsigned threshold_centi;       /* hide rows below this many 1/100 % (default 50) */
 	bool tree;                      /* -g: caller/callee tree */
 	const char *kernel_path;        /* NULL: "/boot/kernel" */
+	bool by_origin;                 /* -c: the report by origin task (below) */
+	uint64_t origin;                /* with by_origin: only this task (0: all) */
 } prof_report_opts_t;
 
 typedef struct prof_report prof_report_t;
@@ -65,11 +69,20 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out);
 
 /*
  * Add stream bytes. EOK; EINVAL for a malformed stream (bad magic in
- * the first record, a record size below 16 or not a multiple of 8);
- * ENOTSUP for a version outside PROF_VERSION_MIN..PROF_VERSION; ENOMEM.
- * Unknown record types are skipped.
+ * the first record, a record size below 16 or not a multiple of 8, a
+ * sample whose chain does not fit, a damaged v3 IPC block: cut short,
+ * 2..PROF_IPC_HOPS hops, depth below them, not ending at the sampled
+ * task, redacted with a chain, idle); ENOTSUP for a version outside
+ * PROF_VERSION_MIN..PROF_VERSION; ENOMEM. prof_report_error says why.
+ * Unknown record types are skipped; v1 and v2 samples have no IPC block.
  */
 errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len);
+
+/*
+ * Why the stream was refused (EINVAL or ENOTSUP from prof_report_feed):
+ * a short sentence ("sample 3: ipc block cut short"), or NULL if it was not.
+ */
+const char *prof_report_error(const prof_report_t *r);
 
 /* Bytes of a record not yet whole (a stream cut short ends with some). */
 size_t prof_report_pending(const prof_report_t *r);
@@ -79,6 +92,46 @@ void prof_report_counts(const prof_report_t *r, prof_counts_t *c);
 
 /* Print the report of everything fed so far. EOK or ENOMEM. */
 errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o);
+
+/*
+ * The report by origin (opts.by_origin, `sprofile -c`, `profile -c`,
+ * `vprof -C`): work done while serving an IPC call (v3 samples with a
+ * prof_ipc_t) is charged to the call's origin task. After the summary, a
+ * table of every task's own samples (its threads, serving nothing),
+ * imposed samples (other tasks' threads serving its calls) and total,
+ * then per origin (most total first; opts.origin: only that one) its
+ * imposed samples per server, method and path, and the top functions of
+ * its own and imposed samples:
+ *
+ *   by origin: own (its threads), imposed (others serving its calls)
+ *         own  imposed    total       %  task
+ *        1000     3000     4000  40.00%  12 ipcload
+ *
+ *   origin 12 ipcload: 4000 samples, 1000 own, 3000 imposed
+ *     imposed by server:
+ *        3000  75.00%  [ipc ipcload.WORK]  11 ipcload  path 12 -> 11
+ *     imposed by call site (its stack at the call):
+ *        3000  75.00%  __vernier_syscall <- do_calls <- client_main <- main
+ *     own functions:
+ *         900  22.50%  local_work
+ *     imposed functions:
+ *        3000  75.00%  serve_a  (11 ipcload)
+ *
+ * Call sites come from PROF_REC_CALL (streams with call chains): the
+ * origin's stack when it made the call, innermost first, at most four
+ * functions; records with the same task and chain are one site, and
+ * the walk by origin puts the whole stack above the [ipc] frame.
+ * Percentages in an origin's part are of its total. A redacted sample
+ * (pc 0, no chain: the owner may not profile the server) has the one
+ * function "[ipc SERVER.METHOD]". Path: the hops' task ids, origin first.
+ */
+
+/*
+ * "SERVER.METHOD" of a served call into buf (size bytes): method (as in
+ * prof_ipc_t) named from a table of the known protocols (fs, console,
+ * ns, ipcload; the generic IPC_M_* for any server), else its number.
+ */
+void prof_ipc_label(const char *server, uint32_t method, char *buf, size_t size);
 
 /* Name of a source ("pmc", "rtc", "rtc-nmi", "timer"), "?" if unknown. */
 const char *prof_source_name(unsigned source);
@@ -117,6 +170,16 @@ typedef struct prof_filter {
  */
 errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks);
 
+/*
+ * Walk stacks by origin (-c for the exports): a stack of a thread
+ * serving a call is given to prof_report_walk as its origin task's
+ * (task, task_name), with a first frame "[ipc SERVER.METHOD]" (known, no
+ * binary) above the server's frames. origin != 0: only that origin's
+ * stacks (its own and those served for it). Without it (the default) a
+ * serving stack is its task's, and only a redacted one shows the frame.
+ */
+void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin);
+
 /* One frame of a resolved stack. */
 typedef struct prof_frame {
 	uint32_t func;                  /* function id: 0 .. nfuncs - 1 in this walk */
@@ -138,6 +201,9 @@ typedef struct prof_xstack {
 	uint64_t count;
 	size_t nframes;
 	const prof_frame_t *frames;     /* root first, the sampled function last */
+	uint64_t server;                /* serving a call: the sampled task; else 0 */
+	uint64_t origin;                /* ... the call's origin task */
+	uint32_t method;                /* ... and method */
 } prof_xstack_t;
 
 /* What a walk saw, for the exporters' headers. */

@@ -158,7 +158,7 @@ static int rb_run(const char *name, uint64_t tsc_hz, const rb_range_t *k, const 
 		  const uint64_t *pcs)
 {
 	prof_env_t env = { NULL, bench_alloc, bench_release, rb_load, rb_null };
-	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL };
+	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
 	uint8_t *buf = malloc(REPORT_PIECE);
 	prof_report_t *r;
 

@@ -1,7 +1,7 @@
 /*
  * profile: the statistical profiler of one task.
  *
- *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE]
+ *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c]
  *           (-t ID | PROGRAM [ARGS...])
  *     -t ID       profile the running task ID (needs the profile
  *                 permission unless it is our child)
@@ -9,6 +9,11 @@
  *                 stopped, begin the session, then let it run: the
  *                 session is open before its first instruction
  *     -f -s -d -g -o as sprofile's (-o com2 included)
+ *     -c          the report by origin (as sprofile -c -t ID): the task's
+ *                 own samples and those of servers serving its calls
+ *                 (the session gets them: abi/profile.h), per server and
+ *                 method, and the top functions of both: what the task
+ *                 really costs the system, and where
  *
  * The session ends with the task (then profile prints the report and
  * "profile: task N exited with status S"), after -d seconds, or by a key.
@@ -54,7 +59,7 @@ typedef struct target {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
-		"[-o FILE] (-t ID | PROGRAM [ARGS...])\n"
+		"[-o FILE] [-c] (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
 		"  -f HZ       samples per second, 1..100000 (default 1000)\n"
@@ -63,6 +68,8 @@ static void usage(FILE *out)
 		"  -g          record call chains, print the call tree\n"
 		"  -o FILE     also write the raw sample stream to FILE\n"
 		"              (-o com2: out of the second serial port)\n"
+		"  -c          the report by origin: the task's own samples and the\n"
+		"              servers' work for it\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
 
@@ -91,7 +98,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:c")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -215,6 +222,8 @@ int main(int argc, char **argv)
 		return status;
 	if (t.argv && start_program(&t) != 0)
 		return 1;
+	if (o.by_origin)
+		o.origin = t.id;                /* its part, even with nothing imposed */
 	errno_t rc = prof_connect(t.id, &phone);
 	if (rc == EOK) {
 		status = profile_task(&o, &t, phone);

@@ -73,7 +73,7 @@ static long parse_percent(const char *s)
 /* Read stream path into a report and add its rows to side. 0, or 1. */
 static int add_file(profdiff_t *d, unsigned side, const char *path)
 {
-	prof_report_opts_t ro = { PROF_STYLE_SYSTEM, 0, false, NULL };
+	prof_report_opts_t ro = { PROF_STYLE_SYSTEM, 0, false, NULL, false, 0 };
 	prof_report_t *r;
 	prof_counts_t c;
 	void *data;

@@ -2,6 +2,7 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
+ *            [-c [-t ID]]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -14,6 +15,12 @@
  *                 with its header record) to FILE; "-o com2" sends it out
  *                 of the second serial port (COM2, 0x2f8, 115200 8N1,
  *                 polled; needs the io permission)
+ *     -c          the report by origin (IPC-aware, lib/profreport.h): work
+ *                 servers did while serving a call is charged to the
+ *                 call's origin task; per task its own samples, the
+ *                 samples others spent for it (per server and method)
+ *                 and the top functions of both
+ *     -t ID       with -c: only task ID's part (what it really costs)
  *
  * Connects to its own task's kernel answerbox and begins a system
  * session (needs the profile permission). While it runs, stderr (when a
@@ -29,6 +36,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vernier.h>
 
@@ -38,6 +46,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
+		"                [-c [-t ID]]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -46,7 +55,22 @@ static void usage(FILE *out)
 		"  -g          record call chains, print the call tree\n"
 		"  -p PERCENT  hide rows below this share, 0..100 (default 0.5)\n"
 		"  -o FILE     also write the raw sample stream to FILE\n"
-		"              (-o com2: out of the second serial port)\n");
+		"              (-o com2: out of the second serial port)\n"
+		"  -c          the report by origin: servers' work charged to the\n"
+		"              task whose call they served\n"
+		"  -t ID       with -c: only task ID (own and imposed)\n");
+}
+
+/* -t's value into *id; false if it is not a task id. */
+static bool parse_task(const char *s, uint64_t *id)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (!*s || *end || *s < '0' || *s > '9' || v == 0)
+		return false;
+	*id = v;
+	return true;
 }
 
 static int parse_args(int argc, char **argv, ptool_opts_t *o)
@@ -54,15 +78,25 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o)
 	int c;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "hf:s:d:gp:o:")) != -1) {
+	while ((c = getopt(argc, argv, "hf:s:d:gp:o:ct:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		if (ptool_option(o, c, optarg) != 1) {
+		if (c == 't' && !parse_task(optarg, &o->origin)) {
+			fprintf(stderr, "sprofile: -t wants a task id, not '%s'\n", optarg);
 			usage(stderr);
 			return 2;
 		}
+		if (c != 't' && ptool_option(o, c, optarg) != 1) {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (o->origin && !o->by_origin) {
+		fprintf(stderr, "sprofile: -t needs -c\n");
+		usage(stderr);
+		return 2;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "sprofile: unexpected argument '%s'\n", argv[optind]);

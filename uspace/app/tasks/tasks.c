@@ -2,13 +2,17 @@
  * tasks: list tasks, threads, the load and the CPUs (like ps(1)), from the
  * kernel's sysinfo tree.
  *
- *   tasks [-h] [-t ID] [-a] [-l] [-c]
+ *   tasks [-h] [-t ID] [-a] [-l] [-c] [-i]
  *     (none)  every task: id, threads, virtual and resident memory, user
  *             and system time (seconds), name
  *     -t ID   the threads of task ID
  *     -a      every thread (kernel threads belong to task 0)
  *     -l      the load averages
  *     -c      the CPUs: online, MHz, busy/idle/interrupt shares since boot
+ *     -i      IPC origins: per task the cycles others spent serving its
+ *             calls (IMPOSED) and it spent serving others' (SERVED), both
+ *             also in seconds; then the (origin, server) pairs since boot,
+ *             most cycles first (system.ipc.pairs)
  *
  * Options combine; their views print in the order above.
  */
@@ -28,16 +32,19 @@ typedef struct tasks_opts {
 	bool all;               /* -a */
 	bool load;              /* -l */
 	bool cpus;              /* -c */
+	bool ipc;               /* -i */
 } tasks_opts_t;
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: tasks [-h] [-t ID] [-a] [-l] [-c]\n"
+	fprintf(out, "usage: tasks [-h] [-t ID] [-a] [-l] [-c] [-i]\n"
 		"  list every task (threads, memory, user and system seconds)\n"
 		"  -t ID  the threads of task ID\n"
 		"  -a     every thread (task 0: the kernel's)\n"
 		"  -l     the load averages\n"
-		"  -c     the CPUs (busy, idle and interrupt time since boot)\n");
+		"  -c     the CPUs (busy, idle and interrupt time since boot)\n"
+		"  -i     IPC origins: imposed and served cycles per task, then\n"
+		"         the (origin, server) pairs\n");
 }
 
 /* A task id: decimal digits; false if s is not one. */
@@ -62,6 +69,7 @@ static bool tasks_option(int opt, tasks_opts_t *o)
 	case 'a': o->all = true; return true;
 	case 'l': o->load = true; return true;
 	case 'c': o->cpus = true; return true;
+	case 'i': o->ipc = true; return true;
 	default: return false;
 	}
 }
@@ -71,7 +79,7 @@ static int parse_args(int argc, char **argv, tasks_opts_t *o)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "ht:alc")) != -1) {
+	while ((opt = getopt(argc, argv, "ht:alci")) != -1) {
 		if (opt == 'h') {
 			usage(stdout);
 			return 0;
@@ -234,12 +242,65 @@ static int show_cpus(void)
 	return 0;
 }
 
+/* Every task's imposed and served cycles (and seconds), by id. */
+static int show_origins(uint64_t hz)
+{
+	char imp[STATS_SECONDS_BUF], srv[STATS_SECONDS_BUF];
+	sysinfo_task_t *t;
+	size_t n;
+	errno_t rc = stats_tasks(&t, &n);
+
+	if (rc != EOK)
+		return tasks_error("the tasks", rc);
+	qsort(t, n, sizeof(*t), task_cmp);
+	printf("%6s %14s %14s %9s %9s %s\n", "ID", "IMPOSED", "SERVED", "IMP", "SRV",
+	       "NAME");
+	for (size_t i = 0; i < n; i++)
+		printf("%6" PRIu64 " %14" PRIu64 " %14" PRIu64 " %9s %9s %.*s\n", t[i].id,
+		       t[i].imposed_cycles, t[i].served_cycles,
+		       stats_fmt_seconds(imp, sizeof(imp), t[i].imposed_cycles, hz),
+		       stats_fmt_seconds(srv, sizeof(srv), t[i].served_cycles, hz),
+		       SYSINFO_NAME_MAX, t[i].name);
+	free(t);
+	return 0;
+}
+
+/* The (origin, server) pairs of system.ipc.pairs, most cycles first. */
+static int show_pairs(uint64_t hz)
+{
+	char sec[STATS_SECONDS_BUF];
+	void *buf;
+	size_t len;
+	errno_t rc = stats_read("system.ipc.pairs", &buf, &len);
+
+	if (rc != EOK)
+		return tasks_error("system.ipc.pairs", rc);
+	const sysinfo_ipc_pair_t *p = buf;
+	printf("%6s %-16s %6s %-16s %10s %14s %9s\n", "ORIGIN", "NAME", "SERVER", "NAME",
+	       "CALLS", "CYCLES", "SECONDS");
+	for (size_t i = 0; i < len / sizeof(*p); i++)
+		printf("%6" PRIu64 " %-16.*s %6" PRIu64 " %-16.*s %10" PRIu64 " %14" PRIu64
+		       " %9s\n", p[i].origin, SYSINFO_NAME_MAX, p[i].origin_name,
+		       p[i].server, SYSINFO_NAME_MAX, p[i].server_name, p[i].calls,
+		       p[i].cycles, stats_fmt_seconds(sec, sizeof(sec), p[i].cycles, hz));
+	free(buf);
+	return 0;
+}
+
+/* -i: the tasks' imposed and served cycles, then the pairs. */
+static int show_ipc(uint64_t hz)
+{
+	int status = show_origins(hz);
+
+	return status | show_pairs(hz);
+}
+
 /* The views o asks for, in order; the exit status. */
 static int tasks_show(const tasks_opts_t *o, uint64_t hz)
 {
 	int status = 0;
 
-	if (!o->task && !o->all && !o->load && !o->cpus)
+	if (!o->task && !o->all && !o->load && !o->cpus && !o->ipc)
 		status |= show_tasks(hz);
 	if (o->task)
 		status |= show_task_threads(hz, o->id);
@@ -249,6 +310,8 @@ static int tasks_show(const tasks_opts_t *o, uint64_t hz)
 		status |= show_load();
 	if (o->cpus)
 		status |= show_cpus();
+	if (o->ipc)
+		status |= show_ipc(hz);
 	return status;
 }
 

@@ -225,7 +225,7 @@ static void render_status(top_out_t *o, const top_ui_t *ui)
 static const char *const help_text[] = {
 	"top: the keys",
 	"",
-	"  t      tasks: threads, %CPU, user and kernel time, memory",
+	"  t      tasks: threads, %CPU, IMP%, TOTAL%, user and kernel time, memory",
 	"  i      IPC: calls and answers sent (>) and received (<), per second",
 	"  e      interrupts and exceptions: count, delta, cycles, %CPU",
 	"  c      CPUs: busy, idle and irq shares and times, switches",
@@ -237,7 +237,8 @@ static const char *const help_text[] = {
 	"",
 	"%CPU is a share of one CPU over the interval (elapsed TSC cycles);",
 	"a task can reach CPUs x 100%. Thread states: R running, r ready,",
-	"S sleeping, Z zombie.",
+	"S sleeping, Z zombie. IMP%: CPU other tasks spent serving the",
+	"task's calls (IPC origin); TOTAL%: %CPU + IMP%.",
 };
 
 static void render_help(top_out_t *o)

@@ -14,6 +14,8 @@ static const top_col_t task_cols[] = {
 	{ "ID", 5, TOP_K_INT, false },
 	{ "THR", 4, TOP_K_INT, true },
 	{ "%CPU", 6, TOP_K_PERMILLE, true },
+	{ "IMP%", 6, TOP_K_PERMILLE, true },    /* others serving its calls */
+	{ "TOTAL%", 7, TOP_K_PERMILLE, true },  /* %CPU + IMP% */
 	{ "USER", 9, TOP_K_MS, true },
 	{ "KERNEL", 9, TOP_K_MS, true },
 	{ "RES", 7, TOP_K_BYTES, true },
@@ -131,14 +133,17 @@ static void rows_tasks(top_table_t *t, const top_pair_t *p)
 		const sysinfo_task_t *o = prev_task(p, k->id);
 		uint64_t d = top_delta(k->user_cycles, o->user_cycles) +
 			top_delta(k->kernel_cycles, o->kernel_cycles);
+		uint64_t imp = top_delta(k->imposed_cycles, o->imposed_cycles);
 		top_row_t *r = table_add(t, k->name);
 		r->v[0] = k->id;
 		r->v[1] = k->threads;
 		r->v[2] = top_permille(d, p->elapsed);
-		r->v[3] = top_ms(k->user_cycles, s->tsc_hz);
-		r->v[4] = top_ms(k->kernel_cycles, s->tsc_hz);
-		r->v[5] = k->resident_bytes;
-		r->v[6] = k->virt_bytes;
+		r->v[3] = top_permille(imp, p->elapsed);
+		r->v[4] = top_permille(d + imp, p->elapsed);
+		r->v[5] = top_ms(k->user_cycles, s->tsc_hz);
+		r->v[6] = top_ms(k->kernel_cycles, s->tsc_hz);
+		r->v[7] = k->resident_bytes;
+		r->v[8] = k->virt_bytes;
 	}
 }
 

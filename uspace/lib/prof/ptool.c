@@ -131,6 +131,9 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 	case 'o':
 		o->out = arg;
 		return 1;
+	case 'c':
+		o->by_origin = true;
+		return 1;
 	default:
 		return -1;
 	}
@@ -310,7 +313,9 @@ static void print_report(ptool_t *t)
 {
 	prof_report_opts_t ro = { .style = t->o->style,
 				  .threshold_centi = t->o->threshold_centi,
-				  .tree = t->o->tree };
+				  .tree = t->o->tree,
+				  .by_origin = t->o->by_origin,
+				  .origin = t->o->origin };
 
 	status_clear(t);
 	if (prof_report_print(t->report, &ro) != EOK)
@@ -401,9 +406,10 @@ static errno_t read_once(ptool_t *t)
 			return EIO;
 		rc = prof_report_feed(t->report, t->buf, got);
 		if (rc != EOK) {
+			const char *why = prof_report_error(t->report);
 			status_clear(t);
 			fprintf(stderr, "%s: a malformed stream: %s\n", t->o->prog,
-				strerror(rc));
+				why ? why : strerror(rc));
 			return rc;
 		}
 	}
