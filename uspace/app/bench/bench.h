@@ -31,6 +31,8 @@ int ipc_rt_cross_setup(void);
 int ipc_rt_thread_setup(void);
 int ipc_datawrite_setup(void);
 void ipc_teardown(void);
+/* Have the server (set up by ipc_rt_thread_setup) spin n iterations in a call. */
+void ipc_serve_spin(unsigned long n);
 /* Cycles per call + answer round trip (runs of IPC_RT_CALLS). */
 long run_ipc_roundtrip(void);
 /* MB/s of 64 KiB IPC_M_DATA_WRITEs (runs of IPC_DW_CALLS). */

@@ -30,6 +30,7 @@
 #define IPC_DW_CALLS 16
 #define BENCH_M_NOP (IPC_M_USER + 1)
 #define BENCH_M_STOP (IPC_M_USER + 2)
+#define BENCH_M_SPIN (IPC_M_USER + 3)     /* spin args[0] iterations, then answer */
 #define CONNECT_TIMEOUT_NS 10000000000ull
 
 static int ipc_phone = -1;
@@ -132,6 +133,11 @@ int ipc_rt_thread_setup(void)
 	return 0;
 }
 
+void ipc_serve_spin(unsigned long n)
+{
+	ipc_call_sync(ipc_phone, BENCH_M_SPIN, n, 0, 0, 0, 0, NULL);
+}
+
 int ipc_datawrite_setup(void)
 {
 	if (!cpus_and_hz() || !tsc_hz)
@@ -178,11 +184,22 @@ long run_ipc_datawrite(void)
 
 /* --------------------------------------------------------------- server */
 
+/* The server's work for BENCH_M_SPIN: a sampled thread serving a call. */
+static __attribute__((noinline)) void server_spin(unsigned long n)
+{
+	for (volatile unsigned long i = 0; i < n; i++)
+		;
+}
+
 static int server_handler(void *ctx, const ipc_event_t *ev)
 {
 	if (ev->type != IPC_EV_CALL)
 		return 0;
 	switch (ev->msg.method) {
+	case BENCH_M_SPIN:
+		server_spin(ev->msg.args[0]);
+		ipc_answer_0(ev->callid, EOK);
+		return 0;
 	case IPC_M_DATA_WRITE:
 		ipc_data_write_accept(ev, dw_buf, sizeof(dw_buf), NULL);
 		return 0;

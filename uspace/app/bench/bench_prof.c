@@ -15,6 +15,10 @@
  *   prof.handler.SRC.HZ       cycles prof_hit spends per sample, measured
  *                             by the kernel (without the NMI or interrupt
  *                             entry and exit around it)
+ *   prof.handler.serving.timer.1000  the same with the spin inside an IPC
+ *                             call a thread of bench serves (each sample
+ *                             carries the call's origin); on 1 CPU every
+ *                             sample is of that thread (bench.sh --cpus 1)
  *   prof.lost.timer.10000     samples lost in BENCH_PROF_LOSS_S seconds at
  *                             10 kHz with a spinner on every CPU, and
  *   prof.samples.timer.10000  how many were delivered
@@ -254,6 +258,29 @@ static void prof_symbolize(uint64_t tsc_hz)
 	free(image);
 }
 
+/* prof.handler.serving: the handler's cycles for samples of a serving thread. */
+static void prof_serving(void)
+{
+	prof_run_t r;
+
+	if (ipc_rt_thread_setup() != 0) {
+		printf("# prof.handler.serving: no server thread\n");
+		return;
+	}
+	if (prof_begin(&r, PROF_SRC_TIMER, 1000) != EOK) {
+		printf("# prof.handler.serving: cannot begin a session\n");
+		ipc_teardown();
+		return;
+	}
+	for (int i = 0; i < PROF_CHUNKS; i++)
+		ipc_serve_spin(PROF_CHUNK_ITERS);
+	prof_end(&r);
+	ipc_teardown();
+	if (r.st.taken)
+		printf("prof.handler.serving.timer.1000 %lu cycles\n",
+		       r.st.sample_cycles / r.st.taken);
+}
+
 int bench_prof(void)
 {
 	system_stats_t ss;
@@ -264,6 +291,7 @@ int bench_prof(void)
 	prof_tsc_hz = ss.tsc_hz;
 	printf("prof.loop.none %lu cycles\n", prof_chunk());
 	prof_overhead("timer", PROF_SRC_TIMER, 1000, ncpus);
+	prof_serving();
 	prof_overhead("timer", PROF_SRC_TIMER, 10000, ncpus);
 	prof_overhead("timer", PROF_SRC_TIMER, 100000, ncpus);
 	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, ncpus);
