@@ -47,6 +47,21 @@ typedef struct prof_task {
 
 typedef profbin_t prof_bin_t;      /* a binary and its symbols (lib/profbin.h) */
 
+/*
+ * libc's protocols take methods from IPC_M_LIBC (1 << 48) up
+ * (uspace/lib/c/include/ipc.h); the report keys them in 32 bits with the
+ * top bit set, the rest as they are.
+ */
+#define PROF_M_LIBC (1ull << 48)
+#define PROF_M_LIBC_CODE 0x80000000u
+
+static uint32_t prof_method_code(uint64_t m)
+{
+	if (m >= PROF_M_LIBC)
+		return PROF_M_LIBC_CODE | (uint32_t)((m - PROF_M_LIBC) & 0x7fffffffu);
+	return (uint32_t)m;
+}
+
 /* The aggregation key of samples (no padding: hashed as bytes). */
 typedef struct prof_stack {
 	uint32_t slot;                  /* task index */
@@ -735,7 +750,7 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
 	if (err != EOK)
 		return err;
 	k->nhops = ipc.nhops;
-	k->method = ipc.method;
+	k->method = prof_method_code(ipc.method);
 	for (size_t i = 0; i < ipc.nhops; i++) {
 		k->hop[i] = rep_task(r, ipc.hops[i]);
 		if (k->hop[i] == PROF_NONE)
@@ -1131,28 +1146,31 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 
 /* A method number's name in a protocol. */
 typedef struct prof_mname {
-	uint32_t method;
+	uint32_t method;                /* as prof_method_code() gives it */
 	const char *name;
 } prof_mname_t;
 
 /*
- * Known protocols by server task name (methods as prof_ipc_t has them:
- * the low 32 bits). fs: uspace/lib/c/include/fs_proto.h (FS_M_BASE is
- * IPC_M_LIBC + 0x100); console: console.h; ns: ipc.h (NS_M_WATCH is
- * IPC_M_LIBC + 1, registrations come as CONNECT_TO_ME); ipcload:
- * uspace/app/ipcload/ipcload.h. Any server: abi/ipc.h's IPC_M_*.
+ * Known protocols by server task name. fs: uspace/lib/c/include/
+ * fs_proto.h (FS_M_BASE is IPC_M_LIBC + 0x100); console: console.h; ns:
+ * ipc.h (NS_M_WATCH is IPC_M_LIBC + 1, NS_M_RELEASE + 2, registrations
+ * come as CONNECT_TO_ME); ipcload: uspace/app/ipcload/ipcload.h. Any
+ * server: abi/ipc.h's IPC_M_*.
  */
+#define PROF_M_FS(n) (PROF_M_LIBC_CODE | (0x100 + (n)))
 static const prof_mname_t prof_m_fs[] = {
-	{ 0x101, "OPEN" }, { 0x102, "CLOSE" }, { 0x103, "MKDIR" }, { 0x104, "UNLINK" },
-	{ 0x105, "RMDIR" }, { 0x106, "RENAME" }, { 0x107, "TRUNCATE" }, { 0x108, "INFO" },
-	{ 0x109, "MKPIPE" }, { 0, NULL },
+	{ PROF_M_FS(1), "OPEN" }, { PROF_M_FS(2), "CLOSE" }, { PROF_M_FS(3), "MKDIR" },
+	{ PROF_M_FS(4), "UNLINK" }, { PROF_M_FS(5), "RMDIR" }, { PROF_M_FS(6), "RENAME" },
+	{ PROF_M_FS(7), "TRUNCATE" }, { PROF_M_FS(8), "INFO" }, { PROF_M_FS(9), "MKPIPE" },
+	{ 0, NULL },
 };
 static const prof_mname_t prof_m_console[] = {
 	{ IPC_M_USER + 1, "WRITE" }, { IPC_M_USER + 2, "SET_MODE" },
 	{ IPC_M_USER + 3, "GET_SIZE" }, { IPC_M_USER + 4, "SET_FG" }, { 0, NULL },
 };
 static const prof_mname_t prof_m_ns[] = {
-	{ 1, "WATCH" }, { IPC_M_CONNECT_TO_ME, "REGISTER" },
+	{ PROF_M_LIBC_CODE | 1, "WATCH" }, { PROF_M_LIBC_CODE | 2, "RELEASE" },
+	{ IPC_M_CONNECT_TO_ME, "REGISTER" },
 	{ IPC_M_CONNECT_ME_TO, "CONNECT" }, { 0, NULL },
 };
 static const prof_mname_t prof_m_ipcload[] = {
@@ -1184,7 +1202,8 @@ static const char *prof_mname_find(const prof_mname_t *t, uint32_t method)
 	return NULL;
 }
 
-void prof_ipc_label(const char *server, uint32_t method, char *buf, size_t size)
+/* prof_ipc_label of a method code (prof_method_code). */
+static void prof_ipc_label_code(const char *server, uint32_t method, char *buf, size_t size)
 {
 	const char *name = NULL;
 
@@ -1196,8 +1215,15 @@ void prof_ipc_label(const char *server, uint32_t method, char *buf, size_t size)
 		name = prof_mname_find(prof_m_generic, method);
 	if (name)
 		fmt_snprintf(buf, size, "%s.%s", server, name);
+	else if (method & PROF_M_LIBC_CODE)
+		fmt_snprintf(buf, size, "%s.libc+%u", server, method & ~PROF_M_LIBC_CODE);
 	else
 		fmt_snprintf(buf, size, "%s.%u", server, method);
+}
+
+void prof_ipc_label(const char *server, uint64_t method, char *buf, size_t size)
+{
+	prof_ipc_label_code(server, prof_method_code(method), buf, size);
 }
 
 /*
@@ -1215,7 +1241,7 @@ static uint32_t pr_ipc_func(prof_print_t *pp, uint32_t server, uint32_t method)
 	if (!idx || !created)
 		return idx ? *idx : PROF_NONE;
 	*idx = PROF_NONE;
-	prof_ipc_label(rep_task_name(r, server), method, label, sizeof(label) - 8);
+	prof_ipc_label_code(rep_task_name(r, server), method, label, sizeof(label) - 8);
 	char full[96];
 	int n = fmt_snprintf(full, sizeof(full), "[ipc %s]", label);
 	char *name = rep_strdup(r, full, (size_t)n);

@@ -106,7 +106,7 @@ static void sb_call(pt_sb_t *b, uint64_t id, uint64_t task, unsigned n, unsigned
 	pt_sb_put(b, rec, size);
 }
 
-static prof_ipc_t mk_ipc(uint32_t method, unsigned nhops, uint64_t h0, uint64_t h1, uint64_t h2)
+static prof_ipc_t mk_ipc(uint64_t method, unsigned nhops, uint64_t h0, uint64_t h1, uint64_t h2)
 {
 	prof_ipc_t p;
 
@@ -220,8 +220,14 @@ static void test_method_labels(void)
 	is_str(b, "ipcload.WORK_B", "ipcload WORK_B");
 	prof_ipc_label("fs", M_READ, b, sizeof(b));
 	is_str(b, "fs.READ", "fs: a DATA_READ is READ");
-	prof_ipc_label("fs", 0x101, b, sizeof(b));
-	is_str(b, "fs.OPEN", "fs OPEN (FS_M_BASE + 1, low 32 bits)");
+	prof_ipc_label("fs", (1ull << 48) + 0x101, b, sizeof(b));
+	is_str(b, "fs.OPEN", "fs OPEN (FS_M_BASE + 1: IPC_M_LIBC + 0x101)");
+	prof_ipc_label("ns", (1ull << 48) + 2, b, sizeof(b));
+	is_str(b, "ns.RELEASE", "ns RELEASE (IPC_M_LIBC + 2) is not CONNECT_TO_ME (2)");
+	prof_ipc_label("ns", 2, b, sizeof(b));
+	is_str(b, "ns.REGISTER", "ns: CONNECT_TO_ME is REGISTER");
+	prof_ipc_label("other", (1ull << 48) + 7, b, sizeof(b));
+	is_str(b, "other.libc+7", "an unknown libc method: libc+N");
 	prof_ipc_label("console", 1025, b, sizeof(b));
 	is_str(b, "console.WRITE", "console WRITE");
 	prof_ipc_label("ns", 3, b, sizeof(b));

@@ -129,9 +129,10 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o);
 /*
  * "SERVER.METHOD" of a served call into buf (size bytes): method (as in
  * prof_ipc_t) named from a table of the known protocols (fs, console,
- * ns, ipcload; the generic IPC_M_* for any server), else its number.
+ * ns, ipcload; the generic IPC_M_* for any server), else its number
+ * ("libc+N" for libc's protocols' IPC_M_LIBC + N).
  */
-void prof_ipc_label(const char *server, uint32_t method, char *buf, size_t size);
+void prof_ipc_label(const char *server, uint64_t method, char *buf, size_t size);
 
 /* Name of a source ("pmc", "rtc", "rtc-nmi", "timer"), "?" if unknown. */
 const char *prof_source_name(unsigned source);
