@@ -280,11 +280,17 @@ HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SR
 # computations, formatting, keys and rendering).
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/app/sh/lex.o $(BUILD)/host/uspace/app/sh/parse.o
 HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table format keys render)
+# top's formatting shares libc's pure stats_calc.c (<stats.h>): they see
+# libc's headers only where the host has none of that name.
+TOP_HOST_OBJS := $(filter $(BUILD)/host/uspace/app/top/%,$(HOST_KERNEL_OBJS)) \
+	$(BUILD)/host/uspace/lib/c/src/stats_calc.o
+HOST_KERNEL_OBJS += $(BUILD)/host/uspace/lib/c/src/stats_calc.o
+$(TOP_HOST_OBJS) $(BUILD)/host/test/test_top_calc: private HOST_EXTRA_INC := -idirafter uspace/lib/c/include
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $<")
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Iarch/$(ARCH)/include -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Iarch/$(ARCH)/include $(HOST_EXTRA_INC) -c $< -o $@
 
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
@@ -297,7 +303,7 @@ $(BUILD)/host/test/%: test/unit/%.c $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTLD  $@")
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_TEST_THREADS) -Iarch/$(ARCH)/include \
-		-Itest/unit $< $(HOST_TEST_EXTRA) $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
+		$(HOST_EXTRA_INC) -Itest/unit $< $(HOST_TEST_EXTRA) $(HOST_LIB_OBJS) $(HOST_KERNEL_OBJS) -o $@
 
 host-tests: $(UNIT_BINS)
 .PHONY: host-tests

@@ -60,8 +60,14 @@ void prof_describe_task(prof_session_t *s, task_t *t)
 		prof_session_put(s, buf, n);
 }
 
-/* Queue a copy of rec (size bytes) about task for the drain thread. */
-static void prof_event_queue(uint64_t task, const void *rec, size_t size)
+/*
+ * Queue a copy of rec (size bytes) about task for the drain thread. The
+ * hooks look at prof_nsessions without the lock; the last session may
+ * have been collected since (the drain thread then sleeps until the next
+ * session is begun), so with no session left the record is dropped here,
+ * under prof_lock, instead of waiting in the queue for a later session.
+ */
+void prof_event_queue(uint64_t task, const void *rec, size_t size)
 {
 	prof_event_t *e = kmalloc(sizeof(*e) + size);
 
@@ -71,8 +77,12 @@ static void prof_event_queue(uint64_t task, const void *rec, size_t size)
 	e->size = size;
 	memcpy(e->rec, rec, size);
 	uint64_t f = spin_lock_irqsave(&prof_lock);
-	list_append(&prof_events, &e->node);
+	bool wanted = __atomic_load_n(&prof_nsessions, __ATOMIC_RELAXED) != 0;
+	if (wanted)
+		list_append(&prof_events, &e->node);
 	spin_unlock_irqrestore(&prof_lock, f);
+	if (!wanted)
+		kfree(e);
 }
 
 bool prof_sessions_open(void)

@@ -200,6 +200,11 @@ void prof_drain_init(void);
 void prof_kbox_init(void);
 void prof_drain_kick(void);
 
+/*
+ * event.c: queue a copy of a task event record for the drain thread; with
+ * no session (prof_nsessions 0, read under prof_lock) it is dropped.
+ */
+void prof_event_queue(uint64_t task, const void *rec, size_t size);
 /* event.c: queue the records describing t (TASK, and LOAD if it runs a program) into s. */
 void prof_describe_task(prof_session_t *s, struct task *t);
 

@@ -419,6 +419,7 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 		__atomic_sub_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
 		prof_session_free(s);
 		prof_engine_idle_check();
+		prof_drain_kick();           /* events queued meanwhile: free them */
 		return rc;
 	}
 	prof_drain_kick();

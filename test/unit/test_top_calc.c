@@ -264,8 +264,8 @@ static void test_format(void)
 	is_str(FMT(top_fmt_count, 100000), "100K", "100000");
 	is_str(FMT(top_fmt_count, 1234567), "1.2M", "1234567");
 	is_str(FMT(top_fmt_count, 5000000000ull), "5.0G", "5 * 10^9");
-	is_str(FMT(top_fmt_permille, 1000), "100.0", "1000 per mille");
-	is_str(FMT(top_fmt_permille, 5), "0.5", "5 per mille");
+	is_str(FMT(stats_fmt_permille, 1000), "100.0", "1000 per mille");
+	is_str(FMT(stats_fmt_permille, 5), "0.5", "5 per mille");
 	is_str(FMT(top_fmt_bar, 500, 10), "[|||||     ]", "a half bar");
 	is_str(FMT(top_fmt_bar, 2000, 4), "[||||]", "a bar is never over full");
 	is_str(FMT(top_fmt_bar, 0, 4), "[    ]", "an empty bar");
@@ -275,9 +275,9 @@ static void test_format(void)
 	is_str(FMT(top_fmt_uptime, 94 * GHZ), "0:01:34", "uptime");
 	is_str(FMT(top_fmt_uptime, 90061 * GHZ), "1 day, 1:01:01", "uptime of a day");
 	is_str(FMT(top_fmt_uptime, 2 * 86400 * GHZ), "2 days, 0:00:00", "uptime of days");
-	is_str(FMT(top_fmt_load, SYSINFO_LOAD_ONE), "1.00", "load 1");
-	is_str(FMT(top_fmt_load, 1741), "0.85", "load 0.85");
-	is_str(FMT(top_fmt_load, 3 * SYSINFO_LOAD_ONE + SYSINFO_LOAD_ONE / 2), "3.50", "load 3.5");
+	is_str(FMT(stats_fmt_load, SYSINFO_LOAD_ONE), "1.00", "load 1");
+	is_str(FMT(stats_fmt_load, 1741), "0.85", "load 0.85");
+	is_str(FMT(stats_fmt_load, 3 * SYSINFO_LOAD_ONE + SYSINFO_LOAD_ONE / 2), "3.50", "load 3.5");
 }
 
 static void test_parse(void)

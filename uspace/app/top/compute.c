@@ -136,18 +136,8 @@ void top_pair_init(top_pair_t *p, const top_snap_t *prev, const top_snap_t *cur)
 void top_cpu_shares(const top_pair_t *p, size_t i, top_cpu_share_t *out)
 {
 	const sysinfo_cpu_t *c = &top_cpus(p->cur)[i];
-	const sysinfo_cpu_t *o = top_find_cpu(p->prev, c->id);
-	sysinfo_cpu_t zero = { 0 };
 
-	if (!o)
-		o = &zero;
-	uint64_t busy = top_delta(c->busy_cycles, o->busy_cycles);
-	uint64_t idle = top_delta(c->idle_cycles, o->idle_cycles);
-	uint64_t irq = top_delta(c->irq_cycles, o->irq_cycles);
-	uint64_t sum = busy + idle + irq;
-	out->busy = top_permille(busy, sum);
-	out->idle = top_permille(idle, sum);
-	out->irq = top_permille(irq, sum);
+	stats_cpu_percent(top_find_cpu(p->prev, c->id), c, out);
 }
 
 void top_count(const top_snap_t *s, top_counts_t *c)

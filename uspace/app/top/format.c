@@ -1,6 +1,7 @@
 /*
- * top: the text of numbers (times, sizes, counts, shares, bars, load)
- * and the parsing of option values. Pure: also built on the host.
+ * top: the text of numbers (times, sizes, counts, bars; shares and loads
+ * are <stats.h>'s) and the parsing of option values. Pure: also built on
+ * the host.
  */
 #include <stdio.h>
 #include <string.h>
@@ -60,11 +61,6 @@ void top_fmt_count(char *buf, size_t n, uint64_t v)
 		fmt_scaled(buf, n, v, 1000);
 }
 
-void top_fmt_permille(char *buf, size_t n, unsigned pm)
-{
-	snprintf(buf, n, "%u.%u", pm / 10, pm % 10);
-}
-
 void top_fmt_bar(char *buf, size_t n, unsigned pm, unsigned width)
 {
 	uint64_t full = ((uint64_t)pm * width + 500) / 1000;
@@ -107,15 +103,6 @@ void top_fmt_uptime(char *buf, size_t n, uint64_t uptime_ns)
 		snprintf(buf, n, "%s", hms);
 }
 
-void top_fmt_load(char *buf, size_t n, uint64_t avg)
-{
-	uint64_t hundredths = (avg * 100 + SYSINFO_LOAD_ONE / 2) >>
-		SYSINFO_LOAD_SHIFT;
-
-	snprintf(buf, n, "%llu.%02llu", (ull)(hundredths / 100),
-		 (ull)(hundredths % 100));
-}
-
 /* The letter of a SYSINFO_THREAD_* state. */
 static char state_letter(uint64_t state)
 {
@@ -131,7 +118,7 @@ void top_fmt_cell(char *buf, size_t n, const top_col_t *c,
 
 	switch (c->kind) {
 	case TOP_K_COUNT: top_fmt_count(buf, n, v); break;
-	case TOP_K_PERMILLE: top_fmt_permille(buf, n, (unsigned)v); break;
+	case TOP_K_PERMILLE: stats_fmt_permille(buf, n, (unsigned)v); break;
 	case TOP_K_MS: top_fmt_ms(buf, n, v); break;
 	case TOP_K_BYTES: top_fmt_bytes(buf, n, v); break;
 	case TOP_K_STATE: snprintf(buf, n, "%c", state_letter(v)); break;

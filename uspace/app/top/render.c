@@ -97,7 +97,7 @@ static void header_time(top_out_t *o, const top_snap_t *s)
 	top_fmt_clock(clock, sizeof(clock), s->realtime_ns);
 	top_fmt_uptime(up, sizeof(up), s->uptime_ns);
 	for (int i = 0; i < 3; i++)
-		top_fmt_load(load[i], sizeof(load[i]), s->load.avg[i]);
+		stats_fmt_load(load[i], sizeof(load[i]), s->load.avg[i]);
 	top_out_line(o, "top - %s up %s, load average: %s %s %s", clock, up,
 		     load[0], load[1], load[2]);
 }
@@ -125,9 +125,9 @@ static void header_cpu(top_out_t *o, const top_pair_t *p, size_t i)
 	}
 	top_cpu_shares(p, i, &sh);
 	top_fmt_bar(bar, sizeof(bar), sh.busy + sh.irq, BAR_WIDTH);
-	top_fmt_permille(busy, sizeof(busy), sh.busy);
-	top_fmt_permille(idle, sizeof(idle), sh.idle);
-	top_fmt_permille(irq, sizeof(irq), sh.irq);
+	stats_fmt_permille(busy, sizeof(busy), sh.busy);
+	stats_fmt_permille(idle, sizeof(idle), sh.idle);
+	stats_fmt_permille(irq, sizeof(irq), sh.irq);
 	top_out_line(o, "cpu%-3u %s %5s%% busy %5s%% idle %5s%% irq", c->id,
 		     bar, busy, idle, irq);
 }

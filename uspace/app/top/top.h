@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <abi/errno.h>
 #include <abi/sysinfo.h>
+#include <stats.h>
 
 #define TOP_COLS_MAX 12
 #define TOP_ENTRY_MAX 20
@@ -88,10 +89,8 @@ typedef struct top_pair {
 	uint64_t elapsed;         /* TSC cycles between them, at least 1 */
 } top_pair_t;
 
-/* Per mille shares of one CPU's cycles in the interval. */
-typedef struct top_cpu_share {
-	unsigned busy, idle, irq;
-} top_cpu_share_t;
+/* Per mille shares of one CPU's cycles in the interval (<stats.h>'s). */
+typedef stats_cpu_pct_t top_cpu_share_t;
 
 /* Task and thread counts of a snapshot (by SYSINFO_THREAD_* state). */
 typedef struct top_counts {
@@ -200,19 +199,24 @@ void top_table_free(top_table_t *t);
 
 /* ----------------------------------------------------------- format.c */
 
-/* Each writes a '\0'-terminated text into buf of n bytes (cut if short). */
+/*
+ * Each writes a '\0'-terminated text into buf of n bytes (cut if short).
+ * Shares and load averages use <stats.h>'s stats_fmt_permille and
+ * stats_fmt_load. Sizes and the uptime differ from stats_fmt_bytes and
+ * stats_fmt_uptime on purpose: a column of top is narrow, so a size has no
+ * decimal from 100 units and takes the next unit at 1000 ("100K", "1.0M",
+ * where stats writes "100.0K", "1023.4K"), and the header's uptime is
+ * "1:02:03" like procps top's, not stats' "0 days, 01:02:03".
+ */
 void top_fmt_ms(char *buf, size_t n, uint64_t ms);
 void top_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 void top_fmt_count(char *buf, size_t n, uint64_t v);
-void top_fmt_permille(char *buf, size_t n, unsigned pm);
 /* "[|||   ]": width cells inside the brackets, pm per mille of them full. */
 void top_fmt_bar(char *buf, size_t n, unsigned pm, unsigned width);
 /* HH:MM:SS of a CLOCK_REALTIME time (UTC). */
 void top_fmt_clock(char *buf, size_t n, uint64_t realtime_ns);
 /* "1:02:03" or "3 days, 1:02:03". */
 void top_fmt_uptime(char *buf, size_t n, uint64_t uptime_ns);
-/* A load average (SYSINFO_LOAD_ONE is 1) with two decimals: "0.85". */
-void top_fmt_load(char *buf, size_t n, uint64_t avg);
 /* Column ci of row r as text (not padded). */
 void top_fmt_cell(char *buf, size_t n, const top_col_t *c,
 		  const top_row_t *r, unsigned ci);

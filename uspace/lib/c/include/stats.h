@@ -2,8 +2,9 @@
  * The monitoring library: the kernel's sysinfo tree (abi/sysinfo.h) read
  * into malloc'ed snapshots, and the arithmetic and formatting that the
  * monitoring tools share: tasks, stats and sysinfo use all of it, top its
- * readers (top's arithmetic and formats, pure and host-tested, are its
- * own).
+ * readers and the share and load formats (top's narrower sizes and times,
+ * and its arithmetic, are its own). The arithmetic and formatting
+ * (stats_calc.c) are pure and also built on the host.
  *
  * Readers return EOK or an errno_t: ENOENT for a path the kernel does not
  * have, EINVAL for a node of another type, EIO when a record is not the
