@@ -156,6 +156,47 @@ static bool prof_session_wants(const prof_session_t *s, const prof_rec_sample_t 
 	return ipc && ipc->nhops && ipc->hops[0] == s->target;
 }
 
+typedef struct prof_server_ctx {
+	prof_session_t *s;
+	uint64_t id;
+} prof_server_ctx_t;
+
+/* task_foreach: describe the server to the session (task table lock held). */
+static void prof_name_one(task_t *t, void *arg)
+{
+	prof_server_ctx_t *c = arg;
+	prof_rec_task_t r;
+
+	if (t->id != c->id)
+		return;
+	if (c->s->redact && t->id != c->s->owner) {
+		prof_task_record(t, &r);
+		prof_session_put(c->s, &r, sizeof(r));
+	} else {
+		prof_describe_task(c->s, t);
+	}
+}
+
+/*
+ * Before the first sample of server task id doing work for s's target,
+ * s gets id's TASK record (and its LOAD record, for symbols, if s may
+ * profile it): a task session's stream has no other word of its
+ * servers. Remembers the last PROF_SERVERS_KNOWN (a server forgotten is
+ * named again). prof_lock held (then the task table lock, in
+ * task_foreach: no reference is taken, so none is dropped here).
+ */
+static void prof_name_server(prof_session_t *s, uint64_t id)
+{
+	uint32_t n = MIN(s->nservers, (uint32_t)PROF_SERVERS_KNOWN);
+	prof_server_ctx_t c = { s, id };
+
+	for (uint32_t i = 0; i < n; i++)
+		if (s->servers[i] == id)
+			return;
+	s->servers[s->nservers++ % PROF_SERVERS_KNOWN] = id;
+	task_foreach(prof_name_one, &c);
+}
+
 /* Give one sample to the sessions that want it. prof_lock held. */
 static void prof_route_sample(const prof_rec_sample_t *smp)
 {
@@ -168,6 +209,8 @@ static void prof_route_sample(const prof_rec_sample_t *smp)
 			continue;
 		routed = true;
 		prof_report_lost(s);
+		if (s->target && smp->task != s->target)
+			prof_name_server(s, smp->task);
 		prof_view_t v = prof_view(s, smp);
 		const void *rec = smp;
 		size_t size = smp->h.size;

@@ -19,7 +19,8 @@
 _Static_assert(ALIGN_UP(sizeof(prof_rec_load_t) + sizeof(((binary_t *)0)->path), 8) <=
 	       PROF_LOAD_MAX, "PROF_LOAD_MAX must hold a LOAD record of the longest path");
 
-static size_t prof_task_rec(task_t *t, prof_rec_task_t *r)
+/* t's TASK record into r (its name, parent); its size. */
+size_t prof_task_record(task_t *t, prof_rec_task_t *r)
 {
 	memset(r, 0, sizeof(*r));
 	prof_rec_init(&r->h, PROF_REC_TASK, sizeof(*r), cpu_id(), time_cycles());
@@ -54,7 +55,7 @@ void prof_describe_task(prof_session_t *s, task_t *t)
 	uint64_t buf[PROF_LOAD_MAX / 8 + 1];
 	prof_rec_task_t tr;
 
-	prof_session_put(s, &tr, prof_task_rec(t, &tr));
+	prof_session_put(s, &tr, prof_task_record(t, &tr));
 	size_t n = prof_load_rec(t, (prof_rec_load_t *)buf);
 	if (n)
 		prof_session_put(s, buf, n);
@@ -95,7 +96,7 @@ void prof_task_created(task_t *t)
 	prof_rec_task_t r;
 
 	if (__atomic_load_n(&prof_nsessions, __ATOMIC_RELAXED))
-		prof_event_queue(t->id, &r, prof_task_rec(t, &r));
+		prof_event_queue(t->id, &r, prof_task_record(t, &r));
 }
 
 void prof_task_loaded(task_t *t)

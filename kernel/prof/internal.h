@@ -29,6 +29,7 @@
 #define PROF_SESSION_BYTES (4096u * 1024)    /* a system session's stream buffer */
 #define PROF_TASK_SESSION_BYTES (1024u * 1024) /* a task session's */
 #define PROF_MAX_TARGETS 32                  /* task sessions the NMI filter knows */
+#define PROF_SERVERS_KNOWN 16                /* servers a task session remembers naming */
 #define PROF_DRAIN_NS 10000000ull            /* drain period: 10 ms */
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
@@ -133,6 +134,9 @@ typedef struct prof_session {
 	uint64_t end_tsc;                    /* when its end was asked for (ending) */
 	uint32_t lost_records;               /* other records the full buffer dropped */
 	uint64_t skipped_base;               /* sum of prof_cpus[].skipped at begin */
+	/* A task session: servers whose work for the target it was told of (drain.c). */
+	uint64_t servers[PROF_SERVERS_KNOWN];
+	uint32_t nservers;                   /* told of so far (the array wraps) */
 } prof_session_t;
 
 /* A task event waiting for the drain thread (a whole stream record). */
@@ -207,6 +211,9 @@ void prof_drain_kick(void);
 void prof_event_queue(uint64_t task, const void *rec, size_t size);
 /* event.c: queue the records describing t (TASK, and LOAD if it runs a program) into s. */
 void prof_describe_task(prof_session_t *s, struct task *t);
+
+/* t's TASK record into r; its size. */
+size_t prof_task_record(struct task *t, prof_rec_task_t *r);
 
 /* Fill a record header. */
 static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint32_t cpu,
