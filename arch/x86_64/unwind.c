@@ -67,25 +67,59 @@ static void chain_kstack(uintptr_t *lo, uintptr_t *hi)
 	}
 }
 
-bool arch_user_peek(uintptr_t va, uint64_t *out)
+/* The kernel address of user va's byte in the current space, or NULL. */
+static volatile uint64_t *user_word(uintptr_t va)
 {
 	uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDR);
 
 	if ((va & 7) || va >= USER_END)
-		return false;
+		return NULL;
 	for (int l = 4; l >= 1; l--) {
 		uint64_t e = table[(va >> (12 + 9 * (l - 1))) & 511];
 		if ((e & (PTE_P | PTE_U)) != (PTE_P | PTE_U) || (e & PTE_DEV))
-			return false;
+			return NULL;
 		if (l == 1 || (e & PTE_PS)) {
 			uint64_t mask = (1ull << (12 + 9 * (l - 1))) - 1;
-			paddr_t pa = (e & PTE_ADDR & ~mask) + (va & mask);
-			*out = *(volatile uint64_t *)phys_to_virt(pa);
-			return true;
+			return phys_to_virt((e & PTE_ADDR & ~mask) + (va & mask));
 		}
 		table = phys_to_virt(e & PTE_ADDR);
 	}
-	return false;
+	return NULL;
+}
+
+bool arch_user_peek(uintptr_t va, uint64_t *out)
+{
+	volatile uint64_t *w = user_word(va);
+
+	if (w)
+		*out = *w;
+	return w != NULL;
+}
+
+/*
+ * One walk's last user page (its kernel address): a chain's frames
+ * mostly share a page. Valid for one walk with interrupts off (a page
+ * leaves the space only after a shootdown every CPU has taken).
+ */
+typedef struct user_page {
+	uintptr_t va;                 /* page base; 0: none yet */
+	volatile uint64_t *kva;
+} user_page_t;
+
+/* arch_user_peek through p's page when va is on it. */
+static bool user_peek_page(user_page_t *p, uintptr_t va, uint64_t *out)
+{
+	uintptr_t base = va & ~(uintptr_t)(PAGE_SIZE - 1);
+
+	if (!p->va || p->va != base || (va & 7)) {
+		volatile uint64_t *w = user_word(base);
+		if (!w || (va & 7))
+			return false;
+		p->va = base;
+		p->kva = w;
+	}
+	*out = p->kva[(va - base) / 8];
+	return true;
 }
 
 /*
@@ -106,13 +140,15 @@ static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_
 	return arch_unwind(rbp, &b, chain, max);
 }
 
-/* Walk user frames from rbp through present user pages. */
+/* Walk user frames from rbp through present user pages. Interrupts off. */
 static size_t chain_user(uintptr_t rbp, uint64_t *chain, size_t max)
 {
+	user_page_t pg = { 0, NULL };
 	size_t n = 0;
 	uint64_t ret, next;
 
-	while (n < max && rbp && arch_user_peek(rbp, &next) && arch_user_peek(rbp + 8, &ret)) {
+	while (n < max && rbp && user_peek_page(&pg, rbp, &next) &&
+	       user_peek_page(&pg, rbp + 8, &ret)) {
 		if (!ret)
 			break;
 		chain[n++] = ret;
@@ -173,5 +209,8 @@ size_t arch_user_stack(const thread_t *t, uint64_t *out, size_t max)
 	if (!max || !t->kstack_top || !frame_from_user(f))
 		return 0;
 	out[0] = f->rip;
-	return 1 + chain_user(f->rbp, out + 1, max - 1);
+	uint64_t flags = irq_save();            /* chain_user's pages stay */
+	size_t n = 1 + chain_user(f->rbp, out + 1, max - 1);
+	irq_restore(flags);
+	return n;
 }
