@@ -5,7 +5,9 @@ tools/bochs.sh, until COM1 shows the shell's prompt "/ # " (after "smp: 2
 CPUs online", the servers and init); then run the ktest
 suite in Bochs too (CPU model tigerlake: SMEP, SMAP and UMIP, so the
 hardening ktests must pass there, not skip), and the profilers (`profile` of a workload and a
-`sprofile` of everything, default source, through runall). Bochs's CPU has x2APIC and reports its TSC frequency
+`sprofile` of everything, default source, through runall; `profile -c` of
+`ipcload ratio`: the clients' imposed cycles, and the servers' work for
+the profiled task as `[ipc SERVER.METHOD]` rows). Bochs's CPU has x2APIC and reports its TSC frequency
 in CPUID, so this is where those kernel paths are tested (QEMU's TCG has
 neither; Bochs's CPUID rate is ~70x its TSC's real one, so the kernel must
 notice and measure instead). Bochs has no isa-debug-exit: the ktest run is judged by its
@@ -130,7 +132,8 @@ def run_ktest(tap):
 
 
 PROF_CMD = ("-- runall profile,/bin/workload,-d,0.5,alpha:2,beta:1 "
-            "sprofile,-d,0.5 profile,-t,1,-d,0.3 echo,profilers-done")
+            "sprofile,-d,0.5 profile,-t,1,-d,0.3 "
+            "profile,-c,/bin/ipcload,-n,20,-u,2000,-l,200,ratio echo,profilers-done")
 
 
 def run_profilers(tap):
@@ -153,10 +156,18 @@ def run_profilers(tap):
                      "%s profile of a workload: %r samples, work_alpha named" % (name, task))
     passed &= tap.ok(system and system[0] > 0,
                      "%s sprofile: %r samples" % (name, system))
-    passed &= tap.ok(len(statuses) == 4 and statuses[0].endswith("status 0") and
-                     statuses[1].endswith("status 0"),
-                     "%s profile and sprofile exit 0 (%r)" % (name, statuses))
-    passed &= tap.ok(len(task) == 2, "%s profile -t 1 (the naming service) reports too" % name)
+    passed &= tap.ok(len(statuses) == 5 and statuses[0].endswith("status 0") and
+                     statuses[1].endswith("status 0") and statuses[3].endswith("status 0"),
+                     "%s profile, sprofile and profile -c exit 0 (%r)" % (name, statuses))
+    passed &= tap.ok(len(task) >= 2, "%s profile -t 1 (the naming service) reports too" % name)
+    imposed = [int(m.group(1)) for m in
+               (re.search(r"ipcload: client \d task \d+: .* imposed_cycles (\d+)", l)
+                for l in r.lines) if m]
+    passed &= tap.ok(len(imposed) == 2 and all(imposed),
+                     "%s ipcload's clients were imposed cycles (%r)" % (name, imposed))
+    served = [l for l in r.lines if re.search(r"^ *\d+ +[\d.]+%  \[ipc \w+\.\w+\]", l)]
+    passed &= tap.ok(served, "%s profile -c of ipcload: servers' work for it as "
+                     "[ipc SERVER.METHOD] rows (%r)" % (name, served[:2]))
     if not passed:
         bt.show_tail(tap, r)
 
