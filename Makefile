@@ -295,7 +295,8 @@ $(BUILD)/host/%.o: %.c
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
 # The profiler report tests share a fake env and a stream builder.
-PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,call diff export report ipc)
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,diff export report ipc) \
+	$(BUILD)/host/test/test_cprofreport
 $(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
 $(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o
 
@@ -335,7 +336,7 @@ $(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/profcall.c lib/prof/profexport.c \
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
 	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
 	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
 
@@ -346,10 +347,10 @@ $(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi
 
 host-tools: $(VPROF) $(KPROF) $(CPROFALYZE)
 
-# test_profreport, test_profdiff, test_profexport and test_profipc also run vprof; test_profcall cprofalyze.
+# test_profreport, test_profdiff, test_profexport and test_profipc also run vprof; test_cprofreport cprofalyze.
 $(BUILD)/host/test/test_profreport: | $(VPROF)
 $(BUILD)/host/test/test_profdiff: | $(VPROF)
-$(BUILD)/host/test/test_profcall: | $(CPROFALYZE)
+$(BUILD)/host/test/test_cprofreport: | $(CPROFALYZE)
 $(BUILD)/host/test/test_profexport: | $(VPROF)
 $(BUILD)/host/test/test_profipc: | $(VPROF)
 .PHONY: host-tools

@@ -1,5 +1,5 @@
 /*
- * Shared by the profiler report unit tests (test_profcall, test_profdiff,
+ * Shared by the profiler report unit tests (test_cprofreport, test_profdiff,
  * test_profexport, test_profreport): a fake prof_env_t whose memory is
  * counted and can be made to fail, whose loader serves in-memory files and
  * whose output collects into one string; and a growable byte buffer with

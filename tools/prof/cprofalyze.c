@@ -4,7 +4,7 @@
  * TSC frequency in the file). One source for both sides: built for the
  * guest as /bin/cprofalyze and for the host as build/host/cprofalyze
  * (-DCPROFALYZE_HOST: another default root). The report is
- * lib/prof/profcall.c.
+ * lib/prof/cprofreport.c.
  *
  * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
  *        cprofalyze -F callgrind|folded|pprof [-r ROOT] FILE
@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lib/profcall.h>
+#include <lib/cprofreport.h>
 
 #define CPA_CHUNK 65536
 #define CPA_PATH 1024
@@ -67,7 +67,7 @@
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
-	unsigned format;                /* -F: PROFCALL_FMT_*, 0 for the report */
+	unsigned format;                /* -F: CPROFREPORT_FMT_*, 0 for the report */
 	binmiss_t missing;              /* binaries not found (nor PATH.nm) */
 } cpa_t;
 
@@ -166,13 +166,13 @@ static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 }
 
 /* Print the report of one file; 0, or 1 with a message. */
-static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool named)
+static int cpa_file(cpa_t *c, const char *file, const cprofreport_opts_t *o, bool named)
 {
 	prof_env_t env = { c, cpa_alloc, cpa_release, cpa_load, cpa_out };
 	char why[160];
 	void *data;
 	size_t size;
-	profcall_t *pc;
+	cprofreport_t *pc;
 
 	errno_t err = read_file(file, &data, &size);
 	if (err != EOK) {
@@ -180,7 +180,7 @@ static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool n
 			"cannot open" : err == ENOMEM ? "out of memory" : "I/O error");
 		return 1;
 	}
-	err = profcall_parse(&env, data, size, &pc, why, sizeof(why));
+	err = cprofreport_parse(&env, data, size, &pc, why, sizeof(why));
 	free(data);
 	if (err != EOK) {
 		fprintf(stderr, "cprofalyze: %s: %s%s\n", file,
@@ -188,23 +188,23 @@ static int cpa_file(cpa_t *c, const char *file, const profcall_opts_t *o, bool n
 		return 1;
 	}
 	if (c->format) {
-		err = c->format == PROFCALL_FMT_PPROF ? profcall_pprof(pc, cpa_write, stdout) :
-			profcall_export(pc, c->format);
-		profcall_free(pc);
+		err = c->format == CPROFREPORT_FMT_PPROF ? cprofreport_pprof(pc, cpa_write, stdout) :
+			cprofreport_export(pc, c->format);
+		cprofreport_free(pc);
 		fflush(stdout);
 		if (err != EOK)
 			fprintf(stderr, "cprofalyze: %s: out of memory\n", file);
 		return err != EOK;
 	}
 	if (!c->noted)
-		profcall_notes(&env);
+		cprofreport_notes(&env);
 	c->noted = true;
 	if (named)
 		printf("\n%s:\n", file);
-	if (profcall_tables(pc) == 0)
+	if (cprofreport_tables(pc) == 0)
 		printf("\n(no call-profiled tasks)\n");
-	err = profcall_print(pc, o);
-	profcall_free(pc);
+	err = cprofreport_print(pc, o);
+	cprofreport_free(pc);
 	fflush(stdout);
 	if (err != EOK) {
 		fprintf(stderr, "cprofalyze: %s: out of memory\n", file);
@@ -231,7 +231,7 @@ static bool parse_count(const char *s, uint64_t *n)
 
 int main(int argc, char **argv)
 {
-	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
+	cprofreport_opts_t o = { CPROFREPORT_SORT_ALPHA, false, false, 0 };
 	static char root[CPA_PATH];
 	cpa_t c = { CPA_ROOT_DEFAULT(root), false, 0, { 0, { "" } } };
 	int opt, status = 0;
@@ -239,9 +239,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "hfaoctin:r:F:")) != -1) {
 		switch (opt) {
 		case 'F':
-			c.format = !strcmp(optarg, "callgrind") ? PROFCALL_FMT_CALLGRIND :
-				   !strcmp(optarg, "folded") ? PROFCALL_FMT_FOLDED :
-				   !strcmp(optarg, "pprof") ? PROFCALL_FMT_PPROF : 0;
+			c.format = !strcmp(optarg, "callgrind") ? CPROFREPORT_FMT_CALLGRIND :
+				   !strcmp(optarg, "folded") ? CPROFREPORT_FMT_FOLDED :
+				   !strcmp(optarg, "pprof") ? CPROFREPORT_FMT_PPROF : 0;
 			if (!c.format) {
 				fprintf(stderr, "cprofalyze: unknown format '%s'\n", optarg);
 				usage(stderr);
@@ -255,16 +255,16 @@ int main(int argc, char **argv)
 			o.functions = true;
 			break;
 		case 'a':
-			o.sort = PROFCALL_SORT_ALPHA;
+			o.sort = CPROFREPORT_SORT_ALPHA;
 			break;
 		case 'o':
-			o.sort = PROFCALL_SORT_FILE;
+			o.sort = CPROFREPORT_SORT_FILE;
 			break;
 		case 'c':
-			o.sort = PROFCALL_SORT_CALLS;
+			o.sort = CPROFREPORT_SORT_CALLS;
 			break;
 		case 't':
-			o.sort = PROFCALL_SORT_TIME;
+			o.sort = CPROFREPORT_SORT_TIME;
 			break;
 		case 'i':
 			o.full_paths = true;

@@ -2,7 +2,7 @@
  * The symbols of a profiled binary, loaded once through a prof_env_t
  * (lib/profreport.h) and kept: its ELF .symtab, else, if the loader finds
  * PATH.nm, that nm text (lib/profsym.h). Shared by the profiler reports
- * (lib/prof/profreport.c, lib/prof/profcall.c). Freestanding.
+ * (lib/prof/profreport.c, lib/prof/cprofreport.c). Freestanding.
  */
 #ifndef LIB_PROFBIN_H
 #define LIB_PROFBIN_H

@@ -1,5 +1,5 @@
 /*
- * The call profiler's report (lib/profcall.h): parsing a call profile
+ * The call profiler's report (lib/cprofreport.h): parsing a call profile
  * file, merging each table's parts by call path, printing.
  *
  * Parsing walks each table twice: once to check its parts' headers and
@@ -12,7 +12,7 @@
  */
 #include <lib/fmt.h>
 #include <lib/profbin.h>
-#include <lib/profcall.h>
+#include <lib/cprofreport.h>
 #include <lib/profexport.h>
 #include <lib/string.h>
 
@@ -46,7 +46,7 @@ typedef struct pc_table {
 	uint32_t bin;                   /* index in bins, or PC_NONE */
 } pc_table_t;
 
-struct profcall {
+struct cprofreport {
 	prof_env_t env;
 	uint64_t tsc_hz;
 	uint32_t dropped;               /* exited processes' tables the kernel dropped */
@@ -79,7 +79,7 @@ typedef struct pc_cursor {
 
 /* ---------------------------------------------------------------- memory */
 
-static void *pc_alloc(const profcall_t *pc, size_t n, size_t size)
+static void *pc_alloc(const cprofreport_t *pc, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		return NULL;
@@ -87,7 +87,7 @@ static void *pc_alloc(const profcall_t *pc, size_t n, size_t size)
 	return pc->env.alloc(pc->env.ctx, bytes ? bytes : 1);
 }
 
-static void pc_release(const profcall_t *pc, void *p)
+static void pc_release(const cprofreport_t *pc, void *p)
 {
 	if (p)
 		pc->env.release(pc->env.ctx, p);
@@ -121,7 +121,7 @@ static bool pc_take(pc_cursor_t *c, void *dst, size_t n)
 	return true;
 }
 
-static errno_t pc_file_header(profcall_t *pc, pc_cursor_t *c)
+static errno_t pc_file_header(cprofreport_t *pc, pc_cursor_t *c)
 {
 	cprof_file_hdr_t h;
 
@@ -131,7 +131,7 @@ static errno_t pc_file_header(profcall_t *pc, pc_cursor_t *c)
 		return pc_bad(c, "bad magic");
 	if (h.version != CPROF_VERSION)
 		return pc_bad(c, "version %u, not %u", h.version, CPROF_VERSION);
-	if (h.tsc_hz == 0 || h.tsc_hz > PROFCALL_HZ_MAX)
+	if (h.tsc_hz == 0 || h.tsc_hz > CPROFREPORT_HZ_MAX)
 		return pc_bad(c, "bad TSC frequency (%llu Hz)", (unsigned long long)h.tsc_hz);
 	if (h.ntables > c->left / sizeof(cprof_table_hdr_t))
 		return pc_bad(c, "%u tables do not fit in the file", h.ntables);
@@ -320,7 +320,7 @@ static void pc_resolve(pc_merge_t *m, uint32_t s)
 }
 
 /* Merge n slots into t->nodes. EOK or ENOMEM. */
-static errno_t pc_merge(profcall_t *pc, pc_table_t *t, const pc_slot_t *slots, uint32_t n,
+static errno_t pc_merge(cprofreport_t *pc, pc_table_t *t, const pc_slot_t *slots, uint32_t n,
 			const pc_part_t *parts, const uint32_t *map)
 {
 	pc_merge_t m = { t, slots, n, parts, map, NULL, NULL, NULL, NULL, 0 };
@@ -351,7 +351,7 @@ static errno_t pc_merge(profcall_t *pc, pc_table_t *t, const pc_slot_t *slots, u
 }
 
 /* Read table ti's parts (c at its first part) and merge them. */
-static errno_t pc_table(profcall_t *pc, pc_cursor_t *c, pc_table_t *t, uint32_t ti)
+static errno_t pc_table(cprofreport_t *pc, pc_cursor_t *c, pc_table_t *t, uint32_t ti)
 {
 	pc_part_t *parts = pc_alloc(pc, t->nparts, sizeof(pc_part_t));
 	uint32_t *map = pc_alloc(pc, PC_PART_IDS, sizeof(uint32_t));
@@ -379,7 +379,7 @@ static errno_t pc_table(profcall_t *pc, pc_cursor_t *c, pc_table_t *t, uint32_t 
 }
 
 /* The binary of table t (path and hash), added when new; PC_NONE without one. */
-static uint32_t pc_bin(profcall_t *pc, const pc_table_t *t)
+static uint32_t pc_bin(cprofreport_t *pc, const pc_table_t *t)
 {
 	size_t len = strlen(t->path);
 
@@ -399,7 +399,7 @@ static uint32_t pc_bin(profcall_t *pc, const pc_table_t *t)
 	return pc->nbins++;
 }
 
-static errno_t pc_parse(profcall_t *pc, pc_cursor_t *c)
+static errno_t pc_parse(cprofreport_t *pc, pc_cursor_t *c)
 {
 	errno_t err = pc_file_header(pc, c);
 
@@ -422,11 +422,11 @@ static errno_t pc_parse(profcall_t *pc, pc_cursor_t *c)
 	return EOK;
 }
 
-errno_t profcall_parse(const prof_env_t *env, const void *data, size_t size,
-		       profcall_t **out, char *why, size_t whylen)
+errno_t cprofreport_parse(const prof_env_t *env, const void *data, size_t size,
+		       cprofreport_t **out, char *why, size_t whylen)
 {
 	pc_cursor_t c = { data, size, why, whylen };
-	profcall_t *pc = env->alloc(env->ctx, sizeof(*pc));
+	cprofreport_t *pc = env->alloc(env->ctx, sizeof(*pc));
 
 	if (why && whylen)
 		why[0] = '\0';
@@ -439,19 +439,19 @@ errno_t profcall_parse(const prof_env_t *env, const void *data, size_t size,
 	if (err != EOK) {
 		if (err == ENOMEM && why && whylen)
 			fmt_snprintf(why, whylen, "out of memory");
-		profcall_free(pc);
+		cprofreport_free(pc);
 		return err;
 	}
 	*out = pc;
 	return EOK;
 }
 
-size_t profcall_tables(const profcall_t *pc)
+size_t cprofreport_tables(const cprofreport_t *pc)
 {
 	return pc->ntables;
 }
 
-void profcall_free(profcall_t *pc)
+void cprofreport_free(cprofreport_t *pc)
 {
 	if (!pc)
 		return;
@@ -468,8 +468,8 @@ void profcall_free(profcall_t *pc)
 
 /* Print-time state of one table: its items (paths, or functions with -f). */
 typedef struct pc_print {
-	profcall_t *pc;
-	const profcall_opts_t *o;
+	cprofreport_t *pc;
+	const cprofreport_opts_t *o;
 	const pc_table_t *t;
 	pc_node_t *items;
 	uint32_t n;
@@ -484,7 +484,7 @@ typedef struct pc_print {
 } pc_print_t;
 
 static __attribute__((format(printf, 2, 3)))
-void pc_printf(const profcall_t *pc, const char *fmt, ...)
+void pc_printf(const cprofreport_t *pc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -493,7 +493,7 @@ void pc_printf(const profcall_t *pc, const char *fmt, ...)
 	va_end(ap);
 }
 
-void profcall_notes(const prof_env_t *env)
+void cprofreport_notes(const prof_env_t *env)
 {
 	static const char notes[] =
 		"Notes:\n"
@@ -516,7 +516,7 @@ void profcall_notes(const prof_env_t *env)
 }
 
 /* "NAME (task ID" of t: its name, "kernel" for task 0, else "?". */
-static void pc_label(const profcall_t *pc, const pc_table_t *t)
+static void pc_label(const cprofreport_t *pc, const pc_table_t *t)
 {
 	const char *name = t->name[0] ? t->name : t->task == 0 ? "kernel" : "?";
 
@@ -624,7 +624,7 @@ static int pc_sibling_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 {
 	const pc_node_t *a = &pp->items[x], *b = &pp->items[y];
 
-	if (pp->o->sort == PROFCALL_SORT_FILE)
+	if (pp->o->sort == CPROFREPORT_SORT_FILE)
 		return a->order < b->order ? -1 : a->order > b->order;
 	int c = strcmp(pp->names[x], pp->names[y]);
 	if (c != 0)
@@ -638,11 +638,11 @@ static int pc_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 {
 	const pc_node_t *a = &pp->items[x], *b = &pp->items[y];
 
-	if (pp->o->sort == PROFCALL_SORT_CALLS && a->calls != b->calls)
+	if (pp->o->sort == CPROFREPORT_SORT_CALLS && a->calls != b->calls)
 		return a->calls > b->calls ? -1 : 1;
-	if (pp->o->sort == PROFCALL_SORT_TIME && a->wall != b->wall)
+	if (pp->o->sort == CPROFREPORT_SORT_TIME && a->wall != b->wall)
 		return a->wall > b->wall ? -1 : 1;
-	if (pp->o->sort == PROFCALL_SORT_FILE && !pp->tree)
+	if (pp->o->sort == CPROFREPORT_SORT_FILE && !pp->tree)
 		return a->order < b->order ? -1 : a->order > b->order;
 	/* The tree's order: each path right after its caller. */
 	return pp->rank[x] < pp->rank[y] ? -1 : pp->rank[x] > pp->rank[y];
@@ -719,7 +719,7 @@ static void pc_sort(const pc_print_t *pp)
 }
 
 /* cycles as milliseconds "M.CC" (rounded to hundredths) into buf. */
-static void pc_ms(const profcall_t *pc, uint64_t cycles, char *buf, size_t size)
+static void pc_ms(const cprofreport_t *pc, uint64_t cycles, char *buf, size_t size)
 {
 	uint64_t hz = pc->tsc_hz, q = cycles / hz, r = cycles % hz;
 	uint64_t centi = q * 100000 + (r * 100000 + hz / 2) / hz;
@@ -728,7 +728,7 @@ static void pc_ms(const profcall_t *pc, uint64_t cycles, char *buf, size_t size)
 		     (unsigned)(centi % 100));
 }
 
-static void pc_spaces(const profcall_t *pc, uint64_t n)
+static void pc_spaces(const cprofreport_t *pc, uint64_t n)
 {
 	static const char sp[] = "                                ";
 
@@ -784,14 +784,14 @@ static void pc_body(pc_print_t *pp)
 		pc_line(pp, pp->idx[k]);
 }
 
-static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc_table_t *t)
+static errno_t pc_print_table(cprofreport_t *pc, const cprofreport_opts_t *o, const pc_table_t *t)
 {
 	pc_print_t pp = { pc, o, t, t->nodes, t->nnodes, false, NULL, NULL, NULL, NULL, NULL,
 			  NULL, NULL };
 	errno_t err = o->functions ? pc_functions(&pp) : EOK;
 
 	pp.tree = !o->functions && !o->full_paths &&
-		  (o->sort == PROFCALL_SORT_ALPHA || o->sort == PROFCALL_SORT_FILE);
+		  (o->sort == CPROFREPORT_SORT_ALPHA || o->sort == CPROFREPORT_SORT_FILE);
 	if (err == EOK) {
 		pp.names = pc_alloc(pc, pp.n, sizeof(char *));
 		pp.hex = pc_alloc(pc, pp.n, PC_HEX);
@@ -813,7 +813,7 @@ static errno_t pc_print_table(profcall_t *pc, const profcall_opts_t *o, const pc
 	return err;
 }
 
-errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o)
+errno_t cprofreport_print(cprofreport_t *pc, const cprofreport_opts_t *o)
 {
 	if (pc->dropped)
 		pc_printf(pc, "warning: the tables of %u exited processes were dropped "
@@ -922,9 +922,9 @@ static void pc_folded_table(pc_print_t *pp)
 	}
 }
 
-static errno_t pc_export_table(profcall_t *pc, const pc_table_t *t, unsigned format)
+static errno_t pc_export_table(cprofreport_t *pc, const pc_table_t *t, unsigned format)
 {
-	static const profcall_opts_t o = { 0 };
+	static const cprofreport_opts_t o = { 0 };
 	pc_print_t pp = { pc, &o, t, t->nodes, t->nnodes, false, NULL, NULL, NULL, NULL, NULL,
 			  NULL, NULL };
 	uint64_t *iw = pc_alloc(pc, t->nnodes, sizeof(uint64_t));
@@ -934,7 +934,7 @@ static errno_t pc_export_table(profcall_t *pc, const pc_table_t *t, unsigned for
 	pp.hex = pc_alloc(pc, pp.n, PC_HEX);
 	pp.path = pc_alloc(pc, (size_t)pp.n + 2, sizeof(uint32_t));
 	errno_t err = iw && ic && pp.names && pp.hex && pp.path ? EOK : ENOMEM;
-	if (err == EOK && format == PROFCALL_FMT_CALLGRIND) {
+	if (err == EOK && format == CPROFREPORT_FMT_CALLGRIND) {
 		pp.idx = pc_alloc(pc, pp.n, sizeof(uint32_t));
 		pp.work = pc_alloc(pc, pp.n, sizeof(uint32_t));
 		err = pp.idx && pp.work ? EOK : ENOMEM;
@@ -943,7 +943,7 @@ static errno_t pc_export_table(profcall_t *pc, const pc_table_t *t, unsigned for
 		pc_names(&pp);
 		pc_inclusive(t, iw, ic);
 	}
-	if (err == EOK && format == PROFCALL_FMT_CALLGRIND) {
+	if (err == EOK && format == CPROFREPORT_FMT_CALLGRIND) {
 		uint32_t nc = 0;
 		for (uint32_t i = 0; i < pp.n; i++) {
 			pp.idx[i] = i;
@@ -966,11 +966,11 @@ static errno_t pc_export_table(profcall_t *pc, const pc_table_t *t, unsigned for
 	return err;
 }
 
-errno_t profcall_export(profcall_t *pc, unsigned format)
+errno_t cprofreport_export(cprofreport_t *pc, unsigned format)
 {
 	uint64_t wall = 0, cpu = 0;
 
-	if (format != PROFCALL_FMT_CALLGRIND && format != PROFCALL_FMT_FOLDED)
+	if (format != CPROFREPORT_FMT_CALLGRIND && format != CPROFREPORT_FMT_FOLDED)
 		return EINVAL;
 	for (uint32_t i = 0; i < pc->ntables; i++) {
 		for (uint32_t j = 0; j < pc->tables[i].nnodes; j++) {
@@ -978,7 +978,7 @@ errno_t profcall_export(profcall_t *pc, unsigned format)
 			cpu += pc->tables[i].nodes[j].oncpu;
 		}
 	}
-	if (format == PROFCALL_FMT_CALLGRIND)
+	if (format == CPROFREPORT_FMT_CALLGRIND)
 		pc_printf(pc, "# callgrind format\nversion: 1\ncreator: cprofalyze\n"
 			  "positions: line\nevents: Wall Cpu\nsummary: %llu %llu\n",
 			  (unsigned long long)wall, (unsigned long long)cpu);
@@ -1023,7 +1023,7 @@ static void pc_pp_value_type(pc_pprof_t *p, unsigned field, uint64_t type, uint6
 }
 
 /* cycles as nanoseconds at the file's TSC frequency. */
-static uint64_t pc_ns(const profcall_t *pc, uint64_t cycles)
+static uint64_t pc_ns(const cprofreport_t *pc, uint64_t cycles)
 {
 	return (uint64_t)((double)cycles * 1e9 / (double)pc->tsc_hz);
 }
@@ -1100,9 +1100,9 @@ static void pc_pp_table(pc_print_t *pp, pc_pprof_t *p, uint64_t map)
 	p->ids += 2 * (uint64_t)t->nnodes;
 }
 
-static errno_t pc_pp_tables(profcall_t *pc, pc_pprof_t *p)
+static errno_t pc_pp_tables(cprofreport_t *pc, pc_pprof_t *p)
 {
-	static const profcall_opts_t o = { 0 };
+	static const cprofreport_opts_t o = { 0 };
 
 	for (uint32_t ti = 0; ti < pc->ntables; ti++) {
 		const pc_table_t *t = &pc->tables[ti];
@@ -1122,7 +1122,7 @@ static errno_t pc_pp_tables(profcall_t *pc, pc_pprof_t *p)
 	return EOK;
 }
 
-errno_t profcall_pprof(profcall_t *pc, void (*write)(void *ctx, const void *data, size_t len),
+errno_t cprofreport_pprof(cprofreport_t *pc, void (*write)(void *ctx, const void *data, size_t len),
 		       void *ctx)
 {
 	pc_pprof_t p = { .pb = { .env = &pc->env }, .strs = { .env = &pc->env },

@@ -20,8 +20,8 @@
  * as hex (0x401a2b). Times are milliseconds from the file's tsc_hz, with
  * two decimals, in integer arithmetic.
  */
-#ifndef LIB_PROFCALL_H
-#define LIB_PROFCALL_H
+#ifndef LIB_CPROFREPORT_H
+#define LIB_CPROFREPORT_H
 
 #include <abi/cprof.h>
 #include <abi/errno.h>
@@ -30,50 +30,50 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROFCALL_SORT_ALPHA 0           /* -a: by path, alphabetically (default) */
-#define PROFCALL_SORT_FILE 1            /* -o: no sort: the order in the file
+#define CPROFREPORT_SORT_ALPHA 0           /* -a: by path, alphabetically (default) */
+#define CPROFREPORT_SORT_FILE 1            /* -o: no sort: the order in the file
 					   (the tree: each path under its caller) */
-#define PROFCALL_SORT_CALLS 2           /* -c: most calls first */
-#define PROFCALL_SORT_TIME 3            /* -t: most wall time first */
+#define CPROFREPORT_SORT_CALLS 2           /* -c: most calls first */
+#define CPROFREPORT_SORT_TIME 3            /* -t: most wall time first */
 
-#define PROFCALL_HZ_MAX 1000000000000ull /* tsc_hz above this is damage */
+#define CPROFREPORT_HZ_MAX 1000000000000ull /* tsc_hz above this is damage */
 
-typedef struct profcall_opts {
-	unsigned sort;                  /* PROFCALL_SORT_* */
+typedef struct cprofreport_opts {
+	unsigned sort;                  /* CPROFREPORT_SORT_* */
 	bool functions;                 /* -f: totals per function */
 	bool full_paths;                /* -i: with -a/-o, full paths, not the tree */
 	uint64_t max_lines;             /* -n: lines per table, 0 for all */
-} profcall_opts_t;
+} cprofreport_opts_t;
 
-typedef struct profcall profcall_t;
+typedef struct cprofreport cprofreport_t;
 
 /*
  * Parse and merge the call profile of size bytes at data (any alignment;
  * not kept). EOK and *out; EINVAL for a malformed file, with the reason
  * in why (whylen bytes, NUL-terminated; may be NULL); ENOMEM.
  */
-errno_t profcall_parse(const prof_env_t *env, const void *data, size_t size,
-		       profcall_t **out, char *why, size_t whylen);
+errno_t cprofreport_parse(const prof_env_t *env, const void *data, size_t size,
+		       cprofreport_t **out, char *why, size_t whylen);
 
 /* Number of tables (processes, the kernel first if it was profiled) in pc. */
-size_t profcall_tables(const profcall_t *pc);
+size_t cprofreport_tables(const cprofreport_t *pc);
 
 /* Print the notes on reading the report (the thesis's "Notes:" block). */
-void profcall_notes(const prof_env_t *env);
+void cprofreport_notes(const prof_env_t *env);
 
 /*
  * Print every table of pc: a header line (NAME (task ID, PATH): P parts,
  * N call paths | N functions), warnings for what was lost, the column
  * header and at most o->max_lines lines. EOK or ENOMEM.
  */
-errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
+errno_t cprofreport_print(cprofreport_t *pc, const cprofreport_opts_t *o);
 
-#define PROFCALL_FMT_CALLGRIND 1        /* events: Wall Cpu, calls= exact */
-#define PROFCALL_FMT_FOLDED 2           /* TASK;root;...;fn SELF_WALL_CYCLES */
-#define PROFCALL_FMT_PPROF 3            /* gzipped profile.proto: calls, wall, cpu */
+#define CPROFREPORT_FMT_CALLGRIND 1        /* events: Wall Cpu, calls= exact */
+#define CPROFREPORT_FMT_FOLDED 2           /* TASK;root;...;fn SELF_WALL_CYCLES */
+#define CPROFREPORT_FMT_PPROF 3            /* gzipped profile.proto: calls, wall, cpu */
 
 /*
- * Write every table of pc in format (PROFCALL_FMT_*) through env.out:
+ * Write every table of pc in format (CPROFREPORT_FMT_*) through env.out:
  * callgrind: one ob= per table's binary, fn= per function with its self
  * wall and on-CPU cycles, cfn= per caller -> callee with calls= the exact
  * call count and the callee path's inclusive cycles (kernel functions
@@ -81,7 +81,7 @@ errno_t profcall_print(profcall_t *pc, const profcall_opts_t *o);
  * task's name first, its self wall cycles as the count. EOK, EINVAL for
  * an unknown format, ENOMEM.
  */
-errno_t profcall_export(profcall_t *pc, unsigned format);
+errno_t cprofreport_export(cprofreport_t *pc, unsigned format);
 
 /*
  * Write pc as a gzipped pprof profile.proto to write(ctx, ...): sample
@@ -89,10 +89,10 @@ errno_t profcall_export(profcall_t *pc, unsigned format);
  * the file's TSC frequency); a sample per call path (its locations leaf
  * first, label task), a mapping per table's binary. EOK or ENOMEM.
  */
-errno_t profcall_pprof(profcall_t *pc, void (*write)(void *ctx, const void *data, size_t len),
+errno_t cprofreport_pprof(cprofreport_t *pc, void (*write)(void *ctx, const void *data, size_t len),
 		       void *ctx);
 
 /* Release pc and everything it holds (NULL is fine). */
-void profcall_free(profcall_t *pc);
+void cprofreport_free(cprofreport_t *pc);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/prof/profcall.c, the call profile report (cprofalyze):
+ * Unit tests for lib/prof/cprofreport.c, the call profile report (cprofalyze):
  * files built in memory (a kernel table made by lib/cprof.c's hooks on a
  * synthetic clock: two parts, the thesis's 3.5.5 shape, a path whose
  * parent is in the other part; a process table with known counts and
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include <lib/cprof.h>
-#include <lib/profcall.h>
+#include <lib/cprofreport.h>
 
 #define HZ 1000000u             /* 1 MHz: 1000 cycles are 1 ms */
 #define B 1000u                 /* cycles of a body: 1.00 ms */
@@ -265,25 +265,25 @@ static void build_ref(pt_sb_t *b)
 /* ---------------------------------------------------------------- helpers */
 
 /* Parse data and print it with o; the output (NULL if parsing failed). */
-static char *report(const void *data, size_t len, const profcall_opts_t *o, errno_t *err,
+static char *report(const void *data, size_t len, const cprofreport_opts_t *o, errno_t *err,
 		    char *why, size_t whylen)
 {
-	profcall_t *pc;
+	cprofreport_t *pc;
 
 	pt_out_len = 0;
 	pt_out_text(NULL, "", 0);
-	*err = profcall_parse(&pt_env, data, len, &pc, why, whylen);
+	*err = cprofreport_parse(&pt_env, data, len, &pc, why, whylen);
 	if (*err != EOK)
 		return NULL;
-	*err = profcall_print(pc, o);
-	profcall_free(pc);
+	*err = cprofreport_print(pc, o);
+	cprofreport_free(pc);
 	return strdup(pt_out);
 }
 
 static char *print_opts(const pt_sb_t *b, unsigned sort, bool functions, bool full,
 			uint64_t max)
 {
-	profcall_opts_t o = { sort, functions, full, max };
+	cprofreport_opts_t o = { sort, functions, full, max };
 	errno_t err;
 	char why[128];
 	char *text = report(b->buf, b->len, &o, &err, why, sizeof(why));
@@ -336,7 +336,7 @@ static void poke32(pt_sb_t *b, size_t off, uint32_t v);
 
 static void test_kernel_table(void)
 {
-	char *t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
+	char *t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, false, false, 0);
 
 	note_text("default report:", t);
 	HAS(t, KHEAD ": 2 parts, 5 call paths");
@@ -355,12 +355,12 @@ static void test_kernel_table(void)
 	pt_sb_t d = { malloc(ref.len), ref.len, ref.len };
 	memcpy(d.buf, ref.buf, ref.len);
 	poke32(&d, offsetof(cprof_file_hdr_t, dropped), 3);
-	t = print_opts(&d, PROFCALL_SORT_ALPHA, false, false, 0);
+	t = print_opts(&d, CPROFREPORT_SORT_ALPHA, false, false, 0);
 	HAS(t, "warning: the tables of 3 exited processes were dropped (the kernel keeps 4 MiB of them)");
 	free(t);
 	free(d.buf);
 
-	t = print_opts(&ref, PROFCALL_SORT_FILE, false, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_FILE, false, false, 0);
 	TABLE_IS(t, KHEAD, "-o: the tree, siblings in file order",
 		 "        7       7.00       7.00  main",
 		 "        7       7.00       7.00    zeta",
@@ -369,7 +369,7 @@ static void test_kernel_table(void)
 		 "        5       5.00       5.00    alpha");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, true, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, false, true, 0);
 	TABLE_IS(t, KHEAD, "-a -i: full paths",
 		 "        7       7.00       7.00  main",
 		 "        5       5.00       5.00  main alpha",
@@ -378,7 +378,7 @@ static void test_kernel_table(void)
 		 "        6       6.00       6.00  main zeta delta");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_FILE, false, true, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_FILE, false, true, 0);
 	TABLE_IS(t, KHEAD, "-o -i: full paths in file order (a b c last)",
 		 "        7       7.00       7.00  main",
 		 "        7       7.00       7.00  main zeta",
@@ -390,7 +390,7 @@ static void test_kernel_table(void)
 
 static void test_app_table(void)
 {
-	char *t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
+	char *t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, false, false, 0);
 
 	HAS(t, AHEAD ": 1 part, 5 call paths");
 	HAS(t, "warning: app (task 5): call stack overrun: 12 calls not recorded");
@@ -404,7 +404,7 @@ static void test_app_table(void)
 		 "       10       2.00       2.00    g");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_CALLS, false, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_CALLS, false, false, 0);
 	TABLE_IS(t, AHEAD, "-c: most calls first, full paths",
 		 "       10       2.00       2.00  main g",
 		 "        7    3000.00    3000.00  main 0x500000",
@@ -413,7 +413,7 @@ static void test_app_table(void)
 		 "        1       0.00       0.00  main");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_TIME, false, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_TIME, false, false, 0);
 	TABLE_IS(t, AHEAD, "-t: most wall time first",
 		 "        7    3000.00    3000.00  main 0x500000",
 		 "        3    1234.57    1000.00  main f",
@@ -422,7 +422,7 @@ static void test_app_table(void)
 		 "        1       0.00       0.00  main");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_FILE, false, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_FILE, false, false, 0);
 	TABLE_IS(t, AHEAD, "-o: creation order",
 		 "        1       0.00       0.00  main",
 		 "        3    1234.57    1000.00    f",
@@ -434,7 +434,7 @@ static void test_app_table(void)
 
 static void test_functions(void)
 {
-	char *t = print_opts(&ref, PROFCALL_SORT_ALPHA, true, false, 0);
+	char *t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, true, false, 0);
 
 	HAS(t, AHEAD ": 1 part, 4 functions");
 	HAS(t, KHEAD ": 2 parts, 4 functions");
@@ -447,7 +447,7 @@ static void test_functions(void)
 		 "        1       0.00       0.00  main");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_CALLS, true, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_CALLS, true, false, 0);
 	TABLE_IS(t, AHEAD, "-f -c",
 		 "       10       2.00       2.00  g",
 		 "        7    3000.00    3000.00  0x500000",
@@ -455,7 +455,7 @@ static void test_functions(void)
 		 "        1       0.00       0.00  main");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_TIME, true, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_TIME, true, false, 0);
 	TABLE_IS(t, AHEAD, "-f -t",
 		 "        7    3000.00    3000.00  0x500000",
 		 "        5    1234.57    1000.00  f",
@@ -463,7 +463,7 @@ static void test_functions(void)
 		 "        1       0.00       0.00  main");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_FILE, true, true, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_FILE, true, true, 0);
 	TABLE_IS(t, AHEAD, "-f -o (-i ignored): first appearance",
 		 "        1       0.00       0.00  main",
 		 "        5    1234.57    1000.00  f",
@@ -479,7 +479,7 @@ static void test_functions(void)
 
 static void test_lines_and_bad(void)
 {
-	char *t = print_opts(&ref, PROFCALL_SORT_TIME, false, false, 2);
+	char *t = print_opts(&ref, CPROFREPORT_SORT_TIME, false, false, 2);
 
 	TABLE_IS(t, AHEAD, "-n 2: two lines per table (app)",
 		 "        7    3000.00    3000.00  main 0x500000",
@@ -489,7 +489,7 @@ static void test_lines_and_bad(void)
 		 "        7       7.00       7.00  main zeta");
 	free(t);
 
-	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, false, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, false, false, 0);
 	HAS(t, "broken (task 9, (no path)): 1 part, 1 call path");
 	HAS(t, "warning: broken (task 9): 5 call paths left out: "
 	    "their caller's path is missing or bad");
@@ -501,7 +501,7 @@ static void test_lines_and_bad(void)
 	free(t);
 
 	pt_nfiles = 0;             /* no symbol files at all */
-	t = print_opts(&ref, PROFCALL_SORT_ALPHA, false, true, 0);
+	t = print_opts(&ref, CPROFREPORT_SORT_ALPHA, false, true, 0);
 	HAS(t, "warning: kernel (task 0): no symbols for /boot/kernel: addresses in hex");
 	HAS(t, "        7       7.00       7.00  0xffffffff80101000 0xffffffff80101100");
 	free(t);
@@ -512,7 +512,7 @@ static void test_notes(void)
 {
 	pt_out_len = 0;
 	pt_out_text(NULL, "", 0);
-	profcall_notes(&pt_env);
+	cprofreport_notes(&pt_env);
 	ok(strncmp(pt_out, "Notes:\n", 7) == 0, "notes start with Notes:");
 	ok(strstr(pt_out, "\"wall ms\" includes time spent blocking") != NULL, "notes: wall ms");
 	ok(strstr(pt_out, "main functions show 0 ms") != NULL, "notes: main shows 0");
@@ -532,10 +532,10 @@ static void poke32(pt_sb_t *b, size_t off, uint32_t v)
 
 static errno_t parse_only(const pt_sb_t *b, char *why, size_t n)
 {
-	profcall_t *pc;
-	errno_t err = profcall_parse(&pt_env, b->buf, b->len, &pc, why, n);
+	cprofreport_t *pc;
+	errno_t err = cprofreport_parse(&pt_env, b->buf, b->len, &pc, why, n);
 
-	profcall_free(pc);
+	cprofreport_free(pc);
 	return err;
 }
 
@@ -558,7 +558,7 @@ static void test_checks(void)
 	CHECK("bad magic", b.buf[0] = 'X', "bad magic");
 	CHECK("bad version", poke32(&b, 8, 2), "version 2");
 	CHECK("tsc_hz 0", poke64(&b, 16, 0), "TSC frequency");
-	CHECK("tsc_hz huge", poke64(&b, 16, PROFCALL_HZ_MAX + 1), "TSC frequency");
+	CHECK("tsc_hz huge", poke64(&b, 16, CPROFREPORT_HZ_MAX + 1), "TSC frequency");
 	CHECK("too many tables", poke32(&b, 12, 1000000), "tables do not fit");
 	CHECK("too many parts", poke32(&b, sizeof(cprof_file_hdr_t) + 8, 70000), "parts");
 	CHECK("bad part magic", poke32(&b, part0, 0), "bad magic");
@@ -575,8 +575,8 @@ static void test_checks(void)
 
 	int bad = 0, crashed_free = 1;
 	for (size_t len = 0; len < ref.len; len++) {
-		profcall_t *pc;
-		errno_t err = profcall_parse(&pt_env, ref.buf, len, &pc, why, sizeof(why));
+		cprofreport_t *pc;
+		errno_t err = cprofreport_parse(&pt_env, ref.buf, len, &pc, why, sizeof(why));
 		bad += err == EINVAL && why[0] != '\0';
 		crashed_free &= pc == NULL;
 	}
@@ -606,7 +606,7 @@ static void test_big(void)
 	for (uint32_t i = 0; i < N; i++)   /* wide's parents are in part 1 */
 		memcpy(b.buf + b.len - (size_t)(N - i) * sizeof(cprof_slot_t) + 8,
 		       &(uint32_t){ i ? 1u << CPROF_ID_SHIFT : CPROF_ROOT }, 4);
-	char *t = print_opts(&b, PROFCALL_SORT_ALPHA, false, false, 3);
+	char *t = print_opts(&b, CPROFREPORT_SORT_ALPHA, false, false, 3);
 	HAS(t, "deep (task 11, (no path)): 1 part, 100000 call paths");
 	TABLE_IS(t, "deep (task 11", "deep: the tree's first 3 levels",
 		 "        1       0.00       0.00  0x700000",
@@ -618,7 +618,7 @@ static void test_big(void)
 		 "        2       0.00       0.00    0x700010",
 		 "        3       0.00       0.00    0x700020");
 	free(t);
-	t = print_opts(&b, PROFCALL_SORT_CALLS, false, false, 1);
+	t = print_opts(&b, CPROFREPORT_SORT_CALLS, false, false, 1);
 	HAS(t, "   100000       0.00       0.00  0x700000 0x8869f0");
 	ok(strlen(t) > 9 * (size_t)N, "-c: deep's top path printed in full (%zu bytes)",
 	   strlen(t));
@@ -708,20 +708,20 @@ static void test_fuzz(void)
 			size_t at = fuzz_at();
 			b.buf[at] = rng() % 3 ? (unsigned char)rng() : b.buf[at] ^ 0x80;
 		}
-		profcall_t *pc;
-		errno_t err = profcall_parse(&pt_env, b.buf, b.len, &pc, why, sizeof(why));
+		cprofreport_t *pc;
+		errno_t err = cprofreport_parse(&pt_env, b.buf, b.len, &pc, why, sizeof(why));
 		if (err != EOK) {
 			rejected += err == EINVAL;
 			continue;
 		}
 		parsed++;
 		for (unsigned s = 0; s < 4; s++) {
-			profcall_opts_t o = { s, i & 1, i & 2, i % 5 };
+			cprofreport_opts_t o = { s, i & 1, i & 2, i % 5 };
 			pt_out_len = 0;
-			printed += profcall_print(pc, &o) == EOK;
+			printed += cprofreport_print(pc, &o) == EOK;
 			more_bad += s == 0 && other_bad(pt_out);
 		}
-		profcall_free(pc);
+		cprofreport_free(pc);
 	}
 	ok(more_bad > 0, "damaged parents in the good tables left out (%d files)", more_bad);
 	ok(parsed > 0 && rejected > 0, "flipped bytes: %d parsed, %d rejected", parsed,
@@ -739,17 +739,17 @@ static void null_write(void *ctx, const void *data, size_t len)
 
 static void test_enomem(void)
 {
-	profcall_opts_t o = { PROFCALL_SORT_ALPHA, false, false, 0 };
+	cprofreport_opts_t o = { CPROFREPORT_SORT_ALPHA, false, false, 0 };
 	int failures = 0;
 	bool done = false;
 
 	for (long budget = 0; budget < 200 && !done; budget++) {
-		profcall_t *pc;
+		cprofreport_t *pc;
 		pt_alloc_budget = budget;
-		errno_t err = profcall_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0);
+		errno_t err = cprofreport_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0);
 		if (err == EOK) {
-			err = profcall_print(pc, &o);
-			profcall_free(pc);
+			err = cprofreport_print(pc, &o);
+			cprofreport_free(pc);
 			done = err == EOK;
 		}
 		failures += err == ENOMEM;
@@ -760,18 +760,18 @@ static void test_enomem(void)
 	ok(done, "enough memory: the report is printed");
 	ok(failures > 5, "ENOMEM reported (%d times)", failures);
 	is_int(pt_live_allocs, 0, "ENOMEM: every allocation released");
-	for (unsigned fmt = PROFCALL_FMT_CALLGRIND; fmt <= PROFCALL_FMT_PPROF; fmt++) {
+	for (unsigned fmt = CPROFREPORT_FMT_CALLGRIND; fmt <= CPROFREPORT_FMT_PPROF; fmt++) {
 		int export_failures = 0, other = 0;
 		done = false;
 		for (long budget = 0; budget < 200 && !done && pt_live_allocs == 0; budget++) {
-			profcall_t *pc;
-			if (profcall_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
+			cprofreport_t *pc;
+			if (cprofreport_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
 				break;
 			pt_alloc_budget = budget;
-			errno_t err = fmt == PROFCALL_FMT_PPROF ? profcall_pprof(pc, null_write, NULL) :
-				      profcall_export(pc, fmt);
+			errno_t err = fmt == CPROFREPORT_FMT_PPROF ? cprofreport_pprof(pc, null_write, NULL) :
+				      cprofreport_export(pc, fmt);
 			pt_alloc_budget = -1;
-			profcall_free(pc);
+			cprofreport_free(pc);
 			done = err == EOK;
 			export_failures += err == ENOMEM;
 			other += err != EOK && err != ENOMEM;
@@ -780,7 +780,7 @@ static void test_enomem(void)
 		   "export %u: ENOMEM %d times, then done, every allocation released", fmt,
 		   export_failures);
 	}
-	is_int(profcall_export(NULL, 9), EINVAL, "export: an unknown format is EINVAL");
+	is_int(cprofreport_export(NULL, 9), EINVAL, "export: an unknown format is EINVAL");
 }
 
 /* ---------------------------------------------------------------- the tool */
