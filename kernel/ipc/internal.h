@@ -47,7 +47,17 @@ void call_free(call_t *c);
 /* Give c's answer to its caller (or drop it if the caller is gone). */
 void call_deliver_answer(call_t *c);
 
-/* Tell the kbox thread that connection conn (hung up by task by) is gone. */
-void kbox_hangup(uint64_t conn, task_id_t by);
+/*
+ * A kbox connection's hang-up notice, made when it is connected so that
+ * hanging up never needs memory; NULL: no memory.
+ */
+call_t *kbox_bye_new(void);
+
+/*
+ * Tell the kbox thread, with the notice bye (kbox_bye_new), that
+ * connection conn (hung up by task by) is gone: queued behind the
+ * connection's earlier calls, so it is served after them.
+ */
+void kbox_hangup(call_t *bye, uint64_t conn, task_id_t by);
 
 #endif

@@ -140,9 +140,10 @@ void ipc_set_naming_service(task_t *t)
  * Connect a free phone of t to target (referenced by the caller). Returns
  * the phone, -ELIMIT (none free) or -EHANGUP (t or target is dying: a
  * target's death slams every phone to it, ipc_slam_phones_to, and a phone
- * added after that would pin it). A kbox phone's target is the kernel.
+ * added after that would pin it). A kbox phone's target is the kernel,
+ * and it keeps bye, its hang-up notice (the phone's on success).
  */
-static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
+static int phone_connect(task_t *t, task_t *target, task_t *kbox_of, call_t *bye)
 {
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
 	bool dead = t->ipc.dead || (target != &kernel_task &&
@@ -154,6 +155,7 @@ static int phone_connect(task_t *t, task_t *target, task_t *kbox_of)
 			continue;
 		p->target = target;
 		p->kbox_of = kbox_of;
+		p->bye = bye;
 		p->outstanding = 0;
 		p->conn = __atomic_fetch_add(&ipc_next_conn, 1, __ATOMIC_RELAXED);
 		found = i;
@@ -170,7 +172,7 @@ void ipc_task_init(task_t *t)
 	task_t *ns = naming_service;
 	if (ns && ns != t && ns->state == TASK_ALIVE) {
 		task_ref(ns);
-		if (phone_connect(t, ns, NULL) < 0)
+		if (phone_connect(t, ns, NULL, NULL) < 0)
 			task_unref(ns);
 	}
 }
@@ -419,7 +421,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 	}
 	case IPC_M_CONNECT_ME_TO: {
 		task_ref(me);
-		int ph = phone_connect(c->caller, me, NULL);
+		int ph = phone_connect(c->caller, me, NULL, NULL);
 		if (ph < 0) {
 			task_unref(me);
 			ans->method = (uint64_t)-ph;
@@ -429,7 +431,7 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 	}
 	case IPC_M_CONNECT_TO_ME: {
 		task_ref(c->caller);
-		int ph = phone_connect(me, c->caller, NULL);
+		int ph = phone_connect(me, c->caller, NULL, NULL);
 		if (ph < 0) {
 			task_unref(c->caller);
 			ans->method = (uint64_t)-ph;
@@ -548,9 +550,11 @@ static errno_t phone_hangup(task_t *t, int i)
 	uint64_t f = spin_lock_irqsave(&t->ipc.phones_lock);
 	phone_t *p = &t->ipc.phones[i];
 	task_t *target = p->target, *kbox_of = p->kbox_of;
+	call_t *bye = p->bye;
 	uint64_t conn = p->conn;
 	bool slammed = p->slammed;
 	p->target = p->kbox_of = NULL;
+	p->bye = NULL;
 	p->slammed = false;
 	spin_unlock_irqrestore(&t->ipc.phones_lock, f);
 	if (!target)
@@ -558,7 +562,7 @@ static errno_t phone_hangup(task_t *t, int i)
 	if (!kbox_of) {
 		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {
-		kbox_hangup(conn, t->id);
+		kbox_hangup(bye, conn, t->id);
 		task_unref(kbox_of);
 	}
 	task_unref(target);
@@ -584,9 +588,13 @@ int64_t ipc_connect_kbox(uint64_t task_id)
 		task_unref(t);
 		return -EPERM;
 	}
-	int ph = phone_connect(me, &kernel_task, t);
-	if (ph < 0)
+	call_t *bye = kbox_bye_new();            /* hanging up needs no memory */
+	int ph = bye ? phone_connect(me, &kernel_task, t, bye) : -ENOMEM;
+	if (ph < 0) {
+		if (bye)
+			call_free(bye);
 		task_unref(t);
+	}
 	return ph;
 }
 

@@ -49,21 +49,19 @@ static void kbox_closed(uint64_t conn)
 			kbox_ranges[i]->closed(conn);
 }
 
-/*
- * Queued behind the connection's earlier calls, so it is served after
- * them.
- */
-void kbox_hangup(uint64_t conn, task_id_t by)
+call_t *kbox_bye_new(void)
 {
-	ipc_msg_t m = { .method = IPC_M_PHONE_HUNGUP, .args = { conn, by } };
-	call_t *c = call_new(NULL, -1, &m);
+	ipc_msg_t m = { .method = IPC_M_PHONE_HUNGUP };
 
-	if (!c) {
-		kbox_closed(conn);           /* no memory: close it right here */
-		return;
-	}
-	if (box_put(&kbox_server, &kbox_server.calls, c, false) != EOK)
-		call_free(c);
+	return call_new(NULL, -1, &m);
+}
+
+void kbox_hangup(call_t *bye, uint64_t conn, task_id_t by)
+{
+	bye->msg.args[0] = conn;
+	bye->msg.args[1] = by;
+	if (box_put(&kbox_server, &kbox_server.calls, bye, false) != EOK)
+		call_free(bye);
 }
 
 const ipc_msg_t *kcall_msg(const call_t *c)

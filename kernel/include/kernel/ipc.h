@@ -30,9 +30,12 @@ typedef struct answerbox {
 	bool closed;
 } answerbox_t;
 
+struct call;
+
 typedef struct phone {
 	struct task *target;        /* referenced; NULL when free */
 	struct task *kbox_of;       /* a kbox phone: whose kernel box */
+	struct call *bye;           /* a kbox phone: its hang-up notice, made at connect */
 	bool slammed;               /* target died: calls EHANGUP, slot kept until hung up */
 	uint32_t outstanding;       /* unanswered calls of this connection */
 	uint64_t conn;              /* connection id the callee sees (unique) */
@@ -88,6 +91,12 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
  */
 errno_t ipc_caller_perms(ipc_callid_t id, uint32_t *perms);
 errno_t ipc_hangup(int phone);
+/*
+ * A phone to task task_id's kernel answerbox: the phone, or -ESRCH,
+ * -EPERM, -ELIMIT, -EHANGUP, -ENOMEM (its hang-up notice is made now, so
+ * that hanging up, which must close the connection after its queued
+ * calls, never needs memory).
+ */
 int64_t ipc_connect_kbox(uint64_t task_id);
 
 /*
