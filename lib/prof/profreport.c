@@ -1887,6 +1887,13 @@ static void po_table(po_t *po, const uint32_t *ord, size_t n)
 	pr_hidden_line(pp, hidden);
 }
 
+/* A row's count and its share of total, as the by-origin tables start it. */
+static void po_count(prof_print_t *pp, uint64_t count, uint64_t total)
+{
+	rep_printf(pp->r, "  %8llu ", (unsigned long long)count);
+	rep_pct(pp->r, count, total);
+}
+
 /* An origin's imposed samples per server, method and path. */
 static void po_servers(po_t *po, uint32_t origin, uint64_t total)
 {
@@ -1900,8 +1907,7 @@ static void po_servers(po_t *po, uint32_t origin, uint64_t total)
 			continue;
 		uint32_t f = pr_ipc_func(pp, row->k.server, row->k.method);
 		rep_task_label(pp->r, row->k.server, label, sizeof(label));
-		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
-		rep_pct(pp->r, row->count, total);
+		po_count(pp, row->count, total);
 		rep_printf(pp->r, "  %s  %s  path", f == PROF_NONE ? "[ipc ?]" : pr_fname(pp, f),
 			   label);
 		for (uint32_t h = 0; h < row->k.nhops; h++)
@@ -1928,8 +1934,7 @@ static void po_funcs(po_t *po, uint32_t origin, uint32_t kind, uint64_t total)
 			continue;
 		}
 		shown++;
-		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
-		rep_pct(pp->r, row->count, total);
+		po_count(pp, row->count, total);
 		rep_printf(pp->r, "  ");
 		rep_func_name(pp, row->k.func);
 		if (kind) {
@@ -1974,8 +1979,7 @@ static void po_sites(po_t *po, uint32_t origin, uint64_t total)
 			continue;
 		}
 		shown++;
-		rep_printf(pp->r, "  %8llu ", (unsigned long long)row->count);
-		rep_pct(pp->r, row->count, total);
+		po_count(pp, row->count, total);
 		rep_printf(pp->r, "  ");
 		po_site_name(po, row->k.func);
 		rep_printf(pp->r, "\n");

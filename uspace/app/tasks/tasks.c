@@ -103,6 +103,21 @@ static int tasks_error(const char *what, errno_t rc)
 	return 1;
 }
 
+static int task_cmp(const void *a, const void *b);
+
+/* Every task, by id (*t malloc'ed); EOK, or an error said on stderr. */
+static errno_t tasks_sorted(sysinfo_task_t **t, size_t *n)
+{
+	errno_t rc = stats_tasks(t, n);
+
+	if (rc != EOK) {
+		tasks_error("the tasks", rc);
+		return rc;
+	}
+	qsort(*t, *n, sizeof(**t), task_cmp);
+	return EOK;
+}
+
 static int task_cmp(const void *a, const void *b)
 {
 	uint64_t x = ((const sysinfo_task_t *)a)->id;
@@ -137,11 +152,8 @@ static int show_tasks(uint64_t hz)
 {
 	sysinfo_task_t *t;
 	size_t n;
-	errno_t rc = stats_tasks(&t, &n);
-
-	if (rc != EOK)
-		return tasks_error("the tasks", rc);
-	qsort(t, n, sizeof(*t), task_cmp);
+	if (tasks_sorted(&t, &n) != EOK)
+		return 1;
 	printf("%6s %7s %8s %8s %9s %9s %s\n", "ID", "THREADS", "VIRT", "RES",
 	       "USER", "SYS", "NAME");
 	for (size_t i = 0; i < n; i++)
@@ -248,11 +260,8 @@ static int show_origins(uint64_t hz)
 	char imp[STATS_SECONDS_BUF], srv[STATS_SECONDS_BUF];
 	sysinfo_task_t *t;
 	size_t n;
-	errno_t rc = stats_tasks(&t, &n);
-
-	if (rc != EOK)
-		return tasks_error("the tasks", rc);
-	qsort(t, n, sizeof(*t), task_cmp);
+	if (tasks_sorted(&t, &n) != EOK)
+		return 1;
 	printf("%6s %14s %14s %9s %9s %s\n", "ID", "IMPOSED", "SERVED", "IMP", "SRV",
 	       "NAME");
 	for (size_t i = 0; i < n; i++)
