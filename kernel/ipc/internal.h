@@ -20,7 +20,7 @@ typedef struct call {
 	task_id_t sender;
 	ipc_msg_t msg;
 	ipc_msg_t answer;
-	origin_t origin;            /* whose work it is (referenced; origin.h) */
+	origin_t origin;            /* whose work it is (referenced; origin.h); last */
 } call_t;
 
 /* The one box behind every task's kbox, served by the kbox thread (kbox.c). */

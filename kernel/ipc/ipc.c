@@ -180,9 +180,11 @@ void ipc_task_init(task_t *t)
 /* A new call from caller's phone (a notification if caller is NULL); NULL: no memory. */
 call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 {
-	call_t *c = kzalloc(sizeof(*c));
+	call_t *c = kmalloc(sizeof(*c));
 	if (!c)
 		return NULL;
+	/* All but the origin's hops, read only when its task is set (origin.h). */
+	memset(c, 0, offsetof(call_t, origin.hops));
 	c->id = __atomic_fetch_add(&ipc_next_id, 1, __ATOMIC_RELAXED);
 	c->type = caller ? IPC_EV_CALL : IPC_EV_NOTIFY;
 	c->caller = caller;

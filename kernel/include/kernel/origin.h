@@ -36,9 +36,9 @@ struct thread;
 typedef struct origin {
 	struct task *task;              /* referenced, or NULL (above) */
 	uint64_t thread;                /* the origin thread's id */
-	uint16_t nhops, depth;          /* as prof_ipc_t */
-	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first */
 	struct prof_stack *stack;       /* the origin's stack, referenced (kernel/prof.h) */
+	uint16_t nhops, depth;          /* as prof_ipc_t */
+	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first; last (call_new) */
 } origin_t;
 
 struct origin_pair;
