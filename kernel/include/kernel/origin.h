@@ -14,9 +14,11 @@
  * summed for the (origin, server) pair.
  *
  * NMI-safe reading: a thread's serving state is written only by the
- * thread itself on its own CPU, with interrupts off; serve.call is
- * cleared first and set last, so a sampler on that CPU that reads call,
- * then the fields, then call again, knows whether what it read is whole.
+ * thread itself on its own CPU; serve.rec.call is cleared first and set
+ * last, so a sampler on that CPU (which interrupts the writer, never
+ * runs beside it) that reads call, then the fields, then call again,
+ * knows whether what it read is whole. The accounting reads serve.task,
+ * which one exchange clears (origin.c).
  */
 #ifndef KERNEL_ORIGIN_H
 #define KERNEL_ORIGIN_H
