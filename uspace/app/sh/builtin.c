@@ -64,6 +64,8 @@ static const sh_help_t help_lines[] = {
 	{ "callbench-cp", "callbench-cp [-q] [-r ROUNDS]: callbench with the call "
 	  "profiler's hooks" },
 	{ "gtbench", "gtbench [ROUNDS]: the profiler's ground-truth workload" },
+	{ "ipcload", "ipcload [-n ROUNDS] [-u US] [-l US] ratio|chain: IPC load with known "
+	  "costs (IPC-aware profiling's ground truth)" },
 	{ "hello", "hello: greet from user space" },
 	{ "runall", "runall CMD[,ARG...]...: run commands in turn (tests without a shell)" },
 	{ "soak", "soak [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]: the "
