@@ -18,7 +18,8 @@ reports are tested in ipcprof.t and the unit tests):
   calls and cycles; per server, its served_cycles lie between the sums
   of its pairs' cycles read just before and just after (they come from
   the same charges), per origin likewise its imposed_cycles; a server's
-  served cycles are at most its own CPU time.
+  served cycles are at most its own CPU time; typing the next command
+  charged the console's work to the shell (the (sh, console) pair grew).
 """
 
 import os
@@ -179,6 +180,13 @@ def check_sysinfo(tap, sh):
            "its pairs' sums read before and after, served within CPU time (bad: %r)" % bad[:3])
     fs = [t for t in tasks.values() if t["name"] == '"fs"']
     tap.ok(fs and int(fs[0]["served_cycles"]) > 0, "sysinfo: fs served others")
+    # Typing into the shell: its echo and its programs' output are calls
+    # the console serves for the shell.
+    shcon = [p for p in after if p["origin_name"] == '"sh"' and p["server_name"] == '"console"']
+    grew = [p for p in shcon for q in before if q["origin"] == p["origin"]
+            and q["server"] == p["server"] and int(p["cycles"]) > int(q["cycles"])]
+    tap.ok(grew, "sysinfo: typing a command charged the console's work to the shell (%r)"
+           % [(p["calls"], p["cycles"]) for p in shcon])
 
 
 def main():

@@ -222,12 +222,21 @@ static void sh_kill_rest(sh_job_t *job)
 			sys_kill(job->ids[i]);
 }
 
+/*
+ * The console in cooked mode for a job (the line editor leaves it raw).
+ * Done before the job starts: a program that sets raw mode itself (a
+ * profiler's keys) would otherwise race the shell and lose.
+ */
+static void sh_cooked(sh_t *sh)
+{
+	if (sh->interactive && sh->console_phone >= 0)
+		console_set_mode(sh->console_phone, CONSOLE_MODE_COOKED, NULL);
+}
+
 static void sh_fg_console(sh_t *sh, task_id_t task)
 {
 	if (!sh->interactive || sh->console_phone < 0)
 		return;
-	if (task)
-		console_set_mode(sh->console_phone, CONSOLE_MODE_COOKED, NULL);
 	console_set_foreground(sh->console_phone, task);
 }
 
@@ -265,6 +274,7 @@ static void sh_background(sh_t *sh, const sh_job_t *job)
 	}
 	fprintf(stderr, "sh: too many background jobs; waiting for this one\n");
 	sh_job_t copy = *job;
+	sh_cooked(sh);
 	sh_wait_fg(sh, &copy);
 }
 
@@ -323,6 +333,8 @@ static void sh_run_pipeline(sh_t *sh, const sh_pipeline_t *pl)
 			return;
 		}
 	fflush(stdout);
+	if (!pl->background)
+		sh_cooked(sh);
 	int st = sh_start(sh, pl, &job);
 	if (st)
 		sh->last_status = st;
