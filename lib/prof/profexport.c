@@ -536,16 +536,23 @@ static void px_folded(px_t *x)
 /* ---------------------------------------------------------------- pprof */
 
 /* Protocol buffers: varints, keys, length-delimited fields. */
-static void pb_varint(px_t *x, px_buf_t *b, uint64_t v)
+/* v as a protobuf varint into tmp (10 bytes hold any); its length. */
+static size_t pb_varint_encode(unsigned char tmp[10], uint64_t v)
 {
-	unsigned char tmp[10];
 	size_t n = 0;
 
 	do {
 		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	buf_put(x, b, tmp, n);
+	return n;
+}
+
+static void pb_varint(px_t *x, px_buf_t *b, uint64_t v)
+{
+	unsigned char tmp[10];
+
+	buf_put(x, b, tmp, pb_varint_encode(tmp, v));
 }
 
 static void pb_uint(px_t *x, px_buf_t *b, unsigned field, uint64_t v)
@@ -829,13 +836,8 @@ void prof_pb_raw(prof_pb_t *b, const void *data, size_t len)
 void prof_pb_varint(prof_pb_t *b, uint64_t v)
 {
 	unsigned char tmp[10];
-	size_t n = 0;
 
-	do {
-		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	prof_pb_raw(b, tmp, n);
+	prof_pb_raw(b, tmp, pb_varint_encode(tmp, v));
 }
 
 void prof_pb_uint(prof_pb_t *b, unsigned field, uint64_t v)
