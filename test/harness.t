@@ -4,7 +4,8 @@ without Vernier's kernel: test/lib/tap.py, the serial log clean-up and
 parsing in test/lib/vm.py and boottest.py, tools/mkiso.sh (on a fake
 multiboot2 kernel from test/lib/fakekernel.py), tools/qemu.sh and
 tools/bochs.sh options, vm.boot end to end on the fake kernel (exit codes,
-`until`, timeouts), and tools/setup.sh being silent. TAP on stdout.
+`until`, timeouts), tools/setup.sh being silent, and tools/check.sh
+printing a failed test again at the end. TAP on stdout.
 """
 
 import os
@@ -289,6 +290,23 @@ def test_setup(t):
         t.diag((p.stdout + p.stderr).strip())
 
 
+def test_check_failures(t, tmp):
+    """check.sh: a failed test is printed again, with its diagnostics, and
+    prove's result line stays the last."""
+    prog = os.path.join(tmp, "fails.t")
+    with open(prog, "w") as f:
+        f.write("#!/bin/sh\necho 1..2\necho ok 1 - fine\n"
+                "echo not ok 2 - broken\necho '# got 3, wanted 4'\n")
+    os.chmod(prog, 0o755)
+    p = run([os.path.join(TOOLS, "check.sh"), prog],
+            env=dict(os.environ, BUILD=os.path.join(tmp, "build")))
+    lines = p.stdout.strip().splitlines()
+    tail = lines[-5:]
+    t.ok(p.returncode != 0 and "--- fails.t.log" in tail and "not ok 2 - broken" in tail
+         and "# got 3, wanted 4" in tail and lines[-1] == "Result: FAIL",
+         "check.sh: a failure's lines again at the end, then Result: FAIL (%r)" % tail)
+
+
 def main():
     """Run every harness test."""
     t = Tap()
@@ -301,6 +319,7 @@ def main():
         isos = test_mkiso(t, tmp, elf)
         test_script_options(t, isos["plain"])
         test_boots(t, tmp, elf)
+        test_check_failures(t, tmp)
     t.done()
 
 

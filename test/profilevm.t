@@ -15,8 +15,10 @@
   (gzip), callgrind.out, speedscope.json (one profile per task) and a
   gmon.out per program and the kernel ("gmon" header);
 - a task profile with call chains (`--task --args -g`, a relative
-  --build): the report is of the workload task alone and has the caller
-  tree; the folded stacks have the call chains.
+  --build): every sample is on the workload's behalf (`vprof -C` has one
+  origin, workload, at 100%: its own samples and those of servers serving
+  its calls, such as the console writing its output) and the report has
+  the caller tree; the folded stacks have the call chains.
 
 TAP on stdout, for prove.
 """
@@ -151,6 +153,13 @@ def check_system(tap):
             tap.diag("  " + line)
 
 
+def by_origin(stream):
+    """The (percent, task) rows of vprof -C's by-origin table of STREAM."""
+    r = subprocess.run([os.path.join(bt.BUILD, "host", "vprof"), "-C", "-p", "0", stream],
+                       capture_output=True, text=True, timeout=60)
+    return re.findall(r"^\s*\d+\s+\d+\s+\d+\s+([\d.]+)%\s+\d+ (\S+)$", r.stdout, re.M)
+
+
 def check_task(tap):
     out = os.path.join(TMP, "task")
     r = run(["--build", os.path.relpath(bt.BUILD, bt.TOP), "--out", out, "--task", "--args",
@@ -158,8 +167,9 @@ def check_task(tap):
     tap.ok(r.returncode == 0, "--task --args -g: status 0 (%s)" % r.stderr.strip()[-300:])
     path = os.path.join(out, "report.txt")
     report = open(path).read() if os.path.exists(path) else ""
-    tap.ok(re.search(r"^100\.00%\s+\d+\s+\d+ workload$", report, re.M),
-           "the report is of the workload task alone")
+    origins = by_origin(os.path.join(out, "stream.vprof"))
+    tap.ok(len(origins) == 1 and origins[0][1] == "workload" and origins[0][0] == "100.00",
+           "every sample is on the workload's behalf (vprof -C: %r)" % origins)
     tap.ok("callers of the top functions:" in report and rows(report, "work_beta") > 0,
            "with the caller tree (-g passed to the profiler and to vprof)")
     path = os.path.join(out, "flame.folded")

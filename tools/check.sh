@@ -8,7 +8,8 @@
 # boot test file then runs its QEMU boots one at a time
 # (VERNIER_TEST_SLOTS=1) so that no more than two guests share the two host
 # cores. The slow files go first so that the two prove jobs end together.
-# Exits nonzero if anything fails; the last line is prove's "Result: ...".
+# Exits nonzero if anything fails, after printing each failed test line
+# and its diagnostics again; the last line is prove's "Result: ...".
 set -euo pipefail
 
 prog=${0##*/}
@@ -64,7 +65,29 @@ fi
 export VERNIER_TEST_SLOTS=${VERNIER_TEST_SLOTS:-1}
 export BUILD="$top/$build"
 [[ $build == /* ]] && BUILD=$build
+logs=$BUILD/test-logs
+
+# failures: each failed test of this run's logs with the diagnostics under
+# it (CI shows the end of the output, and prove's summary names only numbers).
+failures() {
+    local log
+    for log in "$logs"/*.log; do
+        [[ -f $log ]] && grep -q '^not ok' "$log" || continue
+        echo "--- ${log##*/}"
+        awk '/^not ok/ { n = 12 } n > 0 && (/^not ok/ || /^#/) { print; n-- }' "$log" | head -40
+    done
+}
+
 # Every file runs as a program (unit binaries and python .t files alike),
 # not through perl, by tools/tap-tee.sh, which keeps each one's TAP in
-# $BUILD/test-logs/ for reading a failure afterwards.
-exec prove --exec "$top/tools/tap-tee.sh" -j2 --timer "${verbose[@]}" "${files[@]}"
+# $logs for reading a failure afterwards. On a failure the failed tests
+# are printed again, then prove's result line, so that it stays the last.
+for f in "${files[@]}"; do rm -f "$logs/${f##*/}.log"; done
+status=0
+prove --exec "$top/tools/tap-tee.sh" -j2 --timer "${verbose[@]}" "${files[@]}" || status=$?
+if [[ $status -ne 0 ]]; then
+    echo "Failed tests, from $logs:"
+    failures
+    echo "Result: FAIL"
+fi
+exit $status
