@@ -29,7 +29,7 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 		return;
 	__atomic_add_fetch(&s->task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(s->cycles, d, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->count->cycles, d, __ATOMIC_RELAXED);
 	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
 		s->unref = s->task;
 		s->task = NULL;

@@ -13,6 +13,7 @@
  */
 #include <abi/limits.h>
 #include <kernel/ipc.h>
+#include <kernel/origin_ipc.h>
 #include <kernel/printk.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -347,15 +348,14 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	bool answer;
 	call_t *c;
 
-	if (origin_serve_holds(&thread_current()->serve))
-		origin_serve_flush(false);   /* no served origin held while waiting */
+	origin_serve_wait();                 /* no served origin held while waiting */
 	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
 	if (rc != EOK)
 		return rc;
 	event_fill(&ev, c, answer);
 	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
 	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
-		origin_serve_begin(c->id, c->msg.method, &c->origin, c->caller);
+		origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
 	box_taken(b, c, answer, rc == EOK);
 	return rc;
 }

@@ -21,7 +21,7 @@ typedef struct origin_pair {
 	uint64_t origin, server;
 	char origin_name[SYSINFO_NAME_MAX];
 	char server_name[SYSINFO_NAME_MAX];
-	uint64_t cycles, calls;         /* atomic */
+	origin_count_t count;
 } origin_pair_t;
 
 static origin_pair_t origin_table[SYSINFO_IPC_PAIRS];
@@ -98,14 +98,17 @@ static origin_pair_t *origin_pair_get(const task_t *origin, const task_t *server
 	       : origin_pair_get(origin, server);    /* another pair took it: look again */
 }
 
-/* The pair entry of (origin, t's task), from t's cache if it is that one. */
-static origin_pair_t *origin_pair_of(thread_t *t, const task_t *origin)
+/* The totals of (origin, t's task), from t's cache if it is that pair. */
+static origin_count_t *origin_count_of(thread_t *t, const task_t *origin)
 {
-	origin_pair_t *p = t->serve.last;
+	origin_serve_t *s = &t->serve;
 
-	if (!p || p->origin != origin->id || p->server != t->task->id)
-		p = t->serve.last = origin_pair_get(origin, t->task);
-	return p;
+	if (!s->count || s->count_origin != origin->id) {
+		s->count = &origin_pair_get(origin, t->task)->count;
+		s->count_origin = origin->id;
+		s->self = t->task->id;
+	}
+	return s->count;
 }
 
 /* s (rec.call 0) holds stack (referenced here) instead of its old one. */
@@ -165,8 +168,8 @@ void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o, task_t 
 		origin_serve_end();
 		return;
 	}
-	origin_pair_t *pair = origin_pair_of(t, origin);
-	__atomic_add_fetch(&pair->calls, 1, __ATOMIC_RELAXED);
+	origin_count_t *count = origin_count_of(t, origin);
+	__atomic_add_fetch(&count->calls, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);
 	task_t *old = __atomic_exchange_n(&s->task, NULL, __ATOMIC_RELAXED);
 	origin_fence();
@@ -174,7 +177,6 @@ void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o, task_t 
 		origin_serve_swap_stack(s, o->stack);
 	origin = origin_serve_take(s, o, caller, t->task);
 	s->rec.method = method;
-	s->cycles = &pair->cycles;
 	s->ending = false;
 	origin_fence();
 	s->task = origin;
@@ -242,8 +244,8 @@ static void origin_pair_record(const origin_pair_t *p, sysinfo_ipc_pair_t *r)
 	r->server = p->server;
 	memcpy(r->origin_name, p->origin_name, sizeof(r->origin_name));
 	memcpy(r->server_name, p->server_name, sizeof(r->server_name));
-	r->cycles = __atomic_load_n(&p->cycles, __ATOMIC_RELAXED);
-	r->calls = __atomic_load_n(&p->calls, __ATOMIC_RELAXED);
+	r->cycles = __atomic_load_n(&p->count.cycles, __ATOMIC_RELAXED);
+	r->calls = __atomic_load_n(&p->count.calls, __ATOMIC_RELAXED);
 }
 
 /* Insert r into the first n records of out, kept most cycles first. */

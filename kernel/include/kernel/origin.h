@@ -43,26 +43,32 @@ typedef struct origin {
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first; last (call_new) */
 } origin_t;
 
-struct origin_pair;
+/* An (origin, server) pair's totals (origin.c's table: never freed). */
+typedef struct origin_count {
+	uint64_t cycles, calls;         /* atomic */
+} origin_count_t;
 
 /*
  * A thread's serving state (thread_t.serve). rec is the origin as a
- * sample carries it (rec.call: the call served, 0: none), so the sampler
- * copies it whole. While task is set, the accounting adds the thread's
- * cycles to task's imposed cycles, its own task's served cycles and
- * *cycles (acct.c). Serving ends at the next accounting boundary after
- * the answer (ending): the answer's own system call is work for the call
- * too. That boundary moves task to unref, whose reference the thread
- * drops before it waits for calls again.
+ * sample carries it (rec.call: the call served, 0: none; never set while
+ * task is NULL), so the sampler copies it whole. While task is set, the
+ * accounting adds the thread's cycles to task's imposed cycles, its own
+ * task's served cycles and count->cycles (acct.c). Serving ends at the
+ * next accounting boundary after the answer (ending): the answer's own
+ * system call is work for the call too. That boundary moves task to
+ * unref, whose reference the thread drops before it waits for calls
+ * again. count is the pair of (count_origin, this thread's task), kept
+ * between calls: a server mostly serves the same clients again.
  */
 typedef struct origin_serve {
 	prof_ipc_t rec;                 /* hops end with the serving task */
 	struct task *task;              /* the origin, referenced */
 	struct prof_stack *stack;       /* its stack (rec.stack), referenced */
 	bool ending;                    /* stop charging at the next boundary */
-	uint64_t *cycles;               /* its (origin, server) pair's total */
+	origin_count_t *count;          /* the pair's totals, or NULL */
+	uint64_t count_origin;          /* the origin task id of count */
+	uint64_t self;                  /* this thread's task id, once count is set */
 	struct task *unref;             /* a served origin's reference to drop */
-	struct origin_pair *last;       /* the pair it last served (a cache) */
 } origin_serve_t;
 
 /* The call s serves, 0 if none (any context; the sampler: s's own CPU). */
@@ -109,7 +115,8 @@ static inline void origin_put(const origin_t *o)
  * The current thread takes call id (method, origin o, made by caller;
  * caller NULL: a notification) from its box: it serves it from now on.
  * The cycles since the last accounting boundary (waking up to take it)
- * count for it too. Thread context.
+ * count for it too. Thread context. (ipc.c calls origin_serve_take() of
+ * <kernel/origin_ipc.h>, which does the common case inline.)
  */
 void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o,
 			struct task *caller);
@@ -140,12 +147,6 @@ static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
  * for calls, or exits). exiting: also end serving at once. Thread context.
  */
 void origin_serve_flush(bool exiting);
-
-/* Has s, the current thread's, a reference for origin_serve_flush() to drop? */
-static inline bool origin_serve_holds(const origin_serve_t *s)
-{
-	return s->unref || s->ending;
-}
 
 /*
  * The sampled thread's origin as a sample carries it, read NMI-safely on
