@@ -83,9 +83,12 @@ def check_yield_loop(tap, sh):
         tap.diag("bench ctxsw.thread: no output before the prompt (status %s); again"
                  % sh.status())
         out = sh.run("bench -r 3 ctxsw.thread", timeout=90)
-    tap.ok(out and any(re.match(r"ctxsw\.thread \d+ cycles$", l) for l in out),
-           "bench ctxsw.thread ends: its partner thread runs while the "
+    ok = out and any(re.match(r"ctxsw\.thread \d+ cycles$", l) for l in out)
+    tap.ok(ok, "bench ctxsw.thread ends: its partner thread runs while the "
            "main thread yields in a loop (%r)" % (out or [])[-2:])
+    if not ok:                          # what the guest said last
+        for line in sh.g.lines()[-12:]:
+            tap.diag("  log: " + line)
 
 
 WARN = "samples are biased to translation-block boundaries"

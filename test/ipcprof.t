@@ -25,6 +25,10 @@ the clients' imposed samples by call site (do_calls among them); read on
 the host by `vprof -C -F folded`: the server's serve_a samples sit under
 `ipcload;...;do_calls;...;[ipc ipcload.WORK]`, the client's stack when it
 made the call (PROF_REC_CALL).
+A real server (4 CPUs): `profile -c -g -o com2 cat /boot/kernel`, read
+by `vprof -C -F folded`, has the file service's stacks (ipc_server_loop;
+fs_...) above `[ipc fs.READ]`, each under a stack of cat's through
+fd_read.
 Permissions (1 CPU): `profile -c wc /boot/kernel` gets the file
 service's samples serving wc's reads, with their functions; under
 `restrict` (no profile permission) every one of them is redacted to its
@@ -40,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
@@ -239,6 +244,33 @@ def check_folded(tap):
            % (total, under, leaf, rows[0].group(0)[:200] if rows else r.stderr[:200]))
 
 
+COM2_CAT = os.path.join(os.path.dirname(COM2), "cat.bin")
+
+
+def check_cat_stream(tap, sh):
+    # A real server: cat's reads of /boot/kernel through the file service,
+    # profiled as a task with call chains to COM2 (check_cat reads it).
+    out = sh.run("profile -c -g -f 4000 -o com2 cat /boot/kernel > /tmp/k; echo status $?",
+                 timeout=300) or []
+    # (profile's progress line ends without a newline: the echo may follow it)
+    tap.ok(any(l.endswith("status 0") for l in out),
+           "profile -c -g -o com2 cat /boot/kernel: status 0 (%r)" % out[-3:])
+
+
+def check_cat(tap):
+    vprof = os.path.join(bt.BUILD, "host", "vprof")
+    r = subprocess.run([vprof, "-C", "-F", "folded", COM2_CAT], capture_output=True,
+                       text=True, timeout=120)
+    reads = [l for l in r.stdout.splitlines() if ";[ipc fs.READ];" in l]
+    client = [l.split(";[ipc fs.READ];")[0] for l in reads]
+    server = [l.split(";[ipc fs.READ];")[1] for l in reads]
+    tap.ok(reads and all(c.startswith("cat;") and ";fd_read;" in c for c in client) and
+           any("ipc_server_loop;fs_" in v for v in server),
+           "cat /boot/kernel: the file service's read path ([ipc fs.READ];..."
+           "ipc_server_loop;fs_...) under cat's fd_read, %d stacks (e.g. %r)"
+           % (len(reads), reads[0][-160:] if reads else r.stderr[:200]))
+
+
 def main():
     tap = Tap()
     shell_session(tap, [
@@ -253,7 +285,11 @@ def main():
     shell_session(tap, [
         lambda t, s: check_ratio(t, s, 4, "rtc-nmi", 4096, "9"),
         lambda t, s: check_ratio(t, s, 4, "timer", 4000, "9"),
-    ], cpus=4, icount=bt.PROFILE_ICOUNT)   # see the docstring: not plain TCG
+        check_cat_stream,
+    ], cpus=4, icount=bt.PROFILE_ICOUNT,   # see the docstring: not plain TCG
+       extra="-serial file:" + COM2_CAT)
+    check_cat(tap)
+    shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()
 
 

@@ -70,8 +70,9 @@ logs=$BUILD/test-logs
 # failures: each failed test of this run's logs with the diagnostics under
 # it (CI shows the end of the output, and prove's summary names only numbers).
 failures() {
-    local log
-    for log in "$logs"/*.log; do
+    local f log
+    for f in "${files[@]}"; do
+        log=$logs/${f##*/}.log
         [[ -f $log ]] && grep -q '^not ok' "$log" || continue
         echo "--- ${log##*/}"
         awk '/^not ok/ { n = 12 } n > 0 && (/^not ok/ || /^#/) { print; n-- }' "$log" | head -40
