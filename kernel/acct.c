@@ -129,8 +129,12 @@ void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 	next->acct.switches++;
 	next->acct.last_switch_in = c->acct.last;
 	prev->acct.last_switch_out = c->acct.last;
-	if (next->acct.last_switch_out)
-		next->acct.off_cycles += c->acct.last - next->acct.last_switch_out;
+	if (next->acct.last_switch_out) {
+		uint64_t off = c->acct.last - next->acct.last_switch_out;
+		next->acct.off_cycles += off;
+		next->acct.off_by[next->wait_why % WAIT_WHY_COUNT] += off;
+	}
+	next->wait_why = WAIT_WHY_NONE;
 	cprof_switch_in(next);
 }
 

@@ -5,8 +5,12 @@ Boots the default ISO once with 2 CPUs to the shell prompt and types:
 
 - `tasks`: the servers and the shell (init, ns, console, fs, sh) each with
   an id, at least one thread, memory and times that parse;
-- `tasks -t ID` of the shell: its thread; `tasks -a`: every thread,
-  kernel threads (task 0) too and one running (tasks itself);
+- `tasks -t ID` of the shell: its thread, waiting for a child (tasks),
+  and its off-CPU seconds by reason; `tasks -a`: every thread, kernel
+  threads (task 0) too and one running (tasks itself);
+- off-CPU reasons (abi/wait.h): `sleep 60 &`'s thread waits for "sleep"
+  and its sleep seconds grow by at least 0.99 over the shell's `sleep
+  1`; an `ipcload ratio` client waits for "ipc ipcload.WORK";
 - `tasks -c`: two CPUs online whose busy, idle and interrupt shares add
   up to 100%; `tasks -l`: the load averages;
 - `stats`: "HH:MM:SS up D days, HH:MM:SS, load average: A B C";
@@ -40,8 +44,10 @@ SECONDS = r"\d+\.\d\d"
 TASK_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(%s)\s+(%s)\s+(%s)\s+(%s)\s+(.+)$"
                      % (SIZE, SIZE, SECONDS, SECONDS))
 THREAD_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(ready|running|sleeping|zombie)"
-                       r"\s+(\d+)\s+(\d+)\s+(%s)\s+(%s)\s*(.*)$"
+                       r"\s+(\d+)\s+(\d+)\s+(%s)\s+(%s)\s+(-|ipc \S+|[a-z]+)\s+(.*)$"
                        % (SECONDS, SECONDS))
+OFF_HEAD = "off-CPU seconds by reason (since each thread began):"
+OFF_RE = re.compile(r"^\s*(\d+)((?:\s+[a-z]+ %s)*)$" % SECONDS)
 CPU_RE = re.compile(r"^\s*(\d+)\s+(yes|no)\s+(\d+)\s+(\d+\.\d)%\s+"
                     r"(\d+\.\d)%\s+(\d+\.\d)%$")
 LOAD = r"\d+\.\d\d \d+\.\d\d \d+\.\d\d"
@@ -84,10 +90,16 @@ def check_tasks(tap, sh):
 def check_threads(tap, sh, sh_id):
     out = sh.run("tasks -t %d" % sh_id)
     threads = rows(out, THREAD_RE)
+    offs = rows(out, OFF_RE)
     if not tap.ok(threads and all(int(m.group(2)) == sh_id for m in threads)
-                  and len(threads) == len(out) - 1,
-                  "tasks -t %d: the shell's thread(s) (%d)" % (sh_id, len(threads))):
+                  and len(threads) + len(offs) == len(out) - 2 and OFF_HEAD in out,
+                  "tasks -t %d: the shell's thread(s) (%d), their off-CPU times" %
+                  (sh_id, len(threads))):
         show(tap, out)
+    tap.ok(threads and threads[0].group(8) == "child" and
+           [int(m.group(1)) for m in offs] == [int(m.group(1)) for m in threads],
+           "... the shell waits for a child (tasks itself) (%r)" %
+           [m.group(8) for m in threads])
     out = sh.run("tasks -a")
     threads = rows(out, THREAD_RE)
     kernel = [m for m in threads if int(m.group(2)) == 0]
@@ -99,6 +111,46 @@ def check_threads(tap, sh, sh_id):
     out = sh.run("tasks -t 999999")
     tap.ok(out and "no such task" in out[-1] and sh.status() == 1,
            "tasks -t of a missing task: error and status 1 (%r)" % out)
+
+
+def off_seconds(out, tid):
+    """Thread tid's off-CPU seconds by reason from tasks -t output."""
+    for m in rows(out, OFF_RE):
+        if int(m.group(1)) == tid:
+            words = m.group(2).split()
+            return {words[i]: float(words[i + 1]) for i in range(0, len(words), 2)}
+    return {}
+
+
+def check_waits(tap, sh):
+    """Off-CPU accounting by reason (issue 17): a sleeping task's thread
+    says sleep and its sleep time grows by at least a guest second over a
+    guest second; an IPC client waiting for its server names it."""
+    out = sh.run("sleep 60 &")
+    job = re.match(r"^\[\d+\] (\d+)$", (out or [""])[-1])
+    tid = int(job.group(1)) if job else 0
+    first = sh.run("tasks -t %d" % tid)
+    sh.run("sleep 1")
+    second = sh.run("tasks -t %d" % tid)
+    rows2 = rows(second, THREAD_RE)
+    a, b = off_seconds(first, int(rows2[0].group(1)) if rows2 else 0), \
+        off_seconds(second, int(rows2[0].group(1)) if rows2 else 0)
+    tap.ok(rows2 and rows2[0].group(8) == "sleep", "tasks -t: sleep 60 waits for sleep (%r)"
+           % (second or [])[:2])
+    grew = b.get("sleep", 0) - a.get("sleep", 0)
+    tap.ok(grew >= 0.99 and b.get("runnable", 0) < 0.5,
+           "... its sleep seconds grow by %.2f over the shell's sleep 1 (%r -> %r)"
+           % (grew, a, b))
+    sh.run("ipcload -n 20 -u 100000 -l 0 ratio > /tmp/waits.txt &")
+    sh.run("sleep 2")
+    out = sh.run("tasks -a") or []
+    waits = [m.group(8) for m in rows(out, THREAD_RE) if m.group(9).startswith("ipcload")]
+    tap.ok("ipc ipcload.WORK" in waits,
+           "tasks -a: an ipcload client waits for ipc ipcload.WORK (%r)" % waits)
+    for _ in range(30):
+        if any(" done: " in l for l in sh.run("cat /tmp/waits.txt") or []):
+            break
+        sh.run("sleep 1")
 
 
 def check_cpus(tap, sh):
@@ -205,6 +257,7 @@ def main():
     sh_id = check_tasks(tap, sh)
     if tap.ok(sh_id is not None, "the shell's task id is %s" % sh_id):
         check_threads(tap, sh, sh_id)
+    check_waits(tap, sh)
     check_cpus(tap, sh)
     check_sysinfo(tap, sh, sh_id)
     check_usage(tap, sh)

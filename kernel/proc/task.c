@@ -465,7 +465,7 @@ errno_t task_wait(task_t *parent, task_id_t id, unsigned flags,
 			rc = EAGAIN;
 			break;
 		}
-		if ((rc = waitq_sleep_locked(&parent->child_exit, &f, 0)) != EOK)
+		if ((rc = waitq_sleep_why(&parent->child_exit, &f, 0, WAIT_WHY_CHILD)) != EOK)
 			break;
 	}
 	spin_unlock_irqrestore(&parent->child_exit.lock, f);

@@ -232,7 +232,7 @@ errno_t thread_join(thread_t *t, long *value)
 		return EINVAL;
 	uint64_t f = spin_lock_irqsave(&t->joiners.lock);
 	while (!t->exited && rc == EOK)
-		rc = waitq_sleep_locked(&t->joiners, &f, 0);
+		rc = waitq_sleep_why(&t->joiners, &f, 0, WAIT_WHY_JOIN);
 	spin_unlock_irqrestore(&t->joiners.lock, f);
 	if (rc == EOK && value)
 		*value = t->exit_value;
@@ -255,7 +255,7 @@ errno_t thread_sleep(uint64_t ns)
 	waitq_t wq;
 	waitq_init(&wq);
 	uint64_t f = spin_lock_irqsave(&wq.lock);
-	errno_t rc = waitq_sleep_locked(&wq, &f, ns ? ns : 1);
+	errno_t rc = waitq_sleep_why(&wq, &f, ns ? ns : 1, WAIT_WHY_SLEEP);
 	spin_unlock_irqrestore(&wq.lock, f);
 	return rc == ETIMEOUT ? EOK : rc;
 }

@@ -49,6 +49,11 @@ uint64_t waitq_deadline(uint64_t timeout_ns)
 
 errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 {
+	return waitq_sleep_why(wq, flags, timeout_ns, WAIT_WHY_WAIT);
+}
+
+errno_t waitq_sleep_why(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns, unsigned why)
+{
 	thread_t *t = thread_current();
 	uint64_t deadline = waitq_deadline(timeout_ns);
 
@@ -56,6 +61,7 @@ errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 		return EINTR;
 	spin_lock(&t->lock);
 	t->state = THREAD_SLEEPING;
+	t->wait_why = (uint8_t)why;
 	spin_unlock(&t->lock);
 	t->wake_reason = EOK;
 	t->waiting_on = wq;

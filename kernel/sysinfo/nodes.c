@@ -259,6 +259,27 @@ static const uint32_t si_states[] = {
 	[THREAD_ZOMBIE] = SYSINFO_THREAD_ZOMBIE,
 };
 
+/*
+ * t's wait reason and its off-CPU cycles by reason, the wait in progress
+ * included (a racy glance, as on_cpu: a thread that switches meanwhile
+ * reads a few cycles off).
+ */
+static void si_thread_waits(const thread_t *t, sysinfo_thread_t *r)
+{
+	uint64_t since = __atomic_load_n(&t->acct.last_switch_out, __ATOMIC_RELAXED);
+	unsigned why = __atomic_load_n(&t->wait_why, __ATOMIC_RELAXED) % WAIT_WHY_COUNT;
+
+	r->wait_why = t->on_cpu ? WAIT_WHY_NONE : why;
+	if (r->wait_why == WAIT_WHY_IPC) {
+		r->wait_task = t->wait_task;
+		r->wait_method = t->wait_method;
+	}
+	for (unsigned i = 0; i < WAIT_WHY_COUNT; i++)
+		r->off_cycles[i] = t->acct.off_by[i];
+	if (r->wait_why != WAIT_WHY_NONE && since && time_cycles() > since)
+		r->off_cycles[why] += time_cycles() - since;
+}
+
 static void si_thread_add(thread_t *t, void *ctx)
 {
 	si_walk_t *w = ctx;
@@ -281,6 +302,7 @@ static void si_thread_add(thread_t *t, void *ctx)
 		r.serving_origin = t->serve.rec.hops[0];
 		r.serving_method = t->serve.rec.method;
 	}
+	si_thread_waits(t, &r);
 	w->rc = si_put(w->b, &r, sizeof(r));
 }
 

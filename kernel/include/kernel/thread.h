@@ -10,6 +10,7 @@
 #define KERNEL_THREAD_H
 
 #include <abi/task.h>
+#include <abi/wait.h>
 #include <arch/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/spinlock.h>
@@ -43,6 +44,7 @@ typedef struct thread_acct {
 	uint64_t sys_in;             /* 1 + the syscall in progress; 0: none */
 	uint64_t sys_k0;             /* kernel_cycles when it began */
 	uint64_t off_cycles;         /* cycles switched out (from its first switch-in) */
+	uint64_t off_by[WAIT_WHY_COUNT];  /* the same by the reason (wait_why) */
 	uint64_t last_switch_out;    /* TSC when it last lost its CPU; 0: never */
 } thread_acct_t;
 
@@ -68,6 +70,9 @@ typedef struct thread {
 	list_node_t wait_node;       /* wait queue */
 	struct waitq *waiting_on;
 	errno_t wake_reason;         /* EOK, ETIMEOUT, EINTR */
+	uint8_t wait_why;            /* WAIT_WHY_* of its wait now; NONE once it runs */
+	uint64_t wait_task, wait_method;  /* WAIT_WHY_IPC: the callee and method */
+	uint64_t call_id, call_task, call_method;  /* the last call it made (ipc_call) */
 	ktimer_t timer;              /* sleep / wait timeout */
 	void (*entry)(void *);       /* kernel threads */
 	void *arg;

@@ -24,6 +24,14 @@ void waitq_init(waitq_t *wq);
  * EOK (woken), ETIMEOUT, or EINTR (the task was killed).
  */
 errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns);
+
+/*
+ * waitq_sleep_locked() for a reason why (WAIT_WHY_*, abi/wait.h: what
+ * monitoring says the thread waits for); waitq_sleep_locked() says
+ * WAIT_WHY_WAIT. WAIT_WHY_IPC takes the thread's wait_task and
+ * wait_method, which the caller sets first.
+ */
+errno_t waitq_sleep_why(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns, unsigned why);
 /* time_ns() + timeout_ns, or 0 (no deadline) for 0 or one past UINT64_MAX. */
 uint64_t waitq_deadline(uint64_t timeout_ns);
 

@@ -56,6 +56,7 @@
 #define ABI_SYSINFO_H
 
 #include <stdint.h>
+#include <abi/wait.h>
 
 #define SYSINFO_PATH_MAX 64
 #define SYSINFO_NAME_MAX 32
@@ -141,6 +142,11 @@ typedef struct sysinfo_thread {
 	uint64_t switches;
 	uint64_t serving_origin;  /* task whose call it serves now; 0: none */
 	uint64_t serving_method;  /* that call's method */
+	uint32_t wait_why;        /* WAIT_WHY_* of its wait now (NONE: running) */
+	uint32_t reserved;
+	uint64_t wait_task;       /* WAIT_WHY_IPC: the task it called; 0 otherwise */
+	uint64_t wait_method;     /* WAIT_WHY_IPC: the method of that call */
+	uint64_t off_cycles[WAIT_WHY_COUNT];  /* off its CPU since it first ran, by reason */
 } sysinfo_thread_t;
 
 typedef struct sysinfo_vector {

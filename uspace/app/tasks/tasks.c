@@ -5,7 +5,9 @@
  *   tasks [-h] [-t ID] [-a] [-l] [-c] [-i]
  *     (none)  every task: id, threads, virtual and resident memory, user
  *             and system time (seconds), name
- *     -t ID   the threads of task ID
+ *     -t ID   the threads of task ID, with what each waits for now (WAIT:
+ *             sleep, ipc SERVER.METHOD, recv, join, child, runnable...;
+ *             abi/wait.h) and its seconds off the CPU by reason
  *     -a      every thread (kernel threads belong to task 0)
  *     -l      the load averages
  *     -c      the CPUs: online, MHz, busy/idle/interrupt shares since boot
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <lib/profreport.h>
 #include <stats.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,7 +42,8 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: tasks [-h] [-t ID] [-a] [-l] [-c] [-i]\n"
 		"  list every task (threads, memory, user and system seconds)\n"
-		"  -t ID  the threads of task ID\n"
+		"  -t ID  the threads of task ID: what each waits for, and its\n"
+		"         seconds off the CPU by reason\n"
 		"  -a     every thread (task 0: the kernel's)\n"
 		"  -l     the load averages\n"
 		"  -c     the CPUs (busy, idle and interrupt time since boot)\n"
@@ -162,33 +166,87 @@ static int show_tasks(uint64_t hz)
 	return 0;
 }
 
-static void thread_line(const sysinfo_thread_t *t, uint64_t hz)
+/* The name of task id in the sorted tasks (n of them), or "?". */
+static const char *task_name(const sysinfo_task_t *tasks, size_t n, uint64_t id)
 {
-	char user[STATS_SECONDS_BUF], sys[STATS_SECONDS_BUF];
+	for (size_t i = 0; i < n; i++)
+		if (tasks[i].id == id)
+			return tasks[i].name;
+	return "?";
+}
+
+/* What t waits for now: "-" running, "sleep", "ipc fs.READ" (abi/wait.h). */
+static const char *thread_wait(const sysinfo_thread_t *t, const sysinfo_task_t *tasks,
+			       size_t ntasks, char *buf, size_t size)
+{
+	static const char *const names[] = WAIT_WHY_NAMES;
+	char label[48];
+
+	if (t->wait_why == WAIT_WHY_NONE)
+		return "-";
+	if (t->wait_why != WAIT_WHY_IPC || !t->wait_task)
+		return names[t->wait_why < WAIT_WHY_COUNT ? t->wait_why : WAIT_WHY_COUNT];
+	prof_ipc_label(task_name(tasks, ntasks, t->wait_task), t->wait_method, label,
+		       sizeof(label));
+	snprintf(buf, size, "ipc %s", label);
+	return buf;
+}
+
+static void thread_line(const sysinfo_thread_t *t, uint64_t hz, const sysinfo_task_t *tasks,
+			size_t ntasks)
+{
+	char user[STATS_SECONDS_BUF], sys[STATS_SECONDS_BUF], wait[64];
 
 	printf("%6" PRIu64 " %6" PRIu64 " %-8s %4" PRIu32 " %3" PRIu32
-	       " %9s %9s %.*s\n", t->id, t->task, stats_thread_state(t->state),
+	       " %9s %9s %-20s %.*s\n", t->id, t->task, stats_thread_state(t->state),
 	       t->priority, t->cpu,
 	       stats_fmt_seconds(user, sizeof(user), t->user_cycles, hz),
 	       stats_fmt_seconds(sys, sizeof(sys), t->kernel_cycles, hz),
+	       thread_wait(t, tasks, ntasks, wait, sizeof(wait)),
 	       SYSINFO_NAME_MAX, t->name);
+}
+
+/* Thread t's seconds off its CPU by reason, those not 0 (abi/wait.h). */
+static void thread_off_line(const sysinfo_thread_t *t, uint64_t hz)
+{
+	static const char *const names[] = WAIT_WHY_NAMES;
+	char sec[STATS_SECONDS_BUF];
+
+	printf("%6" PRIu64 " ", t->id);
+	for (unsigned i = WAIT_WHY_NONE + 1; i < WAIT_WHY_COUNT; i++)
+		if (t->off_cycles[i])
+			printf(" %s %s", names[i],
+			       stats_fmt_seconds(sec, sizeof(sec), t->off_cycles[i], hz));
+	printf("\n");
 }
 
 /* The threads, by id: every one (all) or task id's. */
 static int show_threads(uint64_t hz, bool all, uint64_t id)
 {
 	sysinfo_thread_t *t;
-	size_t n;
+	sysinfo_task_t *tasks;
+	size_t n, ntasks;
 	errno_t rc = stats_threads(&t, &n);
 
 	if (rc != EOK)
 		return tasks_error("the threads", rc);
+	if (tasks_sorted(&tasks, &ntasks) != EOK) {
+		free(t);
+		return 1;
+	}
 	qsort(t, n, sizeof(*t), thread_cmp);
-	printf("%6s %6s %-8s %4s %3s %9s %9s %s\n", "ID", "TASK", "STATE",
-	       "PRIO", "CPU", "USER", "SYS", "NAME");
+	printf("%6s %6s %-8s %4s %3s %9s %9s %-20s %s\n", "ID", "TASK", "STATE",
+	       "PRIO", "CPU", "USER", "SYS", "WAIT", "NAME");
 	for (size_t i = 0; i < n; i++)
 		if (all || t[i].task == id)
-			thread_line(&t[i], hz);
+			thread_line(&t[i], hz, tasks, ntasks);
+	if (!all) {
+		printf("off-CPU seconds by reason (since each thread began):\n");
+		for (size_t i = 0; i < n; i++)
+			if (t[i].task == id)
+				thread_off_line(&t[i], hz);
+	}
+	free(tasks);
 	free(t);
 	return 0;
 }
