@@ -133,6 +133,16 @@ static const sysinfo_field_t thread_fields[] = {
 	F(sysinfo_thread_t, switches, KIND_U64),
 	F(sysinfo_thread_t, serving_origin, KIND_U64),
 	F(sysinfo_thread_t, serving_method, KIND_U64),
+	F(sysinfo_thread_t, wait_why, KIND_U32),
+	F(sysinfo_thread_t, wait_task, KIND_U64),
+	F(sysinfo_thread_t, wait_method, KIND_U64),
+	F_AS("off_runnable", sysinfo_thread_t, off_cycles[WAIT_WHY_RUNNABLE], KIND_U64),
+	F_AS("off_sleep", sysinfo_thread_t, off_cycles[WAIT_WHY_SLEEP], KIND_U64),
+	F_AS("off_ipc", sysinfo_thread_t, off_cycles[WAIT_WHY_IPC], KIND_U64),
+	F_AS("off_recv", sysinfo_thread_t, off_cycles[WAIT_WHY_RECV], KIND_U64),
+	F_AS("off_join", sysinfo_thread_t, off_cycles[WAIT_WHY_JOIN], KIND_U64),
+	F_AS("off_child", sysinfo_thread_t, off_cycles[WAIT_WHY_CHILD], KIND_U64),
+	F_AS("off_wait", sysinfo_thread_t, off_cycles[WAIT_WHY_WAIT], KIND_U64),
 	{ NULL, 0, 0 },
 };
 
