@@ -33,7 +33,7 @@ FUNCS = {
                  "prof_throttle_account", "prof_wanted", "prof_target",
                  "prof_throttled", "profil_hit", "prof_throttle_step",
                  "prof_throttle_record", "prof_due", "prof_mode"],
-    "chain walk": ["arch_sample_stack", "arch_callchain", "arch_unwind",
+    "chain walk": ["prof_walk", "arch_sample_stack", "arch_callchain", "arch_unwind",
                    "arch_stack_top", "arch_user_peek"],
     "ring write": ["ring_put", "ring_reserve", "ring_commit"],
     "EOI": ["lapic_eoi"],

@@ -4,7 +4,8 @@
 # source claim, RTC/CMOS, broadcast, prof_hit, chain walk, ring write, EOI,
 # exit), for the timer (10 kHz) and rtc-nmi (8192 Hz) sources.
 #
-# It boots build/kernel.elf with "-- bench prof.path" under QEMU -icount
+# It boots build/kernel.elf with "-- bench prof.path" (--chain:
+# prof.path.chain, sessions with call chains) under QEMU -icount
 # shift=0 with a TCG plugin (tools/insncount.c, built here with the host
 # cc) that counts every kernel instruction between a stub's entry and its
 # iretq, keeps the interrupts that called prof_hit (not those that also
@@ -18,7 +19,7 @@ build=${BUILD:-$here/../build}
 
 usage() {
     cat <<EOF
-Usage: $prog [--cpus N] [--keep FILE] [--timeout S]
+Usage: $prog [--chain] [--cpus N] [--keep FILE] [--timeout S]
 
 Boot "-- bench prof.path" under QEMU -icount shift=0 with the insncount
 plugin and print, per source and CPU, the mean instructions of each part
@@ -26,6 +27,7 @@ of the sample path (stub entry to iretq) over 20 dumped samples, and the
 median length of every sample taken. Needs build/kernel.elf and
 build/initrd.tar (run make).
 
+  --chain       sessions with call chains ("bench prof.path.chain")
   --cpus N      CPUs (default 2: the rtc-nmi broadcast is counted on CPU 0)
   --keep FILE   keep the plugin's raw output in FILE
   --timeout S   seconds before giving up (default 600)
@@ -35,10 +37,11 @@ EOF
 
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-cpus=2 keep='' timeout=600
+cpus=2 keep='' timeout=600 figure=prof.path
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
+        --chain) figure=prof.path.chain; shift ;;
         --cpus|--keep|--timeout)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             case $1 in
@@ -75,7 +78,7 @@ args+=",end=$(iretq_of isr_common isr_paranoid),end=$(iretq_of isr_paranoid isr_
 args+=",mark=$(sym prof_hit),skip=$(sym tick_irq),trace=20,out=$tmp/out"
 
 "$here/mkiso.sh" --initrd "$build/initrd.tar" "$tmp/iso" "$build/kernel.elf" \
-    "-- bench prof.path"
+    "-- bench $figure"
 status=0
 timeout "$timeout" "$here/qemu.sh" --iso "$tmp/iso" --cpus "$cpus" --icount 0 \
     --extra "-plugin $tmp/insncount.so,$args" >"$tmp/log" 2>"$tmp/err" || status=$?
