@@ -208,8 +208,8 @@ static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f
 	s->nchain = (uint16_t)w->n;
 	s->nkernel = w->nkernel;
 	s->ntop = w->ntop;
-	if (w->n + w->ntop)
-		memcpy(s->chain, w->w, (w->n + w->ntop) * sizeof(uint64_t));
+	for (size_t i = 0; i < w->n + w->ntop; i++)    /* a few words: no memcpy call */
+		s->chain[i] = w->w[i];
 }
 
 /*
