@@ -270,11 +270,10 @@ static void sample_top_down(uint64_t *out, size_t n, size_t depth, size_t nt)
 }
 
 /*
- * The top words are read first, into out[depth...] (the caller's room
- * for them), so that the chain's first user frames find their page
- * already walked; then they move down behind the chain. An interrupt
- * from user mode (the common sample) takes a path of its own: no kernel
- * part, all in one function.
+ * From user mode (the common sample: no kernel part, all in one
+ * function) the top words are read first, into out[depth...] (the
+ * caller's room for them), so that the chain's first frames find their
+ * page already walked; then they move down behind the chain.
  */
 size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
 			 size_t top_max, uint16_t *nkernel, uint16_t *ntop)
@@ -285,12 +284,12 @@ size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
 	if (frame_from_user(f)) {
 		nt = stack_top_user(&pg, f->rsp, out + depth, top_max);
 		n = chain_user(&pg, f->rbp, out, depth);
+		sample_top_down(out, n, depth, nt);
 		*nkernel = 0;
-	} else {
-		nt = stack_top(&pg, f, out + depth, top_max);
+	} else {                                /* the top words are on the kernel stack */
 		n = callchain(&pg, f, out, depth, nkernel);
+		nt = stack_top(&pg, f, out + n, top_max);
 	}
-	sample_top_down(out, n, depth, nt);
 	*ntop = (uint16_t)nt;
 	return n;
 }
