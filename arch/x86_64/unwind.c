@@ -67,19 +67,27 @@ static void chain_kstack(uintptr_t *lo, uintptr_t *hi)
 	}
 }
 
+/* Entry e for va in table at level shift: present, user and RAM? */
+static inline bool user_pte(const uint64_t *table, uintptr_t va, unsigned shift, uint64_t *e)
+{
+	*e = table[(va >> shift) & 511];
+	return (*e & (PTE_P | PTE_U | PTE_DEV)) == (PTE_P | PTE_U);
+}
+
 /* The kernel address of user va's byte in the current space, or NULL. */
 static volatile uint64_t *user_word(uintptr_t va)
 {
-	uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDR);
+	const uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDR);
+	uint64_t e;
 
 	if ((va & 7) || va >= USER_END)
 		return NULL;
-	for (int l = 4; l >= 1; l--) {
-		uint64_t e = table[(va >> (12 + 9 * (l - 1))) & 511];
-		if ((e & (PTE_P | PTE_U)) != (PTE_P | PTE_U) || (e & PTE_DEV))
+#pragma GCC unroll 4
+	for (unsigned shift = 39; shift >= 12; shift -= 9) {
+		if (!user_pte(table, va, shift, &e))
 			return NULL;
-		if (l == 1 || (e & PTE_PS)) {
-			uint64_t mask = (1ull << (12 + 9 * (l - 1))) - 1;
+		if (shift == 12 || (e & PTE_PS)) {
+			uint64_t mask = (1ull << shift) - 1;
 			return phys_to_virt((e & PTE_ADDR & ~mask) + (va & mask));
 		}
 		table = phys_to_virt(e & PTE_ADDR);
@@ -106,20 +114,53 @@ typedef struct user_page {
 	volatile uint64_t *kva;
 } user_page_t;
 
+/* Make the page at base (page-aligned) p's; false if it is not a readable user page. */
+static bool user_page_at(user_page_t *p, uintptr_t base)
+{
+	if (p->va && p->va == base)
+		return true;
+	volatile uint64_t *w = user_word(base);
+	if (!w)
+		return false;
+	p->va = base;
+	p->kva = w;
+	return true;
+}
+
 /* arch_user_peek through p's page when va is on it. */
 static bool user_peek_page(user_page_t *p, uintptr_t va, uint64_t *out)
 {
 	uintptr_t base = va & ~(uintptr_t)(PAGE_SIZE - 1);
 
-	if (!p->va || p->va != base || (va & 7)) {
-		volatile uint64_t *w = user_word(base);
-		if (!w || (va & 7))
-			return false;
-		p->va = base;
-		p->kva = w;
-	}
+	if ((va & 7) || !user_page_at(p, base))
+		return false;
 	*out = p->kva[(va - base) / 8];
 	return true;
+}
+
+/* A user frame's two words: the saved rbp and the return address. */
+typedef struct user_pair {
+	bool ok;
+	uint64_t next, ret;
+} user_pair_t;
+
+/* A frame misaligned or across two pages, word by word (rare: kept out of the loop). */
+static __noinline user_pair_t user_frame_split(user_page_t *p, uintptr_t fp)
+{
+	user_pair_t r = { false, 0, 0 };
+
+	r.ok = user_peek_page(p, fp, &r.next) && user_peek_page(p, fp + 8, &r.ret);
+	return r;
+}
+
+/* The user frame at fp through p's page: one check for both words. */
+static inline user_pair_t user_frame(user_page_t *p, uintptr_t fp)
+{
+	uintptr_t off = fp & (PAGE_SIZE - 1);
+
+	if (!(fp & 7) && off <= PAGE_SIZE - 16 && user_page_at(p, fp - off))
+		return (user_pair_t){ true, p->kva[off / 8], p->kva[off / 8 + 1] };
+	return user_frame_split(p, fp);
 }
 
 /*
@@ -140,51 +181,72 @@ static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_
 	return arch_unwind(rbp, &b, chain, max);
 }
 
-/* Walk user frames from rbp through present user pages. Interrupts off. */
-static size_t chain_user(uintptr_t rbp, uint64_t *chain, size_t max)
+/* Walk user frames from rbp through present user pages (p: the last one). Interrupts off. */
+static inline size_t chain_user(user_page_t *p, uintptr_t rbp, uint64_t *chain, size_t max)
 {
-	user_page_t pg = { 0, NULL };
 	size_t n = 0;
-	uint64_t ret, next;
 
-	while (n < max && rbp && user_peek_page(&pg, rbp, &next) &&
-	       user_peek_page(&pg, rbp + 8, &ret)) {
-		if (!ret)
+	while (n < max && rbp) {
+		user_pair_t fr = user_frame(p, rbp);
+		if (!fr.ok || !fr.ret)
 			break;
-		chain[n++] = ret;
-		if (next <= rbp)                     /* must move up the stack */
+		chain[n++] = fr.ret;
+		if (fr.next <= rbp)                  /* must move up the stack */
 			break;
-		rbp = next;
+		rbp = fr.next;
 	}
 	return n;
 }
 
-size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_t *nkernel)
+/* arch_callchain with the user page p (shared with the stack's top words). */
+static size_t callchain(user_page_t *p, const int_frame_t *f, uint64_t *chain, size_t max,
+			uint16_t *nkernel)
 {
 	uintptr_t rbp = f->rbp;
-	size_t n = 0;
+	size_t n = 0, nk = 0;
 
-	*nkernel = 0;
 	if (!frame_from_user(f)) {
 		n = chain_kernel(&rbp, f->rsp, chain, max);
-		while (*nkernel < n && chain[*nkernel] >= USER_END)
-			(*nkernel)++;
-		if (n == *nkernel && rbp >= USER_END)    /* never reached user code */
-			return n;
+		while (nk < n && chain[nk] >= USER_END)
+			nk++;
 	}
-	return n + chain_user(rbp, chain + n, max - n);
+	*nkernel = (uint16_t)nk;
+	if (!frame_from_user(f) && n == nk && rbp >= USER_END)   /* never reached user code */
+		return n;
+	return n + chain_user(p, rbp, chain + n, max - n);
 }
 
-size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
+size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_t *nkernel)
+{
+	user_page_t pg = { 0, NULL };
+
+	return callchain(&pg, f, chain, max, nkernel);
+}
+
+/* The max words from user sp up through p's page; word by word across a page end. */
+static inline size_t stack_top_user(user_page_t *p, uintptr_t sp, uint64_t *top, size_t max)
+{
+	uintptr_t off = sp & (PAGE_SIZE - 1);
+	size_t n = 0;
+
+	if (!(sp & 7) && off + 8 * max <= PAGE_SIZE && user_page_at(p, sp - off)) {
+		for (; n < max; n++)
+			top[n] = p->kva[off / 8 + n];
+		return n;
+	}
+	while (n < max && user_peek_page(p, sp + 8 * n, &top[n]))
+		n++;
+	return n;
+}
+
+/* arch_stack_top with the user page p. */
+static size_t stack_top(user_page_t *p, const int_frame_t *f, uint64_t *top, size_t max)
 {
 	uintptr_t sp = f->rsp, lo, hi;
 	size_t n = 0;
 
-	if (frame_from_user(f)) {
-		while (n < max && arch_user_peek(sp + 8 * n, &top[n]))
-			n++;
-		return n;
-	}
+	if (frame_from_user(f))
+		return stack_top_user(p, sp, top, max);
 	chain_kstack(&lo, &hi);
 	while (n < max && sp >= lo && !(sp & 7) && sp + 8 * (n + 1) <= hi) {
 		top[n] = ((const uint64_t *)sp)[n];
@@ -193,12 +255,42 @@ size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
 	return n;
 }
 
+size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
+{
+	user_page_t pg = { 0, NULL };
+
+	return stack_top(&pg, f, top, max);
+}
+
+/* Move the nt top words read into out[depth...] down behind the n-entry chain. */
+static void sample_top_down(uint64_t *out, size_t n, size_t depth, size_t nt)
+{
+	for (size_t i = 0; i < nt; i++)
+		out[n + i] = out[depth + i];
+}
+
+/*
+ * From user mode (the common sample: no kernel part, all in one
+ * function) the top words are read first, into out[depth...] (the
+ * caller's room for them), so that the chain's first frames find their
+ * page already walked; then they move down behind the chain.
+ */
 size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
 			 size_t top_max, uint16_t *nkernel, uint16_t *ntop)
 {
-	size_t n = arch_callchain(f, out, depth, nkernel);
+	user_page_t pg = { 0, NULL };
+	size_t nt, n;
 
-	*ntop = (uint16_t)arch_stack_top(f, out + n, top_max);
+	if (frame_from_user(f)) {
+		nt = stack_top_user(&pg, f->rsp, out + depth, top_max);
+		n = chain_user(&pg, f->rbp, out, depth);
+		sample_top_down(out, n, depth, nt);
+		*nkernel = 0;
+	} else {                                /* the top words are on the kernel stack */
+		n = callchain(&pg, f, out, depth, nkernel);
+		nt = stack_top(&pg, f, out + n, top_max);
+	}
+	*ntop = (uint16_t)nt;
 	return n;
 }
 
@@ -210,7 +302,8 @@ size_t arch_user_stack(const thread_t *t, uint64_t *out, size_t max)
 		return 0;
 	out[0] = f->rip;
 	uint64_t flags = irq_save();            /* chain_user's pages stay */
-	size_t n = 1 + chain_user(f->rbp, out + 1, max - 1);
+	user_page_t pg = { 0, NULL };
+	size_t n = 1 + chain_user(&pg, f->rbp, out + 1, max - 1);
 	irq_restore(flags);
 	return n;
 }

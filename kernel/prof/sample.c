@@ -178,72 +178,81 @@ static unsigned prof_mode(const cpu_t *c, const int_frame_t *f)
 	return frame_from_user(f) ? PROF_MODE_USER : PROF_MODE_KERNEL;
 }
 
-/*
- * Build the sample in buf (room for PROF_DEPTH_MAX entries); the size of
- * what is built. The record's size (h.size) also counts the origin block
- * of a serving thread's sample, which prof_take writes into the ring
- * itself.
- */
-static size_t prof_build(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
-			 unsigned source, uint64_t now)
+/* A sample's call chain and top words, walked before its record is reserved. */
+typedef struct prof_stack_words {
+	size_t n;                   /* chain entries */
+	uint16_t nkernel, ntop;
+	uint64_t w[PROF_DEPTH_MAX + PROF_TOP_WORDS];
+} prof_stack_words_t;
+
+static void prof_walk(prof_stack_words_t *w, const int_frame_t *f)
+{
+	w->nkernel = w->ntop = 0;
+	w->n = prof_engine.depth ? arch_sample_stack(f, w->w, prof_engine.depth,
+						     PROF_TOP_WORDS, &w->nkernel, &w->ntop)
+				 : 0;
+}
+
+/* The sample's fields in s, a record of h.size bytes reserved in the ring. */
+static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
+		      unsigned source, const prof_stack_words_t *w, size_t size, uint64_t now)
 {
 	thread_t *th = c->current;
-	size_t n = 0;
-	uint16_t nk = 0;
 
+	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
 	s->task = th && th->task ? th->task->id : 0;
 	s->thread = th ? th->id : 0;
 	s->pc = frame_pc(f);
 	s->mode = (uint8_t)prof_mode(c, f);
 	s->source = (uint8_t)source;
-	s->ntop = 0;
-	if (prof_engine.depth) {
-		n = arch_sample_stack(f, s->chain, prof_engine.depth, PROF_TOP_WORDS, &nk,
-				      &s->ntop);
-	}
-	s->nchain = (uint16_t)n;
-	s->nkernel = nk;
-	size_t size = sizeof(*s) + (n + s->ntop) * sizeof(uint64_t);
-	bool serving = th && origin_serving(&th->serve);
-	if (serving && th->serve.stack)      /* sent before its first sample */
-		prof_stack_emit(th->serve.stack, &prof_engine.rings[c->id], c->id, now);
-	prof_rec_init(&s->h, PROF_REC_SAMPLE, size + (serving ? sizeof(prof_ipc_t) : 0),
-		      c->id, now);
-	return size;
+	s->nchain = (uint16_t)w->n;
+	s->nkernel = w->nkernel;
+	s->ntop = w->ntop;
+	for (size_t i = 0; i < w->n + w->ntop; i++)    /* a few words: no memcpy call */
+		s->chain[i] = w->w[i];
 }
 
 /*
- * Put the sample s (size bytes built, h.size in all) into ring r, with
- * the origin block of th written in place: no second copy of it.
+ * Build the sample in place in its CPU's ring: the chain is walked first
+ * (into w), the serving thread's call stack record goes in before it (sent
+ * before its first sample), then the record is reserved at its final size
+ * (the origin block of a serving thread's sample included) and filled, so
+ * nothing is built twice. A full ring drops it (lib/ring.c counts it).
  */
-static errno_t prof_put(ring_t *r, const prof_rec_sample_t *s, size_t size, const thread_t *th)
+static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now)
 {
+	prof_stack_words_t w;
+	ring_t *r = &prof_engine.rings[c->id];
+	thread_t *th = c->current;
+	bool serving = th && origin_serving(&th->serve);
 	uint8_t *rec;
-	errno_t rc = ring_reserve(r, PROF_REC_SAMPLE, s->h.size, (void **)&rec);
+
+	prof_walk(&w, f);
+	if (serving && th->serve.stack)
+		prof_stack_emit(th->serve.stack, r, c->id, now);
+	size_t size = sizeof(prof_rec_sample_t) + (w.n + w.ntop) * sizeof(uint64_t);
+	size_t all = size + (serving ? sizeof(prof_ipc_t) : 0);
+	errno_t rc = ring_reserve(r, PROF_REC_SAMPLE, all, (void **)&rec);
 
 	if (rc != EOK)
 		return rc;
-	memcpy(rec, s, size);
-	if (s->h.size > size && !origin_sample(th, (prof_ipc_t *)(rec + size)))
+	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now);
+	if (serving && !origin_sample(th, (prof_ipc_t *)(rec + size)))
 		memset(rec + size, 0, sizeof(prof_ipc_t));   /* nhops 0: none */
 	ring_commit(r);
 	return EOK;
 }
 
-static void prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
+/* Take the sample if a session wants it; false if it was filtered or skipped. */
+static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
 		      uint64_t t0)
 {
-	uint64_t buf[sizeof(prof_rec_sample_t) / 8 + PROF_DEPTH_MAX + PROF_TOP_WORDS];
-	prof_rec_sample_t *s = (prof_rec_sample_t *)buf;
-	ring_t *r = &prof_engine.rings[c->id];
-
 	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current) || prof_throttled(p))
-		return;
+		return false;
 	profil_hit(f);
-	size_t size = prof_build(s, c, f, source, t0);
-	if (prof_put(r, s, size, c->current) == EOK)
+	if (prof_put(c, f, source, t0) == EOK)
 		p->taken++;
-	p->cost += time_cycles() - t0;
+	return true;
 }
 
 void prof_hit(const int_frame_t *f, unsigned source)
@@ -251,16 +260,19 @@ void prof_hit(const int_frame_t *f, unsigned source)
 	cpu_t *c = cpu_current();
 	prof_cpu_t *p = &prof_cpus[c->id];
 
-	prof_hits[c->id][source % PROF_SRC_COUNT]++;
+	prof_hits[c->id][source < PROF_SRC_COUNT ? source : 0]++;
 	prof_last_pc[c->id] = frame_pc(f);
 	if (!prof_engine.on || p->busy)
 		return;
 	if (prof_gate_enter(&p->busy, &prof_engine.on)) {
 		uint64_t t0 = time_cycles();
 		prof_throttle_account(p, c->id, source, t0);
-		prof_take(c, p, f, source, t0);
+		bool took = prof_take(c, p, f, source, t0);
+		uint64_t t1 = time_cycles();
+		if (took)
+			p->cost += t1 - t0;
 		p->last_entry = t0;
-		p->last_exit = time_cycles();
+		p->last_exit = t1;
 		if (!p->hit_min || p->last_exit - t0 < p->hit_min)
 			p->hit_min = MAX(p->last_exit - t0, 1ul);
 	}

@@ -26,6 +26,12 @@
  *                             report's table from /boot/kernel, random
  *                             addresses over its range)
  *
+ * `bench prof.path` prints only the overhead, sample, throttled and
+ * handler figures of timer at 10000 Hz and rtcnmi at 8192 Hz (the sample
+ * path's cost, quick; tools/samplecost.sh counts its NMIs' instructions);
+ * `bench prof.path.chain` the same with call chains (PROF_F_CALLCHAIN,
+ * the default depth), named timer.chain and rtcnmi.chain.
+ *
  * Chunks are measured after the session is up and has run PROF_SETTLE_MS
  * (the throttle judges each CPU over windows of 1/10 s, so the figure is
  * the steady state), median of PROF_CHUNKS.
@@ -112,13 +118,14 @@ typedef struct prof_run {
 	prof_status_t st;
 } prof_run_t;
 
-static errno_t prof_begin(prof_run_t *r, unsigned src, unsigned hz)
+/* A whole-system session of src at hz (flags: PROF_F_*, default depth), read by a thread. */
+static errno_t prof_begin(prof_run_t *r, unsigned src, unsigned hz, unsigned flags)
 {
 	ipc_msg_t a;
 	errno_t rc = sys_ipc_connect_kbox(sys_task_id(), &r->phone);
 
 	if (rc == EOK)
-		rc = ipc_call_sync(r->phone, KBOX_PROF_SYSTEM_BEGIN, src, hz, 0, 0, 0, &a);
+		rc = ipc_call_sync(r->phone, KBOX_PROF_SYSTEM_BEGIN, src, hz, flags, 0, 0, &a);
 	if (rc == EOK)
 		rc = thread_start(prof_reader, (void *)(long)r->phone, &r->reader);
 	return rc;
@@ -153,12 +160,13 @@ static void prof_settle(void)
  * One overhead figure: source src at hz against the cycles per chunk
  * measured just before the session (a shared host's load drifts).
  */
-static void prof_overhead(const char *name, unsigned src, unsigned hz, unsigned ncpus)
+static void prof_overhead(const char *name, unsigned src, unsigned hz, unsigned flags,
+			  unsigned ncpus)
 {
 	prof_run_t r;
 	uint64_t base = prof_chunk();
 
-	if (prof_begin(&r, src, hz) != EOK) {
+	if (prof_begin(&r, src, hz, flags) != EOK) {
 		printf("# prof.overhead.%s.%u: cannot begin a session (source absent?)\n", name, hz);
 		return;
 	}
@@ -195,7 +203,7 @@ static void prof_loss(unsigned ncpus)
 	prof_run_t r;
 	unsigned n = ncpus < 64 ? ncpus : 64;
 
-	if (prof_begin(&r, PROF_SRC_TIMER, 10000) != EOK) {
+	if (prof_begin(&r, PROF_SRC_TIMER, 10000, 0) != EOK) {
 		printf("# prof.lost: cannot begin a session\n");
 		return;
 	}
@@ -267,7 +275,7 @@ static void prof_serving(void)
 		printf("# prof.handler.serving: no server thread\n");
 		return;
 	}
-	if (prof_begin(&r, PROF_SRC_TIMER, 1000) != EOK) {
+	if (prof_begin(&r, PROF_SRC_TIMER, 1000, 0) != EOK) {
 		printf("# prof.handler.serving: cannot begin a session\n");
 		ipc_teardown();
 		return;
@@ -290,13 +298,39 @@ int bench_prof(void)
 	unsigned ncpus = ss.cpus_online;
 	prof_tsc_hz = ss.tsc_hz;
 	printf("prof.loop.none %lu cycles\n", prof_chunk());
-	prof_overhead("timer", PROF_SRC_TIMER, 1000, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 1000, 0, ncpus);
 	prof_serving();
-	prof_overhead("timer", PROF_SRC_TIMER, 10000, ncpus);
-	prof_overhead("timer", PROF_SRC_TIMER, 100000, ncpus);
-	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, ncpus);
-	prof_overhead("pmc", PROF_SRC_PMC, 10000, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 10000, 0, ncpus);
+	prof_overhead("timer", PROF_SRC_TIMER, 100000, 0, ncpus);
+	prof_overhead("rtcnmi", PROF_SRC_RTC_NMI, 8192, 0, ncpus);
+	prof_overhead("pmc", PROF_SRC_PMC, 10000, 0, ncpus);
 	prof_loss(ncpus);
 	prof_symbolize(ss.tsc_hz);
 	return 0;
+}
+
+/* prof.path's figures, with call chains or not. */
+static int prof_path(bool chain)
+{
+	system_stats_t ss;
+	unsigned flags = chain ? PROF_F_CALLCHAIN : 0;
+
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&ss, 0, 0, 0, 0, 0) < 0)
+		return -1;
+	prof_tsc_hz = ss.tsc_hz;
+	prof_overhead(chain ? "timer.chain" : "timer", PROF_SRC_TIMER, 10000, flags,
+		      ss.cpus_online);
+	prof_overhead(chain ? "rtcnmi.chain" : "rtcnmi", PROF_SRC_RTC_NMI, 8192, flags,
+		      ss.cpus_online);
+	return 0;
+}
+
+int bench_prof_path(void)
+{
+	return prof_path(false);
+}
+
+int bench_prof_path_chain(void)
+{
+	return prof_path(true);
 }

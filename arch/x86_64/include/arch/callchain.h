@@ -40,8 +40,9 @@ size_t arch_stack_top(const struct int_frame *f, uint64_t *top, size_t max);
 /*
  * A sample's stack in one call: arch_callchain (at most depth entries,
  * *nkernel kernel ones) into out, then arch_stack_top (at most top_max
- * words, *ntop of them) right after the chain. NMI-safe. Returns the
- * chain's length.
+ * words, *ntop of them) right after the chain; out holds depth +
+ * top_max words (the top words pass through out[depth...]). One user page
+ * walk serves both. NMI-safe. Returns the chain's length.
  */
 size_t arch_sample_stack(const struct int_frame *f, uint64_t *out, size_t depth,
 			 size_t top_max, uint16_t *nkernel, uint16_t *ntop);
