@@ -26,9 +26,10 @@
 
 #include <abi/ipc.h>
 #include <stdint.h>
+#include <abi/wait.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 3
+#define PROF_VERSION 4
 #define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
 /* Sample sources. */
@@ -46,6 +47,7 @@
 /* Session flags (BEGIN args[2]). */
 #define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
+#define PROF_F_OFFCPU (1u << 2)         /* also where covered threads wait (PROF_REC_OFFCPU, v4) */
 /* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
 #define PROF_F_TB_BIASED (1u << 31)
 /*
@@ -124,6 +126,8 @@ typedef struct prof_status {
 	uint64_t taken;                 /* samples it took (both since the engine started) */
 	uint64_t target;                /* task id, 0 for a system session */
 	uint64_t chains_lost;           /* origin stacks not kept (engine-wide, PROF_REC_CALL) */
+	uint64_t offcpu_lost;           /* off-CPU records the buffers could not take (engine-wide) */
+	uint64_t offcpu;                /* off-CPU records delivered to this session */
 } prof_status_t;
 
 /* Record types. */
@@ -136,6 +140,7 @@ typedef struct prof_status {
 #define PROF_REC_THROTTLE 7             /* a CPU's sampling was slowed or restored */
 #define PROF_REC_END 8                  /* last record of a session */
 #define PROF_REC_CALL 9                 /* an origin's stack when it made a call (v3) */
+#define PROF_REC_OFFCPU 10              /* a thread was off its CPU (v4, PROF_F_OFFCPU) */
 
 typedef struct prof_rec {
 	uint16_t type;
@@ -234,6 +239,33 @@ typedef struct prof_rec_call {
 	uint16_t reserved[3];
 	uint64_t chain[];               /* pc of the call, then return addresses, innermost first */
 } prof_rec_call_t;
+
+/*
+ * Off-CPU profiling (v4). With PROF_F_OFFCPU, each time a thread the
+ * session covers (its target task's, or every thread for a system
+ * session) runs again after it was off its CPU, the stream gets one
+ * record: when it left (start) and for how long (cycles, TSC), why
+ * (WAIT_WHY_*, lib/include/abi/wait.h: runnable, sleep, ipc with the
+ * callee and method, recv, join, child, wait), and with call chains
+ * (PROF_F_CALLCHAIN) the stack where it waited, as a sample's chain: the
+ * kernel's return addresses first (nkernel of them; none for a session
+ * whose owner may not see the kernel's), then the user ones. h.tsc is
+ * when it ran again, h.cpu where. A wall-clock profile weights each
+ * record as cycles * hz / tsc_hz samples. Records the per-CPU buffer
+ * cannot take are counted in prof_status_t.offcpu_lost.
+ */
+typedef struct prof_rec_offcpu {
+	prof_rec_t h;
+	uint64_t task, thread;
+	uint64_t start;                 /* TSC when it left its CPU */
+	uint64_t cycles;                /* TSC cycles off its CPU */
+	uint32_t why;                   /* WAIT_WHY_* */
+	uint16_t nchain;                /* entries in chain[] */
+	uint16_t nkernel;               /* how many of them are kernel addresses (first) */
+	uint64_t wait_task;             /* WAIT_WHY_IPC: the task it called; else 0 */
+	uint64_t wait_method;           /* WAIT_WHY_IPC: that call's method */
+	uint64_t chain[];               /* return addresses, innermost first */
+} prof_rec_offcpu_t;
 
 typedef struct prof_rec_task {
 	prof_rec_t h;
