@@ -295,7 +295,7 @@ $(BUILD)/host/%.o: %.c
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
 # The profiler report tests share a fake env and a stream builder.
-PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,diff export report ipc) \
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,diff export report ipc wall) \
 	$(BUILD)/host/test/test_cprofreport
 $(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
 $(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o
@@ -353,6 +353,7 @@ $(BUILD)/host/test/test_profdiff: | $(VPROF)
 $(BUILD)/host/test/test_cprofreport: | $(CPROFALYZE)
 $(BUILD)/host/test/test_profexport: | $(VPROF)
 $(BUILD)/host/test/test_profipc: | $(VPROF)
+$(BUILD)/host/test/test_profwall: | $(VPROF)
 .PHONY: host-tools
 
 # libc's host unit tests (their own rules).

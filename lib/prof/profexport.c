@@ -449,11 +449,24 @@ static void fold_name(px_t *x, px_buf_t *b, const char *s)
 	}
 }
 
-/* An "[ipc SERVER.METHOD]" frame (by origin): kept as the reports print it. */
-static bool fold_ipc(const px_func_t *f)
+/*
+ * An "[ipc SERVER.METHOD]" frame (by origin) or an "[off-cpu: ...]" one
+ * (wall clock): kept as the reports print it; the length of its prefix
+ * ("[ipc ", "[off-cpu: "), or 0 for another frame.
+ */
+static size_t fold_ipc(const px_func_t *f)
 {
-	return f->known && !f->kernel && f->bin == PROF_BIN_NONE &&
-	       strncmp(f->name, "[ipc ", 5) == 0;
+	if (!f->known || f->kernel || f->bin != PROF_BIN_NONE)
+		return 0;
+	if (strncmp(f->name, "[ipc ", 5) == 0)
+		return 5;
+	return strncmp(f->name, "[off-cpu: ", 10) == 0 ? 10 : 0;
+}
+
+/* The nanoseconds of count samples at the profile's rate (count without one). */
+static uint64_t px_ns(const px_t *x, uint64_t count)
+{
+	return x->c.hz ? count * 1000000000ull / x->c.hz : count;
 }
 
 /*
@@ -462,9 +475,12 @@ static bool fold_ipc(const px_func_t *f)
  */
 static void fold_func(px_t *x, px_buf_t *b, const px_func_t *f)
 {
-	if (fold_ipc(f)) {
-		buf_str(x, b, "[ipc ");
-		fold_name(x, b, f->name + 5);
+	size_t keep = fold_ipc(f);
+
+	if (keep) {
+		buf_put(x, b, f->name, keep);
+		for (const char *p = f->name + keep; *p; p++)
+			buf_put(x, b, *p == ';' ? "_" : p, 1);
 		return;
 	}
 	fold_name(x, b, f->name);
@@ -525,7 +541,8 @@ static void px_folded(px_t *x)
 	px_sort(m.e, n, sizeof(px_entry_t), fold_cmp, NULL);
 	for (size_t i = 0; i < n && !x->err; i++) {
 		buf_put(x, &out, m.e[i].key, m.e[i].len);
-		buf_printf(x, &out, " %llu\n", (unsigned long long)m.e[i].val);
+		uint64_t v = x->o->ns ? px_ns(x, m.e[i].val) : m.e[i].val;
+		buf_printf(x, &out, " %llu\n", (unsigned long long)v);
 		buf_maybe_flush(x, &out);
 	}
 	buf_flush(x, &out);
@@ -578,11 +595,11 @@ enum {
 /* Fixed strings first; then functions, binaries and tasks by index. */
 enum {
 	PS_EMPTY, PS_SAMPLES, PS_COUNT, PS_CPU, PS_NANOS, PS_TASK, PS_THREAD, PS_MODE,
-	PS_USER, PS_KERNEL, PS_IDLE, PS_COMMENT, PS_ORIGIN, PS_SERVER, PS_FIXED
+	PS_USER, PS_KERNEL, PS_IDLE, PS_COMMENT, PS_ORIGIN, PS_SERVER, PS_WALL, PS_FIXED
 };
 static const char *const ps_fixed[PS_FIXED] = {
 	"", "samples", "count", "cpu", "nanoseconds", "task", "thread", "mode",
-	"user", "kernel", "idle", "vprof", "origin", "server",
+	"user", "kernel", "idle", "vprof", "origin", "server", "wall",
 };
 
 typedef struct pp_state {
@@ -615,11 +632,15 @@ static void pp_value_type(px_t *x, pp_state_t *p, unsigned field, uint64_t type,
 	pb_bytes(x, &p->pb, field, p->sub.p, p->sub.len);
 }
 
-/* Location id of a frame (added with its Location message when new). */
+/*
+ * Location id of a frame (added with its Location message when new);
+ * frames of no binary are told apart by function too ("[ipc ...]" and
+ * "[off-cpu: ...]" frames all have address 0).
+ */
 static uint64_t pp_location(px_t *x, pp_state_t *p, const px_frame_t *fr)
 {
 	const px_func_t *f = &x->funcs[fr->func];
-	uint64_t key[2] = { f->bin, fr->addr };
+	uint64_t key[3] = { f->bin, fr->addr, f->bin == PROF_BIN_NONE ? fr->func : 0 };
 	bool added;
 	px_entry_t *e = map_get(x, &p->locs, key, sizeof(key), &added);
 
@@ -873,14 +894,14 @@ static void px_pprof(px_t *x)
 		memset(p.lo, 0xff, (x->nbins + 1) * sizeof(uint64_t));
 		memset(p.hi, 0, (x->nbins + 1) * sizeof(uint64_t));
 		pp_value_type(x, &p, PB_SAMPLE_TYPE, PS_SAMPLES, PS_COUNT);
-		pp_value_type(x, &p, PB_SAMPLE_TYPE, PS_CPU, PS_NANOS);
+		pp_value_type(x, &p, PB_SAMPLE_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
 		for (size_t i = 0; i < x->nstacks && !x->err; i++)
 			pp_sample(x, &p, &x->stacks[i]);
 		pp_mappings(x, &p);
 		pp_functions(x, &p);
 		pp_strings(x, &p);
 		pb_uint(x, &p.pb, PB_DURATION, x->c.duration_ns);
-		pp_value_type(x, &p, PB_PERIOD_TYPE, PS_CPU, PS_NANOS);
+		pp_value_type(x, &p, PB_PERIOD_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
 		pb_uint(x, &p.pb, PB_PERIOD, p.period);
 		pb_uint(x, &p.pb, PB_COMMENT, PS_COMMENT);
 	}
@@ -1089,7 +1110,8 @@ static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
 		buf_printf(x, &x->line, ", thread %llu", (unsigned long long)p->thread);
 	buf_put(x, &x->line, ")", 2);
 	js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
-	buf_str(x, o, ",\"unit\":\"none\",\"startValue\":0,\n\"samples\":[");
+	buf_str(x, o, x->o->wall ? ",\"unit\":\"nanoseconds\",\"startValue\":0,\n\"samples\":[" :
+		",\"unit\":\"none\",\"startValue\":0,\n\"samples\":[");
 	for (size_t i = at, n = 0; i < x->nstacks; i++) {
 		const px_stack_t *s = &x->stacks[i];
 		if (done[i] || !ss_same(x, s, p))
@@ -1105,8 +1127,9 @@ static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
 		const px_stack_t *s = &x->stacks[i];
 		if (done[i] || !ss_same(x, s, p))
 			continue;
-		buf_printf(x, o, n++ ? ",%llu" : "%llu", (unsigned long long)s->count);
-		total += s->count;
+		uint64_t w = x->o->wall ? px_ns(x, s->count) : s->count;
+		buf_printf(x, o, n++ ? ",%llu" : "%llu", (unsigned long long)w);
+		total += w;
 		done[i] = true;
 	}
 	buf_printf(x, o, "],\"endValue\":%llu}", (unsigned long long)total);

@@ -73,8 +73,9 @@ typedef struct prof_stack {
 	uint32_t nhops;                 /* ... the path's tasks (2..PROF_IPC_HOPS) */
 	uint32_t hop[PROF_IPC_HOPS];    /* ... their slots, origin first */
 	uint32_t site;                  /* ... the origin's call site (PROF_REC_CALL), or NONE */
-	uint32_t reserved;
-	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc, then return addresses */
+	uint32_t off;                   /* off-CPU weight (wall clock): WAIT_WHY_* + 1; else 0 */
+	uint32_t wtask, wmethod;        /* ... an IPC wait: the callee's slot, the method code */
+	uint64_t frame[1 + PROF_TREE_DEPTH]; /* pc (0 when off), then return addresses */
 	uint64_t top[PROF_TOP_WORDS];   /* top words in the text, else 0 */
 } prof_stack_t;
 
@@ -87,8 +88,10 @@ typedef struct prof_xkey {
 	uint32_t slot, bin;
 	uint64_t thread;
 	uint32_t cpu;
-	uint8_t mode, nkern, nframes, reserved;
+	uint8_t mode, nkern, nframes;
+	uint8_t off;                    /* as in prof_stack_t; nkern then counts chain[] only */
 	uint32_t origin, method;        /* as in prof_stack_t */
+	uint32_t wtask, wmethod;        /* as in prof_stack_t */
 	uint64_t site;                  /* the origin's call site + 1 (0: none) */
 	uint64_t top[PROF_TOP_WORDS];
 	uint64_t frame[];
@@ -118,6 +121,8 @@ struct prof_report {
 	char why[80];                   /* the reason of error */
 	uint64_t nsamples;              /* sample records read (for reasons) */
 	bool x_by_origin;               /* prof_report_set_origin */
+	bool wall;                      /* prof_report_set_wall */
+	uint64_t off_acc;               /* off-CPU weight carried: cycles * hz mod tsc_hz */
 	uint64_t x_origin;
 	uint32_t cur_site;              /* the sample being read: its call site, or NONE */
 	pmap_t calls;                   /* PROF_REC_CALL id -> its site (index in cstk) */
@@ -617,6 +622,7 @@ static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
 	k->origin = sk->origin;
 	k->method = sk->method;
 	k->site = sk->site == PROF_NONE ? 0 : (uint64_t)sk->site + 1;
+	memset(top.top, 0, sizeof(top.top));   /* rec_stack_top sets only ntop words */
 	rec_stack_top(r, s, chain, slot, &top);
 	memcpy(k->top, top.top, sizeof(k->top));
 	if (k->nkern == k->nframes)
@@ -644,19 +650,26 @@ static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_
 	return ms >= f->from_ms && ms < f->to_ms;
 }
 
+/* Add n samples of a whole-stack key. EOK or ENOMEM. */
+static errno_t rec_xadd(prof_report_t *r, const prof_xkey_t *k, uint64_t n)
+{
+	bool created;
+	uint64_t *count = pmap_get(r, &r->xstacks, k, &created);
+
+	if (!count)
+		return ENOMEM;
+	*count += n;
+	return EOK;
+}
+
 /* Count a sample in the whole stacks. EOK or ENOMEM. */
 static errno_t rec_xstack(prof_report_t *r, const prof_rec_sample_t *s,
 			  const unsigned char *chain, uint32_t slot, const prof_stack_t *sk)
 {
 	uint64_t kbuf[PROF_XKEY_MAX / 8];
-	bool created;
 
 	rec_xkey(r, s, chain, slot, sk, (prof_xkey_t *)kbuf);
-	uint64_t *count = pmap_get(r, &r->xstacks, kbuf, &created);
-	if (!count)
-		return ENOMEM;
-	(*count)++;
-	return EOK;
+	return rec_xadd(r, (prof_xkey_t *)kbuf, 1);
 }
 
 static void rec_count_mode(prof_report_t *r, unsigned mode)
@@ -840,6 +853,115 @@ static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
 	return EOK;
 }
 
+/* ---------------------------------------------------------------- off-CPU */
+
+/*
+ * The weight of an off-CPU record in samples: cycles * hz / tsc_hz, the
+ * remainder carried to the next record (the total stays exact).
+ */
+static uint64_t off_weight(prof_report_t *r, uint64_t cycles)
+{
+	uint64_t tsc_hz = r->header.tsc_hz, hz = r->header.hz;
+
+	if (!tsc_hz || !hz)
+		return 0;
+	uint64_t w = cycles / tsc_hz * hz;
+	r->off_acc += cycles % tsc_hz * hz;
+	w += r->off_acc / tsc_hz;
+	r->off_acc %= tsc_hz;
+	return w;
+}
+
+/* The sample the keys and the filter see for off-CPU record o: user, pc 0. */
+static void off_sample(const prof_rec_offcpu_t *o, uint16_t nchain, prof_rec_sample_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->h = o->h;
+	s->task = o->task;
+	s->thread = o->thread;
+	s->mode = PROF_MODE_USER;
+	s->nchain = nchain;
+}
+
+/* Mark stack key k off-CPU for record o (an IPC wait: its callee and method). */
+static errno_t off_mark(prof_report_t *r, const prof_rec_offcpu_t *o, prof_stack_t *k)
+{
+	k->off = (o->why < WAIT_WHY_COUNT ? o->why : WAIT_WHY_COUNT) + 1;
+	k->wtask = PROF_NONE;
+	if (o->why != WAIT_WHY_IPC)
+		return EOK;
+	k->wmethod = prof_method_code(o->wait_method);
+	k->wtask = rep_task(r, o->wait_task);
+	return k->wtask == PROF_NONE ? ENOMEM : EOK;
+}
+
+/* Add w samples of record o (its whole chain, kernel frames first) to the whole stacks. */
+static errno_t off_xstack(prof_report_t *r, const prof_rec_offcpu_t *o,
+			  const unsigned char *chain, uint32_t slot, const prof_stack_t *sk,
+			  uint64_t w)
+{
+	uint64_t kbuf[PROF_XKEY_MAX / 8];
+	prof_xkey_t *k = (prof_xkey_t *)kbuf;
+	prof_rec_sample_t s;
+
+	off_sample(o, o->nchain, &s);
+	rec_xkey(r, &s, chain, slot, sk, k);
+	k->nkern = (uint8_t)(o->nkernel < k->nframes - 1 ? o->nkernel : k->nframes - 1);
+	k->off = (uint8_t)sk->off;
+	k->wtask = sk->wtask;
+	k->wmethod = sk->wmethod;
+	return rec_xadd(r, k, w);
+}
+
+/* Add w samples of record o to the report's stacks (user frames only: the tree's callers). */
+static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
+			 const unsigned char *chain, uint32_t slot, uint64_t w)
+{
+	prof_rec_sample_t s;
+	prof_stack_t k;
+	bool created;
+
+	off_sample(o, (uint16_t)(o->nchain - o->nkernel), &s);
+	rec_stack_key(r, &s, chain + 8 * (size_t)o->nkernel, slot, &k);
+	if (off_mark(r, o, &k) != EOK)
+		return ENOMEM;
+	if (r->xon && off_xstack(r, o, chain, slot, &k, w) != EOK)
+		return ENOMEM;
+	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
+	if (!count)
+		return ENOMEM;
+	*count += w;
+	r->tasks[slot].samples += w;
+	r->c.offcpu_weight += w;
+	return EOK;
+}
+
+/*
+ * PROF_REC_OFFCPU (v4): counted (records, cycles); with the wall clock
+ * (prof_report_set_wall) also a weight of samples on its stack under a
+ * leaf "[off-cpu: REASON]". EOK, EINVAL, ENOMEM.
+ */
+static errno_t rec_offcpu(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	prof_rec_offcpu_t o;
+	prof_rec_sample_t s;
+
+	if (rec_get(&o, sizeof(o), rec, len) != EOK || (len - sizeof(o)) / 8 < o.nchain ||
+	    o.nkernel > o.nchain)
+		return rec_bad(r, "off-CPU record %llu: %zu bytes, chain out of range",
+			       (unsigned long long)r->c.offcpu + 1, len);
+	uint32_t slot = rep_task(r, o.task);
+	if (slot == PROF_NONE)
+		return ENOMEM;
+	off_sample(&o, 0, &s);
+	if (!rec_keep(r, &s, slot))
+		return EOK;
+	r->c.offcpu++;
+	r->c.offcpu_cycles += o.cycles;
+	uint64_t w = r->wall ? off_weight(r, o.cycles) : 0;
+	return w ? off_stack(r, &o, rec + sizeof(o), slot, w) : EOK;
+}
+
 static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 			 size_t len)
 {
@@ -870,6 +992,8 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 		return len < sizeof(prof_rec_exit_t) ? EINVAL : EOK;
 	case PROF_REC_CALL:
 		return rec_call(r, rec, len);
+	case PROF_REC_OFFCPU:
+		return rec_offcpu(r, rec, len);
 	}
 	return EOK;
 }
@@ -1227,23 +1351,18 @@ void prof_ipc_label(const char *server, uint64_t method, char *buf, size_t size)
 }
 
 /*
- * The function "[ipc SERVER.METHOD]" of task slot server serving method
- * (a name of its own, known, no binary); PROF_NONE without memory.
+ * The function of key k named full (n bytes): a name of its own, known,
+ * no binary; made once per key. PROF_NONE without memory.
  */
-static uint32_t pr_ipc_func(prof_print_t *pp, uint32_t server, uint32_t method)
+static uint32_t pr_named_func(prof_print_t *pp, const prof_fkey_t *k, const char *full, int n)
 {
 	prof_report_t *r = pp->r;
-	prof_fkey_t k = { PROF_NONE, 2, ((uint64_t)server << 32) | method };
-	char label[80];
 	bool created;
 
-	uint32_t *idx = pmap_get(r, &pp->fmap, &k, &created);
+	uint32_t *idx = pmap_get(r, &pp->fmap, k, &created);
 	if (!idx || !created)
 		return idx ? *idx : PROF_NONE;
 	*idx = PROF_NONE;
-	prof_ipc_label_code(rep_task_name(r, server), method, label, sizeof(label) - 8);
-	char full[96];
-	int n = fmt_snprintf(full, sizeof(full), "[ipc %s]", label);
 	char *name = rep_strdup(r, full, (size_t)n);
 	if (!name || rep_reserve(r, (void **)&pp->names, &pp->cap_names, pp->nnames,
 				 sizeof(char *)) != EOK) {
@@ -1251,8 +1370,43 @@ static uint32_t pr_ipc_func(prof_print_t *pp, uint32_t server, uint32_t method)
 		return PROF_NONE;
 	}
 	pp->names[pp->nnames++] = name;
-	*idx = pr_func_add(pp, &k, name, false);
+	*idx = pr_func_add(pp, k, name, false);
+	if (*idx != PROF_NONE)
+		pp->funcs[*idx].addr = 0;       /* no address (the task style's column) */
 	return *idx;
+}
+
+/*
+ * The function "[ipc SERVER.METHOD]" of task slot server serving method
+ * (a name of its own, known, no binary); PROF_NONE without memory.
+ */
+static uint32_t pr_ipc_func(prof_print_t *pp, uint32_t server, uint32_t method)
+{
+	prof_fkey_t k = { PROF_NONE, 2, ((uint64_t)server << 32) | method };
+	char label[80], full[96];
+
+	prof_ipc_label_code(rep_task_name(pp->r, server), method, label, sizeof(label) - 8);
+	return pr_named_func(pp, &k, full, fmt_snprintf(full, sizeof(full), "[ipc %s]", label));
+}
+
+/*
+ * The leaf of an off-CPU stack (off: WAIT_WHY_* + 1): "[off-cpu: REASON]",
+ * for an IPC wait "[off-cpu: wait SERVER.METHOD]" (the callee wtask's
+ * name); PROF_NONE without memory.
+ */
+static uint32_t pr_off_func(prof_print_t *pp, uint32_t off, uint32_t wtask, uint32_t wmethod)
+{
+	static const char *const why[] = WAIT_WHY_NAMES;
+	bool ipc = off == WAIT_WHY_IPC + 1 && wtask != PROF_NONE;
+	prof_fkey_t k = { PROF_NONE, ipc ? 4 : 3, ipc ? ((uint64_t)wtask << 32) | wmethod : off };
+	char label[80], full[96];
+
+	if (!ipc)
+		return pr_named_func(pp, &k, full, fmt_snprintf(full, sizeof(full),
+			"[off-cpu: %s]", why[off - 1 < WAIT_WHY_COUNT ? off - 1 : WAIT_WHY_COUNT]));
+	prof_ipc_label_code(rep_task_name(pp->r, wtask), wmethod, label, sizeof(label) - 8);
+	return pr_named_func(pp, &k, full, fmt_snprintf(full, sizeof(full),
+							 "[off-cpu: wait %s]", label));
 }
 
 /* A redacted sample's key: serving a call, pc 0, no chain. */
@@ -1312,12 +1466,13 @@ static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 		out[0] = pr_ipc_func(pp, k.slot, k.method);
 		return out[0] == PROF_NONE ? ENOMEM : EOK;
 	}
-	pr_leaf_fix(pp, &k);
+	if (!k.off)
+		pr_leaf_fix(pp, &k);
 	pp->nframes[i] = k.nframes;
 	for (size_t j = 0; j < k.nframes; j++) {
 		bool kernel = k.kmask & (1u << j);
-		out[j] = pr_func(pp, kernel ? pp->kbin : k.bin, k.frame[j], j > 0,
-				 kernel);
+		out[j] = j == 0 && k.off ? pr_off_func(pp, k.off, k.wtask, k.wmethod) :
+			 pr_func(pp, kernel ? pp->kbin : k.bin, k.frame[j], j > 0, kernel);
 		if (out[j] == PROF_NONE)
 			return ENOMEM;
 	}
@@ -1410,6 +1565,31 @@ static void pr_hidden_line(prof_print_t *pp, size_t hidden)
 			   hidden == 1 ? "" : "s", t / 100, t % 100);
 }
 
+/*
+ * "off-cpu: N records, S s" (the time summed over threads), and with
+ * the wall clock what the shares below are of.
+ */
+static void pr_offcpu(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	uint64_t per = r->header.tsc_hz / 10;
+
+	if (r->wall && !r->c.offcpu)
+		rep_printf(r, "wall clock: no off-CPU records (a session without -w, or a "
+			   "stream before v4): on-CPU samples only\n");
+	if (!r->c.offcpu)
+		return;
+	uint64_t tenths = per ? r->c.offcpu_cycles / per : 0;
+	rep_printf(r, "off-cpu: %llu records, %llu.%u s", (unsigned long long)r->c.offcpu,
+		   (unsigned long long)(tenths / 10), (unsigned)(tenths % 10));
+	if (r->wall)
+		rep_printf(r, "; wall clock: %llu samples = %llu on-CPU + %llu off-CPU",
+			   (unsigned long long)(r->c.samples + r->c.offcpu_weight),
+			   (unsigned long long)r->c.samples,
+			   (unsigned long long)r->c.offcpu_weight);
+	rep_printf(r, "\n");
+}
+
 static void pr_summary(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
@@ -1431,6 +1611,7 @@ static void pr_summary(prof_print_t *pp)
 			   (unsigned)(tenths % 10));
 	}
 	rep_printf(r, "\n");
+	pr_offcpu(pp);
 }
 
 /* Per-task shares: the rows summed by slot, most first. */
@@ -2102,6 +2283,7 @@ static void pr_task_summary(prof_print_t *pp)
 		   (unsigned long long)(r->c.kernel + r->c.idle));
 	if (r->c.lost > 0)
 		rep_printf(r, "Lost: %llu\n", (unsigned long long)r->c.lost);
+	pr_offcpu(pp);
 }
 
 static errno_t pr_body(prof_print_t *pp)
@@ -2160,6 +2342,11 @@ void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin)
 	r->x_origin = origin;
 }
 
+void prof_report_set_wall(prof_report_t *r, bool wall)
+{
+	r->wall = wall;
+}
+
 /* The leaf fix of lib/profleaf.h on a whole-stack key (copied in k). */
 static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
 {
@@ -2205,6 +2392,38 @@ static errno_t px_origin_frames(prof_print_t *pp, const prof_xkey_t *k, prof_fra
 	return EOK;
 }
 
+/* Frame o: function f at addr, in binary bin (PROF_NONE: none). */
+static void px_frame(const prof_report_t *r, prof_frame_t *o, uint32_t f, uint32_t bin,
+		     uint64_t addr, bool kernel)
+{
+	o->func = f;
+	o->bin = bin == PROF_NONE ? PROF_BIN_NONE : bin;
+	o->path = bin == PROF_NONE ? NULL : r->bins[bin].path;
+	o->addr = addr;
+	o->kernel = kernel;
+}
+
+/* An off-CPU stack into frames: its chain (root first), then "[off-cpu: ...]". */
+static errno_t px_resolve_off(prof_print_t *pp, const prof_xkey_t *k, prof_frame_t *fr,
+			      size_t *n)
+{
+	uint32_t f = pr_off_func(pp, k->off, k->wtask, k->wmethod);
+
+	if (f == PROF_NONE)
+		return ENOMEM;
+	px_frame(pp->r, &fr[k->nframes - 1], f, PROF_NONE, 0, false);
+	for (size_t j = 1; j < k->nframes; j++) {
+		bool kernel = j <= k->nkern;
+		uint32_t bin = kernel ? pp->kbin : k->bin;
+		if ((f = pr_func(pp, bin, k->frame[j], true, kernel)) == PROF_NONE)
+			return ENOMEM;
+		px_frame(pp->r, &fr[k->nframes - 1 - j], f, bin,
+			 k->frame[j] ? k->frame[j] - 1 : 0, kernel);
+	}
+	*n = k->nframes;
+	return EOK;
+}
+
 /* Resolve the stack in xstacks slot i into frames (root first). */
 static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *n)
 {
@@ -2213,6 +2432,8 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 	prof_xkey_t *k = (prof_xkey_t *)kbuf;
 
 	memcpy(k, pmap_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
+	if (k->off)
+		return px_resolve_off(pp, k, fr, n);
 	bool ipc = k->origin != PROF_NONE;
 	bool redacted = ipc && k->frame[0] == 0 && k->nframes == 1;
 	size_t at = 0;

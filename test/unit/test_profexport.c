@@ -280,7 +280,7 @@ static void test_no_setup(void)
 /* The export of the reference stream (filter all) as format; its error. */
 static errno_t export_as(unsigned format, bool threads)
 {
-	prof_export_opts_t o = { format, NULL, "ref.prof", threads, NULL };
+	prof_export_opts_t o = { format, NULL, "ref.prof", threads, NULL, false, false };
 	prof_export_out_t w = { NULL, pt_write, f_open };
 	errno_t err;
 	prof_report_t *r = fed(&all, &err);
@@ -502,7 +502,7 @@ static void test_gmon(void)
 
 static void test_errors(void)
 {
-	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, NULL, false, NULL };
+	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, NULL, false, NULL, false, false };
 	prof_export_out_t w = { NULL, pt_write, NULL };
 	prof_filter_t f = all;
 	prof_report_t *r;
@@ -584,7 +584,7 @@ static void test_fuzz(void)
 		}
 		prof_report_t *r;
 		prof_export_opts_t o = { 1 + (unsigned)i % (PROF_FMT_COUNT - 1), NULL, "fuzz",
-					 (i & 8) != 0, NULL };
+					 (i & 8) != 0, NULL, false, false };
 		errno_t err = prof_report_new(&pt_env, &r);
 		if (err == EOK)
 			err = prof_report_setup(r, &all, true);

@@ -468,7 +468,7 @@ static errno_t w_open(void *ctx, const char *path)
 static char *folded(bool by_origin, uint64_t origin)
 {
 	prof_filter_t all = { 0 };
-	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, "ipc", false, NULL };
+	prof_export_opts_t o = { PROF_FMT_FOLDED, NULL, "ipc", false, NULL, false, false };
 	prof_export_out_t w = { NULL, pt_write, w_open };
 	prof_report_t *r;
 

@@ -5,7 +5,7 @@
  *
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]
- *              STREAM
+ *              [-W] [-u UNIT] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
@@ -40,6 +40,14 @@
  *   -c CPU        only samples taken on CPU
  *   -w FROM,TO    only samples taken FROM to TO seconds after the start
  *   --threads     speedscope: one profile per thread (default per task)
+ *   -W, --wall    wall clock (issue 17; streams of `profile -w`/`sprofile -w`):
+ *                 each off-CPU record weighs cycles * hz / tsc_hz samples on
+ *                 its stack under "[off-cpu: REASON]" ("[off-cpu: wait
+ *                 SERVER.METHOD]" for an IPC wait); shares are of wall time
+ *                 (lib/profreport.h prof_report_set_wall). Not -w: that is
+ *                 the time window. pprof's value is then wall/nanoseconds,
+ *                 speedscope's weights nanoseconds
+ *   -u UNIT       folded: counts in samples (default) or ns
  *   -B SYMFILE    benchmark: look up random addresses in SYMFILE's symbols
  *                 (ELF, or nm text) and print `vprof.symbolize N lookups/s`
  *   -X FORMAT     benchmark: export a synthetic stream of 1,000,000 samples
@@ -123,7 +131,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]\n"
 		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]\n"
-		"             STREAM\n"
+		"             [-W] [-u UNIT] STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
 		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg]\n"
@@ -140,6 +148,9 @@ static void usage(FILE *f)
 		"  -c CPU        only samples taken on CPU\n"
 		"  -w FROM,TO    only samples FROM to TO seconds after the start\n"
 		"  --threads     speedscope: one profile per thread\n"
+		"  -W, --wall    wall clock: off-CPU records weighted on their stacks under\n"
+		"                [off-cpu: REASON] frames (streams of profile -w)\n"
+		"  -u UNIT       folded: counts in samples (default) or ns\n"
 		"  -g            caller tree of the top functions\n"
 		"  -p PERCENT    hide rows below PERCENT %% (default 0.5)\n"
 		"  -t            task style (profile's layout)\n"
@@ -404,6 +415,7 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 		return 1;
 	}
 	prof_report_set_origin(r, o->by_origin, o->origin);
+	prof_report_set_wall(r, vp->x.wall);
 	int rc = feed_file(r, stream);
 	if (rc == 0)
 		rc = check_stream(r, vp, stream);
@@ -522,7 +534,8 @@ static int bench_export(const char *format)
 	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
 	prof_filter_t none = { 0 };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL, false, 0 };
-	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL };
+	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL,
+				  false, false };
 	uint64_t bytes = 0, seed = 1;
 	prof_export_out_t out = { &bytes, bx_null_write, bx_null_open };
 	struct timespec a, b;
@@ -645,6 +658,9 @@ static bool parse_export_opt(int c, const char *arg, vprof_t *vp)
 	case 'c': ok = parse_cpu(arg, &vp->filter); break;
 	case 'w': ok = parse_window(arg, &vp->filter); break;
 	case 'S': vp->x.threads = true; break;
+	case 'W': vp->x.wall = true; break;
+	case 'u': ok = strcmp(arg, "ns") == 0 || strcmp(arg, "samples") == 0;
+		vp->x.ns = strcmp(arg, "ns") == 0; break;
 	}
 	if (!ok)
 		fprintf(stderr, "vprof: bad value '%s' for -%c\n", arg, c);
@@ -715,7 +731,8 @@ static int run_to(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' }, { 0 } };
+	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' },
+					       { "wall", no_argument, NULL, 'W' }, { 0 } };
 	static char root[VPROF_PATH];
 	vprof_t vp = { .root = hostroot_default(root, sizeof(root)) };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
@@ -724,7 +741,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return vprof_diff_main(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:C", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:CWu:", longs, NULL)) != -1) {
 		bool ok = true;
 		if (c == 'h') {
 			usage(stdout);
@@ -733,7 +750,7 @@ int main(int argc, char **argv)
 			*(c == 'B' ? &bench_file : &bench_fmt) = optarg;
 		} else if (strchr("gptkrC", c)) {
 			ok = parse_report_opt(c, optarg, &vp, &o);
-		} else if (strchr("FoTmcwS", c)) {
+		} else if (strchr("FoTmcwSWu", c)) {
 			ok = parse_export_opt(c, optarg, &vp);
 		} else {
 			ok = false;
@@ -742,6 +759,11 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (vp.x.ns && vp.x.format != PROF_FMT_FOLDED) {
+		fprintf(stderr, "vprof: -u ns is for -F folded\n");
+		usage(stderr);
+		return 2;
 	}
 	if (o.by_origin && vp.filter.by_task && !origin_task(&vp, &o)) {
 		usage(stderr);

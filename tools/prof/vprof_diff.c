@@ -241,7 +241,7 @@ static void vd_task_filter(const char *task, prof_filter_t *f)
 static int vd_fold(vdiff_t *vd, prof_report_t *r, const prof_env_t *env, const char *path,
 		   vd_mem_t *m)
 {
-	prof_export_opts_t xo = { PROF_FMT_FOLDED, vd->kernel, path, false, vd->root };
+	prof_export_opts_t xo = { PROF_FMT_FOLDED, vd->kernel, path, false, vd->root, false, false };
 	prof_export_out_t out = { m, vd_mem_write, NULL };
 
 	if (prof_report_pending(r) > 0) {

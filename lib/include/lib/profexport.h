@@ -7,7 +7,9 @@
  * Formats (PROF_FMT_*):
  *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
  *              sorted, one line per distinct stack (flamegraph.pl,
- *              speedscope's importer)
+ *              speedscope's importer); N in samples, or nanoseconds
+ *              (opts.ns); "[ipc ...]" and "[off-cpu: ...]" frames keep
+ *              their spaces
  *   pprof      a gzipped profile.proto (google/pprof), go tool pprof;
  *              samples of a thread serving a call carry the numeric
  *              labels origin and server (task ids)
@@ -49,6 +51,10 @@ typedef struct prof_export_opts {
 	const char *root;               /* pprof: the host directory the stream's
 					   absolute paths are under (mapping and
 					   function file names), NULL: as recorded */
+	bool wall;                      /* a wall-clock report (prof_report_set_wall):
+					   pprof's second value is wall/nanoseconds
+					   (not cpu), speedscope's weights nanoseconds */
+	bool ns;                        /* folded: counts in nanoseconds (count * 1e9 / hz) */
 } prof_export_opts_t;
 
 /*

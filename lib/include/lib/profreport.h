@@ -48,6 +48,9 @@ typedef struct prof_counts {
 	uint64_t duration_ns;           /* first record to last */
 	uint64_t ipc;                   /* samples of threads serving a call (v3) */
 	uint64_t redacted;              /* ... of them without pc and chain */
+	uint64_t offcpu;                /* off-CPU records (v4) the filter took */
+	uint64_t offcpu_cycles;         /* ... their TSC cycles off the CPU */
+	uint64_t offcpu_weight;         /* ... their weight in samples (wall clock only) */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
@@ -180,6 +183,23 @@ errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks)
  * serving stack is its task's, and only a redacted one shows the frame.
  */
 void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin);
+
+/*
+ * Wall clock (-w, issue 17; set before feeding): each off-CPU record
+ * (PROF_REC_OFFCPU, v4) the filter takes becomes a weight of cycles * hz
+ * / tsc_hz samples (the header's rates; remainders carried from record
+ * to record) on the stack it carries, under a leaf "[off-cpu: REASON]"
+ * (REASON a WAIT_WHY_NAMES name) or, for an IPC wait, "[off-cpu: wait
+ * SERVER.METHOD]" (prof_ipc_label, the callee's TASK name). Every table,
+ * tree and walk then counts on-CPU samples plus off-CPU weights: shares
+ * of wall time. The report's stacks keep the user frames (the tree's
+ * callers), the walk's whole stacks the kernel frames too (below the
+ * user ones, above the leaf). The filter sees a record as a user-mode
+ * sample taken when the thread ran again (-m kernel drops them all).
+ * Without it, off-CPU records are only counted: the summary says
+ * "off-cpu: N records, S s".
+ */
+void prof_report_set_wall(prof_report_t *r, bool wall);
 
 /* One frame of a resolved stack. */
 typedef struct prof_frame {
