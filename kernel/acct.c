@@ -134,7 +134,6 @@ void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 		next->acct.off_cycles += off;
 		next->acct.off_by[next->wait_why % WAIT_WHY_COUNT] += off;
 	}
-	next->wait_why = WAIT_WHY_NONE;
 	cprof_switch_in(next);
 }
 

@@ -307,3 +307,21 @@ size_t arch_user_stack(const thread_t *t, uint64_t *out, size_t max)
 	irq_restore(flags);
 	return n;
 }
+
+size_t arch_thread_stack(const thread_t *t, uint64_t *out, size_t max, uint16_t *nkernel)
+{
+	uintptr_t pc, fp;
+	size_t n = 0;
+
+	arch_unwind_caller(&pc, &fp);
+	if (max && t->kstack_top) {
+		unwind_bounds_t b = { .sp = fp, .hi = t->kstack_top, .text = true,
+				      .lo = t->kstack_top - THREAD_KSTACK_PAGES * PAGE_SIZE };
+		out[n++] = pc;
+		n += arch_unwind(&fp, &b, out + n, max - n);
+	}
+	while (n && out[n - 1] < USER_END)       /* the entry's fake frame: user's */
+		n--;
+	*nkernel = (uint16_t)n;
+	return n + arch_user_stack(t, out + n, max - n);
+}

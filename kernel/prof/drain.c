@@ -78,9 +78,10 @@ static void prof_count_mode(prof_session_t *s, unsigned mode)
 		s->idle++;
 }
 
-/* A session's copy of a sample (drain thread only, prof_lock held). */
+/* A session's copy of a sample or off-CPU record (drain thread only, prof_lock held). */
 static union {
 	prof_rec_sample_t s;
+	prof_rec_offcpu_t off;
 	uint8_t bytes[sizeof(prof_rec_sample_t) + (PROF_DEPTH_MAX + PROF_TOP_WORDS) * 8 +
 		      sizeof(prof_ipc_t)];
 } prof_copy;
@@ -271,6 +272,42 @@ static void prof_route_drops(ring_t *r)
 		prof_total_unrouted += recs;
 }
 
+/*
+ * An off-CPU record goes to the running sessions with PROF_F_OFFCPU that
+ * cover its task (system sessions: all), as each may see it
+ * (prof_offcpu_view). prof_lock held.
+ */
+static void prof_route_offcpu(const prof_rec_offcpu_t *rec)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & PROF_F_OFFCPU) ||
+		    (s->target && s->target != rec->task))
+			continue;
+		const prof_rec_offcpu_t *v = prof_offcpu_view(s, rec, &prof_copy.off);
+		if (prof_session_put(s, v, v->h.size))
+			s->offcpu++;
+	}
+}
+
+/* Route CPU i's off-CPU records; its ring's drops count as lost ones. */
+static void prof_drain_offcpu(unsigned i)
+{
+	ring_t *r = &prof_engine.off_rings[i];
+	uint64_t recs, bytes;
+	ring_rec_t rec;
+
+	if (!prof_engine.off_mem[i])
+		return;
+	while (ring_peek(r, &rec) == EOK) {
+		if (rec.type == PROF_REC_OFFCPU)
+			prof_route_offcpu(rec.data);
+		ring_release(r);
+	}
+	ring_take_dropped(r, &recs, &bytes);
+	prof_offcpu_lost += recs;
+}
+
 static void prof_drain_rings(void)
 {
 	for (unsigned i = 0; i < cpu_count; i++) {
@@ -288,6 +325,7 @@ static void prof_drain_rings(void)
 			ring_release(r);
 		}
 		prof_route_drops(r);
+		prof_drain_offcpu(i);
 	}
 }
 

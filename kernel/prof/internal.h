@@ -26,6 +26,8 @@
 
 #define PROF_RING_BYTES (1024u * 1024)       /* per CPU, samples without chains */
 #define PROF_RING_BYTES_CHAIN (2048u * 1024) /* per CPU, with call chains */
+#define PROF_OFF_RING_BYTES (256u * 1024)    /* per CPU, off-CPU records (offcpu.c) */
+#define PROF_OFFCPU_CHAIN_MAX 64             /* frames an off-CPU record keeps */
 #define PROF_SESSION_BYTES (4096u * 1024)    /* a system session's stream buffer */
 #define PROF_TASK_SESSION_BYTES (1024u * 1024) /* a task session's */
 #define PROF_MAX_TARGETS 32                  /* task sessions the NMI filter knows */
@@ -51,6 +53,11 @@ typedef struct prof_engine {
 	bool clock;                          /* the source fires on a clock at hz (the timer) */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];
+	/* Off-CPU records (offcpu.c): whom they cover, and a ring per CPU. */
+	volatile bool off_system;            /* a running system session with PROF_F_OFFCPU */
+	volatile uint64_t off_targets[PROF_MAX_TARGETS]; /* running task sessions with it */
+	ring_t off_rings[MAX_CPUS];
+	void *off_mem[MAX_CPUS];
 } prof_engine_t;
 
 /* One throttle window of a CPU, as prof_throttle_step() judges it. */
@@ -70,6 +77,7 @@ typedef struct prof_throttle {
 /* Per-CPU sampling state, written only by its CPU in NMI/IRQ context. */
 typedef struct prof_cpu {
 	volatile bool busy;                  /* inside prof_hit (no nesting) */
+	volatile bool off_busy;              /* inside prof_offcpu_resume */
 	bool scaled;                         /* the source itself runs 1/divisor as often */
 	uint32_t count;                      /* samples since the last kept (not scaled) */
 	prof_throttle_t thr;                 /* keep every thr.divisor-th */
@@ -130,6 +138,7 @@ typedef struct prof_session {
 	struct call *read;                   /* a parked DATA_READ */
 	uint64_t read_deadline;              /* ns */
 	uint64_t samples, user, kernel, idle, lost, throttled;
+	uint64_t offcpu;                     /* off-CPU records put in its stream */
 	uint64_t lost_unreported;            /* lost since the last LOST record */
 	uint64_t end_tsc;                    /* when its end was asked for (ending) */
 	uint32_t lost_records;               /* other records the full buffer dropped */
@@ -231,6 +240,15 @@ static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint
  * later sample.
  */
 void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now);
+
+/*
+ * offcpu.c: s's view of off-CPU record rec (no chain without call chains,
+ * no kernel frames for a redacted session), in buf if it differs.
+ */
+const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_rec_offcpu_t *rec,
+					   prof_rec_offcpu_t *buf);
+/* Off-CPU records the rings could not take since boot (drain.c adds them). */
+extern uint64_t prof_offcpu_lost;
 
 /* Origin stacks not kept since boot: the pool was empty. */
 extern uint64_t prof_stacks_lost;

@@ -68,20 +68,29 @@ static bool prof_live(const prof_session_t *s)
 
 void prof_filter_update(void)
 {
-	bool system = false;
-	uint64_t targets[PROF_MAX_TARGETS] = { 0 };
+	bool system = false, off_system = false, off = false;
+	uint64_t targets[PROF_MAX_TARGETS] = { 0 }, off_targets[PROF_MAX_TARGETS] = { 0 };
 
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
 		bool on = prof_live(s) && s->state == PROF_STATE_RUNNING;
+		bool offcpu = on && (s->flags & PROF_F_OFFCPU);
 		if (on && (!s->target || s->slot < 0))
 			system = true;       /* a task session without a slot: the drain filters */
 		if (on && s->slot >= 0)
 			targets[s->slot] = s->target;
+		off_system |= offcpu && (!s->target || s->slot < 0);
+		if (offcpu && s->slot >= 0)
+			off_targets[s->slot] = s->target;
+		off |= offcpu;
 	}
-	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
+	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++) {
 		prof_engine.targets[i] = targets[i];
+		prof_engine.off_targets[i] = off_targets[i];
+	}
 	prof_engine.system = system;
+	prof_engine.off_system = off_system;
+	prof_offcpu_on = off;
 }
 
 /* A free slot in prof_engine.targets (none used by a listed session), or -1. */
@@ -121,21 +130,28 @@ static void prof_rings_free(void)
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		kfree(prof_engine.ring_mem[i]);
 		prof_engine.ring_mem[i] = NULL;
+		kfree(prof_engine.off_mem[i]);
+		prof_engine.off_mem[i] = NULL;
 	}
 	spin_unlock_irqrestore(&prof_lock, f);
 }
 
+/* The sample ring (bytes) and the off-CPU ring of each CPU. */
 static errno_t prof_rings_alloc(size_t bytes)
 {
 	for (unsigned i = 0; i < cpu_count; i++) {
-		void *m = kmalloc(bytes);
-		if (!m) {
+		void *m = kmalloc(bytes), *o = kmalloc(PROF_OFF_RING_BYTES);
+		if (!m || !o) {
+			kfree(m);
+			kfree(o);
 			prof_rings_free();
 			return ENOMEM;
 		}
 		ring_init(&prof_engine.rings[i], m, bytes);
+		ring_init(&prof_engine.off_rings[i], o, PROF_OFF_RING_BYTES);
 		uint64_t f = spin_lock_irqsave(&prof_lock);
 		prof_engine.ring_mem[i] = m;
+		prof_engine.off_mem[i] = o;
 		spin_unlock_irqrestore(&prof_lock, f);
 	}
 	return EOK;
@@ -146,13 +162,14 @@ static void prof_quiesce(void)
 {
 	prof_gate_close(&prof_engine.on);
 	for (unsigned i = 0; i < cpu_count; i++)
-		while (prof_gate_busy(&prof_cpus[i].busy))
+		while (prof_gate_busy(&prof_cpus[i].busy) || prof_gate_busy(&prof_cpus[i].off_busy))
 			cpu_relax();
 }
 
 static void prof_engine_stop_locked(void)
 {
 	prof_stacks_on = false;
+	prof_offcpu_on = false;
 	prof_engine.on = false;
 	arch_prof_stop();
 	prof_quiesce();
@@ -231,7 +248,7 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	a->depth = (unsigned)m->args[3];
 	a->budget = m->args[4] ? (unsigned)m->args[4] : PROF_BUDGET_DEFAULT;
 	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > PROF_BUDGET_MAX ||
-	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED) ||
+	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED | PROF_F_OFFCPU) ||
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
 	if (a->source == PROF_SRC_DEFAULT)
@@ -465,6 +482,8 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->pending = prof_fifo_used(&s->out);
 	st->target = s->target;
 	st->chains_lost = __atomic_load_n(&prof_stacks_lost, __ATOMIC_RELAXED);
+	st->offcpu_lost = __atomic_load_n(&prof_offcpu_lost, __ATOMIC_RELAXED);
+	st->offcpu = s->offcpu;
 	for (unsigned i = 0; i < cpu_count && prof_engine.on; i++) {
 		st->sample_cycles += prof_cpus[i].cost;
 		st->taken += prof_cpus[i].taken;

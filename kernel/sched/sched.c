@@ -14,6 +14,7 @@
 #include <kernel/acct.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -204,6 +205,8 @@ void sched_finish_switch(void)
 	cpu_t *c = cpu_current();
 	thread_t *prev = c->prev;
 
+	if (__builtin_expect(prof_offcpu_on, 0))
+		prof_offcpu_resume(c->current);
 	c->prev = NULL;
 	if (!prev)
 		return;

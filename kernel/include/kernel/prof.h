@@ -51,6 +51,16 @@ void prof_task_exited(struct task *t);
  */
 struct prof_stack;
 extern volatile bool prof_stacks_on;    /* a session with call chains runs */
+extern volatile bool prof_offcpu_on;    /* a session with PROF_F_OFFCPU runs */
+
+struct thread;
+/*
+ * t, the current thread, runs again after being off its CPU: a
+ * PROF_REC_OFFCPU if a session with PROF_F_OFFCPU covers it (offcpu.c).
+ * The scheduler calls it right after a switch when prof_offcpu_on is set;
+ * interrupts off.
+ */
+void prof_offcpu_resume(struct thread *t);
 struct prof_stack *prof_stack_capture(uint64_t id);
 void prof_stack_get(struct prof_stack *s);
 void prof_stack_put(struct prof_stack *s);

@@ -70,7 +70,7 @@ typedef struct thread {
 	list_node_t wait_node;       /* wait queue */
 	struct waitq *waiting_on;
 	errno_t wake_reason;         /* EOK, ETIMEOUT, EINTR */
-	uint8_t wait_why;            /* WAIT_WHY_* of its wait now; NONE once it runs */
+	uint8_t wait_why;            /* WAIT_WHY_* of its wait now or its last one */
 	uint64_t wait_task, wait_method;  /* WAIT_WHY_IPC: the callee and method */
 	uint64_t call_id, call_task, call_method;  /* the last call it made (ipc_call) */
 	ktimer_t timer;              /* sleep / wait timeout */

@@ -132,6 +132,7 @@ int cmd_console_long(int argc, char **argv)
 typedef struct self_stats {
 	bool header, ktext_hidden;
 	unsigned long user, kernel, leaked;   /* samples; kernel addresses seen */
+	unsigned long off;                    /* off-CPU records (PROF_F_OFFCPU) */
 } self_stats_t;
 
 static uint8_t self_buf[64 * 1024];
@@ -141,6 +142,17 @@ static bool is_kernel_addr(uint64_t a)
 	return a >= 0xffff800000000000ull;
 }
 
+/* An off-CPU record of our own session: user frames only. */
+static void self_offcpu(const prof_rec_offcpu_t *r, self_stats_t *st)
+{
+	bool leak = r->nkernel != 0;
+
+	for (unsigned i = 0; i < r->nchain; i++)
+		leak |= is_kernel_addr(r->chain[i]);
+	st->leaked += leak;
+	st->off++;
+}
+
 /* Check one record of our own session. */
 static void self_record(const prof_rec_t *h, self_stats_t *st)
 {
@@ -148,6 +160,10 @@ static void self_record(const prof_rec_t *h, self_stats_t *st)
 		const prof_rec_header_t *hd = (const void *)h;
 		st->header = true;
 		st->ktext_hidden = !hd->ktext_start && !hd->ktext_end;
+		return;
+	}
+	if (h->type == PROF_REC_OFFCPU) {
+		self_offcpu((const prof_rec_offcpu_t *)h, st);
 		return;
 	}
 	if (h->type != PROF_REC_SAMPLE)
@@ -188,12 +204,13 @@ static errno_t self_read_all(int phone, self_stats_t *st)
  * `prof-self`: with no permissions, profile ourselves with call chains
  * while making system calls. A rate above the unprivileged cap is
  * ELIMIT; the stream's header has no kernel text range; kernel samples
- * come with pc 0 and no kernel call chain; no kernel address at all.
+ * come with pc 0 and no kernel call chain; off-CPU records (it sleeps
+ * too) come with user frames only; no kernel address at all.
  */
 int cmd_prof_self(int argc, char **argv)
 {
 	prof_params_t p = { .source = PROF_SRC_DEFAULT, .hz = PROF_UNPRIV_HZ_MAX + 1,
-			    .flags = PROF_F_CALLCHAIN, .depth = 32 };
+			    .flags = PROF_F_CALLCHAIN | PROF_F_OFFCPU, .depth = 32 };
 	self_stats_t st = { 0 };
 	unsigned src, hz;
 	int phone;
@@ -216,15 +233,17 @@ int cmd_prof_self(int argc, char **argv)
 		return 5;
 	}
 	uint64_t end = sys_clock_ns(CLOCK_MONOTONIC) + 500000000ull;
-	while (sys_clock_ns(CLOCK_MONOTONIC) < end)
+	while (sys_clock_ns(CLOCK_MONOTONIC) < end) {
 		for (int i = 0; i < 100; i++)
 			__vernier_syscall(SYS_NULL, 0, 0, 0, 0, 0, 0);
+		sys_sleep_ns(1000000);          /* off-CPU records too */
+	}
 	prof_end(phone);
 	rc = self_read_all(phone, &st);
 	prof_disconnect(phone);
-	printf("tester: %lu user, %lu kernel samples, %lu with kernel addresses\n",
-	       st.user, st.kernel, st.leaked);
-	if (rc != EOK || !st.header || !st.ktext_hidden || st.leaked || !st.kernel)
+	printf("tester: %lu user, %lu kernel samples, %lu off-CPU records, %lu with kernel "
+	       "addresses\n", st.user, st.kernel, st.off, st.leaked);
+	if (rc != EOK || !st.header || !st.ktext_hidden || st.leaked || !st.kernel || !st.off)
 		return 6;
 	return 0;
 }

@@ -5,8 +5,9 @@
  * task and program records for ourselves, samples of our spinning thread
  * in user mode, an END record last), one system session at a time,
  * sysinfo system.profiler going back to idle with no memory held after
- * the phone is hung up, and a task session on a child spawned stopped
- * that ends by itself when the child exits.
+ * the phone is hung up, a task session on a child spawned stopped
+ * that ends by itself when the child exits, and off-CPU records
+ * (PROF_F_OFFCPU) of a sleeping thread.
  */
 #include <abi/profile.h>
 #include <abi/sysinfo.h>
@@ -28,6 +29,10 @@ typedef struct stream_stats {
 	uint64_t samples, mine_user, records, bad;
 	uint64_t cpu_mask;                /* CPUs that contributed samples */
 	uint64_t throttle_recs, end_throttled;
+	uint64_t tsc_hz;                  /* the header's */
+	uint64_t offcpu, off_foreign;     /* off-CPU records; of other tasks */
+	uint64_t sleep_cycles, sleep_chained;  /* WAIT_WHY_SLEEP: cycles; with kernel and user frames */
+	uint64_t off_ipc;                 /* WAIT_WHY_IPC records */
 } stream_stats_t;
 
 static uint64_t prof_source(void)
@@ -40,6 +45,17 @@ static uint64_t prof_source(void)
 	return (p.available & (1u << PROF_SRC_RTC_NMI)) ? PROF_SRC_RTC_NMI : PROF_SRC_TIMER;
 }
 
+static void parse_offcpu(const prof_rec_offcpu_t *r, task_id_t me, stream_stats_t *st)
+{
+	st->offcpu++;
+	st->off_foreign += r->task != me;
+	st->off_ipc += r->why == WAIT_WHY_IPC;
+	if (r->why != WAIT_WHY_SLEEP)
+		return;
+	st->sleep_cycles += r->cycles;
+	st->sleep_chained += r->nkernel > 0 && r->nchain > r->nkernel;
+}
+
 static void parse_rec(const prof_rec_t *h, task_id_t me, stream_stats_t *st)
 {
 	const prof_rec_sample_t *s = (const void *)h;
@@ -50,6 +66,7 @@ static void parse_rec(const prof_rec_t *h, task_id_t me, stream_stats_t *st)
 		st->header_ok = st->records == 0 &&
 				((const prof_rec_header_t *)h)->magic == PROF_MAGIC &&
 				((const prof_rec_header_t *)h)->version == PROF_VERSION;
+		st->tsc_hz = ((const prof_rec_header_t *)h)->tsc_hz;
 		break;
 	case PROF_REC_TASK:
 		st->task_ok |= ((const prof_rec_task_t *)h)->task == me;
@@ -65,6 +82,9 @@ static void parse_rec(const prof_rec_t *h, task_id_t me, stream_stats_t *st)
 		break;
 	case PROF_REC_THROTTLE:
 		st->throttle_recs++;
+		break;
+	case PROF_REC_OFFCPU:
+		parse_offcpu((const prof_rec_offcpu_t *)h, me, st);
 		break;
 	case PROF_REC_EXIT:
 		st->exit_seen |= ((const prof_rec_exit_t *)h)->task == me;
@@ -187,6 +207,7 @@ static void test_prof_system(int phone, int phone2, task_id_t me)
 	tap_ok(st.cpu_mask == all, "prof: every one of %u CPUs contributed samples (mask %#lx)",
 	       ncpu, st.cpu_mask);
 	rc = ipc_call_sync(phone, KBOX_PROF_STATUS, (uint64_t)&ps, sizeof(ps), 0, 0, 0, NULL);
+	tap_ok(st.offcpu == 0, "prof: no off-CPU records without PROF_F_OFFCPU (%lu)", st.offcpu);
 	tap_ok(rc == EOK && ps.state == PROF_STATE_ENDED && ps.samples == st.samples,
 	       "prof: STATUS after the end: state %u, samples %lu (stream %lu)",
 	       ps.state, ps.samples, st.samples);
@@ -292,6 +313,47 @@ static void test_prof_throttle(int phone, task_id_t me)
 	       st.end_throttled, st.throttle_recs, st.samples, bad);
 }
 
+#define OFF_SLEEPS 3
+#define OFF_SLEEP_NS (100 * 1000000ull)
+
+/* Sleeps OFF_SLEEPS times OFF_SLEEP_NS. */
+static long sleep_thread(void *arg)
+{
+	for (int i = 0; i < OFF_SLEEPS; i++)
+		sys_sleep_ns(OFF_SLEEP_NS);
+	return 0;
+}
+
+/*
+ * A task session on ourselves with PROF_F_OFFCPU and call chains: a
+ * thread that sleeps 3 x 100 ms gives sleep records whose cycles add up
+ * to at least its 300 ms (and not far beyond), each with its kernel and
+ * user frames; our reads of the stream give IPC waits; nothing of other
+ * tasks. (test_prof_system checks a session without the flag gets none.)
+ */
+static void test_prof_offcpu(int phone, task_id_t me)
+{
+	stream_stats_t st = { 0 };
+	prof_status_t ps = { 0 };
+	thread_id_t tid;
+
+	errno_t rc = ipc_call_sync(phone, KBOX_PROF_TASK_BEGIN, prof_source(), 1000,
+				   PROF_F_OFFCPU | PROF_F_CALLCHAIN, 16, 0, NULL);
+	if (rc == EOK && thread_start(sleep_thread, NULL, &tid) == EOK) {
+		rc = read_all(phone, me, now_ns() + OFF_SLEEPS * OFF_SLEEP_NS + NS_PER_SEC / 2, &st);
+		thread_join(tid, NULL);
+		ipc_call_sync(phone, KBOX_PROF_STATUS, (uint64_t)&ps, sizeof(ps), 0, 0, 0, NULL);
+	}
+	uint64_t want = st.tsc_hz * (OFF_SLEEPS * OFF_SLEEP_NS / 1000000) / 1000;
+	tap_ok(rc == EOK && st.sleep_cycles >= want && st.sleep_cycles < want * 2 &&
+	       st.sleep_chained >= OFF_SLEEPS && st.off_ipc > 0 && !st.off_foreign &&
+	       ps.offcpu == st.offcpu,
+	       "prof: off-CPU records: sleeps of %lu cycles for %lu slept, %lu with kernel and "
+	       "user frames, %lu IPC waits, %lu of other tasks, STATUS %lu of %lu (rc %d)",
+	       st.sleep_cycles, want, st.sleep_chained, st.off_ipc, st.off_foreign, ps.offcpu,
+	       st.offcpu, rc);
+}
+
 #define MANY_SESSIONS 34              /* more than the kernel's NMI filter slots (32) */
 
 /* Task sessions beyond the NMI filter's slots still get their task's samples. */
@@ -367,6 +429,11 @@ void test_prof(void)
 	if (!tap_ok(rc == EOK, "prof: a kbox phone for the throttle test (%d)", rc))
 		return;
 	test_prof_throttle(phone, me);
+	sys_ipc_hangup(phone);
+	rc = sys_ipc_connect_kbox(me, &phone);
+	if (!tap_ok(rc == EOK, "prof: a kbox phone for the off-CPU test (%d)", rc))
+		return;
+	test_prof_offcpu(phone, me);
 	sys_ipc_hangup(phone);
 	test_prof_task();
 	test_prof_idle(false, 0);

@@ -56,4 +56,12 @@ size_t arch_sample_stack(const struct int_frame *f, uint64_t *out, size_t depth,
  */
 size_t arch_user_stack(const struct thread *t, uint64_t *out, size_t max);
 
+/*
+ * Where the current thread t waits or waited: the return addresses of its
+ * kernel frames from the caller's up (*nkernel of them, within its kernel
+ * stack), then its user stack as arch_user_stack gives it, at most max in
+ * all. Interrupts off; never faults. Returns the number stored.
+ */
+size_t arch_thread_stack(const struct thread *t, uint64_t *out, size_t max, uint16_t *nkernel);
+
 #endif

@@ -1,0 +1,99 @@
+/*
+ * Off-CPU records (issue 17; lib/include/abi/profile.h, PROF_REC_OFFCPU).
+ * When a thread that a session with PROF_F_OFFCPU covers runs again, the
+ * scheduler calls prof_offcpu_resume() on that thread's own stack, right
+ * after the switch: the thread is where it waited, so its stack then is
+ * the stack of the wait. The record goes into the CPU's off-CPU ring, a
+ * second ring per CPU that only this hook writes, with interrupts off
+ * (the sample ring's producer is the NMI: one producer per ring). The
+ * drain thread routes the records (drain.c).
+ */
+#include <arch/callchain.h>
+#include <kernel/prof.h>
+#include <kernel/task.h>
+#include <kernel/thread.h>
+#include <lib/string.h>
+#include "internal.h"
+
+volatile bool prof_offcpu_on;
+uint64_t prof_offcpu_lost;
+
+/* Does a running session with PROF_F_OFFCPU cover t? */
+static bool prof_offcpu_covers(const thread_t *t)
+{
+	if (prof_engine.off_system)
+		return true;
+	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
+		if (prof_engine.off_targets[i] && prof_engine.off_targets[i] == t->task->id)
+			return true;
+	return false;
+}
+
+/* Fill r (room for max chain entries) for t, off its CPU from out to in. */
+static size_t prof_offcpu_fill(prof_rec_offcpu_t *r, const thread_t *t, uint64_t out,
+			       uint64_t in, size_t max)
+{
+	r->task = t->task->id;
+	r->thread = t->id;
+	r->start = out;
+	r->cycles = in - out;
+	r->why = t->wait_why % WAIT_WHY_COUNT;
+	r->wait_task = r->why == WAIT_WHY_IPC ? t->wait_task : 0;
+	r->wait_method = r->why == WAIT_WHY_IPC ? t->wait_method : 0;
+	r->nkernel = 0;
+	r->nchain = (uint16_t)(max ? arch_thread_stack(t, r->chain, max, &r->nkernel) : 0);
+	return sizeof(*r) + r->nchain * sizeof(r->chain[0]);
+}
+
+/* Put t's record into ring (interrupts off, the gate held). */
+static void prof_offcpu_put(ring_t *ring, const thread_t *t, uint32_t cpu)
+{
+	uint64_t out = t->acct.last_switch_out, in = t->acct.last_switch_in;
+	size_t max = prof_engine.depth < PROF_OFFCPU_CHAIN_MAX ? prof_engine.depth
+		     : PROF_OFFCPU_CHAIN_MAX;
+	prof_rec_offcpu_t *r;
+
+	if (!out || in <= out || !prof_offcpu_covers(t))
+		return;
+	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]),
+			 (void **)&r) != EOK)
+		return;                      /* counted in the ring's drops */
+	size_t size = prof_offcpu_fill(r, t, out, in, max);
+	prof_rec_init(&r->h, PROF_REC_OFFCPU, size, cpu, in);
+	ring_commit(ring);
+}
+
+/*
+ * The gate (internal.h) as prof_hit's: the engine's stopper clears
+ * prof_engine.on and waits for off_busy before it frees the rings.
+ */
+void prof_offcpu_resume(thread_t *t)
+{
+	cpu_t *c = cpu_current();
+	prof_cpu_t *p = &prof_cpus[c->id];
+
+	if (t != c->idle && t->task && prof_gate_enter(&p->off_busy, &prof_engine.on) &&
+	    prof_engine.off_mem[c->id])
+		prof_offcpu_put(&prof_engine.off_rings[c->id], t, c->id);
+	prof_gate_leave(&p->off_busy);
+}
+
+/*
+ * s's view of an off-CPU record into buf: without call chains, no chain;
+ * for a session that may not see the kernel's addresses, only the user
+ * part. Returns the record to put (rec itself, or buf).
+ */
+const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_rec_offcpu_t *rec,
+					   prof_rec_offcpu_t *buf)
+{
+	unsigned drop = !(s->flags & PROF_F_CALLCHAIN) ? rec->nchain : s->redact ? rec->nkernel : 0;
+
+	if (!drop)
+		return rec;
+	memcpy(buf, rec, sizeof(*buf));
+	buf->nchain = (uint16_t)(rec->nchain - drop);
+	buf->nkernel = drop >= rec->nkernel ? 0 : rec->nkernel;
+	memcpy(buf->chain, rec->chain + drop, buf->nchain * sizeof(buf->chain[0]));
+	buf->h.size = (uint16_t)(sizeof(*buf) + buf->nchain * sizeof(buf->chain[0]));
+	return buf;
+}
