@@ -1,7 +1,7 @@
 /*
  * profile: the statistical profiler of one task.
  *
- *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c]
+ *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c] [-w]
  *           (-t ID | PROGRAM [ARGS...])
  *     -t ID       profile the running task ID (needs the profile
  *                 permission unless it is our child)
@@ -14,6 +14,13 @@
  *                 (the session gets them: abi/profile.h), per server and
  *                 method, and the top functions of both: what the task
  *                 really costs the system, and where
+ *     -w          wall clock (issue 17): also where the task's threads
+ *                 wait (PROF_F_OFFCPU); each off-CPU stretch weighs as
+ *                 the samples it would have had, on the stack where it
+ *                 waited, as "[off-cpu: REASON]" ("[off-cpu: wait
+ *                 SERVER.METHOD]" for a call's answer): shares of wall
+ *                 time, not CPU time (lib/profreport.h). With -g the
+ *                 waits sit under the stacks that waited
  *
  * The session ends with the task (then profile prints the report and
  * "profile: task N exited with status S"), after -d seconds, or by a key.
@@ -59,7 +66,8 @@ typedef struct target {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
-		"[-o FILE] [-c] (-t ID | PROGRAM [ARGS...])\n"
+		"[-o FILE] [-c] [-w]\n"
+		"               (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
 		"  -f HZ       samples per second, 1..100000 (default 1000)\n"
@@ -70,6 +78,8 @@ static void usage(FILE *out)
 		"              (-o com2: out of the second serial port)\n"
 		"  -c          the report by origin: the task's own samples and the\n"
 		"              servers' work for it\n"
+		"  -w          wall clock: also the time its threads wait, as\n"
+		"              [off-cpu: REASON] frames (sleep, wait SERVER.METHOD, ...)\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
 
@@ -98,7 +108,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:c")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cw")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -2,7 +2,7 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
- *            [-c [-t ID]]
+ *            [-c [-t ID]] [-w]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -21,6 +21,10 @@
  *                 samples others spent for it (per server and method)
  *                 and the top functions of both
  *     -t ID       with -c: only task ID's part (what it really costs)
+ *     -w          wall clock (issue 17): also where every thread waits
+ *                 (PROF_F_OFFCPU), weighted as the samples it would have
+ *                 had, on its stack under "[off-cpu: REASON]": shares of
+ *                 all CPUs' wall time plus every thread's waits
  *
  * Connects to its own task's kernel answerbox and begins a system
  * session (needs the profile permission). While it runs, stderr (when a
@@ -46,7 +50,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
-		"                [-c [-t ID]]\n"
+		"                [-c [-t ID]] [-w]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -58,7 +62,8 @@ static void usage(FILE *out)
 		"              (-o com2: out of the second serial port)\n"
 		"  -c          the report by origin: servers' work charged to the\n"
 		"              task whose call they served\n"
-		"  -t ID       with -c: only task ID (own and imposed)\n");
+		"  -t ID       with -c: only task ID (own and imposed)\n"
+		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n");
 }
 
 /* -t's value into *id; false if it is not a task id. */
@@ -78,7 +83,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o)
 	int c;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "hf:s:d:gp:o:ct:")) != -1) {
+	while ((c = getopt(argc, argv, "hf:s:d:gp:o:ct:w")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -134,6 +134,10 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 	case 'c':
 		o->by_origin = true;
 		return 1;
+	case 'w':
+		o->wall = true;
+		o->params.flags |= PROF_F_OFFCPU;
+		return 1;
 	default:
 		return -1;
 	}
@@ -252,6 +256,7 @@ int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 		fprintf(stderr, "%s: out of memory\n", o->prog);
 		return 1;
 	}
+	prof_report_set_wall(t->report, o->wall);
 	if (!psink_open(&t->sink, o->prog, o->out))
 		return 1;
 	ptool_need(t, target);

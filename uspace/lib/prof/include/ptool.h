@@ -19,7 +19,7 @@
 #define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
 #define PTOOL_COM2 PSINK_COM2            /* -o com2: the second serial port */
 
-/* The options both tools take (-f -s -d -g -o -c; sprofile also -p). */
+/* The options both tools take (-f -s -d -g -o -c -w; sprofile also -p). */
 typedef struct ptool_opts {
 	const char *prog;               /* "profile" or "sprofile": messages */
 	prof_params_t params;
@@ -27,6 +27,7 @@ typedef struct ptool_opts {
 	unsigned threshold_centi;       /* -p, in 1/100 % */
 	bool tree;                      /* -g */
 	bool by_origin;                 /* -c: the report by origin (IPC-aware) */
+	bool wall;                      /* -w: wall clock (PROF_F_OFFCPU, prof_report_set_wall) */
 	uint64_t origin;                /* with -c: only this task (0: all) */
 	const char *out;                /* -o FILE or "com2"; NULL: none */
 	unsigned style;                 /* PROF_STYLE_* */
@@ -63,7 +64,7 @@ typedef struct ptool {
 void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
 		     const char *keys);
 /*
- * Apply common option c (one of "f:s:d:go:p:c") with arg. Returns 1 when
+ * Apply common option c (one of "f:s:d:go:p:cw") with arg. Returns 1 when
  * applied, 0 for a bad value (a message is printed: a usage error), -1
  * if c is not a common option.
  */
