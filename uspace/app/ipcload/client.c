@@ -33,6 +33,62 @@ uint64_t do_calls(int phone, uint64_t method, uint64_t us, unsigned n)
 	return ok;
 }
 
+/* Sleep us microseconds (the wall mode's off-CPU part that is not a call). */
+static __attribute__((noinline, noclone)) void do_sleep(uint64_t us)
+{
+	__asm__ volatile("# ipcload do_sleep" ::: "memory");
+	sys_sleep_ns(us * 1000);
+}
+
+static uint64_t wall_now(void)
+{
+	return sys_clock_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * The wall mode's rounds on phone: compute 4 us, sleep 3 us, wait 3 us
+ * for WORK; the wall time of each phase summed into ns[0..2].
+ */
+static uint64_t wall_rounds(int phone, unsigned us, unsigned rounds, uint64_t ns[3])
+{
+	uint64_t calls = 0, t0 = wall_now(), t1, t2, t3;
+
+	for (unsigned r = 0; r < rounds; r++, t0 = t3) {
+		local_work(4 * (uint64_t)us);
+		t1 = wall_now();
+		do_sleep(3 * (uint64_t)us);
+		t2 = wall_now();
+		calls += do_calls(phone, IPCLOAD_M_WORK, 3 * (uint64_t)us, 1);
+		t3 = wall_now();
+		ns[0] += t1 - t0;
+		ns[1] += t2 - t1;
+		ns[2] += t3 - t2;
+	}
+	return calls;
+}
+
+/* The wall mode's client in this task (ipcload.h): rounds, then their phases' wall time. */
+int wall_main(const char *server, unsigned us, unsigned rounds)
+{
+	int phone;
+	errno_t rc = service_connect_wait(server, CLIENT_CONNECT_NS, &phone);
+
+	if (rc != EOK) {
+		fprintf(stderr, "ipcload: wall: cannot reach %s: %s\n", server, strerror(rc));
+		return 1;
+	}
+	uint64_t ns[3] = { 0, 0, 0 }, c0 = ipcload_cpu_ns();
+	uint64_t calls = wall_rounds(phone, us, rounds, ns);
+	uint64_t cpu = ipcload_cpu_ns() - c0;
+	sys_ipc_hangup(phone);
+	printf("ipcload: wall client task %llu: %u rounds, %llu calls, wall us: compute %llu, "
+	       "sleep %llu, wait %llu; cpu us %llu\n", (unsigned long long)sys_task_id(),
+	       rounds, (unsigned long long)calls, (unsigned long long)(ns[0] / 1000),
+	       (unsigned long long)(ns[1] / 1000), (unsigned long long)(ns[2] / 1000),
+	       (unsigned long long)(cpu / 1000));
+	return calls == rounds ? 0 : 1;
+}
+
 int client_main(const client_args_t *a)
 {
 	int phone;

@@ -1,7 +1,7 @@
 /*
  * ipcload: the ground truth of IPC-aware profiling.
  *
- *   ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain
+ *   ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall
  *     ratio  a server and two clients; each client does ROUNDS rounds of
  *            -l US local work and one WORK call; client 1's calls ask 3 *
  *            US of the server (in serve_a), client 2's US: the server's
@@ -9,6 +9,14 @@
  *     chain  a client -> S1 -> S2: each of ROUNDS WORK calls makes S1 spin
  *            US in serve_a, then, still serving it, call S2 (WORK_B: US
  *            in serve_b)
+ *     wall   the ground truth of wall-clock profiling (issue 17): a
+ *            server, and this task as its one client: each of ROUNDS
+ *            rounds computes 4 * US (local_work), sleeps 3 * US
+ *            (do_sleep) and waits for a WORK call of 3 * US (do_calls;
+ *            the server spins in serve_a): 40 % compute, 30 % sleep, 30 %
+ *            waiting for ipcload.WORK of the rounds' wall time (on 1 CPU;
+ *            -l is not used). The client is this task so that `profile
+ *            -w ipcload wall` sees it
  *     -n ROUNDS  1..1000000 (default 200)
  *     -u US      server work per call, 1..100000 microseconds (default 4000)
  *     -l US      local work per round, 0..100000 microseconds (default 1000)
@@ -51,11 +59,12 @@ static char self_path[] = "/bin/ipcload";
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain\n"
+	fprintf(out, "usage: ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall\n"
 		"  IPC load with a known answer: servers spin US per call in serve_a,\n"
 		"  serve_b; clients compute locally (local_work) and call (do_calls)\n"
 		"  ratio   two clients, server work 3:1 (3*US and US per call)\n"
 		"  chain   a client -> S1 (US in serve_a) -> S2 (US in serve_b)\n"
+		"  wall    this task computes 4*US, sleeps 3*US, waits for a 3*US call\n"
 		"  -n ROUNDS  rounds per client, 1..1000000 (default 200)\n"
 		"  -u US      server work per call, 1..100000 us (default 4000)\n"
 		"  -l US      local work per round, 0..100000 us (default 1000)\n");
@@ -221,6 +230,23 @@ static int run_chain(const opts_t *o)
 	return ok ? 0 : 1;
 }
 
+/* wall: a server; this task its client (wall_main). */
+static int run_wall(const opts_t *o)
+{
+	char name[IPC_NAME_MAX + 1];
+	task_id_t srv;
+
+	snprintf(name, sizeof(name), "ipcload.%llu", (ull)sys_task_id());
+	char *sargs[] = { "server", name, NULL };
+	if (start(sargs, &srv) != EOK)
+		return 1;
+	bool ok = wall_main(name, o->us, o->rounds) == 0;
+	ok = stop_server(name, srv) && ok;
+	printf("ipcload: wall done: client task %llu, server task %llu%s\n",
+	       (ull)sys_task_id(), (ull)srv, ok ? "" : " (failed)");
+	return ok ? 0 : 1;
+}
+
 /* The internal modes: server NAME [NEXT], client NAME INDEX METHOD COST LOCAL ROUNDS. */
 static int run_internal(int argc, char **argv)
 {
@@ -269,7 +295,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
 	}
 	ipcload_loops_ms = k;
 	if (optind >= argc) {
-		fprintf(stderr, "ipcload: which mode? ratio or chain\n");
+		fprintf(stderr, "ipcload: which mode? ratio, chain or wall\n");
 		return usage_error();
 	}
 	o->mode = argv[optind];
@@ -288,12 +314,15 @@ int main(int argc, char **argv)
 		return usage_error();
 	if (internal)
 		return run_internal(argc - optind, argv + optind);
-	if (optind + 1 != argc || (strcmp(o.mode, "ratio") && strcmp(o.mode, "chain"))) {
+	if (optind + 1 != argc ||
+	    (strcmp(o.mode, "ratio") && strcmp(o.mode, "chain") && strcmp(o.mode, "wall"))) {
 		fprintf(stderr, "ipcload: unknown mode '%s'\n", o.mode);
 		return usage_error();
 	}
 	ipcload_loops_ms = calibrate();
 	printf("ipcload: %s: %u rounds, %u us per call, %u us local, %llu loops/ms\n",
 	       o.mode, o.rounds, o.us, o.local_us, (ull)ipcload_loops_ms);
+	if (strcmp(o.mode, "wall") == 0)
+		return run_wall(&o);
 	return strcmp(o.mode, "ratio") == 0 ? run_ratio(&o) : run_chain(&o);
 }
