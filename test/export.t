@@ -30,7 +30,12 @@ and with the counts the stream was built from:
 - speedscope: the JSON validates against the schema the npm package
   ships (ajv-cli); the speedscope app in headless chromium imports it and
   the folded file (page title `NAME - speedscope`, no console error);
-- the top functions are the same, in the same order, in every consumer.
+- the top functions are the same, in the same order, in every consumer;
+- wall clock (vprof -W, issue 17): the stream with two off-CPU records
+  (2 s asleep under alpha, 1 s of sh in recv): flamegraph.pl shows the
+  [off-cpu: sleep] and [off-cpu: recv] frames with their weights, go tool
+  pprof reads wall/nanoseconds with them flat, the speedscope JSON
+  (nanoseconds) validates, callgrind_annotate reads the callgrind file.
 Filters (-T, -m) shrink what the consumers see accordingly. The tools
 come from tools/setup.sh; a missing one fails its tests (not skipped).
 
@@ -579,6 +584,64 @@ def check_gmon(tap, tmp):
            "gprof -q: spin's callers with the samples on each arc (4000/1500/1000 of 6500)")
 
 
+# ---------------------------------------------------------------- wall clock (-W)
+
+WALL = {"[off-cpu: sleep]": 2000, "[off-cpu: recv]": 1000}
+
+
+def offcpu(tid, thread, why, seconds, frames, syms):
+    """A PROF_REC_OFFCPU (v4) of thread waiting seconds in frames (root first)."""
+    chain = [address(f, syms, 0x40) for f in reversed(frames)]
+    body = struct.pack("<QQQQIHHQQ", tid, thread, 0, seconds * TSC_HZ, why, len(chain), 0,
+                       0, 0) + b"".join(struct.pack("<Q", a) for a in chain)
+    return rec(10, 16 + len(body), 0, 10 * TSC_HZ) + body
+
+
+def wall_stream():
+    """The stream with 2 s of workload asleep under alpha and 1 s of sh in recv."""
+    s = stream()
+    return (s[:-48] + offcpu(10, 101, 2, 2, ["main", "worker", "alpha"], WORKLOAD_NM) +
+            offcpu(11, 110, 4, 1, ["sh_main", "sh_read"], SH_NM) + s[-48:])
+
+
+def check_wall(tap, tmp):
+    """vprof -W's exports of the wall stream, read by flamegraph.pl, pprof, ajv, callgrind."""
+    with open(os.path.join(tmp, "stream"), "wb") as f:
+        f.write(wall_stream())
+    folded = vprof(tap, tmp, ["-W", "-F", "folded"], "wall.folded")
+    rc, svg, err = run(["perl", FLAMEGRAPH, folded])
+    sums = {}
+    for m in re.finditer(r"<title>(.*?) \(([\d,]+) samples?, [\d.]+%\)</title>", svg):
+        sums[m.group(1)] = sums.get(m.group(1), 0) + int(m.group(2).replace(",", ""))
+    tap.ok(rc == 0 and all(sums.get(k) == v for k, v in WALL.items()) and
+           sums.get("workload") == TOTAL - 500 + 2000,
+           "flamegraph.pl of -W folded: the [off-cpu ...] frames' samples, workload's wall "
+           "(%s)" % {k: sums.get(k) for k in list(WALL) + ["workload"]})
+    path = vprof(tap, tmp, ["-W", "-F", "pprof"], "wall.pb.gz")
+    flat, _cum, _pct, _out = pprof_top(tap, path)
+    rc, raw, _err = run(["go", "tool", "pprof", "-raw", path],
+                        env=dict(os.environ, HOME=tmp))
+    tap.ok(all(flat.get(k) == v for k, v in WALL.items()) and
+           "samples/count wall/nanoseconds" in raw,
+           "go tool pprof: wall/nanoseconds, the [off-cpu ...] frames flat (%s)"
+           % {k: flat.get(k) for k in WALL})
+    path = vprof(tap, tmp, ["-W", "-F", "speedscope"], "wall.json")
+    rc, out, err = run(["node", AJV, "validate", "--spec=draft7", "--strict=false", "-s", SCHEMA,
+                        "-d", path])
+    with open(path) as f:
+        doc = json.load(f)
+    weights = {p["name"]: (p["unit"], sum(p["weights"])) for p in doc["profiles"]}
+    tap.ok(rc == 0 and weights.get("workload (task 10)") == ("nanoseconds", 13500 * 10**6),
+           "speedscope -W: valid, nanoseconds, workload's 13.5 s (%s)" % weights)
+    path = vprof(tap, tmp, ["-W", "-F", "callgrind"], "wall.callgrind")
+    rc, counts, err = annotate(path, False)
+    with open(path) as f:
+        text = f.read()
+    tap.ok(rc == 0 and "fn=[off-cpu: sleep]\n0 2000\n" in text,
+           "callgrind -W: [off-cpu: sleep] with 2000 self, callgrind_annotate reads it (%s)"
+           % err.strip()[:200])
+
+
 def main():
     tap = Tap()
     tmp = tempfile.mkdtemp(prefix="vernier-export-")
@@ -604,6 +667,7 @@ def main():
         check_svg2png(tap, tmp)
         check_gmon(tap, tmp)
         check_kprof(tap, tmp)
+        check_wall(tap, tmp)
         for name, got in tops:
             n = len(got)
             tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %

@@ -44,6 +44,7 @@ TOLERANCE = 2.0               # percentage points: profile against measured
 ASKED_TOL = 5.0               # measured against the asked 40/30/30
 MIN_SAMPLES = 10000
 RATE = 1000
+SOURCE = "timer"           # (rtc-nmi at 1024 Hz: the guest hung in this run; see the report)
 ARGS = "-n 100 -u 10000"      # 100 rounds of 100 ms asked: 10 s
 ASKED = (40.0, 30.0, 30.0)
 PHASES = ("compute", "sleep", "wait")
@@ -69,8 +70,9 @@ def check_usage(tap, sh):
 
 
 def check_run(tap, sh):
-    cmd = "profile -w -g -f %d -o com2 ipcload %s wall > /tmp/w.txt" % (RATE, ARGS)
-    sh.run(cmd, timeout=900)
+    cmd = "profile -w -g -s %s -f %d -o com2 ipcload %s wall > /tmp/w.txt" % (SOURCE, RATE,
+                                                                              ARGS)
+    sh.run(cmd, timeout=400)
     out = sh.run("cat /tmp/w.txt", timeout=120) or []
     m = [CLIENT_RE.search(l) for l in out]
     m = [x for x in m if x]
