@@ -39,6 +39,8 @@ SMP_UNTIL = r"^smp: \d+ CPUs online"
 TROUBLE_RE = re.compile(r"\b(?:panic|PANIC|exception|fault)\b")
 # "boot: N ms from kernel entry to smp online"
 BOOT_MS_RE = re.compile(r"^boot: (\d+) ms from kernel entry to smp online")
+# "time: TSC frequency from SOURCE, ..." (arch/x86_64/tsc.c)
+TSC_SOURCE_RE = re.compile(r"^time: TSC frequency from (.+?), ")
 # "mm: kernel footprint: ..." (reported as is)
 FOOTPRINT_RE = re.compile(r"^mm: kernel footprint: ")
 
