@@ -241,9 +241,18 @@ void arch_cpu_stop(void)
 		cpu_halt();
 }
 
+/*
+ * The boot CPU calibrates its local APIC timer against the TSC; the APs
+ * take its rate (every local APIC timer runs from the same bus or crystal
+ * clock, as Linux assumes too) instead of 10 ms each.
+ */
 void arch_timer_init_cpu(unsigned hz)
 {
+	static uint64_t rate;
 	cpu_t *c = cpu_current();
-	c->arch.lapic_ticks_per_sec = lapic_timer_calibrate();
-	lapic_timer_start(c->arch.lapic_ticks_per_sec, hz);
+
+	if (!rate)
+		rate = lapic_timer_calibrate();
+	c->arch.lapic_ticks_per_sec = rate;
+	lapic_timer_start(rate, hz);
 }
