@@ -111,6 +111,17 @@ def run_parallel(jobs):
             yield fut.result()
 
 
+def boot_diag(lines, prompt_s):
+    """One diagnostic line on boot time: host seconds from QEMU start to the
+    shell prompt, and the kernel's own entry-to-smp figure if it logged one
+    (a diagnostic only: the machines are shared and noisy)."""
+    ms = [m.group(1) for m in map(BOOT_MS_RE.search, lines) if m]
+    text = "boot to prompt: %.2f s from QEMU start" % prompt_s
+    if ms:
+        text += " (kernel: %s ms from entry to smp online)" % ms[0]
+    return text
+
+
 # ---------------------------------------------------------------- log checks
 PLAN_RE = re.compile(r"^1\.\.(\d+)\s*(?:#.*)?$")
 TEST_RE = re.compile(
