@@ -24,7 +24,7 @@ typedef struct failinj_rule {
 static failinj_rule_t failinj_rules[FAILINJ_KINDS] = {
 	{ "failslab", 0, false, 0 }, { "failframe", 0, false, 0 }, { "failcopy", 0, false, 0 },
 };
-static bool failinj_armed;
+bool failinj_armed;
 static char failinj_task[TASK_NAME_MAX];   /* failinj.task=: only this task's calls */
 static uint64_t failinj_n_injected, failinj_n_reached, failinj_n_absorbed, failinj_n_other;
 
@@ -71,7 +71,7 @@ static void failinj_trace(const failinj_rule_t *r, uint64_t n)
 	backtrace_print(pcs, backtrace_here(pcs, FAILINJ_TRACE_DEPTH), true);
 }
 
-bool failinj_hit(failinj_kind_t kind)
+bool failinj_hit_armed(failinj_kind_t kind)
 {
 	if (!failinj_armed || !failinj_rules[kind].n)
 		return false;
@@ -87,12 +87,12 @@ bool failinj_hit(failinj_kind_t kind)
 	return true;
 }
 
-uint32_t failinj_mark(void)
+uint32_t failinj_mark_armed(void)
 {
 	return failinj_armed ? thread_current()->failinj_hits : 0;
 }
 
-void failinj_syscall_done(uint64_t nr, uint32_t mark, int64_t r)
+void failinj_syscall_check(uint64_t nr, uint32_t mark, int64_t r)
 {
 	if (!failinj_armed || thread_current()->failinj_hits == mark)
 		return;

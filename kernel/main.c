@@ -139,6 +139,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	tick_init(kmain_hz());      /* boot CPU tick */
 	irq_enable();
 	smp_init();                 /* start the other CPUs */
+	kmain_report_boot();        /* the time to here: issue 18's boot figure */
 	harden_init();              /* SMEP/SMAP/UMIP that every CPU has */
 	harden_report();            /* SMEP/SMAP/UMIP, canary source */
 	initrd_init();              /* programs */
@@ -146,7 +147,6 @@ __attribute__((no_stack_protector)) void kmain(void)
 	prof_init();                /* profiler: sample sources, drain thread */
 	load_init();                /* the load average thread */
 	acct_measure();             /* cycles accounting costs per entry */
-	kmain_report_boot();
 	mm_report_footprint();
 	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)
 		panic("kmain: cannot create kinit");

@@ -4,7 +4,11 @@ CPUs) and check the boot log. TAP on stdout, for prove.
 
 For each boot: the kernel reaches "smp: N CPUs online" with N = CPUs, says
 it once (the log is read for 1 s more), prints nothing about a panic,
-exception or fault, and every kernel line has a "subsys: " prefix. The host
+exception or fault, and every kernel line has a "subsys: " prefix. The TSC
+rate comes from a quick source, not the PIT's 150 ms (issue 18): under TCG
+from one HPET window (QEMU's CPUID has neither leaf 15h/16h nor 0x40000010),
+under KVM from any source but the PIT. The kernel's "boot: N ms" figure
+is the line right after the smp line. The host
 time to the smp line and the kernel's own "boot: N ms ..." and
 "mm: kernel footprint: ..." lines are reported as diagnostics.
 """
@@ -48,6 +52,8 @@ def check(tap, firmware, cpus, r):
     if counts and any(n != cpus for n in counts):
         tap.diag("kernel said: %s" % "; ".join(smp))
     passed &= check_console(tap, name, firmware, r)
+    passed &= check_tsc_source(tap, name, r)
+    passed &= check_boot_line(tap, name, r)
     bad = bt.trouble(r.lines)
     passed &= tap.ok(not bad, "%s no panic, exception or fault" % name)
     if bad:
@@ -75,6 +81,34 @@ def check_console(tap, name, firmware, r):
               if firmware == "uefi" else r"^console: VGA text 80x25$")
     what = "the GOP framebuffer" if firmware == "uefi" else "VGA text mode"
     ok &= tap.ok(r.grep(screen), "%s screen console on %s" % (name, what))
+    return ok
+
+
+def check_boot_line(tap, name, r):
+    """The kernel's boot figure is taken right at the smp line: the line
+    after it (it used to come after prof_init and five more steps)."""
+    lines = r.lines
+    at = [i for i, l in enumerate(lines) if bt.SMP_RE.search(l)]
+    ok = tap.ok(at and at[0] + 1 < len(lines)
+                and bt.BOOT_MS_RE.search(lines[at[0] + 1]),
+                "%s 'boot: N ms ...' is the line after the smp line" % name)
+    if not ok and at:
+        bt.show_lines(tap, "lines after the smp line:", lines[at[0] + 1:at[0] + 4])
+    return ok
+
+
+def check_tsc_source(tap, name, r):
+    """The TSC rate came from the HPET (TCG) or at least not the PIT."""
+    found = [m.group(1) for m in map(bt.TSC_SOURCE_RE.search, r.lines) if m]
+    if bt.accel() == "tcg":
+        ok = found == ["one HPET window"]
+        want = "one HPET window"
+    else:
+        ok = len(found) == 1 and found[0] != "PIT"
+        want = "a source other than the PIT"
+    ok = tap.ok(ok, "%s TSC frequency from %s" % (name, want))
+    if not ok:
+        tap.diag("kernel said: %s" % (found or "nothing"))
     return ok
 
 

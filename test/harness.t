@@ -113,6 +113,10 @@ def test_result(t):
     t.ok(r.time_to(bt.SMP_UNTIL) == 1.5, "vm: time_to finds the smp line")
     t.ok(r.time_to(r"^mm: ") == 1.0, "vm: time_to finds the first match")
     t.ok(r.time_to(r"never") is None, "vm: time_to is None without a match")
+    t.ok(bt.boot_diag(r.lines, 2.5) == "boot to prompt: 2.50 s from QEMU "
+         "start (kernel: 42 ms from entry to smp online)"
+         and bt.boot_diag([], 1) == "boot to prompt: 1.00 s from QEMU start",
+         "boottest: boot-to-prompt diagnostic, with the kernel's figure")
     t.ok(bt.kernel_lines(r.lines)[0] == "vernier: Vernier 0.1"
          and not bt.unprefixed(r.lines),
          "boottest: kernel lines start at 'vernier: '; all prefixed")

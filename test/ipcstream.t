@@ -92,8 +92,8 @@ def run_profile(tap, sh, prefix, label):
         f.seek(start)
         recs = parse(f.read())
     head = [r for r in recs if r["type"] == REC_HEADER]
-    tap.ok(head and head[0]["version"] == 3,
-           "%s: the stream is version 3 (%r)" % (label, head[:1]))
+    tap.ok(head and head[0]["version"] == 4,
+           "%s: the stream is version 4 (%r)" % (label, head[:1]))
     return recs, head[0]["target"] if head else 0
 
 

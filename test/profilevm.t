@@ -135,7 +135,8 @@ def check_system(tap):
              "workload -d 2 alpha:2 beta:1"], cwd="/")
     tap.ok(r.returncode == 0, "system profile: status 0 (%s)" % r.stderr.strip()[-300:])
     tap.ok(re.search(r"^profile-vm: profiling the system for 2 s, +\d+ s, COM2 \d+ KiB$",
-                     r.stderr, re.M), "a progress line on stderr")
+                     r.stderr, re.M), "a progress line on stderr, one per stage (%r)" %
+           r.stderr.strip().splitlines()[-4:])
     files = [os.path.join(out, f) for f in ("stream.vprof", "report.txt", "console.log")]
     tap.ok(all(("  " + f) in r.stdout.splitlines() for f in files),
            "the paths on stdout (%r)" % r.stdout)

@@ -14,6 +14,9 @@ Boots the default ISO to the shell prompt and checks:
   (CPU its server spends on it) is at least 20 and every ipcload row's
   TOTAL% is its %CPU + IMP%; afterwards `tasks -i` lists ipcload tasks
   with imposed and served cycles and their (client, server) pairs;
+- off-CPU reasons (issue 17): in `top -b -n 2 -d 1 -v T` a `sleep 30 &`
+  thread's WAIT is "sleep" with %SLP >= 90, the shell's "child", top's
+  own "-";
 - the full-screen mode: `top` draws a header, the keys e, c, i, T (with
   Enter: every thread) and t switch the view, q ends it and the shell
   prompt comes back and works.
@@ -148,6 +151,28 @@ def check_imposed(tap, con):
         time.sleep(1)
 
 
+THREAD_RE = re.compile(r"^ *(\d+) +(\d+) +[RrSZ] +\d+ +\d+ +([\d.]+) +([\d.]+) +([\d.]+) +"
+                       r"([\d.]+) +([\d.]+) +\S+ +\S+ +\S+ +(-|ipc \S+|[a-z]+) +(\S+)$")
+
+
+def check_waits(tap, con):
+    # The thread view (issue 17): what each thread waits for and the shares
+    # of the interval it spent off its CPU by reason. `sleep 30 &` sleeps
+    # the whole second snapshot: WAIT "sleep" and %SLP near 100.
+    con.run("sleep 30 &")
+    out = con.run("top -b -n 2 -d 1 -v T", timeout=30) or []
+    snaps = snapshots(out)
+    rows = [m for m in map(THREAD_RE.match, snaps[-1] if snaps else []) if m]
+    sleeper = [(m.group(8), float(m.group(5))) for m in rows if m.group(9) == "sleep"]
+    if not tap.ok(sleeper and sleeper[0][0] == "sleep" and sleeper[0][1] >= 90,
+                  "top -v T: sleep's thread waits for sleep, %%SLP >= 90 (%r)" % sleeper):
+        for line in out[-20:]:
+            tap.diag("  " + line)
+    waits = {m.group(9): m.group(8) for m in rows}
+    tap.ok(waits.get("sh") == "child" and waits.get("top") == "-",
+           "top -v T: the shell waits for a child, top runs (%r)" % waits)
+
+
 def key_shows(tap, g, key, regex, what):
     g.send(key)
     tap.ok(g.expect(regex, timeout=15), "full screen: %r shows %s" % (key, what))
@@ -175,7 +200,7 @@ def check_screen(tap, con):
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_usage, check_imposed, check_spin, check_screen), cpus=2,
+    shell_session(tap, (check_usage, check_imposed, check_waits, check_spin, check_screen), cpus=2,
                   boot_wait=BOOT_WAIT)
     tap.done()
 

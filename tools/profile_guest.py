@@ -58,6 +58,14 @@ class Progress:
                 sys.stderr.write(self.line() + "\n")
                 last = time.monotonic()
 
+    def set(self, what):
+        """A new stage: on a terminal the line shows it at the next refresh;
+        in a log (not a terminal) it gets a line of its own at once, so a
+        stage shorter than the 5 s refresh is still named."""
+        self.what = what
+        if not self.tty:
+            sys.stderr.write(self.line() + "\n")
+
     def stop(self):
         self.done.set()
         self.thread.join()
@@ -78,9 +86,9 @@ def profile(sh, args, progress, timeout):
     """Type the profiling lines; the profiler's output, or None."""
     extra = (" " + args.args) if args.args else ""
     if args.task:
-        progress.what = "profiling task of: " + args.cmd
+        progress.set("profiling task of: " + args.cmd)
         return sh.run("profile -o com2%s %s" % (extra, args.cmd), timeout=timeout)
-    progress.what = "profiling the system for %s s" % args.secs
+    progress.set("profiling the system for %s s" % args.secs)
     return sh.run("%s & sprofile -d %s -o com2%s" % (args.cmd, args.secs, extra),
                   timeout=timeout)
 
@@ -112,7 +120,7 @@ def main():
             status = sh.status() if out is not None else None
             if out is None or status != 0:
                 rc = fail("the profiler did not finish well (status %s)" % status, g)
-        progress.what = "powering off"
+        progress.set("powering off")
         g.send("poweroff\r")
         if g.finish(timeout=60) != 0 and rc == 0:
             rc = fail("QEMU did not end with the guest's power-off", g)

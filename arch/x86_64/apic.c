@@ -36,6 +36,9 @@
 #define ICR_LEVEL (1u << 15)
 #define ICR_OTHERS (3u << 18)
 
+#define LAPIC_CAL_MS 2         /* timer calibration window */
+#define LAPIC_CAL_BRACKETS 4
+
 static bool x2apic;
 static volatile uint32_t *xapic_regs;
 
@@ -165,6 +168,28 @@ static void lapic_error_irq(int_frame_t *f)
 	pr_warn("error status %#x on cpu %u", lapic_read(APIC_ESR), lapic_id());
 }
 
+/* A timer count and the TSC at one instant: the tightest of a few brackets. */
+static void lapic_timer_point(uint32_t *count, uint64_t *cycles)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < LAPIC_CAL_BRACKETS; i++) {
+		uint64_t a = time_cycles();
+		uint32_t c = lapic_read(APIC_TIMER_CUR);
+		uint64_t b = time_cycles();
+		if (b - a < best) {
+			best = b - a;
+			*count = c;
+			*cycles = a + (b - a) / 2;
+		}
+	}
+}
+
+/*
+ * The timer counts down from ~0 while the TSC runs; only the two end
+ * points matter, each a count read bracketed by two TSC reads, so a short
+ * window is enough and a vCPU descheduled in between does not skew it.
+ */
 uint64_t lapic_timer_calibrate(void)
 {
 	static bool error_handler_set;
@@ -175,16 +200,16 @@ uint64_t lapic_timer_calibrate(void)
 	lapic_write(APIC_TIMER_DIV, 0x3);            /* divide by 16 */
 	lapic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
 	lapic_write(APIC_TIMER_INIT, 0xffffffff);
-	uint64_t t0 = time_cycles();
-	uint64_t wait = time_cycles_per_sec() / 100;   /* 10 ms */
-	while (time_cycles() - t0 < wait)
+	uint32_t c0, c1;
+	uint64_t t0, t1;
+	lapic_timer_point(&c0, &t0);
+	uint64_t wait = time_cycles_per_sec() / 1000 * LAPIC_CAL_MS;
+	do {
 		cpu_relax();
-	uint32_t left = lapic_read(APIC_TIMER_CUR);
-	uint64_t elapsed = time_cycles() - t0;
+		lapic_timer_point(&c1, &t1);
+	} while (t1 - t0 < wait);
 	lapic_write(APIC_TIMER_INIT, 0);
-	uint64_t ticks = 0xffffffffu - left;
-	uint64_t elapsed_us = MAX(time_cycles_to_ns(elapsed) / 1000, 1ul);
-	return ticks * 1000000 / elapsed_us;
+	return (uint64_t)(c0 - c1) * time_cycles_per_sec() / MAX(t1 - t0, 1ul);
 }
 
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz)

@@ -1,7 +1,10 @@
 /*
- * Starting the application processors: INIT-SIPI-SIPI to each enabled
- * local APIC in the MADT, one at a time, through a trampoline page below
- * 1 MiB and a temporary page table that exists only during start-up.
+ * Starting the application processors: INIT-SIPI-SIPI to every enabled
+ * local APIC in the MADT at once (one INIT wait for all), through a
+ * trampoline page below 1 MiB and a temporary page table that exists only
+ * during start-up. Each AP finds its stack and cpu_t in ap_slots by its
+ * APIC id (boot/trampoline.asm), so they can all run the trampoline
+ * together.
  */
 #include <arch/apic.h>
 #include <arch/boot.h>
@@ -18,12 +21,28 @@
 #define LOG_PREFIX "smp"
 #define AP_STACK_PAGES 4
 #define AP_START_TIMEOUT_MS 2000   /* without progress: see ap_wait_online */
+#define AP_INIT_WAIT_US 10000      /* INIT to STARTUP on old CPUs (SDM) */
+#define AP_SIPI_WAIT_MS 1          /* before the second STARTUP */
+
+/* What an AP looks up by its APIC id in the trampoline: keep in step with it. */
+typedef struct {
+	uint32_t apic_id;
+	uint32_t pad;
+	uint64_t stack_top;
+	cpu_t *cpu;
+} ap_slot_t;
+
+_Static_assert(__builtin_offsetof(ap_slot_t, stack_top) == 8 &&
+	       __builtin_offsetof(ap_slot_t, cpu) == 16 && sizeof(ap_slot_t) == 24,
+	       "trampoline.asm's SLOT_* offsets");
 
 extern char smp_trampoline_start[], smp_trampoline_end[];
 extern char tr_gdtr[], tr_pm_ptr[], tr_lm_ptr[], tr_gdt[], tr_pm[], tr_lm[];
-extern char tr_cr3[], tr_efer[], tr_stack[], tr_cpu[], tr_entry[];
+extern char tr_cr3[], tr_efer[], tr_slots[], tr_nslots[], tr_entry[];
 
 static paddr_t tramp_page;
+static ap_slot_t ap_slots[MAX_CPUS];
+static size_t ap_nslots;
 static paddr_t tramp_tables[3];
 
 static uint8_t *tramp_field(const char *label)
@@ -95,6 +114,8 @@ static void tramp_setup(void)
 	tramp_put64(tr_cr3, tramp_tables[0]);
 	tramp_put64(tr_efer, rdmsr(MSR_EFER) & (EFER_LME | EFER_NXE));
 	tramp_put64(tr_entry, (uint64_t)ap_entry);
+	tramp_put64(tr_slots, (uint64_t)ap_slots);
+	tramp_put64(tr_nslots, ap_nslots);
 }
 
 static void tramp_teardown(void)
@@ -123,47 +144,140 @@ void ap_entry(cpu_t *c)
 	smp_ap_main(c);
 }
 
-/*
- * Wait until c is online, giving up after `ms` without progress. The AP
- * bumps start_progress at each step of ap_entry, so the deadline follows
- * its progress rather than a fixed time: under QEMU -icount the vCPUs run
- * round-robin on one host thread and an AP advances only while this CPU
- * lets it. PAUSE (cpu_relax) ends this vCPU's slice there; a spin without
- * it keeps the thread until the next virtual timer deadline, up to seconds
- * of guest time, and the AP then never came up within a fixed 2 s. The
- * steps are few, so the whole wait stays bounded.
- */
-static bool ap_wait_online(cpu_t *c, uint64_t ms)
+/* The APs being started: slots [0, ap_nslots) of ap_slots. */
+static cpu_t *ap_cpu(size_t i)
 {
-	uint32_t seen = __atomic_load_n(&c->arch.start_progress, __ATOMIC_ACQUIRE);
+	return ap_slots[i].cpu;
+}
+
+static uint32_t ap_progress_of(size_t i)
+{
+	return __atomic_load_n(&ap_cpu(i)->arch.start_progress, __ATOMIC_ACQUIRE);
+}
+
+static bool ap_online(size_t i)
+{
+	return __atomic_load_n(&ap_cpu(i)->online, __ATOMIC_ACQUIRE);
+}
+
+/* Sum of every starting AP's progress, and how many are online. */
+static uint64_t ap_progress_all(size_t *online)
+{
+	uint64_t sum = 0;
+
+	*online = 0;
+	for (size_t i = 0; i < ap_nslots; i++) {
+		sum += ap_progress_of(i);
+		*online += ap_online(i);
+	}
+	return sum;
+}
+
+/*
+ * Wait until every AP is online, giving up after `ms` without progress
+ * from any of them. The APs bump start_progress at each step of ap_entry,
+ * so the deadline follows their progress rather than a fixed time: under
+ * QEMU -icount the vCPUs run round-robin on one host thread and an AP
+ * advances only while this CPU lets it. PAUSE (cpu_relax) ends this
+ * vCPU's slice there; a spin without it keeps the thread until the next
+ * virtual timer deadline, up to seconds of guest time, and an AP then
+ * never came up within a fixed 2 s. The steps are few, so the whole wait
+ * stays bounded.
+ */
+static void ap_wait_online(uint64_t ms)
+{
+	size_t online;
+	uint64_t seen = ap_progress_all(&online);
 	uint64_t end = time_ns() + ms * 1000000;
 
-	while (!__atomic_load_n(&c->online, __ATOMIC_ACQUIRE)) {
-		uint32_t now = __atomic_load_n(&c->arch.start_progress, __ATOMIC_ACQUIRE);
+	while (online < ap_nslots) {
+		uint64_t now = ap_progress_all(&online);
 		if (now != seen) {
 			seen = now;
 			end = time_ns() + ms * 1000000;
 		} else if (time_ns() >= end) {
-			return false;
+			return;
 		}
 		cpu_relax();
 	}
-	return true;
 }
 
-static bool ap_start(cpu_t *c)
+/* Wait up to ms for every AP to reach ap_entry (its first progress). */
+static void ap_wait_entered(uint64_t ms)
 {
-	uint32_t apic = c->arch.apic_id;
+	uint64_t end = time_ns() + ms * 1000000;
+	size_t entered;
 
-	tramp_put64(tr_stack, c->stack_top);
-	tramp_put64(tr_cpu, (uint64_t)c);
-	lapic_send_ipi(apic, APIC_DM_INIT);
-	time_delay_us(10000);
-	lapic_send_ipi(apic, APIC_DM_STARTUP | (tramp_page >> 12));
-	if (ap_wait_online(c, 1))
-		return true;
-	lapic_send_ipi(apic, APIC_DM_STARTUP | (tramp_page >> 12));
-	return ap_wait_online(c, AP_START_TIMEOUT_MS);
+	do {
+		cpu_relax();
+		entered = 0;
+		for (size_t i = 0; i < ap_nslots; i++)
+			entered += ap_progress_of(i) != 0;
+	} while (entered < ap_nslots && time_ns() < end);
+}
+
+static bool ap_vendor_is(const char *vendor)
+{
+	cpuid_regs_t r = cpuid(0, 0);
+	char v[12];
+
+	memcpy(v, &r.ebx, 4);
+	memcpy(v + 4, &r.edx, 4);
+	memcpy(v + 8, &r.ecx, 4);
+	return memcmp(v, vendor, 12) == 0;
+}
+
+/* CPUID 1's display family: the base family, plus the extended one past 0Fh. */
+static unsigned ap_family(void)
+{
+	uint32_t eax = cpuid(1, 0).eax;
+	unsigned base = (eax >> 8) & 0xf;
+
+	return base == 0xf ? base + ((eax >> 20) & 0xff) : base;
+}
+
+/*
+ * The INIT-to-STARTUP wait: the SDM's 10 ms, or none on processors that
+ * finish INIT at once (Intel family 6 on, AMD family 0Fh on, Hygon: the
+ * same rule as Linux's smp_quirk_init_udelay). QEMU's and Bochs's models
+ * are among them.
+ */
+static uint64_t ap_init_wait_us(void)
+{
+	unsigned family = ap_family();
+
+	if ((ap_vendor_is("GenuineIntel") && family >= 6) ||
+	    (ap_vendor_is("AuthenticAMD") && family >= 0xf) ||
+	    ap_vendor_is("HygonGenuine"))
+		return 0;
+	return AP_INIT_WAIT_US;
+}
+
+/* STARTUP to every AP (all = false: only those not in ap_entry yet). */
+static void ap_send_startup(bool all)
+{
+	for (size_t i = 0; i < ap_nslots; i++)
+		if (all || !ap_progress_of(i))
+			lapic_send_ipi(ap_slots[i].apic_id, APIC_DM_STARTUP | (tramp_page >> 12));
+}
+
+/*
+ * INIT to every AP, one wait (ap_init_wait_us), STARTUP to every AP, a second
+ * STARTUP after 1 ms to those not yet in ap_entry (a STARTUP reaching a
+ * CPU that has left its wait-for-SIPI state is ignored), then the wait.
+ */
+static void ap_start_all(void)
+{
+	for (size_t i = 0; i < ap_nslots; i++)
+		lapic_send_ipi(ap_slots[i].apic_id, APIC_DM_INIT);
+	time_delay_us(ap_init_wait_us());
+	ap_send_startup(true);
+	ap_wait_entered(AP_SIPI_WAIT_MS);
+	ap_send_startup(false);
+	ap_wait_online(AP_START_TIMEOUT_MS);
+	for (size_t i = 0; i < ap_nslots; i++)
+		if (!ap_online(i))
+			pr_warn("CPU with APIC id %u did not start", ap_slots[i].apic_id);
 }
 
 static cpu_t *ap_prepare(const acpi_madt_lapic_t *l, uint32_t id)
@@ -183,7 +297,8 @@ static cpu_t *ap_prepare(const acpi_madt_lapic_t *l, uint32_t id)
 	return c;
 }
 
-static void ap_boot_one(const acpi_madt_lapic_t *l)
+/* A cpu_t, stacks and a trampoline slot for one AP, not started yet. */
+static void ap_add(const acpi_madt_lapic_t *l)
 {
 	cpu_t *c = ap_prepare(l, cpu_count);
 
@@ -191,9 +306,9 @@ static void ap_boot_one(const acpi_madt_lapic_t *l)
 		pr_warn("no memory to start CPU with APIC id %u", l->apic_id);
 		return;
 	}
+	ap_slots[ap_nslots++] = (ap_slot_t){ .apic_id = l->apic_id,
+					     .stack_top = c->stack_top, .cpu = c };
 	cpus[cpu_count++] = c;
-	if (!ap_start(c))
-		pr_warn("CPU with APIC id %u did not start", l->apic_id);
 }
 
 void arch_smp_boot(void)
@@ -201,7 +316,6 @@ void arch_smp_boot(void)
 	uint32_t me = lapic_id();
 
 	cpus[0]->arch.apic_id = me;
-	tramp_setup();
 	for (size_t i = 0; i < acpi.nlapics && cpu_count < MAX_CPUS; i++) {
 		const acpi_madt_lapic_t *l = &acpi.lapics[i];
 		if (l->apic_id == me) {
@@ -209,8 +323,12 @@ void arch_smp_boot(void)
 			continue;
 		}
 		if (l->enabled)
-			ap_boot_one(l);
+			ap_add(l);
 	}
+	if (!ap_nslots)
+		return;
+	tramp_setup();
+	ap_start_all();
 	tramp_teardown();
 }
 
@@ -241,9 +359,18 @@ void arch_cpu_stop(void)
 		cpu_halt();
 }
 
+/*
+ * The boot CPU calibrates its local APIC timer against the TSC; the APs
+ * take its rate (every local APIC timer runs from the same bus or crystal
+ * clock, as Linux assumes too) instead of 10 ms each.
+ */
 void arch_timer_init_cpu(unsigned hz)
 {
+	static uint64_t rate;
 	cpu_t *c = cpu_current();
-	c->arch.lapic_ticks_per_sec = lapic_timer_calibrate();
-	lapic_timer_start(c->arch.lapic_ticks_per_sec, hz);
+
+	if (!rate)
+		rate = lapic_timer_calibrate();
+	c->arch.lapic_ticks_per_sec = rate;
+	lapic_timer_start(rate, hz);
 }

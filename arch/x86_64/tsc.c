@@ -1,16 +1,26 @@
 /*
- * TSC frequency: CPUID leaf 15h (crystal ratio) or 16h (base MHz) when the
- * CPU reports them and a short PIT window agrees, else measured against PIT
- * channel 2. (Bochs reports its model's 15h rate while its TSC follows the
- * emulated instruction count, about 70 times slower.)
+ * TSC frequency, first source that answers:
+ *  1. the hypervisor's timing leaf 0x40000010 (KVM, VMware), trusted;
+ *  2. CPUID leaf 15h (crystal ratio) or 16h (base MHz), when one short
+ *     window of an independent clock agrees (Bochs reports its model's
+ *     15h rate while its TSC follows the emulated instruction count,
+ *     about 70 times slower);
+ *  3. that window itself when it is the HPET's (one 10 ms window: its
+ *     counter runs freely, so only the end points count);
+ *  4. PIT channel 2: the shortest of three 50 ms one-shot windows.
  */
 #include <arch/cpu.h>
+#include <arch/pc/hpet.h>
 #include <arch/pc/pit.h>
 #include <arch/time.h>
 #include <kernel/printk.h>
+#include <lib/string.h>
 
 #define LOG_PREFIX "time"
 #define TSC_CHECK_MS 10
+#define HV_LEAF 0x40000000u
+#define HV_TIMING_LEAF 0x40000010u
+#define CPUID1_HYPERVISOR (1u << 31)
 
 static uint64_t tsc_from_cpuid(void)
 {
@@ -27,6 +37,29 @@ static uint64_t tsc_from_cpuid(void)
 			return (uint64_t)(r.eax & 0xffff) * 1000000;
 	}
 	return 0;
+}
+
+/* Whether the hypervisor's 12-byte signature is one that defines 0x40000010. */
+static bool tsc_hv_known(const cpuid_regs_t *r)
+{
+	char sig[12];
+
+	memcpy(sig, &r->ebx, 4);
+	memcpy(sig + 4, &r->ecx, 4);
+	memcpy(sig + 8, &r->edx, 4);
+	return memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0 ||
+	       memcmp(sig, "VMwareVMware", 12) == 0;
+}
+
+/* The TSC rate in the hypervisor's timing leaf (EAX = kHz), or 0. */
+static uint64_t tsc_from_hypervisor(void)
+{
+	if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))
+		return 0;
+	cpuid_regs_t r = cpuid(HV_LEAF, 0);
+	if (r.eax < HV_TIMING_LEAF || !tsc_hv_known(&r))
+		return 0;
+	return (uint64_t)cpuid(HV_TIMING_LEAF, 0).eax * 1000;
 }
 
 static bool tsc_invariant(void)
@@ -50,16 +83,32 @@ static uint64_t tsc_from_pit(void)
 	return best == UINT64_MAX ? 0 : best * PIT_HZ / ticks;
 }
 
-/* Whether a CPUID rate of hz is within 25% of one quick PIT window. */
-static bool tsc_cpuid_plausible(uint64_t hz)
+/* Whether hz is within 1/slack of measured (a measurement of 0 proves nothing). */
+static bool tsc_agrees(uint64_t hz, uint64_t measured, unsigned slack)
 {
-	uint64_t c = pit_measure_cycles(TSC_CHECK_MS);
-	uint64_t measured = c * 1000 / TSC_CHECK_MS;
+	return !measured || (measured >= hz - hz / slack && measured <= hz + hz / slack);
+}
 
-	if (!c || (measured * 4 >= hz * 3 && measured * 4 <= hz * 5))
+/*
+ * Whether a CPUID rate of hz agrees with one quick window: the HPET's
+ * (then within 2%, and *hpet_hz keeps it) or, without one, the PIT's
+ * (within 25%: one short one-shot window is noisy).
+ */
+static bool tsc_cpuid_plausible(uint64_t hz, uint64_t *hpet_hz)
+{
+	uint64_t measured = *hpet_hz = hpet_tsc_hz(TSC_CHECK_MS);
+	unsigned slack = 50;
+	const char *clock = "the HPET";
+
+	if (!measured) {
+		measured = pit_measure_cycles(TSC_CHECK_MS) * 1000 / TSC_CHECK_MS;
+		slack = 4;
+		clock = "the PIT";
+	}
+	if (tsc_agrees(hz, measured, slack))
 		return true;
-	pr_warn("CPUID says the TSC runs at %lu kHz, the PIT measures %lu kHz",
-		hz / 1000, measured / 1000);
+	pr_warn("CPUID says the TSC runs at %lu kHz, %s measures %lu kHz",
+		hz / 1000, clock, measured / 1000);
 	return false;
 }
 
@@ -68,15 +117,32 @@ uint64_t arch_cycles_reference(unsigned ms)
 	return pit_measure_cycles(ms);
 }
 
+/* The rate and the name of the first source in the list above that has one. */
+static uint64_t tsc_calibrate(const char **how)
+{
+	uint64_t hz = tsc_from_hypervisor(), hpet_hz = 0;
+
+	*how = "the hypervisor's CPUID leaf 0x40000010";
+	if (hz)
+		return hz;
+	hz = tsc_from_cpuid();
+	*how = "CPUID";
+	if (hz && tsc_cpuid_plausible(hz, &hpet_hz))
+		return hz;
+	*how = "one HPET window";
+	if (!hz)
+		hpet_hz = hpet_tsc_hz(TSC_CHECK_MS);
+	if (hpet_hz)
+		return hpet_hz;
+	*how = "PIT";
+	return tsc_from_pit();
+}
+
 uint64_t arch_cycles_calibrate(void)
 {
-	uint64_t hz = tsc_from_cpuid();
-	const char *how = "CPUID";
+	const char *how;
+	uint64_t hz = tsc_calibrate(&how);
 
-	if (!hz || !tsc_cpuid_plausible(hz)) {
-		hz = tsc_from_pit();
-		how = "PIT";
-	}
 	pr_info("TSC frequency from %s%s", how,
 		tsc_invariant() ? ", invariant TSC" : ", TSC not marked invariant");
 	return hz;

@@ -225,7 +225,7 @@ static bool sched_prev_ready(cpu_t *c, thread_t *prev)
 	spin_lock(&prev->lock);
 	if (prev->state == THREAD_RUNNING) {
 		prev->state = THREAD_READY;      /* preempted or yielding */
-		prev->wait_why = WAIT_WHY_RUNNABLE;
+		prev->wait_why = prev == c->idle ? WAIT_WHY_NONE : WAIT_WHY_RUNNABLE;
 	}
 	bool ready = prev->state == THREAD_READY && prev != c->idle &&
 		     (prev->affinity & (1ull << c->id));

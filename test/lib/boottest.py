@@ -39,6 +39,8 @@ SMP_UNTIL = r"^smp: \d+ CPUs online"
 TROUBLE_RE = re.compile(r"\b(?:panic|PANIC|exception|fault)\b")
 # "boot: N ms from kernel entry to smp online"
 BOOT_MS_RE = re.compile(r"^boot: (\d+) ms from kernel entry to smp online")
+# "time: TSC frequency from SOURCE, ..." (arch/x86_64/tsc.c)
+TSC_SOURCE_RE = re.compile(r"^time: TSC frequency from (.+?), ")
 # "mm: kernel footprint: ..." (reported as is)
 FOOTPRINT_RE = re.compile(r"^mm: kernel footprint: ")
 
@@ -107,6 +109,17 @@ def run_parallel(jobs):
         futures = [ex.submit(run, w, fn) for w, fn in jobs]
         for fut in futures:
             yield fut.result()
+
+
+def boot_diag(lines, prompt_s):
+    """One diagnostic line on boot time: host seconds from QEMU start to the
+    shell prompt, and the kernel's own entry-to-smp figure if it logged one
+    (a diagnostic only: the machines are shared and noisy)."""
+    ms = [m.group(1) for m in map(BOOT_MS_RE.search, lines) if m]
+    text = "boot to prompt: %.2f s from QEMU start" % prompt_s
+    if ms:
+        text += " (kernel: %s ms from entry to smp online)" % ms[0]
+    return text
 
 
 # ---------------------------------------------------------------- log checks

@@ -163,10 +163,12 @@ def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None,
     """Boot the default ISO (or iso) to the shell prompt with cpus CPUs
     (and extra QEMU arguments, e.g. "-serial file:PATH" for COM2), run
     check(tap, sh) for each of checks, power off: TAP results for reaching
-    the prompt, the power-off ending QEMU and no panic in the log."""
+    the prompt, the power-off ending QEMU and no panic in the log; the
+    time to the prompt as a diagnostic."""
     g = Guest(iso or bt.ISO, cpus=cpus, extra=extra, icount=icount)
     sh = Shell(g)
     if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
+        tap.diag(bt.boot_diag(g.lines(), time.monotonic() - g.start))
         for check in checks:
             check(tap, sh)
     g.send("poweroff\r")

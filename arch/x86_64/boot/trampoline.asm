@@ -1,14 +1,22 @@
 ; Application processor start-up code. smp.c copies it to a free page below
-; 1 MiB, fills in the data at its end and sends INIT-SIPI-SIPI; each AP
-; starts here in real mode at CS:0 = page:0, goes through protected mode
-; into long mode with a temporary page table (identity for this page plus
-; the kernel half) and jumps to ap_entry() on its own stack.
+; 1 MiB, fills in the data at its end and sends INIT-SIPI-SIPI to every AP
+; at once; each AP starts here in real mode at CS:0 = page:0, goes through
+; protected mode into long mode with a temporary page table (identity for
+; this page plus the kernel half), finds its own slot (stack, cpu_t) by its
+; APIC id and jumps to ap_entry() on that stack. The code writes nothing
+; and uses no stack before the slot's, so all APs can run it together.
 
 section .rodata
 align 16
 global smp_trampoline_start, smp_trampoline_end
 global tr_gdtr, tr_pm_ptr, tr_lm_ptr, tr_gdt, tr_pm, tr_lm
-global tr_cr3, tr_efer, tr_stack, tr_cpu, tr_entry
+global tr_cr3, tr_efer, tr_slots, tr_nslots, tr_entry
+
+; smp.c's ap_slot_t
+SLOT_APIC_ID equ 0
+SLOT_STACK equ 8
+SLOT_CPU equ 16
+SLOT_SIZE equ 24
 
 bits 16
 smp_trampoline_start:
@@ -51,12 +59,44 @@ tr_lm:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov ebx, ebx
-	mov rsp, [rbx + (tr_stack - smp_trampoline_start)]
-	mov rdi, [rbx + (tr_cpu - smp_trampoline_start)]
+	mov r12d, ebx			; page (CPUID clobbers ebx)
+	xor eax, eax			; APIC id: CPUID 0Bh EDX (x2APIC id)
+	cpuid				; when leaf 0Bh exists and is valid,
+	cmp eax, 0xb			; else CPUID 1 EBX[31:24]
+	jb .initial_id
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx
+	jz .initial_id
+	mov r13d, edx
+	jmp .find_slot
+.initial_id:
+	mov eax, 1
+	cpuid
+	shr ebx, 24
+	mov r13d, ebx
+.find_slot:
+	mov rsi, [r12 + (tr_slots - smp_trampoline_start)]
+	mov rcx, [r12 + (tr_nslots - smp_trampoline_start)]
+.next_slot:
+	test rcx, rcx
+	jz .no_slot
+	cmp [rsi + SLOT_APIC_ID], r13d
+	je .slot_found
+	add rsi, SLOT_SIZE
+	dec rcx
+	jmp .next_slot
+.no_slot:				; not ours to start: stay halted
+	cli
+	hlt
+	jmp .no_slot
+.slot_found:
+	mov rsp, [rsi + SLOT_STACK]
+	mov rdi, [rsi + SLOT_CPU]
 	xor ebp, ebp
 	push rbp			; null return address ends backtraces
-	mov rax, [rbx + (tr_entry - smp_trampoline_start)]
+	mov rax, [r12 + (tr_entry - smp_trampoline_start)]
 	jmp rax
 
 align 16
@@ -77,7 +117,7 @@ tr_lm_ptr:
 align 8
 tr_cr3: dq 0
 tr_efer: dq 0
-tr_stack: dq 0
-tr_cpu: dq 0
+tr_slots: dq 0				; ap_slot_t array (kernel address)
+tr_nslots: dq 0
 tr_entry: dq 0
 smp_trampoline_end:

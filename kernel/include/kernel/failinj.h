@@ -27,12 +27,37 @@ typedef enum failinj_kind {
 
 /* Read the switches from the command line; after task_init(). */
 void failinj_init(void);
-/* Whether this call of kind must fail (and count it). Any context, lock-free. */
-bool failinj_hit(failinj_kind_t kind);
+/* Set by failinj_init() when a switch is on; read-only afterwards. */
+extern bool failinj_armed;
+
+/* failinj_hit() once armed. */
+bool failinj_hit_armed(failinj_kind_t kind);
+/* failinj_mark() once armed. */
+uint32_t failinj_mark_armed(void);
+/* failinj_syscall_done() once armed. */
+void failinj_syscall_check(uint64_t nr, uint32_t mark, int64_t r);
+
+/*
+ * Whether this call of kind must fail (and count it). Any context,
+ * lock-free; unarmed (every boot without a switch) one inline test.
+ */
+static inline bool failinj_hit(failinj_kind_t kind)
+{
+	return __builtin_expect(failinj_armed, 0) && failinj_hit_armed(kind);
+}
+
 /* The calling thread's injected failures so far (before a system call). */
-uint32_t failinj_mark(void);
+static inline uint32_t failinj_mark(void)
+{
+	return __builtin_expect(failinj_armed, 0) ? failinj_mark_armed() : 0;
+}
+
 /* Check a system call's result r against the failures injected since mark. */
-void failinj_syscall_done(uint64_t nr, uint32_t mark, int64_t r);
+static inline void failinj_syscall_done(uint64_t nr, uint32_t mark, int64_t r)
+{
+	if (__builtin_expect(failinj_armed, 0))
+		failinj_syscall_check(nr, mark, r);
+}
 /* sysinfo: failures injected, and syscall results after them. */
 uint64_t failinj_injected(void);
 uint64_t failinj_reached(void);

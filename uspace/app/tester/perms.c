@@ -233,11 +233,11 @@ int cmd_prof_self(int argc, char **argv)
 		return 5;
 	}
 	uint64_t end = sys_clock_ns(CLOCK_MONOTONIC) + 500000000ull;
-	while (sys_clock_ns(CLOCK_MONOTONIC) < end) {
+	while (sys_clock_ns(CLOCK_MONOTONIC) < end)
 		for (int i = 0; i < 100; i++)
 			__vernier_syscall(SYS_NULL, 0, 0, 0, 0, 0, 0);
-		sys_sleep_ns(1000000);          /* off-CPU records too */
-	}
+	for (int i = 0; i < 5; i++)
+		sys_sleep_ns(2000000);          /* off-CPU records too */
 	prof_end(phone);
 	rc = self_read_all(phone, &st);
 	prof_disconnect(phone);

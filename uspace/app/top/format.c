@@ -123,6 +123,7 @@ void top_fmt_cell(char *buf, size_t n, const top_col_t *c,
 	case TOP_K_BYTES: top_fmt_bytes(buf, n, v); break;
 	case TOP_K_STATE: snprintf(buf, n, "%c", state_letter(v)); break;
 	case TOP_K_TEXT: snprintf(buf, n, "%s", r->text); break;
+	case TOP_K_WAIT: snprintf(buf, n, "%s", r->wait); break;
 	default: snprintf(buf, n, "%llu", (ull)v); break;
 	}
 }

@@ -4,7 +4,9 @@
  */
 #define _GNU_SOURCE             /* qsort_r on the host's libc */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <lib/profreport.h>
 
 #include "top.h"
 
@@ -67,9 +69,14 @@ static const top_col_t thread_cols[] = {
 	{ "PRI", 4, TOP_K_INT, true },
 	{ "CPU", 4, TOP_K_INT, false },
 	{ "%CPU", 6, TOP_K_PERMILLE, true },
+	{ "%RDY", 6, TOP_K_PERMILLE, true },
+	{ "%SLP", 6, TOP_K_PERMILLE, true },
+	{ "%IPC", 6, TOP_K_PERMILLE, true },
+	{ "%OTH", 6, TOP_K_PERMILLE, true },
 	{ "USER", 9, TOP_K_MS, true },
 	{ "KERNEL", 9, TOP_K_MS, true },
 	{ "CSW", 7, TOP_K_COUNT, true },
+	{ "WAIT", 18, TOP_K_WAIT, false },
 	{ "NAME", 0, TOP_K_TEXT, false },
 };
 
@@ -215,6 +222,43 @@ static void rows_cpus(top_table_t *t, const top_pair_t *p)
 	}
 }
 
+/* The off-CPU cycles of h since o by reason why (abi/wait.h). */
+static uint64_t off_delta(const sysinfo_thread_t *h, const sysinfo_thread_t *o, unsigned why)
+{
+	return top_delta(h->off_cycles[why], o->off_cycles[why]);
+}
+
+/* What h waits for into r->wait: "-" running, "sleep", "ipc fs.READ". */
+static void thread_wait(top_row_t *r, const top_snap_t *s, const sysinfo_thread_t *h)
+{
+	static const char *const names[] = WAIT_WHY_NAMES;
+	const sysinfo_task_t *callee = h->wait_task ? top_find_task(s, h->wait_task) : NULL;
+	char label[24];
+
+	if (h->wait_why == WAIT_WHY_NONE) {
+		snprintf(r->wait, sizeof(r->wait), "-");
+	} else if (h->wait_why == WAIT_WHY_IPC && callee) {
+		prof_ipc_label(callee->name, h->wait_method, label, sizeof(label));
+		snprintf(r->wait, sizeof(r->wait), "ipc %s", label);
+	} else {
+		snprintf(r->wait, sizeof(r->wait), "%s",
+			 names[h->wait_why < WAIT_WHY_COUNT ? h->wait_why : WAIT_WHY_COUNT]);
+	}
+}
+
+/* The shares of p's interval h spent off its CPU, by reason, into r->v[6..9]. */
+static void thread_off_shares(top_row_t *r, const top_pair_t *p, const sysinfo_thread_t *h,
+			      const sysinfo_thread_t *o)
+{
+	uint64_t other = off_delta(h, o, WAIT_WHY_RECV) + off_delta(h, o, WAIT_WHY_JOIN) +
+			 off_delta(h, o, WAIT_WHY_CHILD) + off_delta(h, o, WAIT_WHY_WAIT);
+
+	r->v[6] = top_permille(off_delta(h, o, WAIT_WHY_RUNNABLE), p->elapsed);
+	r->v[7] = top_permille(off_delta(h, o, WAIT_WHY_SLEEP), p->elapsed);
+	r->v[8] = top_permille(off_delta(h, o, WAIT_WHY_IPC), p->elapsed);
+	r->v[9] = top_permille(other, p->elapsed);
+}
+
 /* Threads of task (0: every thread). */
 static void rows_threads(top_table_t *t, const top_pair_t *p, uint64_t task)
 {
@@ -237,9 +281,12 @@ static void rows_threads(top_table_t *t, const top_pair_t *p, uint64_t task)
 		r->v[3] = h->priority;
 		r->v[4] = h->cpu;
 		r->v[5] = top_permille(d, p->elapsed);
-		r->v[6] = top_ms(h->user_cycles, s->tsc_hz);
-		r->v[7] = top_ms(h->kernel_cycles, s->tsc_hz);
-		r->v[8] = h->switches;
+		thread_off_shares(r, p, h, o);
+		r->v[10] = top_ms(h->user_cycles, s->tsc_hz);
+		r->v[11] = top_ms(h->kernel_cycles, s->tsc_hz);
+		r->v[12] = h->switches;
+		r->v[13] = h->wait_why;
+		thread_wait(r, s, h);
 	}
 }
 

@@ -28,7 +28,7 @@
 #include <abi/sysinfo.h>
 #include <stats.h>
 
-#define TOP_COLS_MAX 12
+#define TOP_COLS_MAX 16
 #define TOP_ENTRY_MAX 20
 #define TOP_NS_PER_S 1000000000ull
 
@@ -150,6 +150,7 @@ typedef enum top_kind {
 	TOP_K_BYTES,              /* with K/M/G/T (powers of 1024) */
 	TOP_K_STATE,              /* a thread state letter: R r S Z */
 	TOP_K_TEXT,               /* the row's text (the last column) */
+	TOP_K_WAIT,               /* the row's wait (a thread's: "sleep", "ipc fs.READ") */
 } top_kind_t;
 
 typedef struct top_col {
@@ -168,8 +169,9 @@ typedef struct top_viewdef {
 } top_viewdef_t;
 
 typedef struct top_row {
-	uint64_t v[TOP_COLS_MAX]; /* one value per column but TEXT */
+	uint64_t v[TOP_COLS_MAX]; /* one value per column but TEXT (WAIT: the reason) */
 	char text[SYSINFO_NAME_MAX];
+	char wait[32];
 } top_row_t;
 
 typedef struct top_table {

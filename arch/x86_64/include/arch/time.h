@@ -11,8 +11,9 @@ static inline uint64_t arch_cycles(void)
 }
 
 /*
- * Cycle counter frequency in Hz: CPUID leaf 15h/16h when the CPU reports
- * it, otherwise measured against the PIT. Logs how it was found.
+ * Cycle counter frequency in Hz: the hypervisor's timing leaf, CPUID leaf
+ * 15h/16h checked against one short window, else one 10 ms HPET window,
+ * else the PIT (arch/x86_64/tsc.c). Logs how it was found.
  */
 uint64_t arch_cycles_calibrate(void);
 
