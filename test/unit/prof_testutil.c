@@ -4,6 +4,7 @@
  */
 #include "prof_testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,4 +161,30 @@ void pt_sb_samples(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 			memcpy(rec + sizeof(r), chain, 8 * (size_t)r.nchain);
 		pt_sb_put(b, rec, size);
 	}
+}
+
+char *pt_report(const void *data, size_t len, size_t step, bool wall,
+		const prof_report_opts_t *o, errno_t *feed_err, char *why, size_t why_size)
+{
+	const unsigned char *p = data;
+	prof_report_t *r;
+	errno_t err = EOK;
+
+	pt_out_len = 0;
+	pt_out_text(NULL, "", 0);
+	if (prof_report_new(&pt_env, &r) != EOK)
+		return NULL;
+	prof_report_set_wall(r, wall);
+	for (size_t off = 0; off < len && err == EOK;) {
+		size_t n = step == 0 || len - off < step ? len - off : step;
+		err = prof_report_feed(r, p + off, n);
+		off += n;
+	}
+	if (feed_err)
+		*feed_err = err;
+	if (why)
+		snprintf(why, why_size, "%s", prof_report_error(r) ? prof_report_error(r) : "");
+	prof_report_print(r, o);
+	prof_report_free(r);
+	return strdup(pt_out);
 }

@@ -53,6 +53,15 @@ void pt_add_file(const char *path, const void *data, size_t size);
 /* Whether text has line (a whole line, without its newline). */
 bool pt_has_line(const char *text, const char *line);
 
+/*
+ * Make a report (wall clock or not) of len bytes of stream data, fed in
+ * pieces of step bytes (0: one piece), and print it with o: the output
+ * (malloc'ed), or NULL if the report could not be made. *feed_err gets
+ * the feed's result and why the report's error text, each if not NULL.
+ */
+char *pt_report(const void *data, size_t len, size_t step, bool wall,
+		const prof_report_opts_t *o, errno_t *feed_err, char *why, size_t why_size);
+
 /* ---------------------------------------------------------------- stream builder */
 
 typedef struct pt_sb {

@@ -179,25 +179,9 @@ static void files_default(void)
 static char *report(const pt_sb_t *b, size_t step, const prof_report_opts_t *o,
 		    errno_t *feed_err, char *why, size_t why_size)
 {
-	prof_report_t *r;
-	errno_t err = EOK;
+	char *t = pt_report(b->buf, b->len, step, false, o, feed_err, why, why_size);
 
-	pt_out_len = 0;
-	pt_out_text(NULL, "", 0);
-	if (prof_report_new(&pt_env, &r) != EOK)
-		return strdup("");
-	for (size_t off = 0; off < b->len && err == EOK;) {
-		size_t n = step == 0 || b->len - off < step ? b->len - off : step;
-		err = prof_report_feed(r, b->buf + off, n);
-		off += n;
-	}
-	if (feed_err)
-		*feed_err = err;
-	if (why)
-		snprintf(why, why_size, "%s", prof_report_error(r) ? prof_report_error(r) : "");
-	prof_report_print(r, o);
-	prof_report_free(r);
-	return strdup(pt_out);
+	return t ? t : strdup("");
 }
 
 #define HAS(text, line) ok(pt_has_line(text, line), "line: %s", line)

@@ -182,24 +182,7 @@ static void files_default(void)
 static char *report(const void *data, size_t len, size_t step,
 		    const prof_report_opts_t *o, errno_t *feed_err)
 {
-	prof_report_t *r;
-
-	pt_out_len = 0;
-	pt_out_text(NULL, "", 0);
-	if (prof_report_new(&pt_env, &r) != EOK)
-		return NULL;
-	errno_t err = EOK;
-	const unsigned char *p = data;
-	for (size_t off = 0; off < len && err == EOK;) {
-		size_t n = step == 0 || len - off < step ? len - off : step;
-		err = prof_report_feed(r, p + off, n);
-		off += n;
-	}
-	if (feed_err)
-		*feed_err = err;
-	prof_report_print(r, o);
-	prof_report_free(r);
-	return strdup(pt_out);
+	return pt_report(data, len, step, false, o, feed_err, NULL, 0);
 }
 
 static bool starts(const char *text, const char *prefix)
