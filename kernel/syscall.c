@@ -7,7 +7,6 @@
  */
 #include <abi/syscall.h>
 #include <abi/limits.h>
-#include <arch/cpu.h>
 #include <kernel/failinj.h>
 #include <kernel/acct.h>
 #include <kernel/binary.h>
@@ -136,21 +135,9 @@ static int64_t sys_exit(SYSCALL_ARGS)
 	task_exit((int)(a0 & 0xff));
 }
 
-/*
- * A yield that found no other thread to run ends with cpu_relax() (PAUSE):
- * a few cycles on hardware, but under QEMU -icount it ends this vCPU's
- * turn, as the tick does (tick.c). Without it a thread yielding in a loop
- * (bench's ctxsw.thread waiting for its partner to start on the other
- * CPU) kept the other vCPUs from running for up to a minute.
- */
 static int64_t sys_yield(SYSCALL_ARGS)
 {
-	thread_t *t = thread_current();
-	uint64_t switches = t->acct.switches;
-
 	sched_yield();
-	if (t->acct.switches == switches)
-		cpu_relax();
 	return 0;
 }
 

@@ -290,9 +290,25 @@ static void event_fill(ipc_event_t *ev, const call_t *c, bool answer)
 	ev->msg = answer ? c->answer : c->msg;
 }
 
+/*
+ * Why the current thread waits in box_wait (abi/wait.h): for the answer
+ * to its call only (the callee and method it called, when that call was
+ * its last), else for events in its box.
+ */
+static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
+{
+	thread_t *t = thread_current();
+
+	if ((flags & 0xff) != IPC_WAIT_ANSWER)
+		return WAIT_WHY_RECV;
+	t->wait_task = only == t->call_id ? t->call_task : 0;
+	t->wait_method = only == t->call_id ? t->call_method : 0;
+	return WAIT_WHY_IPC;
+}
+
 /* Wait for the event the filter wants and take it (box_take) into *out. */
 static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
-			ipc_callid_t only, call_t **out, bool *answer, unsigned why)
+			ipc_callid_t only, call_t **out, bool *answer)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	errno_t rc = EOK;
@@ -302,7 +318,7 @@ static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 			rc = EAGAIN;
 			break;
 		}
-		if ((rc = waitq_sleep_why(&b->wq, &f, timeout_ns, why)) != EOK)
+		if ((rc = waitq_sleep_why(&b->wq, &f, timeout_ns, ipc_wait_why(flags, only))) != EOK)
 			break;
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
@@ -344,23 +360,6 @@ static void box_taken(answerbox_t *b, call_t *c, bool answer, bool delivered)
 		event_drop(c, answer);
 }
 
-/*
- * Why the current thread would wait in ipc_wait (abi/wait.h): for the
- * answer to its call only (the callee and method it called, when that
- * call was its last), else for events in its box.
- */
-static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
-{
-	thread_t *t = thread_current();
-	bool last = (flags & 0xff) == IPC_WAIT_ANSWER && only == t->call_id;
-
-	if ((flags & 0xff) != IPC_WAIT_ANSWER)
-		return WAIT_WHY_RECV;
-	t->wait_task = last ? t->call_task : 0;
-	t->wait_method = last ? t->call_method : 0;
-	return WAIT_WHY_IPC;
-}
-
 errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
 {
 	answerbox_t *b = &task_current()->ipc.box;
@@ -369,7 +368,7 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	call_t *c;
 
 	origin_serve_wait();                 /* no served origin held while waiting */
-	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer, ipc_wait_why(flags, only));
+	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
 	if (rc != EOK)
 		return rc;
 	event_fill(&ev, c, answer);

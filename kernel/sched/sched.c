@@ -241,7 +241,7 @@ static void sched_keep(thread_t *t)
 	t->slice = SCHED_SLICE_TICKS;
 }
 
-void sched_schedule(void)
+bool sched_schedule(void)
 {
 	cpu_t *c = cpu_current();
 	thread_t *prev = c->current;
@@ -254,7 +254,7 @@ void sched_schedule(void)
 		next = prev_ready ? prev : c->idle;
 	if (next == prev) {
 		sched_keep(prev);
-		return;
+		return false;
 	}
 	spin_lock(&next->lock);
 	next->state = THREAD_RUNNING;
@@ -267,13 +267,17 @@ void sched_schedule(void)
 	acct_switch(c, prev, next);
 	arch_thread_switch(prev, next);
 	sched_finish_switch();
+	return true;
 }
 
 void sched_yield(void)
 {
 	uint64_t f = irq_save();
-	sched_schedule();
+	bool switched = sched_schedule();
+
 	irq_restore(f);
+	if (!switched)
+		cpu_relax();
 }
 
 void sched_need_resched(void)

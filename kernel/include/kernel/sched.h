@@ -25,10 +25,21 @@ void sched_wakeup(thread_t *t);
  */
 void sched_set_params(thread_t *t, int priority, uint64_t affinity);
 
-/* Give up the CPU to the next READY thread. Interrupts off. */
-void sched_schedule(void);
+/*
+ * Give up the CPU to the next READY thread. Interrupts off. Returns false
+ * if there was none (the caller keeps running), true once it runs again
+ * after a switch.
+ */
+bool sched_schedule(void);
 
-/* Give up the rest of the time slice (from thread context). */
+/*
+ * Give up the rest of the time slice (from thread context). A yield that
+ * found no other thread ends with cpu_relax() (PAUSE): a few cycles on
+ * hardware, but under QEMU -icount it ends this vCPU's turn, as the tick
+ * does (tick.c). Without it a thread yielding in a loop (bench's
+ * ctxsw.thread waiting for its partner to start on the other CPU) kept
+ * the other vCPUs from running for up to a minute.
+ */
 void sched_yield(void);
 
 /* Timer tick on this CPU: slices, timers, balancing. Interrupts off. */
