@@ -60,6 +60,15 @@ typedef struct prof_engine {
 	void *off_mem[MAX_CPUS];
 } prof_engine_t;
 
+/* Is task (not 0) in targets (prof_engine.targets or off_targets)? NMI-safe. */
+static inline bool prof_in_targets(const volatile uint64_t *targets, uint64_t task)
+{
+	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
+		if (targets[i] == task && task)
+			return true;
+	return false;
+}
+
 /* One throttle window of a CPU, as prof_throttle_step() judges it. */
 typedef struct prof_window {
 	uint64_t cost;                       /* TSC cycles sampling took from the sampled code */

@@ -21,12 +21,7 @@ uint64_t prof_offcpu_lost;
 /* Does a running session with PROF_F_OFFCPU cover t? */
 static bool prof_offcpu_covers(const thread_t *t)
 {
-	if (prof_engine.off_system)
-		return true;
-	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
-		if (prof_engine.off_targets[i] && prof_engine.off_targets[i] == t->task->id)
-			return true;
-	return false;
+	return prof_engine.off_system || prof_in_targets(prof_engine.off_targets, t->task->id);
 }
 
 /* Fill r (room for max chain entries) for t, off its CPU from out to in. */
@@ -92,7 +87,7 @@ const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_re
 		return rec;
 	memcpy(buf, rec, sizeof(*buf));
 	buf->nchain = (uint16_t)(rec->nchain - drop);
-	buf->nkernel = drop >= rec->nkernel ? 0 : rec->nkernel;
+	buf->nkernel = 0;                    /* either way no kernel frame is left */
 	memcpy(buf->chain, rec->chain + drop, buf->nchain * sizeof(buf->chain[0]));
 	buf->h.size = (uint16_t)(sizeof(*buf) + buf->nchain * sizeof(buf->chain[0]));
 	return buf;

@@ -55,10 +55,7 @@ void prof_sample_reset(void)
 /* Is task id the target of a running task session? */
 static bool prof_target(uint64_t task)
 {
-	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++)
-		if (prof_engine.targets[i] == task && task)
-			return true;
-	return false;
+	return prof_in_targets(prof_engine.targets, task);
 }
 
 /* Does a running session want samples of th (its own, or work it does for a target)? */
