@@ -37,7 +37,9 @@
 #define stats_fmt_seconds vl_stats_fmt_seconds
 #define stats_fmt_permille vl_stats_fmt_permille
 #define stats_thread_state vl_stats_thread_state
+#define stats_fmt_wait vl_stats_fmt_wait
 #include "../include/stats.h"
+#include <abi/ipc.h>
 
 /* ---------------------------------------------------------------- a fake tree */
 
@@ -183,6 +185,23 @@ static void test_fmt_load(void)
 	is_int(bad, 0, "every load up to 40 rounds half up to the hundredth");
 }
 
+static void test_fmt_wait(void)
+{
+	sysinfo_thread_t t = { .wait_why = WAIT_WHY_NONE };
+	char buf[48];
+
+	is_str(stats_fmt_wait(buf, sizeof(buf), &t, NULL), "-", "a thread on its CPU: -");
+	t.wait_why = WAIT_WHY_SLEEP;
+	is_str(stats_fmt_wait(buf, sizeof(buf), &t, "fs"), "sleep", "a sleep: its name");
+	t.wait_why = WAIT_WHY_IPC;
+	t.wait_method = IPC_M_DATA_READ;
+	is_str(stats_fmt_wait(buf, sizeof(buf), &t, "fs"), "ipc fs.READ",
+	       "an IPC wait: the callee and method");
+	is_str(stats_fmt_wait(buf, sizeof(buf), &t, NULL), "ipc", "... without a callee: ipc");
+	t.wait_why = WAIT_WHY_COUNT + 3;
+	is_str(stats_fmt_wait(buf, sizeof(buf), &t, NULL), "?", "an unknown reason: ?");
+}
+
 static void test_fmt_bytes(void)
 {
 	static const struct { uint64_t v; const char *s; } cases[] = {
@@ -322,6 +341,7 @@ int main(void)
 	test_cpu_percent();
 	test_fmt_load();
 	test_fmt_bytes();
+	test_fmt_wait();
 	test_fmt_time();
 	test_read();
 	test_keys();

@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <lib/profreport.h>
 #include <stats.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -179,17 +178,8 @@ static const char *task_name(const sysinfo_task_t *tasks, size_t n, uint64_t id)
 static const char *thread_wait(const sysinfo_thread_t *t, const sysinfo_task_t *tasks,
 			       size_t ntasks, char *buf, size_t size)
 {
-	static const char *const names[] = WAIT_WHY_NAMES;
-	char label[48];
-
-	if (t->wait_why == WAIT_WHY_NONE)
-		return "-";
-	if (t->wait_why != WAIT_WHY_IPC || !t->wait_task)
-		return names[t->wait_why < WAIT_WHY_COUNT ? t->wait_why : WAIT_WHY_COUNT];
-	prof_ipc_label(task_name(tasks, ntasks, t->wait_task), t->wait_method, label,
-		       sizeof(label));
-	snprintf(buf, size, "ipc %s", label);
-	return buf;
+	return stats_fmt_wait(buf, size, t,
+			      t->wait_task ? task_name(tasks, ntasks, t->wait_task) : NULL);
 }
 
 static void thread_line(const sysinfo_thread_t *t, uint64_t hz, const sysinfo_task_t *tasks,

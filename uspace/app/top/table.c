@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <lib/profreport.h>
 
 #include "top.h"
 
@@ -231,19 +230,9 @@ static uint64_t off_delta(const sysinfo_thread_t *h, const sysinfo_thread_t *o, 
 /* What h waits for into r->wait: "-" running, "sleep", "ipc fs.READ". */
 static void thread_wait(top_row_t *r, const top_snap_t *s, const sysinfo_thread_t *h)
 {
-	static const char *const names[] = WAIT_WHY_NAMES;
 	const sysinfo_task_t *callee = h->wait_task ? top_find_task(s, h->wait_task) : NULL;
-	char label[24];
 
-	if (h->wait_why == WAIT_WHY_NONE) {
-		snprintf(r->wait, sizeof(r->wait), "-");
-	} else if (h->wait_why == WAIT_WHY_IPC && callee) {
-		prof_ipc_label(callee->name, h->wait_method, label, sizeof(label));
-		snprintf(r->wait, sizeof(r->wait), "ipc %s", label);
-	} else {
-		snprintf(r->wait, sizeof(r->wait), "%s",
-			 names[h->wait_why < WAIT_WHY_COUNT ? h->wait_why : WAIT_WHY_COUNT]);
-	}
+	stats_fmt_wait(r->wait, sizeof(r->wait), h, callee ? callee->name : NULL);
 }
 
 /* The shares of p's interval h spent off its CPU, by reason, into r->v[6..9]. */

@@ -116,4 +116,12 @@ char *stats_fmt_permille(char *buf, size_t size, unsigned permille);
 /* A SYSINFO_THREAD_* state's name ("ready", "running" ...; "?" if unknown). */
 const char *stats_thread_state(uint32_t state);
 
+/*
+ * What thread t waits for (abi/wait.h), as tasks and top show it: "-" on
+ * its CPU, "ipc SERVER.METHOD" for an IPC wait when callee (the called
+ * task's name) is given, else the reason's name ("sleep", "ipc").
+ * Returns buf.
+ */
+char *stats_fmt_wait(char *buf, size_t size, const sysinfo_thread_t *t, const char *callee);
+
 #endif

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <lib/profreport.h>
 #include <stats.h>
 #include <stdio.h>
 
@@ -135,4 +136,21 @@ const char *stats_thread_state(uint32_t state)
 	if (state >= sizeof(names) / sizeof(names[0]) || !names[state])
 		return "?";
 	return names[state];
+}
+
+char *stats_fmt_wait(char *buf, size_t size, const sysinfo_thread_t *t, const char *callee)
+{
+	static const char *const names[] = WAIT_WHY_NAMES;
+	char label[48];
+
+	if (t->wait_why == WAIT_WHY_NONE) {
+		snprintf(buf, size, "-");
+	} else if (t->wait_why == WAIT_WHY_IPC && callee) {
+		prof_ipc_label(callee, t->wait_method, label, sizeof(label));
+		snprintf(buf, size, "ipc %s", label);
+	} else {
+		snprintf(buf, size, "%s", names[t->wait_why < WAIT_WHY_COUNT ? t->wait_why
+						: WAIT_WHY_COUNT]);
+	}
+	return buf;
 }
