@@ -95,6 +95,26 @@ def test_escapes(t):
         t.diag("%r -> %r, wanted %r" % (raw, got, want))
 
 
+def test_screen_line(t):
+    """vm.screen_line: what a terminal shows after \\r rewrites, such as a
+    profiler's status line cleared before the shell's prompt."""
+    cases = [
+        ("\r\x1b[Kprofile: 10 samples\r\x1b[Kprofile: 20 samples\r\x1b[K/ # ", "/ # "),
+        ("status 12345\r\x1b[2Kdone", "done"),
+        ("abcdef\rXY", "XYcdef"),
+        ("line\r", "line"),
+        ("\x1b[1mbold\x1b[m\r\x1b[0Kplain", "plain"),
+    ]
+    bad = [(raw, want, vm.screen_line(raw)) for raw, want in cases
+           if vm.screen_line(raw) != want]
+    t.ok(not bad, "vm: carriage returns and erase-line as a terminal shows them")
+    for raw, want, got in bad:
+        t.diag("%r -> %r, wanted %r" % (raw, got, want))
+    r = vm.Result.from_text("sprofile: 5 samples\r\x1b[K/tmp # ")
+    t.ok(r.partial == "/tmp # ", "vm: a prompt after a cleared status line is the partial "
+         "line (%r)" % r.partial)
+
+
 def test_result(t):
     """vm.Result on canned serial output: lines, time_to, partial line."""
     text = ("\x1b[2JGRUB junk\r\n"
@@ -316,6 +336,7 @@ def main():
     t = Tap()
     test_tap(t)
     test_escapes(t)
+    test_screen_line(t)
     test_result(t)
     test_setup(t)
     with tempfile.TemporaryDirectory(prefix="vernier-harness.") as tmp:

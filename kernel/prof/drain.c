@@ -275,7 +275,8 @@ static void prof_route_drops(ring_t *r)
 /*
  * An off-CPU record goes to the running sessions with PROF_F_OFFCPU that
  * cover its task (system sessions: all), as each may see it
- * (prof_offcpu_view). prof_lock held.
+ * (prof_offcpu_view); a task session is told the name of the server an
+ * IPC wait was for (its "[off-cpu: wait SERVER.METHOD]"). prof_lock held.
  */
 static void prof_route_offcpu(const prof_rec_offcpu_t *rec)
 {
@@ -284,6 +285,8 @@ static void prof_route_offcpu(const prof_rec_offcpu_t *rec)
 		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & PROF_F_OFFCPU) ||
 		    (s->target && s->target != rec->task))
 			continue;
+		if (s->target && rec->why == WAIT_WHY_IPC && rec->wait_task != s->target)
+			prof_name_server(s, rec->wait_task);
 		const prof_rec_offcpu_t *v = prof_offcpu_view(s, rec, &prof_copy.off);
 		if (prof_session_put(s, v, v->h.size))
 			s->offcpu++;

@@ -46,6 +46,25 @@ def strip_escapes(text):
     return _CONTROL_RE.sub("", text)
 
 
+# Erase to the end of the line (ESC [ K, ESC [ 0 K) or all of it (2 K).
+_ERASE_RE = re.compile(r"\x1b\[[02]?K")
+
+
+def screen_line(raw):
+    """The clean text a terminal would show for one line of raw output:
+    each \\r returns to column 0 and what follows overwrites what was
+    there; an erase-line right after it (a status line cleared with
+    "\\r ESC[K") drops the rest."""
+    segments = raw.split("\r")
+    line = strip_escapes(segments[0])
+    for seg in segments[1:]:
+        text = strip_escapes(seg)
+        if _ERASE_RE.match(seg):
+            line = ""
+        line = text + line[len(text):]
+    return line
+
+
 class Result:
     """What one boot printed and how it ended.
 
@@ -125,14 +144,14 @@ class _LineReader:
         new = []
         while b"\n" in self.buf:
             raw, self.buf = self.buf.split(b"\n", 1)
-            line = strip_escapes(raw.decode("utf-8", "replace"))
+            line = screen_line(raw.decode("utf-8", "replace"))
             self.events.append((now - self.start, line))
             new.append(line)
         return new
 
     def partial(self):
         """The unterminated rest of the output (clean text)."""
-        return strip_escapes(self.buf.decode("utf-8", "replace"))
+        return screen_line(self.buf.decode("utf-8", "replace"))
 
 
 def _kill_group(proc):

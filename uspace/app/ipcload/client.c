@@ -5,6 +5,7 @@
  * kernel's imposed_cycles of this task (work others did for it; the last
  * call is answered, so it is all there).
  */
+#include <stats.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -67,6 +68,26 @@ static uint64_t wall_rounds(int phone, unsigned us, unsigned rounds, uint64_t ns
 	return calls;
 }
 
+/*
+ * Print this thread's off-CPU time by reason as the kernel accounted it
+ * (sysinfo): what a wall-clock profile's records must add up to.
+ */
+static void wall_print_off(void)
+{
+	sysinfo_thread_t t;
+	uint64_t hz;
+	unsigned long long us[WAIT_WHY_COUNT];
+
+	if (stats_thread(sys_thread_id(), &t) != EOK || stats_tsc_hz(&hz) != EOK || !hz)
+		return;
+	for (unsigned i = 0; i < WAIT_WHY_COUNT; i++)
+		us[i] = t.off_cycles[i] / hz * 1000000 + t.off_cycles[i] % hz * 1000000 / hz;
+	printf("ipcload: wall client thread %llu off-cpu us: runnable %llu, sleep %llu, ipc %llu, "
+	       "other %llu\n", (unsigned long long)t.id, us[WAIT_WHY_RUNNABLE], us[WAIT_WHY_SLEEP],
+	       us[WAIT_WHY_IPC], us[WAIT_WHY_RECV] + us[WAIT_WHY_JOIN] + us[WAIT_WHY_CHILD] +
+	       us[WAIT_WHY_WAIT]);
+}
+
 /* The wall mode's client in this task (ipcload.h): rounds, then their phases' wall time. */
 int wall_main(const char *server, unsigned us, unsigned rounds)
 {
@@ -86,6 +107,7 @@ int wall_main(const char *server, unsigned us, unsigned rounds)
 	       rounds, (unsigned long long)calls, (unsigned long long)(ns[0] / 1000),
 	       (unsigned long long)(ns[1] / 1000), (unsigned long long)(ns[2] / 1000),
 	       (unsigned long long)(cpu / 1000));
+	wall_print_off();
 	return calls == rounds ? 0 : 1;
 }
 
