@@ -7,6 +7,8 @@
  *   syscall.null   cycles per SYS_NULL (runs of 1000 calls)
  *   ctxsw.thread   cycles per switch between two threads of this task
  *                  pinned to one CPU, yielding to each other
+ *   ctxsw.thread.offcpu  the same during a whole-system session with
+ *                  off-CPU records (each switch writes one; timer 100 Hz)
  *   spawn.exit     cycles per spawn of a program that exits at once plus
  *                  the wait for it (runs of 10)
  *   unmap.sparse   cycles of a SYS_UNMAP of 16 GiB with one page touched
@@ -169,6 +171,21 @@ static long run_ctxsw(void)
 	return (long)((t1 - t0) / (2 * YIELDS));
 }
 
+static int ctxsw_offcpu_setup(void)
+{
+	int rc = bench_offcpu_begin();
+
+	if (rc == 0 && (rc = ctxsw_setup()) != 0)
+		bench_offcpu_end();
+	return rc;
+}
+
+static void ctxsw_offcpu_teardown(void)
+{
+	ctxsw_teardown();
+	bench_offcpu_end();
+}
+
 /* ------------------------------------------------------------ spawn.exit */
 
 static long run_spawn(void)
@@ -200,6 +217,8 @@ static long run_acct_entry(void)
 static const figure_t figures[] = {
 	{ "syscall.null", "cycles", run_null, NULL, NULL, NULL },
 	{ "ctxsw.thread", "cycles", run_ctxsw, ctxsw_setup, ctxsw_teardown, NULL },
+	{ "ctxsw.thread.offcpu", "cycles", run_ctxsw, ctxsw_offcpu_setup,
+	  ctxsw_offcpu_teardown, NULL },
 	{ "spawn.exit", "cycles", run_spawn, NULL, NULL, NULL },
 	{ "unmap.sparse", "cycles", run_unmap_sparse, NULL, NULL, NULL },
 	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL, NULL },

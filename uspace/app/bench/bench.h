@@ -37,6 +37,13 @@ void ipc_serve_spin(unsigned long n);
 long run_ipc_roundtrip(void);
 /* MB/s of 64 KiB IPC_M_DATA_WRITEs (runs of IPC_DW_CALLS). */
 long run_ipc_datawrite(void);
+/*
+ * A whole-system session with off-CPU records (PROF_F_OFFCPU, timer at
+ * 100 Hz), drained by a thread (bench_prof.c): 0, or 1 (skip, said why).
+ */
+int bench_offcpu_begin(void);
+/* End it (says if records were lost). */
+void bench_offcpu_end(void);
 /* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
 int bench_prof(void);
 /* The sample path's figures only: timer at 10 kHz, rtc-nmi at 8192 Hz (bench_prof.c). */

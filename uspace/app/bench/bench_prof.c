@@ -139,6 +139,25 @@ static void prof_end(prof_run_t *r)
 	sys_ipc_hangup(r->phone);
 }
 
+static prof_run_t offcpu_run;
+
+int bench_offcpu_begin(void)
+{
+	if (prof_begin(&offcpu_run, PROF_SRC_TIMER, 100, PROF_F_OFFCPU) != EOK) {
+		printf("# ctxsw.thread.offcpu: cannot begin a session (no PERM_PROFILE?)\n");
+		return 1;
+	}
+	return 0;
+}
+
+void bench_offcpu_end(void)
+{
+	prof_end(&offcpu_run);
+	if (offcpu_run.st.offcpu_lost)
+		printf("# ctxsw.thread.offcpu: %lu off-CPU records lost\n",
+		       offcpu_run.st.offcpu_lost);
+}
+
 static uint64_t prof_samples_now(void)
 {
 	sysinfo_profiler_t p;
