@@ -18,8 +18,13 @@ passes through (local_work, do_sleep, do_calls), must give:
   (and the measured shares within 5 points of the asked 40/30/30, so
   the workload did what it says);
 - the calls' waits named `[off-cpu: wait ipcload.WORK]`, under do_calls
-  (folded, and the guest's own -g tree); the sleeps `[off-cpu: sleep]`
-  under do_sleep;
+  (folded); the sleeps `[off-cpu: sleep]` under do_sleep;
+- by origin (`vprof -W -C`, the whole stream): the server's serve_a
+  under the client's `do_calls;...;[ipc ipcload.WORK]`, at least 80% of
+  the wait phase, and that phase (waits counted once: the server's
+  samples for a call are taken out of its wait) within 2 points of the
+  measured share; the guest's report (a task session) shows serve_a for
+  the waits, not both;
 - the client's sleep and IPC-wait time in the records (`-u ns`) within
   1% of what sysinfo accounted for its thread.
 A CPU-bound thread (workload's worker) sharing the one CPU with another
@@ -67,6 +72,7 @@ CLIENT_RE = re.compile(r"ipcload: wall client task (\d+): (\d+) rounds, (\d+) ca
 OFF_RE = re.compile(r"ipcload: wall client thread (\d+) off-cpu us: runnable (\d+), "
                     r"sleep (\d+), ipc (\d+), other (\d+)")
 RUNNABLE_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+\[off-cpu: runnable\]$")
+ROW_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+(.*)$")
 BETA_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+work_beta$")
 
 TMP = tempfile.mkdtemp(prefix="vernier-offcpu-")
@@ -116,12 +122,13 @@ def check_run(tap, sh, run):
                       % (o[0].group(0) if o else None)))
     if o:
         run.off = [int(o[0].group(i)) for i in (2, 3, 4)]
-    wait = [i for i, l in enumerate(out)
-            if re.match(r"^\s+[\d.]+%\s+\d+\s+\[off-cpu: wait ipcload\.WORK\]$", l)]
-    below = out[wait[0] + 1:wait[0] + 6] if wait else []
-    tap.ok(wait and any("<- do_calls" in l for l in below),
-           run.tag("guest -g tree: [off-cpu: wait ipcload.WORK] called from do_calls (%r)"
-                   % below[:4]))
+    serve = [float(x.group(2)) for x in (ROW_RE.match(l) for l in out)
+             if x and x.group(3) == "serve_a"]
+    wait = [float(x.group(2)) for x in (ROW_RE.match(l) for l in out)
+            if x and x.group(3) == "[off-cpu: wait ipcload.WORK]"]
+    tap.ok(serve and serve[0] >= 20.0 and (not wait or wait[0] <= 5.0),
+           run.tag("guest report: the server's work for the calls stands for the client's "
+                   "waits, counted once (serve_a %s%%, wait ipcload.WORK %s%%)" % (serve, wait)))
     tap.ok(any(l.startswith("off-cpu: ") and "wall clock:" in l for l in out),
            run.tag("guest report: the off-cpu summary line (%r)"
                    % [l for l in out if l.startswith("off-cpu")][:1]))
@@ -192,6 +199,25 @@ def check_shares(tap, run):
            run.tag("folded: [off-cpu: sleep] under do_sleep (%d stacks)" % len(sleeps)))
 
 
+def check_origin(tap, run):
+    """The whole stream by origin (-C): the server's work for the calls
+    under the client's do_calls, the waits counted once."""
+    r = subprocess.run([VPROF, "-W", "-C", "-F", "folded", run.com2], capture_output=True,
+                       text=True, timeout=300)
+    got = phases(r.stdout)
+    total = sum(got[p] for p in PHASES)
+    share = 100.0 * got["wait"] / total if total else 0.0
+    want = 100.0 * run.measured[2] / sum(run.measured)
+    tap.ok(r.returncode == 0 and abs(share - want) <= TOLERANCE,
+           run.tag("-C: wait %.2f%% of the rounds' wall samples with the server's work in it, "
+                   "measured %.2f%% (+- %.1f)" % (share, want, TOLERANCE)))
+    served = sum(int(l.rpartition(" ")[2]) for l in r.stdout.splitlines()
+                 if ";do_calls;" in l and ";[ipc ipcload.WORK];" in l and ";serve_a" in l)
+    tap.ok(got["wait"] and served * 10 >= got["wait"] * 8,
+           run.tag("-C: the server's serve_a under do_calls;...;[ipc ipcload.WORK] is %d of "
+                   "the wait's %d samples (want >= 80%%)" % (served, got["wait"])))
+
+
 def off_us(text):
     """Microseconds of the off-CPU leaves of folded -u ns text: sleep, ipc."""
     got = [0, 0]
@@ -230,6 +256,7 @@ def check_host(tap, run):
         tap.ok(False, run.tag("no run to check"))
         return
     check_shares(tap, run)
+    check_origin(tap, run)
     check_sysinfo(tap, run)
     check_plain(tap, run)
 

@@ -100,6 +100,16 @@ typedef struct prof_xkey {
 #define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
 
 /*
+ * Who waited on whom (wall clock): a caller task's slot and the slot of
+ * the server it called. Samples of servers working for a caller's calls
+ * are kept under this key until prof_wall_settle takes them out of the
+ * caller's waits on that server.
+ */
+typedef struct prof_wkey {
+	uint32_t origin, callee;
+} prof_wkey_t;
+
+/*
  * A call site: an origin's distinct stack (PROF_REC_CALL records with the
  * same task and chain share one), its words in the report's cwords.
  */
@@ -146,6 +156,7 @@ struct prof_report {
 	bool xon;                       /* keep whole stacks in xstacks */
 	uint32_t xdepth;                /* return addresses per xkey */
 	pmap_t xstacks;                 /* prof_xkey_t -> uint64_t count */
+	pmap_t served;                  /* prof_wkey_t -> served samples not yet taken from waits */
 	size_t pend_len;
 	uint64_t pend[PROF_REC_MAX / 8];
 };
@@ -776,6 +787,19 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
 	return EOK;
 }
 
+/* A sample of a server working for origin's call to callee (wall clock). */
+static errno_t wall_served(prof_report_t *r, uint32_t origin, uint32_t callee)
+{
+	prof_wkey_t k = { origin, callee };
+	bool created;
+	uint64_t *pool = pmap_get(r, &r->served, &k, &created);
+
+	if (!pool)
+		return ENOMEM;
+	(*pool)++;
+	return EOK;
+}
+
 static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len)
 {
 	prof_rec_sample_t s;
@@ -812,7 +836,8 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	if (s.mode != PROF_MODE_IDLE)
 		r->tasks[slot].samples++;
 	rec_count_mode(r, s.mode);
-	return EOK;
+	return k.origin != PROF_NONE && k.nhops >= 2 && r->wall ?
+	       wall_served(r, k.origin, k.hop[1]) : EOK;
 }
 
 /*
@@ -1108,6 +1133,7 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out)
 	memset(r, 0, sizeof(*r));
 	r->env = *env;
 	pmap_init(&r->stacks, sizeof(prof_stack_t), sizeof(uint64_t));
+	pmap_init(&r->served, sizeof(prof_wkey_t), sizeof(uint64_t));
 	*out = r;
 	return EOK;
 }
@@ -1156,6 +1182,7 @@ void prof_report_free(prof_report_t *r)
 	rep_release(r, r->tasks);
 	pmap_free(r, &r->stacks);
 	pmap_free(r, &r->xstacks);
+	pmap_free(r, &r->served);
 	pmap_free(r, &r->calls);
 	pmap_free(r, &r->sites);
 	rep_release(r, r->cstk);
@@ -2308,6 +2335,122 @@ static errno_t pr_body(prof_print_t *pp)
 	return pp->o->tree ? pr_tree(pp, shown) : EOK;
 }
 
+/* ------------------------------------------------------- wall: counted once */
+
+/* The wait key of stacks entry e (an IPC wait), false for any other stack. */
+static bool wall_stack_key(const unsigned char *e, prof_wkey_t *w)
+{
+	const prof_stack_t *k = (const void *)(e + 8);
+
+	*w = (prof_wkey_t){ k->slot, k->wtask };
+	return k->off == WAIT_WHY_IPC + 1;
+}
+
+/* The same for an xstacks entry. */
+static bool wall_xkey(const unsigned char *e, prof_wkey_t *w)
+{
+	const prof_xkey_t *k = (const void *)(e + 8);
+
+	*w = (prof_wkey_t){ k->slot, k->wtask };
+	return k->off == WAIT_WHY_IPC + 1;
+}
+
+/* The weight of every IPC wait in m, summed by wait key into sums. */
+static errno_t wall_sums(prof_report_t *r, const pmap_t *m,
+			 bool (*key)(const unsigned char *, prof_wkey_t *), pmap_t *sums)
+{
+	prof_wkey_t w;
+	bool created;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		const unsigned char *e = pmap_entry(m, i);
+		if (!e[0] || !key(e, &w))
+			continue;
+		uint64_t *sum = pmap_get(r, sums, &w, &created);
+		if (!sum)
+			return ENOMEM;
+		*sum += pmap_word(e + 8 + m->ksize);
+	}
+	return EOK;
+}
+
+/* What the waits of key w give up: the served samples, at most the waits. */
+static uint64_t wall_take(const prof_report_t *r, const pmap_t *sums, const prof_wkey_t *w)
+{
+	const unsigned char *s = pmap_find(sums, w), *p = pmap_find(&r->served, w);
+	uint64_t sum = s[0] ? pmap_word(s + 8 + sums->ksize) : 0;
+	uint64_t pool = p[0] ? pmap_word(p + 8 + r->served.ksize) : 0;
+
+	return pool < sum ? pool : sum;
+}
+
+/*
+ * Take from each IPC wait of m its share of what its key gives up (in
+ * proportion to its weight); with counts, also from its task's total and
+ * the off-CPU weight. Returns what was taken.
+ */
+static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
+			   bool (*key)(const unsigned char *, prof_wkey_t *),
+			   const pmap_t *sums, bool counts)
+{
+	prof_wkey_t w;
+	uint64_t taken = 0;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		unsigned char *e = pmap_entry(m, i);
+		if (!e[0] || !key(e, &w))
+			continue;
+		const unsigned char *s = pmap_find(sums, &w);
+		uint64_t sum = pmap_word(s + 8 + sums->ksize), n = pmap_word(e + 8 + m->ksize);
+		uint64_t sub = sum ? (uint64_t)((unsigned __int128)wall_take(r, sums, &w) * n / sum) : 0;
+		memcpy(e + 8 + m->ksize, &(uint64_t){ n - sub }, 8);
+		taken += sub;
+		if (counts)
+			r->tasks[w.origin].samples -= sub;
+	}
+	return taken;
+}
+
+/* Empty the served pools the waits took from (their rest stays for later waits). */
+static void wall_drain(prof_report_t *r, const pmap_t *sums)
+{
+	for (size_t i = 0; i < r->served.cap; i++) {
+		unsigned char *e = pmap_entry(&r->served, i);
+		if (!e[0])
+			continue;
+		uint64_t take = wall_take(r, sums, (const prof_wkey_t *)(e + 8));
+		memcpy(e + 8 + r->served.ksize, &(uint64_t){ pmap_word(e + 8 + r->served.ksize) - take }, 8);
+	}
+}
+
+/*
+ * A wall-clock report that gives each caller the work done for it (a
+ * task session, or by origin) counts a moment once: while a thread waits
+ * for a call, the samples of the servers working on it stand for that
+ * time, so they are taken out of the wait's weight (by caller and
+ * server, in proportion over the wait's stacks); what remains is time
+ * nobody worked for the call. Idempotent; later data is settled later.
+ */
+static errno_t wall_settle(prof_report_t *r, bool by_origin)
+{
+	pmap_t sums;
+
+	if (!r->wall || !r->served.count || (!by_origin && !r->header.target))
+		return EOK;
+	pmap_init(&sums, sizeof(prof_wkey_t), sizeof(uint64_t));
+	errno_t err = wall_sums(r, &r->stacks, wall_stack_key, &sums);
+	if (err == EOK) {
+		uint64_t taken = wall_apply(r, &r->stacks, wall_stack_key, &sums, true);
+		r->c.offcpu_weight -= taken;
+		r->c.offcpu_served += taken;
+		if (r->xon)
+			wall_apply(r, &r->xstacks, wall_xkey, &sums, false);
+		wall_drain(r, &sums);
+	}
+	pmap_free(r, &sums);
+	return err;
+}
+
 errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 {
 	prof_print_t pp;
@@ -2315,8 +2458,11 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
 	memset(&pp, 0, sizeof(pp));
 	pp.r = r;
 	pp.o = o;
+	errno_t err = wall_settle(r, o->by_origin);
+	if (err != EOK)
+		return err;
 	rep_totals(r, &r->c);
-	errno_t err = pr_body(&pp);
+	err = pr_body(&pp);
 	pr_free(&pp);
 	return err;
 }
@@ -2516,7 +2662,7 @@ static bool px_skip(const prof_report_t *r, size_t i)
 {
 	const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, i) + 8);
 
-	return r->x_origin && r->tasks[px_slot(r, k)].id != r->x_origin;
+	return (r->x_origin && r->tasks[px_slot(r, k)].id != r->x_origin) || !px_count(r, i);
 }
 
 /* The map slots walked, sorted (from env.alloc), *n of them; NULL without memory. */
@@ -2573,6 +2719,8 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 
 	if (!r->xon)
 		return EINVAL;
+	if (wall_settle(r, r->x_by_origin) != EOK)
+		return ENOMEM;
 	memset(&pp, 0, sizeof(pp));
 	memset(&info, 0, sizeof(info));
 	pp.r = r;

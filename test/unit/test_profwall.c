@@ -189,6 +189,63 @@ static void test_wall(void)
 	free(t);
 }
 
+/*
+ * The reference with 250 samples of the server (task 7) working for the
+ * client's calls: a task session on the client (target 5) counts each
+ * moment once, so the wait keeps 50 (300 - 250) beside serve's 250; a
+ * system session keeps both threads' time, unless by origin (-C).
+ */
+static void build_served(pt_sb_t *b, uint64_t target)
+{
+	static const uint64_t chain[] = { 0x401008 };
+	prof_rec_sample_t s;
+	prof_ipc_t ipc;
+
+	build_ref(b, PROF_VERSION, true);
+	((prof_rec_header_t *)b->buf)->target = target;
+	pt_sb_load(b, 7, "/bin/app", 0);
+	memset(&s, 0, sizeof(s));
+	s.task = 7;
+	s.thread = 70;
+	s.pc = 0x401310;
+	s.mode = PROF_MODE_USER;
+	s.nchain = 1;
+	memset(&ipc, 0, sizeof(ipc));
+	ipc.call = 9;
+	ipc.origin_thread = 50;
+	ipc.method = M_WORK;
+	ipc.nhops = ipc.depth = 2;
+	ipc.hops[0] = 5;
+	ipc.hops[1] = 7;
+	pt_sb_served(b, 250, &s, chain, &ipc, 20);
+}
+
+static void test_served(void)
+{
+	static const prof_report_opts_t origin = { PROF_STYLE_SYSTEM, 50, false, NULL, true, 0 };
+
+	build_served(&sb, 5);
+	char *t = report(&sb, 0, true, &sys, NULL, NULL, 0);
+	note_text("wall, task session with a server's work:", t);
+	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1000 samples = 650 on-CPU "
+	       "+ 350 off-CPU");
+	HAS(t, "  5.00%       50  5 cli                [off-cpu: wait ipcload.WORK]");
+	HAS(t, " 25.00%      250  7 ipcload            compute");
+	free(t);
+	build_served(&sb, 0);
+	t = report(&sb, 0, true, &sys, NULL, NULL, 0);
+	note_text("wall, system session with a server's work:", t);
+	HAS(t, " 24.00%      300  5 cli                [off-cpu: wait ipcload.WORK]");
+	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1250 samples = 650 on-CPU "
+	       "+ 600 off-CPU");
+	free(t);
+	t = report(&sb, 0, true, &origin, NULL, NULL, 0);
+	note_text("wall, system session by origin:", t);
+	ok(strstr(t, "wall clock: 1000 samples = 650 on-CPU + 350 off-CPU") != NULL,
+	   "system session by origin: each moment once");
+	free(t);
+}
+
 /* The caller tree: each wait under the user stack that waited. */
 static void test_tree(void)
 {
@@ -377,6 +434,7 @@ int main(void)
 {
 	test_plain();
 	test_wall();
+	test_served();
 	test_tree();
 	test_weights();
 	test_versions();

@@ -51,6 +51,7 @@ typedef struct prof_counts {
 	uint64_t offcpu;                /* off-CPU records (v4) the filter took */
 	uint64_t offcpu_cycles;         /* ... their TSC cycles off the CPU */
 	uint64_t offcpu_weight;         /* ... their weight in samples (wall clock only) */
+	uint64_t offcpu_served;         /* ... of it, servers' samples for the wait (counted once) */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
