@@ -27,6 +27,10 @@ passes through (local_work, do_sleep, do_calls), must give:
   the waits, not both;
 - the client's sleep and IPC-wait time in the records (`-u ns`) within
   1% of what sysinfo accounted for its thread.
+`ipcload wallchain` (the server calls a second one for half of each
+call) profiled by origin in the guest: the two servers' work fills the
+client's waits (within 2%), half each, and the client's and the first
+server's waits are counted once (what is left of them under 2%).
 A CPU-bound thread (workload's worker) sharing the one CPU with another
 spinner spends about half its wall time as `[off-cpu: runnable]`
 (45-55% of its runnable + on-CPU samples), and every IPC wait of that
@@ -154,6 +158,33 @@ def check_runnable(tap, sh):
         sh.run("kill %s" % job[0].group(1))
 
 
+IMPOSED_RE = re.compile(r"^\s+(\d+)\s+[\d.]+%\s+\[ipc ipcload\.(WORK|WORK_B)\]\s+\d+ ipcload\s+"
+                        r"path [\d >-]+$")
+CHAIN_RATE = 2000
+
+
+def check_chain(tap, sh):
+    """A wait behind a chain (client -> S1 -> S2): by origin, S1's and S2's
+    work fill the client's waits, S1's own wait on S2 counted once."""
+    sh.run("profile -w -c -s timer -f %d ipcload -n 4 -u 100000 wallchain > /tmp/c.txt"
+           % CHAIN_RATE, timeout=300)
+    out = sh.run("cat /tmp/c.txt", timeout=60) or []
+    m = [x for x in (CLIENT_RE.search(l) for l in out) if x]
+    imp = dict((x.group(2), int(x.group(1))) for x in (IMPOSED_RE.match(l) for l in out) if x)
+    want = int(m[0].group(6)) * CHAIN_RATE / 1e6 if m else 0
+    got = imp.get("WORK", 0) + imp.get("WORK_B", 0)
+    tap.ok(m and abs(got - want) <= 0.02 * want,
+           "wallchain by origin: S1 (WORK) and S2 (WORK_B) imposed %r = %d samples, the "
+           "client's measured wait %.0f (+- 2%%)" % (imp, got, want))
+    tap.ok(imp and min(imp.values()) * 10 >= max(imp.values()) * 9,
+           "wallchain: S1 and S2 each half of the wait (%r)" % imp)
+    waits = [l for l in out if "[off-cpu: wait ipcload." in l]
+    left = sum(int(l.split()[0]) for l in waits if l.split()[0].isdigit())
+    tap.ok(m and left <= 0.02 * want,
+           "wallchain: the waits left after the servers' work %d samples (%r; want <= 2%% "
+           "of the wait)" % (left, waits[:2]))
+
+
 def phases(folded):
     """Weighted samples per phase of the folded stacks (the client's
     only: vprof -T), and those of none."""
@@ -264,7 +295,8 @@ def check_host(tap, run):
 def main():
     tap = Tap()
     one, four = Run(1), Run(4)
-    shell_session(tap, [check_usage, lambda t, sh: check_run(t, sh, one), check_runnable],
+    shell_session(tap, [check_usage, lambda t, sh: check_run(t, sh, one), check_runnable,
+                        check_chain],
                   cpus=1, icount=0, extra="-serial file:" + one.com2)
     check_host(tap, one)
     shell_session(tap, [lambda t, sh: check_run(t, sh, four)],

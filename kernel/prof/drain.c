@@ -84,6 +84,8 @@ static union {
 	prof_rec_offcpu_t off;
 	uint8_t bytes[sizeof(prof_rec_sample_t) + (PROF_DEPTH_MAX + PROF_TOP_WORDS) * 8 +
 		      sizeof(prof_ipc_t)];
+	uint8_t off_bytes[sizeof(prof_rec_offcpu_t) + PROF_OFFCPU_CHAIN_MAX * 8 +
+			  sizeof(prof_ipc_t)];
 } prof_copy;
 
 /* The origin block at the end of a sample (v3), or NULL if it has none. */
@@ -94,6 +96,16 @@ static const prof_ipc_t *prof_sample_ipc(const prof_rec_sample_t *smp)
 	if (smp->h.size < body + sizeof(prof_ipc_t))
 		return NULL;
 	return (const prof_ipc_t *)((const uint8_t *)smp + body);
+}
+
+/* The origin block after an off-CPU record's chain, or NULL if it has none. */
+static const prof_ipc_t *prof_offcpu_ipc(const prof_rec_offcpu_t *rec)
+{
+	size_t body = sizeof(*rec) + (size_t)rec->nchain * sizeof(uint64_t);
+
+	if (rec->h.size < body + sizeof(prof_ipc_t))
+		return NULL;
+	return (const prof_ipc_t *)((const uint8_t *)rec + body);
 }
 
 /* What of a sample a session gets. */
@@ -280,11 +292,15 @@ static void prof_route_drops(ring_t *r)
  */
 static void prof_route_offcpu(const prof_rec_offcpu_t *rec)
 {
+	const prof_ipc_t *ipc = prof_offcpu_ipc(rec);
+
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
 		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & PROF_F_OFFCPU) ||
-		    (s->target && s->target != rec->task))
+		    (s->target && s->target != rec->task && (!ipc || ipc->hops[0] != s->target)))
 			continue;
+		if (s->target && rec->task != s->target)
+			prof_name_server(s, rec->task);
 		if (s->target && rec->why == WAIT_WHY_IPC && rec->wait_task != s->target)
 			prof_name_server(s, rec->wait_task);
 		const prof_rec_offcpu_t *v = prof_offcpu_view(s, rec, &prof_copy.off);

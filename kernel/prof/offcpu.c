@@ -6,9 +6,13 @@
  * the stack of the wait. The record goes into the CPU's off-CPU ring, a
  * second ring per CPU that only this hook writes, with interrupts off
  * (the sample ring's producer is the NMI: one producer per ring). The
- * drain thread routes the records (drain.c).
+ * drain thread routes the records (drain.c). A thread that was serving a
+ * call while it waited (for the next server of a chain, a device, the
+ * CPU) gets the call's origin block after its chain, as a sample does,
+ * and is covered by a task session on that origin.
  */
 #include <arch/callchain.h>
+#include <kernel/origin.h>
 #include <kernel/prof.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
@@ -18,10 +22,12 @@
 volatile bool prof_offcpu_on;
 uint64_t prof_offcpu_lost;
 
-/* Does a running session with PROF_F_OFFCPU cover t? */
+/* Does a running session with PROF_F_OFFCPU cover t (its own, or work for a target)? */
 static bool prof_offcpu_covers(const thread_t *t)
 {
-	return prof_engine.off_system || prof_in_targets(prof_engine.off_targets, t->task->id);
+	return prof_engine.off_system || prof_in_targets(prof_engine.off_targets, t->task->id) ||
+	       (origin_serving(&t->serve) &&
+		prof_in_targets(prof_engine.off_targets, t->serve.rec.hops[0]));
 }
 
 /* Fill r (room for max chain entries) for t, off its CPU from out to in. */
@@ -37,7 +43,10 @@ static size_t prof_offcpu_fill(prof_rec_offcpu_t *r, const thread_t *t, uint64_t
 	r->wait_method = r->why == WAIT_WHY_IPC ? t->wait_method : 0;
 	r->nkernel = 0;
 	r->nchain = (uint16_t)(max ? arch_thread_stack(t, r->chain, max, &r->nkernel) : 0);
-	return sizeof(*r) + r->nchain * sizeof(r->chain[0]);
+	size_t size = sizeof(*r) + r->nchain * sizeof(r->chain[0]);
+	if (origin_serving(&t->serve) && origin_sample(t, (prof_ipc_t *)((uint8_t *)r + size)))
+		size += sizeof(prof_ipc_t);
+	return size;
 }
 
 /* Put t's record into ring (interrupts off, the gate held). */
@@ -50,8 +59,8 @@ static void prof_offcpu_put(ring_t *ring, const thread_t *t, uint32_t cpu)
 
 	if (!out || in <= out || !prof_offcpu_covers(t))
 		return;
-	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]),
-			 (void **)&r) != EOK)
+	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]) +
+			 sizeof(prof_ipc_t), (void **)&r) != EOK)
 		return;                      /* counted in the ring's drops */
 	size_t size = prof_offcpu_fill(r, t, out, in, max);
 	prof_rec_init(&r->h, PROF_REC_OFFCPU, size, cpu, in);
@@ -73,15 +82,31 @@ void prof_offcpu_resume(thread_t *t)
 	prof_gate_leave(&p->off_busy);
 }
 
+/* How many of rec's chain entries session s must not get (the first ones). */
+static unsigned prof_offcpu_drop(const prof_session_t *s, const prof_rec_offcpu_t *rec)
+{
+	if (!(s->flags & PROF_F_CALLCHAIN))
+		return rec->nchain;
+	if (!s->redact)
+		return 0;
+	if (s->target && rec->task != s->target && rec->task != s->owner)
+		return rec->nchain;          /* a server it may not profile: no stack at all */
+	return rec->nkernel;
+}
+
 /*
- * s's view of an off-CPU record into buf: without call chains, no chain;
- * for a session that may not see the kernel's addresses, only the user
- * part. Returns the record to put (rec itself, or buf).
+ * s's view of an off-CPU record into buf (room for a whole record):
+ * without call chains, no chain; for a session that may not see the
+ * kernel's addresses, only the user part, and nothing of a server's
+ * stack it may not profile; an origin block stays. Returns the record to
+ * put (rec itself, or buf).
  */
 const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_rec_offcpu_t *rec,
 					   prof_rec_offcpu_t *buf)
 {
-	unsigned drop = !(s->flags & PROF_F_CALLCHAIN) ? rec->nchain : s->redact ? rec->nkernel : 0;
+	unsigned drop = prof_offcpu_drop(s, rec);
+	size_t body = sizeof(*rec) + rec->nchain * sizeof(rec->chain[0]);
+	size_t tail = rec->h.size > body ? rec->h.size - body : 0;
 
 	if (!drop)
 		return rec;
@@ -89,6 +114,7 @@ const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_re
 	buf->nchain = (uint16_t)(rec->nchain - drop);
 	buf->nkernel = 0;                    /* either way no kernel frame is left */
 	memcpy(buf->chain, rec->chain + drop, buf->nchain * sizeof(buf->chain[0]));
-	buf->h.size = (uint16_t)(sizeof(*buf) + buf->nchain * sizeof(buf->chain[0]));
+	memcpy(buf->chain + buf->nchain, (const uint8_t *)rec + body, tail);
+	buf->h.size = (uint16_t)(sizeof(*buf) + buf->nchain * sizeof(buf->chain[0]) + tail);
 	return buf;
 }

@@ -100,13 +100,15 @@ typedef struct prof_xkey {
 #define PROF_XKEY_MAX (sizeof(prof_xkey_t) + (1 + PROF_DEPTH_MAX) * 8)
 
 /*
- * Who waited on whom (wall clock): a caller task's slot and the slot of
- * the server it called. Samples of servers working for a caller's calls
- * are kept under this key until prof_wall_settle takes them out of the
- * caller's waits on that server.
+ * Who waited on whom (wall clock), as task slots: the origin of the work,
+ * the task that waited (the origin itself, or a server working for it)
+ * and the server it called. What a server did for such a wait (its
+ * samples, and its own waits while serving) is kept under this key until
+ * wall_settle takes it out of the waits.
  */
 typedef struct prof_wkey {
-	uint32_t origin, callee;
+	uint32_t origin, waiter, callee;
+	uint32_t zero;                  /* 16 bytes: the map's values stay 8-aligned */
 } prof_wkey_t;
 
 /*
@@ -753,6 +755,21 @@ static errno_t rec_ipc_check(prof_report_t *r, const prof_rec_sample_t *s,
 	return EOK;
 }
 
+/* A checked origin block into the key's origin, method and path (task slots). */
+static errno_t rec_ipc_key(prof_report_t *r, const prof_ipc_t *ipc, prof_stack_t *k)
+{
+	k->nhops = ipc->nhops;
+	k->method = prof_method_code(ipc->method);
+	for (size_t i = 0; i < ipc->nhops; i++) {
+		k->hop[i] = rep_task(r, ipc->hops[i]);
+		if (k->hop[i] == PROF_NONE)
+			return ENOMEM;
+	}
+	k->origin = k->hop[0];
+	k->site = rec_site_of(r, ipc->stack);
+	return EOK;
+}
+
 /*
  * The IPC part of a sample (v3): none when the record ends after the
  * chain and top words, else a whole prof_ipc_t, checked, into the key's
@@ -771,32 +788,28 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
 			       (unsigned long long)r->nsamples, len - used, sizeof(ipc));
 	memcpy(&ipc, rec + used, sizeof(ipc));
 	errno_t err = rec_ipc_check(r, s, &ipc);
+	if (err == EOK)
+		err = rec_ipc_key(r, &ipc, k);
 	if (err != EOK)
 		return err;
-	k->nhops = ipc.nhops;
-	k->method = prof_method_code(ipc.method);
-	for (size_t i = 0; i < ipc.nhops; i++) {
-		k->hop[i] = rep_task(r, ipc.hops[i]);
-		if (k->hop[i] == PROF_NONE)
-			return ENOMEM;
-	}
-	k->origin = k->hop[0];
-	k->site = rec_site_of(r, ipc.stack);
 	r->c.ipc++;
 	r->c.redacted += !s->pc;
 	return EOK;
 }
 
-/* A sample of a server working for origin's call to callee (wall clock). */
-static errno_t wall_served(prof_report_t *r, uint32_t origin, uint32_t callee)
+/*
+ * w samples' worth of a server working for a call (key k: its sample or
+ * off-CPU record): inside the wait of the path's last caller on it.
+ */
+static errno_t wall_served(prof_report_t *r, const prof_stack_t *k, uint64_t w)
 {
-	prof_wkey_t k = { origin, callee };
+	prof_wkey_t key = { k->origin, k->hop[k->nhops - 2], k->hop[k->nhops - 1], 0 };
 	bool created;
-	uint64_t *pool = pmap_get(r, &r->served, &k, &created);
+	uint64_t *pool = pmap_get(r, &r->served, &key, &created);
 
 	if (!pool)
 		return ENOMEM;
-	(*pool)++;
+	*pool += w;
 	return EOK;
 }
 
@@ -836,8 +849,7 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	if (s.mode != PROF_MODE_IDLE)
 		r->tasks[slot].samples++;
 	rec_count_mode(r, s.mode);
-	return k.origin != PROF_NONE && k.nhops >= 2 && r->wall ?
-	       wall_served(r, k.origin, k.hop[1]) : EOK;
+	return k.origin != PROF_NONE && k.nhops >= 2 && r->wall ? wall_served(r, &k, 1) : EOK;
 }
 
 /*
@@ -938,9 +950,13 @@ static errno_t off_xstack(prof_report_t *r, const prof_rec_offcpu_t *o,
 	return rec_xadd(r, k, w);
 }
 
-/* Add w samples of record o to the report's stacks (user frames only: the tree's callers). */
+/*
+ * Add w samples of record o (serving a call: its origin block ipc, else
+ * NULL) to the report's stacks (user frames only: the tree's callers).
+ */
 static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
-			 const unsigned char *chain, uint32_t slot, uint64_t w)
+			 const unsigned char *chain, const prof_ipc_t *ipc, uint32_t slot,
+			 uint64_t w)
 {
 	prof_rec_sample_t s;
 	prof_stack_t k;
@@ -948,7 +964,9 @@ static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
 
 	off_sample(o, (uint16_t)(o->nchain - o->nkernel), &s);
 	rec_stack_key(r, &s, chain + 8 * (size_t)o->nkernel, slot, &k);
-	if (off_mark(r, o, &k) != EOK)
+	if (off_mark(r, o, &k) != EOK || (ipc && rec_ipc_key(r, ipc, &k) != EOK))
+		return ENOMEM;
+	if (ipc && wall_served(r, &k, w) != EOK)
 		return ENOMEM;
 	if (r->xon && off_xstack(r, o, chain, slot, &k, w) != EOK)
 		return ENOMEM;
@@ -962,6 +980,28 @@ static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
 }
 
 /*
+ * The origin block after record o's chain into ipc (nhops 0: none),
+ * checked like a sample's: EOK or EINVAL (reason).
+ */
+static errno_t off_ipc(prof_report_t *r, const prof_rec_offcpu_t *o, const unsigned char *rec,
+		       size_t len, prof_ipc_t *ipc)
+{
+	size_t used = sizeof(*o) + 8 * (size_t)o->nchain;
+	unsigned long long n = (unsigned long long)r->c.offcpu + 1;
+
+	memset(ipc, 0, sizeof(*ipc));
+	if (len == used)
+		return EOK;
+	if (len - used < sizeof(*ipc))
+		return rec_bad(r, "off-CPU record %llu: ipc block cut short", n);
+	memcpy(ipc, rec + used, sizeof(*ipc));
+	if (ipc->nhops < 2 || ipc->nhops > PROF_IPC_HOPS || ipc->depth < ipc->nhops ||
+	    ipc->hops[ipc->nhops - 1] != o->task)
+		return rec_bad(r, "off-CPU record %llu: a bad ipc block", n);
+	return EOK;
+}
+
+/*
  * PROF_REC_OFFCPU (v4): counted (records, cycles); with the wall clock
  * (prof_report_set_wall) also a weight of samples on its stack under a
  * leaf "[off-cpu: REASON]". EOK, EINVAL, ENOMEM.
@@ -970,11 +1010,15 @@ static errno_t rec_offcpu(prof_report_t *r, const unsigned char *rec, size_t len
 {
 	prof_rec_offcpu_t o;
 	prof_rec_sample_t s;
+	prof_ipc_t ipc;
 
 	if (rec_get(&o, sizeof(o), rec, len) != EOK || (len - sizeof(o)) / 8 < o.nchain ||
 	    o.nkernel > o.nchain)
 		return rec_bad(r, "off-CPU record %llu: %zu bytes, chain out of range",
 			       (unsigned long long)r->c.offcpu + 1, len);
+	errno_t err = off_ipc(r, &o, rec, len, &ipc);
+	if (err != EOK)
+		return err;
 	uint32_t slot = rep_task(r, o.task);
 	if (slot == PROF_NONE)
 		return ENOMEM;
@@ -984,7 +1028,7 @@ static errno_t rec_offcpu(prof_report_t *r, const unsigned char *rec, size_t len
 	r->c.offcpu++;
 	r->c.offcpu_cycles += o.cycles;
 	uint64_t w = r->wall ? off_weight(r, o.cycles) : 0;
-	return w ? off_stack(r, &o, rec + sizeof(o), slot, w) : EOK;
+	return w ? off_stack(r, &o, rec + sizeof(o), ipc.nhops ? &ipc : NULL, slot, w) : EOK;
 }
 
 static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
@@ -2342,7 +2386,7 @@ static bool wall_stack_key(const unsigned char *e, prof_wkey_t *w)
 {
 	const prof_stack_t *k = (const void *)(e + 8);
 
-	*w = (prof_wkey_t){ k->slot, k->wtask };
+	*w = (prof_wkey_t){ k->origin != PROF_NONE ? k->origin : k->slot, k->slot, k->wtask, 0 };
 	return k->off == WAIT_WHY_IPC + 1;
 }
 
@@ -2351,7 +2395,7 @@ static bool wall_xkey(const unsigned char *e, prof_wkey_t *w)
 {
 	const prof_xkey_t *k = (const void *)(e + 8);
 
-	*w = (prof_wkey_t){ k->slot, k->wtask };
+	*w = (prof_wkey_t){ k->origin != PROF_NONE ? k->origin : k->slot, k->slot, k->wtask, 0 };
 	return k->off == WAIT_WHY_IPC + 1;
 }
 
@@ -2406,7 +2450,7 @@ static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
 		memcpy(e + 8 + m->ksize, &(uint64_t){ n - sub }, 8);
 		taken += sub;
 		if (counts)
-			r->tasks[w.origin].samples -= sub;
+			r->tasks[w.waiter].samples -= sub;
 	}
 	return taken;
 }
@@ -2426,10 +2470,12 @@ static void wall_drain(prof_report_t *r, const pmap_t *sums)
 /*
  * A wall-clock report that gives each caller the work done for it (a
  * task session, or by origin) counts a moment once: while a thread waits
- * for a call, the samples of the servers working on it stand for that
- * time, so they are taken out of the wait's weight (by caller and
- * server, in proportion over the wait's stacks); what remains is time
- * nobody worked for the call. Idempotent; later data is settled later.
+ * for a call, what the server did for it (its samples, and its own
+ * waits while serving: for the next server of a chain, which are settled
+ * the same way, or for the CPU) stands for that time, so it is taken out
+ * of the wait's weight (by origin, waiter and server, in proportion over
+ * the wait's stacks); what remains is time nobody worked for the call.
+ * Idempotent; later data is settled later.
  */
 static errno_t wall_settle(prof_report_t *r, bool by_origin)
 {
@@ -2578,10 +2624,8 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 	prof_xkey_t *k = (prof_xkey_t *)kbuf;
 
 	memcpy(k, pmap_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
-	if (k->off)
-		return px_resolve_off(pp, k, fr, n);
 	bool ipc = k->origin != PROF_NONE;
-	bool redacted = ipc && k->frame[0] == 0 && k->nframes == 1;
+	bool redacted = ipc && !k->off && k->frame[0] == 0 && k->nframes == 1;
 	size_t at = 0;
 	if (ipc && r->x_by_origin) {
 		errno_t err = px_origin_frames(pp, k, fr, &at);
@@ -2595,6 +2639,11 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 		fr[at++] = (prof_frame_t){ .func = f, .bin = PROF_BIN_NONE };
 	}
 	*n = at;
+	if (k->off) {
+		errno_t err = px_resolve_off(pp, k, fr + at, n);
+		*n += at;
+		return err;
+	}
 	if (redacted)
 		return EOK;
 	px_leaf_fix(pp, k, r->xdepth);

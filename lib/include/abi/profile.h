@@ -252,7 +252,12 @@ typedef struct prof_rec_call {
  * whose owner may not see the kernel's), then the user ones. h.tsc is
  * when it ran again, h.cpu where. A wall-clock profile weights each
  * record as cycles * hz / tsc_hz samples. Records the per-CPU buffer
- * cannot take are counted in prof_status_t.offcpu_lost.
+ * cannot take are counted in prof_status_t.offcpu_lost. A thread that
+ * was serving a call while it waited (for the next server of a chain, a
+ * device, the CPU) has the call's prof_ipc_t after its chain, as a
+ * sample does (none: the record ends after the chain), and a task
+ * session on the call's origin gets the record too (redacted as a
+ * sample is: no chain when its owner may not profile that server).
  */
 typedef struct prof_rec_offcpu {
 	prof_rec_t h;

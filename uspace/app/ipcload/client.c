@@ -47,10 +47,11 @@ static uint64_t wall_now(void)
 }
 
 /*
- * The wall mode's rounds on phone: compute 4 us, sleep 3 us, wait 3 us
- * for WORK; the wall time of each phase summed into ns[0..2].
+ * The wall mode's rounds on phone: compute 4 us, sleep 3 us, wait for a
+ * WORK call of call_us; the wall time of each phase summed into ns[0..2].
  */
-static uint64_t wall_rounds(int phone, unsigned us, unsigned rounds, uint64_t ns[3])
+static uint64_t wall_rounds(int phone, unsigned us, unsigned call_us, unsigned rounds,
+			    uint64_t ns[3])
 {
 	uint64_t calls = 0, t0 = wall_now(), t1, t2, t3;
 
@@ -59,7 +60,7 @@ static uint64_t wall_rounds(int phone, unsigned us, unsigned rounds, uint64_t ns
 		t1 = wall_now();
 		do_sleep(3 * (uint64_t)us);
 		t2 = wall_now();
-		calls += do_calls(phone, IPCLOAD_M_WORK, 3 * (uint64_t)us, 1);
+		calls += do_calls(phone, IPCLOAD_M_WORK, call_us, 1);
 		t3 = wall_now();
 		ns[0] += t1 - t0;
 		ns[1] += t2 - t1;
@@ -89,7 +90,7 @@ static void wall_print_off(void)
 }
 
 /* The wall mode's client in this task (ipcload.h): rounds, then their phases' wall time. */
-int wall_main(const char *server, unsigned us, unsigned rounds)
+int wall_main(const char *server, unsigned us, unsigned rounds, unsigned call_us)
 {
 	int phone;
 	errno_t rc = service_connect_wait(server, CLIENT_CONNECT_NS, &phone);
@@ -99,7 +100,7 @@ int wall_main(const char *server, unsigned us, unsigned rounds)
 		return 1;
 	}
 	uint64_t ns[3] = { 0, 0, 0 }, c0 = ipcload_cpu_ns();
-	uint64_t calls = wall_rounds(phone, us, rounds, ns);
+	uint64_t calls = wall_rounds(phone, us, call_us, rounds, ns);
 	uint64_t cpu = ipcload_cpu_ns() - c0;
 	sys_ipc_hangup(phone);
 	printf("ipcload: wall client task %llu: %u rounds, %llu calls, wall us: compute %llu, "

@@ -89,12 +89,12 @@ int client_main(const client_args_t *a);
 /*
  * The wall mode's client, in the calling task: rounds of local_work (4 *
  * us of CPU time), do_sleep (3 * us asleep) and do_calls (one WORK call
- * of 3 * us to server: its answer awaited), then one line with the wall
+ * of call_us to server: its answer awaited), then one line with the wall
  * time each phase took in all (the ground truth a wall-clock profile is
  * held to: what the rounds really took, not just what they asked) and
  * the CPU time. Returns the exit status.
  */
-int wall_main(const char *server, unsigned us, unsigned rounds);
+int wall_main(const char *server, unsigned us, unsigned rounds, unsigned call_us);
 
 /* The TSC (lfence ordered). */
 static inline uint64_t ipcload_rdtsc(void)

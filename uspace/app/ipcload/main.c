@@ -1,7 +1,7 @@
 /*
  * ipcload: the ground truth of IPC-aware profiling.
  *
- *   ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall
+ *   ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall|wallchain
  *     ratio  a server and two clients; each client does ROUNDS rounds of
  *            -l US local work and one WORK call; client 1's calls ask 3 *
  *            US of the server (in serve_a), client 2's US: the server's
@@ -17,6 +17,9 @@
  *            waiting for ipcload.WORK of the rounds' wall time (on 1 CPU;
  *            -l is not used). The client is this task so that `profile
  *            -w ipcload wall` sees it
+ *     wallchain  wall, with the call's 3 * US split over a chain: the
+ *            server (S1) spins 1.5 * US in serve_a, then, still serving
+ *            it, calls S2 (WORK_B: 1.5 * US in serve_b)
  *     -n ROUNDS  1..1000000 (default 200)
  *     -u US      server work per call, 1..100000 microseconds (default 4000)
  *     -l US      local work per round, 0..100000 microseconds (default 1000)
@@ -59,12 +62,13 @@ static char self_path[] = "/bin/ipcload";
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall\n"
+	fprintf(out, "usage: ipcload [-h] [-n ROUNDS] [-u US] [-l US] ratio|chain|wall|wallchain\n"
 		"  IPC load with a known answer: servers spin US per call in serve_a,\n"
 		"  serve_b; clients compute locally (local_work) and call (do_calls)\n"
 		"  ratio   two clients, server work 3:1 (3*US and US per call)\n"
 		"  chain   a client -> S1 (US in serve_a) -> S2 (US in serve_b)\n"
 		"  wall    this task computes 4*US, sleeps 3*US, waits for a 3*US call\n"
+		"  wallchain  wall, the call's server calling a second for half its work\n"
 		"  -n ROUNDS  rounds per client, 1..1000000 (default 200)\n"
 		"  -u US      server work per call, 1..100000 us (default 4000)\n"
 		"  -l US      local work per round, 0..100000 us (default 1000)\n");
@@ -230,20 +234,27 @@ static int run_chain(const opts_t *o)
 	return ok ? 0 : 1;
 }
 
-/* wall: a server; this task its client (wall_main). */
-static int run_wall(const opts_t *o)
+/*
+ * wall: a server; this task its client (wall_main). wallchain (chain):
+ * that server calls a second one for half of each call's work.
+ */
+static int run_wall(const opts_t *o, bool chain)
 {
-	char name[IPC_NAME_MAX + 1];
-	task_id_t srv;
+	char name[IPC_NAME_MAX + 1], n2[IPC_NAME_MAX + 1];
+	task_id_t srv, s2 = 0;
 
 	snprintf(name, sizeof(name), "ipcload.%llu", (ull)sys_task_id());
-	char *sargs[] = { "server", name, NULL };
-	if (start(sargs, &srv) != EOK)
+	snprintf(n2, sizeof(n2), "ipcload.%llu.s2", (ull)sys_task_id());
+	char *a2[] = { "server", n2, NULL };
+	char *sargs[] = { "server", name, chain ? n2 : NULL, NULL };
+	if (chain && start(a2, &s2) != EOK)
 		return 1;
-	bool ok = wall_main(name, o->us, o->rounds) == 0;
+	bool ok = start(sargs, &srv) == EOK;
+	ok = ok && wall_main(name, o->us, o->rounds, chain ? 3 * o->us / 2 : 3 * o->us) == 0;
 	ok = stop_server(name, srv) && ok;
-	printf("ipcload: wall done: client task %llu, server task %llu%s\n",
-	       (ull)sys_task_id(), (ull)srv, ok ? "" : " (failed)");
+	ok = (!chain || stop_server(n2, s2)) && ok;
+	printf("ipcload: wall done: client task %llu, server task %llu%s%s\n",
+	       (ull)sys_task_id(), (ull)srv, chain ? " calling S2" : "", ok ? "" : " (failed)");
 	return ok ? 0 : 1;
 }
 
@@ -315,14 +326,15 @@ int main(int argc, char **argv)
 	if (internal)
 		return run_internal(argc - optind, argv + optind);
 	if (optind + 1 != argc ||
-	    (strcmp(o.mode, "ratio") && strcmp(o.mode, "chain") && strcmp(o.mode, "wall"))) {
+	    (strcmp(o.mode, "ratio") && strcmp(o.mode, "chain") && strcmp(o.mode, "wall") &&
+	     strcmp(o.mode, "wallchain"))) {
 		fprintf(stderr, "ipcload: unknown mode '%s'\n", o.mode);
 		return usage_error();
 	}
 	ipcload_loops_ms = calibrate();
 	printf("ipcload: %s: %u rounds, %u us per call, %u us local, %llu loops/ms\n",
 	       o.mode, o.rounds, o.us, o.local_us, (ull)ipcload_loops_ms);
-	if (strcmp(o.mode, "wall") == 0)
-		return run_wall(&o);
+	if (strncmp(o.mode, "wall", 4) == 0)
+		return run_wall(&o, strcmp(o.mode, "wallchain") == 0);
 	return strcmp(o.mode, "ratio") == 0 ? run_ratio(&o) : run_chain(&o);
 }
