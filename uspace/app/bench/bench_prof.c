@@ -26,6 +26,8 @@
  *                             report's table from /boot/kernel, random
  *                             addresses over its range)
  *
+ * `bench prof.throttle` prints only the timer's figures at 1000, 10000
+ * and 100000 Hz (the throttle's test under an emulator: quick).
  * `bench prof.path` prints only the overhead, sample, throttled and
  * handler figures of timer at 10000 Hz and rtcnmi at 8192 Hz (the sample
  * path's cost, quick; tools/samplecost.sh counts its NMIs' instructions);
@@ -306,6 +308,20 @@ int bench_prof(void)
 	prof_overhead("pmc", PROF_SRC_PMC, 10000, 0, ncpus);
 	prof_loss(ncpus);
 	prof_symbolize(ss.tsc_hz);
+	return 0;
+}
+
+int bench_prof_throttle(void)
+{
+	system_stats_t ss;
+
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&ss, 0, 0, 0, 0, 0) < 0)
+		return -1;
+	prof_tsc_hz = ss.tsc_hz;
+	printf("prof.loop.none %lu cycles\n", prof_chunk());
+	prof_overhead("timer", PROF_SRC_TIMER, 1000, 0, ss.cpus_online);
+	prof_overhead("timer", PROF_SRC_TIMER, 10000, 0, ss.cpus_online);
+	prof_overhead("timer", PROF_SRC_TIMER, 100000, 0, ss.cpus_online);
 	return 0;
 }
 
