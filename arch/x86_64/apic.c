@@ -214,10 +214,20 @@ uint64_t lapic_timer_calibrate(void)
 
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz)
 {
+	lapic_timer_start_vector(ticks_per_sec, hz, VEC_TIMER);
+}
+
+void lapic_timer_start_vector(uint64_t ticks_per_sec, unsigned hz, uint8_t vector)
+{
 	uint64_t count = ticks_per_sec / hz;
 	lapic_write(APIC_TIMER_DIV, 0x3);
-	lapic_write(APIC_LVT_TIMER, LVT_PERIODIC | VEC_TIMER);
+	lapic_write(APIC_LVT_TIMER, LVT_PERIODIC | vector);
 	lapic_write(APIC_TIMER_INIT, (uint32_t)MAX(count, 1ul));
+}
+
+void lapic_timer_stop(void)
+{
+	lapic_write(APIC_TIMER_INIT, 0);
 }
 
 void lapic_apply_nmi_entries(uint32_t acpi_uid)

@@ -15,10 +15,18 @@
 #include <arch/prof_src.h>
 #include <kernel/printk.h>
 #include <kernel/prof.h>
+#include <kernel/sched.h>
+#include <kernel/tick.h>
 #include <kernel/time.h>
 
 #define LOG_PREFIX "prof"
 #define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
+#define PROF_PROBE_PAIRS 7              /* spins without and with it */
+#define PROF_PROBE_SPIN_US 1000         /* each spin's length */
+#define PROF_PROBE_CAL_ITERS 20000ul    /* iterations timed to size the spins */
+#define PROF_PROBE_PARTS 10             /* a spin with the timer runs in parts... */
+#define PROF_PROBE_MIN_IRQS 4           /* ...until this many interrupts came... */
+#define PROF_PROBE_LONGER 16            /* ...for at most this many times as long */
 
 static bool inited;
 static unsigned running;                /* PROF_SRC_* started, 0 = none */
@@ -26,9 +34,12 @@ static bool have_pmc, have_rtc, have_rtc_nmi;
 static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
 static const char *rtc_nmi_why = "not probed yet";
 
+static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
+
 static void prof_probe_irq(int_frame_t *f)
 {
 	(void)f;
+	probe_irqs[cpu_id()]++;
 }
 
 /*
@@ -168,12 +179,93 @@ static void prof_sort(uint64_t *v, unsigned n)
 		}
 }
 
+/* The median of n values (sorts them). */
+static uint64_t prof_median(uint64_t *v, unsigned n)
+{
+	prof_sort(v, n);
+	return v[n / 2];
+}
+
+/* Cycles n iterations of a fixed loop take. */
+static __noinline uint64_t prof_probe_spin(uint64_t n)
+{
+	uint64_t t0 = rdtsc();
+
+	for (volatile uint64_t i = 0; i < n; i++)
+		;
+	return rdtsc() - t0;
+}
+
+uint64_t prof_probe_iters(uint64_t us)
+{
+	uint64_t want = time_cycles_per_sec() / 1000000 * us;
+	uint64_t cal = MAX(prof_probe_spin(PROF_PROBE_CAL_ITERS), 1ul);
+
+	return MAX(PROF_PROBE_CAL_ITERS * want / cal, 1ul);
+}
+
+void prof_probe_pair(uint64_t n, uint64_t *off, uint64_t *on, uint64_t *k)
+{
+	uint64_t lapic_hz = cpu_current()->arch.lapic_ticks_per_sec;
+	uint64_t part = MAX(n / PROF_PROBE_PARTS, 1ul), done = 0, t = 0;
+
+	lapic_timer_stop();
+	uint64_t base = prof_probe_spin(part * PROF_PROBE_PARTS);
+	uint64_t k0 = probe_irqs[cpu_id()];
+	lapic_timer_start_vector(lapic_hz, PROF_PROBE_HZ, VEC_PROF_PROBE);
+	while (done < PROF_PROBE_PARTS ||
+	       (probe_irqs[cpu_id()] - k0 < PROF_PROBE_MIN_IRQS &&
+		done < PROF_PROBE_PARTS * PROF_PROBE_LONGER)) {
+		t += prof_probe_spin(part);
+		done++;
+	}
+	lapic_timer_stop();
+	*k = probe_irqs[cpu_id()] - k0;
+	*off = base * done / PROF_PROBE_PARTS;  /* the same iterations undisturbed */
+	*on = t;
+}
+
+uint64_t prof_probe_cheapest(const uint64_t *off, const uint64_t *on, const uint64_t *k,
+			     unsigned n)
+{
+	uint64_t fastest = UINT64_MAX, best = UINT64_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		fastest = MIN(fastest, off[i]);
+	for (unsigned i = 0; i < n; i++)
+		if (k[i])
+			best = MIN(best, (on[i] - MIN(on[i], fastest)) / k[i]);
+	return best == UINT64_MAX ? 0 : best;
+}
+
+/*
+ * What a timer interrupt costs the spin it interrupts, all in (what the
+ * host does for it outside the guest's view included): the cheapest of
+ * PROF_PROBE_PAIRS pairs. Preemption off: this CPU's timer is the probe's
+ * until the tick is back.
+ */
+static uint64_t prof_probe_timer(void)
+{
+	uint64_t off[PROF_PROBE_PAIRS], on[PROF_PROBE_PAIRS], k[PROF_PROBE_PAIRS];
+
+	preempt_disable();
+	uint64_t n = prof_probe_iters(PROF_PROBE_SPIN_US);
+	for (unsigned i = 0; i < PROF_PROBE_PAIRS; i++)
+		prof_probe_pair(n, &off[i], &on[i], &k[i]);
+	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, tick_hz());
+	preempt_enable();
+	return prof_probe_cheapest(off, on, k, PROF_PROBE_PAIRS);
+}
+
 uint64_t arch_prof_irq_cycles(void)
 {
 	uint64_t v[PROF_PROBE_ROUNDS];
 
 	for (unsigned i = 0; i < PROF_PROBE_ROUNDS; i++)
 		v[i] = prof_probe_once();
-	prof_sort(v, PROF_PROBE_ROUNDS);
-	return v[PROF_PROBE_ROUNDS / 2];
+	uint64_t self = prof_median(v, PROF_PROBE_ROUNDS);
+	if (running == PROF_SRC_TIMER)          /* the timer is the source's */
+		return self;
+	uint64_t timer = prof_probe_timer();
+	return MAX(self, timer);
 }

@@ -33,23 +33,37 @@ static bool unwind_frame_ok(uintptr_t fp, const unwind_bounds_t *b)
 	       (!b->mapped || vm_kernel_readable(fp, 16));
 }
 
-size_t arch_unwind(uintptr_t *fp, const unwind_bounds_t *b, uintptr_t *out, size_t max)
+/*
+ * arch_unwind's loop, inlined where b is known (the sample path's kernel
+ * chain: the compiler drops the checks b does not ask for and keeps the
+ * frame pointer in a register).
+ */
+static inline __attribute__((always_inline)) size_t unwind_frames(uintptr_t *fp,
+								  const unwind_bounds_t *b,
+								  uintptr_t *out, size_t max)
 {
+	uintptr_t at = *fp;
 	size_t n = 0;
 
-	while (n < max && unwind_frame_ok(*fp, b)) {
-		const uintptr_t *frame = (const uintptr_t *)*fp;
+	while (n < max && unwind_frame_ok(at, b)) {
+		const uintptr_t *frame = (const uintptr_t *)at;
 		uintptr_t ret = frame[1], next = frame[0];
 		if (!ret || (b->text && !unwind_kernel_ret(ret)))
 			break;
 		out[n++] = ret;
-		if (next <= *fp && next >= b->lo)   /* stacks grow down: callers are higher */
+		if (next <= at && next >= b->lo)    /* stacks grow down: callers are higher */
 			break;
-		*fp = next;
+		at = next;
 		if (b->text && ret < USER_END)      /* the entry's fake frame: now in user */
 			break;
 	}
+	*fp = at;
 	return n;
+}
+
+size_t arch_unwind(uintptr_t *fp, const unwind_bounds_t *b, uintptr_t *out, size_t max)
+{
+	return unwind_frames(fp, b, out, max);
 }
 
 /* The kernel stack the interrupted code ran on: [*lo, *hi). */
@@ -110,19 +124,23 @@ bool arch_user_peek(uintptr_t va, uint64_t *out)
  * leaves the space only after a shootdown every CPU has taken).
  */
 typedef struct user_page {
-	uintptr_t va;                 /* page base; 0: none yet */
+	uintptr_t va;                 /* page base; USER_PAGE_NONE: none yet */
 	volatile uint64_t *kva;
 } user_page_t;
+
+/* No page yet: not page-aligned, so no 8-aligned address is on it. */
+#define USER_PAGE_NONE ((uintptr_t)1)
+#define USER_PAGE_INIT { USER_PAGE_NONE, NULL }
 
 /* Make the page at base (page-aligned) p's; false if it is not a readable user page. */
 static bool user_page_at(user_page_t *p, uintptr_t base)
 {
-	if (p->va && p->va == base)
+	if (p->va == base)
 		return true;
 	volatile uint64_t *w = user_word(base);
 	if (!w)
 		return false;
-	p->va = base;
+	p->va = base ? base : USER_PAGE_NONE;   /* page 0 not kept: chain_user's rbp 0 */
 	p->kva = w;
 	return true;
 }
@@ -138,29 +156,43 @@ static bool user_peek_page(user_page_t *p, uintptr_t va, uint64_t *out)
 	return true;
 }
 
-/* A user frame's two words: the saved rbp and the return address. */
+/*
+ * The word index of fp on the page at va when fp is 8-aligned, else a
+ * huge number: the offset rotated right by 3 (a misaligned offset's low
+ * bits land on top), so one compare checks alignment and range.
+ */
+static inline uintptr_t user_word_index(uintptr_t fp, uintptr_t va)
+{
+	uintptr_t d = fp - va;
+
+	return d >> 3 | d << 61;
+}
+
+/* Frame index i on a page holds both words (the saved rbp and the return address)? */
+#define USER_FRAME_ON_PAGE(i) ((i) <= (PAGE_SIZE - 16) / 8)
+
+/* A user frame's two words; ret 0: unreadable (a walk ends at a 0 return address anyway). */
 typedef struct user_pair {
-	bool ok;
 	uint64_t next, ret;
 } user_pair_t;
 
-/* A frame misaligned or across two pages, word by word (rare: kept out of the loop). */
-static __noinline user_pair_t user_frame_split(user_page_t *p, uintptr_t fp)
-{
-	user_pair_t r = { false, 0, 0 };
-
-	r.ok = user_peek_page(p, fp, &r.next) && user_peek_page(p, fp + 8, &r.ret);
-	return r;
-}
-
-/* The user frame at fp through p's page: one check for both words. */
-static inline user_pair_t user_frame(user_page_t *p, uintptr_t fp)
+/*
+ * The user frame at fp not on p's last page, or misaligned, or across
+ * two pages (word by word): the walk's rare case, kept out of its loop.
+ * Returned in two registers.
+ */
+static __noinline user_pair_t user_frame_slow(user_page_t *p, uintptr_t fp)
 {
 	uintptr_t off = fp & (PAGE_SIZE - 1);
+	user_pair_t r = { 0, 0 };
 
+	if (!fp)
+		return r;
 	if (!(fp & 7) && off <= PAGE_SIZE - 16 && user_page_at(p, fp - off))
-		return (user_pair_t){ true, p->kva[off / 8], p->kva[off / 8 + 1] };
-	return user_frame_split(p, fp);
+		return (user_pair_t){ p->kva[off / 8], p->kva[off / 8 + 1] };
+	if (!user_peek_page(p, fp, &r.next) || !user_peek_page(p, fp + 8, &r.ret))
+		r.ret = 0;
+	return r;
 }
 
 /*
@@ -178,17 +210,31 @@ static size_t chain_kernel(uintptr_t *rbp, uintptr_t rsp, uint64_t *chain, size_
 	chain_kstack(&b.lo, &b.hi);
 	if (rsp < b.lo || rsp >= b.hi)
 		return 0;
-	return arch_unwind(rbp, &b, chain, max);
+	return unwind_frames(rbp, &b, chain, max);
 }
 
-/* Walk user frames from rbp through present user pages (p: the last one). Interrupts off. */
+/*
+ * Walk user frames from rbp through present user pages (p: the last one).
+ * Interrupts off. The loop reads a frame on the last page with one compare
+ * (the sample path's hot loop: a chain's frames mostly share a page).
+ */
 static inline size_t chain_user(user_page_t *p, uintptr_t rbp, uint64_t *chain, size_t max)
 {
+	uintptr_t va = p->va;
+	volatile uint64_t *kva = p->kva;
 	size_t n = 0;
 
-	while (n < max && rbp) {
-		user_pair_t fr = user_frame(p, rbp);
-		if (!fr.ok || !fr.ret)
+	while (n < max) {
+		uintptr_t i = user_word_index(rbp, va);
+		user_pair_t fr;
+		if (USER_FRAME_ON_PAGE(i)) {
+			fr = (user_pair_t){ kva[i], kva[i + 1] };
+		} else {
+			fr = user_frame_slow(p, rbp);
+			va = p->va;
+			kva = p->kva;
+		}
+		if (!fr.ret)
 			break;
 		chain[n++] = fr.ret;
 		if (fr.next <= rbp)                  /* must move up the stack */
@@ -218,7 +264,7 @@ static size_t callchain(user_page_t *p, const int_frame_t *f, uint64_t *chain, s
 
 size_t arch_callchain(const int_frame_t *f, uint64_t *chain, size_t max, uint16_t *nkernel)
 {
-	user_page_t pg = { 0, NULL };
+	user_page_t pg = USER_PAGE_INIT;
 
 	return callchain(&pg, f, chain, max, nkernel);
 }
@@ -257,7 +303,7 @@ static size_t stack_top(user_page_t *p, const int_frame_t *f, uint64_t *top, siz
 
 size_t arch_stack_top(const int_frame_t *f, uint64_t *top, size_t max)
 {
-	user_page_t pg = { 0, NULL };
+	user_page_t pg = USER_PAGE_INIT;
 
 	return stack_top(&pg, f, top, max);
 }
@@ -278,7 +324,7 @@ static void sample_top_down(uint64_t *out, size_t n, size_t depth, size_t nt)
 size_t arch_sample_stack(const int_frame_t *f, uint64_t *out, size_t depth,
 			 size_t top_max, uint16_t *nkernel, uint16_t *ntop)
 {
-	user_page_t pg = { 0, NULL };
+	user_page_t pg = USER_PAGE_INIT;
 	size_t nt, n;
 
 	if (frame_from_user(f)) {
@@ -302,7 +348,7 @@ size_t arch_user_stack(const thread_t *t, uint64_t *out, size_t max)
 		return 0;
 	out[0] = f->rip;
 	uint64_t flags = irq_save();            /* chain_user's pages stay */
-	user_page_t pg = { 0, NULL };
+	user_page_t pg = USER_PAGE_INIT;
 	size_t n = 1 + chain_user(&pg, f->rbp, out + 1, max - 1);
 	irq_restore(flags);
 	return n;

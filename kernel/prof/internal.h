@@ -36,7 +36,7 @@
 #define PROF_STAGE_BYTES PROF_READ_MAX       /* most one DATA_READ returns */
 #define PROF_THROTTLE_WINDOW_DIV 10          /* window: 1/10 s */
 #define PROF_THROTTLE_MAX_DIV 1024
-#define PROF_LATE_MIN_HZ 10000               /* lateness lowers a clock to this rate, no lower */
+#define PROF_LATE_MIN_HZ 5000                /* lateness lowers a clock to this rate, no lower */
 #define PROF_LATE_MIN_DUE 100                /* hits due in a window to judge lateness */
 #define PROF_HIT_SPREAD 32                   /* a prof_hit charged at most 32 x the cheapest */
 
@@ -190,17 +190,19 @@ uint64_t prof_throttle_loss(uint64_t prev_entry, uint64_t prev_exit, uint64_t ne
 			    uint64_t irq_cost, uint64_t hit_cap);
 /*
  * sample.c: adjust t after window w for budget (1/100 %). The divisor
- * doubles until the cost would fit the budget, and rises towards what the
- * platform delivered when a clock source owed at least PROF_LATE_MIN_DUE
- * hits and under half came (an emulator pays for a fast clock outside
- * the guest: QEMU's TCG asked for 100 kHz delivers a few thousand and
- * slows the program down), but only to w->late_div_max, the divisor that
- * brings the clock to PROF_LATE_MIN_HZ (a loaded host loses a share of
- * every rate: chasing it would starve the profile, as it did
- * groundtruth.t's 4 kHz when lateness could go lower); that divisor
- * becomes the floor. It halves when the cost is under a quarter of the
- * budget and nearly all that was due came, never below the floor. At
- * most PROF_THROTTLE_MAX_DIV. Pure.
+ * doubles until the cost would fit the budget. A clock source that owed
+ * at least PROF_LATE_MIN_DUE hits and runs above PROF_LATE_MIN_HZ is
+ * also charged the hits that did not come, as the periods they stood
+ * for (an emulator pays for a fast clock outside the guest: QEMU's TCG
+ * asked for 100 kHz delivers a few thousand and slows the program down;
+ * the missing interrupts are the time it spent delivering the others), but
+ * that rises the divisor only to w->late_div_max, the divisor that brings
+ * the clock to PROF_LATE_MIN_HZ (a loaded host loses a share of every
+ * rate: chasing it would starve the profile, as it did groundtruth.t's
+ * 4 kHz when lateness could go lower); a divisor lateness raised becomes
+ * the floor. It halves when the cost is under a quarter of the budget and
+ * nearly all that was due came, never below the floor. At most
+ * PROF_THROTTLE_MAX_DIV. Pure.
  */
 void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned budget);
 

@@ -9,11 +9,14 @@
  * CPU's time. It budgets what the sampled code loses, not only what
  * prof_hit takes: at each sample's entry the previous sample cost the time
  * inside prof_hit plus the part of the gap since its exit that the
- * interrupt itself took (the engine's irq_cost, timed on an empty
- * self-interrupt when the engine starts; in an emulator it is most of the
+ * interrupt itself took (the engine's irq_cost, measured when the engine
+ * starts as what a timer interrupt slows a spin down by, the host's part
+ * outside the guest's view included: in an emulator it is most of the
  * cost); a prof_hit far dearer than the cheapest one (PROF_HIT_SPREAD)
- * had its CPU taken away and is charged that bound. Past the budget in a
- * window of 1/10 s the divisor doubles until
+ * had its CPU taken away and is charged that bound. A clock source's
+ * hits that were due and did not come are charged as the periods they
+ * stood for (above PROF_LATE_MIN_HZ). Past the budget in a window of
+ * 1/10 s the divisor doubles until
  * the cost would fit, and the source fires 1/divisor as often on this CPU
  * (arch_prof_scale; sources that cannot, keep every divisor-th sample);
  * each change goes in the stream (PROF_REC_THROTTLE). Under a quarter of
@@ -111,19 +114,31 @@ static uint32_t prof_div_cover(uint32_t div, uint64_t need, uint64_t have)
 	return div;
 }
 
+/*
+ * What a clock source's missing hits stood for: (due - hits) of its
+ * periods, while it runs above PROF_LATE_MIN_HZ (divisor under
+ * late_div_max) and owed at least PROF_LATE_MIN_DUE.
+ */
+static uint64_t prof_missed(const prof_throttle_t *t, const prof_window_t *w)
+{
+	if (t->divisor >= w->late_div_max || w->due < PROF_LATE_MIN_DUE || w->hits >= w->due)
+		return 0;
+	return w->elapsed / w->due * (w->due - w->hits);
+}
+
 void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned budget)
 {
 	uint64_t allowed = w->elapsed * budget / PROF_BUDGET_MAX;
-	bool late = w->due >= PROF_LATE_MIN_DUE && w->hits * 2 < w->due &&
-		    t->divisor < w->late_div_max;
+	uint64_t missed = prof_missed(t, w);
 	uint32_t div = prof_div_cover(t->divisor, w->cost, allowed);
 
-	if (late) {
-		uint32_t fit = prof_div_cover(t->divisor, w->due, MAX(w->hits, 1ul));
-		div = MAX(div, MIN(fit, w->late_div_max));
-		t->floor = MAX(t->floor, div);
+	if (missed) {
+		uint32_t late = MIN(prof_div_cover(t->divisor, w->cost + missed, allowed),
+				    w->late_div_max);
+		if (late > div)
+			div = t->floor = MAX(t->floor, late);
 	}
-	if (div == t->divisor && w->cost * 4 < allowed && div > t->floor &&
+	if (div == t->divisor && (w->cost + missed) * 4 < allowed && div > t->floor &&
 	    (!w->due || w->hits * 10 >= w->due * 9))
 		div /= 2;
 	t->divisor = div;

@@ -16,6 +16,7 @@
  *                  kernel entry and exit (measured by the kernel at boot
  *                  as the fastest of 21 batches: system.acct_entry_cycles)
  *   prof.*         what profiling costs (see bench_prof.c; one run)
+ *   prof.throttle  prof's timer figures at 1, 10 and 100 kHz only
  *   prof.path      prof's figures for timer 10000 and rtcnmi 8192 only
  *                  (one sample's cost, quick; tools/samplecost.sh uses it)
  *   prof.path.chain  the same with call chains (timer.chain, rtcnmi.chain)
@@ -231,6 +232,7 @@ static const figure_t figures[] = {
 	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
 	  ipc_teardown, NULL },
 	{ "prof", NULL, NULL, NULL, NULL, bench_prof },
+	{ "prof.throttle", NULL, NULL, NULL, NULL, bench_prof_throttle },
 	{ "prof.path", NULL, NULL, NULL, NULL, bench_prof_path },
 	{ "prof.path.chain", NULL, NULL, NULL, NULL, bench_prof_path_chain },
 	{ "prof.report", NULL, NULL, NULL, NULL, bench_prof_report },

@@ -46,6 +46,8 @@ int bench_offcpu_begin(void);
 void bench_offcpu_end(void);
 /* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
 int bench_prof(void);
+/* The timer's figures only, at 1, 10 and 100 kHz: the throttle (bench_prof.c). */
+int bench_prof_throttle(void);
 /* The sample path's figures only: timer at 10 kHz, rtc-nmi at 8192 Hz (bench_prof.c). */
 int bench_prof_path(void);
 /* The same with call chains (bench_prof.c). */

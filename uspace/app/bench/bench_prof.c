@@ -26,6 +26,10 @@
  *                             report's table from /boot/kernel, random
  *                             addresses over its range)
  *
+ * `bench prof.throttle` prints only the timer's overhead and throttled
+ * figures at 1000, 10000 and 100000 Hz, each the median of
+ * PROF_THROTTLE_ROUNDS sessions measured against chunks just before each
+ * (with the lowest and highest: the throttle's test on a shared host).
  * `bench prof.path` prints only the overhead, sample, throttled and
  * handler figures of timer at 10000 Hz and rtcnmi at 8192 Hz (the sample
  * path's cost, quick; tools/samplecost.sh counts its NMIs' instructions);
@@ -57,6 +61,7 @@
 #define PROF_READ_BUF (512 * 1024)
 #define BENCH_PROF_LOSS_S 60
 #define PROF_SETTLE_MS 300
+#define PROF_THROTTLE_ROUNDS 5
 
 static volatile bool reader_stop;
 static volatile bool spin_stop;
@@ -325,6 +330,58 @@ int bench_prof(void)
 	prof_overhead("pmc", PROF_SRC_PMC, 10000, 0, ncpus);
 	prof_loss(ncpus);
 	prof_symbolize(ss.tsc_hz);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The timer's overhead at hz, PROF_THROTTLE_ROUNDS times, each against
+ * chunks measured just before its session: the median, lowest and highest
+ * (a shared host's load drifts from one round to the next), and the
+ * samples throttled over all rounds.
+ */
+static void prof_throttle_rounds(unsigned hz)
+{
+	double pct[PROF_THROTTLE_ROUNDS];
+	uint64_t throttled = 0;
+
+	for (int i = 0; i < PROF_THROTTLE_ROUNDS; i++) {
+		prof_run_t r;
+		uint64_t base = prof_chunk();
+		if (prof_begin(&r, PROF_SRC_TIMER, hz, 0) != EOK) {
+			printf("# prof.overhead.timer.%u: cannot begin a session\n", hz);
+			return;
+		}
+		prof_settle();
+		uint64_t with = prof_chunk();
+		prof_end(&r);
+		pct[i] = 100.0 * ((double)with - (double)base) / (double)base;
+		throttled += r.st.throttled;
+	}
+	qsort(pct, PROF_THROTTLE_ROUNDS, sizeof(pct[0]), cmp_double);
+	printf("prof.overhead.timer.%u %.2f %%\n", hz, pct[PROF_THROTTLE_ROUNDS / 2]);
+	printf("prof.overhead.timer.%u.lowest %.2f %%\n", hz, pct[0]);
+	printf("prof.overhead.timer.%u.highest %.2f %%\n", hz, pct[PROF_THROTTLE_ROUNDS - 1]);
+	printf("prof.throttled.timer.%u %lu samples\n", hz, throttled);
+}
+
+int bench_prof_throttle(void)
+{
+	system_stats_t ss;
+
+	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&ss, 0, 0, 0, 0, 0) < 0)
+		return -1;
+	prof_tsc_hz = ss.tsc_hz;
+	printf("prof.loop.none %lu cycles\n", prof_chunk());
+	prof_throttle_rounds(1000);
+	prof_throttle_rounds(10000);
+	prof_throttle_rounds(100000);
 	return 0;
 }
 

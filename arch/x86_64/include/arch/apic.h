@@ -46,5 +46,9 @@ void lapic_apply_nmi_entries(uint32_t acpi_uid);
 uint64_t lapic_timer_calibrate(void);
 /* Periodic timer interrupts at hz on VEC_TIMER. */
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz);
+/* The same on another vector (the profiler's cost probe). This CPU's timer. */
+void lapic_timer_start_vector(uint64_t ticks_per_sec, unsigned hz, uint8_t vector);
+/* Stop this CPU's timer (no interrupts until the next start). */
+void lapic_timer_stop(void);
 
 #endif

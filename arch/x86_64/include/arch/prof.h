@@ -55,8 +55,13 @@ bool arch_prof_scale(unsigned source, unsigned divisor);
 /*
  * What one interrupt costs the code it interrupts on this CPU, in TSC
  * cycles, outside its handler: delivery, entry, end of interrupt and
- * return, timed on an empty self-interrupt (median of a few). Thread
- * context, interrupts on, no locks held.
+ * return, and what the platform spends on it outside the guest's view
+ * (an emulator's timer thread, its lock, leaving translated code). The
+ * larger of an empty self-interrupt timed from sti (median of a few) and
+ * the slowdown per interrupt of a spin under this CPU's timer at 10 kHz
+ * (the cheapest of a few pairs of spins without and with it; about 10 ms,
+ * the scheduler's tick stopped meanwhile; skipped while the timer is the
+ * profiler's). Thread context, interrupts on, no locks held.
  */
 uint64_t arch_prof_irq_cycles(void);
 
