@@ -11,6 +11,8 @@
 ; -append; default "cfxauh"), each printing "probe: step X start/ok":
 ;   c  CPUID: vendor, leaf 1 ECX, leaf 7 EBX/ECX, the hypervisor signature
 ;      (tells whether QEMU's -cpu model or the host's CPUID answers)
+;   t  time 1,000,000 turns of a 2-instruction loop in TSC cycles (tells
+;      native execution from instruction emulation; try t, T, pT)
 ;   f  x87: fninit, fwait
 ;   x  fxsave64 / fxrstor64 (Vernier's FPU switch)
 ;   a  SMAP: CR4.SMAP, clac, stac, clac (only when CPUID leaf 7 says SMAP)
@@ -19,10 +21,12 @@
 ;      (identity-mapped) address
 ;   h  the same with LSTAR and the kernel code in the higher half
 ;      (0xffffffff80000000 + physical, where Vernier's kernel lives)
+;   i  user mode by iretq, back by int 0x80 (a DPL 3 gate), iretq again
 ;   s  the following u/h steps enter user mode with SYSRET, not IRETQ
 ;   p  the higher half of the following steps is 0xffff800000000000 +
 ;      physical (PML4 slot 256) instead of 0xffffffff80000000 + physical
-;   w  the user code of the following u/h steps spins 4096 times first
+;   w  the user code of the following u/h steps spins 1,000,000 times
+;      first and reports the TSC cycles that took (r13 in the next line)
 ;   l  the following steps use Linux's GDT layout (kernel CS 0x10, user
 ;      CS 0x33, DS 0x2b) instead of Vernier's (0x08; 0x2b, 0x23)
 ; An upper-case letter runs its step from the higher-half alias of the code
@@ -262,6 +266,30 @@ step_cpuid:
 	call put_field
 	jmp newline
 
+; step_time: TSC cycles for 1,000,000 turns of a two-instruction loop
+; (native execution: about 1-2 M; an instruction emulator: far more).
+step_time:
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov rsi, rax
+	mov ecx, 1000000
+.spin:	dec ecx
+	jnz .spin
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	sub rax, rsi
+	push rax
+	lea rsi, [rel msg_time]
+	call puts
+	lea rax, [rel step_time]
+	call puthex
+	pop rax
+	lea rsi, [rel msg_cycles]
+	call put_field
+	jmp newline
+
 step_x87:
 	fninit
 	fwait
@@ -346,7 +374,7 @@ user_round_trip:
 	movzx eax, word [rel sel_ucode]
 	or eax, 3
 	push rax
-	push PHYS(user_code)
+	push qword [rel user_entry]
 	iretq
 .sysret:
 	mov ecx, PHYS(user_code)
@@ -361,10 +389,10 @@ step_dmap:
 	mov [rel kvma], rax
 	ret
 
-; step_spin: the user code of the following u/h steps spins 4096 times
-; before its first SYSCALL.
+; step_spin: the user code of the following u/h steps spins 1,000,000
+; times before its first SYSCALL (r13 = the TSC cycles it took).
 step_spin:
-	mov dword [rel user_spin], 4096
+	mov dword [rel user_spin], 1000000
 	ret
 
 ; step_sysret_entry: the next u/h steps enter user mode with SYSRET.
@@ -417,6 +445,9 @@ syscall_entry:
 	pushfq
 	pop rax
 	lea rsi, [rel msg_kflags]
+	call put_field
+	lea rsi, [rel msg_r13]
+	mov rax, r13
 	call put_field
 	call newline
 	pop rax
@@ -497,13 +528,58 @@ idt_build:
 	add rax, 16
 	add rdi, 16
 	loop .gate
+	lea rdi, [rel idt + 0x80 * 16]	; int 0x80 from user mode: DPL 3
+	lea rax, [rel int80_entry]
+	mov rdx, rax
+	mov [rdi], ax
+	mov dx, [rel sel_kcode]
+	mov [rdi + 2], dx
+	mov word [rdi + 4], 0xee00
+	mov rdx, rax
+	shr rdx, 16
+	mov [rdi + 6], dx
+	shr rdx, 16
+	mov [rdi + 8], edx
 	ret
 
-; tss_load: the TSS descriptor at rdi (RSP0 = the kernel stack), ltr ax.
+; int80_entry: user_int's int 0x80. rax 0: back to the step; otherwise
+; print and iretq.
+int80_entry:
+	test rax, rax
+	jz .done
+	push rax
+	lea rsi, [rel msg_int80]
+	call puts
+	pop rax
+	call puthex
+	lea rsi, [rel msg_rip]
+	mov rax, [rsp]
+	call put_field
+	lea rsi, [rel msg_cs]
+	mov rax, [rsp + 8]
+	call put_field
+	call newline
+	iretq
+.done:	mov rsp, [rel kernel_rsp]
+	ret				; from user_round_trip
+
+; step_int80: user mode by iretq, back to the kernel by int 0x80 twice
+; (a DPL 3 interrupt gate), iretq between.
+step_int80:
+	lea rax, [rel user_int]
+	and eax, 0x1fffff		; its identity-mapped address
+	mov [rel user_entry], rax
+	lea rax, [rel syscall_entry]
+	call user_round_trip
+	mov qword [rel user_entry], PHYS(user_code)
+	ret
+
+; tss_load: the TSS descriptor at rdi (RSP0 = a stack of its own: the
+; kernel stack is in use below the frames of the steps), ltr ax.
 tss_load:
 	push rax
 	lea rax, [rel tss]
-	lea rdx, [rel kstack_top]
+	lea rdx, [rel trap_stack_top]
 	mov [rax + 4], rdx		; rsp0
 	mov word [rdi], 103
 	mov [rdi + 2], ax
@@ -565,6 +641,9 @@ trap_common:
 	lea rsi, [rel msg_cr2]
 	mov rax, cr2
 	call put_field
+	lea rsi, [rel msg_r13]
+	mov rax, r13
+	call put_field
 	call newline
 	mov eax, 1
 	jmp exit
@@ -594,12 +673,14 @@ gdtr_linux:
 	dq PHYS(gdt_linux)
 gdtr:	dw gdt_end - gdt - 1
 	dq PHYS(gdt)
-idtr:	dw 32 * 16 - 1
+idtr:	dw 256 * 16 - 1
 	dq PHYS(idt)
 
 step_table:
 	dq 'c', step_cpuid
+	dq 't', step_time
 	dq 'f', step_x87
+	dq 'i', step_int80
 	dq 'x', step_fxsave
 	dq 'a', step_smap
 	dq 'u', step_user_low
@@ -625,6 +706,8 @@ msg_leaf7b:	db " leaf7.ebx ", 0
 msg_leaf7c:	db " leaf7.ecx ", 0
 msg_hv:		db 10, "probe: cpuid 0x40000000 ", 0
 msg_hvmax:	db " max ", 0
+msg_time:	db "probe: loop at ", 0
+msg_cycles:	db " took cycles ", 0
 msg_nosmap:	db "probe: no SMAP in CPUID, skipped", 10, 0
 msg_syscall:	db "probe: syscall ", 0
 msg_rip:	db " rip ", 0
@@ -636,11 +719,14 @@ msg_cs:		db " cs ", 0
 msg_rflags_t:	db " rflags ", 0
 msg_rsp_t:	db " rsp ", 0
 msg_ss_t:	db " ss ", 0
+msg_int80:	db "probe: int 0x80 ", 0
+msg_r13:	db " r13 ", 0
 msg_cr2:	db " cr2 ", 0
 msg_nl:		db 10, 0
 
 	align 8
 mbi:		dq 0
+user_entry:	dq PHYS(user_code)
 user_spin:	dq 1
 kvma:		dq KVMA
 sel_kcode:	dw SEL_KCODE
@@ -659,9 +745,18 @@ tss:		times 104 db 0
 ; ---------------------------------------------------------------- user
 	align 4096
 user_code:
+	rdtsc				; r13: TSC cycles the spin took
+	shl rdx, 32
+	or rax, rdx
+	mov r13, rax
 	mov ecx, r12d			; user_round_trip's spin count
 .spin:	dec ecx				; user work before the first SYSCALL
 	jnz .spin
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	sub rax, r13
+	mov r13, rax
 	mov rax, 1
 	syscall
 	pushfq				; DF and AC on: SFMASK must clear them
@@ -671,6 +766,14 @@ user_code:
 	syscall
 	xor eax, eax
 	syscall
+	ud2
+user_int:
+	mov rax, 1
+	int 0x80
+	mov rax, 2
+	int 0x80
+	xor eax, eax
+	int 0x80
 	ud2
 
 	align 4096
@@ -687,3 +790,5 @@ pd:		times 4096 db 0
 pt:		times 4096 db 0
 kstack:		times 4096 db 0
 kstack_top:
+trap_stack:	times 4096 db 0
+trap_stack_top:

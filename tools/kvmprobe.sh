@@ -12,9 +12,9 @@
 # 0x15 at rip ... cs 0x2b"), or why no guest could start (no /dev/kvm, not
 # openable read-write, QEMU refuses -accel kvm).
 #
-# The answer is cached in $VERNIER_KVM_PROBE_CACHE (default
-# $BUILD/kvmprobe.txt) together with a key (the host's boot id, the QEMU
-# version, the probe's hash, the steps, the CPU model); a matching cache is
+# The answer of the default probe (default steps and CPU model) is cached
+# in $VERNIER_KVM_PROBE_CACHE (default $BUILD/kvmprobe.txt) with a key (the
+# host's boot id, the QEMU version, the probe's hash); a matching cache is
 # answered at once. tools/check.sh points the cache at a file of its own
 # run, so every `make check` probes once; --fresh ignores the cache.
 set -euo pipefail
@@ -29,7 +29,9 @@ REQUIRED=cxah
 declare -A WHAT=(
     [c]="CPUID" [f]="x87 fninit/fwait" [x]="fxsave64/fxrstor64"
     [a]="SMAP clac/stac" [u]="SYSCALL round trip, kernel at 1 MiB"
-    [h]="SYSCALL round trip, kernel in the top 2 GiB"
+    [h]="SYSCALL round trip, kernel in the top 2 GiB" [t]="loop timing"
+    [i]="int 0x80 round trip" [w]="user work first" [s]="user entry by SYSRET"
+    [l]="Linux GDT layout" [p]="kernel alias at PML4 slot 256"
 )
 
 usage() {
@@ -38,7 +40,9 @@ Usage: $prog [options]
 
 Boot the probe guest under KVM, one guest per step, and say whether KVM is
 usable for Vernier (exit 0) or not and why (exit 1).
-  --steps LETTERS   steps to try (default $REQUIRED; see tools/kvmprobe.asm)
+  --steps LETTERS   steps to try, one guest per letter (default $REQUIRED; see
+                    tools/kvmprobe.asm), or comma-separated groups of
+                    letters, one guest per group (e.g. wu,su,lu)
   --cpu MODEL       QEMU CPU model (default host,-arch-capabilities)
   --timeout SECS    per guest (default 60)
   --fresh           ignore the cache
@@ -48,7 +52,8 @@ Environment: BUILD (default build), VERNIER_KVM_PROBE_CACHE (cache file).
 EOF
 }
 
-steps=$REQUIRED cpu=host,-arch-capabilities timeout=60 fresh=0 verbose=0
+DEFAULT_CPU=host,-arch-capabilities
+steps=$REQUIRED cpu=$DEFAULT_CPU timeout=60 fresh=0 verbose=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -60,7 +65,7 @@ while [[ $# -gt 0 ]]; do
         *) echo "$prog: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     esac
 done
-[[ $steps =~ ^[a-zA-Z]+$ ]] || { echo "$prog: --steps wants letters" >&2; exit 2; }
+[[ $steps =~ ^[a-zA-Z,]+$ ]] || { echo "$prog: --steps wants letters" >&2; exit 2; }
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || { echo "$prog: --timeout wants seconds" >&2; exit 2; }
 
 build=${BUILD:-$top/build}
@@ -90,7 +95,7 @@ probe_key() {
     boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
     qver=$("$qemu" --version 2>/dev/null | head -1)
     sum=$(sha256sum "$src" | cut -c1-16)
-    echo "key: boot $boot; $qver; probe $sum; steps $steps; cpu $cpu"
+    echo "key: boot $boot; $qver; probe $sum"
 }
 
 # Checks that need no guest (their verdicts are not cached: they are cheap).
@@ -103,7 +108,8 @@ command -v "$qemu" >/dev/null || { key=''; say "kvm: unusable: $qemu missing"; }
 [[ -f $qboot ]] || { key=''; say "kvm: unusable: $qboot missing (package qemu-system-x86)"; }
 
 key=$(probe_key)
-if (( ! fresh )) && [[ -f $cache ]] && [[ $(head -1 "$cache") == "$key" ]]; then
+[[ $steps == "$REQUIRED" && $cpu == "$DEFAULT_CPU" ]] || key=''   # not cached
+if [[ -n $key ]] && (( ! fresh )) && [[ -f $cache ]] && [[ $(head -1 "$cache") == "$key" ]]; then
     sed -n 2p "$cache"
     [[ $(sed -n 2p "$cache") == "kvm: usable"* ]]
     exit $?
@@ -127,7 +133,7 @@ trap '[[ -n $qpid ]] && kill "$qpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 # went wrong. QEMU stops (it does not exit) on a KVM internal error, so the
 # output is watched and QEMU killed then.
 run_step() {
-    local s=$1 out=$tmp/step-$1.txt t=0 what
+    local s=$1 out=$tmp/step-$1.txt t=0 what status=0
     "$qemu" -accel kvm -bios "$qboot" -cpu "$cpu" -smp 1 -m 32 -nodefaults -display none \
         -monitor none -serial stdio -no-reboot \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
@@ -141,7 +147,7 @@ run_step() {
         (( t < timeout * 5 )) || break
     done
     kill "$qpid" 2>/dev/null || true
-    wait "$qpid" 2>/dev/null || true
+    wait "$qpid" 2>/dev/null || status=$?
     qpid=''
     (( verbose )) && sed "s/^/  [$s] /" "$out" >&2
     if grep -q '^probe: all steps ok' "$out"; then
@@ -154,22 +160,32 @@ run_step() {
         read -r -a f < <(grep -m1 '^probe: exception' "$out")
         printf 'exception %d error %#x at rip 0x%s cs %#x (CPL %d)' \
             "0x${f[2]}" "0x${f[4]}" "${f[6]#"${f[6]%%[1-9a-f]*}"}" "0x${f[8]}" $((0x${f[8]} & 3))
-    elif ! grep -q '^probe: start' "$out"; then
-        echo "no output from the probe in $timeout s (firmware or loader stuck)"
+    elif (( t >= timeout * 5 )); then
+        echo "timed out after $timeout s (last line: $(tail -1 "$out"))"
     else
-        echo "timed out after $timeout s ($(tail -1 "$out"))"
+        echo "QEMU ended with status $status (last line: $(tail -1 "$out"))"
     fi
 }
 
 t0=$(date +%s)
 failed=() passed=()
-for ((i = 0; i < ${#steps}; i++)); do
-    s=${steps:i:1}
-    r=$(run_step "$s")
-    lower=${s,,}
-    desc=${WHAT[$lower]:-step $s}
-    [[ $s == [A-Z] ]] && desc="$desc, from the higher half"
-    if [[ $r == ok ]]; then passed+=("$s"); else failed+=("$s ($desc): $r"); fi
+if [[ $steps == *,* ]]; then
+    IFS=, read -r -a groups <<<"$steps"
+else
+    groups=()
+    for ((i = 0; i < ${#steps}; i++)); do groups+=("${steps:i:1}"); done
+fi
+for g in "${groups[@]}"; do
+    [[ -n $g ]] || continue
+    r=$(run_step "$g")
+    desc=''
+    for ((i = 0; i < ${#g}; i++)); do
+        s=${g:i:1}
+        d=${WHAT[${s,,}]:-step $s}
+        [[ $s == [A-Z] ]] && d="$d, from the higher half"
+        desc+="${desc:+, then }$d"
+    done
+    if [[ $r == ok ]]; then passed+=("$g"); else failed+=("$g ($desc): $r"); fi
 done
 secs=$(( $(date +%s) - t0 ))
 
