@@ -4,7 +4,11 @@ here can run it.
 
 tools/kvmprobe.sh decides (its tiny guest goes to user mode and back
 through SYSCALL the way Vernier does; tools/check.sh gives every run its
-own cache, so the probe boots once a run and answers in a few seconds):
+own cache, so the probe boots once a run and answers in a few seconds).
+First, so that a "KVM unusable" is KVM's and not the probe's: the probe
+guest passes every one of its steps under TCG (-cpu max with SMAP, and
+qemu64 without; the SYSCALL round trip with Vernier's and with Linux's
+GDT layout, entered by IRETQ and by SYSRET). Then:
 
 - KVM unusable: one test, "ok 1 - user suite under KVM # SKIP <the probe's
   reason>", a skip with its reason and not a pass; the reason goes to
@@ -23,6 +27,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,6 +43,46 @@ CONFIGS = (("bios", 1), ("bios", 2))
 # Seconds per boot: firmware and GRUB are slow under nested KVM (SeaBIOS +
 # GRUB took ~60 s on one machine); VERNIER_KVM_TIMEOUT overrides.
 TIMEOUT = int(os.environ.get("VERNIER_KVM_TIMEOUT", "900"))
+
+
+PROBE_ASM = os.path.join(bt.TOP, "tools", "kvmprobe.asm")
+QBOOT = "/usr/share/qemu/qboot.rom"
+# Every step, the modifiers before the steps they change (kvmprobe.asm).
+ALL_STEPS = "ctfxaiuhFTXAUHpUHsuhwuhluhi"
+
+
+def run_probe_tcg(binary, cpu):
+    """Run the probe guest with every step under TCG; a CompletedProcess
+    (returncode None if it hung for 60 s)."""
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", cpu, "-bios", QBOOT,
+           "-m", "32", "-nodefaults", "-display", "none", "-monitor", "none",
+           "-serial", "stdio", "-no-reboot", "-device",
+           "isa-debug-exit,iobase=0xf4,iosize=0x04", "-kernel", binary,
+           "-append", "steps=" + ALL_STEPS]
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=60)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout
+        return subprocess.CompletedProcess(cmd, None, out or "", None)
+
+
+def probe_under_tcg(tap, tmp):
+    """The probe guest passes all its steps under TCG, with and without
+    SMAP."""
+    binary = os.path.join(tmp, "kvmprobe.bin")
+    subprocess.run(["nasm", "-f", "bin", "-o", binary, PROBE_ASM], check=True)
+    for cpu in ("max", "qemu64"):
+        p = run_probe_tcg(binary, cpu)
+        oks = [l for l in p.stdout.splitlines()
+               if l.startswith("probe: step ") and l.endswith(" ok")]
+        ok = tap.ok(p.returncode == 1 and len(oks) == len(ALL_STEPS)
+                    and "probe: all steps ok" in p.stdout,
+                    "the KVM probe guest passes its %d steps under TCG "
+                    "(-cpu %s)" % (len(ALL_STEPS), cpu))
+        if not ok:
+            bt.show_lines(tap, "probe output (exit code %s):" % p.returncode,
+                          p.stdout.splitlines()[-15:])
 
 
 def probe():
@@ -76,6 +121,8 @@ def load_user_t():
 def main():
     """Skip with the probe's reason, or run utest under KVM."""
     tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="vernier-kvm.") as tmp:
+        probe_under_tcg(tap, tmp)
     usable, verdict = probe()
     if not usable:
         reason = "KVM " + verdict.split("kvm: ", 1)[-1]
