@@ -109,7 +109,17 @@ command -v "$qemu" >/dev/null || { key=''; say "kvm: unusable: $qemu missing"; }
 
 key=$(probe_key)
 [[ $steps == "$REQUIRED" && $cpu == "$DEFAULT_CPU" ]] || key=''   # not cached
-if [[ -n $key ]] && (( ! fresh )) && [[ -f $cache ]] && [[ $(head -1 "$cache") == "$key" ]]; then
+cached() {
+    [[ -n $key ]] && (( ! fresh )) && [[ -f $cache ]] && [[ $(head -1 "$cache") == "$key" ]]
+}
+if [[ -n $key ]]; then
+    # One probe at a time (prove runs two test files at once): a second
+    # caller waits for the first one's answer.
+    mkdir -p "$(dirname "$cache")"
+    exec 9>"$cache.lock"
+    flock 9
+fi
+if cached; then
     sed -n 2p "$cache"
     [[ $(sed -n 2p "$cache") == "kvm: usable"* ]]
     exit $?
