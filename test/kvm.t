@@ -10,14 +10,16 @@ guest passes every one of its steps under TCG (-cpu max with SMAP, and
 qemu64 without; the SYSCALL round trip with Vernier's and with Linux's
 GDT layout, entered by IRETQ and by SYSRET). Then:
 
-- KVM unusable: one test, "ok 1 - user suite under KVM # SKIP <the probe's
-  reason>", a skip with its reason and not a pass; the reason goes to
-  stderr as well, since prove shows a skipped test only with -v;
+- KVM unusable: one more test, "ok 3 - user suite under KVM # SKIP <the
+  probe's reason>", a skip with its reason and not a pass; the reason goes
+  to stderr as well, since prove shows a skipped test only with -v;
 - KVM usable (or VERNIER_KVM_FORCE=1: no probe, to see a KVM that fails
   it fail here too): tools/qemu.sh --accel kvm really picks KVM (no
-  fallback to TCG), then the suite boots under KVM (VERNIER_ACCEL=kvm) on 1 and 2 CPUs
-  with user.t's checks: every utest TAP line passed on, the plan, the
-  deliberate faults reported right, no panic, QEMU exit code 1.
+  fallback to TCG), then the suite boots under KVM (VERNIER_ACCEL=kvm)
+  on 1 and 2 CPUs with user.t's checks: every utest TAP line passed on,
+  the plan, the deliberate faults reported right, no panic, QEMU exit
+  code 1. A guest KVM stops ("KVM internal error") ends its boot at once.
+  VERNIER_KVM_TIMEOUT overrides the 900 s a boot may take.
 
 TAP on stdout, for prove.
 """
