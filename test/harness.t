@@ -305,6 +305,29 @@ def test_boots(t, tmp, elf):
          "boot: GRUB's serial menu is in the log, before the kernel")
 
 
+def test_kvm_stop(t, tmp):
+    """vm.boot stops a guest KVM has stopped (QEMU pauses, it does not
+    exit, after "KVM internal error") and names the error; a fake QEMU."""
+    fake = os.path.join(tmp, "fake-qemu.sh")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho 'vernier: Vernier 0.1'\n"
+                "printf 'KVM internal error. Suberror: 1\\nextra data[0]: 0x1"
+                "\\nemulation failure\\nRAX=0\\n' >&2\nexec sleep 60\n")
+    os.chmod(fake, 0o755)
+    real, vm.QEMU_SH = vm.QEMU_SH, fake
+    try:
+        r = vm.boot("unused.iso", cpus=1, timeout=30)
+    finally:
+        vm.QEMU_SH = real
+    t.ok(r.hv_error == "KVM internal error. Suberror: 1 (emulation failure)"
+         and not r.timed_out and r.exit_code is None and r.elapsed < 10
+         and "KVM internal error" in r.summary(),
+         "boot: a guest KVM stopped is ended at once, the error named")
+    t.diag("stopped boot: %s" % r.summary())
+    t.ok(vm.hv_error_text(b"qemu: warning: x\n") is None,
+         "vm: no KVM error in ordinary stderr")
+
+
 def test_setup(t):
     """tools/setup.sh prints nothing when everything is installed."""
     p = run([os.path.join(TOOLS, "setup.sh")])
@@ -345,6 +368,7 @@ def main():
         test_script_options(t, isos["plain"])
         test_boots(t, tmp, elf)
         test_check_failures(t, tmp)
+        test_kvm_stop(t, tmp)
     t.done()
 
 

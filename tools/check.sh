@@ -25,6 +25,8 @@ only the TESTs given (paths of test files or unit test binaries).
   -h, --help  this help
 Environment: BUILD (default build), VERNIER_TEST_SLOTS (boots run at once
 within one test file, default 1 here), VERNIER_ACCEL (tcg|kvm, default tcg).
+The KVM probe (tools/kvmprobe.sh) runs once a run: its answer is kept in
+build/test-logs/kvmprobe.txt for the run.
 EOF
 }
 
@@ -84,6 +86,10 @@ failures() {
 # $logs for reading a failure afterwards. On a failure the failed tests
 # are printed again, then prove's result line, so that it stays the last.
 for f in "${files[@]}"; do rm -f "$logs/${f##*/}.log"; done
+# One KVM probe per run (tools/kvmprobe.sh; test/kvm.t, qemu.sh --accel kvm).
+export VERNIER_KVM_PROBE_CACHE=$logs/kvmprobe.txt
+mkdir -p "$logs"
+rm -f "$VERNIER_KVM_PROBE_CACHE"
 status=0
 prove --exec "$top/tools/tap-tee.sh" -j2 --timer "${verbose[@]}" "${files[@]}" || status=$?
 if [[ $status -ne 0 ]]; then

@@ -18,8 +18,12 @@
 # multi-threaded TCG, fast but profiles are biased to translation-block
 # starts (the kernel detects it and the profile reports say so).
 #
-# --accel kvm is used only when /dev/kvm can be opened read-write and QEMU
-# really starts with it; otherwise this falls back to TCG with a warning.
+# --accel kvm is used only when tools/kvmprobe.sh says a guest can really
+# run what Vernier needs under KVM here (its tiny guest goes to user mode
+# and back through SYSCALL; the answer is cached); otherwise this falls
+# back to TCG with a warning giving the probe's reason. --force-kvm (or
+# VERNIER_KVM_FORCE=1 in the environment) skips the probe, to study a KVM
+# that fails it.
 # The script exec's QEMU, so its exit status and pid are QEMU's.
 set -euo pipefail
 
@@ -33,7 +37,9 @@ Usage: $prog --iso ISO [options]
   --cpus N               number of CPUs (default 2)
   --mem MIB              memory in MiB (default 256)
   --accel tcg|kvm        accelerator (default tcg; kvm falls back to tcg
-                         with a warning when KVM can't be used)
+                         with a warning when tools/kvmprobe.sh says KVM
+                         can't run Vernier here)
+  --force-kvm            with --accel kvm: no probe, no fallback
   --firmware bios|uefi   SeaBIOS or OVMF (default bios)
   --cpu MODEL            CPU model (default: max for tcg,
                          host,-arch-capabilities for kvm)
@@ -55,6 +61,8 @@ die() { echo "$prog: $*" >&2; exit 1; }
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
 iso='' cpus=2 mem=256 accel=tcg firmware=bios cpu='' interactive=0 gdb=0 extra='' dry=0
+force_kvm=0
+[[ ${VERNIER_KVM_FORCE:-0} == 1 ]] && force_kvm=1
 icount=off
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -75,6 +83,7 @@ while [[ $# -gt 0 ]]; do
         --interactive) interactive=1; shift ;;
         --gdb) gdb=1; shift ;;
         --dry-run) dry=1; shift ;;
+        --force-kvm) force_kvm=1; shift ;;
         *) bad "unknown option '$1'" ;;
     esac
 done
@@ -90,18 +99,12 @@ done
 qemu="qemu-system-x86_64"
 command -v "$qemu" >/dev/null || die "$qemu missing (run tools/setup.sh)"
 
-# kvm_usable: true when /dev/kvm opens read-write and QEMU starts with KVM.
-kvm_usable() {
-    [[ -c /dev/kvm ]] || return 1
-    { exec 3<>/dev/kvm; } 2>/dev/null || return 1
-    exec 3>&-
-    echo quit | timeout 10 "$qemu" -accel kvm -machine none -S -nodefaults \
-        -display none -monitor stdio >/dev/null 2>&1
-}
-
-if [[ $accel == kvm ]] && ! kvm_usable; then
-    echo "$prog: warning: KVM is not usable here, falling back to TCG" >&2
-    accel=tcg
+if [[ $accel == kvm ]] && (( ! force_kvm )); then
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    if ! verdict=$("$here/kvmprobe.sh" 2>&1); then
+        echo "$prog: warning: ${verdict:-KVM probe failed}; falling back to TCG" >&2
+        accel=tcg
+    fi
 fi
 
 if [[ -z $cpu ]]; then

@@ -8,6 +8,9 @@
                            # gives (v << 1) | 1); None if the harness
                            # stopped QEMU (timeout or `until` matched)
     r.timed_out, r.matched, r.elapsed
+    r.hv_error             # "KVM internal error ..." when the hypervisor
+                           # stopped the guest (QEMU then pauses instead
+                           # of exiting: the harness stops it), else None
     r.time_to(r"smp: ")    # host seconds from QEMU start to the first
                            # line matching (None if none)
 
@@ -74,7 +77,7 @@ class Result:
 
     def __init__(self, events=(), exit_code=None, timed_out=False,
                  matched=False, elapsed=0.0, stderr="", command=None,
-                 partial=""):
+                 partial="", hv_error=None):
         self.events = list(events)
         self.partial = partial
         self.exit_code = exit_code
@@ -83,6 +86,7 @@ class Result:
         self.elapsed = elapsed
         self.stderr = stderr
         self.command = command
+        self.hv_error = hv_error
 
     @classmethod
     def from_text(cls, text, step=0.0, **kwargs):
@@ -125,9 +129,27 @@ class Result:
         """One line: how the boot ended."""
         how = ("timed out" if self.timed_out else
                "stopped after match" if self.matched and self.exit_code is None
+               else "stopped on \"%s\"" % self.hv_error if self.hv_error
                else "exit code %s" % self.exit_code)
         return "%s after %.1f s, %d lines" % (how, self.elapsed,
                                               len(self.events))
+
+
+# QEMU's words when KVM cannot go on with the guest (e.g. an instruction
+# its emulator does not know): the guest is paused, QEMU keeps running.
+KVM_ERROR = b"KVM internal error"
+
+
+def hv_error_text(stderr):
+    """The KVM internal error QEMU reported on stderr, in one line
+    ("KVM internal error. Suberror: 1 (emulation failure)"), or None."""
+    at = stderr.find(KVM_ERROR)
+    if at < 0:
+        return None
+    text = stderr[at:].decode("utf-8", "replace")
+    first = text.splitlines()[0].strip()
+    return first + (" (emulation failure)" if "emulation failure" in text
+                    else "")
 
 
 class _LineReader:
@@ -224,6 +246,8 @@ def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
                     continue
                 if open_fds[fd] == "err":
                     stderr += data
+                    if stop_at is None and KVM_ERROR in stderr:
+                        stop_at = now + 1.0     # the register dump follows
                     continue
                 for line in reader.feed(data, now):
                     if on_line:
@@ -255,4 +279,4 @@ def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
                   timed_out=timed_out and not matched,
                   matched=matched, elapsed=end - start,
                   stderr=stderr.decode("utf-8", "replace"), command=cmd,
-                  partial=partial)
+                  partial=partial, hv_error=hv_error_text(stderr))
