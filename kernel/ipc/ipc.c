@@ -12,6 +12,7 @@
  * answer has been read, so unread answers are bounded too.
  */
 #include <abi/limits.h>
+#include <kernel/failinj.h>
 #include <kernel/ipc.h>
 #include <kernel/origin_ipc.h>
 #include <kernel/printk.h>
@@ -37,6 +38,57 @@ void box_init(answerbox_t *b, task_t *owner)
 	b->closed = false;
 }
 
+/*
+ * Free calls kept per CPU, so a call costs no kmalloc, kfree and poison
+ * fill; touched with interrupts off by their CPU only. The heap bytes
+ * they hold count as cached (sysinfo system.memory: ipc_cached_bytes).
+ */
+#define CALL_CACHE 4
+typedef struct call_cache {
+	call_t *free[CALL_CACHE];
+	uint32_t n;
+} __attribute__((aligned(64))) call_cache_t;
+
+static call_cache_t call_cache[MAX_CPUS];
+static size_t call_cached_bytes;         /* atomic */
+
+/* A call from this CPU's cache, else from the heap; NULL: no memory. */
+static call_t *call_alloc(void)
+{
+	if (failinj_hit(FAILINJ_SLAB))       /* injected as if it were a kmalloc */
+		return NULL;
+	uint64_t f = irq_save();
+	call_cache_t *cc = &call_cache[cpu_id()];
+	call_t *c = cc->n ? cc->free[--cc->n] : NULL;
+	irq_restore(f);
+	if (!c)
+		return kmalloc(sizeof(*c));
+	__atomic_sub_fetch(&call_cached_bytes, kmalloc_size(c), __ATOMIC_RELAXED);
+	return c;
+}
+
+/* Keep c in this CPU's cache, or give it back to the heap. */
+static void call_release(call_t *c)
+{
+	size_t size = kmalloc_size(c);
+	uint64_t f = irq_save();
+	call_cache_t *cc = &call_cache[cpu_id()];
+	bool kept = cc->n < CALL_CACHE;
+
+	if (kept) {
+		cc->free[cc->n++] = c;
+		__atomic_add_fetch(&call_cached_bytes, size, __ATOMIC_RELAXED);
+	}
+	irq_restore(f);
+	if (!kept)
+		kfree(c);
+}
+
+size_t ipc_cached_bytes(void)
+{
+	return __atomic_load_n(&call_cached_bytes, __ATOMIC_RELAXED);
+}
+
 /* Free c and drop its task references. */
 void call_free(call_t *c)
 {
@@ -45,7 +97,7 @@ void call_free(call_t *c)
 	if (c->kbox_of)
 		task_unref(c->kbox_of);
 	origin_put(&c->origin);
-	kfree(c);
+	call_release(c);
 }
 
 /*
@@ -181,19 +233,25 @@ void ipc_task_init(task_t *t)
 /* A new call from caller's phone (a notification if caller is NULL); NULL: no memory. */
 call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 {
-	call_t *c = kmalloc(sizeof(*c));
+	call_t *c = call_alloc();
 	if (!c)
 		return NULL;
-	/* All but the origin's hops, read only when its task is set (origin.h). */
-	memset(c, 0, offsetof(call_t, origin.hops));
+	/* Every field but the origin's hops, read only when its task is set (origin.h). */
 	c->id = __atomic_fetch_add(&ipc_next_id, 1, __ATOMIC_RELAXED);
 	c->type = caller ? IPC_EV_CALL : IPC_EV_NOTIFY;
 	c->caller = caller;
 	if (caller)
 		task_ref(caller);
 	c->phone = phone;
+	c->kbox_of = NULL;
+	c->conn = 0;
 	c->sender = caller ? caller->id : 0;
 	c->msg = *msg;
+	c->answer = (ipc_msg_t){ 0 };
+	c->origin.task = NULL;
+	c->origin.thread = 0;
+	c->origin.stack = NULL;
+	c->origin.nhops = c->origin.depth = 0;
 	return c;
 }
 
@@ -282,7 +340,7 @@ static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool 
 
 static void event_fill(ipc_event_t *ev, const call_t *c, bool answer)
 {
-	memset(ev, 0, sizeof(*ev));
+	ev->reserved = 0;
 	ev->type = answer ? IPC_EV_ANSWER : c->type;
 	ev->callid = c->id;
 	ev->sender = c->sender;

@@ -17,13 +17,12 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)
 {
-	ipc_event_t ev;
+	static const ipc_event_t none;
 	unsigned flags = (unsigned)a2;
 
 	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
 		return -EINVAL;
-	memset(&ev, 0, sizeof(ev));
-	if (copy_to_user((void *)a0, &ev, sizeof(ev)) != EOK)
+	if (copy_to_user((void *)a0, &none, sizeof(none)) != EOK)
 		return -EFAULT;             /* a bad buffer fails before any wait */
 	return -ipc_wait((void *)a0, a1, flags, a3);
 }

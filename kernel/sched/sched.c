@@ -48,9 +48,8 @@ static void rq_remove(run_queue_t *rq, thread_t *t)
 /* Highest-priority thread that may run on cpu, removed from rq; or NULL. */
 static thread_t *rq_take(run_queue_t *rq, uint32_t cpu)
 {
-	for (int p = THREAD_PRIO_LEVELS - 1; p >= 0; p--) {
-		if (!(rq->mask & (1u << p)))
-			continue;
+	for (uint32_t m = rq->mask; m; m &= ~(1u << (31 - __builtin_clz(m)))) {
+		int p = 31 - __builtin_clz(m);    /* the highest non-empty level left */
 		list_foreach(&rq->levels[p], it) {
 			thread_t *t = list_entry(it, thread_t, rq_node);
 			if (t->affinity & (1ull << cpu)) {
