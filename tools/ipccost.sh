@@ -54,7 +54,7 @@ cc -O2 -shared -fPIC -Wall -Wextra -Werror -o "$tmp/pccount.so" "$here/pccount.c
 usym() { nm "$bench" | awk -v n="$1" '$3 == n { print $1; f = 1 } END { exit !f }' ||
          { echo "$prog: no symbol $1 in $bench" >&2; exit 1; }; }
 if [[ $figure == ipc.write* ]]; then
-    loop=run_ipc_write mark=ipc_data_write_n
+    loop=run_${figure//./_} mark=ipc_data_write_n
 else
     loop=run_ipc_roundtrip mark=ipc_call_sync
 fi

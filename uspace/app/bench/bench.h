@@ -37,6 +37,9 @@ void ipc_serve_spin(unsigned long n);
 long run_ipc_roundtrip(void);
 /* MB/s of 64 KiB IPC_M_DATA_WRITEs (runs of IPC_DW_CALLS). */
 long run_ipc_datawrite(void);
+/* Cycles per IPC_M_DATA_WRITE round trip of 64 bytes / 64 KiB. */
+long run_ipc_write64(void);
+long run_ipc_write64k(void);
 /* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
 int bench_prof(void);
 /* The sample path's figures only: timer at 10 kHz, rtc-nmi at 8192 Hz (bench_prof.c). */
