@@ -15,6 +15,7 @@ typedef struct call {
 	uint32_t type;              /* IPC_EV_CALL or IPC_EV_NOTIFY */
 	task_t *caller;             /* referenced; NULL for notifications */
 	int phone;                  /* the caller's phone */
+	bool taking;                /* dispatched, its waiter not done with it (box lock) */
 	task_t *kbox_of;            /* calls to a kbox: whose */
 	uint64_t conn;
 	task_id_t sender;

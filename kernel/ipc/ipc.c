@@ -243,6 +243,7 @@ call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 	if (caller)
 		task_ref(caller);
 	c->phone = phone;
+	c->taking = false;
 	c->kbox_of = NULL;
 	c->conn = 0;
 	c->sender = caller ? caller->id : 0;
@@ -313,9 +314,11 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 }
 
 /*
- * The event wanted by the filter, removed from the box (a call still
- * counts in ncalls: box_taken() settles it); *answer tells an answer
- * from a call. Box locked.
+ * The event wanted by the filter, removed from the box; *answer tells an
+ * answer from a call. A call goes to the dispatched list at once, claimed
+ * (taking: no answer, forward or permission look-up finds it until its
+ * waiter is done, ipc_wait); a notification no longer counts in ncalls.
+ * Box locked.
  */
 static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
 {
@@ -335,6 +338,12 @@ static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool 
 		return NULL;
 	call_t *c = list_entry(list_first(&b->calls), call_t, node);
 	list_remove(&c->node);
+	if (c->type == IPC_EV_CALL) {
+		c->taking = true;
+		list_append(&b->dispatched, &c->node);
+	} else {
+		box_uncount(b);
+	}
 	return c;
 }
 
@@ -395,26 +404,29 @@ static void event_drop(call_t *c, bool answer)
 }
 
 /*
- * Settle an event taken from b: delivered (a call becomes dispatched, an
- * answer or a notification is freed) or not (back at the head of its list).
+ * The copy-out of c (taken by box_take; call: a call, so dispatched and
+ * claimed) failed: back at the head of its list, counted again, its
+ * waiters woken; or dropped if b closed meanwhile (a call: the closing
+ * answered it). A box closes when its task's last thread has exited
+ * (ipc_task_cleanup), so not while one of them is in ipc_wait: that case
+ * is kept for safety.
  */
-static void box_taken(answerbox_t *b, call_t *c, bool answer, bool delivered)
+static void box_untake(answerbox_t *b, call_t *c, bool answer, bool call)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
-	bool closed = b->closed, keep = !answer && c->type == IPC_EV_CALL;
+	bool closed = b->closed;
 
-	if (!closed && !delivered) {
+	if (!closed) {
+		if (call) {
+			c->taking = false;
+			list_remove(&c->node);
+		}
 		list_prepend(answer ? &b->answers : &b->calls, &c->node);
+		b->ncalls += !answer && !call;
 		waitq_wake_all_locked(&b->wq);
-	} else if (!closed && keep) {
-		list_append(&b->dispatched, &c->node);
-	} else if (!closed && !answer) {
-		box_uncount(b);
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
-	if (closed)
-		event_drop(c, answer);
-	else if (delivered && !keep)
+	if (closed && !call)
 		event_drop(c, answer);
 }
 
@@ -429,12 +441,20 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
 	if (rc != EOK)
 		return rc;
+	bool call = !answer && c->type == IPC_EV_CALL;
 	event_fill(&ev, c, answer);
-	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
-	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
-		origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
-	box_taken(b, c, answer, rc == EOK);
-	return rc;
+	if (copy_to_user(uev, &ev, sizeof(ev)) != EOK) {
+		box_untake(b, c, answer, call);
+		return EFAULT;
+	}
+	if (!call) {
+		event_drop(c, answer);           /* read: freed */
+		return EOK;
+	}
+	/* c is claimed (taking), still ours alone: serving starts */
+	origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
+	__atomic_store_n(&c->taking, false, __ATOMIC_RELEASE);
+	return EOK;
 }
 
 /* Take call id out of my dispatched list. */
@@ -444,7 +464,7 @@ static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	list_foreach(&b->dispatched, it) {
 		call_t *c = list_entry(it, call_t, node);
-		if (c->id == id) {
+		if (c->id == id && !c->taking) {
 			list_remove(it);
 			box_uncount(b);
 			found = c;
@@ -549,7 +569,7 @@ errno_t ipc_caller_perms(ipc_callid_t id, uint32_t *perms)
 
 	list_foreach(&b->dispatched, it) {
 		call_t *c = list_entry(it, call_t, node);
-		if (c->id != id || !c->caller)
+		if (c->id != id || !c->caller || c->taking)
 			continue;
 		*perms = c->caller->perms;
 		rc = EOK;
