@@ -15,27 +15,28 @@ build=${BUILD:-$here/../build}
 
 usage() {
     cat <<USAGE
-Usage: $prog [--cpus N] [--runs N] [--timeout S] [FIGURE]
+Usage: $prog [--cpus N] [--runs N] [--timeout S] [--keep FILE] [FIGURE]
 
 Print the instructions per round trip of bench's FIGURE (an ipc.roundtrip
 figure, or ipc.write64 / ipc.write64k; default ipc.roundtrip.samecpu) by
 function, under -icount shift=0. Needs build/kernel.elf and
-build/initrd.tar (run make).
+build/initrd.tar (run make). --keep FILE keeps the per-address counts.
 USAGE
 }
 
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-cpus=2 runs=3 timeout=900 figure=ipc.roundtrip.samecpu
+cpus=2 runs=3 timeout=900 figure=ipc.roundtrip.samecpu keep=''
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --cpus|--runs|--timeout)
+        --cpus|--runs|--timeout|--keep)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             case $1 in
                 --cpus) cpus=$2 ;;
                 --runs) runs=$2 ;;
                 --timeout) timeout=$2 ;;
+                --keep) keep=$2 ;;
             esac
             shift 2 ;;
         -*) bad "unknown option '$1'" ;;
@@ -72,4 +73,5 @@ if [[ $status -ne 1 ]] || [[ ! -s $tmp/out ]]; then
     exit 1
 fi
 tr -d '\r' <"$tmp/log" | grep -aE '^ipc\.' || true
+[[ -n $keep ]] && cp "$tmp/out" "$keep"
 python3 "$here/ipccost.py" "$tmp/out" "$build/kernel.elf" "$bench"

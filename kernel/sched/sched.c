@@ -219,8 +219,18 @@ void sched_finish_switch(void)
 		thread_reap(prev);
 }
 
+/*
+ * Is prev still runnable here (preempted or yielding: it becomes READY)?
+ * A thread that put itself to sleep or exited needs no lock: a waker
+ * making it READY meanwhile sees on_cpu and leaves the queueing to
+ * sched_finish_switch, as it would after the lock.
+ */
 static bool sched_prev_ready(cpu_t *c, thread_t *prev)
 {
+	thread_state_t st = prev->state;
+
+	if (st == THREAD_SLEEPING || st == THREAD_ZOMBIE)
+		return false;
 	spin_lock(&prev->lock);
 	if (prev->state == THREAD_RUNNING) {
 		prev->state = THREAD_READY;      /* preempted or yielding */
