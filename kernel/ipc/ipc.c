@@ -101,10 +101,13 @@ void call_free(call_t *c)
 }
 
 /*
- * Append c to one of b's lists and wake its waiters. EOK, EHANGUP (the
- * box is closed) or ELIMIT (limited, c is a call and the box is full).
+ * Append c to one of b's lists and wake its waiters, to (if not NULL; or
+ * WAITQ_FIRST) with a hand-off (waitq_wake_all_locked_to): its waker is
+ * about to block. EOK, EHANGUP (the box is closed) or ELIMIT (limited, c
+ * is a call and the box is full).
  */
-errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
+errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited,
+		const thread_t *to)
 {
 	bool call = which_of_box == &b->calls;
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
@@ -113,7 +116,10 @@ errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
 	if (rc == EOK) {
 		list_append(which_of_box, &c->node);
 		b->ncalls += call;
-		waitq_wake_all_locked(&b->wq);
+		if (to)
+			waitq_wake_all_locked_to(&b->wq, to);
+		else
+			waitq_wake_all_locked(&b->wq);
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
 	return rc;
@@ -148,7 +154,7 @@ void call_deliver_answer(call_t *c)
 {
 	task_t *caller = c->caller;
 
-	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c, false) == EOK) {
+	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c, false, c->by) == EOK) {
 		__atomic_add_fetch(&caller->ipc.counters.answers_received, 1, __ATOMIC_RELAXED);
 	} else {
 		call_answer_done(c);
@@ -169,13 +175,15 @@ static answerbox_t *call_box(call_t *c, task_t *target)
 }
 
 /*
- * Queue a call in target's box; a closed box answers EHANGUP at once.
- * EOK, or ELIMIT (the box is full: c is still the sender's).
+ * Queue a call in target's box (handing off to a waiting server when
+ * waits: the sender blocks for the answer next); a closed box answers
+ * EHANGUP at once. EOK, or ELIMIT (the box is full: c is still the
+ * sender's).
  */
-static errno_t call_send(call_t *c, task_t *target)
+static errno_t call_send(call_t *c, task_t *target, bool waits)
 {
 	answerbox_t *b = call_box(c, target);
-	errno_t rc = box_put(b, &b->calls, c, b != &kbox_server);
+	errno_t rc = box_put(b, &b->calls, c, b != &kbox_server, waits ? WAITQ_FIRST : NULL);
 
 	if (rc == EOK)
 		__atomic_add_fetch(&target->ipc.counters.calls_received, 1, __ATOMIC_RELAXED);
@@ -244,6 +252,7 @@ call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 		task_ref(caller);
 	c->phone = phone;
 	c->taking = false;
+	c->by = NULL;
 	c->kbox_of = NULL;
 	c->conn = 0;
 	c->sender = caller ? caller->id : 0;
@@ -265,7 +274,7 @@ static bool ipc_method_allowed(const ipc_msg_t *m)
 	return true;
 }
 
-int64_t ipc_call(int phone, const ipc_msg_t *msg)
+int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits)
 {
 	task_t *me = task_current();
 
@@ -298,11 +307,12 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	th->call_id = id;                        /* for its wait (ipc_wait_why) */
 	th->call_task = target ? target->id : 0;
 	th->call_method = msg->method;
+	c->by = th;
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);
 		return (int64_t)id;
 	}
-	rc = call_send(c, target);
+	rc = call_send(c, target, waits);
 	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: undo */
 		call_answer_done(c);
@@ -612,7 +622,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.method = method;
 		c->msg.args[0] = arg0;
 	}
-	errno_t rc = call_send(c, target);
+	errno_t rc = call_send(c, target, false);
 	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: still mine */
 		box_return_dispatched(&me->ipc.box, c);
@@ -632,7 +642,7 @@ static errno_t ipc_notify_box(task_t *t, uint64_t method, uint64_t a0, uint64_t 
 
 	if (!c)
 		return ENOMEM;
-	errno_t rc = box_put(&t->ipc.box, &t->ipc.box.calls, c, limited);
+	errno_t rc = box_put(&t->ipc.box, &t->ipc.box.calls, c, limited, NULL);
 	if (rc != EOK)
 		call_free(c);
 	return rc;

@@ -12,7 +12,29 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	return ipc_call((int)a0, &m);
+	return ipc_call((int)a0, &m, false);
+}
+
+/*
+ * SYS_IPC_CALL_SYNC (phone, msg, ev): SYS_IPC_CALL, then SYS_IPC_WAIT for
+ * its answer into ev (no timeout), in one system call; the call hands the
+ * CPU to a server thread waiting on this CPU (ipc_call's waits). 0: the
+ * answer is in ev; the call id (> 0): the call was made but the wait
+ * failed (EFAULT, EINTR), its answer is to be waited for by id; -errno:
+ * no call was made (ev is checked first, as SYS_IPC_WAIT checks it).
+ */
+int64_t sys_ipc_call_sync(SYSCALL_ARGS)
+{
+	static const ipc_event_t none;
+	ipc_msg_t m;
+
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK ||
+	    copy_to_user((void *)a2, &none, sizeof(none)) != EOK)
+		return -EFAULT;
+	int64_t id = ipc_call((int)a0, &m, true);
+	if (id <= 0)
+		return id;
+	return ipc_wait((void *)a2, 0, IPC_WAIT_ANSWER, (ipc_callid_t)id) == EOK ? 0 : id;
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)

@@ -109,6 +109,32 @@ static void sched_enqueue(thread_t *t, uint32_t cpu)
 	}
 }
 
+/* May t go to this CPU's hand-off slot (sched_wakeup_sync)? t->lock held. */
+static bool sched_handoff_ok(cpu_t *c, const thread_t *t)
+{
+	return !c->handoff && t->cpu == c->id && (t->affinity & (1ull << c->id)) &&
+	       c->current != c->idle && t->priority <= c->current->priority;
+}
+
+void sched_wakeup_sync(thread_t *t)
+{
+	uint64_t f = irq_save();
+	cpu_t *c = cpu_current();
+
+	spin_lock(&t->lock);
+	if (t->state == THREAD_SLEEPING) {
+		t->state = THREAD_READY;
+		if (t->on_cpu)
+			;                       /* sched_finish_switch queues it */
+		else if (sched_handoff_ok(c, t))
+			c->handoff = t;
+		else
+			sched_enqueue(t, sched_pick_cpu(t));
+	}
+	spin_unlock(&t->lock);
+	irq_restore(f);
+}
+
 void sched_wakeup(thread_t *t)
 {
 	uint64_t f = irq_save();
@@ -242,6 +268,27 @@ static bool sched_prev_ready(cpu_t *c, thread_t *prev)
 	return ready;
 }
 
+/*
+ * The thread in c's hand-off slot, emptied, if it is to run now: prev
+ * blocked, it may run here and nothing queued here outranks it (an
+ * unlocked look at the mask: a thread queued meanwhile waits its turn).
+ * Otherwise it is queued and NULL returned. Interrupts off.
+ */
+static thread_t *sched_take_handoff(cpu_t *c, bool prev_ready)
+{
+	thread_t *h = c->handoff;
+	uint32_t mask = c->rq->mask;
+
+	c->handoff = NULL;
+	bool here = h->affinity & (1ull << c->id);
+	if (!prev_ready && here && (!mask || 31 - __builtin_clz(mask) <= h->priority))
+		return h;
+	spin_lock(&h->lock);
+	sched_enqueue(h, here ? c->id : sched_pick_cpu(h));
+	spin_unlock(&h->lock);
+	return NULL;
+}
+
 static void sched_keep(thread_t *t)
 {
 	spin_lock(&t->lock);
@@ -258,7 +305,9 @@ bool sched_schedule(void)
 	assert(!irq_enabled());
 	c->need_resched = false;
 	bool prev_ready = sched_prev_ready(c, prev);
-	thread_t *next = sched_pick_next(c, prev, prev_ready);
+	thread_t *next = c->handoff ? sched_take_handoff(c, prev_ready) : NULL;
+	if (!next)
+		next = sched_pick_next(c, prev, prev_ready);
 	if (!next)
 		next = prev_ready ? prev : c->idle;
 	if (next == prev) {
@@ -392,6 +441,7 @@ uint32_t sched_runnable(void)
 			continue;
 		n += run_queues[i].count;
 		n += c->current && c->current != c->idle;
+		n += c->handoff != NULL;
 	}
 	return n;
 }

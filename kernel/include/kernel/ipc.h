@@ -65,11 +65,13 @@ void ipc_set_naming_service(struct task *t);
 
 /*
  * System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno.
- * ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
+ * waits: the caller waits for the answer next (SYS_IPC_CALL_SYNC), so a
+ * server thread waiting for calls on this CPU gets it by a hand-off
+ * (sched_wakeup_sync). ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
  * answers are unread, the task LIMIT_BOX_ANSWERS, or the target's box
  * LIMIT_BOX_CALLS calls queued or unanswered.
  */
-int64_t ipc_call(int phone, const ipc_msg_t *msg);
+int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits);
 /*
  * Take the next event (see abi/ipc.h filters) and copy it to the user
  * buffer uev. EOK, EAGAIN, ETIMEOUT, EINTR, or EFAULT when the copy
