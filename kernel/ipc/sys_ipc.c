@@ -20,16 +20,15 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
  * its answer into ev (no timeout), in one system call; the call hands the
  * CPU to a server thread waiting on this CPU (ipc_call's waits). 0: the
  * answer is in ev; the call id (> 0): the call was made but the wait
- * failed (EFAULT, EINTR), its answer is to be waited for by id; -errno:
- * no call was made (ev is checked first, as SYS_IPC_WAIT checks it).
+ * failed (EFAULT, EINTR), its answer is to be waited for by id (a bad
+ * ev ends there: the same as SYS_IPC_CALL and a SYS_IPC_WAIT into it);
+ * -errno: no call was made.
  */
 int64_t sys_ipc_call_sync(SYSCALL_ARGS)
 {
-	static const ipc_event_t none;
 	ipc_msg_t m;
 
-	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK ||
-	    copy_to_user((void *)a2, &none, sizeof(none)) != EOK)
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
 	int64_t id = ipc_call((int)a0, &m, true);
 	if (id <= 0)

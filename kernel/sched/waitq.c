@@ -46,9 +46,10 @@ static void waitq_timeout(ktimer_t *timer)
  */
 uint64_t waitq_deadline(uint64_t timeout_ns)
 {
+	if (!timeout_ns)
+		return 0;
 	uint64_t now = time_ns();
-
-	if (!timeout_ns || timeout_ns > UINT64_MAX - now)
+	if (timeout_ns > UINT64_MAX - now)
 		return 0;
 	return now + timeout_ns;
 }

@@ -29,9 +29,9 @@
 errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id);
 /*
  * Send msg on phone and wait for its answer (SYS_IPC_CALL_SYNC, see
- * abi/ipc.h): EOK and the answer event in *ev; EOK with ev->type 0 and
- * the call id in *id when the call was made but its answer is still to
- * be waited for (the wait failed); else the error of sending.
+ * abi/ipc.h): EOK, *id 0 and the answer event in *ev; EOK and the call
+ * id in *id when the call was made but its answer is still to be waited
+ * for (the wait failed); else the error of sending.
  */
 errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
 			  ipc_callid_t *id);

@@ -39,8 +39,6 @@ errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
 	long r = __vernier_syscall(SYS_IPC_CALL_SYNC, phone, (long)msg, (long)ev, 0, 0, 0);
 
 	*id = r > 0 ? (ipc_callid_t)r : 0;
-	if (r > 0)
-		ev->type = 0;
 	return ipc_err(r);
 }
 
