@@ -50,7 +50,7 @@ typedef struct call_cache {
 } __attribute__((aligned(64))) call_cache_t;
 
 static call_cache_t call_cache[MAX_CPUS];
-static size_t call_cached_bytes;         /* atomic */
+static size_t call_bytes;                /* kmalloc_size of a call, once one was made */
 
 /* A call from this CPU's cache, else from the heap; NULL: no memory. */
 static call_t *call_alloc(void)
@@ -61,24 +61,23 @@ static call_t *call_alloc(void)
 	call_cache_t *cc = &call_cache[cpu_id()];
 	call_t *c = cc->n ? cc->free[--cc->n] : NULL;
 	irq_restore(f);
-	if (!c)
-		return kmalloc(sizeof(*c));
-	__atomic_sub_fetch(&call_cached_bytes, kmalloc_size(c), __ATOMIC_RELAXED);
+	if (c)
+		return c;
+	c = kmalloc(sizeof(*c));
+	if (c && !call_bytes)
+		__atomic_store_n(&call_bytes, kmalloc_size(c), __ATOMIC_RELAXED);
 	return c;
 }
 
 /* Keep c in this CPU's cache, or give it back to the heap. */
 static void call_release(call_t *c)
 {
-	size_t size = kmalloc_size(c);
 	uint64_t f = irq_save();
 	call_cache_t *cc = &call_cache[cpu_id()];
 	bool kept = cc->n < CALL_CACHE;
 
-	if (kept) {
+	if (kept)
 		cc->free[cc->n++] = c;
-		__atomic_add_fetch(&call_cached_bytes, size, __ATOMIC_RELAXED);
-	}
 	irq_restore(f);
 	if (!kept)
 		kfree(c);
@@ -86,7 +85,11 @@ static void call_release(call_t *c)
 
 size_t ipc_cached_bytes(void)
 {
-	return __atomic_load_n(&call_cached_bytes, __ATOMIC_RELAXED);
+	size_t n = 0;
+
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		n += __atomic_load_n(&call_cache[i].n, __ATOMIC_RELAXED);
+	return n * __atomic_load_n(&call_bytes, __ATOMIC_RELAXED);
 }
 
 /* Free c and drop its task references. */
