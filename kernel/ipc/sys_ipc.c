@@ -16,11 +16,11 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
 }
 
 /*
- * SYS_IPC_CALL_SYNC (phone, msg, ev): SYS_IPC_CALL, then SYS_IPC_WAIT for
- * its answer into ev (no timeout), in one system call; the call hands the
+ * SYS_IPC_CALL_SYNC (phone, msg, ev, timeout_ns): SYS_IPC_CALL, then
+ * SYS_IPC_WAIT for its answer into ev, in one system call; the call hands the
  * CPU to a server thread waiting on this CPU (ipc_call's waits). 0: the
  * answer is in ev; the call id (> 0): the call was made but the wait
- * failed (EFAULT, EINTR), its answer is to be waited for by id (a bad
+ * failed (ETIMEOUT, EFAULT, EINTR), its answer is to be waited for by id (a bad
  * ev ends there: the same as SYS_IPC_CALL and a SYS_IPC_WAIT into it);
  * -errno: no call was made.
  */
@@ -33,7 +33,7 @@ int64_t sys_ipc_call_sync(SYSCALL_ARGS)
 	int64_t id = ipc_call((int)a0, &m, true);
 	if (id <= 0)
 		return id;
-	return ipc_wait((void *)a2, 0, IPC_WAIT_ANSWER, (ipc_callid_t)id) == EOK ? 0 : id;
+	return ipc_wait((void *)a2, a3, IPC_WAIT_ANSWER, (ipc_callid_t)id) == EOK ? 0 : id;
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)

@@ -34,9 +34,10 @@ errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id)
 }
 
 errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
-			  ipc_callid_t *id)
+			  uint64_t timeout_ns, ipc_callid_t *id)
 {
-	long r = __vernier_syscall(SYS_IPC_CALL_SYNC, phone, (long)msg, (long)ev, 0, 0, 0);
+	long r = __vernier_syscall(SYS_IPC_CALL_SYNC, phone, (long)msg, (long)ev,
+				   (long)timeout_ns, 0, 0);
 
 	*id = r > 0 ? (ipc_callid_t)r : 0;
 	return ipc_err(r);
@@ -141,7 +142,7 @@ static errno_t call_msg_sync(int phone, const ipc_msg_t *m, ipc_msg_t *answer)
 {
 	ipc_event_t ev;
 	ipc_callid_t id;
-	errno_t rc = sys_ipc_call_sync(phone, m, &ev, &id);
+	errno_t rc = sys_ipc_call_sync(phone, m, &ev, 0, &id);
 
 	if (rc == EOK && id)
 		rc = wait_own(&ev, 0, IPC_WAIT_ANSWER, id);
