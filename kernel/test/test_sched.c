@@ -1,4 +1,7 @@
-/* ktest: kernel threads, the scheduler, wait queues, sleeping. */
+/*
+ * ktest: kernel threads, the scheduler, wait queues, sleeping.
+ * Lock order: the tests' wait-queue locks are each taken alone.
+ */
 #include <arch/cpu.h>
 #include <kernel/tick.h>
 #include <kernel/ktest.h>
