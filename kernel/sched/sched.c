@@ -113,14 +113,28 @@ static void sched_enqueue(thread_t *t, uint32_t cpu)
 	}
 }
 
-/* May t go to this CPU's hand-off slot (sched_wakeup_sync)? t->lock held. */
-static bool sched_handoff_ok(cpu_t *c, const thread_t *t)
+/* Is another CPU that t may use idle? */
+static bool sched_idle_elsewhere(const cpu_t *c, const thread_t *t)
 {
-	return !c->handoff && t->cpu == c->id && (t->affinity & (1ull << c->id)) &&
-	       c->current != c->idle && t->priority <= c->current->priority;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (i != c->id && sched_allowed(t, i) && cpu_is_idle(cpus[i]))
+			return true;
+	return false;
 }
 
-void sched_wakeup_sync(thread_t *t)
+/*
+ * May t go to this CPU's hand-off slot (sched_wakeup_sync)? Not when its
+ * waker only probably blocks (!sure) and another CPU could run t now.
+ * t->lock held.
+ */
+static bool sched_handoff_ok(cpu_t *c, const thread_t *t, bool sure)
+{
+	return !c->handoff && t->cpu == c->id && (t->affinity & (1ull << c->id)) &&
+	       c->current != c->idle && t->priority <= c->current->priority &&
+	       (sure || !sched_idle_elsewhere(c, t));
+}
+
+void sched_wakeup_sync(thread_t *t, bool sure)
 {
 	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
@@ -128,11 +142,9 @@ void sched_wakeup_sync(thread_t *t)
 	spin_lock(&t->lock);
 	if (t->state == THREAD_SLEEPING) {
 		t->state = THREAD_READY;
-		if (t->on_cpu)
-			;                       /* sched_finish_switch queues it */
-		else if (sched_handoff_ok(c, t))
+		if (!t->on_cpu && sched_handoff_ok(c, t, sure))
 			c->handoff = t;
-		else
+		else if (!t->on_cpu)            /* else sched_finish_switch queues it */
 			sched_enqueue(t, sched_pick_cpu(t));
 	}
 	spin_unlock(&t->lock);
@@ -374,6 +386,8 @@ void sched_tick(void)
 	thread_t *t = c->current;
 
 	ktimer_tick();
+	if (c->handoff)                         /* its waker ran on: queue it */
+		c->need_resched = true;
 	if (t == c->idle) {
 		if (c->rq->count)
 			c->need_resched = true;

@@ -112,7 +112,7 @@ size_t waitq_wake_all_locked_to(waitq_t *wq, const thread_t *to)
 		bool sync = t == to || (to == WAITQ_FIRST && n == 0);
 		waitq_unlink(t, EOK);
 		if (sync)
-			sched_wakeup_sync(t);
+			sched_wakeup_sync(t, to == WAITQ_FIRST);
 		else
 			sched_wakeup(t);
 		n++;

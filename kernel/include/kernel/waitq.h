@@ -51,9 +51,10 @@ struct thread;
 #define WAITQ_FIRST ((const struct thread *)1)
 
 /*
- * waitq_wake_all_locked(), but the waiter to (WAITQ_FIRST: the first one)
- * is woken with sched_wakeup_sync: its waker is about to block. Returns
- * how many were woken.
+ * waitq_wake_all_locked(), but the waiter to is woken with
+ * sched_wakeup_sync: its waker probably blocks next (a server that
+ * answered); to WAITQ_FIRST: the first waiter, and the waker blocks next
+ * for certain (a synchronous call). Returns how many were woken.
  */
 size_t waitq_wake_all_locked_to(waitq_t *wq, const struct thread *to);
 
