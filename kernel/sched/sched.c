@@ -17,11 +17,7 @@
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
-#include <kernel/time.h>
 #include <kernel/vm.h>
-
-/* The idle loop's poll after work: 1 / SCHED_POLL_DIV s (50 us). */
-#define SCHED_POLL_DIV 20000
 
 typedef struct run_queue {
 	spinlock_t lock;
@@ -430,38 +426,19 @@ static bool sched_work_elsewhere(uint32_t me)
 }
 
 /*
- * Poll this CPU's queue for a while (interrupts on) before halting, when
- * it has just been busy: a thread woken from another CPU then starts
- * without the halted CPU's wake-up (an IPI to a halted vCPU costs an
- * emulator or hypervisor far more than the poll; Linux's haltpoll). The
- * waker still sends its IPI. Returns with interrupts off.
- */
-static void sched_idle_poll(cpu_t *c, uint64_t until)
-{
-	irq_enable();
-	while (!c->rq->count && !c->need_resched && time_cycles() < until)
-		cpu_relax();
-	irq_disable();
-}
-
-/*
  * The idle loop. Every pass ends with interrupts enabled, so a queue
  * holding only threads this CPU may not run can never stop its tick.
  */
 void sched_start(void)
 {
 	cpu_t *c = cpu_current();
-	uint64_t poll = time_cycles_per_sec() / SCHED_POLL_DIV;
 
 	for (;;) {
 		kstack_drain();                 /* freed stacks: with interrupts on */
 		irq_disable();
-		bool worked = false;
 		if (c->rq->count || c->need_resched || sched_work_elsewhere(c->id))
-			worked = sched_schedule();   /* back here when idle again */
-		if (worked && !c->need_resched)
-			sched_idle_poll(c, time_cycles() + poll);
-		if (c->need_resched || c->rq->count)
+			sched_schedule();       /* back here when idle again */
+		if (c->need_resched)
 			irq_enable();
 		else
 			arch_idle();            /* sti; hlt */
