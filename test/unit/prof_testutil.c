@@ -143,12 +143,12 @@ void pt_sb_load(pt_sb_t *b, uint64_t task, const char *path, uint64_t hash)
 	pt_sb_put(b, rec, size);
 }
 
-void pt_sb_samples(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
-		   const uint64_t *chain, uint64_t tsc)
+void pt_sb_served(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
+		  const uint64_t *chain, const prof_ipc_t *ipc, uint64_t tsc)
 {
-	unsigned char rec[sizeof(*s) + 8 * 64];
+	unsigned char rec[sizeof(*s) + 8 * 64 + sizeof(*ipc)];
 	prof_rec_sample_t r = *s;
-	size_t size = sizeof(r) + 8 * (size_t)r.nchain;
+	size_t used = sizeof(r) + 8 * (size_t)r.nchain, size = used + (ipc ? sizeof(*ipc) : 0);
 
 	if (size > sizeof(rec))
 		abort();
@@ -159,28 +159,16 @@ void pt_sb_samples(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 		memcpy(rec, &r, sizeof(r));
 		if (r.nchain)
 			memcpy(rec + sizeof(r), chain, 8 * (size_t)r.nchain);
+		if (ipc)
+			memcpy(rec + used, ipc, sizeof(*ipc));
 		pt_sb_put(b, rec, size);
 	}
 }
 
-void pt_sb_served(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
-		  const uint64_t *chain, const prof_ipc_t *ipc, uint64_t tsc)
+void pt_sb_samples(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
+		   const uint64_t *chain, uint64_t tsc)
 {
-	unsigned char rec[sizeof(*s) + 8 * 64 + sizeof(*ipc)];
-	prof_rec_sample_t r = *s;
-	size_t used = sizeof(r) + 8 * (size_t)r.nchain, size = used + sizeof(*ipc);
-
-	if (size > sizeof(rec))
-		abort();
-	for (unsigned i = 0; i < count; i++) {
-		r.h.type = PROF_REC_SAMPLE;
-		r.h.size = (uint16_t)size;
-		r.h.tsc = tsc + i;
-		memcpy(rec, &r, sizeof(r));
-		memcpy(rec + sizeof(r), chain, 8 * (size_t)r.nchain);
-		memcpy(rec + used, ipc, sizeof(*ipc));
-		pt_sb_put(b, rec, size);
-	}
+	pt_sb_served(b, count, s, chain, NULL, tsc);
 }
 
 char *pt_report(const void *data, size_t len, size_t step, bool wall,

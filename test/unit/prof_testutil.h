@@ -83,7 +83,7 @@ void pt_sb_load(pt_sb_t *b, uint64_t task, const char *path, uint64_t hash);
  */
 void pt_sb_samples(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 		   const uint64_t *chain, uint64_t tsc);
-/* The same with a prof_ipc_t after the chain: samples of a thread serving a call. */
+/* The same with ipc (NULL: none) after the chain: samples of a thread serving a call. */
 void pt_sb_served(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 		  const uint64_t *chain, const prof_ipc_t *ipc, uint64_t tsc);
 

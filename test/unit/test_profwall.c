@@ -93,6 +93,17 @@ static const off_t_ sleep_rec = { WAIT_WHY_SLEEP, CYC / 2, 3, 1,
 static const off_t_ ipc_rec = { WAIT_WHY_IPC, 100 * CYC, 2, 0, { 0x401410, 0x401008 },
 				7, M_WORK, 0 };
 
+/* A user sample of task's thread task * 10 in compute, called from main. */
+static void mk_sample(prof_rec_sample_t *s, uint64_t task)
+{
+	memset(s, 0, sizeof(*s));
+	s->task = task;
+	s->thread = task * 10;
+	s->pc = 0x401310;
+	s->mode = PROF_MODE_USER;
+	s->nchain = 1;
+}
+
 /* The reference: 400 samples computing, 300 asleep, 300 waiting for ipcload.WORK. */
 static void build_ref(pt_sb_t *b, uint32_t version, bool offcpu)
 {
@@ -104,12 +115,7 @@ static void build_ref(pt_sb_t *b, uint32_t version, bool offcpu)
 	pt_sb_task(b, 5, "cli");
 	pt_sb_load(b, 5, "/bin/app", 0);
 	pt_sb_task(b, 7, "ipcload");
-	memset(&s, 0, sizeof(s));
-	s.task = 5;
-	s.thread = 50;
-	s.pc = 0x401310;
-	s.mode = PROF_MODE_USER;
-	s.nchain = 1;
+	mk_sample(&s, 5);
 	pt_sb_samples(b, 400, &s, chain, 10);
 	if (!offcpu)
 		return;
@@ -204,12 +210,7 @@ static void build_served(pt_sb_t *b, uint64_t target)
 	build_ref(b, PROF_VERSION, true);
 	((prof_rec_header_t *)b->buf)->target = target;
 	pt_sb_load(b, 7, "/bin/app", 0);
-	memset(&s, 0, sizeof(s));
-	s.task = 7;
-	s.thread = 70;
-	s.pc = 0x401310;
-	s.mode = PROF_MODE_USER;
-	s.nchain = 1;
+	mk_sample(&s, 7);
 	memset(&ipc, 0, sizeof(ipc));
 	ipc.call = 9;
 	ipc.origin_thread = 50;
