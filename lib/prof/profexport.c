@@ -943,22 +943,34 @@ static bool cg_deeper(const px_frame_t *fr, uint32_t i, uint32_t n)
 	return false;
 }
 
+/* Add count to the arc from -> to. */
+static void cg_arc_add(px_t *x, px_map_t *arcs, uint32_t from, uint32_t to, uint64_t count)
+{
+	uint32_t key[2] = { from, to };
+	bool added;
+	px_entry_t *e = map_get(x, arcs, key, sizeof(key), &added);
+
+	if (e)
+		e->val += count;
+}
+
+/*
+ * Self costs and arcs of the stacks. Each stack's root is called from
+ * "(below main)" (function index nfuncs, as valgrind names it):
+ * callgrind_annotate counts a function's inclusive cost from the calls
+ * into it, so a function that is a root in some stacks and called in
+ * others (a thread's exit through __vernier_syscall) needs them all.
+ */
 static void cg_arcs(px_t *x, px_map_t *arcs, uint64_t *self)
 {
-	bool added;
-
 	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
 		const px_stack_t *s = &x->stacks[i];
 		const px_frame_t *fr = &x->frames[s->first];
 		self[fr[s->n - 1].func] += s->count;
-		for (uint32_t j = 0; j + 1 < s->n; j++) {
-			if (cg_deeper(fr, j, s->n))
-				continue;
-			uint32_t key[2] = { fr[j].func, fr[j + 1].func };
-			px_entry_t *e = map_get(x, arcs, key, sizeof(key), &added);
-			if (!e)
-				return;
-			e->val += s->count;
+		cg_arc_add(x, arcs, (uint32_t)x->nfuncs, fr[0].func, s->count);
+		for (uint32_t j = 0; j + 1 < s->n && !x->err; j++) {
+			if (!cg_deeper(fr, j, s->n))
+				cg_arc_add(x, arcs, fr[j].func, fr[j + 1].func, s->count);
 		}
 	}
 }
@@ -989,14 +1001,17 @@ static const char *cg_k(const px_t *x, uint32_t f)
 	return x->funcs[f].kernel ? " [k]" : "";
 }
 
-/* The fn= block of function f: its self cost and its arcs a[0..n). */
+/* The fn= block of function f (nfuncs: "(below main)"): its self cost and its arcs a[0..n). */
 static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_arc_t *a,
 		    size_t n)
 {
-	buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu\n", cg_ob(x, f), x->funcs[f].name,
-		   cg_k(x, f), (unsigned long long)self);
+	bool root = f == x->nfuncs;
+
+	buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu\n", root ? "???" : cg_ob(x, f),
+		   root ? "(below main)" : x->funcs[f].name, root ? "" : cg_k(x, f),
+		   (unsigned long long)self);
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)
+		if (root || strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)
 			buf_printf(x, o, "cob=%s\n", cg_ob(x, a[i].to));
 		buf_printf(x, o, "cfn=%s%s\ncalls=%llu 0\n0 %llu\n", x->funcs[a[i].to].name,
 			   cg_k(x, a[i].to), (unsigned long long)a[i].count,
@@ -1013,11 +1028,11 @@ static void cg_write(px_t *x, const uint64_t *self, cg_arc_t *a, size_t n)
 	buf_printf(x, &o, "# callgrind format\nversion: 1\ncreator: vprof\ncmd: %s\n"
 		   "positions: line\nevents: Samples\nsummary: %llu\n",
 		   x->o->title ? x->o->title : "vprof", (unsigned long long)x->total);
-	for (uint32_t f = 0; f < x->nfuncs; f++) {
+	for (uint32_t f = 0; f <= x->nfuncs; f++) {
 		size_t first = at;
 		while (at < n && a[at].from == f)
 			at++;
-		if (x->funcs[f].name && (self[f] || at > first))
+		if ((f == x->nfuncs || x->funcs[f].name) && (self[f] || at > first))
 			cg_func(x, &o, f, self[f], a + first, at - first);
 	}
 	buf_flush(x, &o);

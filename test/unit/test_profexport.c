@@ -325,6 +325,11 @@ static void test_callgrind(void)
 	   "callgrind: kernel functions under ob=/boot/kernel, named NAME [k]");
 	ok(strstr(pt_out, "\nob=/bin/app\nfl=???\nfn=0x500000\n0 1\n") != NULL,
 	   "callgrind: an address without symbol");
+	/* Every stack's root is called from (below main): main, and kmain for a kernel stack. */
+	const char *root = strstr(pt_out, "\nob=???\nfl=???\nfn=(below main)\n0 0\n");
+	ok(root && strstr(root, "cob=/bin/app\ncfn=main\ncalls=") != NULL,
+	   "callgrind: stacks' roots called from (below main), for callgrind_annotate's "
+	   "inclusive costs");
 }
 
 /*
