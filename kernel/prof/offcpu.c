@@ -30,9 +30,12 @@ static bool prof_offcpu_covers(const thread_t *t)
 		prof_in_targets(prof_engine.off_targets, t->serve.rec.hops[0]));
 }
 
-/* Fill r (room for max chain entries) for t, off its CPU from out to in. */
+/*
+ * Fill r (room for max chain entries, and with ipc an origin block) for
+ * t, off its CPU from out to in; the record's size.
+ */
 static size_t prof_offcpu_fill(prof_rec_offcpu_t *r, const thread_t *t, uint64_t out,
-			       uint64_t in, size_t max)
+			       uint64_t in, size_t max, bool ipc)
 {
 	r->task = t->task->id;
 	r->thread = t->id;
@@ -44,7 +47,7 @@ static size_t prof_offcpu_fill(prof_rec_offcpu_t *r, const thread_t *t, uint64_t
 	r->nkernel = 0;
 	r->nchain = (uint16_t)(max ? arch_thread_stack(t, r->chain, max, &r->nkernel) : 0);
 	size_t size = sizeof(*r) + r->nchain * sizeof(r->chain[0]);
-	if (origin_serving(&t->serve) && origin_sample(t, (prof_ipc_t *)((uint8_t *)r + size)))
+	if (ipc && origin_sample(t, (prof_ipc_t *)((uint8_t *)r + size)))
 		size += sizeof(prof_ipc_t);
 	return size;
 }
@@ -59,10 +62,11 @@ static void prof_offcpu_put(ring_t *ring, const thread_t *t, uint32_t cpu)
 
 	if (!out || in <= out || !prof_offcpu_covers(t))
 		return;
-	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]) +
-			 sizeof(prof_ipc_t), (void **)&r) != EOK)
+	size_t ipc = origin_serving(&t->serve) ? sizeof(prof_ipc_t) : 0;
+	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]) + ipc,
+			 (void **)&r) != EOK)
 		return;                      /* counted in the ring's drops */
-	size_t size = prof_offcpu_fill(r, t, out, in, max);
+	size_t size = prof_offcpu_fill(r, t, out, in, max, ipc != 0);
 	prof_rec_init(&r->h, PROF_REC_OFFCPU, size, cpu, in);
 	ring_commit(ring);
 }
