@@ -2418,12 +2418,18 @@ static errno_t wall_sums(prof_report_t *r, const pmap_t *m,
 	return EOK;
 }
 
+/* The value of key in m, 0 when absent (m may be empty). */
+static uint64_t wall_value(const pmap_t *m, const prof_wkey_t *key)
+{
+	const unsigned char *e = m->cap ? pmap_find(m, key) : NULL;
+
+	return e && e[0] ? pmap_word(e + 8 + m->ksize) : 0;
+}
+
 /* What the waits of key w give up: the served samples, at most the waits. */
 static uint64_t wall_take(const prof_report_t *r, const pmap_t *sums, const prof_wkey_t *w)
 {
-	const unsigned char *s = pmap_find(sums, w), *p = pmap_find(&r->served, w);
-	uint64_t sum = s[0] ? pmap_word(s + 8 + sums->ksize) : 0;
-	uint64_t pool = p[0] ? pmap_word(p + 8 + r->served.ksize) : 0;
+	uint64_t sum = wall_value(sums, w), pool = wall_value(&r->served, w);
 
 	return pool < sum ? pool : sum;
 }
@@ -2444,8 +2450,7 @@ static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
 		unsigned char *e = pmap_entry(m, i);
 		if (!e[0] || !key(e, &w))
 			continue;
-		const unsigned char *s = pmap_find(sums, &w);
-		uint64_t sum = pmap_word(s + 8 + sums->ksize), n = pmap_word(e + 8 + m->ksize);
+		uint64_t sum = wall_value(sums, &w), n = pmap_word(e + 8 + m->ksize);
 		uint64_t sub = sum ? (uint64_t)((unsigned __int128)wall_take(r, sums, &w) * n / sum) : 0;
 		memcpy(e + 8 + m->ksize, &(uint64_t){ n - sub }, 8);
 		taken += sub;

@@ -201,13 +201,13 @@ static void test_wall(void)
  * moment once, so the wait keeps 50 (300 - 250) beside serve's 250; a
  * system session keeps both threads' time, unless by origin (-C).
  */
-static void build_served(pt_sb_t *b, uint64_t target)
+static void build_served(pt_sb_t *b, uint64_t target, bool offcpu)
 {
 	static const uint64_t chain[] = { 0x401008 };
 	prof_rec_sample_t s;
 	prof_ipc_t ipc;
 
-	build_ref(b, PROF_VERSION, true);
+	build_ref(b, PROF_VERSION, offcpu);
 	((prof_rec_header_t *)b->buf)->target = target;
 	pt_sb_load(b, 7, "/bin/app", 0);
 	mk_sample(&s, 7);
@@ -225,7 +225,7 @@ static void test_served(void)
 {
 	static const prof_report_opts_t origin = { PROF_STYLE_SYSTEM, 50, false, NULL, true, 0 };
 
-	build_served(&sb, 5);
+	build_served(&sb, 5, true);
 	char *t = report(&sb, 0, true, &sys, NULL, NULL, 0);
 	note_text("wall, task session with a server's work:", t);
 	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1000 samples = 650 on-CPU "
@@ -233,7 +233,7 @@ static void test_served(void)
 	HAS(t, "  5.00%       50  5 cli                [off-cpu: wait ipcload.WORK]");
 	HAS(t, " 25.00%      250  7 ipcload            compute");
 	free(t);
-	build_served(&sb, 0);
+	build_served(&sb, 0, true);
 	t = report(&sb, 0, true, &sys, NULL, NULL, 0);
 	note_text("wall, system session with a server's work:", t);
 	HAS(t, " 24.00%      300  5 cli                [off-cpu: wait ipcload.WORK]");
@@ -244,6 +244,12 @@ static void test_served(void)
 	note_text("wall, system session by origin:", t);
 	ok(strstr(t, "wall clock: 1000 samples = 650 on-CPU + 350 off-CPU") != NULL,
 	   "system session by origin: each moment once");
+	free(t);
+	build_served(&sb, 5, false);            /* a server's samples, no wait to take them */
+	errno_t err;
+	t = report(&sb, 0, true, &sys, &err, NULL, 0);
+	ok(err == EOK && strstr(t, " 38.46%      250  7 ipcload            compute") != NULL,
+	   "wall clock, a server's samples and no off-CPU records: nothing to settle");
 	free(t);
 }
 
