@@ -125,6 +125,7 @@ def check_kill(tap, sh):
     sh.run("sprofile -d 1 > /tmp/warm.out")
     sh.run("rm /tmp/warm.out")
     before = sysinfo(sh, "system.physmem").get("free")
+    seen = len(sh.g.lines())
     out = sh.run("sprofile -d 60 > /tmp/sp.out &")
     job = [re.match(r"^\[\d+\] (\d+)$", l) for l in out or []]
     ids = [m.group(1) for m in job if m]
@@ -132,6 +133,10 @@ def check_kill(tap, sh):
     tap.ok(ids and running.get("sessions") == "1",
            "a background sprofile holds a session (%r, %r)" % (out, running))
     sh.run("sleep 1")
+    status = [l for l in sh.g.lines()[seen:]
+              if re.search(r"sprofile: \d+ samples, \d+ lost", l)]
+    tap.ok(not status, "a background sprofile writes no status line over the shell (%r)"
+           % status[:1])
     sh.run("kill %s" % (ids[0] if ids else "0"))
     sh.run("sleep 1")
     after = sysinfo(sh, "system.profiler")

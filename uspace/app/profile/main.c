@@ -32,8 +32,8 @@
  *   e          end the session, keep the data: print the report, then
  *              p prints it again and q exits
  *   p          print the table so far (while sampling: may lose samples)
- * A status line on stderr (when a terminal) shows samples, lost, rate and
- * elapsed time. The report (stdout) starts with "Samples: T total, U
+ * A status line on stderr (when it and stdin are a terminal: not in the
+ * background) shows samples, lost, rate and elapsed time. The report (stdout) starts with "Samples: T total, U
  * user, K kernel" and lists address, samples, % and symbol per function.
  * After -d a PROGRAM still running is waited for, and its status printed.
  *

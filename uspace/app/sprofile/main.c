@@ -27,9 +27,10 @@
  *                 all CPUs' wall time plus every thread's waits
  *
  * Connects to its own task's kernel answerbox and begins a system
- * session (needs the profile permission). While it runs, stderr (when a
- * terminal) shows a status line twice a second: samples, lost, rate and
- * elapsed time; keys (when stdin is a terminal): q or Ctrl-C ends it.
+ * session (needs the profile permission). While it runs, stderr (when it
+ * and stdin are a terminal: not in the background) shows a status line
+ * twice a second: samples, lost, rate and elapsed time; keys (when stdin
+ * is a terminal): q or Ctrl-C ends it.
  * At the end (q or -d) it ends the session, reads what is left and
  * prints the report (summary line "samples: T total, U user, K kernel,
  * I idle, L lost", then samples per task and per symbol) to stdout.

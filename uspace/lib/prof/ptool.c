@@ -262,7 +262,8 @@ int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 	ptool_need(t, target);
 	if (isatty(STDIN_FILENO) && console_keys_open("q\x03", &t->keys) != EOK)
 		t->keys = NULL;
-	t->status_line = isatty(STDERR_FILENO);
+	/* Only at the terminal: a background job's stdin is not (sh gives it "n:") */
+	t->status_line = isatty(STDERR_FILENO) && isatty(STDIN_FILENO);
 	t->start_ns = now_ns();
 	t->next_status_ns = t->start_ns + STATUS_PERIOD_NS;
 	return 0;
