@@ -122,7 +122,8 @@ def run_demo(tap, sh, args):
 def start_demo(tap, sh, args):
     """cpdemo args in the background: its task id, or None (reported)."""
     out = sh.run("cpdemo %s %s &" % (args, LINGER))
-    m = JOB_RE.match((out or [""])[-1])
+    # The job's line; the job's own first line may come before or after it.
+    m = next((x for x in (JOB_RE.match(l) for l in out or []) if x), None)
     tap.ok(m, "cpdemo %s & starts (%r)" % (args, out))
     return int(m.group(1)) if m else None
 
