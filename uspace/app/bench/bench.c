@@ -25,7 +25,8 @@
  *   cprof.*        what the call profiler's hooks cost callbench
  *                  (see bench_cprof.c; medians of its own runs)
  *   ipc.roundtrip.samecpu, ipc.roundtrip.crosscpu,
- *   ipc.roundtrip.samecpu.thread, ipc.datawrite
+ *   ipc.roundtrip.samecpu.thread, ipc.datawrite, ipc.write64,
+ *   ipc.write64k
  *                  IPC through the naming service (see bench_ipc.c)
  *
  * Usage: bench [-r RUNS] [FIGURE...]   (no FIGURE: all of them)
@@ -242,6 +243,10 @@ static const figure_t figures[] = {
 	{ "ipc.roundtrip.samecpu.thread", "cycles", run_ipc_roundtrip,
 	  ipc_rt_thread_setup, ipc_teardown, NULL },
 	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
+	  ipc_teardown, NULL },
+	{ "ipc.write64", "cycles", run_ipc_write64, ipc_datawrite_setup,
+	  ipc_teardown, NULL },
+	{ "ipc.write64k", "cycles", run_ipc_write64k, ipc_datawrite_setup,
 	  ipc_teardown, NULL },
 	{ "prof", NULL, NULL, NULL, NULL, bench_prof },
 	{ "prof.throttle", NULL, NULL, NULL, NULL, bench_prof_throttle },

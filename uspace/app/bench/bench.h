@@ -44,6 +44,9 @@ long run_ipc_datawrite(void);
 int bench_offcpu_begin(void);
 /* End it (says if records were lost). */
 void bench_offcpu_end(void);
+/* Cycles per IPC_M_DATA_WRITE round trip of 64 bytes / 64 KiB. */
+long run_ipc_write64(void);
+long run_ipc_write64k(void);
 /* The profiler figures (bench_prof.c): prints its own lines; 0 or -1. */
 int bench_prof(void);
 /* The timer's figures only, at 1, 10 and 100 kHz: the throttle (bench_prof.c). */

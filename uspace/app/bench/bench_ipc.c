@@ -14,6 +14,10 @@
  *                           switch (the difference is its cost)
  *   ipc.datawrite           MB/s (10^6 bytes) of 64 KiB IPC_M_DATA_WRITEs,
  *                           server on CPU 0
+ *   ipc.write64, ipc.write64k
+ *                           cycles per IPC_M_DATA_WRITE round trip of 64
+ *                           bytes / 64 KiB, server on CPU 0 (the slow
+ *                           path: data, beside the short calls above)
  *
  * Without a naming service the figures are skipped.
  */
@@ -28,6 +32,7 @@
 
 #define IPC_RT_CALLS 1000
 #define IPC_DW_CALLS 16
+#define IPC_W64_CALLS 200
 #define BENCH_M_NOP (IPC_M_USER + 1)
 #define BENCH_M_STOP (IPC_M_USER + 2)
 #define BENCH_M_SPIN (IPC_M_USER + 3)     /* spin args[0] iterations, then answer */
@@ -180,6 +185,27 @@ long run_ipc_datawrite(void)
 		return -1;
 	return (long)((uint64_t)IPC_DW_CALLS * sizeof(dw_buf) * tsc_hz / cycles /
 		      1000000);
+}
+
+/* Cycles per DATA_WRITE round trip of len bytes, calls of them. */
+static long run_ipc_write(size_t len, int calls)
+{
+	uint64_t t0 = bench_rdtsc();
+
+	for (int i = 0; i < calls; i++)
+		if (ipc_data_write(ipc_phone, dw_buf, len) != EOK)
+			return -1;
+	return (long)((bench_rdtsc() - t0) / (uint64_t)calls);
+}
+
+long run_ipc_write64(void)
+{
+	return run_ipc_write(64, IPC_W64_CALLS);
+}
+
+long run_ipc_write64k(void)
+{
+	return run_ipc_write(sizeof(dw_buf), IPC_DW_CALLS);
 }
 
 /* --------------------------------------------------------------- server */
