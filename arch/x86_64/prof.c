@@ -21,7 +21,7 @@
 
 #define LOG_PREFIX "prof"
 #define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
-#define PROF_PROBE_PAIRS 7              /* spins without and with it */
+#define PROF_PROBE_PAIRS 7              /* spins without and with it (at most PROF_PROBE_PAIRS_MAX) */
 #define PROF_PROBE_SPIN_US 1000         /* each spin's length */
 #define PROF_PROBE_CAL_ITERS 20000ul    /* iterations timed to size the spins */
 #define PROF_PROBE_PARTS 10             /* a spin with the timer runs in parts... */
@@ -196,7 +196,8 @@ static __noinline uint64_t prof_probe_spin(uint64_t n)
 	return rdtsc() - t0;
 }
 
-uint64_t prof_probe_iters(uint64_t us)
+/* Iterations of the probe's spin that take about us microseconds here. */
+static uint64_t prof_probe_iters(uint64_t us)
 {
 	uint64_t want = time_cycles_per_sec() / 1000000 * us;
 	uint64_t cal = MAX(prof_probe_spin(PROF_PROBE_CAL_ITERS), 1ul);
@@ -204,7 +205,15 @@ uint64_t prof_probe_iters(uint64_t us)
 	return MAX(PROF_PROBE_CAL_ITERS * want / cal, 1ul);
 }
 
-void prof_probe_pair(uint64_t n, uint64_t *off, uint64_t *on, uint64_t *k)
+/*
+ * The probe's spin on this CPU, interrupts on: n iterations with its
+ * timer stopped, then with it firing at PROF_PROBE_HZ on VEC_PROF_PROBE,
+ * at least n and longer (up to 16 x n) until a few interrupts came (a
+ * loaded host delivers late): *on cycles and *k interrupts of that, *off
+ * what as many iterations took without. Leaves the timer stopped.
+ * Preemption off.
+ */
+static void prof_probe_pair(uint64_t n, uint64_t *off, uint64_t *on, uint64_t *k)
 {
 	uint64_t lapic_hz = cpu_current()->arch.lapic_ticks_per_sec;
 	uint64_t part = MAX(n / PROF_PROBE_PARTS, 1ul), done = 0, t = 0;
@@ -225,8 +234,14 @@ void prof_probe_pair(uint64_t n, uint64_t *off, uint64_t *on, uint64_t *k)
 	*on = t;
 }
 
-uint64_t prof_probe_cheapest(const uint64_t *off, const uint64_t *on, const uint64_t *k,
-			     unsigned n)
+/*
+ * What an interrupt cost the spins, from n pairs: each spin with
+ * interrupts over the fastest without, per interrupt; the cheapest (a
+ * shared host only adds time: the least disturbed pair is the truest).
+ * 0 if no interrupt came.
+ */
+static uint64_t prof_probe_cheapest(const uint64_t *off, const uint64_t *on, const uint64_t *k,
+				    unsigned n)
 {
 	uint64_t fastest = UINT64_MAX, best = UINT64_MAX;
 
@@ -238,23 +253,18 @@ uint64_t prof_probe_cheapest(const uint64_t *off, const uint64_t *on, const uint
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/*
- * What a timer interrupt costs the spin it interrupts, all in (what the
- * host does for it outside the guest's view included): the cheapest of
- * PROF_PROBE_PAIRS pairs. Preemption off: this CPU's timer is the probe's
- * until the tick is back.
- */
-static uint64_t prof_probe_timer(void)
+uint64_t prof_probe_timer(unsigned pairs)
 {
-	uint64_t off[PROF_PROBE_PAIRS], on[PROF_PROBE_PAIRS], k[PROF_PROBE_PAIRS];
+	uint64_t off[PROF_PROBE_PAIRS_MAX], on[PROF_PROBE_PAIRS_MAX], k[PROF_PROBE_PAIRS_MAX];
 
+	pairs = MIN(MAX(pairs, 1u), (unsigned)PROF_PROBE_PAIRS_MAX);
 	preempt_disable();
 	uint64_t n = prof_probe_iters(PROF_PROBE_SPIN_US);
-	for (unsigned i = 0; i < PROF_PROBE_PAIRS; i++)
+	for (unsigned i = 0; i < pairs; i++)
 		prof_probe_pair(n, &off[i], &on[i], &k[i]);
 	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, tick_hz());
 	preempt_enable();
-	return prof_probe_cheapest(off, on, k, PROF_PROBE_PAIRS);
+	return prof_probe_cheapest(off, on, k, pairs);
 }
 
 uint64_t arch_prof_irq_cycles(void)
@@ -266,6 +276,6 @@ uint64_t arch_prof_irq_cycles(void)
 	uint64_t self = prof_median(v, PROF_PROBE_ROUNDS);
 	if (running == PROF_SRC_TIMER)          /* the timer is the source's */
 		return self;
-	uint64_t timer = prof_probe_timer();
+	uint64_t timer = prof_probe_timer(PROF_PROBE_PAIRS);
 	return MAX(self, timer);
 }

@@ -15,26 +15,17 @@
 
 #define PROF_PROBE_HZ 10000             /* prof.c: the timed timer's rate */
 
-/* prof.c: iterations of the probe's spin that take about us microseconds here. */
-uint64_t prof_probe_iters(uint64_t us);
+#define PROF_PROBE_PAIRS_MAX 8          /* prof_probe_timer's pairs at most */
+
 /*
- * prof.c: the probe's spin on this CPU, interrupts on: n iterations with
- * its timer stopped, then with it firing at PROF_PROBE_HZ on
- * VEC_PROF_PROBE, at least n and longer (up to 16 x n) until a few
- * interrupts came (a loaded host delivers late): *on cycles and *k
- * interrupts of that, *off what as many iterations took without. Leaves
- * the timer stopped: the caller restarts the tick. Thread context,
- * preemption off.
+ * prof.c: what a timer interrupt costs a ~1 ms kernel spin it
+ * interrupts, all in (what the host does for it outside the guest's view
+ * included): the cheapest per-interrupt slowdown over `pairs` pairs of
+ * spins with this CPU's timer stopped and firing at PROF_PROBE_HZ
+ * (1..PROF_PROBE_PAIRS_MAX); 0 if no interrupt came. Stops this CPU's
+ * tick meanwhile and restarts it. Thread context.
  */
-void prof_probe_pair(uint64_t n, uint64_t *off, uint64_t *on, uint64_t *k);
-/*
- * prof.c: what an interrupt cost the spins, from n pairs: each spin with
- * interrupts over the fastest without, per interrupt; the cheapest (a
- * shared host only adds time: the least disturbed pair is the truest).
- * 0 if no interrupt came. Pure.
- */
-uint64_t prof_probe_cheapest(const uint64_t *off, const uint64_t *on, const uint64_t *k,
-			     unsigned n);
+uint64_t prof_probe_timer(unsigned pairs);
 
 /* Boot: install the IRQ 8 and VEC_IPI_PROF handlers; whether the RTC is usable. */
 bool prof_rtc_init(const char **why);
