@@ -78,6 +78,14 @@ def test_tap(t):
          "tap: running fewer tests than planned fails")
 
 
+def check_cases(t, fn, cases, what):
+    """One TAP line: fn(raw) == want for every (raw, want); the misses as diagnostics."""
+    bad = [(raw, want, fn(raw)) for raw, want in cases if fn(raw) != want]
+    t.ok(not bad, what)
+    for raw, want, got in bad:
+        t.diag("%r -> %r, wanted %r" % (raw, got, want))
+
+
 def test_escapes(t):
     """vm.strip_escapes on what OVMF and GRUB send to a serial port."""
     cases = [
@@ -88,11 +96,8 @@ def test_escapes(t):
         ("\x1b]0;title\x07a\x1bcb\x0fc", "abc"),
         ("plain: text\twith tab", "plain: text\twith tab"),
     ]
-    bad = [(raw, want, vm.strip_escapes(raw)) for raw, want in cases
-           if vm.strip_escapes(raw) != want]
-    t.ok(not bad, "vm: escape sequences and control characters stripped")
-    for raw, want, got in bad:
-        t.diag("%r -> %r, wanted %r" % (raw, got, want))
+    check_cases(t, vm.strip_escapes, cases,
+                "vm: escape sequences and control characters stripped")
 
 
 def test_screen_line(t):
@@ -105,11 +110,8 @@ def test_screen_line(t):
         ("line\r", "line"),
         ("\x1b[1mbold\x1b[m\r\x1b[0Kplain", "plain"),
     ]
-    bad = [(raw, want, vm.screen_line(raw)) for raw, want in cases
-           if vm.screen_line(raw) != want]
-    t.ok(not bad, "vm: carriage returns and erase-line as a terminal shows them")
-    for raw, want, got in bad:
-        t.diag("%r -> %r, wanted %r" % (raw, got, want))
+    check_cases(t, vm.screen_line, cases,
+                "vm: carriage returns and erase-line as a terminal shows them")
     r = vm.Result.from_text("sprofile: 5 samples\r\x1b[K/tmp # ")
     t.ok(r.partial == "/tmp # ", "vm: a prompt after a cleared status line is the partial "
          "line (%r)" % r.partial)
