@@ -88,24 +88,25 @@ static union {
 			  sizeof(prof_ipc_t)];
 } prof_copy;
 
+/* The origin block after body bytes of record h, or NULL if it has none. */
+static const prof_ipc_t *prof_rec_ipc(const prof_rec_t *h, size_t body)
+{
+	if (h->size < body + sizeof(prof_ipc_t))
+		return NULL;
+	return (const prof_ipc_t *)((const uint8_t *)h + body);
+}
+
 /* The origin block at the end of a sample (v3), or NULL if it has none. */
 static const prof_ipc_t *prof_sample_ipc(const prof_rec_sample_t *smp)
 {
-	size_t body = sizeof(*smp) + ((size_t)smp->nchain + smp->ntop) * sizeof(uint64_t);
-
-	if (smp->h.size < body + sizeof(prof_ipc_t))
-		return NULL;
-	return (const prof_ipc_t *)((const uint8_t *)smp + body);
+	return prof_rec_ipc(&smp->h, sizeof(*smp) +
+			    ((size_t)smp->nchain + smp->ntop) * sizeof(uint64_t));
 }
 
 /* The origin block after an off-CPU record's chain, or NULL if it has none. */
 static const prof_ipc_t *prof_offcpu_ipc(const prof_rec_offcpu_t *rec)
 {
-	size_t body = sizeof(*rec) + (size_t)rec->nchain * sizeof(uint64_t);
-
-	if (rec->h.size < body + sizeof(prof_ipc_t))
-		return NULL;
-	return (const prof_ipc_t *)((const uint8_t *)rec + body);
+	return prof_rec_ipc(&rec->h, sizeof(*rec) + (size_t)rec->nchain * sizeof(uint64_t));
 }
 
 /* What of a sample a session gets. */

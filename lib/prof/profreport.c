@@ -732,20 +732,33 @@ static errno_t rec_site_add(prof_report_t *r, const prof_sitekey_t *key, uint64_
  * count, the path's depth, the sampled task last, a redacted sample's
  * emptiness. EOK or EINVAL (with the reason).
  */
+/*
+ * The path of record n's origin block (what: "sample", "off-CPU record"):
+ * 2..PROF_IPC_HOPS hops, no deeper than its depth, ending at the record's
+ * task. EOK or EINVAL (reason).
+ */
+static errno_t rec_ipc_path(prof_report_t *r, const char *what, uint64_t n,
+			    const prof_ipc_t *ipc, uint64_t task)
+{
+	if (ipc->nhops < 2 || ipc->nhops > PROF_IPC_HOPS)
+		return rec_bad(r, "%s %llu: ipc block with %u hops (2..%u)", what,
+			       (unsigned long long)n, ipc->nhops, PROF_IPC_HOPS);
+	if (ipc->depth < ipc->nhops)
+		return rec_bad(r, "%s %llu: ipc path depth %u below its %u hops", what,
+			       (unsigned long long)n, ipc->depth, ipc->nhops);
+	if (ipc->hops[ipc->nhops - 1] != task)
+		return rec_bad(r, "%s %llu: ipc path does not end at the record's task", what,
+			       (unsigned long long)n);
+	return EOK;
+}
+
 static errno_t rec_ipc_check(prof_report_t *r, const prof_rec_sample_t *s,
 			     const prof_ipc_t *ipc)
 {
 	uint64_t n = r->nsamples;
 
-	if (ipc->nhops < 2 || ipc->nhops > PROF_IPC_HOPS)
-		return rec_bad(r, "sample %llu: ipc block with %u hops (2..%u)",
-			       (unsigned long long)n, ipc->nhops, PROF_IPC_HOPS);
-	if (ipc->depth < ipc->nhops)
-		return rec_bad(r, "sample %llu: ipc path depth %u below its %u hops",
-			       (unsigned long long)n, ipc->depth, ipc->nhops);
-	if (ipc->hops[ipc->nhops - 1] != s->task)
-		return rec_bad(r, "sample %llu: ipc path does not end at the sampled task",
-			       (unsigned long long)n);
+	if (rec_ipc_path(r, "sample", n, ipc, s->task) != EOK)
+		return EINVAL;
 	if (s->mode == PROF_MODE_IDLE)
 		return rec_bad(r, "sample %llu: an idle CPU serving a call",
 			       (unsigned long long)n);
@@ -995,10 +1008,7 @@ static errno_t off_ipc(prof_report_t *r, const prof_rec_offcpu_t *o, const unsig
 	if (len - used < sizeof(*ipc))
 		return rec_bad(r, "off-CPU record %llu: ipc block cut short", n);
 	memcpy(ipc, rec + used, sizeof(*ipc));
-	if (ipc->nhops < 2 || ipc->nhops > PROF_IPC_HOPS || ipc->depth < ipc->nhops ||
-	    ipc->hops[ipc->nhops - 1] != o->task)
-		return rec_bad(r, "off-CPU record %llu: a bad ipc block", n);
-	return EOK;
+	return rec_ipc_path(r, "off-CPU record", n, ipc, o->task);
 }
 
 /*
