@@ -27,6 +27,7 @@
 #define PROF_PROBE_PARTS 10             /* a spin with the timer runs in parts... */
 #define PROF_PROBE_MIN_IRQS 4           /* ...until this many interrupts came... */
 #define PROF_PROBE_LONGER 16            /* ...for at most this many times as long */
+#define PROF_PROBE_KEEP_S 30            /* a timer probe's answer is reused this long */
 
 static bool inited;
 static unsigned running;                /* PROF_SRC_* started, 0 = none */
@@ -35,6 +36,8 @@ static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
 static const char *rtc_nmi_why = "not probed yet";
 
 static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
+static uint64_t probe_timer_cost, probe_timer_at;  /* the last engine-start probe, its TSC */
+static uint64_t probe_timer_runs;                 /* engine-start probes run */
 
 static void prof_probe_irq(int_frame_t *f)
 {
@@ -267,6 +270,30 @@ uint64_t prof_probe_timer(unsigned pairs)
 	return prof_probe_cheapest(off, on, k, pairs);
 }
 
+/*
+ * The timer probe's answer, measured again only when older than
+ * PROF_PROBE_KEEP_S: each probe spins with preemption off for 14 ms or
+ * more (over 100 ms on a loaded host), and a task starting and stopping
+ * sessions would otherwise hold its CPU that long every time (the
+ * fuzzer's 1M calls took 3.6 times as long).
+ */
+static uint64_t prof_timer_cost(void)
+{
+	uint64_t now = rdtsc();
+
+	if (!probe_timer_runs || now - probe_timer_at > PROF_PROBE_KEEP_S * time_cycles_per_sec()) {
+		probe_timer_cost = prof_probe_timer(PROF_PROBE_PAIRS);
+		probe_timer_at = now;
+		probe_timer_runs++;
+	}
+	return probe_timer_cost;
+}
+
+uint64_t prof_timer_probes(void)
+{
+	return probe_timer_runs;
+}
+
 uint64_t arch_prof_irq_cycles(void)
 {
 	uint64_t v[PROF_PROBE_ROUNDS];
@@ -276,6 +303,5 @@ uint64_t arch_prof_irq_cycles(void)
 	uint64_t self = prof_median(v, PROF_PROBE_ROUNDS);
 	if (running == PROF_SRC_TIMER)          /* the timer is the source's */
 		return self;
-	uint64_t timer = prof_probe_timer(PROF_PROBE_PAIRS);
-	return MAX(self, timer);
+	return MAX(self, prof_timer_cost());
 }

@@ -435,6 +435,24 @@ KTEST(prof_irq_cost, "prof: the interrupt cost charged covers a timer interrupt'
 	return true;
 }
 
+/*
+ * A burst of engine starts probes the timer once: the probe holds the CPU
+ * 14 ms or more with preemption off, and a task starting sessions in a
+ * loop (the fuzzer) made the kernel spin that long on each.
+ */
+KTEST(prof_irq_cost_kept, "prof: the interrupt cost is probed once for starts in a row")
+{
+	(void)arch_prof_irq_cycles();
+	uint64_t runs = prof_timer_probes();
+
+	for (int i = 0; i < 3; i++)
+		(void)arch_prof_irq_cycles();
+	KT_CHECK(runs >= 1, "no timer probe ran");
+	KT_CHECK(prof_timer_probes() == runs, "%lu timer probes for 3 more starts",
+		 prof_timer_probes() - runs);
+	return true;
+}
+
 KTEST(prof_src_pmc, "prof: pmc is detected (or absent with a reason) and samples busy CPUs")
 {
 	const char *why = NULL;

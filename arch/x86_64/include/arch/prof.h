@@ -61,7 +61,8 @@ bool arch_prof_scale(unsigned source, unsigned divisor);
  * the slowdown per interrupt of a spin under this CPU's timer at 10 kHz
  * (the cheapest of a few pairs of spins without and with it; about 10 ms,
  * the scheduler's tick stopped meanwhile; skipped while the timer is the
- * profiler's). Thread context, interrupts on, no locks held.
+ * profiler's; reused for 30 s, so a burst of engine starts pays it once).
+ * Thread context, interrupts on, no locks held; one caller at a time.
  */
 uint64_t arch_prof_irq_cycles(void);
 

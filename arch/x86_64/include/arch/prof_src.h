@@ -26,6 +26,8 @@
  * tick meanwhile and restarts it. Thread context.
  */
 uint64_t prof_probe_timer(unsigned pairs);
+/* prof.c: timer probes arch_prof_irq_cycles() has run since boot (one per PROF_PROBE_KEEP_S at most). */
+uint64_t prof_timer_probes(void);
 
 /* Boot: install the IRQ 8 and VEC_IPI_PROF handlers; whether the RTC is usable. */
 bool prof_rtc_init(const char **why);
