@@ -11,7 +11,13 @@
 #include <kernel/time.h>
 
 #define NMI_HANDLERS_MAX 4
-#define NMI_DUP_GRACE_DIV 100          /* 10 ms */
+/*
+ * 100 ms: a latched NMI comes right after the previous one's iretq in
+ * guest time, but a vCPU descheduled on a loaded host sees the TSC run
+ * on meanwhile (4 vCPUs on 2 busy cores once took over 10 ms, and the
+ * RTC's late NMI after stop counted as unknown).
+ */
+#define NMI_DUP_GRACE_DIV 10
 
 typedef struct nmi_handler_slot {
 	nmi_handler_t fn;
