@@ -12,18 +12,38 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	return ipc_call((int)a0, &m);
+	return ipc_call((int)a0, &m, false);
+}
+
+/*
+ * SYS_IPC_CALL_SYNC (phone, msg, ev, timeout_ns): SYS_IPC_CALL, then
+ * SYS_IPC_WAIT for its answer into ev, in one system call; the call hands the
+ * CPU to a server thread waiting on this CPU (ipc_call's waits). 0: the
+ * answer is in ev; the call id (> 0): the call was made but the wait
+ * failed (ETIMEOUT, EFAULT, EINTR), its answer is to be waited for by id (a bad
+ * ev ends there: the same as SYS_IPC_CALL and a SYS_IPC_WAIT into it);
+ * -errno: no call was made.
+ */
+int64_t sys_ipc_call_sync(SYSCALL_ARGS)
+{
+	ipc_msg_t m;
+
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
+		return -EFAULT;
+	int64_t id = ipc_call((int)a0, &m, true);
+	if (id <= 0)
+		return id;
+	return ipc_wait((void *)a2, a3, IPC_WAIT_ANSWER, (ipc_callid_t)id) == EOK ? 0 : id;
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)
 {
-	ipc_event_t ev;
+	static const ipc_event_t none;
 	unsigned flags = (unsigned)a2;
 
 	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
 		return -EINVAL;
-	memset(&ev, 0, sizeof(ev));
-	if (copy_to_user((void *)a0, &ev, sizeof(ev)) != EOK)
+	if (copy_to_user((void *)a0, &none, sizeof(none)) != EOK)
 		return -EFAULT;             /* a bad buffer fails before any wait */
 	return -ipc_wait((void *)a0, a1, flags, a3);
 }

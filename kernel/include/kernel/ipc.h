@@ -65,11 +65,13 @@ void ipc_set_naming_service(struct task *t);
 
 /*
  * System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno.
- * ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
+ * waits: the caller waits for the answer next (SYS_IPC_CALL_SYNC), so a
+ * server thread waiting for calls on this CPU gets it by a hand-off
+ * (sched_wakeup_sync). ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
  * answers are unread, the task LIMIT_BOX_ANSWERS, or the target's box
  * LIMIT_BOX_CALLS calls queued or unanswered.
  */
-int64_t ipc_call(int phone, const ipc_msg_t *msg);
+int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits);
 /*
  * Take the next event (see abi/ipc.h filters) and copy it to the user
  * buffer uev. EOK, EAGAIN, ETIMEOUT, EINTR, or EFAULT when the copy
@@ -107,6 +109,9 @@ errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 
 /* Drop t's IRQ subscriptions (masking the lines). */
 void irq_task_cleanup(struct task *t);
+
+/* Heap bytes held by the per-CPU caches of free calls (sysinfo: cached). */
+size_t ipc_cached_bytes(void);
 
 /* t's usage: calls in its box, its calls with unread answers. */
 void ipc_task_usage(struct task *t, uint32_t *box_calls, uint32_t *unread);

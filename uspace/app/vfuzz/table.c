@@ -557,6 +557,25 @@ static void fz_wait_ipc_after(fz_t *f, const fz_call_t *c, long r)
 		fz_handle_add(f, FZ_H_PHONE, f->ev.msg.args[4]);
 }
 
+/*
+ * SYS_IPC_CALL_SYNC: a call as ipc_call's, then a wait of at most 1 ms
+ * (never 0: no timeout) for its answer into ev or junk.
+ */
+static void fz_call_sync_shape(fz_t *f, fz_call_t *c)
+{
+	fz_call_shape(f, c);
+	c->a[2] = fz_chance(f, 80) ? (uint64_t)&f->ev : fz_arg(f);
+	c->a[3] = 1 + fz_below(f, 1000000);
+}
+
+static void fz_call_sync_after(fz_t *f, const fz_call_t *c, long r)
+{
+	fz_call_after(f, c, r);             /* r > 0: our call, its answer unread */
+	if (r == 0 && c->a[2] == (uint64_t)&f->ev && f->ev.type == IPC_EV_ANSWER &&
+	    f->ev.msg.method == EOK && f->ev.msg.args[4] < 128)
+		fz_handle_add(f, FZ_H_PHONE, f->ev.msg.args[4]);
+}
+
 static void fz_answer_shape(fz_t *f, fz_call_t *c)
 {
 	ipc_msg_t *m = fz_msg(f, 0);
@@ -637,6 +656,7 @@ const fz_tpl_t fz_tpls[] = {
 	{ "thread_stats", SYS_THREAD_STATS, 3, fz_thread_shape, NULL, 0 },
 	{ "system_stats", SYS_SYSTEM_STATS, 2, fz_out0_shape, NULL, 0 },
 	{ "ipc_call", SYS_IPC_CALL, 10, fz_call_shape, fz_call_after, 0 },
+	{ "ipc_call_sync", SYS_IPC_CALL_SYNC, 4, fz_call_sync_shape, fz_call_sync_after, 0 },
 	{ "ipc_wait", SYS_IPC_WAIT, 8, fz_wait_ipc_shape, fz_wait_ipc_after, 0 },
 	{ "ipc_answer", SYS_IPC_ANSWER, 6, fz_answer_shape, fz_answer_after, 0 },
 	{ "ipc_forward", SYS_IPC_FORWARD, 4, fz_forward_shape, NULL, 0 },

@@ -28,6 +28,14 @@
 /* Send msg on phone; the call id (for waiting) goes to *id. */
 errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id);
 /*
+ * Send msg on phone and wait (timeout_ns, 0 = forever) for its answer
+ * (SYS_IPC_CALL_SYNC, see abi/ipc.h): EOK, *id 0 and the answer event in
+ * *ev; EOK and the call id in *id when the call was made but its answer
+ * is still to be waited for (the wait failed); else the error of sending.
+ */
+errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
+			  uint64_t timeout_ns, ipc_callid_t *id);
+/*
  * Wait for an event (flags: IPC_WAIT_ALL, IPC_WAIT_CALLS or
  * IPC_WAIT_ANSWER with callid, optionally | IPC_WAIT_NONBLOCK) for at most
  * timeout_ns (0: forever). ETIMEOUT, EAGAIN (non-blocking, nothing there),

@@ -33,6 +33,16 @@ errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id)
 	return ipc_err(r);
 }
 
+errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
+			  uint64_t timeout_ns, ipc_callid_t *id)
+{
+	long r = __vernier_syscall(SYS_IPC_CALL_SYNC, phone, (long)msg, (long)ev,
+				   (long)timeout_ns, 0, 0);
+
+	*id = r > 0 ? (ipc_callid_t)r : 0;
+	return ipc_err(r);
+}
+
 errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
 		     ipc_callid_t callid)
 {
@@ -123,23 +133,32 @@ errno_t ipc_wait_answer(ipc_callid_t id, uint64_t timeout_ns, ipc_msg_t *answer)
 	return (errno_t)ev.msg.method;
 }
 
-/* Send m on phone and wait for its answer (into *m); as ipc_call_sync. */
-static errno_t call_msg_sync(int phone, ipc_msg_t *m)
+/*
+ * Send m on phone and wait for its answer (into *answer if not NULL): one
+ * SYS_IPC_CALL_SYNC, then a wait by id (wait_own) if its own wait failed.
+ * As ipc_call_sync.
+ */
+static errno_t call_msg_sync(int phone, const ipc_msg_t *m, ipc_msg_t *answer)
 {
+	ipc_event_t ev;
 	ipc_callid_t id;
-	errno_t rc = sys_ipc_call(phone, m, &id);
+	errno_t rc = sys_ipc_call_sync(phone, m, &ev, 0, &id);
 
-	return rc != EOK ? rc : ipc_wait_answer(id, 0, m);
+	if (rc == EOK && id)
+		rc = wait_own(&ev, 0, IPC_WAIT_ANSWER, id);
+	if (rc != EOK)
+		return rc;
+	if (answer)
+		*answer = ev.msg;
+	return (errno_t)ev.msg.method;
 }
 
 errno_t ipc_call_sync(int phone, uint64_t method, uint64_t a0, uint64_t a1,
 		      uint64_t a2, uint64_t a3, uint64_t a4, ipc_msg_t *answer)
 {
 	ipc_msg_t m = { .method = method, .args = { a0, a1, a2, a3, a4 } };
-	ipc_callid_t id;
-	errno_t rc = sys_ipc_call(phone, &m, &id);
 
-	return rc != EOK ? rc : ipc_wait_answer(id, 0, answer);
+	return call_msg_sync(phone, &m, answer);
 }
 
 errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
@@ -164,7 +183,7 @@ errno_t ipc_data_write_n(int phone, const void *buf, size_t len, size_t *done)
 
 	if (len > IPC_DATA_MAX)
 		return E2BIG;
-	errno_t rc = call_msg_sync(phone, &m);
+	errno_t rc = call_msg_sync(phone, &m, &m);
 	if (rc == EOK && done)
 		*done = (size_t)m.args[1];
 	return rc;
@@ -182,7 +201,7 @@ errno_t ipc_data_read(int phone, void *buf, size_t len, size_t *got)
 
 	if (len > IPC_DATA_MAX)
 		return E2BIG;
-	errno_t rc = call_msg_sync(phone, &m);
+	errno_t rc = call_msg_sync(phone, &m, &m);
 	if (rc == EOK && got)
 		*got = (size_t)m.args[1];
 	return rc;
