@@ -554,13 +554,18 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 	return 0;
 }
 
-errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result)
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_only,
+			int64_t *result)
 {
 	task_t *me = task_current();
 	call_t *c = box_take_dispatched(&me->ipc.box, id);
 
 	if (!c)
 		return ENOENT;
+	if (words_only && c->msg.method < IPC_M_USER) {
+		box_return_dispatched(&me->ipc.box, c);
+		return EINVAL;
+	}
 	ipc_msg_t ans = *answer;
 	*result = ipc_answer_effects(me, c, &ans);
 	if (*result == -EFAULT) {            /* my buffer: let me answer again */

@@ -55,8 +55,34 @@ int64_t sys_ipc_answer(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	errno_t rc = ipc_answer_call(a0, &m, &result);
+	errno_t rc = ipc_answer_call(a0, &m, false, &result);
 	return rc == EOK ? result : -rc;
+}
+
+/*
+ * SYS_IPC_ANSWER_WAIT (callid, answer, ev, timeout_ns, flags): answer a
+ * call of a user method, then SYS_IPC_WAIT into ev (seL4's ReplyRecv: a
+ * server's loop in one kernel entry a call). 0: answered, the next event
+ * in ev; -errno: nothing answered and no wait (a bad answer or event
+ * buffer, no such call, EINVAL for a system method or bad flags); errno
+ * (> 0): answered, the wait failed (ETIMEOUT, EAGAIN, EINTR, EFAULT).
+ */
+int64_t sys_ipc_answer_wait(SYSCALL_ARGS)
+{
+	static const ipc_event_t none;
+	ipc_msg_t m;
+	int64_t result;
+	unsigned flags = (unsigned)a4;
+
+	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
+		return -EINVAL;
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK ||
+	    copy_to_user((void *)a2, &none, sizeof(none)) != EOK)
+		return -EFAULT;             /* bad buffers fail before any effect */
+	errno_t rc = ipc_answer_call(a0, &m, true, &result);
+	if (rc != EOK)
+		return -rc;
+	return ipc_wait((void *)a2, a3, flags, 0);
 }
 
 int64_t sys_ipc_forward(SYSCALL_ARGS)

@@ -81,9 +81,12 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 /*
  * Answer call id. EOK (then *result is what SYS_IPC_ANSWER returns: 0, a
  * new phone for CONNECT_TO_ME, -EFAULT when my data buffer was bad and the
- * call is still mine to answer, -EIO when the caller's was) or ENOENT.
+ * call is still mine to answer, -EIO when the caller's was), ENOENT, or
+ * EINVAL when words_only and the call is a system method (still mine):
+ * a user method's answer is its words alone, and *result is then 0.
  */
-errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result);
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_only,
+			int64_t *result);
 errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
 
 /*

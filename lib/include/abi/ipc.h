@@ -14,6 +14,13 @@
  * answer is still to be waited for by id and nothing is lost; or -errno
  * when no call was made.
  *
+ * SYS_IPC_ANSWER_WAIT is a server's SYS_IPC_ANSWER of a user method's
+ * call (words only: a system method gives EINVAL) followed by a
+ * SYS_IPC_WAIT (timeout, flags; no call id) in one system call. It
+ * returns 0 with the next event in its buffer; -errno when nothing was
+ * answered (no wait either); errno (> 0) when the answer went and the
+ * wait failed.
+ *
  * Forwarding may change a user method (>= IPC_M_USER) into another user
  * method, never into or out of a system method (EPERM).
  *

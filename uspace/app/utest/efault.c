@@ -309,6 +309,22 @@ static long p_ipc_answer(long a, int *c)
 	return raw3(SYS_IPC_ANSWER, 1, a, 0);
 }
 
+/* SYS_IPC_ANSWER_WAIT's answer in: checked before the call is looked up. */
+static long p_ipc_answer_wait_msg(long a, int *c)
+{
+	ipc_event_t ev;
+
+	return __vernier_syscall(SYS_IPC_ANSWER_WAIT, 1, a, (long)&ev, 0, IPC_WAIT_CALLS, 0);
+}
+
+/* Its event out: checked before the call is looked up, nothing answered. */
+static long p_ipc_answer_wait_ev(long a, int *c)
+{
+	ipc_msg_t m = { .method = EOK };
+
+	return __vernier_syscall(SYS_IPC_ANSWER_WAIT, 1, (long)&m, a, 0, IPC_WAIT_CALLS, 0);
+}
+
 static long p_ipc_wait(long a, int *c)
 {
 	return __vernier_syscall(SYS_IPC_WAIT, a, 0,
@@ -382,6 +398,9 @@ static void check_ipc_params(void)
 	check_param("ipc_call_sync msg", p_ipc_call_sync, (expect_t)ALL(-EFAULT));
 	check_call_sync_event();
 	check_param("ipc_answer msg", p_ipc_answer, (expect_t)ALL(-EFAULT));
+	check_param("ipc_answer_wait msg", p_ipc_answer_wait_msg, (expect_t)ALL(-EFAULT));
+	check_param("ipc_answer_wait event out", p_ipc_answer_wait_ev,
+		    (expect_t)ALL_OUT(-EFAULT));
 	/* The event buffer is checked before an event is taken. */
 	check_param("ipc_wait event out", p_ipc_wait, (expect_t)ALL_OUT(-EFAULT));
 }
