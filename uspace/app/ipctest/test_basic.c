@@ -235,6 +235,34 @@ static void answer_wait_errors(void)
 }
 
 /*
+ * Another task's call cannot be answered with it: our own call to a sink
+ * (which never answers) stays unanswered, ENOENT to us.
+ */
+static void answer_wait_foreign(void)
+{
+	char name[IPC_NAME_MAX + 1];
+	ipc_msg_t m = { .method = EOK, .args = { 99 } };
+	ipc_event_t ev;
+	ipc_callid_t id = 0;
+	task_id_t sink;
+	int phone, status;
+	bool answered = true;
+
+	make_name(name, sizeof(name), "awsink");
+	errno_t rc = start_server("sink", name, NULL, &sink, &phone);
+	if (rc == EOK)
+		rc = ipc_call_async(phone, ECHO_PING, 1, 0, 0, 0, 0, &id);
+	errno_t e = rc == EOK ? sys_ipc_answer_wait(id, &m, &ev, 0, IPC_WAIT_CALLS, &answered)
+			      : rc;
+	errno_t w = sys_ipc_wait(&ev, 0, IPC_WAIT_ANSWER | IPC_WAIT_NONBLOCK, id);
+	if (rc == EOK)
+		kill_wait(sink, &status);
+	tap_ok(rc == EOK && e == ENOENT && !answered && w == EAGAIN,
+	       "answerwait: our call in another task's box: answering it ENOENT (%s), "
+	       "no answer came (%s)", err_str(e), err_str(w));
+}
+
+/*
  * The answerwait server answers each AW_STEP with SYS_IPC_ANSWER_WAIT and
  * reports the previous one's result with the next answer.
  */
@@ -246,6 +274,7 @@ void test_answer_wait(void)
 	ipc_msg_t a1, a2, a3;
 
 	answer_wait_errors();
+	answer_wait_foreign();
 	make_name(name, sizeof(name), "aw");
 	errno_t rc = start_server("answerwait", name, NULL, &id, &phone);
 	if (!tap_ok(rc == EOK, "answerwait: server started and connected (%s)", err_str(rc)))
