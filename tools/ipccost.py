@@ -6,20 +6,9 @@ Usage: ipccost.py OUT ELF [ELF...]   (the kernel first, then user programs)
 Prints, per vCPU and in total, each function's instructions divided by the
 window's mark count (the iterations), largest first, then the sums."""
 import bisect
-import subprocess
 import sys
 
-
-def symbols(elf):
-    """Sorted (address, name) of the functions of elf."""
-    out = subprocess.run(["nm", "-n", elf], capture_output=True, text=True,
-                         check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "tTwW":
-            syms.append((int(f[0], 16), f[2]))
-    return syms
+from elfsyms import symbols
 
 
 def main():

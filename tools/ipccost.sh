@@ -44,16 +44,10 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 bench=$(find "$build/uspace" -name bench -type f | head -n 1)
-for f in "$build/kernel.elf" "$build/initrd.tar" "$bench"; do
-    [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
-done
+. "$here/plugin-lib.sh"
+plugin_setup pccount "$build/kernel.elf" "$build/initrd.tar" "${bench:-$build/uspace/bench}"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vernier-ipccost.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cc -O2 -shared -fPIC -Wall -Wextra -Werror -o "$tmp/pccount.so" "$here/pccount.c"
-
-usym() { nm "$bench" | awk -v n="$1" '$3 == n { print $1; f = 1 } END { exit !f }' ||
-         { echo "$prog: no symbol $1 in $bench" >&2; exit 1; }; }
+usym() { plugin_sym "$bench" "$1"; }
 if [[ $figure == ipc.write* ]]; then
     loop=run_${figure//./_} mark=ipc_data_write_n
 else
@@ -61,17 +55,6 @@ else
 fi
 args="on=$(usym $loop),off=$(usym ipc_teardown),mark=$(usym $mark),out=$tmp/out"
 
-"$here/mkiso.sh" --initrd "$build/initrd.tar" "$tmp/iso" "$build/kernel.elf" \
-    "-- bench -r $runs $figure"
-status=0
-timeout "$timeout" "$here/qemu.sh" --iso "$tmp/iso" --cpus "$cpus" --icount 0 \
-    --extra "-plugin $tmp/pccount.so,$args" >"$tmp/log" 2>"$tmp/err" || status=$?
-if [[ $status -ne 1 ]] || [[ ! -s $tmp/out ]]; then
-    echo "$prog: the run failed (QEMU exit status $status); last lines:" >&2
-    tr -d '\r' <"$tmp/log" | tail -n 20 >&2
-    cat "$tmp/err" >&2
-    exit 1
-fi
+plugin_boot pccount "$args" "-- bench -r $runs $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^ipc\.' || true
-[[ -n $keep ]] && cp "$tmp/out" "$keep"
 python3 "$here/ipccost.py" "$tmp/out" "$build/kernel.elf" "$bench"
