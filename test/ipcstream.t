@@ -15,6 +15,12 @@ reports are tested in ipcprof.t and the unit tests):
 - The same under `restrict -p io` (no profile permission): fs's samples
   still come, with the origin block but no pc, chain or stack words;
   wc's own samples keep their user chains.
+- `profile -w -g ... ipcload wallchain` (S1 waits for S2 while serving
+  the client): the servers' off-CPU records reach the task session with
+  their stacks, and under `restrict -p io` with none (a broken redaction
+  made this fail: stacks of 12-24 frames came through).
+- Every kernel sample in the entry stubs has a call chain (under a
+  ksyscall workload).
 - sysinfo after the runs: system.ipc.pairs has a (wc, fs) pair with
   calls and cycles; per server, its served_cycles lie between the sums
   of its pairs' cycles read just before and just after (they come from
@@ -37,7 +43,8 @@ from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
 COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-ipcstream-"), "com2.bin")
-REC_HEADER, REC_SAMPLE, REC_TASK, REC_CALL = 1, 2, 3, 9
+REC_HEADER, REC_SAMPLE, REC_TASK, REC_CALL, REC_OFFCPU = 1, 2, 3, 9, 10
+WALL_CMD = "ipcload -n 4 -u 20000 -l 1000 wallchain"
 USER_END = 0x800000000000
 CMD = "wc /bin/sh /bin/utest /bin/vfuzz /bin/top"
 
@@ -62,6 +69,9 @@ def parse(data):
             r["name"] = data[off + 32:off + 64].split(b"\0")[0].decode()
         elif t == REC_SAMPLE:
             parse_sample(data, off, size, r)
+        elif t == REC_OFFCPU:
+            task, thread, _, _, why, nch, nk = struct.unpack_from("<QQQQIHH", data, off + 16)
+            r.update(task=task, thread=thread, why=why, nchain=nch, nkernel=nk)
         elif t == REC_CALL:
             st, task, thread, n = struct.unpack_from("<QQQH", data, off + 16)
             r.update(stack=st, task=task, thread=thread,
@@ -206,6 +216,39 @@ def check_sysinfo(tap, sh):
            % [(p["calls"], p["cycles"]) for p in shcon])
 
 
+def run_wall(tap, sh, prefix, label):
+    """profile -w -g of WALL_CMD to com2: (records, target id, named tasks)."""
+    start = com2_size()
+    out = sh.run(prefix + "profile -w -g -f 1000 -o com2 " + WALL_CMD, timeout=180)
+    tap.ok(any("exited with status 0" in l for l in out or []),
+           "%s: profile -w %s ran (%s)" % (label, WALL_CMD, (out or ["-"])[-1]))
+    with open(COM2, "rb") as f:
+        f.seek(start)
+        recs = parse(f.read())
+    head = [r for r in recs if r["type"] == REC_HEADER]
+    names = {r["task"]: r["name"] for r in recs if r["type"] == REC_TASK}
+    return recs, head[0]["target"] if head else 0, names
+
+
+def check_offcpu_redacted(tap, sh):
+    """The servers' off-CPU records that reach a task session (their waits
+    while serving its calls, S1 waiting for S2) keep their stacks for a
+    session that may profile them, and carry none for one that may not
+    (issue 17: no server's stack through an unprivileged session)."""
+    for prefix, label in (("", "wall privileged"), ("restrict -p io ", "wall unprivileged")):
+        recs, target, names = run_wall(tap, sh, prefix, label)
+        srv = [r for r in recs if r["type"] == REC_OFFCPU and r["task"] != target]
+        tap.ok(len(srv) >= 2, "%s: %d off-CPU records of servers (%s)"
+               % (label, len(srv), sorted({names.get(r["task"], r["task"]) for r in srv})))
+        if prefix:
+            tap.ok(srv and all(not r["nchain"] for r in srv),
+                   "%s: none carries a stack (%r)" % (label, [r["nchain"] for r in srv][:8]))
+        else:
+            tap.ok(any(r["nchain"] for r in srv),
+                   "%s: they carry the servers' stacks (%r)"
+                   % (label, [r["nchain"] for r in srv][:8]))
+
+
 def entry_ranges():
     """[(name, lo, hi)] of the kernel's entry stubs (isr_common through the
     next global symbol after isr_paranoid, syscall_entry to the next), from nm."""
@@ -247,7 +290,7 @@ def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
     shell_session(tap, (check_privileged, check_unprivileged, check_sysinfo,
-                        check_entry_chains),
+                        check_entry_chains, check_offcpu_redacted),
                   cpus=2, extra="-serial file:" + COM2)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()

@@ -28,7 +28,10 @@ stream. Checks:
 
 Before it (not under tools/soak.sh), a regression boot: `vfuzz -r
 sprofile -d 1 -g` must pass its leak check (the console used to keep a
-dead client's read, and with it a thread, until a key was typed).
+dead client's read, and with it a thread, until a key was typed); and a
+boot of `soak -d 2 -W 1 -H 8` checks the stuck-part report (a part still
+running -W seconds after the end is named with its child's threads and
+every task, so a hang in CI says where it is).
 
 make check: SECONDS=60 on 2 CPUs (plain TCG, about 2.5 minutes in all).
 tools/soak.sh (make soak) sets SOAK_SECONDS, SOAK_CPUS, SOAK_SEED and
@@ -163,6 +166,31 @@ def check_sprofile_leak(tap, tmp):
         bt.show_tail(tap, r)
 
 
+def check_stuck_report(tap, tmp):
+    """A part still running -W seconds after the end is shown: `soak -d 2
+    -W 1 -H 8` (the storm's first sleep lasts 8 s) names the storm and its
+    child, then the child's threads (tasks -t: the sleep, waiting in
+    sleep) and every task, and goes on to its summary. (Its leak check is
+    not asked: running `tasks` the first time leaves about 21 KiB of
+    kernel heap it keeps, the same after more runs.)"""
+    iso = suite.make_iso(tmp, "-- soak -d 2 -W 1 -H 8 -x ipctest,vfuzz,workload,toucher")
+    r = vm.boot(iso, cpus=2, accel=bt.accel(), timeout=180,
+                extra="-serial file:" + os.path.join(tmp, "stuck.bin"))
+    # search: sprofile's status line has no newline, and the report may follow it
+    m = [re.search(r"soak: storm stuck: 1 s after the deadline, child task (\d+) not reaped$",
+                   l) for l in r.lines]
+    m = [x for x in m if x]
+    child = m[0].group(1) if m else "?"
+    rows = [l.split() for l in r.lines]
+    waits = [f for f in rows if len(f) >= 9 and f[1] == child and f[-1] == "sleep"
+             and f[-2] == "sleep"]
+    tap.ok(m and waits and any(l.startswith("soak: seconds ") for l in r.lines),
+           "soak -W 1 -H 8: the stuck storm and its child %s shown (%r), then the summary"
+           % (child, [" ".join(f) for f in waits][:2]))
+    if not (m and waits):
+        bt.show_tail(tap, r)
+
+
 def main():
     """Boot the regression check, then the soak; report."""
     tap = Tap()
@@ -172,6 +200,7 @@ def main():
     try:
         if os.environ.get("SOAK_SUMMARY") != "1":
             check_sprofile_leak(tap, tmp)
+            check_stuck_report(tap, tmp)
         com2 = os.path.join(tmp, "com2.bin")
         iso = suite.make_iso(tmp, "-- soak -d %d -s %d" % (SECONDS, SEED))
         watch = Watch()
@@ -191,7 +220,7 @@ def main():
         s = summary(lines)
         check_prof(tap, s, lines, com2)
         check_summary(tap, s, lines)
-        failed = [l for l in lines if re.match(r"^soak: .*(failed|FAIL|could not)", l)]
+        failed = [l for l in lines if re.match(r"^soak: .*(failed|FAIL|could not|stuck)", l)]
         if failed or not ok:
             bt.show_lines(tap, "%s soak's complaints:" % name, failed, limit=20)
             bt.show_tail(tap, r)

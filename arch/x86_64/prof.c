@@ -274,8 +274,8 @@ uint64_t prof_probe_timer(unsigned pairs)
  * The timer probe's answer, measured again only when older than
  * PROF_PROBE_KEEP_S: each probe spins with preemption off for 14 ms or
  * more (over 100 ms on a loaded host), and a task starting and stopping
- * sessions would otherwise hold its CPU that long every time (the
- * fuzzer's 1M calls took 3.6 times as long).
+ * sessions (the fuzzer does, all the time) would otherwise hold its CPU
+ * that long every time.
  */
 static uint64_t prof_timer_cost(void)
 {

@@ -51,6 +51,27 @@ int soak_run(char *const *argv, uint32_t perms)
 	return status;
 }
 
+/* soak_run as a round of loop l: l->child names the child while it is waited for. */
+static int soak_run_in(soak_loop_t *l, char *const *argv, uint32_t perms)
+{
+	task_id_t id, got;
+	int status = 0;
+
+	if (soak_spawn(argv, perms, &id) != EOK)
+		return -1;
+	l->child = id;
+	errno_t rc = sys_wait(id, &status, 0, &got);
+	l->child = 0;
+	return rc == EOK ? status : -1;
+}
+
+/* The end of loop l's thread: done for soak's join (soak_join). */
+static long soak_loop_end(soak_loop_t *l)
+{
+	__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* Count one round of l that ended with status st (0: passed). */
 static void soak_round(soak_loop_t *l, int st)
 {
@@ -70,12 +91,12 @@ long soak_ipc_loop(void *arg)
 	char *argv[] = { "ipctest", "stress", NULL };
 
 	do {
-		int st = soak_run(argv, soak_perms);
+		int st = soak_run_in(l, argv, soak_perms);
 		soak_round(l, st);
 		if (st == 0)
 			l->units += 10000;   /* ipctest stress: STRESS_CALLS, all answered */
 	} while (soak_now() < l->deadline);
-	return 0;
+	return soak_loop_end(l);
 }
 
 /* One long sleep killed after 0-15 ms; the status it was reaped with. */
@@ -90,7 +111,10 @@ static int soak_kill_one(soak_loop_t *l)
 	l->units++;
 	sys_sleep_ns(soak_rand(&l->seed) % 15000000ull);
 	errno_t rc = sys_kill(id);
-	if (sys_wait(id, &status, 0, &got) != EOK || rc != EOK)
+	l->child = id;
+	errno_t wrc = sys_wait(id, &status, 0, &got);
+	l->child = 0;
+	if (wrc != EOK || rc != EOK)
 		return -1;
 	l->killed++;
 	return 0;
@@ -99,16 +123,21 @@ static int soak_kill_one(soak_loop_t *l)
 long soak_storm_loop(void *arg)
 {
 	soak_loop_t *l = arg;
+	char hold[24];
 	char *argv[] = { "sleep", "0.01", NULL };
 
+	snprintf(hold, sizeof(hold), "%llu", (unsigned long long)l->hold_s);
+	if (l->hold_s)
+		argv[1] = hold;              /* -H: the first round's sleep outlives the end */
 	do {
 		soak_round(l, soak_kill_one(l));
-		int st = soak_run(argv, 0);
+		int st = soak_run_in(l, argv, 0);
+		argv[1] = "0.01";
 		if (st >= 0)
 			l->units++;
 		soak_round(l, st);
 	} while (soak_now() < l->deadline);
-	return 0;
+	return soak_loop_end(l);
 }
 
 long soak_fuzz_loop(void *arg)
@@ -121,12 +150,12 @@ long soak_fuzz_loop(void *arg)
 	snprintf(threads, sizeof(threads), "%u", l->cpus);
 	do {
 		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)l->seed++);
-		int st = soak_run(argv, 0);
+		int st = soak_run_in(l, argv, 0);
 		soak_round(l, st);
 		if (st == 0)
 			l->units += SOAK_FUZZ_CALLS;
 	} while (soak_now() < l->deadline);
-	return 0;
+	return soak_loop_end(l);
 }
 
 /* ---------------------------------------------------------------- toucher */

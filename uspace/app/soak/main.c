@@ -38,6 +38,7 @@
 #define SOAK_PROF_TAIL_S 20          /* sprofile runs this much past the load */
 #define SOAK_SETTLE_TRIES 100        /* 100 ms apart */
 #define SOAK_HEARTBEAT_S 10
+#define SOAK_STUCK_S 60              /* -W's default (soak_join) */
 
 /* Parts -x can leave out (to find which one a failure needs). */
 #define SOAK_WORKLOAD 1u
@@ -48,6 +49,7 @@
 
 typedef struct soak_opts {
 	uint64_t seconds, hz, seed, touch;
+	uint64_t stuck_s, hold_s;    /* -W: a loop this late is shown; -H: the storm's hold */
 	const char *out;
 	unsigned cpus;
 	unsigned skip;               /* SOAK_* parts left out */
@@ -58,11 +60,15 @@ uint32_t soak_perms;
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: soak [-h] [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]\n"
+		"            [-W SECONDS] [-H SECONDS]\n"
 		"  run sprofile (-f HZ, default 10000, -g -o FILE, default com2),\n"
 		"  workload, ipctest stress, a spawn/kill storm, vfuzz and a memory\n"
 		"  toucher together for SECONDS (default 60), then check the\n"
 		"  invariants and print a summary; -x leaves out parts: workload,\n"
-		"  ipctest, storm, vfuzz, toucher\n");
+		"  ipctest, storm, vfuzz, toucher. A part still running -W SECONDS\n"
+		"  (default 60) after the end is shown as stuck, with its child's\n"
+		"  threads and every task (tasks -t, tasks -a); -H makes the storm's\n"
+		"  first short sleep last SECONDS (to see that report)\n");
 }
 
 static bool soak_num(const char *s, uint64_t *out)
@@ -96,7 +102,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "hd:f:o:s:T:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "hd:f:o:s:T:x:W:H:")) != -1) {
 		switch (opt) {
 		case 'h': usage(stdout); return 0;
 		case 'd': if (!soak_num(optarg, &o->seconds) || !o->seconds) goto bad; break;
@@ -104,6 +110,8 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
 		case 's': if (!soak_num(optarg, &o->seed)) goto bad; break;
 		case 'T': if (!soak_num(optarg, &o->touch)) goto bad; o->touch++; break;
 		case 'o': o->out = optarg; break;
+		case 'W': if (!soak_num(optarg, &o->stuck_s)) goto bad; break;
+		case 'H': if (!soak_num(optarg, &o->hold_s) || o->hold_s > 3600) goto bad; break;
 		case 'x': if (!soak_parts(optarg, &o->skip)) goto bad; break;
 		default: goto bad;
 		}
@@ -259,6 +267,46 @@ static int soak_wait_prof(task_id_t id)
 	return status;
 }
 
+/*
+ * A loop still running SOAK_STUCK_S after the deadline: say which, and
+ * show its child's threads and every task (tasks -t ID, tasks -a): what
+ * each waits for. A hang then says where it is before the harness's
+ * timeout ends the boot.
+ */
+static void soak_show_stuck(const soak_loop_t *l, uint64_t late_s)
+{
+	char id[24];
+	char *one[] = { "tasks", "-t", id, NULL }, *all[] = { "tasks", "-a", NULL };
+	task_id_t child = l->child;
+
+	printf("soak: %s stuck: %llu s after the deadline, child task %llu not reaped\n",
+	       l->name, (unsigned long long)late_s, (unsigned long long)child);
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)child);
+	if (child)
+		soak_run(one, soak_perms);
+	soak_run(all, soak_perms);
+}
+
+/* Join the loops' threads; a stuck one is shown once (soak_show_stuck). */
+static void soak_join(soak_run_t *r, const thread_id_t *tid, uint64_t deadline,
+		      uint64_t late_s)
+{
+	uint64_t stuck_at = deadline + late_s * 1000000000ull;
+
+	for (unsigned i = 0; i < 3; i++) {
+		bool told = false;
+		while (tid[i] && !__atomic_load_n(&r->loop[i].done, __ATOMIC_ACQUIRE)) {
+			if (!told && sys_clock_ns(CLOCK_MONOTONIC) > stuck_at) {
+				soak_show_stuck(&r->loop[i], late_s);
+				told = true;
+			}
+			sys_sleep_ns(100000000ull);
+		}
+		if (tid[i])
+			thread_join(tid[i], NULL);
+	}
+}
+
 /* Print a progress line every SOAK_HEARTBEAT_S until deadline. */
 static void soak_heartbeat(const soak_run_t *r, uint64_t start, uint64_t deadline)
 {
@@ -303,6 +351,7 @@ static errno_t soak_load(const soak_opts_t *o, soak_run_t *r)
 	}
 	for (unsigned i = 0; i < 3; i++) {
 		r->loop[i] = (soak_loop_t){ .name = names[i], .deadline = deadline, .cpus = o->cpus,
+					    .hold_s = i == 1 ? o->hold_s : 0,
 					    .seed = o->seed + i * 1000000 + 1 };
 		tid[i] = 0;
 		if (o->skip & (SOAK_IPCTEST << i))
@@ -311,9 +360,7 @@ static errno_t soak_load(const soak_opts_t *o, soak_run_t *r)
 			return rc;       /* the started ones are waited for by exit */
 	}
 	soak_heartbeat(r, start, deadline);
-	for (unsigned i = 0; i < 3; i++)
-		if (tid[i])
-			thread_join(tid[i], NULL);
+	soak_join(r, tid, deadline, o->stuck_s);
 	r->work_st = soak_wait(r->work);
 	r->touch_st = soak_wait(r->touch);
 	r->overrun = sys_wait(r->prof, &st, WAIT_NOHANG, &got) == EOK && got == r->prof;
@@ -392,7 +439,7 @@ static int soak_main(const soak_opts_t *o)
 
 int main(int argc, char **argv)
 {
-	soak_opts_t o = { .seconds = 60, .hz = 10000, .out = "com2",
+	soak_opts_t o = { .seconds = 60, .hz = 10000, .out = "com2", .stuck_s = SOAK_STUCK_S,
 			  .seed = sys_clock_ns(CLOCK_MONOTONIC) };
 	task_info_t me;
 	int rc = soak_parse(argc, argv, &o);

@@ -18,7 +18,10 @@ typedef struct soak_loop {
 	unsigned cpus;
 	uint64_t rounds, failures;   /* rounds run; rounds that did not pass */
 	uint64_t units, killed;      /* loop-specific: calls, spawns; kills */
+	uint64_t hold_s;             /* storm: its first short sleep lasts this long (-H) */
 	int last_status;             /* of the last failed round */
+	volatile task_id_t child;    /* the child it waits for now, 0 if none */
+	volatile bool done;          /* the loop has returned */
 } soak_loop_t;
 
 extern uint32_t soak_perms;      /* ours without PERM_SYSTEM, for the children */
