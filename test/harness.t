@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
@@ -20,6 +21,7 @@ sys.path.insert(0, LIB)
 
 import boottest as bt  # noqa: E402
 import fakekernel  # noqa: E402
+import guest  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -356,12 +358,58 @@ def test_check_failures(t, tmp):
          "check.sh: a failure's lines again at the end, then Result: FAIL (%r)" % tail)
 
 
+class ScriptReader:
+    """A guest.Guest's reader with fixed events and partial line."""
+
+    def __init__(self):
+        self.events, self.part = [], ""
+
+    def partial(self):
+        return self.part
+
+
+def fake_guest(after_send):
+    """A guest.Guest without QEMU: send() appends after_send's (lines, partial)."""
+    g = guest.Guest.__new__(guest.Guest)
+    g.cond, g.reader, g.seen, g.eof, g.timed_out = threading.Condition(), ScriptReader(), 0, \
+        False, False
+
+    def send(text, gap=0.01):
+        lines, part = after_send
+        g.reader.events += [(0.0, line) for line in lines]
+        g.reader.part = part
+        return True
+    g.send = send
+    return g
+
+
+def test_shell_run(t):
+    """guest.Shell.run finds the next prompt also when a background job
+    wrote after it on the same line (it used to wait the whole timeout:
+    cprof.t's and groundtruth.t's background jobs, clean-clone runs)."""
+    cases = [
+        ((["/ # echo hi", "hi"], "/ # "), ["hi"]),
+        ((["/ # cpdemo -w 9 &", "[1] 47", "/ # cpdemo: task 47: profile announced"], ""),
+         ["[1] 47"]),
+        ((["/ # sysinfo ssprofile: every CPU", "ystem.profiler", "state=1"], "/ # "),
+         ["ystem.profiler", "state=1"]),
+    ]
+    bad = []
+    for after, want in cases:
+        got = guest.Shell(fake_guest(after)).run("x", timeout=0.2)
+        if got != want:
+            bad.append((after, got, want))
+    t.ok(not bad, "guest: Shell.run's output up to the next prompt, a prompt a background "
+         "job wrote after included (bad: %r)" % bad)
+
+
 def main():
     """Run every harness test."""
     t = Tap()
     test_tap(t)
     test_escapes(t)
     test_screen_line(t)
+    test_shell_run(t)
     test_result(t)
     test_setup(t)
     with tempfile.TemporaryDirectory(prefix="vernier-harness.") as tmp:
