@@ -393,6 +393,7 @@ def test_shell_run(t):
          ["[1] 47"]),
         ((["/ # sysinfo ssprofile: every CPU", "ystem.profiler", "state=1"], "/ # "),
          ["ystem.profiler", "state=1"]),
+        ((["x", "state=1"], "/ # "), ["state=1"]),    # the prompt came before a job's line
     ]
     bad = []
     for after, want in cases:

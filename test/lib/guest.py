@@ -147,10 +147,13 @@ class Shell:
         own when a background job wrote after it ("/ # cpdemo: ..."): a
         prompt has no newline, so such a line used to hide it, and a test
         waited for a prompt that had come (cprof.t, groundtruth.t in
-        clean-clone runs)."""
+        clean-clone runs). The typed line's echo then comes alone."""
         self.g.seen = len(self.g.lines())   # what came before is not ours
         self.g.send(line + "\r", gap=0.005)
-        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout):
+        # The echo: after the prompt, or alone when a background job's line
+        # already followed the prompt.
+        echo = r"^/[^ ]* # |^" + re.escape(line) + "$"
+        if not self.g.expect(echo, timeout=timeout):
             return None                     # the typed line never came back
         first = self.g.seen
         if not self.g.expect(r"^/[^ ]* # ", timeout=timeout, partial=True):
