@@ -103,5 +103,6 @@ void test_ns(void);
 void test_hangup(void);
 void test_kbugs(void);
 void test_limits(void);
+void test_killrace(void);
 
 #endif
