@@ -59,20 +59,47 @@ errno_t waitq_sleep_locked(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns)
 	return waitq_sleep_why(wq, flags, timeout_ns, WAIT_WHY_WAIT);
 }
 
+/* Set the current thread's state (and wait reason, if it sleeps). */
+static void waitq_set_state(thread_t *t, thread_state_t state, unsigned why)
+{
+	spin_lock(&t->lock);
+	t->state = state;
+	if (state == THREAD_SLEEPING)
+		t->wait_why = (uint8_t)why;
+	spin_unlock(&t->lock);
+}
+
+/*
+ * Put the current thread on wq as a sleeper, then look for a kill: EINTR
+ * (and off wq again) if its task was killed. The order matters: a kill
+ * sets `killed` and then wakes every sleeper it finds on a wait queue
+ * (task_poke_threads), so a sleeper must be findable before it looks,
+ * with a full fence between (the kill has one too, its lock): then either
+ * the kill finds it or it sees the kill. Looking first lost the kill that
+ * came in between, and the thread slept for ever. wq locked.
+ */
+static errno_t waitq_enter(waitq_t *wq, thread_t *t, unsigned why)
+{
+	t->wake_reason = EOK;
+	t->waiting_on = wq;
+	list_append(&wq->waiters, &t->wait_node);
+	waitq_set_state(t, THREAD_SLEEPING, why);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!t->task->killed)
+		return EOK;
+	list_remove(&t->wait_node);
+	t->waiting_on = NULL;
+	waitq_set_state(t, THREAD_RUNNING, why);
+	return EINTR;
+}
+
 errno_t waitq_sleep_why(waitq_t *wq, uint64_t *flags, uint64_t timeout_ns, unsigned why)
 {
 	thread_t *t = thread_current();
 	uint64_t deadline = waitq_deadline(timeout_ns);
 
-	if (t->task->killed)
+	if (waitq_enter(wq, t, why) != EOK)
 		return EINTR;
-	spin_lock(&t->lock);
-	t->state = THREAD_SLEEPING;
-	t->wait_why = (uint8_t)why;
-	spin_unlock(&t->lock);
-	t->wake_reason = EOK;
-	t->waiting_on = wq;
-	list_append(&wq->waiters, &t->wait_node);
 	if (deadline)
 		ktimer_arm(&t->timer, deadline, waitq_timeout);
 	spin_unlock(&wq->lock);          /* interrupts stay off */

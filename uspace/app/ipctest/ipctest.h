@@ -110,5 +110,6 @@ void test_hangup(void);
 void test_kbugs(void);
 void test_limits(void);
 void test_answer_wait(void);
+void test_killrace(void);
 
 #endif

@@ -16,6 +16,10 @@
  *                           answered), else EIO
  *   lossy NAME              echo, but wait once with a bad event buffer
  *                           after the first connection (kbugs)
+ *   selfcall NAME THREADS   echo served by THREADS threads, and called by
+ *                           THREADS threads of its own and its main
+ *                           thread, over a phone to itself, until
+ *                           killed (killrace)
  *   kbox-probe ID...        (no permissions) try to connect to the kbox of
  *                           each task ID; exit with bit i set if task i
  *                           was not refused with EPERM
@@ -207,6 +211,41 @@ static int serve_echo(int threads)
 	return (int)echo_thread((void *)0);
 }
 
+/* ------------------------------------------------------------ selfcall */
+
+/* ECHO_PING on the phone (long)arg until a call fails; 1 then. */
+static long selfcall_client(void *arg)
+{
+	int phone = (int)(long)arg;
+
+	for (uint64_t i = 0;; i++)
+		if (ipc_call_sync(phone, ECHO_PING, i, 0, 0, 0, 0, NULL) != EOK)
+			return 1;
+}
+
+/*
+ * Serve echo with threads threads and call it from threads more and the
+ * main thread, client i pinned to CPU i + 1 (every call's wake-up goes
+ * within a CPU and across), until killed: server and clients enter and
+ * leave their waits all the time, all in this task.
+ */
+static int serve_selfcall(const char *name, int threads)
+{
+	thread_id_t tid;
+	int phone;
+
+	for (long i = 0; i < threads; i++)
+		if (thread_start(echo_thread, (void *)(i % ncpus), &tid) != EOK)
+			return 3;
+	if (service_connect_wait(name, CONNECT_TIMEOUT_NS, &phone) != EOK)
+		return 3;
+	for (long i = 0; i < threads; i++)
+		if (thread_start(selfcall_client, (void *)(long)phone, &tid) != EOK ||
+		    sys_set_affinity(tid, 1ull << ((i + 1) % ncpus)) != EOK)
+			return 3;
+	return (int)selfcall_client((void *)(long)phone);
+}
+
 /* ------------------------------------------------------------ forward */
 
 volatile uint64_t kbug_victim;
@@ -351,7 +390,8 @@ static bool server_watch_parent(void)
 int server_main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: ipctest server echo|forward|sink|lossy|answerwait NAME [ARG]\n");
+		fprintf(stderr, "usage: ipctest server "
+			"echo|forward|sink|lossy|answerwait|selfcall NAME [ARG]\n");
 		return 2;
 	}
 	const char *kind = argv[0], *name = argv[1];
@@ -365,7 +405,8 @@ int server_main(int argc, char **argv)
 			return 3;
 		}
 	} else if (strcmp(kind, "echo") && strcmp(kind, "sink") &&
-		   strcmp(kind, "lossy") && strcmp(kind, "answerwait")) {
+		   strcmp(kind, "lossy") && strcmp(kind, "answerwait") &&
+		   strcmp(kind, "selfcall")) {
 		fprintf(stderr, "ipctest server: unknown kind '%s'\n", kind);
 		return 2;
 	}
@@ -382,11 +423,12 @@ int server_main(int argc, char **argv)
 		return serve_lossy();
 	if (!strcmp(kind, "answerwait"))
 		return serve_answer_wait();
-	if (!strcmp(kind, "echo")) {
-		int threads = argc > 2 ? atoi(argv[2]) : 1;
-		return serve_echo(threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS
-					      : threads);
-	}
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+	if (!strcmp(kind, "echo"))
+		return serve_echo(threads);
+	if (!strcmp(kind, "selfcall"))
+		return serve_selfcall(name, threads);
 	rc = ipc_server_loop(!strcmp(kind, "sink") ? sink_handler : fwd_handler, NULL);
 	printf("# ipctest server: %s loop ended: %s\n", kind, err_str(rc));
 	return 1;

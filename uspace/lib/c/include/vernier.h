@@ -43,8 +43,7 @@ errno_t sys_spawn_args(const spawn_args_t *args, task_id_t *id);
 /*
  * Wait for child task id (WAIT_ANY: any child) to end; its exit status
  * (see TASK_STATUS_KILLED) goes to *status and its id to *waited. flags:
- * WAIT_NOHANG returns at once (then *waited is 0 if no child had ended,
- * as the kernel reports it).
+ * WAIT_NOHANG returns EAGAIN at once if no such child has ended yet.
  */
 errno_t sys_wait(task_id_t id, int *status, unsigned flags,
 		 task_id_t *waited);
