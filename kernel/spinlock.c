@@ -3,9 +3,9 @@
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 
-static uint32_t spin_me(void)
+static const void *spin_me(void)
 {
-	return cpu_id() + 1;
+	return cpu_current();
 }
 
 void spin_lock_slow(spinlock_t *l)

@@ -12,11 +12,11 @@
 
 typedef struct spinlock {
 	volatile uint32_t locked;
-	uint32_t owner;      /* CPU id + 1 of the holder, 0 when free */
+	const void *owner;   /* the holder's cpu_t (two instructions to set), NULL when free */
 	const char *name;
 } spinlock_t;
 
-#define SPINLOCK_INIT(n) { 0, 0, (n) }
+#define SPINLOCK_INIT(n) { 0, NULL, (n) }
 
 /* spin_lock() when the first try failed: recursion check, then spin. */
 void spin_lock_slow(spinlock_t *l);
@@ -26,7 +26,7 @@ static inline bool spin_trylock(spinlock_t *l)
 {
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		return false;
-	l->owner = cpu_id() + 1;
+	l->owner = cpu_current();
 	return true;
 }
 
@@ -44,7 +44,7 @@ static inline void spin_lock(spinlock_t *l)
 /* Release a lock taken by spin_lock(). */
 static inline void spin_unlock(spinlock_t *l)
 {
-	l->owner = 0;
+	l->owner = NULL;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
