@@ -165,7 +165,7 @@ void call_deliver_answer(call_t *c)
 	}
 }
 
-static void call_answer_with(call_t *c, errno_t rc)
+static __attribute__((noinline, cold)) void call_answer_with(call_t *c, errno_t rc)
 {
 	memset(&c->answer, 0, sizeof(c->answer));
 	c->answer.method = (uint64_t)rc;
@@ -259,8 +259,7 @@ call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 	c->kbox_of = NULL;
 	c->conn = 0;
 	c->sender = caller ? caller->id : 0;
-	c->msg = *msg;
-	c->answer = (ipc_msg_t){ 0 };
+	c->msg = *msg;                      /* c->answer: set before it is delivered */
 	c->origin.task = NULL;
 	c->origin.thread = 0;
 	c->origin.stack = NULL;
@@ -333,7 +332,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits)
  * waiter is done, ipc_wait); a notification no longer counts in ncalls.
  * Box locked.
  */
-static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
+static inline __attribute__((always_inline)) call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
 {
 	unsigned mode = flags & 0xff;
 	*answer = false;
@@ -387,7 +386,7 @@ static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
 }
 
 /* Wait for the event the filter wants and take it (box_take) into *out. */
-static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
+static inline __attribute__((always_inline)) errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 			ipc_callid_t only, call_t **out, bool *answer)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
@@ -405,15 +404,21 @@ static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 	return rc;
 }
 
-/* Drop an event nobody can receive any more (its box closed meanwhile). */
+/*
+ * Drop an event read or nobody can receive any more (its box closed
+ * meanwhile); in one interrupts-off section for the locks it takes.
+ */
 static void event_drop(call_t *c, bool answer)
 {
+	uint64_t f = irq_save();
+
 	if (answer)
 		call_answer_done(c);
 	if (!answer && c->type == IPC_EV_CALL)
 		call_answer_with(c, EHANGUP);
 	else
 		call_free(c);
+	irq_restore(f);
 }
 
 /*
@@ -424,7 +429,7 @@ static void event_drop(call_t *c, bool answer)
  * (ipc_task_cleanup), so not while one of them is in ipc_wait: that case
  * is kept for safety.
  */
-static void box_untake(answerbox_t *b, call_t *c, bool answer, bool call)
+static __attribute__((noinline, cold)) void box_untake(answerbox_t *b, call_t *c, bool answer, bool call)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	bool closed = b->closed;
@@ -443,21 +448,23 @@ static void box_untake(answerbox_t *b, call_t *c, bool answer, bool call)
 		event_drop(c, answer);
 }
 
-errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
+/* Take the event the filter wants from my box into *c (box_wait), holding no served origin. */
+static inline __attribute__((always_inline)) errno_t ipc_wait_take(uint64_t timeout_ns, unsigned flags, ipc_callid_t only,
+			     call_t **c, bool *answer)
 {
-	answerbox_t *b = &task_current()->ipc.box;
-	ipc_event_t ev;
-	bool answer;
-	call_t *c;
-
 	origin_serve_wait();                 /* no served origin held while waiting */
-	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
-	if (rc != EOK)
-		return rc;
+	return box_wait(&task_current()->ipc.box, timeout_ns, flags, only, c, answer);
+}
+
+/* Copy the event c taken by ipc_wait_take to uev: as ipc_wait's end. */
+static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, call_t *c, bool answer)
+{
 	bool call = !answer && c->type == IPC_EV_CALL;
+	ipc_event_t ev;
+
 	event_fill(&ev, c, answer);
 	if (copy_to_user(uev, &ev, sizeof(ev)) != EOK) {
-		box_untake(b, c, answer, call);
+		box_untake(&task_current()->ipc.box, c, answer, call);
 		return EFAULT;
 	}
 	if (!call) {
@@ -468,6 +475,59 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
 	origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
 	__atomic_store_n(&c->taking, false, __ATOMIC_RELEASE);
 	return EOK;
+}
+
+errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
+{
+	bool answer;
+	call_t *c;
+	errno_t rc = ipc_wait_take(timeout_ns, flags, only, &c, &answer);
+
+	return rc != EOK ? rc : ipc_wait_give(uev, c, answer);
+}
+
+/*
+ * The kernel halves of ipc_call_wait and ipc_answer_wait run in one
+ * interrupts-off section (their locks nest in it): each outermost
+ * section costs two cycle-counter reads for the interrupts-off
+ * measurement (irqlat). The user copies stay outside.
+ */
+__attribute__((flatten))
+int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns)
+{
+	bool answer = false;
+	call_t *c = NULL;
+	errno_t rc = EOK;
+	uint64_t f = irq_save();
+	int64_t id = ipc_call(phone, msg, true);
+
+	if (id > 0)
+		rc = ipc_wait_take(timeout_ns, IPC_WAIT_ANSWER, (ipc_callid_t)id, &c, &answer);
+	irq_restore(f);
+	if (id <= 0)
+		return id;
+	if (rc == EOK)
+		rc = ipc_wait_give(uev, c, answer);
+	return rc == EOK ? 0 : id;
+}
+
+__attribute__((flatten))
+int64_t ipc_answer_wait(ipc_callid_t id, const ipc_msg_t *ans, void *uev, uint64_t timeout_ns,
+			unsigned flags)
+{
+	bool answer = false;
+	call_t *c = NULL;
+	int64_t result;
+	errno_t wrc = EOK;
+	uint64_t f = irq_save();
+	errno_t rc = ipc_answer_call(id, ans, true, &result);  /* words only: no user copy */
+
+	if (rc == EOK)
+		wrc = ipc_wait_take(timeout_ns, flags, 0, &c, &answer);
+	irq_restore(f);
+	if (rc != EOK)
+		return -(int64_t)rc;
+	return wrc == EOK ? ipc_wait_give(uev, c, answer) : wrc;
 }
 
 /* Take call id out of my dispatched list. */
@@ -488,7 +548,7 @@ static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
 	return found;
 }
 
-static void box_return_dispatched(answerbox_t *b, call_t *c)
+static __attribute__((noinline, cold)) void box_return_dispatched(answerbox_t *b, call_t *c)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	list_prepend(&b->dispatched, &c->node);
@@ -521,7 +581,7 @@ static errno_t ipc_data_transfer(call_t *c, ipc_msg_t *ans)
 }
 
 /* System-method side effects of an EOK answer; returns the answer syscall's result. */
-static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
+static __attribute__((noinline, cold)) int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 {
 	if (ans->method != EOK)
 		return 0;
@@ -567,7 +627,7 @@ errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_onl
 		return EINVAL;
 	}
 	ipc_msg_t ans = *answer;
-	*result = ipc_answer_effects(me, c, &ans);
+	*result = c->msg.method < IPC_M_USER ? ipc_answer_effects(me, c, &ans) : 0;
 	if (*result == -EFAULT) {            /* my buffer: let me answer again */
 		box_return_dispatched(&me->ipc.box, c);
 		return EOK;

@@ -30,10 +30,7 @@ int64_t sys_ipc_call_sync(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	int64_t id = ipc_call((int)a0, &m, true);
-	if (id <= 0)
-		return id;
-	return ipc_wait((void *)a2, a3, IPC_WAIT_ANSWER, (ipc_callid_t)id) == EOK ? 0 : id;
+	return ipc_call_wait((int)a0, &m, (void *)a2, a3);
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)
@@ -71,7 +68,6 @@ int64_t sys_ipc_answer_wait(SYSCALL_ARGS)
 {
 	static const ipc_event_t none;
 	ipc_msg_t m;
-	int64_t result;
 	unsigned flags = (unsigned)a4;
 
 	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
@@ -79,10 +75,7 @@ int64_t sys_ipc_answer_wait(SYSCALL_ARGS)
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK ||
 	    copy_to_user((void *)a2, &none, sizeof(none)) != EOK)
 		return -EFAULT;             /* bad buffers fail before any effect */
-	errno_t rc = ipc_answer_call(a0, &m, true, &result);
-	if (rc != EOK)
-		return -rc;
-	return ipc_wait((void *)a2, a3, flags, 0);
+	return ipc_answer_wait(a0, &m, (void *)a2, a3, flags);
 }
 
 int64_t sys_ipc_forward(SYSCALL_ARGS)

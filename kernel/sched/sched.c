@@ -132,7 +132,6 @@ static bool sched_handoff_ok(cpu_t *c, const thread_t *t, bool sure)
 
 void sched_wakeup_sync(thread_t *t, bool sure)
 {
-	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
 
 	spin_lock(&t->lock);
@@ -144,7 +143,6 @@ void sched_wakeup_sync(thread_t *t, bool sure)
 			sched_enqueue(t, sched_pick_cpu(t));
 	}
 	spin_unlock(&t->lock);
-	irq_restore(f);
 }
 
 void sched_wakeup(thread_t *t)

@@ -79,6 +79,19 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits);
  */
 errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only);
 /*
+ * SYS_IPC_CALL_SYNC's body: ipc_call(phone, msg, waits), then ipc_wait
+ * for its answer into uev. 0: the answer is in uev; the call id (> 0):
+ * the call was made, the wait failed; -errno: no call was made.
+ */
+int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns);
+/*
+ * SYS_IPC_ANSWER_WAIT's body: ipc_answer_call(id, ans, words only), then
+ * ipc_wait(uev, timeout_ns, flags, 0). -errno: nothing answered; else
+ * the wait's errno (EOK: the next event is in uev).
+ */
+int64_t ipc_answer_wait(ipc_callid_t id, const ipc_msg_t *ans, void *uev, uint64_t timeout_ns,
+			unsigned flags);
+/*
  * Answer call id. EOK (then *result is what SYS_IPC_ANSWER returns: 0, a
  * new phone for CONNECT_TO_ME, -EFAULT when my data buffer was bad and the
  * call is still mine to answer, -EIO when the caller's was), ENOENT, or

@@ -28,7 +28,7 @@ void sched_wakeup(thread_t *t);
  * blocked and nothing queued outranks it, else queues it. One slot per
  * CPU: a second one goes the sched_wakeup way. A thread in the slot
  * cannot be stolen; the next tick queues it if its waker ran on.
- * Interrupts off or on; t->lock not held.
+ * Interrupts off (its caller holds a wait queue's lock); t->lock not held.
  */
 void sched_wakeup_sync(thread_t *t, bool sure);
 
