@@ -134,7 +134,8 @@ void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 		next->acct.off_cycles += off;
 		next->acct.off_by[next->wait_why % WAIT_WHY_COUNT] += off;
 	}
-	cprof_switch_in(next);
+	if (next->cprof_clock)              /* the call profiler's clock, if any */
+		cprof_switch_in(next);
 }
 
 void acct_irq_enter(void)

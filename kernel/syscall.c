@@ -231,6 +231,8 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_IPC_CALLER_PERMS, sys_ipc_caller_perms, "ipc_caller_perms"),
 	SYSCALL(SYS_IOPORT_ALLOW, sys_ioport_allow, "ioport_allow"),
 	SYSCALL(SYS_IOPORT_REVOKE, sys_ioport_revoke, "ioport_revoke"),
+	SYSCALL(SYS_IPC_CALL_SYNC, sys_ipc_call_sync, "ipc_call_sync"),
+	SYSCALL(SYS_IPC_ANSWER_WAIT, sys_ipc_answer_wait, "ipc_answer_wait"),
 };
 
 const char *syscall_name(uint64_t nr)

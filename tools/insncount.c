@@ -17,9 +17,8 @@
  * seen, then "insn KIND VCPU ADDR COUNT" summed over counted segments,
  * then "trace KIND VCPU ADDR..." lines (one per dumped segment).
  *
- * It declares the few plugin API functions it uses itself (their
- * signatures are those of QEMU 7.2's qemu-plugin.h), so no QEMU headers
- * are needed.
+ * The plugin API it uses is declared in tools/qemuplugin.h (no QEMU
+ * headers needed).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -28,22 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-typedef void (*tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*udata_cb_t)(unsigned int vcpu, void *userdata);
-typedef void (*atexit_cb_t)(qemu_plugin_id_t id, void *userdata);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb_t cb);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t i);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, udata_cb_t cb,
-					    int flags, void *userdata);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, atexit_cb_t cb, void *userdata);
-
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+#include "qemuplugin.h"
 
 #define MAX_VCPUS 8
 #define MAX_KINDS 4
@@ -136,16 +120,8 @@ static void on_insn(unsigned int cpu, void *ud)
 
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	size_t n = qemu_plugin_tb_n_insns(tb);
-
 	(void)id;
-	for (size_t i = 0; i < n; i++) {
-		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		uint64_t a = qemu_plugin_insn_vaddr(insn);
-		if (a >= lo && a < hi)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, 0,
-							       (void *)(uintptr_t)a);
-	}
+	plugin_tb_insns(tb, lo, hi, on_insn);
 }
 
 static uint32_t median(const uint32_t *h, uint64_t total, uint32_t *min, uint32_t *max)
@@ -201,16 +177,6 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
 		fclose(trace_f);
 	}
 	fclose(f);
-}
-
-static bool arg(const char *a, const char *key, uint64_t *v)
-{
-	size_t n = strlen(key);
-
-	if (strncmp(a, key, n) || a[n] != '=')
-		return false;
-	*v = strtoull(a + n + 1, NULL, 16);
-	return true;
 }
 
 __attribute__((visibility("default")))

@@ -14,6 +14,8 @@ dumped segments, and the median and mean length of all counted segments.
 import collections
 import re
 import subprocess
+
+from elfsyms import symbols
 import sys
 
 PARTS = ["entry stub", "GS decision", "dispatch", "source claim", "RTC/CMOS",
@@ -41,17 +43,6 @@ FUNCS = {
 }
 PART_OF = {f: p for p, fs in FUNCS.items() for f in fs}
 STUBS = ("isr_common", "isr_paranoid")
-
-
-def symbols(elf):
-    out = subprocess.run(["nm", "-n", elf], capture_output=True, text=True,
-                         check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "tTwW" and not f[2].startswith("..@"):
-            syms.append((int(f[0], 16), f[2]))
-    return syms
 
 
 def disasm(elf, lo, hi):

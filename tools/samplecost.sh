@@ -54,16 +54,10 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ $cpus =~ ^[1-8]$ ]] || bad "--cpus wants 1..8"
-for f in "$build/kernel.elf" "$build/initrd.tar"; do
-    [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
-done
+. "$here/plugin-lib.sh"
+plugin_setup insncount "$build/kernel.elf" "$build/initrd.tar"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vernier-samplecost.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cc -O2 -shared -fPIC -Wall -Wextra -Werror -o "$tmp/insncount.so" "$here/insncount.c"
-
-sym() { nm "$build/kernel.elf" | awk -v n="$1" '$3 == n { print $1; f = 1 } END { exit !f }' ||
-        { echo "$prog: no symbol $1 in kernel.elf" >&2; exit 1; }; }
+sym() { plugin_sym "$build/kernel.elf" "$1"; }
 # The iretq of each common stub: the last instruction before the next symbol.
 iretq_of() {
     objdump -d --no-show-raw-insn "$build/kernel.elf" \
@@ -77,17 +71,6 @@ args="lo=$lo,hi=$hi,start=$(sym isr_2),start=$(sym isr_240)"
 args+=",end=$(iretq_of isr_common isr_paranoid),end=$(iretq_of isr_paranoid isr_0)"
 args+=",mark=$(sym prof_hit),skip=$(sym tick_irq),trace=20,out=$tmp/out"
 
-"$here/mkiso.sh" --initrd "$build/initrd.tar" "$tmp/iso" "$build/kernel.elf" \
-    "-- bench $figure"
-status=0
-timeout "$timeout" "$here/qemu.sh" --iso "$tmp/iso" --cpus "$cpus" --icount 0 \
-    --extra "-plugin $tmp/insncount.so,$args" >"$tmp/log" 2>"$tmp/err" || status=$?
-if [[ $status -ne 1 ]] || [[ ! -s $tmp/out ]]; then
-    echo "$prog: the run failed (QEMU exit status $status); last lines:" >&2
-    tr -d '\r' <"$tmp/log" | tail -n 20 >&2
-    cat "$tmp/err" >&2
-    exit 1
-fi
+plugin_boot insncount "$args" "-- bench $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^prof\.(sample|handler)' || true
-[[ -n $keep ]] && cp "$tmp/out" "$keep"
 python3 "$here/samplecost.py" "$build/kernel.elf" "$tmp/out" 0=rtc-nmi 1=timer

@@ -15,10 +15,17 @@ section .text
 global arch_copy_user:function, uaccess_start, uaccess_end, uaccess_fixup
 
 ; int arch_copy_user(void *dst, const void *src, size_t n)
+; Eight bytes a step (rep movsq), then the tail byte by byte: an emulator
+; (TCG) runs a rep string instruction one element at a time, and an IPC
+; round trip copies four 48..80-byte records.
 arch_copy_user:
 uaccess_start:
 	mov rcx, rdx
+	shr rcx, 3
+	and edx, 7
 	SMAP_STAC
+	rep movsq
+	mov ecx, edx
 	rep movsb
 	SMAP_CLAC
 	xor eax, eax

@@ -15,6 +15,8 @@ typedef struct call {
 	uint32_t type;              /* IPC_EV_CALL or IPC_EV_NOTIFY */
 	task_t *caller;             /* referenced; NULL for notifications */
 	int phone;                  /* the caller's phone */
+	bool taking;                /* dispatched, its waiter not done with it (box lock) */
+	const struct thread *by;    /* the calling thread: compared, never followed */
 	task_t *kbox_of;            /* calls to a kbox: whose */
 	uint64_t conn;
 	task_id_t sender;
@@ -30,10 +32,13 @@ extern answerbox_t kbox_server;
 void box_init(answerbox_t *b, task_t *owner);
 
 /*
- * Append c to one of b's lists and wake its waiters. EOK, EHANGUP (the
- * box is closed) or ELIMIT (limited, c is a call and the box is full).
+ * Append c to one of b's lists and wake its waiters, to (if not NULL; or
+ * WAITQ_FIRST) with a hand-off (waitq_wake_all_locked_to): its waker is
+ * about to block. EOK, EHANGUP (the box is closed) or ELIMIT (limited, c
+ * is a call and the box is full).
  */
-errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited);
+errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited,
+		const struct thread *to);
 
 /* One call fewer held by b (box locked). */
 void box_uncount(answerbox_t *b);

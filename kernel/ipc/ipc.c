@@ -12,6 +12,7 @@
  * answer has been read, so unread answers are bounded too.
  */
 #include <abi/limits.h>
+#include <kernel/failinj.h>
 #include <kernel/ipc.h>
 #include <kernel/origin_ipc.h>
 #include <kernel/printk.h>
@@ -37,6 +38,60 @@ void box_init(answerbox_t *b, task_t *owner)
 	b->closed = false;
 }
 
+/*
+ * Free calls kept per CPU, so a call costs no kmalloc, kfree and poison
+ * fill; touched with interrupts off by their CPU only. The heap bytes
+ * they hold count as cached (sysinfo system.memory: ipc_cached_bytes).
+ */
+#define CALL_CACHE 4
+typedef struct call_cache {
+	call_t *free[CALL_CACHE];
+	uint32_t n;
+} __attribute__((aligned(64))) call_cache_t;
+
+static call_cache_t call_cache[MAX_CPUS];
+static size_t call_bytes;                /* kmalloc_size of a call, once one was made */
+
+/* A call from this CPU's cache, else from the heap; NULL: no memory. */
+static call_t *call_alloc(void)
+{
+	if (failinj_hit(FAILINJ_SLAB))       /* injected as if it were a kmalloc */
+		return NULL;
+	uint64_t f = irq_save();
+	call_cache_t *cc = &call_cache[cpu_id()];
+	call_t *c = cc->n ? cc->free[--cc->n] : NULL;
+	irq_restore(f);
+	if (c)
+		return c;
+	c = kmalloc(sizeof(*c));
+	if (c && !call_bytes)
+		__atomic_store_n(&call_bytes, kmalloc_size(c), __ATOMIC_RELAXED);
+	return c;
+}
+
+/* Keep c in this CPU's cache, or give it back to the heap. */
+static void call_release(call_t *c)
+{
+	uint64_t f = irq_save();
+	call_cache_t *cc = &call_cache[cpu_id()];
+	bool kept = cc->n < CALL_CACHE;
+
+	if (kept)
+		cc->free[cc->n++] = c;
+	irq_restore(f);
+	if (!kept)
+		kfree(c);
+}
+
+size_t ipc_cached_bytes(void)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		n += __atomic_load_n(&call_cache[i].n, __ATOMIC_RELAXED);
+	return n * __atomic_load_n(&call_bytes, __ATOMIC_RELAXED);
+}
+
 /* Free c and drop its task references. */
 void call_free(call_t *c)
 {
@@ -45,14 +100,17 @@ void call_free(call_t *c)
 	if (c->kbox_of)
 		task_unref(c->kbox_of);
 	origin_put(&c->origin);
-	kfree(c);
+	call_release(c);
 }
 
 /*
- * Append c to one of b's lists and wake its waiters. EOK, EHANGUP (the
- * box is closed) or ELIMIT (limited, c is a call and the box is full).
+ * Append c to one of b's lists and wake its waiters, to (if not NULL; or
+ * WAITQ_FIRST) with a hand-off (waitq_wake_all_locked_to): its waker is
+ * about to block. EOK, EHANGUP (the box is closed) or ELIMIT (limited, c
+ * is a call and the box is full).
  */
-errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
+errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited,
+		const thread_t *to)
 {
 	bool call = which_of_box == &b->calls;
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
@@ -61,7 +119,10 @@ errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited)
 	if (rc == EOK) {
 		list_append(which_of_box, &c->node);
 		b->ncalls += call;
-		waitq_wake_all_locked(&b->wq);
+		if (to)
+			waitq_wake_all_locked_to(&b->wq, to);
+		else
+			waitq_wake_all_locked(&b->wq);
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
 	return rc;
@@ -96,7 +157,7 @@ void call_deliver_answer(call_t *c)
 {
 	task_t *caller = c->caller;
 
-	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c, false) == EOK) {
+	if (box_put(&caller->ipc.box, &caller->ipc.box.answers, c, false, c->by) == EOK) {
 		__atomic_add_fetch(&caller->ipc.counters.answers_received, 1, __ATOMIC_RELAXED);
 	} else {
 		call_answer_done(c);
@@ -104,7 +165,7 @@ void call_deliver_answer(call_t *c)
 	}
 }
 
-static void call_answer_with(call_t *c, errno_t rc)
+static __attribute__((noinline, cold)) void call_answer_with(call_t *c, errno_t rc)
 {
 	memset(&c->answer, 0, sizeof(c->answer));
 	c->answer.method = (uint64_t)rc;
@@ -117,13 +178,15 @@ static answerbox_t *call_box(call_t *c, task_t *target)
 }
 
 /*
- * Queue a call in target's box; a closed box answers EHANGUP at once.
- * EOK, or ELIMIT (the box is full: c is still the sender's).
+ * Queue a call in target's box (handing off to a waiting server when
+ * waits: the sender blocks for the answer next); a closed box answers
+ * EHANGUP at once. EOK, or ELIMIT (the box is full: c is still the
+ * sender's).
  */
-static errno_t call_send(call_t *c, task_t *target)
+static errno_t call_send(call_t *c, task_t *target, bool waits)
 {
 	answerbox_t *b = call_box(c, target);
-	errno_t rc = box_put(b, &b->calls, c, b != &kbox_server);
+	errno_t rc = box_put(b, &b->calls, c, b != &kbox_server, waits ? WAITQ_FIRST : NULL);
 
 	if (rc == EOK)
 		__atomic_add_fetch(&target->ipc.counters.calls_received, 1, __ATOMIC_RELAXED);
@@ -181,19 +244,26 @@ void ipc_task_init(task_t *t)
 /* A new call from caller's phone (a notification if caller is NULL); NULL: no memory. */
 call_t *call_new(task_t *caller, int phone, const ipc_msg_t *msg)
 {
-	call_t *c = kmalloc(sizeof(*c));
+	call_t *c = call_alloc();
 	if (!c)
 		return NULL;
-	/* All but the origin's hops, read only when its task is set (origin.h). */
-	memset(c, 0, offsetof(call_t, origin.hops));
+	/* Every field but the origin's hops, read only when its task is set (origin.h). */
 	c->id = __atomic_fetch_add(&ipc_next_id, 1, __ATOMIC_RELAXED);
 	c->type = caller ? IPC_EV_CALL : IPC_EV_NOTIFY;
 	c->caller = caller;
 	if (caller)
 		task_ref(caller);
 	c->phone = phone;
+	c->taking = false;
+	c->by = NULL;
+	c->kbox_of = NULL;
+	c->conn = 0;
 	c->sender = caller ? caller->id : 0;
-	c->msg = *msg;
+	c->msg = *msg;                      /* c->answer: set before it is delivered */
+	c->origin.task = NULL;
+	c->origin.thread = 0;
+	c->origin.stack = NULL;
+	c->origin.nhops = c->origin.depth = 0;
 	return c;
 }
 
@@ -206,7 +276,7 @@ static bool ipc_method_allowed(const ipc_msg_t *m)
 	return true;
 }
 
-int64_t ipc_call(int phone, const ipc_msg_t *msg)
+int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits)
 {
 	task_t *me = task_current();
 
@@ -239,11 +309,12 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 	th->call_id = id;                        /* for its wait (ipc_wait_why) */
 	th->call_task = target ? target->id : 0;
 	th->call_method = msg->method;
+	c->by = th;
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);
 		return (int64_t)id;
 	}
-	rc = call_send(c, target);
+	rc = call_send(c, target, waits);
 	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: undo */
 		call_answer_done(c);
@@ -255,11 +326,13 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg)
 }
 
 /*
- * The event wanted by the filter, removed from the box (a call still
- * counts in ncalls: box_taken() settles it); *answer tells an answer
- * from a call. Box locked.
+ * The event wanted by the filter, removed from the box; *answer tells an
+ * answer from a call. A call goes to the dispatched list at once, claimed
+ * (taking: no answer, forward or permission look-up finds it until its
+ * waiter is done, ipc_wait); a notification no longer counts in ncalls.
+ * Box locked.
  */
-static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
+static inline __attribute__((always_inline)) call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool *answer)
 {
 	unsigned mode = flags & 0xff;
 	*answer = false;
@@ -277,12 +350,18 @@ static call_t *box_take(answerbox_t *b, unsigned flags, ipc_callid_t only, bool 
 		return NULL;
 	call_t *c = list_entry(list_first(&b->calls), call_t, node);
 	list_remove(&c->node);
+	if (c->type == IPC_EV_CALL) {
+		c->taking = true;
+		list_append(&b->dispatched, &c->node);
+	} else {
+		box_uncount(b);
+	}
 	return c;
 }
 
 static void event_fill(ipc_event_t *ev, const call_t *c, bool answer)
 {
-	memset(ev, 0, sizeof(*ev));
+	ev->reserved = 0;
 	ev->type = answer ? IPC_EV_ANSWER : c->type;
 	ev->callid = c->id;
 	ev->sender = c->sender;
@@ -307,7 +386,7 @@ static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
 }
 
 /* Wait for the event the filter wants and take it (box_take) into *out. */
-static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
+static inline __attribute__((always_inline)) errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 			ipc_callid_t only, call_t **out, bool *answer)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
@@ -325,58 +404,130 @@ static errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 	return rc;
 }
 
-/* Drop an event nobody can receive any more (its box closed meanwhile). */
+/*
+ * Drop an event read or nobody can receive any more (its box closed
+ * meanwhile); in one interrupts-off section for the locks it takes.
+ */
 static void event_drop(call_t *c, bool answer)
 {
+	uint64_t f = irq_save();
+
 	if (answer)
 		call_answer_done(c);
 	if (!answer && c->type == IPC_EV_CALL)
 		call_answer_with(c, EHANGUP);
 	else
 		call_free(c);
+	irq_restore(f);
 }
 
 /*
- * Settle an event taken from b: delivered (a call becomes dispatched, an
- * answer or a notification is freed) or not (back at the head of its list).
+ * The copy-out of c (taken by box_take; call: a call, so dispatched and
+ * claimed) failed: back at the head of its list, counted again, its
+ * waiters woken; or dropped if b closed meanwhile (a call: the closing
+ * answered it). A box closes when its task's last thread has exited
+ * (ipc_task_cleanup), so not while one of them is in ipc_wait: that case
+ * is kept for safety.
  */
-static void box_taken(answerbox_t *b, call_t *c, bool answer, bool delivered)
+static __attribute__((noinline, cold)) void box_untake(answerbox_t *b, call_t *c, bool answer, bool call)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
-	bool closed = b->closed, keep = !answer && c->type == IPC_EV_CALL;
+	bool closed = b->closed;
 
-	if (!closed && !delivered) {
+	if (!closed) {
+		if (call) {
+			c->taking = false;
+			list_remove(&c->node);
+		}
 		list_prepend(answer ? &b->answers : &b->calls, &c->node);
+		b->ncalls += !answer && !call;
 		waitq_wake_all_locked(&b->wq);
-	} else if (!closed && keep) {
-		list_append(&b->dispatched, &c->node);
-	} else if (!closed && !answer) {
-		box_uncount(b);
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
-	if (closed)
+	if (closed && !call)
 		event_drop(c, answer);
-	else if (delivered && !keep)
-		event_drop(c, answer);
+}
+
+/* Take the event the filter wants from my box into *c (box_wait), holding no served origin. */
+static inline __attribute__((always_inline)) errno_t ipc_wait_take(uint64_t timeout_ns, unsigned flags, ipc_callid_t only,
+			     call_t **c, bool *answer)
+{
+	origin_serve_wait();                 /* no served origin held while waiting */
+	return box_wait(&task_current()->ipc.box, timeout_ns, flags, only, c, answer);
+}
+
+/* Copy the event c taken by ipc_wait_take to uev: as ipc_wait's end. */
+static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, call_t *c, bool answer)
+{
+	bool call = !answer && c->type == IPC_EV_CALL;
+	ipc_event_t ev;
+
+	event_fill(&ev, c, answer);
+	if (copy_to_user(uev, &ev, sizeof(ev)) != EOK) {
+		box_untake(&task_current()->ipc.box, c, answer, call);
+		return EFAULT;
+	}
+	if (!call) {
+		event_drop(c, answer);           /* read: freed */
+		return EOK;
+	}
+	/* c is claimed (taking), still ours alone: serving starts */
+	origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
+	__atomic_store_n(&c->taking, false, __ATOMIC_RELEASE);
+	return EOK;
 }
 
 errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only)
 {
-	answerbox_t *b = &task_current()->ipc.box;
-	ipc_event_t ev;
 	bool answer;
 	call_t *c;
+	errno_t rc = ipc_wait_take(timeout_ns, flags, only, &c, &answer);
 
-	origin_serve_wait();                 /* no served origin held while waiting */
-	errno_t rc = box_wait(b, timeout_ns, flags, only, &c, &answer);
+	return rc != EOK ? rc : ipc_wait_give(uev, c, answer);
+}
+
+/*
+ * The kernel halves of ipc_call_wait and ipc_answer_wait run in one
+ * interrupts-off section (their locks nest in it): each outermost
+ * section costs two cycle-counter reads for the interrupts-off
+ * measurement (irqlat). The user copies stay outside.
+ */
+__attribute__((flatten))
+int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns)
+{
+	bool answer = false;
+	call_t *c = NULL;
+	errno_t rc = EOK;
+	uint64_t f = irq_save();
+	int64_t id = ipc_call(phone, msg, true);
+
+	if (id > 0)
+		rc = ipc_wait_take(timeout_ns, IPC_WAIT_ANSWER, (ipc_callid_t)id, &c, &answer);
+	irq_restore(f);
+	if (id <= 0)
+		return id;
+	if (rc == EOK)
+		rc = ipc_wait_give(uev, c, answer);
+	return rc == EOK ? 0 : id;
+}
+
+__attribute__((flatten))
+int64_t ipc_answer_wait(ipc_callid_t id, const ipc_msg_t *ans, void *uev, uint64_t timeout_ns,
+			unsigned flags)
+{
+	bool answer = false;
+	call_t *c = NULL;
+	int64_t result;
+	errno_t wrc = EOK;
+	uint64_t f = irq_save();
+	errno_t rc = ipc_answer_call(id, ans, true, &result);  /* words only: no user copy */
+
+	if (rc == EOK)
+		wrc = ipc_wait_take(timeout_ns, flags, 0, &c, &answer);
+	irq_restore(f);
 	if (rc != EOK)
-		return rc;
-	event_fill(&ev, c, answer);
-	rc = copy_to_user(uev, &ev, sizeof(ev)) == EOK ? EOK : EFAULT;
-	if (rc == EOK && !answer)            /* c is still ours alone: serving starts */
-		origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
-	box_taken(b, c, answer, rc == EOK);
-	return rc;
+		return -(int64_t)rc;
+	return wrc == EOK ? ipc_wait_give(uev, c, answer) : wrc;
 }
 
 /* Take call id out of my dispatched list. */
@@ -386,7 +537,7 @@ static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	list_foreach(&b->dispatched, it) {
 		call_t *c = list_entry(it, call_t, node);
-		if (c->id == id) {
+		if (c->id == id && !c->taking) {
 			list_remove(it);
 			box_uncount(b);
 			found = c;
@@ -397,7 +548,7 @@ static call_t *box_take_dispatched(answerbox_t *b, ipc_callid_t id)
 	return found;
 }
 
-static void box_return_dispatched(answerbox_t *b, call_t *c)
+static __attribute__((noinline, cold)) void box_return_dispatched(answerbox_t *b, call_t *c)
 {
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	list_prepend(&b->dispatched, &c->node);
@@ -430,7 +581,7 @@ static errno_t ipc_data_transfer(call_t *c, ipc_msg_t *ans)
 }
 
 /* System-method side effects of an EOK answer; returns the answer syscall's result. */
-static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
+static __attribute__((noinline, cold)) int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 {
 	if (ans->method != EOK)
 		return 0;
@@ -463,15 +614,20 @@ static int64_t ipc_answer_effects(task_t *me, call_t *c, ipc_msg_t *ans)
 	return 0;
 }
 
-errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result)
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_only,
+			int64_t *result)
 {
 	task_t *me = task_current();
 	call_t *c = box_take_dispatched(&me->ipc.box, id);
 
 	if (!c)
 		return ENOENT;
+	if (words_only && c->msg.method < IPC_M_USER) {
+		box_return_dispatched(&me->ipc.box, c);
+		return EINVAL;
+	}
 	ipc_msg_t ans = *answer;
-	*result = ipc_answer_effects(me, c, &ans);
+	*result = c->msg.method < IPC_M_USER ? ipc_answer_effects(me, c, &ans) : 0;
 	if (*result == -EFAULT) {            /* my buffer: let me answer again */
 		box_return_dispatched(&me->ipc.box, c);
 		return EOK;
@@ -491,7 +647,7 @@ errno_t ipc_caller_perms(ipc_callid_t id, uint32_t *perms)
 
 	list_foreach(&b->dispatched, it) {
 		call_t *c = list_entry(it, call_t, node);
-		if (c->id != id || !c->caller)
+		if (c->id != id || !c->caller || c->taking)
 			continue;
 		*perms = c->caller->perms;
 		rc = EOK;
@@ -534,7 +690,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.method = method;
 		c->msg.args[0] = arg0;
 	}
-	errno_t rc = call_send(c, target);
+	errno_t rc = call_send(c, target, false);
 	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: still mine */
 		box_return_dispatched(&me->ipc.box, c);
@@ -554,7 +710,7 @@ static errno_t ipc_notify_box(task_t *t, uint64_t method, uint64_t a0, uint64_t 
 
 	if (!c)
 		return ENOMEM;
-	errno_t rc = box_put(&t->ipc.box, &t->ipc.box.calls, c, limited);
+	errno_t rc = box_put(&t->ipc.box, &t->ipc.box.calls, c, limited, NULL);
 	if (rc != EOK)
 		call_free(c);
 	return rc;

@@ -60,7 +60,7 @@ void kbox_hangup(call_t *bye, uint64_t conn, task_id_t by)
 {
 	bye->msg.args[0] = conn;
 	bye->msg.args[1] = by;
-	if (box_put(&kbox_server, &kbox_server.calls, bye, false) != EOK)
+	if (box_put(&kbox_server, &kbox_server.calls, bye, false, NULL) != EOK)
 		call_free(bye);
 }
 

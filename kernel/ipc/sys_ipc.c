@@ -12,18 +12,35 @@ int64_t sys_ipc_call(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	return ipc_call((int)a0, &m);
+	return ipc_call((int)a0, &m, false);
+}
+
+/*
+ * SYS_IPC_CALL_SYNC (phone, msg, ev, timeout_ns): SYS_IPC_CALL, then
+ * SYS_IPC_WAIT for its answer into ev, in one system call; the call hands the
+ * CPU to a server thread waiting on this CPU (ipc_call's waits). 0: the
+ * answer is in ev; the call id (> 0): the call was made but the wait
+ * failed (ETIMEOUT, EFAULT, EINTR), its answer is to be waited for by id (a bad
+ * ev ends there: the same as SYS_IPC_CALL and a SYS_IPC_WAIT into it);
+ * -errno: no call was made.
+ */
+int64_t sys_ipc_call_sync(SYSCALL_ARGS)
+{
+	ipc_msg_t m;
+
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
+		return -EFAULT;
+	return ipc_call_wait((int)a0, &m, (void *)a2, a3);
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)
 {
-	ipc_event_t ev;
+	static const ipc_event_t none;
 	unsigned flags = (unsigned)a2;
 
 	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
 		return -EINVAL;
-	memset(&ev, 0, sizeof(ev));
-	if (copy_to_user((void *)a0, &ev, sizeof(ev)) != EOK)
+	if (copy_to_user((void *)a0, &none, sizeof(none)) != EOK)
 		return -EFAULT;             /* a bad buffer fails before any wait */
 	return -ipc_wait((void *)a0, a1, flags, a3);
 }
@@ -35,8 +52,30 @@ int64_t sys_ipc_answer(SYSCALL_ARGS)
 
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
-	errno_t rc = ipc_answer_call(a0, &m, &result);
+	errno_t rc = ipc_answer_call(a0, &m, false, &result);
 	return rc == EOK ? result : -rc;
+}
+
+/*
+ * SYS_IPC_ANSWER_WAIT (callid, answer, ev, timeout_ns, flags): answer a
+ * call of a user method, then SYS_IPC_WAIT into ev (seL4's ReplyRecv: a
+ * server's loop in one kernel entry a call). 0: answered, the next event
+ * in ev; -errno: nothing answered and no wait (a bad answer or event
+ * buffer, no such call, EINVAL for a system method or bad flags); errno
+ * (> 0): answered, the wait failed (ETIMEOUT, EAGAIN, EINTR, EFAULT).
+ */
+int64_t sys_ipc_answer_wait(SYSCALL_ARGS)
+{
+	static const ipc_event_t none;
+	ipc_msg_t m;
+	unsigned flags = (unsigned)a4;
+
+	if ((flags & 0xff) > IPC_WAIT_ANSWER || (flags & ~0x1ffu))
+		return -EINVAL;
+	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK ||
+	    copy_to_user((void *)a2, &none, sizeof(none)) != EOK)
+		return -EFAULT;             /* bad buffers fail before any effect */
+	return ipc_answer_wait(a0, &m, (void *)a2, a3, flags);
 }
 
 int64_t sys_ipc_forward(SYSCALL_ARGS)

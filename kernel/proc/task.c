@@ -60,11 +60,6 @@ void task_init(void)
 	task_live = 1;
 }
 
-task_t *task_current(void)
-{
-	return thread_current()->task;
-}
-
 static const char *task_basename(const char *path)
 {
 	const char *base = path;

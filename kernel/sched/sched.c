@@ -48,9 +48,8 @@ static void rq_remove(run_queue_t *rq, thread_t *t)
 /* Highest-priority thread that may run on cpu, removed from rq; or NULL. */
 static thread_t *rq_take(run_queue_t *rq, uint32_t cpu)
 {
-	for (int p = THREAD_PRIO_LEVELS - 1; p >= 0; p--) {
-		if (!(rq->mask & (1u << p)))
-			continue;
+	for (uint32_t m = rq->mask; m; m &= ~(1u << (31 - __builtin_clz(m)))) {
+		int p = 31 - __builtin_clz(m);    /* the highest non-empty level left */
 		list_foreach(&rq->levels[p], it) {
 			thread_t *t = list_entry(it, thread_t, rq_node);
 			if (t->affinity & (1ull << cpu)) {
@@ -108,6 +107,42 @@ static void sched_enqueue(thread_t *t, uint32_t cpu)
 	} else if (c->current == c->idle || t->priority > c->current->priority) {
 		arch_send_resched(c);
 	}
+}
+
+/* Is another CPU that t may use idle? */
+static bool sched_idle_elsewhere(const cpu_t *c, const thread_t *t)
+{
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (i != c->id && sched_allowed(t, i) && cpu_is_idle(cpus[i]))
+			return true;
+	return false;
+}
+
+/*
+ * May t go to this CPU's hand-off slot (sched_wakeup_sync)? Not when its
+ * waker only probably blocks (!sure) and another CPU could run t now.
+ * t->lock held.
+ */
+static bool sched_handoff_ok(cpu_t *c, const thread_t *t, bool sure)
+{
+	return !c->handoff && t->cpu == c->id && (t->affinity & (1ull << c->id)) &&
+	       c->current != c->idle && t->priority <= c->current->priority &&
+	       (sure || !sched_idle_elsewhere(c, t));
+}
+
+void sched_wakeup_sync(thread_t *t, bool sure)
+{
+	cpu_t *c = cpu_current();
+
+	spin_lock(&t->lock);
+	if (t->state == THREAD_SLEEPING) {
+		t->state = THREAD_READY;
+		if (!t->on_cpu && sched_handoff_ok(c, t, sure))
+			c->handoff = t;
+		else if (!t->on_cpu)            /* else sched_finish_switch queues it */
+			sched_enqueue(t, sched_pick_cpu(t));
+	}
+	spin_unlock(&t->lock);
 }
 
 void sched_wakeup(thread_t *t)
@@ -220,8 +255,18 @@ void sched_finish_switch(void)
 		thread_reap(prev);
 }
 
+/*
+ * Is prev still runnable here (preempted or yielding: it becomes READY)?
+ * A thread that put itself to sleep or exited needs no lock: a waker
+ * making it READY meanwhile sees on_cpu and leaves the queueing to
+ * sched_finish_switch, as it would after the lock.
+ */
 static bool sched_prev_ready(cpu_t *c, thread_t *prev)
 {
+	thread_state_t st = prev->state;
+
+	if (st == THREAD_SLEEPING || st == THREAD_ZOMBIE)
+		return false;
 	spin_lock(&prev->lock);
 	if (prev->state == THREAD_RUNNING) {
 		prev->state = THREAD_READY;      /* preempted or yielding */
@@ -231,6 +276,27 @@ static bool sched_prev_ready(cpu_t *c, thread_t *prev)
 		     (prev->affinity & (1ull << c->id));
 	spin_unlock(&prev->lock);
 	return ready;
+}
+
+/*
+ * The thread in c's hand-off slot, emptied, if it is to run now: prev
+ * blocked, it may run here and nothing queued here outranks it (an
+ * unlocked look at the mask: a thread queued meanwhile waits its turn).
+ * Otherwise it is queued and NULL returned. Interrupts off.
+ */
+static thread_t *sched_take_handoff(cpu_t *c, bool prev_ready)
+{
+	thread_t *h = c->handoff;
+	uint32_t mask = c->rq->mask;
+
+	c->handoff = NULL;
+	bool here = h->affinity & (1ull << c->id);
+	if (!prev_ready && here && (!mask || 31 - __builtin_clz(mask) <= h->priority))
+		return h;
+	spin_lock(&h->lock);
+	sched_enqueue(h, here ? c->id : sched_pick_cpu(h));
+	spin_unlock(&h->lock);
+	return NULL;
 }
 
 static void sched_keep(thread_t *t)
@@ -249,7 +315,9 @@ bool sched_schedule(void)
 	assert(!irq_enabled());
 	c->need_resched = false;
 	bool prev_ready = sched_prev_ready(c, prev);
-	thread_t *next = sched_pick_next(c, prev, prev_ready);
+	thread_t *next = c->handoff ? sched_take_handoff(c, prev_ready) : NULL;
+	if (!next)
+		next = sched_pick_next(c, prev, prev_ready);
 	if (!next)
 		next = prev_ready ? prev : c->idle;
 	if (next == prev) {
@@ -312,6 +380,8 @@ void sched_tick(void)
 	thread_t *t = c->current;
 
 	ktimer_tick();
+	if (c->handoff)                         /* its waker ran on: queue it */
+		c->need_resched = true;
 	if (t == c->idle) {
 		if (c->rq->count)
 			c->need_resched = true;
@@ -383,6 +453,7 @@ uint32_t sched_runnable(void)
 			continue;
 		n += run_queues[i].count;
 		n += c->current && c->current != c->idle;
+		n += c->handoff != NULL;
 	}
 	return n;
 }

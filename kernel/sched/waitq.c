@@ -12,12 +12,18 @@ void waitq_init(waitq_t *wq)
 	list_init(&wq->waiters);
 }
 
-/* Remove t from its wait queue with reason and make it runnable. wq locked. */
-static void waitq_release(waitq_t *wq, thread_t *t, errno_t reason)
+/* Take t off its wait queue with reason. wq locked. */
+static void waitq_unlink(thread_t *t, errno_t reason)
 {
 	list_remove(&t->wait_node);
 	t->waiting_on = NULL;
 	t->wake_reason = reason;
+}
+
+/* Remove t from its wait queue with reason and make it runnable. wq locked. */
+static void waitq_release(waitq_t *wq, thread_t *t, errno_t reason)
+{
+	waitq_unlink(t, reason);
 	sched_wakeup(t);
 }
 
@@ -40,9 +46,10 @@ static void waitq_timeout(ktimer_t *timer)
  */
 uint64_t waitq_deadline(uint64_t timeout_ns)
 {
+	if (!timeout_ns)
+		return 0;
 	uint64_t now = time_ns();
-
-	if (!timeout_ns || timeout_ns > UINT64_MAX - now)
+	if (timeout_ns > UINT64_MAX - now)
 		return 0;
 	return now + timeout_ns;
 }
@@ -119,6 +126,24 @@ size_t waitq_wake_all_locked(waitq_t *wq)
 	size_t n = 0;
 	while (waitq_wake_one_locked(wq))
 		n++;
+	return n;
+}
+
+size_t waitq_wake_all_locked_to(waitq_t *wq, const thread_t *to)
+{
+	size_t n = 0;
+	list_node_t *it;
+
+	while ((it = list_first(&wq->waiters))) {
+		thread_t *t = list_entry(it, thread_t, wait_node);
+		bool sync = t == to || (to == WAITQ_FIRST && n == 0);
+		waitq_unlink(t, EOK);
+		if (sync)
+			sched_wakeup_sync(t, to == WAITQ_FIRST);
+		else
+			sched_wakeup(t);
+		n++;
+	}
 	return n;
 }
 

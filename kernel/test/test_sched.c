@@ -1,4 +1,7 @@
-/* ktest: kernel threads, the scheduler, wait queues, sleeping. */
+/*
+ * ktest: kernel threads, the scheduler, wait queues, sleeping.
+ * Lock order: the tests' wait-queue locks are each taken alone.
+ */
 #include <arch/cpu.h>
 #include <kernel/tick.h>
 #include <kernel/ktest.h>
@@ -374,5 +377,63 @@ KTEST(affinity_moves_queued, "sched: changing a queued thread's affinity moves i
 	thread_join(t, NULL);
 	thread_join(spin, NULL);
 	KT_CHECK(kt_high_ran_at != 0, "the moved thread never ran");
+	return true;
+}
+
+static waitq_t kt_hand_wq;
+static volatile int kt_hand_step;        /* 1: sleeping on kt_hand_wq; 2: ran again */
+
+/* Sleep on kt_hand_wq once, then note that it ran and wake kt_wq's waiter. */
+static void kt_hand_sleeper(void *arg)
+{
+	uint64_t f = spin_lock_irqsave(&kt_hand_wq.lock);
+	kt_hand_step = 1;
+	waitq_sleep_locked(&kt_hand_wq, &f, 2000000000);
+	spin_unlock_irqrestore(&kt_hand_wq.lock, f);
+	kt_hand_step = 2;
+	waitq_wake_all(&kt_wq);
+}
+
+/* Wait until the sleeper is on kt_hand_wq (it last ran on this CPU). */
+static bool kt_hand_wait_asleep(thread_t *w)
+{
+	for (int i = 0; i < 200; i++) {
+		if (kt_hand_step == 1 && w->state == THREAD_SLEEPING && !w->on_cpu)
+			return true;
+		thread_sleep(1000000);
+	}
+	return false;
+}
+
+KTEST(wakeup_sync_hands_off, "sched: a sync wake-up hands the CPU over without the run queue")
+{
+	uint32_t cpu = cpu_id();
+	thread_t *me = thread_current(), *w;
+	uint64_t aff = me->affinity;
+
+	waitq_init(&kt_hand_wq);
+	waitq_init(&kt_wq);
+	kt_hand_step = 0;
+	sched_set_params(me, -1, 1ull << cpu);
+	KT_CHECK(thread_create_kernel_on("hand", kt_hand_sleeper, NULL, me->priority,
+					 1ull << cpu, &w) == EOK, "create");
+	bool asleep = kt_hand_wait_asleep(w);
+	uint64_t f = spin_lock_irqsave(&kt_hand_wq.lock);
+	size_t queued = sched_queue_length(cpu);
+	size_t n = asleep ? waitq_wake_all_locked_to(&kt_hand_wq, WAITQ_FIRST) : 0;
+	bool slot = cpu_current()->handoff == w;
+	bool unqueued = sched_queue_length(cpu) == queued;
+	spin_unlock_irqrestore(&kt_hand_wq.lock, f);
+	f = spin_lock_irqsave(&kt_wq.lock);
+	errno_t rc = EOK;
+	while (kt_hand_step != 2 && rc == EOK)     /* blocking runs it */
+		rc = waitq_sleep_locked(&kt_wq, &f, 2000000000);
+	spin_unlock_irqrestore(&kt_wq.lock, f);
+	thread_join(w, NULL);
+	sched_set_params(me, -1, aff);
+	KT_CHECK(asleep && n == 1, "sleeper asleep %d, woken %zu", asleep, n);
+	KT_CHECK(slot && unqueued, "in the hand-off slot %d, not queued %d", slot, unqueued);
+	KT_CHECK(rc == EOK && kt_hand_step == 2 && !cpu_current()->handoff,
+		 "ran after the block: rc %d step %d", rc, kt_hand_step);
 	return true;
 }

@@ -89,6 +89,7 @@ typedef struct cpu {
 	uintptr_t stack_bottom, stack_top;   /* boot/idle kernel stack */
 	struct thread *idle;         /* this CPU's idle thread */
 	struct thread *prev;         /* thread being switched away from */
+	struct thread *handoff;      /* READY, to run next here (sched_wakeup_sync) */
 	struct run_queue *rq;
 	volatile bool need_resched;
 	uint32_t preempt_count;      /* > 0: no preemption */

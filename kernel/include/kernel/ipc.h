@@ -65,11 +65,13 @@ void ipc_set_naming_service(struct task *t);
 
 /*
  * System call bodies (kernel/ipc/sys_ipc.c): values >= 0 or -errno.
- * ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
+ * waits: the caller waits for the answer next (SYS_IPC_CALL_SYNC), so a
+ * server thread waiting for calls on this CPU gets it by a hand-off
+ * (sched_wakeup_sync). ipc_call gives -ELIMIT when the phone has IPC_PHONE_LIMIT calls whose
  * answers are unread, the task LIMIT_BOX_ANSWERS, or the target's box
  * LIMIT_BOX_CALLS calls queued or unanswered.
  */
-int64_t ipc_call(int phone, const ipc_msg_t *msg);
+int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits);
 /*
  * Take the next event (see abi/ipc.h filters) and copy it to the user
  * buffer uev. EOK, EAGAIN, ETIMEOUT, EINTR, or EFAULT when the copy
@@ -77,11 +79,27 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg);
  */
 errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t only);
 /*
+ * SYS_IPC_CALL_SYNC's body: ipc_call(phone, msg, waits), then ipc_wait
+ * for its answer into uev. 0: the answer is in uev; the call id (> 0):
+ * the call was made, the wait failed; -errno: no call was made.
+ */
+int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns);
+/*
+ * SYS_IPC_ANSWER_WAIT's body: ipc_answer_call(id, ans, words only), then
+ * ipc_wait(uev, timeout_ns, flags, 0). -errno: nothing answered; else
+ * the wait's errno (EOK: the next event is in uev).
+ */
+int64_t ipc_answer_wait(ipc_callid_t id, const ipc_msg_t *ans, void *uev, uint64_t timeout_ns,
+			unsigned flags);
+/*
  * Answer call id. EOK (then *result is what SYS_IPC_ANSWER returns: 0, a
  * new phone for CONNECT_TO_ME, -EFAULT when my data buffer was bad and the
- * call is still mine to answer, -EIO when the caller's was) or ENOENT.
+ * call is still mine to answer, -EIO when the caller's was), ENOENT, or
+ * EINVAL when words_only and the call is a system method (still mine):
+ * a user method's answer is its words alone, and *result is then 0.
  */
-errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, int64_t *result);
+errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_only,
+			int64_t *result);
 errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0);
 
 /*
@@ -107,6 +125,9 @@ errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 
 /* Drop t's IRQ subscriptions (masking the lines). */
 void irq_task_cleanup(struct task *t);
+
+/* Heap bytes held by the per-CPU caches of free calls (sysinfo: cached). */
+size_t ipc_cached_bytes(void);
 
 /* t's usage: calls in its box, its calls with unread answers. */
 void ipc_task_usage(struct task *t, uint32_t *box_calls, uint32_t *unread);

@@ -19,6 +19,20 @@ void sched_init_cpu(void);
 void sched_wakeup(thread_t *t);
 
 /*
+ * sched_wakeup() by a thread about to block (the IPC fast path; sure: it
+ * blocks next for certain, else probably): when t last ran on this CPU,
+ * may run here, does not outrank the current thread and (unless sure) no
+ * other CPU it may use is idle, it goes to this CPU's hand-off slot
+ * instead of a run queue (no queue locks, no CPU choice, no IPI) and the
+ * next sched_schedule here switches to it directly if the current thread
+ * blocked and nothing queued outranks it, else queues it. One slot per
+ * CPU: a second one goes the sched_wakeup way. A thread in the slot
+ * cannot be stolen; the next tick queues it if its waker ran on.
+ * Interrupts off (its caller holds a wait queue's lock); t->lock not held.
+ */
+void sched_wakeup_sync(thread_t *t, bool sure);
+
+/*
  * Change t's priority (if >= 0) and affinity (if nonzero); a queued thread
  * moves to a queue it may run from, a running one leaves a CPU it may no
  * longer use at its next scheduling point.

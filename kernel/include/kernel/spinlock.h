@@ -7,26 +7,62 @@
 #define KERNEL_SPINLOCK_H
 
 #include <arch/cpu.h>
+#include <kernel/cpu.h>
 #include <kernel/types.h>
 
 typedef struct spinlock {
 	volatile uint32_t locked;
-	uint32_t owner;      /* CPU id + 1 of the holder, 0 when free */
+	const void *owner;   /* the holder's cpu_t (two instructions to set), NULL when free */
 	const char *name;
 } spinlock_t;
 
-#define SPINLOCK_INIT(n) { 0, 0, (n) }
+#define SPINLOCK_INIT(n) { 0, NULL, (n) }
 
-/* Acquire; interrupts must already be off or the lock never taken in IRQs. */
-void spin_lock(spinlock_t *l);
-/* Release a lock taken by spin_lock(). */
-void spin_unlock(spinlock_t *l);
+/* spin_lock() when the first try failed: recursion check, then spin. */
+void spin_lock_slow(spinlock_t *l);
+
 /* Try once; returns true if acquired. */
-bool spin_trylock(spinlock_t *l);
+static inline bool spin_trylock(spinlock_t *l)
+{
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		return false;
+	l->owner = cpu_current();
+	return true;
+}
+
+/*
+ * Acquire; interrupts must already be off or the lock never taken in IRQs.
+ * Inline: the uncontended case is one exchange (a recursive acquisition
+ * finds the lock taken and panics in spin_lock_slow).
+ */
+static inline void spin_lock(spinlock_t *l)
+{
+	if (__builtin_expect(!spin_trylock(l), 0))
+		spin_lock_slow(l);
+}
+
+/* Release a lock taken by spin_lock(). */
+static inline void spin_unlock(spinlock_t *l)
+{
+	l->owner = NULL;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
 /* Disable interrupts, acquire; returns the state to restore. */
-uint64_t spin_lock_irqsave(spinlock_t *l);
+static inline uint64_t spin_lock_irqsave(spinlock_t *l)
+{
+	uint64_t f = irq_save();
+
+	spin_lock(l);
+	return f;
+}
+
 /* Release and restore the interrupt state saved by spin_lock_irqsave(). */
-void spin_unlock_irqrestore(spinlock_t *l, uint64_t flags);
+static inline void spin_unlock_irqrestore(spinlock_t *l, uint64_t flags)
+{
+	spin_unlock(l);
+	irq_restore(flags);
+}
 /* True if this CPU holds l. */
 bool spin_held(const spinlock_t *l);
 

@@ -38,6 +38,8 @@ int64_t sys_klog_read(SYSCALL_ARGS);
 int64_t sys_console_claim(SYSCALL_ARGS);
 int64_t sys_ioport_allow(SYSCALL_ARGS);
 int64_t sys_ioport_revoke(SYSCALL_ARGS);
+int64_t sys_ipc_call_sync(SYSCALL_ARGS);
+int64_t sys_ipc_answer_wait(SYSCALL_ARGS);
 int64_t sys_initrd_map(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 int64_t sys_profile(SYSCALL_ARGS);

@@ -106,7 +106,10 @@ void task_foreach(void (*fn)(task_t *t, void *ctx), void *ctx);
 void task_cycles(task_t *t, uint64_t *user, uint64_t *kernel);
 
 /* The calling thread's task. */
-task_t *task_current(void);
+static inline task_t *task_current(void)
+{
+	return thread_current()->task;
+}
 
 /*
  * Look a task up by id and take a reference (task_unref() releases it).

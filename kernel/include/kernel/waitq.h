@@ -46,6 +46,18 @@ bool waitq_wake_one_locked(waitq_t *wq);
 size_t waitq_wake_all_locked(waitq_t *wq);
 
 struct thread;
+
+/* waitq_wake_all_locked_to(): the first waiter, whichever it is. */
+#define WAITQ_FIRST ((const struct thread *)1)
+
+/*
+ * waitq_wake_all_locked(), but the waiter to is woken with
+ * sched_wakeup_sync: its waker probably blocks next (a server that
+ * answered); to WAITQ_FIRST: the first waiter, and the waker blocks next
+ * for certain (a synchronous call). Returns how many were woken.
+ */
+size_t waitq_wake_all_locked_to(waitq_t *wq, const struct thread *to);
+
 /* Wake t with EINTR if it is sleeping on a wait queue. */
 void waitq_interrupt(struct thread *t);
 

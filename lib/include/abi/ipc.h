@@ -5,6 +5,22 @@
  * and five words. Calls are asynchronous: sending returns a call id at
  * once, the answer arrives later as an event on the caller's answerbox.
  *
+ * SYS_IPC_CALL_SYNC is SYS_IPC_CALL followed by SYS_IPC_WAIT (with a
+ * timeout, 0: none) for that call's answer in one system call (the common
+ * synchronous call: one kernel entry fewer, and a server thread waiting
+ * on the caller's CPU gets the CPU directly). It returns 0 with the
+ * answer event in its buffer; the call id (> 0) when the call was made
+ * but the wait failed (ETIMEOUT, EFAULT on the buffer, EINTR), so the
+ * answer is still to be waited for by id and nothing is lost; or -errno
+ * when no call was made.
+ *
+ * SYS_IPC_ANSWER_WAIT is a server's SYS_IPC_ANSWER of a user method's
+ * call (words only: a system method gives EINVAL) followed by a
+ * SYS_IPC_WAIT (timeout, flags; no call id) in one system call. It
+ * returns 0 with the next event in its buffer; -errno when nothing was
+ * answered (no wait either); errno (> 0) when the answer went and the
+ * wait failed.
+ *
  * Forwarding may change a user method (>= IPC_M_USER) into another user
  * method, never into or out of a system method (EPERM).
  *

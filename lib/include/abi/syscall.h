@@ -59,7 +59,9 @@
 #define SYS_IPC_CALLER_PERMS 41 /* (callid) -> PERM_* of the task that made that unanswered call */
 #define SYS_IOPORT_ALLOW 42   /* (port, count) -> 0; PERM_IO: open those ports to this task */
 #define SYS_IOPORT_REVOKE 43  /* (port, count) -> 0; PERM_IO: close those ports again */
-#define SYS_COUNT 44
+#define SYS_IPC_CALL_SYNC 44  /* (phone, const ipc_msg_t *, ipc_event_t *, timeout_ns or 0) -> 0, callid or -errno; see abi/ipc.h */
+#define SYS_IPC_ANSWER_WAIT 45 /* (callid, const ipc_msg_t *, ipc_event_t *, timeout_ns or 0, flags) -> 0, errno or -errno; see abi/ipc.h */
+#define SYS_COUNT 46
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

@@ -224,7 +224,7 @@ static int server_handler(void *ctx, const ipc_event_t *ev)
 	switch (ev->msg.method) {
 	case BENCH_M_SPIN:
 		server_spin(ev->msg.args[0]);
-		ipc_answer_0(ev->callid, EOK);
+		ipc_answer_last(ev->callid, EOK, 0, 0, 0, 0, 0);
 		return 0;
 	case IPC_M_DATA_WRITE:
 		ipc_data_write_accept(ev, dw_buf, sizeof(dw_buf), NULL);
@@ -233,7 +233,7 @@ static int server_handler(void *ctx, const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EOK);
 		return 1;
 	default:                           /* CONNECT_ME_TO, BENCH_M_NOP */
-		ipc_answer_0(ev->callid, EOK);
+		ipc_answer_last(ev->callid, EOK, 0, 0, 0, 0, 0);
 		return 0;
 	}
 }

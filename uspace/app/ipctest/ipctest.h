@@ -39,6 +39,12 @@
  */
 #define DATA_BAD_SERVER 1
 /* forward server (`ipctest server forward NAME TARGET`): passes each call on. */
+/*
+ * The answerwait server (raw SYS_IPC_ANSWER_WAIT): a0 n, a1 nonzero: its
+ * wait after the answer is non-blocking -> the previous answer-and-wait's
+ * result, whether that answer went, n + 1. ECHO_EXIT ends it.
+ */
+#define AW_STEP (IPC_M_USER + 30)
 #define FWD_REWRITE (IPC_M_USER + 20)  /* forwarded as ECHO_WHO with arg0 FWD_ARG0 */
 #define FWD_ARG0 0x77
 /* (kbugs) forwarded as IPC_M_DATA_READ with arg0 = &kbug_victim */
@@ -103,6 +109,7 @@ void test_ns(void);
 void test_hangup(void);
 void test_kbugs(void);
 void test_limits(void);
+void test_answer_wait(void);
 void test_killrace(void);
 
 #endif

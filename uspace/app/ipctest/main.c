@@ -188,6 +188,7 @@ static const group_t groups[] = {
 	{ "hangup", test_hangup, false, 6 },
 	{ "regress", test_kbugs, false, 7 },
 	{ "limits", test_limits, false, 18 },
+	{ "answerwait", test_answer_wait, false, 7 },
 	{ "killrace", test_killrace, false, 2 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

@@ -9,6 +9,11 @@
  *                           (FWD_REWRITE becomes ECHO_WHO, arg0 FWD_ARG0;
  *                           FWD_EVIL becomes DATA_READ into &kbug_victim)
  *   sink NAME               accept connections, never answer anything
+ *   answerwait NAME         AW_STEP and ECHO_EXIT through raw
+ *                           SYS_IPC_ANSWER_WAIT; a system method's call
+ *                           (DATA_WRITE) is answered ENOTSUP if
+ *                           SYS_IPC_ANSWER_WAIT refused it (EINVAL, not
+ *                           answered), else EIO
  *   lossy NAME              echo, but wait once with a bad event buffer
  *                           after the first connection (kbugs)
  *   selfcall NAME THREADS   echo served by THREADS threads, and called by
@@ -143,20 +148,20 @@ static void echo_call(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EOK);
 		break;
 	case ECHO_PING:
-		ipc_answer(ev->callid, EOK, a[0] + 1, a[1] + 2, a[2] + 3, a[3] + 4,
-			   a[4] + 5);
+		ipc_answer_last(ev->callid, EOK, a[0] + 1, a[1] + 2, a[2] + 3, a[3] + 4,
+				a[4] + 5);
 		break;
 	case ECHO_SEQ:
 		__atomic_add_fetch(&echo_seq_calls, 1, __ATOMIC_RELAXED);
-		ipc_answer(ev->callid, EOK, a[0], ~a[0], a[1], sys_thread_id(), 0);
+		ipc_answer_last(ev->callid, EOK, a[0], ~a[0], a[1], sys_thread_id(), 0);
 		break;
 	case ECHO_WHO:
-		ipc_answer(ev->callid, EOK, ev->sender, ev->conn, sys_task_id(),
-			   a[0], ev->msg.method);
+		ipc_answer_last(ev->callid, EOK, ev->sender, ev->conn, sys_task_id(),
+				a[0], ev->msg.method);
 		break;
 	case ECHO_HUNGUPS:
-		ipc_answer(ev->callid, EOK, echo_saw_hangup(a[0], a[1]), nhungups,
-			   0, 0, 0);
+		ipc_answer_last(ev->callid, EOK, echo_saw_hangup(a[0], a[1]), nhungups,
+				0, 0, 0);
 		break;
 	case ECHO_STATS:
 		echo_stats(ev);
@@ -165,7 +170,7 @@ static void echo_call(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EOK);
 		exit(0);
 	case ECHO_FAIL:
-		ipc_answer_0(ev->callid, (errno_t)a[0]);
+		ipc_answer_last(ev->callid, (errno_t)a[0], 0, 0, 0, 0, 0);
 		break;
 	case IPC_M_DATA_WRITE:
 		echo_data_write(ev);
@@ -299,6 +304,47 @@ static int serve_lossy(void)
 	}
 }
 
+/* ------------------------------------------------------------ answerwait */
+
+/* A system method's call: SYS_IPC_ANSWER_WAIT must refuse it and leave it ours. */
+static void aw_system(const ipc_event_t *ev)
+{
+	ipc_msg_t m = { .method = EOK };
+	ipc_event_t tmp;
+	bool answered = true;
+	errno_t rc = sys_ipc_answer_wait(ev->callid, &m, &tmp, 0,
+					 IPC_WAIT_CALLS | IPC_WAIT_NONBLOCK, &answered);
+
+	ipc_answer_0(ev->callid, rc == EINVAL && !answered ? ENOTSUP : EIO);
+}
+
+static int serve_answer_wait(void)
+{
+	ipc_event_t ev;
+	errno_t rc = sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0), last = -1;
+	bool answered = false;
+
+	while (rc == EOK) {
+		uint64_t meth = ev.type == IPC_EV_CALL ? ev.msg.method : 0;
+		if (meth == IPC_M_CONNECT_ME_TO)
+			ipc_answer_0(ev.callid, EOK);
+		else if (meth == IPC_M_DATA_WRITE)
+			aw_system(&ev);
+		else if (meth == ECHO_EXIT)
+			return ipc_answer_0(ev.callid, EOK) == EOK ? 0 : 1;
+		if (meth != AW_STEP) {
+			rc = sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0);
+			continue;
+		}
+		ipc_msg_t m = { EOK, { (uint64_t)last, answered, ev.msg.args[0] + 1 } };
+		unsigned flags = IPC_WAIT_CALLS | (ev.msg.args[1] ? IPC_WAIT_NONBLOCK : 0);
+		last = rc = sys_ipc_answer_wait(ev.callid, &m, &ev, 0, flags, &answered);
+		if (answered && rc == EAGAIN)
+			rc = sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0);
+	}
+	return 1;
+}
+
 /* ------------------------------------------------------------ entry */
 
 static unsigned server_cpus(void)
@@ -344,7 +390,8 @@ static bool server_watch_parent(void)
 int server_main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: ipctest server echo|forward|sink|lossy|selfcall NAME [ARG]\n");
+		fprintf(stderr, "usage: ipctest server "
+			"echo|forward|sink|lossy|answerwait|selfcall NAME [ARG]\n");
 		return 2;
 	}
 	const char *kind = argv[0], *name = argv[1];
@@ -358,7 +405,8 @@ int server_main(int argc, char **argv)
 			return 3;
 		}
 	} else if (strcmp(kind, "echo") && strcmp(kind, "sink") &&
-		   strcmp(kind, "lossy") && strcmp(kind, "selfcall")) {
+		   strcmp(kind, "lossy") && strcmp(kind, "answerwait") &&
+		   strcmp(kind, "selfcall")) {
 		fprintf(stderr, "ipctest server: unknown kind '%s'\n", kind);
 		return 2;
 	}
@@ -373,6 +421,8 @@ int server_main(int argc, char **argv)
 	}
 	if (!strcmp(kind, "lossy"))
 		return serve_lossy();
+	if (!strcmp(kind, "answerwait"))
+		return serve_answer_wait();
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
 	if (!strcmp(kind, "echo"))

@@ -219,3 +219,82 @@ void test_hangup(void)
 	tap_ok(rc == ENOENT && rc2 == EOK, "hangup: the hung-up phone is free "
 	       "(ENOENT: %s), the other still works (%s)", err_str(rc), err_str(rc2));
 }
+
+/* SYS_IPC_ANSWER_WAIT's own errors: nothing answered, no wait. */
+static void answer_wait_errors(void)
+{
+	ipc_msg_t m = { .method = EOK };
+	ipc_event_t ev;
+	bool a1 = true, a2 = true;
+	errno_t e1 = sys_ipc_answer_wait(12345, &m, &ev, 0, IPC_WAIT_CALLS, &a1);
+	errno_t e2 = sys_ipc_answer_wait(12345, &m, &ev, 0, 7, &a2);
+
+	tap_ok(e1 == ENOENT && !a1 && e2 == EINVAL && !a2,
+	       "answerwait: an unknown call ENOENT (%s), bad flags EINVAL (%s), "
+	       "neither answered", err_str(e1), err_str(e2));
+}
+
+/*
+ * Another task's call cannot be answered with it: our own call to a sink
+ * (which never answers) stays unanswered, ENOENT to us.
+ */
+static void answer_wait_foreign(void)
+{
+	char name[IPC_NAME_MAX + 1];
+	ipc_msg_t m = { .method = EOK, .args = { 99 } };
+	ipc_event_t ev;
+	ipc_callid_t id = 0;
+	task_id_t sink;
+	int phone, status;
+	bool answered = true;
+
+	make_name(name, sizeof(name), "awsink");
+	errno_t rc = start_server("sink", name, NULL, &sink, &phone);
+	if (rc == EOK)
+		rc = ipc_call_async(phone, ECHO_PING, 1, 0, 0, 0, 0, &id);
+	errno_t e = rc == EOK ? sys_ipc_answer_wait(id, &m, &ev, 0, IPC_WAIT_CALLS, &answered)
+			      : rc;
+	errno_t w = sys_ipc_wait(&ev, 0, IPC_WAIT_ANSWER | IPC_WAIT_NONBLOCK, id);
+	if (rc == EOK)
+		kill_wait(sink, &status);
+	tap_ok(rc == EOK && e == ENOENT && !answered && w == EAGAIN,
+	       "answerwait: our call in another task's box: answering it ENOENT (%s), "
+	       "no answer came (%s)", err_str(e), err_str(w));
+}
+
+/*
+ * The answerwait server answers each AW_STEP with SYS_IPC_ANSWER_WAIT and
+ * reports the previous one's result with the next answer.
+ */
+void test_answer_wait(void)
+{
+	char name[IPC_NAME_MAX + 1];
+	task_id_t id;
+	int phone, status = -1;
+	ipc_msg_t a1, a2, a3;
+
+	answer_wait_errors();
+	answer_wait_foreign();
+	make_name(name, sizeof(name), "aw");
+	errno_t rc = start_server("answerwait", name, NULL, &id, &phone);
+	if (!tap_ok(rc == EOK, "answerwait: server started and connected (%s)", err_str(rc)))
+		return;
+	errno_t r1 = call(phone, AW_STEP, 41, 1, 0, &a1);
+	errno_t r2 = call(phone, AW_STEP, 7, 0, 0, &a2);
+	tap_ok(r1 == EOK && a1.args[2] == 42 && r2 == EOK && a2.args[2] == 8 &&
+	       a2.args[0] == EAGAIN && a2.args[1] == 1,
+	       "answerwait: answers arrive (%llu, %llu); a non-blocking wait after one "
+	       "was EAGAIN with the answer gone (%s, %llu)", (unsigned long long)a1.args[2],
+	       (unsigned long long)a2.args[2], err_str((errno_t)a2.args[0]),
+	       (unsigned long long)a2.args[1]);
+	errno_t w = ipc_data_write(phone, "x", 1);
+	errno_t r3 = call(phone, AW_STEP, 1, 0, 0, &a3);
+	tap_ok(w == ENOTSUP, "answerwait: a system method's call is refused EINVAL and "
+	       "stays the server's to answer (%s)", err_str(w));
+	tap_ok(r3 == EOK && a3.args[0] == EOK && a3.args[1] == 1 && a3.args[2] == 2,
+	       "answerwait: a blocking wait after an answer took the next call (%s, %llu)",
+	       err_str((errno_t)a3.args[0]), (unsigned long long)a3.args[1]);
+	rc = stop_server(id, phone, &status);
+	tap_ok(rc == EOK && status == 0, "answerwait: server exits 0 (%s, %d)", err_str(rc),
+	       status);
+}

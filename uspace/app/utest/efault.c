@@ -11,6 +11,7 @@
 #include <string.h>
 #include <thread.h>
 #include <abi/ipc.h>
+#include <ipc.h>
 
 #include "utest.h"
 
@@ -269,9 +270,59 @@ static long p_ipc_call(long a, int *c)
 	return raw3(SYS_IPC_CALL, IPC_NS_PHONE, a, 0);
 }
 
+static long p_ipc_call_sync(long a, int *c)
+{
+	ipc_event_t ev;
+
+	return __vernier_syscall(SYS_IPC_CALL_SYNC, IPC_NS_PHONE, a, (long)&ev, 0, 0, 0);
+}
+
+/*
+ * SYS_IPC_CALL_SYNC into a bad event buffer: the call is made (the naming
+ * service answers an unknown method), the wait fails and the call id
+ * comes back, and the answer is still there to be waited for by id.
+ */
+static void check_call_sync_event(void)
+{
+	char wrong[200] = "";
+	int fails = 0;
+
+	for (int i = 0; i < nbad; i++) {
+		ipc_msg_t m = { .method = IPC_M_USER + 77 };
+		ipc_event_t ev;
+		long r = __vernier_syscall(SYS_IPC_CALL_SYNC, IPC_NS_PHONE, (long)&m,
+					   bad[i].addr, 0, 0, 0);
+		errno_t w = r > 0 ? sys_ipc_wait(&ev, 0, IPC_WAIT_ANSWER, (ipc_callid_t)r) : EINVAL;
+		if (r <= 0 || w != EOK || ev.type != IPC_EV_ANSWER || ev.callid != (ipc_callid_t)r) {
+			size_t len = strlen(wrong);
+			snprintf(wrong + len, sizeof(wrong) - len, " %s: %ld, wait %d;",
+				 bad[i].name, r, w);
+			fails++;
+		}
+	}
+	tap_ok(fails == 0, "efault: ipc_call_sync event out: the call id back, "
+	       "its answer kept%s", wrong);
+}
+
 static long p_ipc_answer(long a, int *c)
 {
 	return raw3(SYS_IPC_ANSWER, 1, a, 0);
+}
+
+/* SYS_IPC_ANSWER_WAIT's answer in: checked before the call is looked up. */
+static long p_ipc_answer_wait_msg(long a, int *c)
+{
+	ipc_event_t ev;
+
+	return __vernier_syscall(SYS_IPC_ANSWER_WAIT, 1, a, (long)&ev, 0, IPC_WAIT_CALLS, 0);
+}
+
+/* Its event out: checked before the call is looked up, nothing answered. */
+static long p_ipc_answer_wait_ev(long a, int *c)
+{
+	ipc_msg_t m = { .method = EOK };
+
+	return __vernier_syscall(SYS_IPC_ANSWER_WAIT, 1, (long)&m, a, 0, IPC_WAIT_CALLS, 0);
 }
 
 static long p_ipc_wait(long a, int *c)
@@ -344,7 +395,12 @@ static void check_out_params(void)
 static void check_ipc_params(void)
 {
 	check_param("ipc_call msg", p_ipc_call, (expect_t)ALL(-EFAULT));
+	check_param("ipc_call_sync msg", p_ipc_call_sync, (expect_t)ALL(-EFAULT));
+	check_call_sync_event();
 	check_param("ipc_answer msg", p_ipc_answer, (expect_t)ALL(-EFAULT));
+	check_param("ipc_answer_wait msg", p_ipc_answer_wait_msg, (expect_t)ALL(-EFAULT));
+	check_param("ipc_answer_wait event out", p_ipc_answer_wait_ev,
+		    (expect_t)ALL_OUT(-EFAULT));
 	/* The event buffer is checked before an event is taken. */
 	check_param("ipc_wait event out", p_ipc_wait, (expect_t)ALL_OUT(-EFAULT));
 }

@@ -118,7 +118,7 @@ static const group_t groups[] = {
 	{ "threads", 4, { test_thread_join, test_thread_shared, test_tester_threads } },
 	{ "sched", 6, { test_pin_hop, test_fair_share, test_parallel } },
 	{ "time", 9, { test_sleep, test_clock, test_cputime } },
-	{ "efault", 28, { test_efault, test_enosys } },
+	{ "efault", 32, { test_efault, test_enosys } },
 	{ "faults", 7, { test_faults } },
 	{ "spawn", 13, { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", 3, { test_fpu } },

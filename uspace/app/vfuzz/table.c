@@ -557,6 +557,25 @@ static void fz_wait_ipc_after(fz_t *f, const fz_call_t *c, long r)
 		fz_handle_add(f, FZ_H_PHONE, f->ev.msg.args[4]);
 }
 
+/*
+ * SYS_IPC_CALL_SYNC: a call as ipc_call's, then a wait of at most 1 ms
+ * (never 0: no timeout) for its answer into ev or junk.
+ */
+static void fz_call_sync_shape(fz_t *f, fz_call_t *c)
+{
+	fz_call_shape(f, c);
+	c->a[2] = fz_chance(f, 80) ? (uint64_t)&f->ev : fz_arg(f);
+	c->a[3] = 1 + fz_below(f, 1000000);
+}
+
+static void fz_call_sync_after(fz_t *f, const fz_call_t *c, long r)
+{
+	fz_call_after(f, c, r);             /* r > 0: our call, its answer unread */
+	if (r == 0 && c->a[2] == (uint64_t)&f->ev && f->ev.type == IPC_EV_ANSWER &&
+	    f->ev.msg.method == EOK && f->ev.msg.args[4] < 128)
+		fz_handle_add(f, FZ_H_PHONE, f->ev.msg.args[4]);
+}
+
 static void fz_answer_shape(fz_t *f, fz_call_t *c)
 {
 	ipc_msg_t *m = fz_msg(f, 0);
@@ -570,6 +589,26 @@ static void fz_answer_after(fz_t *f, const fz_call_t *c, long r)
 {
 	if (r > 0)
 		fz_handle_add(f, FZ_H_PHONE, (uint64_t)r);
+}
+
+/*
+ * SYS_IPC_ANSWER_WAIT: an answer as ipc_answer's, then a wait for calls
+ * (never IPC_WAIT_ALL or ANSWER without an id: see fz_wait_ipc_shape) of
+ * at most 1 ms into ev or junk; or junk flags (EINVAL).
+ */
+static void fz_answer_wait_shape(fz_t *f, fz_call_t *c)
+{
+	fz_answer_shape(f, c);
+	c->a[2] = fz_chance(f, 80) ? (uint64_t)&f->ev : fz_arg(f);
+	c->a[3] = 1 + fz_below(f, 1000000);
+	c->a[4] = fz_chance(f, 85) ? IPC_WAIT_CALLS | (fz_chance(f, 50) ? IPC_WAIT_NONBLOCK : 0)
+				   : fz_rand(f) | 0x400;
+}
+
+static void fz_answer_wait_after(fz_t *f, const fz_call_t *c, long r)
+{
+	if (r == 0 && c->a[2] == (uint64_t)&f->ev && f->ev.type == IPC_EV_CALL)
+		fz_handle_add(f, FZ_H_CALLID, f->ev.callid);
 }
 
 static void fz_forward_shape(fz_t *f, fz_call_t *c)
@@ -637,8 +676,10 @@ const fz_tpl_t fz_tpls[] = {
 	{ "thread_stats", SYS_THREAD_STATS, 3, fz_thread_shape, NULL, 0 },
 	{ "system_stats", SYS_SYSTEM_STATS, 2, fz_out0_shape, NULL, 0 },
 	{ "ipc_call", SYS_IPC_CALL, 10, fz_call_shape, fz_call_after, 0 },
+	{ "ipc_call_sync", SYS_IPC_CALL_SYNC, 4, fz_call_sync_shape, fz_call_sync_after, 0 },
 	{ "ipc_wait", SYS_IPC_WAIT, 8, fz_wait_ipc_shape, fz_wait_ipc_after, 0 },
 	{ "ipc_answer", SYS_IPC_ANSWER, 6, fz_answer_shape, fz_answer_after, 0 },
+	{ "ipc_answer_wait", SYS_IPC_ANSWER_WAIT, 4, fz_answer_wait_shape, fz_answer_wait_after, 0 },
 	{ "ipc_forward", SYS_IPC_FORWARD, 4, fz_forward_shape, NULL, 0 },
 	{ "ipc_hangup", SYS_IPC_HANGUP, 2, fz_hangup_shape, NULL, 0 },
 	{ "ipc_connect_kbox", SYS_IPC_CONNECT_KBOX, 3, fz_kbox_shape, fz_kbox_after, 0 },

@@ -28,6 +28,14 @@
 /* Send msg on phone; the call id (for waiting) goes to *id. */
 errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id);
 /*
+ * Send msg on phone and wait (timeout_ns, 0 = forever) for its answer
+ * (SYS_IPC_CALL_SYNC, see abi/ipc.h): EOK, *id 0 and the answer event in
+ * *ev; EOK and the call id in *id when the call was made but its answer
+ * is still to be waited for (the wait failed); else the error of sending.
+ */
+errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
+			  uint64_t timeout_ns, ipc_callid_t *id);
+/*
  * Wait for an event (flags: IPC_WAIT_ALL, IPC_WAIT_CALLS or
  * IPC_WAIT_ANSWER with callid, optionally | IPC_WAIT_NONBLOCK) for at most
  * timeout_ns (0: forever). ETIMEOUT, EAGAIN (non-blocking, nothing there),
@@ -46,6 +54,15 @@ errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
  */
 errno_t sys_ipc_answer(ipc_callid_t callid, const ipc_msg_t *answer,
 		       int *phone);
+/*
+ * Answer call callid of a user method (>= IPC_M_USER: words only) with
+ * answer, then wait as sys_ipc_wait (no call id) into ev, in one system
+ * call (SYS_IPC_ANSWER_WAIT, see abi/ipc.h). *answered (may be NULL) says
+ * whether the answer went; the result is the answer's error when it did
+ * not (EINVAL: a system method's call, ENOENT, EFAULT), else the wait's.
+ */
+errno_t sys_ipc_answer_wait(ipc_callid_t callid, const ipc_msg_t *answer, ipc_event_t *ev,
+			    uint64_t timeout_ns, unsigned flags, bool *answered);
 /*
  * Pass call callid on through phone; with method != 0 the call's method
  * becomes method and its args[0] arg0. The answer goes to the original
@@ -90,6 +107,16 @@ errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
 		   uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4);
 /* Answer call callid with retval alone. */
 errno_t ipc_answer_0(ipc_callid_t callid, errno_t retval);
+/*
+ * ipc_answer() as an ipc_server_loop() handler's last act for the call it
+ * handles (a user method's): EOK at once, and the loop sends the answer
+ * with its next wait, in one system call (SYS_IPC_ANSWER_WAIT). The
+ * caller gets it only when the handler returns, so nothing after it may
+ * wait (for the caller above all) or exit. Elsewhere, or for another
+ * call, it is ipc_answer().
+ */
+errno_t ipc_answer_last(ipc_callid_t callid, errno_t retval, uint64_t a0,
+			uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4);
 
 /* ------------------------------------------------------ data transfer */
 
@@ -192,7 +219,10 @@ typedef int (*ipc_handler_t)(void *ctx, const ipc_event_t *ev);
  * IPC_M_CONNECT_ME_TO calls the naming service forwards with EOK.
  * Returns EOK when the handler asks to stop, or the error that ended the
  * wait (EINTR: the task is being killed). Several threads may run it on
- * the same task: each call goes to one of them.
+ * the same task: each call goes to one of them. A handler's
+ * ipc_answer_last() of its call goes with the loop's next wait
+ * (SYS_IPC_ANSWER_WAIT: one system call for both); up to 8 loops at once
+ * do so, more answer at once.
  */
 errno_t ipc_server_loop(ipc_handler_t handler, void *ctx);
 

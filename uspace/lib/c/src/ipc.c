@@ -33,6 +33,16 @@ errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id)
 	return ipc_err(r);
 }
 
+errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
+			  uint64_t timeout_ns, ipc_callid_t *id)
+{
+	long r = __vernier_syscall(SYS_IPC_CALL_SYNC, phone, (long)msg, (long)ev,
+				   (long)timeout_ns, 0, 0);
+
+	*id = r > 0 ? (ipc_callid_t)r : 0;
+	return ipc_err(r);
+}
+
 errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
 		     ipc_callid_t callid)
 {
@@ -69,6 +79,17 @@ static errno_t answer_own(ipc_callid_t callid, const ipc_msg_t *answer)
 	for (int i = 0; i < IPC_TRIES && rc == EFAULT; i++)
 		rc = sys_ipc_answer(callid, answer, NULL);
 	return rc;
+}
+
+errno_t sys_ipc_answer_wait(ipc_callid_t callid, const ipc_msg_t *answer, ipc_event_t *ev,
+			    uint64_t timeout_ns, unsigned flags, bool *answered)
+{
+	long r = __vernier_syscall(SYS_IPC_ANSWER_WAIT, (long)callid, (long)answer, (long)ev,
+				   (long)timeout_ns, flags, 0);
+
+	if (answered)
+		*answered = r >= 0;
+	return r < 0 ? (errno_t)-r : (errno_t)r;
 }
 
 errno_t sys_ipc_forward(ipc_callid_t callid, int phone, uint64_t method,
@@ -123,23 +144,112 @@ errno_t ipc_wait_answer(ipc_callid_t id, uint64_t timeout_ns, ipc_msg_t *answer)
 	return (errno_t)ev.msg.method;
 }
 
-/* Send m on phone and wait for its answer (into *m); as ipc_call_sync. */
-static errno_t call_msg_sync(int phone, ipc_msg_t *m)
+/*
+ * Send m on phone and wait for its answer (into *answer if not NULL): one
+ * SYS_IPC_CALL_SYNC, then a wait by id (wait_own) if its own wait failed.
+ * As ipc_call_sync.
+ */
+static errno_t call_msg_sync(int phone, const ipc_msg_t *m, ipc_msg_t *answer)
 {
+	ipc_event_t ev;
 	ipc_callid_t id;
-	errno_t rc = sys_ipc_call(phone, m, &id);
+	errno_t rc = sys_ipc_call_sync(phone, m, &ev, 0, &id);
 
-	return rc != EOK ? rc : ipc_wait_answer(id, 0, m);
+	if (rc == EOK && id)
+		rc = wait_own(&ev, 0, IPC_WAIT_ANSWER, id);
+	if (rc != EOK)
+		return rc;
+	if (answer)
+		*answer = ev.msg;
+	return (errno_t)ev.msg.method;
 }
 
 errno_t ipc_call_sync(int phone, uint64_t method, uint64_t a0, uint64_t a1,
 		      uint64_t a2, uint64_t a3, uint64_t a4, ipc_msg_t *answer)
 {
 	ipc_msg_t m = { .method = method, .args = { a0, a1, a2, a3, a4 } };
-	ipc_callid_t id;
-	errno_t rc = sys_ipc_call(phone, &m, &id);
 
-	return rc != EOK ? rc : ipc_wait_answer(id, 0, answer);
+	return call_msg_sync(phone, &m, answer);
+}
+
+/*
+ * An answer ipc_server_loop sends with its next wait (SYS_IPC_ANSWER_WAIT,
+ * one kernel entry for both). While a loop's handler runs, `open` is the
+ * id of the call it handles (a user method: its answer is words only); an
+ * ipc_answer_last() of that id, from any thread, claims it (LATER_BUSY), stores
+ * the answer and marks it LATER_SET; the loop closes it after the handler
+ * (waiting out a claim in progress), so an answer is either stored and
+ * sent by the loop or sent at once, never lost. Slots are static (no
+ * thread's stack is written by another); a loop without one answers at
+ * once.
+ */
+#define IPC_LATER_SLOTS 8
+#define LATER_BUSY UINT64_MAX
+#define LATER_SET (UINT64_MAX - 1)
+
+typedef struct ipc_later {
+	bool taken;                 /* a loop's */
+	uint64_t open;              /* call id, LATER_BUSY, LATER_SET or 0 */
+	ipc_callid_t id;            /* the call answered (LATER_SET) */
+	ipc_msg_t msg;
+} ipc_later_t;
+
+static ipc_later_t ipc_later[IPC_LATER_SLOTS];
+static unsigned ipc_later_loops;            /* slots taken: 0 skips the search */
+
+/* A free slot for a loop, or NULL. */
+static ipc_later_t *later_claim(void)
+{
+	for (int i = 0; i < IPC_LATER_SLOTS; i++) {
+		bool no = false;
+		if (__atomic_compare_exchange_n(&ipc_later[i].taken, &no, true, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&ipc_later_loops, 1, __ATOMIC_RELAXED);
+			return &ipc_later[i];
+		}
+	}
+	return NULL;
+}
+
+/* Give a loop's slot back. */
+static void later_release(ipc_later_t *l)
+{
+	if (!l)
+		return;
+	__atomic_sub_fetch(&ipc_later_loops, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->taken, false, __ATOMIC_RELEASE);
+}
+
+/* Store m as the answer to callid if a loop handles that call now. */
+static bool later_take(ipc_callid_t callid, const ipc_msg_t *m)
+{
+	if (!__atomic_load_n(&ipc_later_loops, __ATOMIC_RELAXED))
+		return false;
+	for (int i = 0; i < IPC_LATER_SLOTS; i++) {
+		ipc_later_t *l = &ipc_later[i];
+		uint64_t want = callid;
+		if (!__atomic_compare_exchange_n(&l->open, &want, LATER_BUSY, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		l->id = callid;
+		l->msg = *m;
+		__atomic_store_n(&l->open, LATER_SET, __ATOMIC_RELEASE);
+		return true;
+	}
+	return false;
+}
+
+/* Close l after its handler: whether an answer was stored. */
+static bool later_close(ipc_later_t *l)
+{
+	uint64_t v;
+
+	do {
+		while ((v = __atomic_load_n(&l->open, __ATOMIC_ACQUIRE)) == LATER_BUSY)
+			;
+	} while (!__atomic_compare_exchange_n(&l->open, &v, 0, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return v == LATER_SET;
 }
 
 errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
@@ -147,6 +257,16 @@ errno_t ipc_answer(ipc_callid_t callid, errno_t retval, uint64_t a0,
 {
 	ipc_msg_t m = { .method = (uint64_t)retval, .args = { a0, a1, a2, a3, a4 } };
 
+	return answer_own(callid, &m);
+}
+
+errno_t ipc_answer_last(ipc_callid_t callid, errno_t retval, uint64_t a0,
+			uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	ipc_msg_t m = { .method = (uint64_t)retval, .args = { a0, a1, a2, a3, a4 } };
+
+	if (later_take(callid, &m))
+		return EOK;
 	return answer_own(callid, &m);
 }
 
@@ -164,7 +284,7 @@ errno_t ipc_data_write_n(int phone, const void *buf, size_t len, size_t *done)
 
 	if (len > IPC_DATA_MAX)
 		return E2BIG;
-	errno_t rc = call_msg_sync(phone, &m);
+	errno_t rc = call_msg_sync(phone, &m, &m);
 	if (rc == EOK && done)
 		*done = (size_t)m.args[1];
 	return rc;
@@ -182,7 +302,7 @@ errno_t ipc_data_read(int phone, void *buf, size_t len, size_t *got)
 
 	if (len > IPC_DATA_MAX)
 		return E2BIG;
-	errno_t rc = call_msg_sync(phone, &m);
+	errno_t rc = call_msg_sync(phone, &m, &m);
 	if (rc == EOK && got)
 		*got = (size_t)m.args[1];
 	return rc;
@@ -322,17 +442,52 @@ errno_t service_connect_wait(const char *name, uint64_t timeout_ns, int *phone)
 
 /* ------------------------------------------------------ servers */
 
+/*
+ * handler(ctx, ev); an answer to a user method's call left in l (if l):
+ * *have then says l holds it, to go with the next wait. Its result.
+ */
+static int later_handle(ipc_later_t *l, ipc_handler_t handler, void *ctx,
+			const ipc_event_t *ev, bool *have)
+{
+	bool open = l && ev->type == IPC_EV_CALL && ev->msg.method >= IPC_M_USER;
+
+	if (open)
+		__atomic_store_n(&l->open, ev->callid, __ATOMIC_RELEASE);
+	int stop = handler(ctx, ev);
+	*have = open && later_close(l);
+	if (*have && stop)
+		answer_own(l->id, &l->msg);     /* no next wait to send it with */
+	return stop;
+}
+
+/* Send l's answer (if its handler left one) and wait for the next call into ev. */
+static errno_t later_answer_wait(ipc_later_t *l, bool have, ipc_event_t *ev)
+{
+	bool answered;
+
+	if (!have)
+		return wait_own(ev, 0, IPC_WAIT_CALLS, 0);
+	errno_t rc = sys_ipc_answer_wait(l->id, &l->msg, ev, 0, IPC_WAIT_CALLS, &answered);
+	if (!answered)                          /* e.g. EFAULT on ev: answer, then wait */
+		answer_own(l->id, &l->msg);
+	if (!answered || rc == EFAULT)
+		rc = wait_own(ev, 0, IPC_WAIT_CALLS, 0);
+	return rc;
+}
+
 errno_t ipc_server_loop(ipc_handler_t handler, void *ctx)
 {
 	ipc_event_t ev;
+	ipc_later_t *l = later_claim();
+	errno_t rc = wait_own(&ev, 0, IPC_WAIT_CALLS, 0);
 
-	for (;;) {
-		errno_t rc = wait_own(&ev, 0, IPC_WAIT_CALLS, 0);
-		if (rc != EOK)
-			return rc;
-		if (ev.type == IPC_EV_CALL && ev.msg.method == NS_M_WATCH)
-			continue;               /* left unanswered on purpose */
-		if (handler(ctx, &ev) != 0)
-			return EOK;
+	while (rc == EOK) {
+		bool have = false;
+		bool watch = ev.type == IPC_EV_CALL && ev.msg.method == NS_M_WATCH;
+		if (!watch && later_handle(l, handler, ctx, &ev, &have) != 0)
+			break;                      /* WATCH: left unanswered on purpose */
+		rc = later_answer_wait(l, have, &ev);
 	}
+	later_release(l);
+	return rc;
 }

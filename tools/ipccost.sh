@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tools/ipccost.sh - where one IPC round trip's instructions go, by function
+# (kernel and user), under QEMU -icount shift=0.
+#
+# Boots "-- bench -r RUNS FIGURE" (default ipc.roundtrip.samecpu) with a
+# TCG plugin (tools/pccount.c, built here with the host cc) that counts
+# every instruction by address from the figure's first run to
+# ipc_teardown, and divides by the calls made meanwhile
+# (tools/ipccost.py). Timer ticks in the window are included.
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${BUILD:-$here/../build}
+
+usage() {
+    cat <<USAGE
+Usage: $prog [--cpus N] [--runs N] [--timeout S] [--keep FILE] [FIGURE]
+
+Print the instructions per round trip of bench's FIGURE (an ipc.roundtrip
+figure, or ipc.write64 / ipc.write64k; default ipc.roundtrip.samecpu) by
+function, under -icount shift=0. Needs build/kernel.elf and
+build/initrd.tar (run make). --keep FILE keeps the per-address counts.
+USAGE
+}
+
+bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
+
+cpus=2 runs=3 timeout=900 figure=ipc.roundtrip.samecpu keep=''
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage; exit 0 ;;
+        --cpus|--runs|--timeout|--keep)
+            [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            case $1 in
+                --cpus) cpus=$2 ;;
+                --runs) runs=$2 ;;
+                --timeout) timeout=$2 ;;
+                --keep) keep=$2 ;;
+            esac
+            shift 2 ;;
+        -*) bad "unknown option '$1'" ;;
+        *) figure=$1; shift ;;
+    esac
+done
+bench=$(find "$build/uspace" -name bench -type f | head -n 1)
+. "$here/plugin-lib.sh"
+plugin_setup pccount "$build/kernel.elf" "$build/initrd.tar" "${bench:-$build/uspace/bench}"
+
+usym() { plugin_sym "$bench" "$1"; }
+if [[ $figure == ipc.write* ]]; then
+    loop=run_${figure//./_} mark=ipc_data_write_n
+else
+    loop=run_ipc_roundtrip mark=ipc_call_sync
+fi
+args="on=$(usym $loop),off=$(usym ipc_teardown),mark=$(usym $mark),out=$tmp/out"
+
+plugin_boot pccount "$args" "-- bench -r $runs $figure"
+tr -d '\r' <"$tmp/log" | grep -aE '^ipc\.' || true
+python3 "$here/ipccost.py" "$tmp/out" "$build/kernel.elf" "$bench"
