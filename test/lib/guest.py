@@ -128,6 +128,7 @@ class Guest:
 
 
 PROMPT = r"^(/[^ ]*) # $"   # the shell's prompt: the working directory
+PROMPT_START = r"^/[^ ]* # "  # a line that starts with it (output followed)
 
 
 class Shell:
@@ -152,11 +153,11 @@ class Shell:
         self.g.send(line + "\r", gap=0.005)
         # The echo: after the prompt, or alone when a background job's line
         # already followed the prompt.
-        echo = r"^/[^ ]* # |^" + re.escape(line) + "$"
+        echo = PROMPT_START + "|^" + re.escape(line) + "$"
         if not self.g.expect(echo, timeout=timeout):
             return None                     # the typed line never came back
         first = self.g.seen
-        if not self.g.expect(r"^/[^ ]* # ", timeout=timeout, partial=True):
+        if not self.g.expect(PROMPT_START, timeout=timeout, partial=True):
             return None
         end = self.g.seen - 1 if self.g.seen > first else len(self.g.lines())
         return self.g.lines()[first:end]
