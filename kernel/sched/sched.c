@@ -316,6 +316,7 @@ bool sched_schedule(void)
 	c->need_resched = false;
 	bool prev_ready = sched_prev_ready(c, prev);
 	thread_t *next = c->handoff ? sched_take_handoff(c, prev_ready) : NULL;
+	uint32_t slice = next ? MAX(prev->slice, 1u) : SCHED_SLICE_TICKS;
 	if (!next)
 		next = sched_pick_next(c, prev, prev_ready);
 	if (!next)
@@ -329,7 +330,7 @@ bool sched_schedule(void)
 	next->on_cpu = true;
 	next->cpu = c->id;
 	spin_unlock(&next->lock);
-	next->slice = SCHED_SLICE_TICKS;
+	next->slice = slice;            /* a hand-off runs on the rest of prev's slice */
 	c->current = next;
 	c->prev = prev;
 	acct_switch(c, prev, next);

@@ -437,3 +437,69 @@ KTEST(wakeup_sync_hands_off, "sched: a sync wake-up hands the CPU over without t
 		 "ran after the block: rc %d step %d", rc, kt_hand_step);
 	return true;
 }
+
+static waitq_t kt_pp_wq[2];
+static volatile uint64_t kt_pp_turn;      /* even: thread 0's turn, odd: thread 1's */
+
+/*
+ * Pass the turn on with a hand-off (WAITQ_FIRST), then wait for it to come
+ * back, in one interrupts-off section (as ipc_call_wait does: the tick
+ * never sees the hand-off slot full), with interrupts on in between (as
+ * in user mode between system calls). Thread 0 starts with the turn.
+ */
+static void kt_pingpong(void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+	bool mine = me == 0;
+
+	while (!kt_stop) {
+		uint64_t f = irq_save(), g;
+		if (mine) {
+			spin_lock(&kt_pp_wq[!me].lock);
+			kt_pp_turn++;
+			waitq_wake_all_locked_to(&kt_pp_wq[!me], WAITQ_FIRST);
+			spin_unlock(&kt_pp_wq[!me].lock);
+		}
+		spin_lock(&kt_pp_wq[me].lock);
+		while ((kt_pp_turn & 1) != me && !kt_stop)
+			waitq_sleep_locked(&kt_pp_wq[me], &g, 100000000);
+		spin_unlock(&kt_pp_wq[me].lock);
+		mine = true;
+		irq_restore(f);
+	}
+}
+
+/*
+ * Two threads that hand the CPU to each other (as a client and server do
+ * with SYS_IPC_CALL_SYNC and SYS_IPC_ANSWER_WAIT) and a spinner of their
+ * priority, all on one CPU, for 300 ms: the spinner must run too. Each
+ * hand-off used to start a fresh time slice, so the pair never used one
+ * up and the spinner (and on one CPU this test too) never ran again.
+ */
+KTEST(handoff_shares_cpu, "sched: a hand-off pair leaves a queued thread of its priority its turns")
+{
+	uint32_t cpu = cpus_online > 1 ? 1 : 0;
+	thread_t *a, *b, *s;
+
+	kt_stop = false;
+	kt_pp_turn = 0;
+	kt_spins[5] = 0;
+	waitq_init(&kt_pp_wq[0]);
+	waitq_init(&kt_pp_wq[1]);
+	KT_CHECK(kt_spawn_pinned(5, cpu, &s) == EOK, "create");
+	KT_CHECK(thread_create_kernel_on("ping", kt_pingpong, (void *)0, THREAD_PRIO_DEFAULT,
+					 1ull << cpu, &a) == EOK, "create");
+	KT_CHECK(thread_create_kernel_on("pong", kt_pingpong, (void *)1, THREAD_PRIO_DEFAULT,
+					 1ull << cpu, &b) == EOK, "create");
+	thread_sleep(100000000);
+	uint64_t spins0 = kt_spins[5], turns0 = kt_pp_turn;
+	thread_sleep(300000000);
+	uint64_t spins = kt_spins[5] - spins0, turns = kt_pp_turn - turns0;
+	kt_stop = true;
+	thread_join(a, NULL);
+	thread_join(b, NULL);
+	thread_join(s, NULL);
+	printk("# hand-off pair: %lu turns, spinner %lu spins in 300 ms\n", turns, spins);
+	KT_CHECK(turns > 100 && spins > 0, "%lu hand-offs, the spinner %lu spins", turns, spins);
+	return true;
+}

@@ -25,7 +25,10 @@ void sched_wakeup(thread_t *t);
  * other CPU it may use is idle, it goes to this CPU's hand-off slot
  * instead of a run queue (no queue locks, no CPU choice, no IPI) and the
  * next sched_schedule here switches to it directly if the current thread
- * blocked and nothing queued outranks it, else queues it. One slot per
+ * blocked and nothing queued outranks it, else queues it. It runs on the
+ * rest of its waker's time slice (as L4's time-slice donation): a pair
+ * handing the CPU back and forth shares one slice, and a thread queued
+ * here at their priority gets its turn when that runs out. One slot per
  * CPU: a second one goes the sched_wakeup way. A thread in the slot
  * cannot be stolen; the next tick queues it if its waker ran on.
  * Interrupts off (its caller holds a wait queue's lock); t->lock not held.
