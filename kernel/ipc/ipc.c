@@ -39,57 +39,38 @@ void box_init(answerbox_t *b, task_t *owner)
 }
 
 /*
- * Free calls kept per CPU, so a call costs no kmalloc, kfree and poison
- * fill; touched with interrupts off by their CPU only. The heap bytes
- * they hold count as cached (sysinfo system.memory: ipc_cached_bytes).
+ * Calls come from a static pool first, then from the heap. The pool
+ * costs no kmalloc, kfree or poison fill, and a pool call freed on any
+ * CPU goes back with one atomic OR (a bit per call: set = free). What the
+ * heap holds does not depend on where calls were freed, as it did with
+ * per-CPU caches of heap calls: a leak check compares heap pages.
  */
-#define CALL_CACHE 4
-typedef struct call_cache {
-	call_t *free[CALL_CACHE];
-	uint32_t n;
-} __attribute__((aligned(64))) call_cache_t;
+#define CALL_POOL 64
+static call_t call_pool[CALL_POOL];
+static uint64_t call_pool_free = ~0ull;
 
-static call_cache_t call_cache[MAX_CPUS];
-static size_t call_bytes;                /* kmalloc_size of a call, once one was made */
-
-/* A call from this CPU's cache, else from the heap; NULL: no memory. */
+/* A call from the pool, else from the heap; NULL: no memory. */
 static call_t *call_alloc(void)
 {
 	if (failinj_hit(FAILINJ_SLAB))       /* injected as if it were a kmalloc */
 		return NULL;
-	uint64_t f = irq_save();
-	call_cache_t *cc = &call_cache[cpu_id()];
-	call_t *c = cc->n ? cc->free[--cc->n] : NULL;
-	irq_restore(f);
-	if (c)
-		return c;
-	c = kmalloc(sizeof(*c));
-	if (c && !call_bytes)
-		__atomic_store_n(&call_bytes, kmalloc_size(c), __ATOMIC_RELAXED);
-	return c;
+	uint64_t m = __atomic_load_n(&call_pool_free, __ATOMIC_RELAXED);
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		if (__atomic_compare_exchange_n(&call_pool_free, &m, m & ~(1ull << i), false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &call_pool[i];
+	}
+	return kmalloc(sizeof(call_t));
 }
 
-/* Keep c in this CPU's cache, or give it back to the heap. */
+/* Give c back to the pool or the heap. */
 static void call_release(call_t *c)
 {
-	uint64_t f = irq_save();
-	call_cache_t *cc = &call_cache[cpu_id()];
-	bool kept = cc->n < CALL_CACHE;
-
-	if (kept)
-		cc->free[cc->n++] = c;
-	irq_restore(f);
-	if (!kept)
+	if (c >= call_pool && c < call_pool + CALL_POOL)
+		__atomic_or_fetch(&call_pool_free, 1ull << (c - call_pool), __ATOMIC_RELEASE);
+	else
 		kfree(c);
-}
-
-size_t ipc_cached_bytes(void)
-{
-	size_t n = 0;
-
-	for (unsigned i = 0; i < MAX_CPUS; i++)
-		n += __atomic_load_n(&call_cache[i].n, __ATOMIC_RELAXED);
-	return n * __atomic_load_n(&call_bytes, __ATOMIC_RELAXED);
 }
 
 /* Free c and drop its task references. */

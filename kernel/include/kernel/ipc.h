@@ -126,9 +126,6 @@ errno_t ipc_notify(struct task *t, uint64_t method, uint64_t a0, uint64_t a1);
 /* Drop t's IRQ subscriptions (masking the lines). */
 void irq_task_cleanup(struct task *t);
 
-/* Heap bytes held by the per-CPU caches of free calls (sysinfo: cached). */
-size_t ipc_cached_bytes(void);
-
 /* t's usage: calls in its box, its calls with unread answers. */
 void ipc_task_usage(struct task *t, uint32_t *box_calls, uint32_t *unread);
 

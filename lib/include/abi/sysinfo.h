@@ -171,8 +171,7 @@ typedef struct sysinfo_memory {
 	uint64_t heap_frames;     /* frames the kernel heap holds (used or not) */
 	uint64_t heap_live;       /* bytes of live heap objects (size-class rounded) */
 	uint64_t heap_cached;     /* of which bounded caches any task fills (cprof's
-	                             kept tables of exited processes, IPC's
-	                             per-CPU free calls) */
+	                             kept tables of exited processes) */
 	uint64_t kstacks;         /* kernel stacks in use by threads */
 	uint64_t kstack_frames;   /* frames mapped as kernel stacks (in use or cached) */
 	uint64_t table_frames;    /* page-table frames, kernel and user */
