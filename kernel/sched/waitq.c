@@ -87,8 +87,7 @@ static errno_t waitq_enter(waitq_t *wq, thread_t *t, unsigned why)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!t->task->killed)
 		return EOK;
-	list_remove(&t->wait_node);
-	t->waiting_on = NULL;
+	waitq_unlink(t, EINTR);
 	waitq_set_state(t, THREAD_RUNNING, why);
 	return EINTR;
 }
