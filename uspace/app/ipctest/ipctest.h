@@ -17,6 +17,7 @@
 /* Every wait in the tests is bounded: a lost answer fails, never hangs. */
 #define ANSWER_TIMEOUT_NS (10 * NS_PER_SEC)
 #define CONNECT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define START_POLL_NS (2 * NS_PER_MS)   /* start_server: connect retry period */
 /* A user address with nothing mapped (below the program image at 4 MiB). */
 #define BAD_ADDR ((void *)0x10000)
 
@@ -68,7 +69,9 @@ uint64_t now_ns(void);
 void make_name(char *buf, size_t size, const char *what);
 /*
  * Spawn `ipctest server KIND NAME [ARG]` (no permissions) and connect to
- * it once it has registered; its task id and our phone come back.
+ * it once it has registered; its task id and our phone come back. ESRCH
+ * if it ended first (a set-up failure: it is reaped), ETIMEOUT if it
+ * did not register within CONNECT_TIMEOUT_NS (it is killed).
  */
 errno_t start_server(const char *kind, const char *name, const char *arg,
 		     task_id_t *id, int *phone);

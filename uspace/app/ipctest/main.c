@@ -86,6 +86,28 @@ errno_t call(int phone, uint64_t method, uint64_t a0, uint64_t a1, uint64_t a2,
 	return rc != EOK ? rc : ipc_wait_answer(id, ANSWER_TIMEOUT_NS, answer);
 }
 
+/*
+ * Connect to the server child id registers as name: ESRCH as soon as the
+ * child has ended (reaped then), ETIMEOUT after CONNECT_TIMEOUT_NS.
+ */
+static errno_t connect_child(const char *name, task_id_t id, int *phone)
+{
+	uint64_t t0 = now_ns();
+	int status;
+
+	for (;;) {
+		errno_t rc = service_connect(name, phone);
+		if (rc != ENOENT && rc != EHANGUP)
+			return rc;
+		errno_t w = sys_wait(id, &status, WAIT_NOHANG, NULL);
+		if (w == EOK || w == ESRCH)         /* EFAULT: not known, try again */
+			return ESRCH;
+		if (now_ns() - t0 >= CONNECT_TIMEOUT_NS)
+			return ETIMEOUT;
+		sys_sleep_ns(START_POLL_NS);
+	}
+}
+
 errno_t start_server(const char *kind, const char *name, const char *arg,
 		     task_id_t *id, int *phone)
 {
@@ -94,8 +116,8 @@ errno_t start_server(const char *kind, const char *name, const char *arg,
 	errno_t rc = sys_spawn("/bin/ipctest", argv, 0, id);
 	if (rc != EOK)
 		return rc;
-	rc = service_connect_wait(name, CONNECT_TIMEOUT_NS, phone);
-	if (rc != EOK) {
+	rc = connect_child(name, *id, phone);
+	if (rc != EOK && rc != ESRCH) {
 		int status;
 		kill_wait(*id, &status);
 	}
