@@ -26,6 +26,7 @@
 #include <kernel/syscall.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
+#include <kernel/idle.h>
 #include <kernel/ktimer.h>
 #include <kernel/tick.h>
 #include <kernel/version.h>
@@ -133,6 +134,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	task_init();                /* the kernel task */
 	failinj_init();             /* failslab=, failframe=, failcopy= */
 	ktimer_init();              /* per-CPU timer lists */
+	idle_init();                /* idle CPUs: how long they poll (idlepoll=) */
 	klog_init();                /* readers of the kernel log may sleep */
 	sched_init_cpu();           /* run queue; this context is idle/0 */
 	syscall_init_cpu();         /* SYSCALL/SYSRET */

@@ -25,7 +25,8 @@ and the kernel's share of the non-idle ticks must be within SHARE_TOL
 points of the workload's kernel share as the NMI profiler measures it in
 the same boot (`profile -s rtc-nmi`: kernel samples of its samples), and
 most of the ksyscall half (over 25%, at most 50% + SHARE_TOL). The idle
-ticks are those of the idle loop, sched_start.
+ticks are those of the idle loop, sched_start, and of idle_wait, where
+an idle CPU polls and halts.
 
 TAP on stdout, for prove.
 """
@@ -50,7 +51,7 @@ KTZERO_RE = re.compile(r"^KTZERO ([0-9a-f]+)\t(\d+) us per tick, (\d+) buckets"
                        r" of (\d+) bytes")
 ROW_RE = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+\s+(\S+)\s*$")
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
-IDLE_FN = "sched_start"
+IDLE_FNS = ("sched_start", "idle_wait")
 SHARE_TOL = 4.0         # points: ~3000 ticks give a 0.9-point sd, plus the shell's
 WORK = "workload -d %d alpha:1 ksyscall:1"
 
@@ -187,7 +188,7 @@ def kprof_kernel_share(sh):
     sh.run("sleep 8", timeout=120)        # the background workload ends
     if not tot:
         return None, 0
-    idle = rows.get(IDLE_FN, 0)
+    idle = sum(rows.get(f, 0) for f in IDLE_FNS)
     busy = tot[0] - idle
     return (100.0 * (tot[1] - idle) / busy if busy else None), busy
 

@@ -12,6 +12,7 @@
 #include <arch/smp.h>
 #include <arch/thread.h>
 #include <kernel/acct.h>
+#include <kernel/idle.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/prof.h>
@@ -92,6 +93,13 @@ static uint32_t sched_pick_cpu(thread_t *t)
 	return 0;
 }
 
+/* Make c look at its queue: an IPI, unless it is polling it. */
+static void sched_poke(cpu_t *c)
+{
+	if (!idle_poke_polling(c))
+		arch_send_resched(c);
+}
+
 /* Queue t on cpu and poke that CPU if it should look. t->lock held. */
 static void sched_enqueue(thread_t *t, uint32_t cpu)
 {
@@ -105,7 +113,7 @@ static void sched_enqueue(thread_t *t, uint32_t cpu)
 		if (c->current == c->idle || t->priority > c->current->priority)
 			c->need_resched = true;
 	} else if (c->current == c->idle || t->priority > c->current->priority) {
-		arch_send_resched(c);
+		sched_poke(c);
 	}
 }
 
@@ -415,6 +423,11 @@ void sched_init_cpu(void)
 	thread_init_boot(c->id);
 }
 
+bool sched_has_local_work(const cpu_t *c)
+{
+	return c->rq->count || c->need_resched;
+}
+
 /* Anything to steal? (cheap, unlocked look) */
 static bool sched_work_elsewhere(uint32_t me)
 {
@@ -440,7 +453,7 @@ void sched_start(void)
 		if (c->need_resched)
 			irq_enable();
 		else
-			arch_idle();            /* sti; hlt */
+			idle_wait(c);           /* poll, then sti; hlt */
 	}
 }
 

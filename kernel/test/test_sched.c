@@ -4,6 +4,7 @@
  */
 #include <arch/cpu.h>
 #include <kernel/tick.h>
+#include <kernel/idle.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
@@ -501,5 +502,101 @@ KTEST(handoff_shares_cpu, "sched: a hand-off pair leaves a queued thread of its 
 	thread_join(s, NULL);
 	printk("# hand-off pair: %lu turns, spinner %lu spins in 300 ms\n", turns, spins);
 	KT_CHECK(turns > 100 && spins > 0, "%lu hand-offs, the spinner %lu spins", turns, spins);
+	return true;
+}
+
+static waitq_t kt_idle_wq;
+static volatile uint64_t kt_idle_posted, kt_idle_seen;
+
+/* Wait for each post (a lost wake-up shows as a 2 s sleep), count it. */
+static void kt_idle_waiter(void *arg)
+{
+	uint64_t f = spin_lock_irqsave(&kt_idle_wq.lock);
+
+	while (!kt_stop) {
+		while (kt_idle_seen == kt_idle_posted && !kt_stop)
+			waitq_sleep_locked(&kt_idle_wq, &f, 2000000000);
+		kt_idle_seen = kt_idle_posted;
+	}
+	spin_unlock_irqrestore(&kt_idle_wq.lock, f);
+}
+
+/* Post one wake-up; true if the waiter saw it within 1 s. */
+static bool kt_idle_post(void)
+{
+	uint64_t f = spin_lock_irqsave(&kt_idle_wq.lock);
+	uint64_t want = ++kt_idle_posted;
+
+	waitq_wake_all_locked(&kt_idle_wq);
+	spin_unlock_irqrestore(&kt_idle_wq.lock, f);
+	uint64_t t0 = time_cycles(), limit = time_cycles_per_sec();
+	while (kt_idle_seen != want && time_cycles() - t0 < limit)
+		cpu_relax();
+	return kt_idle_seen == want;
+}
+
+/* IPIs saved by every CPU's wake-ups since boot. */
+static uint64_t kt_ipis_saved(void)
+{
+	uint64_t n = 0;
+	idle_stats_t s;
+
+	for (uint32_t i = 0; i < cpus_online; i++) {
+		idle_get_stats(i, &s);
+		n += s.ipis_saved;
+	}
+	return n;
+}
+
+/* n posts to the waiter on cpu, 0-40 us apart; how many it saw, the IPIs they saved. */
+static unsigned kt_idle_round(unsigned n, uint64_t *saved)
+{
+	uint64_t saved0 = kt_ipis_saved();
+	uint64_t seed = time_cycles() | 1, us = time_cycles_per_sec() / 1000000;
+	unsigned seen = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		uint64_t t0 = time_cycles(), gap = seed % 40 * us;
+		while (time_cycles() - t0 < gap)
+			cpu_relax();
+		seen += kt_idle_post();
+	}
+	*saved = kt_ipis_saved() - saved0;
+	return seen;
+}
+
+/*
+ * A thread on CPU 1 sleeps and is woken from here 200 times, with idle
+ * polling on (200 us at most), then off: every wake-up arrives both
+ * ways; with polling on, some found CPU 1 polling (they needed no IPI),
+ * with it off, every one did.
+ */
+KTEST(idle_poll_wakes, "sched: an idle CPU polling its queue is woken without an IPI, never lost")
+{
+	uint64_t old = idle_poll_max(), on, off;
+	thread_t *w;
+
+	if (cpus_online < 2)
+		KT_SKIP("needs a second CPU");
+	kt_stop = false;
+	kt_idle_posted = kt_idle_seen = 0;
+	waitq_init(&kt_idle_wq);
+	idle_poll_set_max(IDLE_POLL_MAX_US * (time_cycles_per_sec() / 1000000));
+	KT_CHECK(thread_create_kernel_on("idlew", kt_idle_waiter, NULL, THREAD_PRIO_DEFAULT,
+					 2, &w) == EOK, "create");
+	unsigned seen_on = kt_idle_round(200, &on);
+	idle_poll_set_max(0);
+	thread_sleep(20000000);                 /* CPU 1's next wait drops its limit to 0 */
+	unsigned seen_off = kt_idle_round(200, &off);
+	idle_poll_set_max(old);
+	kt_stop = true;
+	waitq_wake_all(&kt_idle_wq);
+	thread_join(w, NULL);
+	printk("# idle poll: %u/200 seen, %lu IPIs saved; off: %u/200, %lu\n",
+	       seen_on, on, seen_off, off);
+	KT_CHECK(seen_on == 200 && seen_off == 200, "wake-ups seen: %u and %u of 200",
+		 seen_on, seen_off);
+	KT_CHECK(on > 0 && off == 0, "IPIs saved: %lu with polling, %lu without", on, off);
 	return true;
 }

@@ -92,6 +92,7 @@ typedef struct cpu {
 	struct thread *handoff;      /* READY, to run next here (sched_wakeup_sync) */
 	struct run_queue *rq;
 	volatile bool need_resched;
+	volatile bool idle_polling;  /* idle, polling its queue: wake it without an IPI */
 	uint32_t preempt_count;      /* > 0: no preemption */
 	acct_cpu_t acct;
 	arch_cpu_t arch;

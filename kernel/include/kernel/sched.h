@@ -59,6 +59,12 @@ bool sched_schedule(void);
  */
 void sched_yield(void);
 
+/*
+ * Does c have work of its own: a queued thread or a reschedule request?
+ * An unlocked look, for the idle poll (idle.c). Any context.
+ */
+bool sched_has_local_work(const struct cpu *c);
+
 /* Timer tick on this CPU: slices, timers, balancing. Interrupts off. */
 void sched_tick(void);
 
