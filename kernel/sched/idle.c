@@ -36,20 +36,26 @@ typedef struct idle_cpu {
 static idle_cpu_t idle_cpus[MAX_CPUS];
 static uint64_t idle_max;           /* cycles; 0: never poll */
 static uint64_t idle_grow_start;    /* cycles */
+static bool idle_fixed;             /* ktest: poll the maximum every time */
 
 static uint64_t idle_us_to_cycles(uint64_t us)
 {
 	return us * (time_cycles_per_sec() / 1000000);
 }
 
-/* idlepoll=US, or the default for this platform. */
+/*
+ * idlepoll=US, or the default: polling pays in a virtual machine, where an
+ * IPI and a halted vCPU's wake-up go through the host, and not under
+ * -icount; on hardware an IPI is cheap and a halt saves power.
+ */
 static uint64_t idle_max_us(void)
 {
 	char buf[16];
 	uint64_t us = 0;
 
 	if (!cmdline_get("idlepoll", buf, sizeof(buf)))
-		return platform_sampling() == PLATFORM_TCG_ICOUNT ? 0 : IDLE_POLL_MAX_US;
+		return platform_virtual() && platform_sampling() != PLATFORM_TCG_ICOUNT
+		       ? IDLE_POLL_MAX_US : 0;
 	for (const char *p = buf; *p >= '0' && *p <= '9' && us < 1000000; p++)
 		us = us * 10 + (uint64_t)(*p - '0');
 	return us < 100000 ? us : 100000;
@@ -66,16 +72,20 @@ void idle_init(void)
 
 /*
  * Poll c's queue until work comes or cycle end, interrupts on. True if
- * there is work. Interrupts off on entry and at return.
+ * there is work. Interrupts off on entry and at return. Preemption is off
+ * meanwhile: an interrupt's exit must not switch to another thread while
+ * the flag still says this CPU polls (its wakers would skip the IPI).
  */
 static bool idle_poll(cpu_t *c, uint64_t end)
 {
+	c->preempt_count++;
 	__atomic_store_n(&c->idle_polling, true, __ATOMIC_SEQ_CST);
 	irq_enable();
 	while (!sched_has_local_work(c) && time_cycles() < end)
 		;
 	irq_disable();
 	__atomic_store_n(&c->idle_polling, false, __ATOMIC_SEQ_CST);
+	c->preempt_count--;
 	return sched_has_local_work(c);
 }
 
@@ -98,7 +108,8 @@ void idle_wait(cpu_t *c)
 		arch_idle();                    /* sti; hlt */
 		ic->halts++;
 	}
-	ic->limit = idle_poll_adjust(ic->limit, time_cycles() - t0, max, idle_grow_start);
+	ic->limit = __atomic_load_n(&idle_fixed, __ATOMIC_RELAXED) ? max :
+		    idle_poll_adjust(ic->limit, time_cycles() - t0, max, idle_grow_start);
 }
 
 bool idle_poke_polling(cpu_t *c)
@@ -115,9 +126,10 @@ uint64_t idle_poll_max(void)
 	return __atomic_load_n(&idle_max, __ATOMIC_RELAXED);
 }
 
-void idle_poll_set_max(uint64_t cycles)
+void idle_poll_set_max(uint64_t cycles, bool fixed)
 {
 	__atomic_store_n(&idle_max, cycles, __ATOMIC_RELAXED);
+	__atomic_store_n(&idle_fixed, fixed, __ATOMIC_RELAXED);
 }
 
 void idle_get_stats(uint32_t cpu, idle_stats_t *out)

@@ -548,18 +548,32 @@ static uint64_t kt_ipis_saved(void)
 	return n;
 }
 
-/* n posts to the waiter on cpu, 0-40 us apart; how many it saw, the IPIs they saved. */
-static unsigned kt_idle_round(unsigned n, uint64_t *saved)
+/*
+ * Wait until CPU cpu polls (at most 10 ms), or, if !at_poll, 0-40 us
+ * (*seed: xorshift64).
+ */
+static unsigned kt_idle_found;          /* gaps that found the CPU polling */
+
+static void kt_idle_gap(uint32_t cpu, bool at_poll, uint64_t *seed)
 {
-	uint64_t saved0 = kt_ipis_saved();
-	uint64_t seed = time_cycles() | 1, us = time_cycles_per_sec() / 1000000;
+	uint64_t t0 = time_cycles(), us = time_cycles_per_sec() / 1000000;
+	uint64_t gap = at_poll ? 10000 * us : (*seed % 40) * us;
+
+	*seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+	while (time_cycles() - t0 < gap && !(at_poll && cpus[cpu]->idle_polling))
+		cpu_relax();
+	kt_idle_found += at_poll && cpus[cpu]->idle_polling;
+
+}
+
+/* n posts to the waiter on CPU 1 (see kt_idle_gap); how many it saw, the IPIs they saved. */
+static unsigned kt_idle_round(unsigned n, bool at_poll, uint64_t *saved)
+{
+	uint64_t saved0 = kt_ipis_saved(), seed = time_cycles() | 1;
 	unsigned seen = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-		uint64_t t0 = time_cycles(), gap = seed % 40 * us;
-		while (time_cycles() - t0 < gap)
-			cpu_relax();
+		kt_idle_gap(1, at_poll, &seed);
 		seen += kt_idle_post();
 	}
 	*saved = kt_ipis_saved() - saved0;
@@ -567,34 +581,48 @@ static unsigned kt_idle_round(unsigned n, uint64_t *saved)
 }
 
 /*
- * A thread on CPU 1 sleeps and is woken from here 200 times, with idle
- * polling on (200 us at most), then off: every wake-up arrives both
- * ways; with polling on, some found CPU 1 polling (they needed no IPI),
- * with it off, every one did.
+ * A thread on CPU 1 sleeps and is woken from CPU 0 200 times with idle
+ * polling on, each wake-up once CPU 1 is seen polling, then 200 times
+ * with it off, 0-40 us apart: every wake-up arrives both ways; with
+ * polling on, some found CPU 1 still polling (they needed no IPI), with
+ * it off, none did. The test polls 20 ms each time, not adapting: on a
+ * loaded host the two vCPUs may not run at once, and a poll shorter than
+ * the host's time slice could then end unseen every time.
  */
 KTEST(idle_poll_wakes, "sched: an idle CPU polling its queue is woken without an IPI, never lost")
 {
 	uint64_t old = idle_poll_max(), on, off;
-	thread_t *w;
+	thread_t *me = thread_current(), *w;
+	uint64_t aff = me->affinity;
 
 	if (cpus_online < 2)
 		KT_SKIP("needs a second CPU");
+	sched_set_params(me, -1, 1);            /* the waker on CPU 0, away from the waiter */
+	while (cpu_id() != 0)
+		sched_yield();
 	kt_stop = false;
 	kt_idle_posted = kt_idle_seen = 0;
 	waitq_init(&kt_idle_wq);
-	idle_poll_set_max(IDLE_POLL_MAX_US * (time_cycles_per_sec() / 1000000));
+	idle_poll_set_max(time_cycles_per_sec() / 50, true);
 	KT_CHECK(thread_create_kernel_on("idlew", kt_idle_waiter, NULL, THREAD_PRIO_DEFAULT,
 					 2, &w) == EOK, "create");
-	unsigned seen_on = kt_idle_round(200, &on);
-	idle_poll_set_max(0);
-	thread_sleep(20000000);                 /* CPU 1's next wait drops its limit to 0 */
-	unsigned seen_off = kt_idle_round(200, &off);
-	idle_poll_set_max(old);
+	idle_stats_t a, b;
+	kt_idle_found = 0;
+	idle_get_stats(1, &a);
+	unsigned seen_on = kt_idle_round(200, true, &on);
+	idle_get_stats(1, &b);
+	idle_poll_set_max(0, false);
+	thread_sleep(50000000);                 /* CPU 1's next wait drops its limit to 0 */
+	unsigned seen_off = kt_idle_round(200, false, &off);
+	idle_poll_set_max(old, false);
 	kt_stop = true;
 	waitq_wake_all(&kt_idle_wq);
 	thread_join(w, NULL);
-	printk("# idle poll: %u/200 seen, %lu IPIs saved; off: %u/200, %lu\n",
-	       seen_on, on, seen_off, off);
+	sched_set_params(me, -1, aff);
+	printk("# idle poll: %u/200 seen, %lu IPIs saved (CPU 1 seen polling %u times; "
+	       "its waits %lu, poll wake-ups %lu, halts %lu); off: %u/200, %lu\n", seen_on, on,
+	       kt_idle_found, b.waits - a.waits, b.poll_wakes - a.poll_wakes, b.halts - a.halts,
+	       seen_off, off);
 	KT_CHECK(seen_on == 200 && seen_off == 200, "wake-ups seen: %u and %u of 200",
 		 seen_on, seen_off);
 	KT_CHECK(on > 0 && off == 0, "IPIs saved: %lu with polling, %lu without", on, off);

@@ -19,9 +19,14 @@
 
 static unsigned emul_kind = PLATFORM_NATIVE;
 
+bool platform_virtual(void)
+{
+	return cpuid(1, 0).ecx & (1u << 31);
+}
+
 static bool emul_is_tcg(void)
 {
-	if (!(cpuid(1, 0).ecx & (1u << 31)))
+	if (!platform_virtual())
 		return false;
 	cpuid_regs_t r = cpuid(0x40000000, 0);
 	return r.ebx == 0x54474354 && r.ecx == 0x43544743 && r.edx == 0x47435447;

@@ -6,9 +6,10 @@
  * poll would have caught doubles the limit (from IDLE_POLL_GROW_START_US
  * up to the maximum), one longer than the maximum halves it (to 0 below
  * the start). The maximum is "idlepoll=US" on the command line (default
- * IDLE_POLL_MAX_US, 0: never poll); under QEMU -icount, where one thread
- * runs every vCPU in turn and a polling vCPU only holds the others up,
- * the default is 0.
+ * IDLE_POLL_MAX_US in a virtual machine, 0 on hardware and under QEMU
+ * -icount, where one thread runs every vCPU in turn and a polling vCPU
+ * only holds the others up; 0: never poll), as Linux polls only as a
+ * guest.
  */
 #ifndef KERNEL_IDLE_H
 #define KERNEL_IDLE_H
@@ -51,9 +52,13 @@ bool idle_poke_polling(struct cpu *c);
 uint64_t idle_poll_adjust(uint64_t limit, uint64_t block, uint64_t max,
 			  uint64_t grow_start);
 
-/* The maximum poll in cycles, and setting it (ktest: 0 stops polling). */
+/*
+ * The maximum poll in cycles, and setting it (ktest: 0 stops polling;
+ * fixed: every CPU polls that long from its next idle wait on, without
+ * adapting, so that a test does not depend on the host's load).
+ */
 uint64_t idle_poll_max(void);
-void idle_poll_set_max(uint64_t cycles);
+void idle_poll_set_max(uint64_t cycles, bool fixed);
 
 /* CPU cpu's counters. */
 void idle_get_stats(uint32_t cpu, idle_stats_t *out);

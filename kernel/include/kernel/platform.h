@@ -64,5 +64,7 @@ void platform_fail_stop(void) __noreturn;
 void platform_sampling_init(void);
 /* PLATFORM_NATIVE, PLATFORM_TCG_ICOUNT or PLATFORM_TCG (<abi/platform.h>). */
 unsigned platform_sampling(void);
+/* Does a hypervisor or an emulator run us (CPUID's hypervisor bit)? Any context. */
+bool platform_virtual(void);
 
 #endif
