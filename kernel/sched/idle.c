@@ -30,7 +30,7 @@
 typedef struct idle_cpu {
 	uint64_t limit;             /* poll this many cycles before halting */
 	uint64_t waits, poll_wakes, halts;
-	uint64_t ipis_saved;        /* as the waker: CPUs found polling */
+	uint64_t ipis_saved;        /* wake-ups that found this CPU polling */
 } idle_cpu_t;
 
 static idle_cpu_t idle_cpus[MAX_CPUS];
@@ -117,7 +117,7 @@ bool idle_poke_polling(cpu_t *c)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!c->idle_polling)
 		return false;
-	idle_cpus[cpu_id()].ipis_saved++;
+	__atomic_fetch_add(&idle_cpus[c->id].ipis_saved, 1, __ATOMIC_RELAXED);
 	return true;
 }
 

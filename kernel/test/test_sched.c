@@ -535,17 +535,29 @@ static bool kt_idle_post(void)
 	return kt_idle_seen == want;
 }
 
-/* IPIs saved by every CPU's wake-ups since boot. */
+/* Wake-ups of CPU 1 that needed no IPI, since boot. */
 static uint64_t kt_ipis_saved(void)
 {
-	uint64_t n = 0;
 	idle_stats_t s;
 
-	for (uint32_t i = 0; i < cpus_online; i++) {
-		idle_get_stats(i, &s);
-		n += s.ipis_saved;
-	}
-	return n;
+	idle_get_stats(1, &s);
+	return s.ipis_saved;
+}
+
+/*
+ * After polling was turned off: wait (1 s at most) until CPU 1 has ended
+ * two idle waits, the second begun with its limit at 0: it polls no more.
+ */
+static void kt_idle_settle(void)
+{
+	idle_stats_t a, b;
+	uint64_t t0 = time_ns();
+
+	idle_get_stats(1, &a);
+	do {
+		thread_sleep(1000000);
+		idle_get_stats(1, &b);
+	} while (b.waits - a.waits < 3 && time_ns() - t0 < 1000000000);
 }
 
 /*
@@ -612,7 +624,7 @@ KTEST(idle_poll_wakes, "sched: an idle CPU polling its queue is woken without an
 	unsigned seen_on = kt_idle_round(200, true, &on);
 	idle_get_stats(1, &b);
 	idle_poll_set_max(0, false);
-	thread_sleep(50000000);                 /* CPU 1's next wait drops its limit to 0 */
+	kt_idle_settle();
 	unsigned seen_off = kt_idle_round(200, false, &off);
 	idle_poll_set_max(old, false);
 	kt_stop = true;

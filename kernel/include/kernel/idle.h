@@ -27,7 +27,7 @@ typedef struct idle_stats {
 	uint64_t waits;             /* idle_wait calls */
 	uint64_t poll_wakes;        /* work came while polling: no halt */
 	uint64_t halts;             /* halted (woken by an interrupt) */
-	uint64_t ipis_saved;        /* wake-ups it sent without an IPI */
+	uint64_t ipis_saved;        /* wake-ups of it that needed no IPI */
 	uint64_t limit_cycles;      /* the poll limit now */
 } idle_stats_t;
 
