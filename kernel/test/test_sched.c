@@ -560,12 +560,12 @@ static void kt_idle_settle(void)
 	} while (b.waits - a.waits < 3 && time_ns() - t0 < 1000000000);
 }
 
+static unsigned kt_idle_found;          /* gaps that found the CPU polling */
+
 /*
  * Wait until CPU cpu polls (at most 10 ms), or, if !at_poll, 0-40 us
  * (*seed: xorshift64).
  */
-static unsigned kt_idle_found;          /* gaps that found the CPU polling */
-
 static void kt_idle_gap(uint32_t cpu, bool at_poll, uint64_t *seed)
 {
 	uint64_t t0 = time_cycles(), us = time_cycles_per_sec() / 1000000;
@@ -575,7 +575,6 @@ static void kt_idle_gap(uint32_t cpu, bool at_poll, uint64_t *seed)
 	while (time_cycles() - t0 < gap && !(at_poll && cpus[cpu]->idle_polling))
 		cpu_relax();
 	kt_idle_found += at_poll && cpus[cpu]->idle_polling;
-
 }
 
 /* n posts to the waiter on CPU 1 (see kt_idle_gap); how many it saw, the IPIs they saved. */
