@@ -17,7 +17,8 @@ _Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_E
 
 /*
  * t serves a call (origin.h): its d cycles are also work done for the
- * call's origin; after the answer (ending) this boundary is the last.
+ * call's origin; after the answer (ending), or once another thread
+ * answered it (gone), this boundary is the last.
  * Irqs off; atomics, as other CPUs add to the same tasks. No calls: a
  * call here makes every inlined charge save registers.
  */
@@ -30,6 +31,11 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 	__atomic_add_fetch(&s->task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->count->cycles, d, __ATOMIC_RELAXED);
+	uint64_t call = __atomic_load_n(&s->rec.call, __ATOMIC_RELAXED);
+	if (__builtin_expect(__atomic_load_n(&s->gone, __ATOMIC_RELAXED) == call, 0) && call) {
+		__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);   /* another thread answered it */
+		s->ending = true;
+	}
 	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
 		s->unref = s->task;
 		s->task = NULL;
