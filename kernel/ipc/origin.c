@@ -230,7 +230,7 @@ void origin_serve_flush(bool exiting)
  * Out of line and cold: a call is mostly answered by the thread serving
  * it. The threads stay listed (and allocated) while the task's lock is
  * held; call ids are never reused, so a taker that moved on to another
- * call ignores gone.
+ * call ignores gone. gone holds ~id: a zeroed thread's matches no call.
  */
 __attribute__((noinline, cold)) void origin_serve_gone(uint64_t id)
 {
@@ -241,7 +241,7 @@ __attribute__((noinline, cold)) void origin_serve_gone(uint64_t id)
 	list_foreach(&task->threads, it) {
 		thread_t *t = list_entry(it, thread_t, task_node);
 		if (t != me && origin_serving(&t->serve) == id)
-			__atomic_store_n(&t->serve.gone, id, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->serve.gone, ~id, __ATOMIC_RELAXED);
 	}
 	spin_unlock_irqrestore(&task->lock, f);
 }

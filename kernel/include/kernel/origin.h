@@ -60,8 +60,8 @@ typedef struct origin_count {
  * again. count is the pair of (count_origin, this thread's task), kept
  * between calls: a server mostly serves the same clients again. A call
  * answered or forwarded by another thread of the task than the one that
- * took it: that thread sets the taker's gone to the call's id, and the
- * taker's next accounting boundary ends its serving as if it had answered.
+ * took it: that thread sets the taker's gone to ~the call's id, and the
+ * taker's next entry to the kernel ends its serving as if it had answered.
  */
 typedef struct origin_serve {
 	prof_ipc_t rec;                 /* hops end with the serving task */
@@ -72,8 +72,8 @@ typedef struct origin_serve {
 	uint64_t count_origin;          /* the origin task id of count */
 	uint64_t self;                  /* this thread's task id, once count is set */
 	struct task *unref;             /* a served origin's reference to drop */
-	uint64_t gone;                  /* a call it took that another thread answered
-					   or forwarded (written by that thread) */
+	uint64_t gone;                  /* ~id of a call it took that another thread
+					   answered or forwarded (written by that thread) */
 } origin_serve_t;
 
 /* The call s serves, 0 if none (any context; the sampler: s's own CPU). */
