@@ -45,6 +45,9 @@
  *                                              is logged, 1025 refused
  *   tester prof-self                           profile itself: exit 0 if
  *                                              no kernel address came
+ *   tester kholes                              TAP: kernel hole probes
+ *                                              (kholes.c; kholes-fault,
+ *                                              kholes-flood N: its helpers)
  *
  * Exit status 2 means bad arguments.
  */
@@ -84,6 +87,7 @@ void usage(int ok)
 		"       tester console-forge LINE [MS]\n"
 		"       tester console-long\n"
 		"       tester prof-self\n"
+		"       tester kholes | kholes-fault | kholes-flood N\n"
 		"       tester -h\n");
 }
 
@@ -266,6 +270,9 @@ static const command_t commands[] = {
 	{ "console-forge", cmd_console_forge },
 	{ "console-long", cmd_console_long },
 	{ "prof-self", cmd_prof_self },
+	{ "kholes", cmd_kholes },
+	{ "kholes-fault", cmd_kholes_fault },
+	{ "kholes-flood", cmd_kholes_flood },
 };
 
 int main(int argc, char **argv)

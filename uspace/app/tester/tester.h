@@ -48,6 +48,11 @@ int cmd_console_forge(int argc, char **argv);
 int cmd_console_long(int argc, char **argv);
 int cmd_prof_self(int argc, char **argv);
 
+/* kholes.c: probes of three kernel holes (names, symbols, program cache). */
+int cmd_kholes(int argc, char **argv);
+int cmd_kholes_fault(int argc, char **argv);
+int cmd_kholes_flood(int argc, char **argv);
+
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
