@@ -307,24 +307,25 @@ uint64_t binary_cache_limit(void)
 	return __atomic_load_n(&binary_budget, __ATOMIC_RELAXED);
 }
 
-size_t binary_cache_set_budget(size_t bytes)
+/* Set one of the cache's bounds under its lock; the old value. */
+static size_t binary_set_bound(size_t *bound, size_t value)
 {
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	size_t old = binary_budget;
+	size_t old = *bound;
 
-	binary_budget = bytes;
+	*bound = value;
 	spin_unlock_irqrestore(&binaries_lock, f);
 	return old;
 }
 
+size_t binary_cache_set_budget(size_t bytes)
+{
+	return binary_set_bound(&binary_budget, bytes);
+}
+
 size_t binary_cache_set_max(size_t max)
 {
-	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	size_t old = binary_max;
-
-	binary_max = max;
-	spin_unlock_irqrestore(&binaries_lock, f);
-	return old;
+	return binary_set_bound(&binary_max, max);
 }
 
 bool binary_path_cached(const char *path)
