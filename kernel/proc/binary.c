@@ -9,9 +9,10 @@
  * its entries hold (binary_budget bytes, BINARY_CACHE_SHARE of RAM): an
  * entry whose symbol copies do not fit once every unused entry that
  * could go has gone is cached without them (its task runs, its faults
- * show no symbol), so symbol copies never exceed the budget. An entry
- * no task runs and no live session named goes as soon as the cache is
- * over either bound.
+ * show no symbol), so symbol copies never exceed the budget; entries
+ * that running tasks pin may exceed binary_max (binary_inuse), entries
+ * only named by sessions may not (ELIMIT). An entry no task runs and no
+ * live session named goes as soon as the cache is over either bound.
  */
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
@@ -33,6 +34,7 @@ static spinlock_t binaries_lock = SPINLOCK_INIT("binaries");
 static size_t binary_count;
 static size_t binary_max = BINARY_CACHE_MAX;
 static size_t binary_bytes;                  /* held by cached entries */
+static size_t binary_inuse;                  /* entries with refs (tasks run them) */
 static size_t binary_budget = BINARY_BUDGET_MIN;
 
 /* The cache's byte budget: BINARY_CACHE_SHARE of RAM, within bounds. */
@@ -129,7 +131,7 @@ static binary_t *binary_cached(const binary_t *key)
 			continue;
 		list_remove(&b->node);
 		list_append(&binaries, &b->node);
-		b->refs++;
+		binary_inuse += b->refs++ == 0;
 		return b;
 	}
 	return NULL;
@@ -222,8 +224,10 @@ static void binary_free_all(list_t *gone)
 
 /*
  * One try of binary_insert: cached (EOK), raced (EOK, *out the other
- * CPU's), ENOSPC (it does not fit the budget and !over_ok) or ELIMIT
- * (binary_max entries all in use).
+ * CPU's), ENOSPC (its bytes do not fit and !over_ok) or ELIMIT (binary_max
+ * entries no task runs are all named by live sessions). Entries tasks
+ * run may exceed binary_max: each is bounded by its tasks (LIMIT_TASK_TREE
+ * per tree), so one tree's tasks cannot lock everyone out of spawning.
  */
 static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool over_ok)
 {
@@ -232,9 +236,11 @@ static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool
 	errno_t rc = EOK;
 
 	if (!raced && !binary_make_room(b->bytes, gone))
-		rc = binary_count >= binary_max ? ELIMIT : over_ok ? EOK : ENOSPC;
+		rc = binary_count - binary_inuse >= binary_max ? ELIMIT
+		     : binary_bytes + b->bytes <= binary_budget || over_ok ? EOK : ENOSPC;
 	if (!raced && rc == EOK) {
 		b->refs = 1;
+		binary_inuse++;
 		list_append(&binaries, &b->node);
 		binary_count++;
 		binary_bytes += b->bytes;
@@ -248,9 +254,9 @@ static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool
  * Cache the new binary b (referenced), unless another CPU did meanwhile:
  * the cached one. Unused entries are evicted, least recently used first,
  * until it fits; if it does not fit even so, it is cached without its
- * symbols (beyond the budget by its own structure at most). EOK and
- * *out, or ELIMIT: binary_max entries are all in use (b freed either way
- * unless it is *out).
+ * symbols (beyond the bounds by its own structure at most). EOK and
+ * *out, or ELIMIT (see binary_insert_try; b freed either way unless it
+ * is *out).
  */
 static errno_t binary_insert(binary_t *b, binary_t **out)
 {
@@ -274,7 +280,7 @@ void binary_put(binary_t *b)
 	if (!b)
 		return;
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	b->refs--;
+	binary_inuse -= --b->refs == 0;
 	binary_make_room(0, &gone);          /* over a bound: unused entries go now */
 	spin_unlock_irqrestore(&binaries_lock, f);
 	binary_free_all(&gone);

@@ -179,3 +179,39 @@ KTEST(binary_byte_budget, "binary: the cache stays within its byte budget; what 
 	KT_CHECK(bytes <= limit, "%zu bytes cached once unused, budget %zu", bytes, limit);
 	return true;
 }
+
+/*
+ * Binaries that tasks run may exceed the count: with the cache shrunk to
+ * 2 entries, 6 distinct images all referenced at once (as 6 live tasks
+ * would) are all cached (before: ELIMIT from the 3rd on, for every spawn
+ * of an uncached program by anyone); once their references go, the
+ * cache is over its count: unused ones go until it is within it (or
+ * none of ours is left).
+ */
+#define BIN_INUSE 6
+
+KTEST(binary_inuse_over_count, "binary: binaries tasks run may exceed the count; unused ones go after")
+{
+	size_t size = 0;
+	uint8_t *image = bin_pin_image(&size);
+	binary_t *b[BIN_INUSE] = { NULL };
+	unsigned got = 0;
+
+	KT_CHECK(image, "no /bin/hello in the initrd");
+	size_t old = binary_cache_set_max(2);
+	for (uint64_t i = 0; i < BIN_INUSE; i++) {
+		memcpy(image + size, &(uint64_t){ (5u << 20) + i }, 8);
+		got += binary_get_image("/ktest/inuse", image, size + 8, &b[i]) == EOK;
+	}
+	size_t held = binary_cached_count();
+	for (unsigned i = 0; i < BIN_INUSE; i++)
+		binary_put(b[i]);
+	size_t after = binary_cached_count();
+	binary_cache_set_max(old);
+	kfree(image);
+	KT_CHECK(got == BIN_INUSE, "only %u of %u referenced images were cached", got, BIN_INUSE);
+	KT_CHECK(held >= BIN_INUSE, "%zu cached with %u in use", held, BIN_INUSE);
+	KT_CHECK(after <= 2 || after <= held - BIN_INUSE,
+		 "%zu of %zu stayed once unused, in a cache of 2", after, held);
+	return true;
+}

@@ -55,8 +55,9 @@ errno_t binary_get(const char *path, binary_t **out);
  * copy. At most BINARY_CACHE_MAX binaries are cached, holding at most the
  * byte budget (binary_cache_limit): beyond, the least recently used ones
  * that no task runs and no live profiling session named are evicted; a
- * binary whose symbols still do not fit is cached without them; ELIMIT if
- * BINARY_CACHE_MAX are all in use. Returns EOK and *out, ENOEXEC, ENOMEM
+ * binary whose symbols still do not fit is cached without them; binaries
+ * tasks run may exceed BINARY_CACHE_MAX; ELIMIT if BINARY_CACHE_MAX others
+ * are all named by live sessions. Returns EOK and *out, ENOEXEC, ENOMEM
  * or ELIMIT.
  */
 errno_t binary_get_image(const char *path, const void *image, size_t size,
