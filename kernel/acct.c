@@ -17,11 +17,17 @@ _Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_E
 
 /*
  * t serves a call (origin.h): its d cycles are also work done for the
- * call's origin; after the answer (ending) this boundary is the last.
+ * call's origin; after the answer (ending) this boundary is the last. At
+ * an entry to the kernel (entry, a constant where inlined) it is also
+ * the last if another thread answered the call (gone holds ~its id):
+ * every way a thread stops running its own code (a system call, an
+ * interrupt, an exception) is an entry, and the return to user mode and
+ * the switch, which are on the IPC fast path, need not look.
  * Irqs off; atomics, as other CPUs add to the same tasks. No calls: a
  * call here makes every inlined charge save registers.
  */
-static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint64_t d)
+static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint64_t d,
+							      bool entry)
 {
 	origin_serve_t *s = &t->serve;
 
@@ -30,6 +36,11 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 	__atomic_add_fetch(&s->task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->count->cycles, d, __ATOMIC_RELAXED);
+	if (entry && __builtin_expect(__atomic_load_n(&s->gone, __ATOMIC_RELAXED) ==
+				      ~__atomic_load_n(&s->rec.call, __ATOMIC_RELAXED), 0)) {
+		__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);   /* answered elsewhere */
+		s->ending = true;
+	}
 	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
 		s->unref = s->task;
 		s->task = NULL;
@@ -57,8 +68,12 @@ static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, u
 	return d;
 }
 
-/* Give the cycles up to now since c's last boundary to whoever had them. Irqs off. */
-static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, uint64_t now)
+/*
+ * Give the cycles up to now since c's last boundary to whoever had them;
+ * entry: the boundary is an entry to the kernel (acct_served). Irqs off.
+ */
+static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, uint64_t now,
+								     bool entry)
 {
 	uint64_t dx = c->edge.exit ? acct_take_exit(c, now) : 0;   /* 0 unless user mode */
 	acct_cpu_t *a = &c->acct;
@@ -75,7 +90,7 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 	else if (t)
 		t->acct.kernel_cycles += d;
 	if (t)
-		acct_served(t, d + dx);
+		acct_served(t, d + dx, entry);
 	if (t == c->idle)
 		a->idle += d;
 	else
@@ -86,17 +101,17 @@ static inline __attribute__((always_inline)) uint64_t acct_charge_at(cpu_t *c, u
 /* Give the cycles since c's last boundary to whoever had them. Irqs off. */
 static inline __attribute__((always_inline)) uint64_t acct_charge(cpu_t *c)
 {
-	return acct_charge_at(c, time_cycles());
+	return acct_charge_at(c, time_cycles(), false);
 }
 
-/* Charge, then switch c to mode. */
+/* Charge at an entry to the kernel, then switch c to mode. */
 static void acct_to(acct_mode_t mode)
 {
 	uint64_t f = irq_save();
 	cpu_t *c = cpu_current();
 
 	if (c) {
-		acct_charge(c);
+		acct_charge_at(c, time_cycles(), true);
 		c->acct.mode = mode;
 	}
 	irq_restore(f);
@@ -167,7 +182,7 @@ uint64_t acct_exc_enter(unsigned vector)
 	uint64_t start = time_cycles();
 
 	if (c) {
-		acct_charge(c);
+		acct_charge_at(c, time_cycles(), true);
 		if (c->acct.mode == ACCT_USER)
 			c->acct.mode = ACCT_KERNEL;
 		c->acct.vec_count[vector % ACCT_VECTORS]++;
@@ -194,7 +209,7 @@ void acct_syscall_enter(uint64_t nr)
 	uint64_t entry = c->edge.entry;
 
 	c->edge.entry = 0;
-	acct_charge_at(c, entry ? entry : time_cycles());   /* user time ends at the entry */
+	acct_charge_at(c, entry ? entry : time_cycles(), true);   /* user time ends at the entry */
 	c->acct.mode = ACCT_KERNEL;
 	if (nr < SYS_COUNT)
 		c->acct.sys_count[nr]++;      /* now: exit and the like never return */

@@ -21,6 +21,7 @@
 #include <kernel/vm_space.h>
 #include <kernel/spinlock.h>
 #include <lib/fmt.h>
+#include <lib/string.h>
 
 #define CONSOLE_CHUNK 256
 
@@ -288,6 +289,8 @@ void syscall_bad_return(int_frame_t *f)
 static spinlock_t fault_lock = SPINLOCK_INIT("fault_rate");
 static uint64_t fault_window, fault_reports, fault_suppressed;
 
+#define FAULT_SYMBOL_MAX 160          /* a symbol's bytes in a report, escaped */
+
 /* May a fault report be printed now? *skipped: suppressed ones to mention. */
 static bool fault_report_allowed(uint64_t *skipped)
 {
@@ -306,6 +309,11 @@ static bool fault_report_allowed(uint64_t *skipped)
 	return ok;
 }
 
+/*
+ * The task's name and the symbol of the faulting address are the
+ * program's choice: escaped, no name ends the line or starts a forged
+ * one; the symbol is cut to FAULT_SYMBOL_MAX - 1 bytes.
+ */
 void user_fault(int_frame_t *f, const char *what, uint64_t addr)
 {
 	task_t *t = task_current();
@@ -319,7 +327,10 @@ void user_fault(int_frame_t *f, const char *what, uint64_t addr)
 	if (skipped)
 		printk("fault: %lu reports suppressed (at most %u in %llu s)\n", skipped,
 		       FAULT_REPORTS, FAULT_WINDOW_NS / NSEC_PER_SEC);
+	char name[sizeof(t->name) * 4], symbol[FAULT_SYMBOL_MAX];
+	str_escape_ctrl(name, sizeof(name), t->name);
+	str_escape_ctrl(symbol, sizeof(symbol), sym ? sym : "?");
 	printk("task: %lu (%s): %s at %#lx, rip %#lx <%s+%#lx>; killed\n", t->id,
-	       t->name, what, addr, frame_pc(f), sym ? sym : "?", off);
+	       name, what, addr, frame_pc(f), symbol, off);
 	task_kill(t, TASK_STATUS_KILLED | KILL_REASON_FAULT);
 }

@@ -157,3 +157,40 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	}
 	return len;
 }
+
+/* Is c a control character: below 0x20, or DEL? */
+static int str_is_ctrl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+int str_has_ctrl(const char *s)
+{
+	for (; *s; s++)
+		if (str_is_ctrl((unsigned char)*s))
+			return 1;
+	return 0;
+}
+
+char *str_escape_ctrl(char *dst, size_t size, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t at = 0;
+
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		size_t need = str_is_ctrl(c) ? 4 : 1;
+		if (at + need >= size)
+			break;
+		if (need == 1) {
+			dst[at++] = (char)c;
+			continue;
+		}
+		dst[at++] = '\\';
+		dst[at++] = 'x';
+		dst[at++] = hex[c >> 4];
+		dst[at++] = hex[c & 15];
+	}
+	dst[at] = '\0';
+	return dst;
+}

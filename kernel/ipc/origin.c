@@ -7,6 +7,9 @@
  * with release order) and never moved or freed, so the accounting adds
  * to it lock-free from any context; only the insertion takes the lock.
  * Pairs that find no free entry add to one "other" entry.
+ *
+ * Lock order: origin_lock and a task's lock (origin_serve_gone) are
+ * never held together.
  */
 #include <abi/sysinfo.h>
 #include <kernel/acct.h>
@@ -221,6 +224,26 @@ void origin_serve_flush(bool exiting)
 		task_unref(drop);
 	if (now)
 		task_unref(now);
+}
+
+/*
+ * Out of line and cold: a call is mostly answered by the thread serving
+ * it. The threads stay listed (and allocated) while the task's lock is
+ * held; call ids are never reused, so a taker that moved on to another
+ * call ignores gone. gone holds ~id: a zeroed thread's matches no call.
+ */
+__attribute__((noinline, cold)) void origin_serve_gone(uint64_t id)
+{
+	task_t *task = task_current();
+	thread_t *me = thread_current();
+	uint64_t f = spin_lock_irqsave(&task->lock);
+
+	list_foreach(&task->threads, it) {
+		thread_t *t = list_entry(it, thread_t, task_node);
+		if (t != me && origin_serving(&t->serve) == id)
+			__atomic_store_n(&t->serve.gone, ~id, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&task->lock, f);
 }
 
 bool origin_sample(const thread_t *t, prof_ipc_t *out)

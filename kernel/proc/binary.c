@@ -1,8 +1,18 @@
 /*
  * The initrd and the cache of checked program images: a list in least
  * recently used order (the head is the oldest), each entry counting the
- * tasks that run it. binaries_lock guards the list, the counts and the
- * flags; it nests no other lock (frees happen after it is dropped).
+ * tasks that run it. binaries_lock guards the list, the counts, the bytes
+ * and the flags; it nests no other lock (frees happen after it is
+ * dropped).
+ *
+ * The cache is bounded by count (binary_max) and by the kernel memory
+ * its entries hold (binary_budget bytes, BINARY_CACHE_SHARE of RAM): an
+ * entry whose symbol copies do not fit once every unused entry that
+ * could go has gone is cached without them (its task runs, its faults
+ * show no symbol), so symbol copies never exceed the budget; entries
+ * that running tasks pin may exceed binary_max (binary_inuse), entries
+ * only named by sessions may not (ELIMIT). An entry no task runs and no
+ * live session named goes as soon as the cache is over either bound.
  */
 #include <kernel/binary.h>
 #include <kernel/bootinfo.h>
@@ -23,6 +33,18 @@ static list_t binaries = LIST_INIT(binaries);
 static spinlock_t binaries_lock = SPINLOCK_INIT("binaries");
 static size_t binary_count;
 static size_t binary_max = BINARY_CACHE_MAX;
+static size_t binary_bytes;                  /* held by cached entries */
+static size_t binary_inuse;                  /* entries with refs (tasks run them) */
+static size_t binary_budget = BINARY_BUDGET_MIN;
+
+/* The cache's byte budget: BINARY_CACHE_SHARE of RAM, within bounds. */
+static void binary_budget_init(void)
+{
+	size_t share = frame_stats().total * PAGE_SIZE / BINARY_CACHE_SHARE;
+
+	binary_budget = MIN(MAX(share, BINARY_BUDGET_MIN), BINARY_BUDGET_MAX);
+	pr_info("program cache: at most %zu entries, %zu KiB", binary_max, binary_budget >> 10);
+}
 
 void initrd_init(void)
 {
@@ -43,6 +65,7 @@ void initrd_init(void)
 	while (ustar_next(initrd, initrd_size, &off, &e) == EOK)
 		files += e.type == '0';
 	pr_info("%zu KiB, %zu files", initrd_size >> 10, files);
+	binary_budget_init();
 }
 
 errno_t initrd_find(const char *path, const void **data, size_t *size)
@@ -72,6 +95,19 @@ static void binary_load_symbols(binary_t *b)
 				      strings, str->sh_size) == EOK;
 	if (!b->have_syms)
 		kfree(copy);
+	else
+		b->bytes += sym->sh_size;
+}
+
+/* Free b's symbol copies: it symbolizes nothing from now on. */
+static void binary_drop_symbols(binary_t *b)
+{
+	if (b->have_syms)
+		kfree(b->syms.syms);
+	kfree(b->strtab);
+	b->have_syms = false;
+	b->strtab = NULL;
+	b->bytes = sizeof(*b);
 }
 
 /* Does cached b match key (path; for a passed image also size and SHA-256)? */
@@ -95,7 +131,7 @@ static binary_t *binary_cached(const binary_t *key)
 			continue;
 		list_remove(&b->node);
 		list_append(&binaries, &b->node);
-		b->refs++;
+		binary_inuse += b->refs++ == 0;
 		return b;
 	}
 	return NULL;
@@ -118,9 +154,27 @@ static binary_t *binary_evictable(void)
 			continue;
 		list_remove(&b->node);
 		binary_count--;
+		binary_bytes -= b->bytes;
 		return b;
 	}
 	return NULL;
+}
+
+/*
+ * Unlink unused entries, least recently used first, onto gone until
+ * extra more bytes and one more entry fit (or none is left to go).
+ * Returns whether they fit. binaries_lock held.
+ */
+static bool binary_make_room(size_t extra, list_t *gone)
+{
+	while (binary_count + (extra > 0) > binary_max ||
+	       binary_bytes + extra > binary_budget) {
+		binary_t *victim = binary_evictable();
+		if (!victim)
+			return false;
+		list_append(gone, &victim->node);
+	}
+	return true;
 }
 
 static errno_t binary_load(const char *path, binary_t **out)
@@ -129,6 +183,7 @@ static errno_t binary_load(const char *path, binary_t **out)
 
 	if (!b)
 		return ENOMEM;
+	b->bytes = sizeof(*b);
 	strlcpy(b->path, path, sizeof(b->path));
 	if (initrd_find(path, &b->image, &b->size) != EOK) {
 		kfree(b);
@@ -154,48 +209,81 @@ static binary_t *binary_lookup(const binary_t *key)
 
 static void binary_free(binary_t *b)
 {
-	if (b->have_syms)
-		kfree(b->syms.syms);
-	kfree(b->strtab);
+	binary_drop_symbols(b);
 	kfree(b);
+}
+
+/* Free the entries binary_make_room unlinked (no lock held). */
+static void binary_free_all(list_t *gone)
+{
+	list_foreach_safe(gone, it, tmp) {
+		list_remove(it);
+		binary_free(list_entry(it, binary_t, node));
+	}
+}
+
+/*
+ * One try of binary_insert: cached (EOK), raced (EOK, *out the other
+ * CPU's), ENOSPC (its bytes do not fit and !over_ok) or ELIMIT (binary_max
+ * entries no task runs are all named by live sessions). Entries tasks
+ * run may exceed binary_max: each is bounded by its tasks (LIMIT_TASK_TREE
+ * per tree), so one tree's tasks cannot lock everyone out of spawning.
+ */
+static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool over_ok)
+{
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+	binary_t *raced = binary_cached(b);
+	errno_t rc = EOK;
+
+	if (!raced && !binary_make_room(b->bytes, gone))
+		rc = binary_count - binary_inuse >= binary_max ? ELIMIT
+		     : binary_bytes + b->bytes <= binary_budget || over_ok ? EOK : ENOSPC;
+	if (!raced && rc == EOK) {
+		b->refs = 1;
+		binary_inuse++;
+		list_append(&binaries, &b->node);
+		binary_count++;
+		binary_bytes += b->bytes;
+	}
+	spin_unlock_irqrestore(&binaries_lock, f);
+	*out = raced ? raced : b;
+	return rc;
 }
 
 /*
  * Cache the new binary b (referenced), unless another CPU did meanwhile:
- * the cached one. A full cache first evicts its least recently used
- * unreferenced entry: EOK and *out, or ELIMIT (b freed either way unless
- * it is *out).
+ * the cached one. Unused entries are evicted, least recently used first,
+ * until it fits; if it does not fit even so, it is cached without its
+ * symbols (beyond the bounds by its own structure at most). EOK and
+ * *out, or ELIMIT (see binary_insert_try; b freed either way unless it
+ * is *out).
  */
 static errno_t binary_insert(binary_t *b, binary_t **out)
 {
-	binary_t *victim = NULL;
-	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	binary_t *raced = binary_cached(b);
+	list_t gone = LIST_INIT(gone);
+	errno_t rc = binary_insert_try(b, out, &gone, false);
 
-	if (!raced && binary_count >= binary_max)
-		victim = binary_evictable();
-	bool room = raced || binary_count < binary_max;
-	if (!raced && room) {
-		b->refs = 1;
-		list_append(&binaries, &b->node);
-		binary_count++;
+	if (rc == ENOSPC) {
+		binary_drop_symbols(b);
+		rc = binary_insert_try(b, out, &gone, true);
 	}
-	spin_unlock_irqrestore(&binaries_lock, f);
-	if (victim)
-		binary_free(victim);
-	if (!room || raced)
+	binary_free_all(&gone);
+	if (rc != EOK || *out != b)
 		binary_free(b);
-	*out = raced ? raced : b;
-	return room ? EOK : ELIMIT;
+	return rc;
 }
 
 void binary_put(binary_t *b)
 {
+	list_t gone = LIST_INIT(gone);
+
 	if (!b)
 		return;
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	b->refs--;
+	binary_inuse -= --b->refs == 0;
+	binary_make_room(0, &gone);          /* over a bound: unused entries go now */
 	spin_unlock_irqrestore(&binaries_lock, f);
+	binary_free_all(&gone);
 }
 
 void binary_mark_named(binary_t *b)
@@ -210,14 +298,40 @@ size_t binary_cached_count(void)
 	return __atomic_load_n(&binary_count, __ATOMIC_RELAXED);
 }
 
-size_t binary_cache_set_max(size_t max)
+uint64_t binary_cache_entries(void)
+{
+	return binary_cached_count();
+}
+
+uint64_t binary_cache_bytes(void)
+{
+	return __atomic_load_n(&binary_bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t binary_cache_limit(void)
+{
+	return __atomic_load_n(&binary_budget, __ATOMIC_RELAXED);
+}
+
+/* Set one of the cache's bounds under its lock; the old value. */
+static size_t binary_set_bound(size_t *bound, size_t value)
 {
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
-	size_t old = binary_max;
+	size_t old = *bound;
 
-	binary_max = max;
+	*bound = value;
 	spin_unlock_irqrestore(&binaries_lock, f);
 	return old;
+}
+
+size_t binary_cache_set_budget(size_t bytes)
+{
+	return binary_set_bound(&binary_budget, bytes);
+}
+
+size_t binary_cache_set_max(size_t max)
+{
+	return binary_set_bound(&binary_max, max);
 }
 
 bool binary_path_cached(const char *path)
@@ -264,9 +378,11 @@ static errno_t binary_load_image(binary_t *b, const void *image)
 	if (elf_load_plan(image, b->size, USER_BASE, USER_MAP_BASE, &b->plan) != EOK)
 		return ENOEXEC;
 	if (elf_find_symtab(image, b->size, &sym, &str) != EOK ||
+	    sym->sh_size + str->sh_size > binary_cache_limit() ||
 	    !(b->strtab = kmalloc(str->sh_size)))
 		return EOK;              /* runs, but without symbols */
 	memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
+	b->bytes += str->sh_size;
 	b->image = image;
 	binary_load_symbols(b);      /* names point into b->strtab */
 	b->image = NULL;             /* the caller's copy goes away */
@@ -288,6 +404,7 @@ errno_t binary_get_image(const char *path, const void *image, size_t size,
 	if (!(b = kzalloc(sizeof(*b))))
 		return ENOMEM;
 	*b = key;
+	b->bytes = sizeof(*b);
 	errno_t rc = binary_load_image(b, image);
 	if (rc != EOK) {
 		binary_free(b);

@@ -66,6 +66,8 @@ static errno_t spawn_copy_in(spawn_buf_t *b, const spawn_args_t *args)
 
 	if (rc == EOK)
 		rc = copy_string_from_user(b->path, args->path, sizeof(b->path));
+	if (rc == EOK && str_has_ctrl(b->path))
+		rc = EINVAL;                 /* it names the task: no forged log lines */
 	if (rc == EOK)
 		rc = spawn_copy_vec(b, args->argv, b->argv);
 	if (rc == EOK && args->envp)

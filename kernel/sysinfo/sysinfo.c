@@ -7,6 +7,7 @@
  * all.
  */
 #include <abi/sysinfo.h>
+#include <kernel/binary.h>
 #include <kernel/failinj.h>
 #include <kernel/harden.h>
 #include <kernel/vm.h>
@@ -46,6 +47,9 @@ static const si_node_t si_nodes[] = {
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
 	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
 	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },
+	{ "system.bincache.entries", SYSINFO_INT, binary_cache_entries, NULL, NULL, NULL },
+	{ "system.bincache.bytes", SYSINFO_INT, binary_cache_bytes, NULL, NULL, NULL },
+	{ "system.bincache.limit", SYSINFO_INT, binary_cache_limit, NULL, NULL, NULL },
 	{ "failinj.injected", SYSINFO_INT, failinj_injected, NULL, NULL, NULL },
 	{ "failinj.reached", SYSINFO_INT, failinj_reached, NULL, NULL, NULL },
 	{ "failinj.absorbed", SYSINFO_INT, failinj_absorbed, NULL, NULL, NULL },

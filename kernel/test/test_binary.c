@@ -133,3 +133,85 @@ KTEST(binary_session_pins, "binary: a binary named by a live profiling session i
 	KT_CHECK(evicted, "the named binary stayed after the session ended");
 	return true;
 }
+
+/*
+ * The cache's byte budget. One hello image is pinned here; the budget is
+ * shrunk (test hook) to 0, which evicts every unused entry, then to what
+ * is left plus half an image's entry. 16 distinct images with their
+ * references dropped leave the cache within it; one more image, while the
+ * first is pinned, does not fit: it is cached without its symbols, the
+ * pinned one keeps them, and once unused the cache is within budget.
+ */
+static bool bin_budget_symbols(const binary_t *b)
+{
+	uint64_t off;
+
+	return binary_symbol(b, b->plan.entry, &off) != NULL;
+}
+
+KTEST(binary_byte_budget, "binary: the cache stays within its byte budget; what does not fit drops its symbols")
+{
+	size_t size = 0;
+	uint8_t *image = bin_pin_image(&size);
+	binary_t *pin = NULL, *b = NULL;
+
+	KT_CHECK(image, "no /bin/hello in the initrd");
+	memcpy(image + size, &(uint64_t){ 1u << 20 }, 8);
+	bool got = binary_get_image("/ktest/budget", image, size + 8, &pin) == EOK;
+	size_t one = got ? pin->bytes : 0;
+	size_t old = binary_cache_set_budget(0);
+	got = got && bin_pin_pass("/ktest/fill", image, size, 1 << 20);   /* evicts every unused one */
+	binary_cache_set_budget(binary_cache_bytes() + one / 2);
+	bool filled = got && bin_pin_fill(image, size, 1 << 21);
+	size_t after_fill = binary_cache_bytes();
+	memcpy(image + size, &(uint64_t){ 3u << 20 }, 8);
+	bool got2 = got && binary_get_image("/ktest/budget", image, size + 8, &b) == EOK;
+	bool stripped = got2 && !bin_budget_symbols(b) && bin_budget_symbols(pin);
+	binary_put(b);
+	binary_put(pin);
+	size_t limit = binary_cache_limit(), bytes = binary_cache_bytes();
+	binary_cache_set_budget(old);
+	kfree(image);
+	KT_CHECK(got && filled && got2, "caching failed: %d %d %d", got, filled, got2);
+	KT_CHECK(after_fill <= limit + one, "%zu bytes cached after the fill, budget %zu",
+		 after_fill, limit);
+	KT_CHECK(stripped, "the image that did not fit kept its symbols (or the pinned one lost them)");
+	KT_CHECK(bytes <= limit, "%zu bytes cached once unused, budget %zu", bytes, limit);
+	return true;
+}
+
+/*
+ * Binaries that tasks run may exceed the count: with the cache shrunk to
+ * 2 entries, 6 distinct images all referenced at once (as 6 live tasks
+ * would) are all cached (before: ELIMIT from the 3rd on, for every spawn
+ * of an uncached program by anyone); once their references go, the
+ * cache is over its count: unused ones go until it is within it (or
+ * none of ours is left).
+ */
+#define BIN_INUSE 6
+
+KTEST(binary_inuse_over_count, "binary: binaries tasks run may exceed the count; unused ones go after")
+{
+	size_t size = 0;
+	uint8_t *image = bin_pin_image(&size);
+	binary_t *b[BIN_INUSE] = { NULL };
+	unsigned got = 0;
+
+	KT_CHECK(image, "no /bin/hello in the initrd");
+	size_t old = binary_cache_set_max(2);
+	for (uint64_t i = 0; i < BIN_INUSE; i++) {
+		memcpy(image + size, &(uint64_t){ (5u << 20) + i }, 8);
+		got += binary_get_image("/ktest/inuse", image, size + 8, &b[i]) == EOK;
+	}
+	size_t held = binary_cached_count();
+	for (unsigned i = 0; i < BIN_INUSE; i++)
+		binary_put(b[i]);
+	size_t after = binary_cached_count();
+	binary_cache_set_max(old);
+	kfree(image);
+	KT_CHECK(got == BIN_INUSE, "only %u of %u referenced images were cached", got, BIN_INUSE);
+	KT_CHECK(held >= BIN_INUSE, "%zu cached with %u in use", held, BIN_INUSE);
+	KT_CHECK(after <= 2 || after <= held - BIN_INUSE,
+		 "%zu of %zu stayed once unused, in a cache of 2", after, held);
+	return true;
+}

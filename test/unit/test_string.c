@@ -240,6 +240,24 @@ static void test_mem_alignments(void)
 	is_int(bad_set, 0, "memset right at 8 alignments x 41 lengths, (unsigned char)c");
 }
 
+static void test_escape_ctrl(void)
+{
+	char buf[64];
+
+	is_str(str_escape_ctrl(buf, sizeof(buf), "a\nsmp: FAKE"), "a\\x0asmp: FAKE",
+	       "str_escape_ctrl: a newline becomes \\x0a");
+	is_str(str_escape_ctrl(buf, sizeof(buf), "\r\x1b[2J\x7f\t"), "\\x0d\\x1b[2J\\x7f\\x09",
+	       "str_escape_ctrl: CR, ESC, DEL and tab are escaped, the rest kept");
+	is_str(str_escape_ctrl(buf, sizeof(buf), "fault_null \xc3\xa9"), "fault_null \xc3\xa9",
+	       "str_escape_ctrl: printable text and UTF-8 bytes unchanged");
+	is_str(str_escape_ctrl(buf, 6, "ab\ncd"), "ab",
+	       "str_escape_ctrl: an escape that does not fit is left out whole");
+	is_str(str_escape_ctrl(buf, 6, "abcdefgh"), "abcde", "str_escape_ctrl: cut to size - 1");
+	is_str(str_escape_ctrl(buf, 1, "x"), "", "str_escape_ctrl: size 1 gives an empty string");
+	ok(str_has_ctrl("a\nb") && str_has_ctrl("\x7f") && !str_has_ctrl("plain /bin/x \xc3\xa9"),
+	   "str_has_ctrl: finds control characters, not printable or UTF-8 bytes");
+}
+
 int main(void)
 {
 	test_memcpy();
@@ -252,5 +270,6 @@ int main(void)
 	test_strchr();
 	test_strstr();
 	test_strlcpy();
+	test_escape_ctrl();
 	return done_testing();
 }

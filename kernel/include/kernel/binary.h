@@ -13,6 +13,10 @@
 #include <lib/sha256.h>
 
 #define BINARY_CACHE_MAX 512
+/* The cache's byte budget: RAM / BINARY_CACHE_SHARE, within these bounds. */
+#define BINARY_CACHE_SHARE 32
+#define BINARY_BUDGET_MIN (1u << 20)
+#define BINARY_BUDGET_MAX (16u << 20)
 
 typedef struct binary {
 	list_node_t node;
@@ -21,6 +25,7 @@ typedef struct binary {
 	size_t size;
 	uint64_t hash;               /* FNV-1a of a passed image (LOAD records); 0: initrd */
 	uint8_t digest[SHA256_BYTES]; /* SHA-256 of a passed image: the cache key */
+	size_t bytes;                /* kernel memory it holds: itself, symbol copies */
 	uint32_t refs;               /* tasks running it (binaries_lock) */
 	bool named;                  /* named to a profiling session (binaries_lock) */
 	char *strtab;                /* a passed image's string table copy */
@@ -47,10 +52,13 @@ errno_t binary_get(const char *path, binary_t **out);
  * bytes), found by path, size and SHA-256 of the content or checked and
  * cached, with a reference for the caller (binary_put). The cache keeps
  * the load plan and symbols, not the image: the caller loads from its own
- * copy. At most BINARY_CACHE_MAX binaries are cached: beyond, the least
- * recently used one that no task runs and no live profiling session named
- * is evicted; ELIMIT if there is none. Returns EOK and *out, ENOEXEC,
- * ENOMEM or ELIMIT.
+ * copy. At most BINARY_CACHE_MAX binaries are cached, holding at most the
+ * byte budget (binary_cache_limit): beyond, the least recently used ones
+ * that no task runs and no live profiling session named are evicted; a
+ * binary whose symbols still do not fit is cached without them; binaries
+ * tasks run may exceed BINARY_CACHE_MAX; ELIMIT if BINARY_CACHE_MAX others
+ * are all named by live sessions. Returns EOK and *out, ENOEXEC, ENOMEM
+ * or ELIMIT.
  */
 errno_t binary_get_image(const char *path, const void *image, size_t size,
 			 binary_t **out);
@@ -69,6 +77,14 @@ size_t binary_cached_count(void);
 
 /* Test hook: cache at most max binaries from now on; the old limit. */
 size_t binary_cache_set_max(size_t max);
+
+/* sysinfo system.bincache: entries cached, bytes they hold, the byte budget. */
+uint64_t binary_cache_entries(void);
+uint64_t binary_cache_bytes(void);
+uint64_t binary_cache_limit(void);
+
+/* Test hook: a byte budget from now on (evicting at the next put); the old one. */
+size_t binary_cache_set_budget(size_t bytes);
 
 /* Is a binary of this path cached (for tests)? */
 bool binary_path_cached(const char *path);

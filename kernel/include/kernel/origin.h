@@ -58,7 +58,10 @@ typedef struct origin_count {
  * system call is work for the call too. That boundary moves task to
  * unref, whose reference the thread drops before it waits for calls
  * again. count is the pair of (count_origin, this thread's task), kept
- * between calls: a server mostly serves the same clients again.
+ * between calls: a server mostly serves the same clients again. A call
+ * answered or forwarded by another thread of the task than the one that
+ * took it: that thread sets the taker's gone to ~the call's id, and the
+ * taker's next entry to the kernel ends its serving as if it had answered.
  */
 typedef struct origin_serve {
 	prof_ipc_t rec;                 /* hops end with the serving task */
@@ -69,6 +72,8 @@ typedef struct origin_serve {
 	uint64_t count_origin;          /* the origin task id of count */
 	uint64_t self;                  /* this thread's task id, once count is set */
 	struct task *unref;             /* a served origin's reference to drop */
+	uint64_t gone;                  /* ~id of a call it took that another thread
+					   answered or forwarded (written by that thread) */
 } origin_serve_t;
 
 /* The call s serves, 0 if none (any context; the sampler: s's own CPU). */
@@ -131,11 +136,24 @@ void origin_serve_end(void);
 /* Drop s's stack (rec.call is 0: the sampler no longer reads it). */
 void origin_serve_drop_stack(origin_serve_t *s);
 
-/* s, the current thread's, answered or forwarded call id: it ends serving it (as above). */
+/*
+ * Another thread of the current task may serve call id, which the current
+ * thread answered or forwarded: that thread stops serving it at its next
+ * accounting boundary (origin_serve_t.gone). Thread context; takes the
+ * task's lock.
+ */
+void origin_serve_gone(uint64_t id);
+
+/*
+ * s, the current thread's, answered or forwarded call id: it ends serving
+ * it (as above), or the thread that took it does (origin_serve_gone).
+ */
 static inline void origin_serve_done(origin_serve_t *s, uint64_t id)
 {
-	if (origin_serving(s) != id)
+	if (origin_serving(s) != id) {
+		origin_serve_gone(id);
 		return;
+	}
 	__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);
 	s->ending = s->task != NULL;
 	if (s->stack)

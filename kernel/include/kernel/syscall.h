@@ -24,7 +24,10 @@ void user_return_work(int_frame_t *f);
 /* The syscall return found a non-canonical RIP: kill the task. */
 void syscall_bad_return(int_frame_t *f) __noreturn;
 
-/* Report a user fault in one line and kill the task (exception path). */
+/*
+ * Report a user fault in one line, the task's name and symbol escaped
+ * (str_escape_ctrl), and kill the task (exception path).
+ */
 void user_fault(int_frame_t *f, const char *what, uint64_t addr);
 
 #endif

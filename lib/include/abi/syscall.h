@@ -20,7 +20,7 @@
 #define SYS_CONSOLE_WRITE 2   /* (const char *buf, size_t len) -> len */
 #define SYS_TASK_ID 3         /* () -> id of the calling task */
 #define SYS_THREAD_ID 4       /* () -> id of the calling thread */
-#define SYS_SPAWN 5           /* (const spawn_args_t *) -> new task id; argv NULL: EINVAL */
+#define SYS_SPAWN 5           /* (const spawn_args_t *) -> new task id; argv NULL or a path with a control character: EINVAL */
 #define SYS_WAIT 6            /* (task_id, int *status or NULL, unsigned flags) -> task id */
 #define SYS_KILL 7            /* (task_id) -> 0 */
 #define SYS_THREAD_CREATE 8   /* (entry, arg, stack_top 16-aligned) -> thread id; EINVAL if not user */

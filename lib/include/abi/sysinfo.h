@@ -47,6 +47,10 @@
  *   system.profiler           data: sysinfo_profiler_t
  *   system.memory             data: sysinfo_memory_t (kernel memory
  *                             counters; vfuzz's leak check)
+ *   system.bincache.entries   int: programs in the kernel's cache of
+ *                             checked images (kernel/binary.h)
+ *   system.bincache.bytes     int: kernel memory they hold (with symbols)
+ *   system.bincache.limit     int: its byte budget (RAM / 32, 1-16 MiB)
  *   failinj.injected          int: failures injected (kernel/failinj.h);
  *   failinj.reached/absorbed/other  int: system calls with an injected
  *                             failure that returned ENOMEM/ELIMIT/EFAULT,

@@ -77,4 +77,16 @@ char *strstr(const char *hay, const char *needle);
 /* Copy at most size-1 bytes and NUL-terminate (size > 0); returns strlen(src). */
 size_t strlcpy(char *dst, const char *src, size_t size);
 
+/* Non-zero if s holds a control character (below 0x20, or DEL 0x7f). */
+int str_has_ctrl(const char *s);
+
+/*
+ * Copy src into dst (size > 0) with each control character written as
+ * \xHH (a newline: \x0a), cut at a character so that it fits, and
+ * NUL-terminate: a user-supplied name or symbol printed this way stays in
+ * its log line. The one escaping the kernel uses where it prints such
+ * names. Returns dst.
+ */
+char *str_escape_ctrl(char *dst, size_t size, const char *src);
+
 #endif

@@ -56,6 +56,14 @@
  * but after accepting the first connection it waits once with a bad
  * event buffer.
  */
+/*
+ * handoff server (`ipctest server handoff NAME`): its main thread takes
+ * every call. HANDOFF_WORK: it spins a0 ns of its own CPU time, then
+ * answers. HANDOFF_SPIN: a helper thread answers the call, then the main
+ * thread spins a0 ns. ECHO_PING and ECHO_EXIT as the echo server.
+ */
+#define HANDOFF_WORK (IPC_M_USER + 40)
+#define HANDOFF_SPIN (IPC_M_USER + 41)
 /* A variable at the same address in every ipctest task (kbugs). */
 extern volatile uint64_t kbug_victim;
 
@@ -114,5 +122,6 @@ void test_kbugs(void);
 void test_limits(void);
 void test_answer_wait(void);
 void test_killrace(void);
+void test_handoff(void);
 
 #endif

@@ -212,6 +212,7 @@ static const group_t groups[] = {
 	{ "limits", test_limits, false, 18 },
 	{ "answerwait", test_answer_wait, false, 7 },
 	{ "killrace", test_killrace, false, 2 },
+	{ "handoff", test_handoff, false, 3 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

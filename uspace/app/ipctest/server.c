@@ -20,6 +20,8 @@
  *                           THREADS threads of its own and its main
  *                           thread, over a phone to itself, until
  *                           killed (killrace)
+ *   handoff NAME            HANDOFF_WORK and HANDOFF_SPIN (ipctest.h): a
+ *                           call taken by one thread, answered by another
  *   kbox-probe ID...        (no permissions) try to connect to the kbox of
  *                           each task ID; exit with bit i set if task i
  *                           was not refused with EPERM
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <thread.h>
+#include <time.h>
 
 #include "ipctest.h"
 
@@ -304,6 +307,73 @@ static int serve_lossy(void)
 	}
 }
 
+/* ------------------------------------------------------------ handoff */
+
+static volatile ipc_callid_t handoff_id;        /* for the helper to answer */
+static volatile ipc_callid_t handoff_answered;  /* the last one it answered */
+
+/* The helper thread: answer each call the main thread hands over. */
+static __attribute__((noreturn)) long handoff_helper(void *arg)
+{
+	for (;;) {
+		ipc_callid_t id = __atomic_exchange_n(&handoff_id, 0, __ATOMIC_ACQ_REL);
+		if (!id) {
+			sys_sleep_ns(NS_PER_MS);
+			continue;
+		}
+		ipc_answer_0(id, EOK);
+		__atomic_store_n(&handoff_answered, id, __ATOMIC_RELEASE);
+	}
+}
+
+/* Spin ns nanoseconds of this thread's CPU time. */
+static void handoff_spin(uint64_t ns)
+{
+	uint64_t t0 = sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	while (sys_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < ns)
+		;
+}
+
+/* HANDOFF_SPIN: the helper answers ev's call, then this thread spins. */
+static void handoff_pass(const ipc_event_t *ev)
+{
+	__atomic_store_n(&handoff_id, ev->callid, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&handoff_answered, __ATOMIC_ACQUIRE) != ev->callid)
+		sys_yield();
+	handoff_spin(ev->msg.args[0]);
+}
+
+static void handoff_call(const ipc_event_t *ev)
+{
+	switch (ev->msg.method) {
+	case HANDOFF_WORK:
+		handoff_spin(ev->msg.args[0]);
+		ipc_answer_0(ev->callid, EOK);
+		break;
+	case HANDOFF_SPIN:
+		handoff_pass(ev);
+		break;
+	default:
+		echo_call(ev);
+	}
+}
+
+static int serve_handoff(void)
+{
+	thread_id_t tid;
+	ipc_event_t ev;
+
+	if (thread_start(handoff_helper, NULL, &tid) != EOK)
+		return 3;
+	for (;;) {
+		if (sys_ipc_wait(&ev, 0, IPC_WAIT_CALLS, 0) != EOK)
+			return 1;
+		if (ev.type == IPC_EV_CALL && ev.msg.method != NS_M_WATCH)
+			handoff_call(&ev);
+	}
+}
+
 /* ------------------------------------------------------------ answerwait */
 
 /* A system method's call: SYS_IPC_ANSWER_WAIT must refuse it and leave it ours. */
@@ -391,7 +461,7 @@ int server_main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: ipctest server "
-			"echo|forward|sink|lossy|answerwait|selfcall NAME [ARG]\n");
+			"echo|forward|sink|lossy|answerwait|selfcall|handoff NAME [ARG]\n");
 		return 2;
 	}
 	const char *kind = argv[0], *name = argv[1];
@@ -406,7 +476,7 @@ int server_main(int argc, char **argv)
 		}
 	} else if (strcmp(kind, "echo") && strcmp(kind, "sink") &&
 		   strcmp(kind, "lossy") && strcmp(kind, "answerwait") &&
-		   strcmp(kind, "selfcall")) {
+		   strcmp(kind, "selfcall") && strcmp(kind, "handoff")) {
 		fprintf(stderr, "ipctest server: unknown kind '%s'\n", kind);
 		return 2;
 	}
@@ -423,6 +493,8 @@ int server_main(int argc, char **argv)
 		return serve_lossy();
 	if (!strcmp(kind, "answerwait"))
 		return serve_answer_wait();
+	if (!strcmp(kind, "handoff"))
+		return serve_handoff();
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
 	if (!strcmp(kind, "echo"))

@@ -50,6 +50,9 @@
  *                                              exit 0 if the old
  *                                              descriptor gives EBADF
  *   tester klog TEXT                           log TEXT as a kernel line
+ *   tester kholes                              TAP: kernel hole probes
+ *                                              (kholes.c; kholes-fault,
+ *                                              kholes-flood N: its helpers)
  *
  * Exit status 2 means bad arguments.
  */
@@ -91,6 +94,7 @@ void usage(int ok)
 		"       tester prof-self\n"
 		"       tester fsstale PATH\n"
 		"       tester klog TEXT\n"
+		"       tester kholes | kholes-fault | kholes-flood N\n"
 		"       tester -h\n");
 }
 
@@ -275,6 +279,9 @@ static const command_t commands[] = {
 	{ "prof-self", cmd_prof_self },
 	{ "fsstale", cmd_fsstale },
 	{ "klog", cmd_klog },
+	{ "kholes", cmd_kholes },
+	{ "kholes-fault", cmd_kholes_fault },
+	{ "kholes-flood", cmd_kholes_flood },
 };
 
 int main(int argc, char **argv)

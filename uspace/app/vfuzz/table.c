@@ -404,6 +404,8 @@ static const char *const fz_paths[] = {
 	"system.syscalls", "system.profiler", "system.memory", "system.tasks.1",
 	"system.threads.1", "system.tasks.x", "system.", ".", "no.such.node",
 	"system.tasks.18446744073709551615", "system.tasks.99999999999999999999",
+	"system.bincache", "system.bincache.entries", "system.bincache.bytes",
+	"system.bincache.limit",
 };
 #define FZ_NPATHS (sizeof(fz_paths) / sizeof(fz_paths[0]))
 

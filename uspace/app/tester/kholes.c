@@ -1,0 +1,257 @@
+/*
+ * tester kholes: regression probes for three kernel holes, run without
+ * permissions (`restrict tester kholes`, test/kholes.t), TAP on stdout:
+ *
+ * - names: a spawn path (the task's name) with a control character is
+ *   refused with EINVAL; before, "x\nsmp: FAKE" named a task whose fault
+ *   report printed a forged kernel line;
+ * - symbols: an image whose faulting function's name holds "\n" is killed
+ *   for the fault and the kernel's report escapes the name (kholes.t
+ *   checks the log: no line starts with "smp: FAKE");
+ * - bincache: a child spawns KHOLES_IMAGES distinct images, each with a
+ *   1 MiB symbol table and a 1 MiB string table, stopped, and kills them;
+ *   once it has exited, the kernel's program cache holds at most its
+ *   budget and the free memory came back but for that. Before, every
+ *   image's symbol copies stayed (up to 512 of them).
+ *
+ *   tester kholes-fault        (in a patched image) fault in the function
+ *                              whose name kholes patches
+ *   tester kholes-flood N      the bincache child: spawn N crafted images
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tap.h>
+#include <vernier.h>
+#include <lib/elf.h>
+
+#include "tester.h"
+
+#define KHOLES_IMAGES 24
+#define KHOLES_SYMTAB (43690u * 24)  /* about 1 MiB of elf64_sym_t */
+#define KHOLES_STRTAB (1u << 20)
+#define KHOLES_SLACK (512u << 10)    /* heap pages, task structures */
+#define KHOLES_VICTIM "kholes_forged_symbol_victim"
+#define KHOLES_FORGED "k\nsmp: FAKE LINE symbol"
+
+static int *volatile kholes_null;
+
+void kholes_forged_symbol_victim(void);
+
+/* The function whose name kholes replaces by KHOLES_FORGED: it faults. */
+__attribute__((noinline, noipa)) void kholes_forged_symbol_victim(void)
+{
+	*kholes_null = 1;
+}
+
+int cmd_kholes_fault(int argc, char **argv)
+{
+	kholes_forged_symbol_victim();
+	return 1;
+}
+
+/* A whole file read into memory (8-aligned, extra spare bytes); NULL if not. */
+static uint8_t *kholes_read(const char *path, size_t extra, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n = -1;
+
+	if (f && fseek(f, 0, SEEK_END) == 0)
+		n = ftell(f);
+	if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + extra)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	*size = n > 0 ? (size_t)n : 0;
+	return buf;
+}
+
+/* Spawn image (or path from the initrd) with argv, no permissions. */
+static errno_t kholes_spawn(const char *path, const uint8_t *image, size_t size,
+			    const char *const *argv, unsigned flags, task_id_t *id)
+{
+	spawn_args_t a = { .path = path, .argv = argv, .image = image,
+			   .image_size = size, .flags = flags };
+
+	return sys_spawn_args(&a, id);
+}
+
+/* Wait for id; its status, or -1. */
+static int kholes_wait(task_id_t id)
+{
+	int status = -1;
+
+	return sys_wait(id, &status, 0, NULL) == EOK ? status : -1;
+}
+
+static void kholes_names(const uint8_t *tester, size_t size)
+{
+	static const char *const argv[] = { "tester", "fault", "null", NULL };
+	task_id_t id;
+
+	errno_t rc = kholes_spawn("/bin/tes\nsmp: FAKE LINE from a path", NULL, 0, argv, 0, &id);
+	if (rc == EOK)
+		kholes_wait(id);
+	tap_ok(rc == EINVAL, "names: an initrd path with a newline is refused (%d)", rc);
+	rc = kholes_spawn("/tmp/k\nsmp: FAKE LINE from a name", tester, size, argv, 0, &id);
+	if (rc == EOK)
+		kholes_wait(id);              /* its fault report forged a line */
+	tap_ok(rc == EINVAL, "names: an image path with a newline is refused (%d)", rc);
+	rc = kholes_spawn("/tmp/k\x1b[2Jx", tester, size, argv, 0, &id);
+	if (rc == EOK)
+		kholes_wait(id);
+	tap_ok(rc == EINVAL, "names: a path with an escape sequence is refused (%d)", rc);
+}
+
+/* Replace KHOLES_VICTIM in image's string table by KHOLES_FORGED. */
+static bool kholes_patch_symbol(uint8_t *image, size_t size)
+{
+	const elf64_shdr_t *sym, *str;
+	size_t n = strlen(KHOLES_VICTIM);
+
+	if (elf_find_symtab(image, size, &sym, &str) != EOK)
+		return false;
+	char *s = (char *)image + str->sh_offset;
+	for (size_t i = 1; i + n < str->sh_size; i++)
+		if (s[i - 1] == '\0' && s[i + n] == '\0' && !memcmp(s + i, KHOLES_VICTIM, n)) {
+			memset(s + i, 0, n);
+			memcpy(s + i, KHOLES_FORGED, strlen(KHOLES_FORGED));
+			return true;
+		}
+	return false;
+}
+
+static void kholes_symbols(uint8_t *tester, size_t size)
+{
+	static const char *const argv[] = { "tester", "kholes-fault", NULL };
+	bool patched = kholes_patch_symbol(tester, size);
+	task_id_t id;
+	errno_t rc = patched ? kholes_spawn("/bin/tester", tester, size, argv, 0, &id) : ENOENT;
+	int status = rc == EOK ? kholes_wait(id) : -1;
+
+	tap_ok(patched, "symbols: %s found in the string table", KHOLES_VICTIM);
+	printf("# expect forged symbol report\n");
+	tap_ok(rc == EOK && status == (TASK_STATUS_KILLED | KILL_REASON_FAULT),
+	       "symbols: the image with a newline in a symbol ran and was killed for its "
+	       "fault (spawn %d, status %#x)", rc, status);
+}
+
+/* Free memory in bytes (sysinfo system.physmem), 0 if unread. */
+static uint64_t kholes_free(void)
+{
+	sysinfo_physmem_t m;
+	size_t got;
+
+	if (sys_sysinfo_data("system.physmem", &m, sizeof(m), &got) != EOK || got != sizeof(m))
+		return 0;
+	return m.free;
+}
+
+static void kholes_bincache(void)
+{
+	char n[16];
+	const char *argv[] = { "tester", "kholes-flood", n, NULL };
+	uint64_t limit = 0, bytes = ~0ull, entries = 0;
+	task_id_t id;
+
+	snprintf(n, sizeof(n), "%u", KHOLES_IMAGES);
+	uint64_t before = kholes_free();
+	errno_t rc = kholes_spawn("/bin/tester", NULL, 0, argv, 0, &id);
+	int status = rc == EOK ? kholes_wait(id) : -1;
+	uint64_t after = kholes_free();
+	tap_ok(status == 0, "bincache: a child spawned %u images with %u KiB of symbols each "
+	       "(spawn %d, status %#x)", KHOLES_IMAGES, (KHOLES_SYMTAB + KHOLES_STRTAB) >> 10,
+	       rc, status);
+	sys_sysinfo_int("system.bincache.limit", &limit);
+	sys_sysinfo_int("system.bincache.bytes", &bytes);
+	sys_sysinfo_int("system.bincache.entries", &entries);
+	tap_ok(limit && bytes <= limit, "bincache: the cache holds %llu of at most %llu KiB "
+	       "(%llu entries)", (unsigned long long)bytes >> 10,
+	       (unsigned long long)limit >> 10, (unsigned long long)entries);
+	uint64_t lost = before > after ? before - after : 0;
+	tap_ok(before && after && lost <= limit + KHOLES_SLACK,
+	       "bincache: free memory came back after the spawner exited but for the cache "
+	       "(%llu KiB fewer; the cache's bound %llu KiB)", (unsigned long long)lost >> 10,
+	       (unsigned long long)limit >> 10);
+}
+
+int cmd_kholes(int argc, char **argv)
+{
+	size_t size;
+	uint8_t *tester = kholes_read("/bin/tester", 0, &size);
+
+	tap_plan(9);
+	tap_ok(tester != NULL, "read /bin/tester (%zu bytes)", size);
+	kholes_names(tester, size);
+	if (tester)
+		kholes_symbols(tester, size);
+	else
+		tap_ok(0, "symbols: no image"), tap_ok(0, "symbols: no image");
+	free(tester);
+	kholes_bincache();
+	return tap_end();
+}
+
+/*
+ * hello read into memory with KHOLES_SYMTAB bytes of symbols (its own,
+ * then empty ones) and KHOLES_STRTAB of strings (its own, then NULs)
+ * after it, its section headers pointing there; *size the whole.
+ */
+static uint8_t *kholes_crafted(size_t *size)
+{
+	size_t n, at;
+	uint8_t *img = kholes_read("/bin/hello", KHOLES_SYMTAB + KHOLES_STRTAB + 8, &n);
+	const elf64_shdr_t *sym, *str;
+
+	if (!img || elf_find_symtab(img, n, &sym, &str) != EOK ||
+	    sym->sh_size > KHOLES_SYMTAB || str->sh_size > KHOLES_STRTAB) {
+		free(img);
+		return NULL;
+	}
+	at = (n + 7) & ~(size_t)7;
+	memcpy(img + at, img + sym->sh_offset, sym->sh_size);
+	memcpy(img + at + KHOLES_SYMTAB, img + str->sh_offset, str->sh_size);
+	elf64_shdr_t *s = (elf64_shdr_t *)sym, *t = (elf64_shdr_t *)str;
+	s->sh_offset = at;
+	s->sh_size = KHOLES_SYMTAB;
+	t->sh_offset = at + KHOLES_SYMTAB;
+	t->sh_size = KHOLES_STRTAB;
+	*size = at + KHOLES_SYMTAB + KHOLES_STRTAB;
+	return img;
+}
+
+int cmd_kholes_flood(int argc, char **argv)
+{
+	static const char *const hello[] = { "hello", NULL };
+	unsigned long n;
+	size_t size = 0;
+
+	if (argc != 2 || parse_ulong(argv[1], 1, 512, &n)) {
+		usage(0);
+		return 2;
+	}
+	uint8_t *img = kholes_crafted(&size);
+	if (!img)
+		return 3;
+	for (uint64_t i = 0; i < n; i++) {
+		task_id_t id;
+		memcpy(img + size - KHOLES_STRTAB / 2, &i, sizeof(i));   /* a distinct image */
+		errno_t rc = kholes_spawn("/bin/hello", img, size, hello, SPAWN_F_STOPPED, &id);
+		if (rc == EOK)
+			rc = sys_kill(id);
+		if (rc == EOK)
+			rc = sys_wait(id, NULL, 0, NULL);
+		if (rc != EOK) {
+			printf("tester: kholes-flood: image %llu: error %d\n",
+			       (unsigned long long)i, rc);
+			return 1;
+		}
+	}
+	free(img);
+	return 0;
+}
