@@ -8,8 +8,10 @@
  *   tree in this sense.
  * - task_quota_root(t): the task whose tree t's usage is charged to: the
  *   highest ancestor of t (t itself at most) reached by walking parents
- *   that have the same permissions as t, stopping below init (task 1) and
- *   the kernel. A program run under `restrict` thus forms a tree of its
+ *   that have the same permissions as t, stopping below the tasks the
+ *   kernel starts itself (ns and init, whose parent is the kernel task).
+ *   The servers and the shell init starts are thus roots of their own
+ *   trees, and a program run under `restrict` forms a tree of its
  *   own, apart from the shell that started it; the shell and the
  *   programs it runs with its own permissions share the shell's tree.
  */
@@ -19,7 +21,6 @@
 #include <stdbool.h>
 #include <abi/task.h>
 
-#define TASK_INIT_ID 1             /* the first task, init */
 #define TASK_TREE_DEPTH 64         /* parents walked at most */
 
 /* Is t root or a descendant of root? false if t is not known. */

@@ -25,7 +25,7 @@ task_id_t task_quota_root(task_id_t t)
 		return t;
 	for (int i = 0; i < TASK_TREE_DEPTH; i++) {
 		task_id_t p = info.parent;
-		if (p == 0 || p == TASK_INIT_ID || sys_task_info(p, &up) != EOK ||
+		if (p == 0 || sys_task_info(p, &up) != EOK || up.parent == 0 ||
 		    up.perms != info.perms)
 			break;
 		root = p;
