@@ -46,9 +46,9 @@
  *
  * Pipes: FS_M_MKPIPE makes a FIFO with a ring buffer of FS_PIPE_BUF
  * bytes, named "/pipe/ID" (ID in decimal) in the read-only directory
- * "/pipe", whose readdir lists the live pipes. The name lasts until
- * somebody (anybody) unlinks it or the connection that made the pipe
- * hangs up; the pipe lasts while its name or a handle of it does. Open
+ * "/pipe", whose readdir lists the live pipes. The name lasts until a
+ * task of the maker's tree unlinks it or the connection that made the
+ * pipe hangs up; the pipe lasts while its name or a handle of it does. Open
  * the name O_RDONLY for a read end or O_WRONLY for a write end (O_APPEND
  * is ignored; O_RDWR, O_CREAT, O_EXCL, O_TRUNC: EINVAL; O_DIRECTORY:
  * ENOTDIR). stat gives FS_TYPE_PIPE and size the bytes buffered.
