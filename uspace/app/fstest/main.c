@@ -103,7 +103,7 @@ static const group_t groups[] = {
 	{ "errors", test_errors, 16 }, { "big", test_big, 6 },
 	{ "handles", test_handles, 5 }, { "stdio", test_stdio, 5 },
 	{ "raw", test_raw, 4 }, { "pipe", test_pipe, 25 },
-	{ "spawn", test_spawn, 9 }, { "probe", test_probe, 10 },
+	{ "spawn", test_spawn, 9 }, { "probe", test_probe, 11 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

@@ -267,6 +267,24 @@ static bool wait_ready(long n)
 	return false;
 }
 
+/* Does /bin/fsstat list a tree holding n handles (under its header)? */
+static bool fsstat_lists(unsigned n)
+{
+	static char buf[4096];
+	char *argv[] = { "fsstat", NULL }, want[16];
+	spawn_opts_t o = { .stdio = { "n:", "w:/tmp/probe.fsstat", NULL } };
+	task_id_t id;
+
+	write_file("/tmp/probe.fsstat", "", 0, O_TRUNC);
+	bool ran = spawn("/bin/fsstat", argv, &o, &id) == EOK && wait_status(id) == 0;
+	ssize_t len = read_file("/tmp/probe.fsstat", buf, sizeof(buf) - 1);
+	unlink("/tmp/probe.fsstat");
+	buf[len > 0 ? len : 0] = '\0';
+	char *rows = strstr(buf, "TREE  TASKS");
+	snprintf(want, sizeof(want), " %u ", n);
+	return ran && strstr(buf, "handles: ") && rows && strstr(rows, want);
+}
+
 /* Another tree: open a file, spawn through fs, read the usage. */
 static void check_others(void)
 {
@@ -288,6 +306,8 @@ static void check_others(void)
 	       u.handles >= FS_TREE_HANDLES, "probe: FS_DR_USAGE shows the "
 	       "probe's tree at its bound (%u handles, %u tasks, %u refused)",
 	       t ? t->handles : 0, t ? t->tasks : 0, t ? t->refused : 0);
+	tap_ok(fsstat_lists(FS_TREE_HANDLES), "probe: fsstat lists the tree "
+	       "with its %d handles", FS_TREE_HANDLES);
 }
 
 static void test_handle_quota(void)
