@@ -38,7 +38,7 @@ bool wait_handles(uint64_t n)
 {
 	fs_info_t info;
 
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 1000; i++) {
 		if (fs_info(&info) == EOK && info.handles == n)
 			return true;
 		sys_sleep_ns(10 * 1000000ull);
@@ -103,7 +103,7 @@ static const group_t groups[] = {
 	{ "errors", test_errors, 16 }, { "big", test_big, 6 },
 	{ "handles", test_handles, 5 }, { "stdio", test_stdio, 5 },
 	{ "raw", test_raw, 4 }, { "pipe", test_pipe, 25 },
-	{ "spawn", test_spawn, 9 },
+	{ "spawn", test_spawn, 9 }, { "probe", test_probe, 11 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -204,8 +204,34 @@ static void run_groups(void)
 	}
 }
 
+/* "fstest probe-..." (test_probe.c); -1 if argv names none. */
+static int run_probe(int argc, char **argv)
+{
+	const char *m = argv[1];
+
+	if (argc == 2 && !strcmp(m, "probe-write"))
+		return probe_write();
+	if (argc == 2 && !strcmp(m, "probe-handles"))
+		return probe_handles(true);
+	if (argc == 2 && !strcmp(m, "probe-hold"))
+		return probe_handles(false);
+	if (argc == 2 && !strcmp(m, "probe-orphan"))
+		return probe_orphan();
+	if (argc == 2 && !strcmp(m, "probe-orphan-kid"))
+		return probe_orphan_kid();
+	if (argc == 2 && !strcmp(m, "probe-pipe"))
+		return probe_pipe();
+	if (argc == 4 && !strcmp(m, "probe-pipe-open"))
+		return probe_pipe_open(argv[2], argv[3]);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	int probe = argc > 1 ? run_probe(argc, argv) : -1;
+
+	if (probe >= 0)
+		return probe;
 	if (argc == 3 && !strcmp(argv[1], "child-open"))
 		return child_open(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "child-use"))

@@ -214,7 +214,7 @@ static bool raw_abuse(int phone)
 }
 
 /* Stage path as it is (no libc resolution) and open it; the result. */
-static errno_t raw_open(int phone, const char *path)
+static errno_t stage_open(int phone, const char *path)
 {
 	errno_t rc = ipc_call_sync(phone, IPC_M_DATA_WRITE, (uintptr_t)path,
 				   strlen(path), FS_DW_PATH, 0, 0, NULL);
@@ -231,9 +231,9 @@ void test_raw(void)
 		    "raw: connect to \"fs\""))
 		return;
 	tap_ok(raw_abuse(phone), "raw: bad handles, tags, buffers and methods are refused");
-	tap_ok(raw_open(phone, "tmp/a.txt") == EINVAL &&
-	       raw_open(phone, "/tmp/../etc/motd") == EINVAL &&
-	       raw_open(phone, "/tmp/./x") == EINVAL,
+	tap_ok(stage_open(phone, "tmp/a.txt") == EINVAL &&
+	       stage_open(phone, "/tmp/../etc/motd") == EINVAL &&
+	       stage_open(phone, "/tmp/./x") == EINVAL,
 	       "raw: the server refuses relative, \"..\" and \".\" paths");
 	sys_ipc_hangup(phone);
 	write_file("/tmp/after", "ok", 2, O_TRUNC);

@@ -11,6 +11,7 @@
 #include <abi/profile.h>
 #include <abi/syscall.h>
 #include <abi/sysinfo.h>
+#include <fs_proto.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -506,10 +507,13 @@ static ipc_msg_t *fz_msg(fz_t *f, unsigned slot)
 		m->method = IPC_M_DATA_WRITE + fz_below(f, 2);
 		m->args[0] = fz_chance(f, 80) ? fz_pool_ptr(f) : fz_bad_ptr(f);
 		m->args[1] = fz_chance(f, 60) ? fz_below(f, 0x2000) : fz_size(f);
+		if (fz_chance(f, 50))      /* fs's tags, FS_DW_PATH..FS_DR_USAGE */
+			m->args[2] = FS_DW_PATH + fz_below(f, FS_DR_USAGE);
 		break;
 	case 1: m->method = fz_below(f, IPC_M_USER); break;
 	case 2: fz_kbox_args(f, m); break;
 	case 3: m->method = IPC_M_USER + fz_below(f, 64); break;
+	case 4: m->method = FS_M_OPEN + fz_below(f, FS_M_MKPIPE); break;
 	default: m->method = fz_rand(f); break;
 	}
 	return m;

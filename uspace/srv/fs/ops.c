@@ -58,7 +58,7 @@ errno_t fs_op_open(client_t *c, uint32_t flags, uint64_t *h)
 		return rc;
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return EINVAL;
-	if (c->handles >= FS_CLIENT_HANDLES)
+	if (fs_quota_handle_check(c->task) != EOK)
 		return ELIMIT;
 	rc = fs_lookup(path, &l);
 	if (rc == EOK && l.node->type == FS_TYPE_PIPE)
@@ -107,10 +107,8 @@ errno_t fs_op_unlink(client_t *c, bool dir)
 		return EISDIR;
 	if (dir && n->type != FS_TYPE_DIR)
 		return ENOTDIR;
-	if (n->type == FS_TYPE_PIPE) {
-		fs_pipe_unlink(n);         /* anybody may */
-		return EOK;
-	}
+	if (n->type == FS_TYPE_PIPE)
+		return fs_pipe_remove(c, n);   /* the maker's tree may */
 	if (n == fs_root || n->ro || dir_writable(n->parent) != EOK)
 		return EPERM;
 	if (n->children)
@@ -210,18 +208,42 @@ errno_t fs_op_truncate(client_t *c, uint64_t h, uint64_t size)
 	return size > fs_tmp_limit ? ENOSPC : fs_file_resize(n, (size_t)size);
 }
 
-/* How many of len bytes at off fit in n (reserving them); 0: none. */
+/*
+ * How many of len (> 0) bytes at off fit in n, reserving them: len, or
+ * fewer when the tmpfs is nearly full; 0 when none do. After it,
+ * off + the result <= n->cap.
+ */
 static size_t write_room(node_t *n, uint64_t off, size_t len)
 {
+	if (off >= fs_tmp_limit)
+		return 0;
+	if (len > fs_tmp_limit - off)
+		len = (size_t)(fs_tmp_limit - off);
 	if (off + len <= n->cap || fs_file_reserve(n, off + len) == EOK)
 		return len;
 	size_t most = n->cap + (fs_tmp_limit - fs_tmp_used);
 	if (most <= off || fs_file_reserve(n, most) != EOK)
 		return 0;
-	return most - off;
+	return most - off < len ? most - off : len;
 }
 
-/* FS_DW_FILE to a tmpfs file. */
+/* Answer a write of room bytes at off to n (they fit) and grow its size. */
+static void dw_answer(node_t *n, const ipc_event_t *ev, uint64_t off, size_t room)
+{
+	if (room && off > n->size)
+		memset(n->data + n->size, 0, (size_t)off - n->size);
+	ipc_msg_t m = { .method = EOK, .args = {
+		(uint64_t)(uintptr_t)(room ? n->data + off : empty), room,
+		off + room } };
+	if (sys_ipc_answer(ev->callid, &m, NULL) == EOK && room &&
+	    off + room > n->size)
+		n->size = (size_t)(off + room);
+}
+
+/*
+ * FS_DW_FILE to a tmpfs file: as much as fits at the offset (ENOSPC when
+ * nothing does, also at or past the tmpfs limit); 0 bytes change nothing.
+ */
 static void dw_tmpfs(client_t *c, const ipc_event_t *ev)
 {
 	size_t len = (size_t)ev->msg.args[1];
@@ -233,18 +255,12 @@ static void dw_tmpfs(client_t *c, const ipc_event_t *ev)
 		return;
 	}
 	uint64_t off = ev->msg.args[4] == FS_OFF_APPEND ? n->size : ev->msg.args[4];
-	size_t room = off > fs_tmp_limit ? 0 : write_room(n, off, len);
+	size_t room = len ? write_room(n, off, len) : 0;
 	if (room == 0 && len > 0) {
 		ipc_answer_0(ev->callid, ENOSPC);
 		return;
 	}
-	if (off > n->size)
-		memset(n->data + n->size, 0, (size_t)off - n->size);
-	ipc_msg_t m = { .method = EOK, .args = {
-		(uint64_t)(uintptr_t)(room ? n->data + off : empty), room,
-		off + room } };
-	if (sys_ipc_answer(ev->callid, &m, NULL) == EOK && off + room > n->size)
-		n->size = (size_t)(off + room);
+	dw_answer(n, ev, off, room);
 }
 
 void fs_dw_file(client_t *c, const ipc_event_t *ev)

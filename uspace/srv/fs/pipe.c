@@ -4,12 +4,15 @@
  * Reads of an empty pipe and writes to a full one are not answered at
  * once: their events wait in the pipe's queues, and every change that may
  * let one go on (data, room, an end closing, the name going) runs
- * pipe_kick, which answers them in arrival order.
+ * pipe_kick, which answers them in arrival order. A pipe belongs to its
+ * maker's task tree: only tasks in it may open or unlink the name, and
+ * the name counts against that tree's FS_TREE_PIPES.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tasktree.h>
 
 #include "serve.h"
 
@@ -26,6 +29,8 @@ typedef struct queue {
 
 struct pipe {
 	uint64_t owner;               /* the connection that made it */
+	task_id_t root;               /* its maker's quota root: who may use it */
+	fs_tree_t *tree;              /* charged for the name (while named) */
 	size_t head;                  /* ring index of the oldest byte */
 	unsigned readers, writers;    /* open ends */
 	bool had_reader, had_writer;  /* was one ever opened? */
@@ -189,28 +194,46 @@ void fs_pipe_write(handle_t *h, const ipc_event_t *ev)
 
 /* ------------------------------------------------------ life */
 
-errno_t fs_pipe_make(client_t *c, uint64_t *id)
+/* A new node /pipe/ID with its ring, or the error. */
+static errno_t pipe_node(node_t **n)
 {
 	char name[24];
-	node_t *n = NULL;
-	struct pipe *p = calloc(1, sizeof(*p));
 
-	if (!p)
-		return ENOSPC;
 	snprintf(name, sizeof(name), "%lu", (unsigned long)next_id);
-	errno_t rc = fs_node_create(fs_pipe_dir, name, FS_TYPE_PIPE, false, &n);
-	if (rc == EOK && (rc = fs_file_reserve(n, FS_PIPE_BUF)) != EOK)
-		fs_node_unlink(n);
+	errno_t rc = fs_node_create(fs_pipe_dir, name, FS_TYPE_PIPE, false, n);
+	if (rc == EOK && (rc = fs_file_reserve(*n, FS_PIPE_BUF)) != EOK)
+		fs_node_unlink(*n);
+	return rc;
+}
+
+errno_t fs_pipe_make(client_t *c, uint64_t *id)
+{
+	node_t *n = NULL;
+	errno_t rc = fs_quota_pipe_take(c->task);
+
+	if (rc != EOK)
+		return rc;
+	struct pipe *p = calloc(1, sizeof(*p));
+	rc = p ? pipe_node(&n) : ENOSPC;
 	if (rc != EOK) {
 		free(p);
+		fs_quota_pipe_give(c->task->tree);
 		return rc;
 	}
 	p->owner = c->conn;
+	p->root = c->task->qroot;
+	p->tree = c->task->tree;
 	n->pipe = p;
-	n->mode = 0666;
+	n->mode = 0660;
 	fs_pipes_alive++;
 	*id = next_id++;
 	return EOK;
+}
+
+/* May c use pipe n (c's task is in the tree of n's maker)? EPERM if not. */
+static errno_t pipe_may(const client_t *c, const node_t *n)
+{
+	return task_in_tree(c->task->id, n->pipe->root) ? EOK : EPERM;
 }
 
 errno_t fs_pipe_open(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
@@ -222,7 +245,9 @@ errno_t fs_pipe_open(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
 		return EINVAL;
 	if (flags & O_DIRECTORY)
 		return ENOTDIR;
-	errno_t rc = fs_handle_new(c, n, flags, h);
+	errno_t rc = pipe_may(c, n);
+	if (rc == EOK)
+		rc = fs_handle_new(c, n, flags, h);
 	if (rc != EOK)
 		return rc;
 	if (mode == O_RDONLY) {
@@ -253,9 +278,19 @@ void fs_pipe_unlink(node_t *n)
 {
 	bool held = n->refs > 0;
 
+	fs_quota_pipe_give(n->pipe->tree);
 	fs_node_unlink(n);                 /* frees n if nothing holds it */
 	if (held)
 		pipe_kick(n);
+}
+
+errno_t fs_pipe_remove(const client_t *c, node_t *n)
+{
+	errno_t rc = pipe_may(c, n);
+
+	if (rc == EOK)
+		fs_pipe_unlink(n);
+	return rc;
 }
 
 void fs_pipe_hangup(uint64_t conn)

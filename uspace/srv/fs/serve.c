@@ -1,6 +1,7 @@
 /*
  * /bin/fs: the IPC side. Clients are known by connection id; each has a
- * staged path (or two) and handles, all dropped when it hangs up.
+ * staged path (or two) and handles, all dropped when it hangs up. Each
+ * connection is charged to the task that made its first call (quota.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,26 +11,44 @@
 bool fs_verbose;
 bool fs_have_initrd;
 unsigned fs_handles_open;
+unsigned fs_conns_open;
 
 static client_t clients[FS_CLIENTS];
 static handle_t handles[FS_HANDLES];
 
-/* The state of connection conn, created on its first call (NULL: full). */
-static client_t *client_get(uint64_t conn)
+/* The state of connection conn, or NULL; a free slot to *free_slot. */
+static client_t *client_find(uint64_t conn, client_t **free_slot)
 {
-	client_t *free_slot = NULL;
-
+	*free_slot = NULL;
 	for (int i = 0; i < FS_CLIENTS; i++) {
 		if (clients[i].used && clients[i].conn == conn)
 			return &clients[i];
-		if (!clients[i].used && !free_slot)
-			free_slot = &clients[i];
+		if (!clients[i].used && !*free_slot)
+			*free_slot = &clients[i];
 	}
-	if (free_slot) {
-		memset(free_slot, 0, sizeof(*free_slot));
-		free_slot->used = true;
-		free_slot->conn = conn;
-	}
+	return NULL;
+}
+
+/*
+ * The state of ev's connection, created on its first call and charged to
+ * its sender (NULL with *rc ELIMIT: no slot, or the sender's quota).
+ */
+static client_t *client_get(const ipc_event_t *ev, errno_t *rc)
+{
+	client_t *free_slot;
+	client_t *c = client_find(ev->conn, &free_slot);
+	fs_task_t *t;
+
+	*rc = ELIMIT;
+	if (c || !free_slot)
+		return c;
+	if ((*rc = fs_quota_conn_new(ev->sender, &t)) != EOK)
+		return NULL;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->used = true;
+	free_slot->conn = ev->conn;
+	free_slot->task = t;
+	fs_conns_open++;
 	return free_slot;
 }
 
@@ -39,11 +58,9 @@ static client_t *client_get(uint64_t conn)
  */
 static void client_drop(uint64_t conn)
 {
-	client_t *c = NULL;
+	client_t *free_slot;
+	client_t *c = client_find(conn, &free_slot);
 
-	for (int i = 0; i < FS_CLIENTS; i++)
-		if (clients[i].used && clients[i].conn == conn)
-			c = &clients[i];
 	if (!c)
 		return;
 	for (int i = 0; i < FS_HANDLES; i++)
@@ -52,6 +69,8 @@ static void client_drop(uint64_t conn)
 	fs_pipe_hangup(conn);
 	if (fs_verbose)
 		printf("fs: connection %lu hung up\n", (unsigned long)conn);
+	fs_quota_conn_drop(c->task);
+	fs_conns_open--;
 	c->used = false;
 }
 
@@ -64,16 +83,17 @@ handle_t *fs_handle_get(const client_t *c, uint64_t h)
 
 errno_t fs_handle_new(client_t *c, node_t *n, uint32_t flags, uint64_t *h)
 {
-	if (c->handles >= FS_CLIENT_HANDLES)
-		return ELIMIT;
+	errno_t rc = fs_quota_handle_check(c->task);
+
+	if (rc != EOK)
+		return rc;
 	for (int i = 0; i < FS_HANDLES; i++) {
 		if (handles[i].used)
 			continue;
 		handles[i] = (handle_t){ .used = true, .conn = c->conn,
 					 .flags = flags, .node = n };
 		fs_node_get(n);
-		c->handles++;
-		fs_handles_open++;
+		fs_quota_handle_take(c->task);
 		*h = (uint64_t)i;
 		return EOK;
 	}
@@ -87,8 +107,7 @@ void fs_handle_close(client_t *c, handle_t *h, errno_t why)
 	fs_node_put(h->node);
 	h->used = false;
 	h->node = NULL;
-	c->handles--;
-	fs_handles_open--;
+	fs_quota_handle_give(c->task);
 }
 
 errno_t fs_take_path(client_t *c, bool second, char *out)
@@ -139,6 +158,23 @@ static void data_write(client_t *c, const ipc_event_t *ev)
 	}
 }
 
+/* FS_DR_USAGE: the totals, limits and trees from args[4] on. */
+static void dr_usage(const ipc_event_t *ev)
+{
+	static fs_usage_t u;
+	size_t len = (size_t)ev->msg.args[1];
+
+	u = (fs_usage_t){ .tmp_used = fs_tmp_used, .tmp_limit = fs_tmp_limit,
+		.conns = fs_conns_open, .conns_max = FS_CLIENTS,
+		.handles = fs_handles_open, .handles_max = FS_HANDLES,
+		.task_conns_max = FS_TASK_CONNS, .tree_conns_max = FS_TREE_CONNS,
+		.task_handles_max = FS_TASK_HANDLES,
+		.tree_handles_max = FS_TREE_HANDLES,
+		.tree_pipes_max = FS_TREE_PIPES, .pipes = fs_pipes_alive };
+	fs_quota_usage(&u, ev->msg.args[4]);
+	ipc_data_read_answer(ev, &u, len < sizeof(u) ? len : sizeof(u));
+}
+
 static void data_read(client_t *c, const ipc_event_t *ev)
 {
 	switch (ev->msg.args[2]) {
@@ -150,6 +186,9 @@ static void data_read(client_t *c, const ipc_event_t *ev)
 		break;
 	case FS_DR_READDIR:
 		fs_dr_readdir(c, ev);
+		break;
+	case FS_DR_USAGE:
+		dr_usage(ev);
 		break;
 	default:
 		ipc_answer_0(ev->callid, EINVAL);
@@ -201,9 +240,10 @@ static void call(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EOK);
 		return;
 	}
-	client_t *c = client_get(ev->conn);
+	errno_t rc;
+	client_t *c = client_get(ev, &rc);
 	if (!c) {
-		ipc_answer_0(ev->callid, ELIMIT);
+		ipc_answer_0(ev->callid, rc);
 		return;
 	}
 	if (ev->msg.method == IPC_M_DATA_WRITE)

@@ -27,6 +27,9 @@
  *       (handle FS_STAGED: of the staged path)
  *   DATA_READ(buf, len, FS_DR_READDIR, handle, index)  the index'th
  *       entry of a directory handle as an fs_dirent_t; ENOENT past the end
+ *   DATA_READ(buf, len, FS_DR_USAGE, 0, first)         an fs_usage_t: the
+ *       totals and limits, and the task trees holding connections from
+ *       the first'th on (at most FS_USAGE_TREES; fewer bytes if len is short)
  *
  * Other calls (answer args in brackets):
  *
@@ -43,9 +46,9 @@
  *
  * Pipes: FS_M_MKPIPE makes a FIFO with a ring buffer of FS_PIPE_BUF
  * bytes, named "/pipe/ID" (ID in decimal) in the read-only directory
- * "/pipe", whose readdir lists the live pipes. The name lasts until
- * somebody (anybody) unlinks it or the connection that made the pipe
- * hangs up; the pipe lasts while its name or a handle of it does. Open
+ * "/pipe", whose readdir lists the live pipes. The name lasts until a
+ * task of the maker's tree unlinks it or the connection that made the
+ * pipe hangs up; the pipe lasts while its name or a handle of it does. Open
  * the name O_RDONLY for a read end or O_WRONLY for a write end (O_APPEND
  * is ignored; O_RDWR, O_CREAT, O_EXCL, O_TRUNC: EINVAL; O_DIRECTORY:
  * ENOTDIR). stat gives FS_TYPE_PIPE and size the bytes buffered.
@@ -68,8 +71,17 @@
  * Errors: ENOENT, EEXIST, EISDIR, ENOTDIR, EPERM (writing outside /tmp,
  * or through a handle not opened for it), EINVAL (bad path, flags or
  * handle), ENOSPC (the tmpfs is full: its bytes are bounded, pipes'
- * buffers included), ELIMIT (too many handles or clients), EPIPE. A
- * client's handles are closed when it hangs up.
+ * buffers included), ELIMIT (too many handles, connections or pipes for
+ * the calling task or its task tree, or in all: FS_DR_USAGE tells the
+ * limits), EPIPE. A client's handles are closed when it hangs up.
+ *
+ * Quotas: connections (with state: from their first call), handles
+ * (pipe ends included) and named pipes count for the task that made the
+ * first call on the connection and for its task tree, its
+ * task_quota_root() (<tasktree.h>; the trees of orphans, tasks whose
+ * parent ended, count as one, FS_TREE_ORPHANS). A pipe belongs to its
+ * maker's tree: only tasks in it (task_in_tree of the maker's quota root)
+ * may open or unlink its name (EPERM otherwise).
  */
 #ifndef _FS_PROTO_H
 #define _FS_PROTO_H
@@ -100,6 +112,7 @@
 #define FS_DR_FILE 4
 #define FS_DR_STAT 5
 #define FS_DR_READDIR 6
+#define FS_DR_USAGE 7
 
 #define FS_OFF_APPEND UINT64_MAX  /* DATA_WRITE offset: at the end */
 #define FS_STAGED UINT64_MAX      /* FS_DR_STAT handle: the staged path */
@@ -121,6 +134,42 @@ typedef struct fs_stat {
 	uint32_t nlink;
 	uint32_t readonly;        /* 1 outside /tmp */
 } fs_stat_t;
+
+/*
+ * Quotas (see above; the totals are in FS_DR_USAGE). An unprivileged
+ * tree cannot leave its permissions, so it reaches at most its own
+ * tree's and the orphans' bounds: 384 handles and 48 connections of
+ * fs's 1024 and 256, which leaves room for the shell's tree and others.
+ */
+#define FS_TASK_CONNS 8           /* connections with state per task */
+#define FS_TREE_CONNS 24          /* ... per task tree */
+#define FS_TASK_HANDLES 128       /* handles per task (all its connections) */
+#define FS_TREE_HANDLES 192       /* ... per task tree */
+#define FS_TREE_PIPES 32          /* named pipes per task tree */
+
+#define FS_TREE_ORPHANS 0        /* fs_usage_tree_t.root of orphans' trees */
+#define FS_USAGE_TREES 16         /* trees per FS_DR_USAGE answer */
+
+/* One task tree's usage (FS_DR_USAGE). */
+typedef struct fs_usage_tree {
+	uint64_t root;            /* its quota root task, or FS_TREE_ORPHANS */
+	uint32_t tasks;           /* client tasks */
+	uint32_t conns, handles, pipes;
+	uint32_t refused;         /* ELIMITs its tasks got (while it is known) */
+} fs_usage_tree_t;
+
+/* FS_DR_USAGE: the totals, the limits and tree[0..count-1]. */
+typedef struct fs_usage {
+	uint64_t tmp_used, tmp_limit;  /* tmpfs bytes (pipes' rings included) */
+	uint32_t conns, conns_max;     /* connections with state, in all */
+	uint32_t handles, handles_max; /* open handles, in all */
+	uint32_t task_conns_max, tree_conns_max;
+	uint32_t task_handles_max, tree_handles_max;
+	uint32_t tree_pipes_max, pipes; /* pipes alive (named or open) */
+	uint32_t trees;                /* trees known (count of them follow) */
+	uint32_t count;
+	fs_usage_tree_t tree[FS_USAGE_TREES];
+} fs_usage_t;
 
 typedef struct fs_dirent {
 	uint64_t ino;
