@@ -13,27 +13,48 @@
  *                             power off: a test run's verdict (exit status
  *                             0 = pass) goes to the test machine
  *
+ * Either way init then supervises the servers, as MINIX 3's reincarnation
+ * server does: a server that ends (killed, faulted, exited) is started
+ * again at once and registers its name anew (ns lets the dead server's
+ * replacement, spawned by the same parent with the same permissions, take
+ * the held name). Clients reconnect on their next call (libc). A server
+ * that died more than INIT_RESTARTS_MAX times within
+ * INIT_RESTART_WINDOW_NS is started again only after a pause that doubles
+ * with each further death (1 s, 2 s, ... INIT_BACKOFF_MAX_S), so that a
+ * server that cannot start does not spin; the system cannot do without
+ * the file service (every program is a file), so none is given up.
+ *
  * The kernel passes the words after "--" on its command line as ARGS.
  * Orphaned tasks are reaped by the kernel, so init only waits for its own.
  */
 #include <ipc.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <vernier.h>
 
 #define PATH_MAX_LEN 128
 #define SERVER_WAIT_NS (5 * 1000000000ull)
+#define INIT_RESTARTS_MAX 5
+#define INIT_RESTART_WINDOW_NS (10 * 1000000000ull)
+#define INIT_BACKOFF_MAX_S 32
+#define SHELL_RESPAWN_NS (100 * 1000000ull)   /* between shells that end at once */
 
 typedef struct server {
 	const char *program;       /* /bin/NAME */
 	const char *service;       /* name it registers */
 	uint32_t perms;
+	task_id_t id;              /* running as; 0: not running */
+	unsigned restarts;         /* within the window that began at since */
+	uint64_t since;
 } server_t;
 
-static const server_t servers[] = {
-	{ "console", "console", PERM_IO | PERM_IRQ | PERM_KILL },
-	{ "fs", "fs", PERM_PROFILE },      /* /dev/kpctl's profiler sessions */
+static server_t servers[] = {
+	{ "console", "console", PERM_IO | PERM_IRQ | PERM_KILL, 0, 0, 0 },
+	{ "fs", "fs", PERM_PROFILE, 0, 0, 0 },      /* /dev/kpctl's profiler sessions */
 };
+
+#define NSERVERS (sizeof(servers) / sizeof(servers[0]))
 
 /* Spawn /bin/NAME with argv; ENOENT when the initrd has no such program. */
 static errno_t init_spawn(const char *name, char **argv, uint32_t perms, task_id_t *id)
@@ -44,28 +65,103 @@ static errno_t init_spawn(const char *name, char **argv, uint32_t perms, task_id
 	return sys_spawn(path, (const char *const *)argv, perms, id);
 }
 
+/* Start server s and wait for its registration; false if it is not there. */
+static bool init_start_server(server_t *s)
+{
+	char *argv[] = { (char *)s->program, NULL };
+	int phone;
+
+	s->id = 0;
+	if (init_spawn(s->program, argv, s->perms, &s->id) != EOK)
+		return false;               /* not in this initrd */
+	errno_t rc = service_connect_wait(s->service, SERVER_WAIT_NS, &phone);
+	if (rc == EOK)
+		sys_ipc_hangup(phone);
+	else
+		printf("init: %s (task %lu) did not register (error %d)\n",
+		       s->program, (unsigned long)s->id, rc);
+	return true;
+}
+
 /* Start the servers that exist and wait for their registration. */
 static void init_start_servers(void)
 {
-	for (size_t i = 0; i < sizeof(servers) / sizeof(servers[0]); i++) {
-		const server_t *s = &servers[i];
-		char *argv[] = { (char *)s->program, NULL };
+	for (size_t i = 0; i < NSERVERS; i++)
+		init_start_server(&servers[i]);
+}
+
+/* The server running as task id, or NULL. */
+static server_t *init_server_of(task_id_t id)
+{
+	for (size_t i = 0; i < NSERVERS; i++)
+		if (servers[i].id == id)
+			return &servers[i];
+	return NULL;
+}
+
+/*
+ * The pause before s is started again, in seconds: 0 for its first
+ * INIT_RESTARTS_MAX deaths in a window, then 1, 2, 4 ... (at most
+ * INIT_BACKOFF_MAX_S). A window starts at a death that comes more than
+ * INIT_RESTART_WINDOW_NS after the window before began.
+ */
+static unsigned init_backoff(server_t *s)
+{
+	uint64_t now = sys_clock_ns(CLOCK_MONOTONIC);
+
+	if (s->restarts == 0 || now - s->since > INIT_RESTART_WINDOW_NS) {
+		s->since = now;
+		s->restarts = 0;
+	}
+	if (++s->restarts <= INIT_RESTARTS_MAX)
+		return 0;
+	unsigned shift = s->restarts - INIT_RESTARTS_MAX - 1;
+	return shift >= 5 ? INIT_BACKOFF_MAX_S : 1u << shift;
+}
+
+/* Server s ended with status: start it again (after a pause if it keeps dying). */
+static void init_server_ended(server_t *s, int status)
+{
+	task_id_t old = s->id;
+	unsigned pause = init_backoff(s);
+
+	s->id = 0;
+	if (pause) {
+		printf("init: %s (task %lu) ended (status %#x) %u times within %llu s; "
+		       "restarting in %u s\n", s->program, (unsigned long)old, status,
+		       s->restarts, INIT_RESTART_WINDOW_NS / 1000000000ull, pause);
+		sys_sleep_ns(pause * 1000000000ull);
+	}
+	init_start_server(s);
+	printf("init: %s (task %lu) ended (status %#x); restarted as task %lu\n",
+	       s->program, (unsigned long)old, status, (unsigned long)s->id);
+}
+
+/*
+ * Wait for child main to end, restarting the servers that end meanwhile;
+ * main's status to *status. EOK, or the error of sys_wait.
+ */
+static errno_t init_supervise(task_id_t main, int *status)
+{
+	for (;;) {
 		task_id_t id;
-		int phone;
-		if (init_spawn(s->program, argv, s->perms, &id) != EOK)
-			continue;           /* not in this initrd */
-		errno_t rc = service_connect_wait(s->service, SERVER_WAIT_NS, &phone);
-		if (rc == EOK)
-			sys_ipc_hangup(phone);
-		else
-			printf("init: %s (task %lu) did not register (error %d)\n",
-			       s->program, (unsigned long)id, rc);
+		int st;
+		errno_t rc = sys_wait(WAIT_ANY, &st, 0, &id);
+		if (rc != EOK)
+			return rc;
+		if (id == main) {
+			*status = st;
+			return EOK;
+		}
+		server_t *s = init_server_of(id);
+		if (s)
+			init_server_ended(s, st);
 	}
 }
 
 static int init_run(char **argv)
 {
-	task_id_t id, waited;
+	task_id_t id;
 	int status = -1;
 
 	errno_t rc = init_spawn(argv[0], argv, PERM_ALL, &id);
@@ -73,7 +169,7 @@ static int init_run(char **argv)
 		printf("init: cannot run /bin/%s (error %d)\n", argv[0], rc);
 		return 1;
 	}
-	rc = sys_wait(id, &status, 0, &waited);
+	rc = init_supervise(id, &status);
 	if (rc != EOK) {
 		printf("init: waiting for /bin/%s failed (error %d)\n", argv[0], rc);
 		return 1;
@@ -87,14 +183,19 @@ static int init_run(char **argv)
 static void init_shell(void)
 {
 	char *argv[] = { "sh", NULL };
-	task_id_t id, waited;
+	task_id_t id;
 	int status;
 
-	while (init_spawn("sh", argv, PERM_ALL, &id) == EOK)
-		sys_wait(id, &status, 0, &waited);
+	while (init_spawn("sh", argv, PERM_ALL, &id) == EOK) {
+		uint64_t start = sys_clock_ns(CLOCK_MONOTONIC);
+		init_supervise(id, &status);
+		if (sys_clock_ns(CLOCK_MONOTONIC) - start < SHELL_RESPAWN_NS)
+			sys_sleep_ns(SHELL_RESPAWN_NS);     /* no console yet, say */
+	}
 	printf("init: no shell; idling\n");
 	for (;;)
-		sys_sleep_ns(1000000000ull * 3600);
+		if (init_supervise(0, &status) != EOK)
+			sys_sleep_ns(1000000000ull * 3600);  /* no child at all */
 }
 
 int main(int argc, char **argv)
@@ -102,7 +203,8 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "-h")) {
 		printf("usage: init [-h] [PROGRAM [ARGS...]]\n"
 		       "  the first task: start the servers, then the shell (or run\n"
-		       "  /bin/PROGRAM with ARGS and power off with its verdict)\n");
+		       "  /bin/PROGRAM with ARGS and power off with its verdict);\n"
+		       "  servers that end are started again\n");
 		return 0;
 	}
 	init_start_servers();

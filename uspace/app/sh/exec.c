@@ -41,14 +41,25 @@ static errno_t sh_fs(sh_t *sh)
 	return service_connect(FS_SERVICE, &sh->fs_phone);
 }
 
-/* A new pipe's id into *id. */
+/*
+ * A new pipe's id into *id. A file service that died (init starts a new
+ * one) answers EHANGUP: the phone goes, and the call is made once more to
+ * its successor.
+ */
 static errno_t sh_mkpipe(sh_t *sh, uint64_t *id)
 {
 	ipc_msg_t ans;
-	errno_t rc = sh_fs(sh);
+	errno_t rc = EHANGUP;
 
-	if (rc == EOK)
-		rc = ipc_call_sync(sh->fs_phone, FS_M_MKPIPE, 0, 0, 0, 0, 0, &ans);
+	for (int i = 0; i < 2 && rc == EHANGUP; i++) {
+		rc = sh_fs(sh);
+		if (rc == EOK)
+			rc = ipc_call_sync(sh->fs_phone, FS_M_MKPIPE, 0, 0, 0, 0, 0, &ans);
+		if (rc == EHANGUP) {
+			sys_ipc_hangup(sh->fs_phone);
+			sh->fs_phone = -1;
+		}
+	}
 	if (rc == EOK)
 		*id = ans.args[0];
 	return rc;

@@ -45,6 +45,11 @@
  *                                              is logged, 1025 refused
  *   tester prof-self                           profile itself: exit 0 if
  *                                              no kernel address came
+ *   tester fsstale PATH                        open PATH, read it until the
+ *                                              file service comes back:
+ *                                              exit 0 if the old
+ *                                              descriptor gives EBADF
+ *   tester klog TEXT                           log TEXT as a kernel line
  *
  * Exit status 2 means bad arguments.
  */
@@ -84,6 +89,8 @@ void usage(int ok)
 		"       tester console-forge LINE [MS]\n"
 		"       tester console-long\n"
 		"       tester prof-self\n"
+		"       tester fsstale PATH\n"
+		"       tester klog TEXT\n"
 		"       tester -h\n");
 }
 
@@ -266,6 +273,8 @@ static const command_t commands[] = {
 	{ "console-forge", cmd_console_forge },
 	{ "console-long", cmd_console_long },
 	{ "prof-self", cmd_prof_self },
+	{ "fsstale", cmd_fsstale },
+	{ "klog", cmd_klog },
 };
 
 int main(int argc, char **argv)

@@ -48,6 +48,10 @@ int cmd_console_forge(int argc, char **argv);
 int cmd_console_long(int argc, char **argv);
 int cmd_prof_self(int argc, char **argv);
 
+/* restart.c: helpers of test/restart.t. */
+int cmd_fsstale(int argc, char **argv);
+int cmd_klog(int argc, char **argv);
+
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);

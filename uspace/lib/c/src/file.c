@@ -6,6 +6,15 @@
  * lock serialises the calls, so a staged path is always used by its own
  * call. Relative paths are resolved against the working directory
  * (src/cwd.c) before they are sent.
+ *
+ * When the file service dies (init starts it again), the call in flight
+ * fails with EHANGUP and the phone is dropped; the next call connects to
+ * the new server, waiting up to FS_RECONNECT_NS for it to register (so
+ * does a program's first call, which may come during a restart). The
+ * new server knows none of the old handles, so every descriptor opened
+ * before is stale: using it gives EBADF (and frees it). A path call
+ * (open, stat, mkdir, unlink...) that finds the server gone when it
+ * stages its path is made to the new server instead (stage()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +30,11 @@
 #include "fs_client.h"
 #include "libc.h"
 
+#define FS_RECONNECT_NS (2 * 1000000000ull)
+
 typedef struct fdesc {
 	bool used;
+	unsigned gen;              /* fs_gen when it was opened */
 	int flags;                 /* O_* given to open */
 	uint64_t handle;           /* the server's */
 	off_t pos;
@@ -37,6 +49,7 @@ struct _DIR {
 static fdesc_t fds[__LIBC_FS_FD_MAX];
 static libc_lock_t fs_lock = LIBC_LOCK_INIT;
 static int fs_phone = -1;
+static unsigned fs_gen;            /* connections made so far */
 
 /* ------------------------------------------------------ helpers */
 
@@ -46,16 +59,44 @@ static int fail(errno_t e)
 	return -1;
 }
 
+/*
+ * Make sure there is a phone to fs (lock held), waiting a little for a
+ * server that is being started again to register.
+ */
+static errno_t fs_connect_locked(void)
+{
+	if (fs_phone >= 0)
+		return EOK;
+	errno_t rc = service_connect_wait(FS_SERVICE, FS_RECONNECT_NS, &fs_phone);
+	if (rc != EOK)
+		fs_phone = -1;
+	else
+		fs_gen++;
+	return rc;
+}
+
 /* Take the lock and make sure there is a phone to fs. */
 static errno_t fs_enter(void)
 {
 	__libc_lock(&fs_lock);
-	if (fs_phone >= 0)
-		return EOK;
-	errno_t rc = service_connect(FS_SERVICE, &fs_phone);
-	if (rc != EOK) {
-		fs_phone = -1;
+	errno_t rc = fs_connect_locked();
+	if (rc != EOK)
 		__libc_unlock(&fs_lock);
+	return rc;
+}
+
+/*
+ * A call to fs (lock held); EHANGUP means the server is gone: the phone
+ * is dropped, so that the next fs_enter connects to its successor.
+ */
+static errno_t fs_sync(uint64_t method, uint64_t a0, uint64_t a1, uint64_t a2,
+		       uint64_t a3, uint64_t a4, ipc_msg_t *ans)
+{
+	errno_t rc = ipc_call_sync(fs_phone, method, a0, a1, a2, a3, a4, ans);
+
+	if (rc == EHANGUP && fs_phone >= 0) {
+		sys_ipc_hangup(fs_phone);
+		fs_phone = -1;
 	}
 	return rc;
 }
@@ -70,28 +111,40 @@ static fdesc_t *fd_get(int fd)
 {
 	if (fd < 0 || fd >= __LIBC_FS_FD_MAX || !fds[fd].used)
 		return NULL;
+	if (fds[fd].gen != fs_gen) {       /* a handle of a server now gone */
+		fds[fd].used = false;
+		return NULL;
+	}
 	return &fds[fd];
 }
 
 static int fd_alloc(void)
 {
 	for (int fd = __LIBC_FS_FD_FIRST; fd < __LIBC_FS_FD_MAX; fd++)
-		if (!fds[fd].used)
+		if (!fds[fd].used || fds[fd].gen != fs_gen)
 			return fd;
 	return -1;
 }
 
-/* Stage path (second: rename's target) with the server (lock held). */
+/*
+ * Stage path (second: rename's target) with the server (lock held). It is
+ * the first message of every path call, so a server found gone here is
+ * replaced by its successor and the path staged there (descriptors opened
+ * before are stale from then on).
+ */
 static errno_t stage(const char *path, bool second)
 {
 	char abs[FS_PATH_MAX];
 	errno_t rc = __libc_path_resolve(path, abs);
 
-	if (rc != EOK)
-		return rc;
-	return ipc_call_sync(fs_phone, IPC_M_DATA_WRITE, (uintptr_t)abs,
-			     strlen(abs), second ? FS_DW_PATH2 : FS_DW_PATH, 0,
-			     0, NULL);
+	for (int i = 0; rc == EOK; i++) {
+		rc = fs_sync(IPC_M_DATA_WRITE, (uintptr_t)abs, strlen(abs),
+			     second ? FS_DW_PATH2 : FS_DW_PATH, 0, 0, NULL);
+		if (rc != EHANGUP || i > 0)
+			break;
+		rc = fs_connect_locked();
+	}
+	return rc;
 }
 
 /* Stage path, then make call method(a0, a1); the answer goes to *ans. */
@@ -104,7 +157,7 @@ static errno_t path_call(const char *path, uint64_t method, uint64_t a0,
 		return rc;
 	rc = stage(path, false);
 	if (rc == EOK)
-		rc = ipc_call_sync(fs_phone, method, a0, a1, 0, 0, 0, ans);
+		rc = fs_sync(method, a0, a1, 0, 0, 0, ans);
 	fs_leave();
 	return rc;
 }
@@ -125,11 +178,10 @@ static int open_locked(const char *path, int flags, int fd)
 		return fail(ELIMIT);
 	errno_t rc = stage(path, false);
 	if (rc == EOK)
-		rc = ipc_call_sync(fs_phone, FS_M_OPEN, (uint64_t)flags, 0, 0, 0,
-				   0, &ans);
+		rc = fs_sync(FS_M_OPEN, (uint64_t)flags, 0, 0, 0, 0, &ans);
 	if (rc != EOK)
 		return fail(rc);
-	fds[fd] = (fdesc_t){ .used = true, .flags = flags,
+	fds[fd] = (fdesc_t){ .used = true, .gen = fs_gen, .flags = flags,
 			     .handle = ans.args[0], .pos = 0 };
 	return fd;
 }
@@ -194,7 +246,7 @@ static errno_t close_handle(uint64_t h)
 	for (int i = 0; i < FS_TRIES && fs_passing(rc); i++) {
 		if (i > 0)
 			sys_sleep_ns(1000000ull);
-		rc = ipc_call_sync(fs_phone, FS_M_CLOSE, h, 0, 0, 0, 0, NULL);
+		rc = fs_sync(FS_M_CLOSE, h, 0, 0, 0, 0, NULL);
 	}
 	return rc;
 }
@@ -222,9 +274,9 @@ static ssize_t pread_locked(fdesc_t *d, void *buf, size_t n, off_t off)
 	while (done < n) {
 		size_t chunk = n - done < IPC_DATA_MAX ? n - done : IPC_DATA_MAX;
 		ipc_msg_t ans;
-		errno_t rc = ipc_call_sync(fs_phone, IPC_M_DATA_READ,
-					   (uintptr_t)buf + done, chunk, FS_DR_FILE,
-					   d->handle, (uint64_t)off + done, &ans);
+		errno_t rc = fs_sync(IPC_M_DATA_READ,
+				     (uintptr_t)buf + done, chunk, FS_DR_FILE,
+				     d->handle, (uint64_t)off + done, &ans);
 		if (rc != EOK)
 			return done > 0 ? (ssize_t)done : -(ssize_t)rc;
 		done += ans.args[1];
@@ -247,9 +299,9 @@ static ssize_t pwrite_locked(fdesc_t *d, const void *buf, size_t n,
 		size_t chunk = n - done < IPC_DATA_MAX ? n - done : IPC_DATA_MAX;
 		ipc_msg_t ans;
 		uint64_t at = append ? FS_OFF_APPEND : (uint64_t)*off;
-		errno_t rc = ipc_call_sync(fs_phone, IPC_M_DATA_WRITE,
-					   (uintptr_t)buf + done, chunk, FS_DW_FILE,
-					   d->handle, at, &ans);
+		errno_t rc = fs_sync(IPC_M_DATA_WRITE,
+				     (uintptr_t)buf + done, chunk, FS_DW_FILE,
+				     d->handle, at, &ans);
 		if (rc != EOK)
 			return done > 0 ? (ssize_t)done : -(ssize_t)rc;
 		done += ans.args[1];
@@ -346,8 +398,8 @@ static void stat_from(const fs_stat_t *fst, struct stat *st)
 /* The status of handle (or FS_STAGED) into *fst (lock held). */
 static errno_t stat_locked(uint64_t handle, fs_stat_t *fst)
 {
-	return ipc_call_sync(fs_phone, IPC_M_DATA_READ, (uintptr_t)fst,
-			     sizeof(*fst), FS_DR_STAT, handle, 0, NULL);
+	return fs_sync(IPC_M_DATA_READ, (uintptr_t)fst,
+		       sizeof(*fst), FS_DR_STAT, handle, 0, NULL);
 }
 
 /* Status of path. */
@@ -417,8 +469,8 @@ int ftruncate(int fd, off_t size)
 		return fail(EBADF);
 	fdesc_t *d = fd_get(fd);
 	errno_t rc = !d ? EBADF : !writable(d) ? EINVAL
-		: ipc_call_sync(fs_phone, FS_M_TRUNCATE, d->handle,
-				(uint64_t)size, 0, 0, 0, NULL);
+		: fs_sync(FS_M_TRUNCATE, d->handle,
+			  (uint64_t)size, 0, 0, 0, NULL);
 	fs_leave();
 	return result(rc);
 }
@@ -455,7 +507,7 @@ int rename(const char *from, const char *to)
 	if (rc == EOK)
 		rc = stage(from, false);
 	if (rc == EOK)
-		rc = ipc_call_sync(fs_phone, FS_M_RENAME, 0, 0, 0, 0, 0, NULL);
+		rc = fs_sync(FS_M_RENAME, 0, 0, 0, 0, 0, NULL);
 	fs_leave();
 	return result(rc);
 }
@@ -483,9 +535,9 @@ static errno_t readdir_at(int fd, uint64_t index, fs_dirent_t *de)
 	if (fs_enter() != EOK)
 		return EBADF;
 	fdesc_t *d = fd_get(fd);
-	errno_t rc = d ? ipc_call_sync(fs_phone, IPC_M_DATA_READ, (uintptr_t)de,
-				       sizeof(*de), FS_DR_READDIR, d->handle,
-				       index, NULL) : EBADF;
+	errno_t rc = d ? fs_sync(IPC_M_DATA_READ, (uintptr_t)de,
+				 sizeof(*de), FS_DR_READDIR, d->handle,
+				 index, NULL) : EBADF;
 	fs_leave();
 	return rc;
 }
@@ -543,7 +595,7 @@ static void pipe_unlink(const char *path)
 	for (int i = 0; i < FS_TRIES && fs_passing(rc); i++) {
 		rc = stage(path, false);
 		if (rc == EOK)
-			rc = ipc_call_sync(fs_phone, FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);
+			rc = fs_sync(FS_M_UNLINK, 0, 0, 0, 0, 0, NULL);
 	}
 }
 
@@ -556,7 +608,7 @@ static errno_t pipe_locked(int ends[2])
 {
 	char path[32];
 	ipc_msg_t ans;
-	errno_t rc = ipc_call_sync(fs_phone, FS_M_MKPIPE, 0, 0, 0, 0, 0, &ans);
+	errno_t rc = fs_sync(FS_M_MKPIPE, 0, 0, 0, 0, 0, &ans);
 
 	if (rc != EOK)
 		return rc;
