@@ -409,11 +409,18 @@ fuzz: setup
 	$(Q)FUZZ_SEED=$(or $(SEED),1) FUZZ_CALLS=$(or $(CALLS),1000000) \
 		FUZZ_CPUS=$(if $(filter command line,$(origin CPUS)),$(CPUS),4) FUZZ_BAR=1 \
 		VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/fuzz.t
+# make srvfuzz [SEED=] [CALLS=] [CPUS=]: one server fuzzer run (vfuzz -S
+# fs,console,ns; default seed 1, 1,000,000 requests, 2 CPUs).
+srvfuzz: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)SRVFUZZ_SEED=$(or $(SEED),1) SRVFUZZ_CALLS=$(or $(CALLS),1000000) \
+		SRVFUZZ_CPUS=$(if $(filter command line,$(origin CPUS)),$(CPUS),2) \
+		VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/srvfuzz.t
 # make failinj: the whole fault-injection sweep (make check runs a sample).
 failinj: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILINJ_FULL=1 VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/failinj.t
-.PHONY: fuzz failinj
+.PHONY: fuzz srvfuzz failinj
 # make soak [MINUTES=] [CPUS=]: the soak run (tools/soak.sh); make soak-check:
 # its 1-minute slice with the invariants as TAP (test/soak.t, in make check too).
 soak: setup

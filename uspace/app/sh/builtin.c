@@ -76,7 +76,7 @@ static const sh_help_t help_lines[] = {
 	{ "fstest", "fstest: the file service test suite (TAP)" },
 	{ "contest", "contest: a console test client" },
 	{ "vfuzz", "vfuzz [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]: fuzz the "
-	  "system calls" },
+	  "system calls; vfuzz -S fs,console,ns: the servers" },
 };
 
 static const sh_help_t *help_find(const char *name)

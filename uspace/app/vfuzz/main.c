@@ -20,6 +20,14 @@
  * EFAULT after an injected failure (the program's own status is only
  * reported: under fault injection its tests may fail).
  *
+ *   vfuzz -S SERVERS [-s SEED] [-n CALLS] [-W CALLS]
+ *
+ * fuzzes the servers instead (SERVERS: a comma list of fs, console, ns;
+ * srv.c): the same warm-up, baseline and leak check around a worker task
+ * that sends typed requests, and the servers' task ids must be the same
+ * after the run as before it (a server that died and was started again by
+ * init has a new id).
+ *
  * Internal modes: -w (the worker task) and -c SEED (a child task).
  * README "Fuzzing" describes the templates and the checks.
  */
@@ -27,7 +35,9 @@
 #include <getopt.h>
 #include <leakcheck.h>
 #include <stdio.h>
+#include <stats.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vernier.h>
 
 #include "vfuzz.h"
@@ -39,6 +49,8 @@ typedef struct fz_opts {
 	uint64_t seed, calls, warm;
 	unsigned threads;
 	char mode;                   /* 0, 'w', 'c' or 'r' */
+	const char *servers;         /* -S's list, NULL: the system calls */
+	unsigned server_mask;
 } fz_opts_t;
 
 static void usage(FILE *out)
@@ -49,6 +61,8 @@ static void usage(FILE *out)
 		"  (default: the clock); -W: warm-up calls (default 2000);\n"
 		"  -x: also maps over 1 GiB and sampling over 10 kHz.\n"
 		"       vfuzz -r PROGRAM [ARGS...]: the leak check around a program.\n"
+		"       vfuzz -S fs,console,ns [-s SEED] [-n CALLS] [-W CALLS]: fuzz the\n"
+		"  servers' requests instead; they must not die.\n"
 		"  Checks every result, a 5 s heartbeat, and that the kernel's\n"
 		"  memory, tasks and threads are back at their baseline after.\n");
 }
@@ -69,7 +83,7 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 	uint64_t v;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:xr")) != -1) {
+	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:xrS:")) != -1) {
 		switch (opt) {
 		case 'h': usage(stdout); return 0;
 		case 's': if (!fz_num(optarg, &o->seed)) goto bad; break;
@@ -83,6 +97,11 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 		case 'w': o->mode = 'w'; break;
 		case 'x': fz_extended = true; break;
 		case 'r': o->mode = 'r'; break;
+		case 'S':
+			if (sf_parse_servers(optarg, &o->server_mask) != EOK)
+				goto bad;
+			o->servers = optarg;
+			break;
 		case 'c': if (!fz_num(optarg, &o->seed)) goto bad; o->mode = 'c'; break;
 		default: goto bad;
 		}
@@ -102,21 +121,65 @@ static unsigned fz_cpus(void)
 	return n ? (unsigned)(n > FZ_MAX_THREADS ? FZ_MAX_THREADS : n) : 1;
 }
 
-/* Run a worker task and wait for it; its exit status (-1: not run). */
-static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads)
+/* Run a worker task (-S servers if not NULL) and wait; its exit status (-1: not run). */
+static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads,
+			 const char *servers)
 {
 	char s[24], n[24], t[8];
-	char *argv[] = { "vfuzz", "-w", "-s", s, "-n", n, "-t", t, fz_extended ? "-x" : NULL, NULL };
+	char *argv[] = { "vfuzz", "-w", "-s", s, "-n", n, "-t", t, NULL, NULL, NULL };
 	task_id_t id, got;
-	int status = 0;
+	int status = 0, k = 8;
 
 	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
 	snprintf(n, sizeof(n), "%llu", (unsigned long long)calls);
 	snprintf(t, sizeof(t), "%u", threads);
+	if (fz_extended)
+		argv[k++] = "-x";
+	if (servers) {
+		argv[k++] = "-S";
+		argv[k] = (char *)servers;
+	}
 	if (sys_spawn("/bin/vfuzz", (const char *const *)argv, 0, &id) != EOK ||
 	    sys_wait(id, &status, 0, &got) != EOK)
 		return -1;
 	return status;
+}
+
+/* The task ids of the servers in mask (0: not running) into ids[]. */
+static void fz_server_ids(unsigned mask, task_id_t ids[SF_SERVERS])
+{
+	sysinfo_task_t *t;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < SF_SERVERS; i++)
+		ids[i] = 0;
+	if (stats_tasks(&t, &n) != EOK)
+		return;
+	for (size_t j = 0; j < n; j++)
+		for (unsigned i = 0; i < SF_SERVERS; i++)
+			if ((mask & (1u << i)) && !strcmp(t[j].name, sf_server_name(i)) &&
+			    t[j].threads > 0)
+				ids[i] = t[j].id;
+	free(t);
+}
+
+/* Are the servers of mask still the tasks of before[]? Each that is not is printed. */
+static bool fz_servers_alive(unsigned mask, const task_id_t before[SF_SERVERS])
+{
+	task_id_t now[SF_SERVERS];
+	bool ok = true;
+
+	fz_server_ids(mask, now);
+	for (unsigned i = 0; i < SF_SERVERS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		bool same = before[i] && now[i] == before[i];
+		printf("vfuzz: server %s: task %llu before, %llu after%s\n", sf_server_name(i),
+		       (unsigned long long)before[i], (unsigned long long)now[i],
+		       same ? "" : ": DIED");
+		ok &= same;
+	}
+	return ok;
 }
 
 /* Run argv with our permissions and wait; its status (-1: not run). */
@@ -179,24 +242,29 @@ static int fz_check_program(char **argv)
 static int fz_main(const fz_opts_t *o)
 {
 	leak_snap_t before, after;
+	task_id_t servers[SF_SERVERS];
 	int st;
 
-	printf("vfuzz: seed %llu, %llu calls, %u threads\n", (unsigned long long)o->seed,
-	       (unsigned long long)o->calls, o->threads);
-	if (o->warm && (st = fz_run_worker(o->seed + 1, o->warm, o->threads)) != 0)
+	printf("vfuzz: seed %llu, %llu calls, %u threads%s%s\n", (unsigned long long)o->seed,
+	       (unsigned long long)o->calls, o->threads, o->servers ? ", servers " : "",
+	       o->servers ? o->servers : "");
+	fz_server_ids(o->server_mask, servers);
+	if (o->warm && (st = fz_run_worker(o->seed + 1, o->warm, o->threads, o->servers)) != 0)
 		printf("vfuzz: warm-up worker exited with status %#x\n", st);
 	if (!fz_settle(&before)) {
 		printf("vfuzz: cannot read sysinfo system.memory\n");
 		return 1;
 	}
 	leak_print("vfuzz", "baseline", &before);
-	st = fz_run_worker(o->seed, o->calls, o->threads);
+	st = fz_run_worker(o->seed, o->calls, o->threads, o->servers);
 	bool leak_ok = leak_check("vfuzz", &before, &after, FZ_SETTLE_TRIES);
+	bool alive = fz_servers_alive(o->server_mask, servers);
 	printf("vfuzz: worker exited with status %#x; leak check %s\n", st,
 	       leak_ok ? "passed" : "FAILED");
-	printf("vfuzz: %s seed %llu calls %llu\n", st == 0 && leak_ok ? "PASS" : "FAIL",
+	bool ok = st == 0 && leak_ok && alive;
+	printf("vfuzz: %s seed %llu calls %llu\n", ok ? "PASS" : "FAIL",
 	       (unsigned long long)o->seed, (unsigned long long)o->calls);
-	return st == 0 && leak_ok ? 0 : 1;
+	return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -212,6 +280,8 @@ int main(int argc, char **argv)
 		return fz_child(o.seed);
 	if (o.mode == 'r')
 		return fz_check_program(argv + optind);
+	if (o.mode == 'w' && o.servers)
+		return sf_worker(o.seed, o.calls, o.server_mask);
 	if (o.mode == 'w')
 		return fz_worker(o.seed, o.calls, o.threads);
 	return fz_main(&o);

@@ -119,6 +119,15 @@ void *fz_scratch(fz_t *f, unsigned slot, unsigned words);
 int fz_worker(uint64_t seed, uint64_t calls, unsigned nthreads);
 int fz_child(uint64_t seed);
 
+/* srv.c: the server fuzzer (-S). */
+enum { SF_FS, SF_CON, SF_NS, SF_SERVERS };
+/* The worker task of -S: calls requests to the servers in mask; its exit status. */
+int sf_worker(uint64_t seed, uint64_t calls, unsigned mask);
+/* "fs,console,ns" (any of them) into a mask of SF_* bits; EINVAL if bad. */
+errno_t sf_parse_servers(const char *list, unsigned *mask);
+/* The service name of server i. */
+const char *sf_server_name(unsigned i);
+
 /* table.c */
 unsigned fz_pick(fz_t *f);
 long fz_run(fz_t *f, unsigned tpl, fz_call_t *c);

@@ -15,11 +15,19 @@
 #include <abi/errno.h>
 #include <abi/sysinfo.h>
 
+#define LEAK_RES_TASKS 16          /* tasks whose resident frames a snapshot names */
+
 /* What must be back at its baseline after a run. */
 typedef struct leak_snap {
 	sysinfo_memory_t mem;
 	uint64_t tasks, threads;
 	uint64_t frames;             /* free + heap + kstacks + tables + task-resident */
+	uint64_t resident;           /* frames of every task */
+	unsigned nres;               /* tasks named below (the first LEAK_RES_TASKS) */
+	struct {
+		uint64_t id, frames;
+		char name[SYSINFO_NAME_MAX];
+	} res[LEAK_RES_TASKS];
 } leak_snap_t;
 
 /* Bytes of sysinfo data node path read into buf (0 on error or overflow). */
@@ -40,9 +48,20 @@ void leak_print(const char *prog, const char *what, const leak_snap_t *s);
 /* Print every task and thread (the first 256 and 512) as "PROG: ..." lines. */
 void leak_print_tasks(const char *prog);
 /*
+ * Where the free frames a user sees (sysinfo system.physmem) went between
+ * two snapshots, one "PROG: free frames: ..." line: the kernel heap's
+ * frames (its bounded caches), the kernel stacks' (live ones and the
+ * cache of freed ones, at most 64), page tables, each task's resident
+ * frames that changed, and what none of them explains ("unexplained",
+ * 0 whenever leak_same holds). The unexplained frames.
+ */
+int64_t leak_explain(const char *prog, const leak_snap_t *before,
+		     const leak_snap_t *after);
+/*
  * The check after a run: snapshots into *after 100 ms apart (at most
  * tries) until one agrees with *before; prints it as "PROG: after: ...",
- * and every task and thread if none agreed. Whether one agreed.
+ * where the user's free frames went (leak_explain), and every task and
+ * thread if none agreed. Whether one agreed.
  */
 bool leak_check(const char *prog, const leak_snap_t *before, leak_snap_t *after,
 		unsigned tries);

@@ -37,8 +37,15 @@ errno_t leak_snapshot(leak_snap_t *s)
 	s->threads = nth;
 	s->frames = s->mem.frames_free + s->mem.heap_frames + s->mem.kstack_frames +
 		    s->mem.table_frames;
-	for (size_t i = 0; i < nt; i++)
-		s->frames += t[i].resident_bytes / 4096;
+	for (size_t i = 0; i < nt; i++) {
+		s->resident += t[i].resident_bytes / 4096;
+		if (s->nres < LEAK_RES_TASKS) {
+			s->res[s->nres].id = t[i].id;
+			s->res[s->nres].frames = t[i].resident_bytes / 4096;
+			memcpy(s->res[s->nres++].name, t[i].name, SYSINFO_NAME_MAX);
+		}
+	}
+	s->frames += s->resident;
 	return EOK;
 }
 
@@ -93,6 +100,47 @@ void leak_print_tasks(const char *prog)
 		       th[i].state);
 }
 
+/* Resident frames of task id in s; 0 if it is not named there. */
+static uint64_t leak_res_of(const leak_snap_t *s, uint64_t id)
+{
+	for (unsigned i = 0; i < s->nres; i++)
+		if (s->res[i].id == id)
+			return s->res[i].frames;
+	return 0;
+}
+
+/* ", NAME +N" for each task named in both whose resident frames changed. */
+static void leak_print_res(const leak_snap_t *a, const leak_snap_t *b)
+{
+	for (unsigned i = 0; i < b->nres; i++) {
+		int64_t d = (int64_t)b->res[i].frames - (int64_t)leak_res_of(a, b->res[i].id);
+		if (d && leak_res_of(a, b->res[i].id))
+			printf(", %s %+lld", b->res[i].name, (long long)d);
+	}
+}
+
+int64_t leak_explain(const char *prog, const leak_snap_t *before,
+		     const leak_snap_t *after)
+{
+	const sysinfo_memory_t *a = &before->mem, *b = &after->mem;
+	int64_t dfree = (int64_t)b->frames_free - (int64_t)a->frames_free;
+	int64_t dheap = (int64_t)b->heap_frames - (int64_t)a->heap_frames;
+	int64_t dstack = (int64_t)b->kstack_frames - (int64_t)a->kstack_frames;
+	int64_t dtab = (int64_t)b->table_frames - (int64_t)a->table_frames;
+	int64_t dres = (int64_t)after->resident - (int64_t)before->resident;
+	int64_t other = -(dfree + dheap + dstack + dtab + dres);
+
+	printf("%s: free frames: %llu before, %llu after (%+lld KiB): kernel heap %+lld "
+	       "(cached %+lld B), kernel stacks %+lld, page tables %+lld, tasks' resident %+lld",
+	       prog, (unsigned long long)a->frames_free, (unsigned long long)b->frames_free,
+	       (long long)dfree * 4, (long long)dheap,
+	       (long long)b->heap_cached - (long long)a->heap_cached, (long long)dstack,
+	       (long long)dtab, (long long)dres);
+	leak_print_res(before, after);
+	printf("; unexplained %+lld\n", (long long)other);
+	return other;
+}
+
 bool leak_check(const char *prog, const leak_snap_t *before, leak_snap_t *after,
 		unsigned tries)
 {
@@ -104,6 +152,7 @@ bool leak_check(const char *prog, const leak_snap_t *before, leak_snap_t *after,
 		same = leak_snapshot(after) == EOK && leak_same(before, after);
 	}
 	leak_print(prog, "after", after);
+	leak_explain(prog, before, after);
 	if (!same)
 		leak_print_tasks(prog);
 	return same;

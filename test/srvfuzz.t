@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""test/srvfuzz.t - the server fuzzer (vfuzz -S) against the live servers.
+
+Each run boots "-- restrict vfuzz -S fs,console,ns -s SEED -n CALLS"
+(unprivileged, as an attacker would be; init powers QEMU off with its
+verdict) and checks:
+
+- vfuzz printed its seed, and its worker made all CALLS requests (its
+  "servers: N calls" line), most of them answered;
+- no server died: vfuzz saw the same task ids for fs, console and ns
+  after the run as before it, and init never had to start a server again
+  (a server that died would be back under a new id, with init's message);
+- no panic and no task killed for a fault (a server's fault is one);
+- the leak check passed: after the worker ended (its connections closed,
+  what it made in /tmp removed) the kernel's memory counters, the tasks'
+  resident frames included, were back at the baseline taken after a
+  warm-up run;
+- QEMU exited with the pass code.
+
+Runs (make check): seed 1 on 2 CPUs and seed 2 on 1 CPU, SLICE_CALLS
+calls each. SRVFUZZ_SEED, SRVFUZZ_CALLS and SRVFUZZ_CPUS ask for one run
+of any length (`make srvfuzz`). TAP on stdout, for prove.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import suite  # noqa: E402
+import vm  # noqa: E402
+from tap import Tap  # noqa: E402
+
+SLICE_CALLS = 20000     # about a minute under TCG on a loaded host
+RATE_FLOOR = 100        # requests per second assumed for the timeout
+
+SEED_RE = re.compile(r"^vfuzz: seed (\d+), (\d+) calls.*servers fs,console,ns$")
+CALLS_RE = re.compile(r"vfuzz: servers: (\d+) calls .*: (\d+) answered")
+SERVER_RE = re.compile(r"^vfuzz: server (\w+): task (\d+) before, (\d+) after(: DIED)?$")
+RESTART_RE = re.compile(r"^init: \w+ \(task \d+\) ended")
+
+
+def runs():
+    """[(seed, calls, cpus)] from the environment or the make check slice."""
+    if os.environ.get("SRVFUZZ_CALLS") or os.environ.get("SRVFUZZ_SEED"):
+        return [(int(os.environ.get("SRVFUZZ_SEED") or 1),
+                 int(os.environ.get("SRVFUZZ_CALLS") or 1000000),
+                 int(os.environ.get("SRVFUZZ_CPUS") or 2))]
+    return [(1, SLICE_CALLS, 2), (2, SLICE_CALLS, 1)]
+
+
+def check(tap, name, r, seed, calls):
+    """The checks of one boot; whether all passed."""
+    lines = r.lines
+    ok = tap.ok(any(SEED_RE.match(l) and int(SEED_RE.match(l).group(1)) == seed
+                    for l in lines), "%s vfuzz printed seed %d" % (name, seed))
+    done = [CALLS_RE.search(l) for l in lines if CALLS_RE.search(l)]
+    made = int(done[-1].group(1)) if done else 0
+    answered = int(done[-1].group(2)) if done else 0
+    ok &= tap.ok(made >= calls, "%s the worker made all %d requests (%d)"
+                 % (name, calls, made))
+    ok &= tap.ok(answered * 2 > made, "%s most were answered (%d of %d)"
+                 % (name, answered, made))
+    servers = {m.group(1): m for m in map(SERVER_RE.match, lines) if m}
+    ok &= tap.ok(sorted(servers) == ["console", "fs", "ns"] and
+                 not any(m.group(4) for m in servers.values()),
+                 "%s fs, console and ns are the same tasks after the run (%s)"
+                 % (name, ", ".join(m.group(0)[15:] for m in servers.values())))
+    restarts = [l for l in lines if RESTART_RE.match(l)]
+    ok &= tap.ok(not restarts, "%s init started no server again (%r)"
+                 % (name, restarts[:2]))
+    ok &= suite.check_clean_log(tap, name, lines)
+    leak_ok = tap.ok(any(l.endswith("leak check passed") for l in lines),
+                     "%s memory back at the baseline" % name)
+    if not leak_ok:
+        bt.show_lines(tap, "%s the counts:" % name,
+                      [l for l in lines if re.match(r"^vfuzz: (baseline|after):", l)])
+    ok &= leak_ok
+    ok &= tap.ok(not r.timed_out and r.exit_code == suite.PASS_EXIT,
+                 "%s QEMU exit code %d (vfuzz passed)" % (name, suite.PASS_EXIT))
+    return ok
+
+
+def main():
+    """Boot each run; report."""
+    tap = Tap()
+    bt.need_file(tap, suite.KERNEL, "kernel")
+    bt.need_file(tap, suite.INITRD, "initrd")
+    with tempfile.TemporaryDirectory(prefix="vernier-srvfuzz.") as tmp:
+        for seed, calls, cpus in runs():
+            cmd = "-- restrict vfuzz -S fs,console,ns -s %d -n %d -W %d" % (
+                seed, calls, max(calls // 10, 1000))
+            iso = suite.make_iso(tmp, cmd)
+            r = vm.boot(iso, cpus=cpus, accel=bt.accel(),
+                        timeout=120 + calls * 11 // 10 // RATE_FLOOR)
+            name = "[seed %d cpus=%d calls=%d]" % (seed, cpus, calls)
+            if not check(tap, name, r, seed, calls):
+                bt.show_tail(tap, r)
+            tap.diag("%s %.1f s" % (name, r.elapsed))
+            for l in r.lines:
+                if CALLS_RE.search(l) or l.startswith("vfuzz: server"):
+                    tap.diag(l)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
