@@ -13,10 +13,17 @@
  *                             power off: a test run's verdict (exit status
  *                             0 = pass) goes to the test machine
  *
+ * The program (or shell) is spawned stopped, handed the terminal
+ * (CONSOLE_FG_HAND: its tree is then the console's foreground), then
+ * started, so that its first read or mode change finds it in the
+ * foreground.
+ *
  * The kernel passes the words after "--" on its command line as ARGS.
  * Orphaned tasks are reaped by the kernel, so init only waits for its own.
  */
+#include <console.h>
 #include <ipc.h>
+#include <prof.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -44,6 +51,35 @@ static errno_t init_spawn(const char *name, char **argv, uint32_t perms, task_id
 	return sys_spawn(path, (const char *const *)argv, perms, id);
 }
 
+/*
+ * Spawn /bin/NAME with every permission, stopped; hand it the console's
+ * terminal and start it. EOK, or sys_spawn's error (ENOENT: no program).
+ */
+static errno_t init_spawn_fg(const char *name, char **argv, task_id_t *id)
+{
+	char path[PATH_MAX_LEN];
+	int phone;
+
+	snprintf(path, sizeof(path), "/bin/%s", name);
+	spawn_args_t a = { .path = path, .argv = (const char *const *)argv,
+			   .perms = PERM_ALL, .flags = SPAWN_F_STOPPED };
+	errno_t rc = sys_spawn_args(&a, id);
+	if (rc != EOK)
+		return rc;
+	if (console_stdio_phone() >= 0)
+		console_foreground(console_stdio_phone(), *id, CONSOLE_FG_HAND);
+	rc = prof_connect(*id, &phone);
+	if (rc == EOK) {
+		rc = prof_task_start(phone);
+		prof_disconnect(phone);
+	}
+	if (rc != EOK) {
+		printf("init: cannot start /bin/%s (error %d)\n", name, rc);
+		sys_kill(*id);
+	}
+	return rc;
+}
+
 /* Start the servers that exist and wait for their registration. */
 static void init_start_servers(void)
 {
@@ -68,7 +104,7 @@ static int init_run(char **argv)
 	task_id_t id, waited;
 	int status = -1;
 
-	errno_t rc = init_spawn(argv[0], argv, PERM_ALL, &id);
+	errno_t rc = init_spawn_fg(argv[0], argv, &id);
 	if (rc != EOK) {
 		printf("init: cannot run /bin/%s (error %d)\n", argv[0], rc);
 		return 1;
@@ -90,7 +126,7 @@ static void init_shell(void)
 	task_id_t id, waited;
 	int status;
 
-	while (init_spawn("sh", argv, PERM_ALL, &id) == EOK)
+	while (init_spawn_fg("sh", argv, &id) == EOK)
 		sys_wait(id, &status, 0, &waited);
 	printf("init: no shell; idling\n");
 	for (;;)
