@@ -99,9 +99,11 @@ uint64_t checksum(const void *buf, size_t len);
 int server_main(int argc, char **argv);
 int kbox_probe_main(int argc, char **argv);
 int limit_helper_main(int argc, char **argv);
+int nsq_helper_main(int argc, char **argv);
 
 /* ------------------------------------------------ test groups */
 void test_ping(void);
+void test_nsquota(void);
 void test_forward(void);
 void test_data(void);
 void test_badbuf(void);
