@@ -90,6 +90,8 @@ sysinfo_limits_t limits_of(task_id_t id);
 task_id_t echo_task(void);
 /* Its service name. */
 const char *echo_name(void);
+/* Run /bin/ipctest with argv without permissions and wait; its status or -1. */
+int run_unprivileged(const char **argv);
 /* A readable name for an errno_t (static buffer for unknown ones). */
 const char *err_str(errno_t e);
 /* FNV-1a over len bytes. */

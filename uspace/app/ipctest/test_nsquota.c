@@ -31,18 +31,6 @@
 #define NSQ_WAIT_NS (20000 * NS_PER_MS)
 #define NSQ_SLEEP_NS (3600 * 1000000000ull)
 
-/* Run `ipctest ARGV...` (no permissions) and wait; its status or -1. */
-static int nsq_run(const char **argv)
-{
-	task_id_t id;
-	int status = -1;
-
-	if (sys_spawn("/bin/ipctest", argv, 0, &id) != EOK ||
-	    sys_wait(id, &status, 0, NULL) != EOK)
-		return -1;
-	return status;
-}
-
 /* `limit-helper names PREFIX.suffix`: its status. */
 static int nsq_names_child(const char *prefix, const char *suffix)
 {
@@ -50,7 +38,7 @@ static int nsq_names_child(const char *prefix, const char *suffix)
 	const char *argv[] = { "ipctest", "limit-helper", "names", name, NULL };
 
 	snprintf(name, sizeof(name), "%s.%s", prefix, suffix);
-	return nsq_run(argv);
+	return run_unprivileged(argv);
 }
 
 /* Register up to LIMIT_NS_NAMES names "prefix.h.i"; how many went. */
@@ -113,7 +101,7 @@ static void nsq_tree(void)
 	const char *argv[] = { "ipctest", "nsq-helper", "tree", prefix, NULL };
 
 	make_name(prefix, sizeof(prefix), "nqt");
-	int status = nsq_run(argv);
+	int status = run_unprivileged(argv);
 	tap_ok(status == LIMIT_NS_TREE_NAMES + 100,
 	       "nsquota: one unprivileged tree (a task and two children) registers "
 	       "%d names, then ELIMIT (status %d)", LIMIT_NS_TREE_NAMES, status);
@@ -179,7 +167,7 @@ static void nsq_reserve(void)
 			sys_wait(ids[k], NULL, 0, NULL);
 	make_name(name, sizeof(name), "nqafter");
 	const char *argv[] = { "ipctest", "limit-helper", "names", name, NULL };
-	int status = nsq_run(argv);
+	int status = run_unprivileged(argv);
 	tap_ok(status == LIMIT_NS_NAMES + 100,
 	       "nsquota: once those trees are gone, a new one registers %d names "
 	       "(status %d)", LIMIT_NS_NAMES, status);
