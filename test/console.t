@@ -11,6 +11,12 @@ QEMU's COM1 on a pipe both ways, types at it and checks:
   runs "tester fault null": the kernel's "task: N (tester): ... killed");
 - Ctrl-C kills the foreground task ("tester spin 100");
 - raw mode delivers every byte at once, unechoed, Ctrl-C included;
+- issue 27, with probes contest starts as `restrict contest probe ...`
+  (no permissions, not in the foreground): SET_FG of the file service or
+  of itself and SET_MODE are refused (EPERM) and a later Ctrl-C leaves fs
+  alive; a probe tree's 18 reads at once get 10 ELIMITs (4 per task, 8
+  per tree), the console's status shows the tree's 8, and the line the
+  user types next goes to contest, never to a probe;
 - "quit" ends contest and QEMU exits with the pass code;
 - the default boot (no arguments) reaches the kernel's "smp:" line, the
   console server says it serves, and init complains about nothing.
@@ -58,6 +64,56 @@ def check_editing(tap, g):
            "Ctrl-D at the start of a line is end of file")
 
 
+def wait_count(g, regex, n, timeout=60):
+    """Wait until n lines match regex (anywhere in the line); the count."""
+    pat = re.compile(regex)
+    deadline = time.monotonic() + timeout
+    while True:
+        count = len([l for l in g.lines() if pat.search(l)])
+        if count >= n or time.monotonic() > deadline:
+            return count
+        time.sleep(0.2)
+
+
+def check_probe_fg(tap, g):
+    """Issue 27 hole 2: SET_FG and SET_MODE from outside the foreground."""
+    g.send("probe fg\r")
+    tap.ok(g.expect(r"probe: set_fg fs \(task [1-9]\d*\): EPERM$"),
+           "an unprivileged background probe cannot make fs the foreground")
+    tap.ok(g.expect(r"probe: set_fg self: EPERM$"),
+           "nor itself (it is not in the foreground)")
+    tap.ok(g.expect(r"probe: set_mode raw: EPERM$"),
+           "nor switch the terminal to raw mode")
+    tap.ok(g.expect(r"^contest: probe ended with status 0x0$"), "the probe ended")
+    g.send("\x03")
+    g.send("alive fs\r")
+    tap.ok(g.expect(r"^contest: fs alive$"), "Ctrl-C afterwards left fs alive")
+
+
+def check_probe_read(tap, g):
+    """Issue 27 hole 9: background reads are bounded and get no input."""
+    g.send("probe read\r")
+    tap.ok(g.expect(r"^contest: probe started$"), "contest started the read probe")
+    n = wait_count(g, r"probe: read refused \(ELIMIT\)", 10)
+    tap.ok(n == 10, "18 reads from one probe tree: 10 refused with ELIMIT "
+           "(4 a task, 8 a tree; got %d)" % n)
+    g.send("probe status\r")
+    m = g.expect(r"^contest: probe reads all (\d+) task (\d+) tree (\d+) ")
+    tap.ok(m and m.group(1) == "8" and m.group(3) == "8" and int(m.group(2)) <= 4,
+           "the console's status shows the tree's 8 queued reads (%s)"
+           % (m.group(0) if m else "no status"))
+    g.send("secret\r")
+    tap.ok(g.expect(r"^contest: line 'SECRET'$"),
+           "the foreground still reads: the typed line goes to contest")
+    g.send("probe kill\r")
+    tap.ok(g.expect(r"^contest: probes ended \(3 killed\)$"),
+           "contest killed the probe's three tasks")
+    stolen = [l for l in g.lines() if "probe: read got" in l]
+    tap.ok(not stolen, "no probe read got the user's input")
+    for l in stolen:
+        tap.diag("  " + l)
+
+
 def check_kernel_log(tap, g):
     """A kernel line after the claim, whole."""
     g.send("fault\r")
@@ -100,6 +156,8 @@ def contest_boot(tap, tmp):
     ok &= bool(tap.ok(g.expect(r"^contest: ready$"), "contest runs"))
     if ok:
         check_editing(tap, g)
+        check_probe_fg(tap, g)
+        check_probe_read(tap, g)
         check_kernel_log(tap, g)
         check_ctrl_c(tap, g)
         check_raw(tap, g)

@@ -17,6 +17,13 @@
 #define LIMIT_PROF_SESSIONS 4     /* profiling sessions per task without PERM_PROFILE */
 #define LIMIT_NS_NAMES 8          /* names registered per task with the naming service */
 /*
+ * Names (held ones too) per task tree (<tasktree.h>) outside the system
+ * trees, the trees of init's children; such trees together leave
+ * LIMIT_NS_RESERVED of the naming service's slots to the system trees.
+ */
+#define LIMIT_NS_TREE_NAMES 16
+#define LIMIT_NS_RESERVED 8
+/*
  * SYS_CONSOLE_WRITE from a task without PERM_IO or PERM_SYSTEM: at most
  * LIMIT_CONSOLE_BYTES a second per task (a burst of as many; more:
  * ELIMIT), in lines of at most LIMIT_CONSOLE_LINE bytes besides the '\n'

@@ -13,6 +13,11 @@
  *                             power off: a test run's verdict (exit status
  *                             0 = pass) goes to the test machine
  *
+ * The program (or shell) is spawned stopped, handed the terminal
+ * (CONSOLE_FG_HAND: its tree is then the console's foreground), then
+ * started, so that its first read or mode change finds it in the
+ * foreground.
+ *
  * Either way init then supervises the servers, as MINIX 3's reincarnation
  * server does: a server that ends (killed, faulted, exited) is started
  * again at once and registers its name anew (ns lets the dead server's
@@ -27,7 +32,9 @@
  * The kernel passes the words after "--" on its command line as ARGS.
  * Orphaned tasks are reaped by the kernel, so init only waits for its own.
  */
+#include <console.h>
 #include <ipc.h>
+#include <prof.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +88,48 @@ static bool init_start_server(server_t *s)
 		printf("init: %s (task %lu) did not register (error %d)\n",
 		       s->program, (unsigned long)s->id, rc);
 	return true;
+}
+
+/*
+ * Hand the console's terminal to task id (CONSOLE_FG_HAND), through a
+ * phone of its own: stdio's may still be to a console that died.
+ */
+static void init_hand_terminal(task_id_t id)
+{
+	int phone;
+
+	if (console_connect(&phone) != EOK)
+		return;
+	console_foreground(phone, id, CONSOLE_FG_HAND);
+	sys_ipc_hangup(phone);
+}
+
+/*
+ * Spawn /bin/NAME with every permission, stopped; hand it the console's
+ * terminal and start it. EOK, or sys_spawn's error (ENOENT: no program).
+ */
+static errno_t init_spawn_fg(const char *name, char **argv, task_id_t *id)
+{
+	char path[PATH_MAX_LEN];
+	int phone;
+
+	snprintf(path, sizeof(path), "/bin/%s", name);
+	spawn_args_t a = { .path = path, .argv = (const char *const *)argv,
+			   .perms = PERM_ALL, .flags = SPAWN_F_STOPPED };
+	errno_t rc = sys_spawn_args(&a, id);
+	if (rc != EOK)
+		return rc;
+	init_hand_terminal(*id);
+	rc = prof_connect(*id, &phone);
+	if (rc == EOK) {
+		rc = prof_task_start(phone);
+		prof_disconnect(phone);
+	}
+	if (rc != EOK) {
+		printf("init: cannot start /bin/%s (error %d)\n", name, rc);
+		sys_kill(*id);
+	}
+	return rc;
 }
 
 /* Start the servers that exist and wait for their registration. */
@@ -138,8 +187,9 @@ static void init_server_ended(server_t *s, int status)
 }
 
 /*
- * Wait for child main to end, restarting the servers that end meanwhile;
- * main's status to *status. EOK, or the error of sys_wait.
+ * Wait for child main to end, restarting the servers that end meanwhile
+ * (a new console hands main the terminal again); main's status to
+ * *status. EOK, or the error of sys_wait.
  */
 static errno_t init_supervise(task_id_t main, int *status)
 {
@@ -156,6 +206,8 @@ static errno_t init_supervise(task_id_t main, int *status)
 		server_t *s = init_server_of(id);
 		if (s)
 			init_server_ended(s, st);
+		if (s && main && !strcmp(s->service, CONSOLE_SERVICE))
+			init_hand_terminal(main);
 	}
 }
 
@@ -164,7 +216,7 @@ static int init_run(char **argv)
 	task_id_t id;
 	int status = -1;
 
-	errno_t rc = init_spawn(argv[0], argv, PERM_ALL, &id);
+	errno_t rc = init_spawn_fg(argv[0], argv, &id);
 	if (rc != EOK) {
 		printf("init: cannot run /bin/%s (error %d)\n", argv[0], rc);
 		return 1;
@@ -186,7 +238,7 @@ static void init_shell(void)
 	task_id_t id;
 	int status;
 
-	while (init_spawn("sh", argv, PERM_ALL, &id) == EOK) {
+	while (init_spawn_fg("sh", argv, &id) == EOK) {
 		uint64_t start = sys_clock_ns(CLOCK_MONOTONIC);
 		init_supervise(id, &status);
 		if (sys_clock_ns(CLOCK_MONOTONIC) - start < SHELL_RESPAWN_NS)

@@ -98,6 +98,8 @@ sysinfo_limits_t limits_of(task_id_t id);
 task_id_t echo_task(void);
 /* Its service name. */
 const char *echo_name(void);
+/* Run /bin/ipctest with argv without permissions and wait; its status or -1. */
+int run_unprivileged(const char **argv);
 /* A readable name for an errno_t (static buffer for unknown ones). */
 const char *err_str(errno_t e);
 /* FNV-1a over len bytes. */
@@ -107,9 +109,11 @@ uint64_t checksum(const void *buf, size_t len);
 int server_main(int argc, char **argv);
 int kbox_probe_main(int argc, char **argv);
 int limit_helper_main(int argc, char **argv);
+int nsq_helper_main(int argc, char **argv);
 
 /* ------------------------------------------------ test groups */
 void test_ping(void);
+void test_nsquota(void);
 void test_forward(void);
 void test_data(void);
 void test_badbuf(void);

@@ -10,6 +10,7 @@
  *   ipctest server KIND ...   a helper server (see server.c; spawned by
  *                             the tests themselves)
  *   ipctest kbox-probe ...    a helper without permissions (test_kbox)
+ *   ipctest nsq-helper ...    a helper without permissions (test_nsquota.c)
  *
  * Needs the naming service (/bin/ns, started by the kernel): helper
  * servers register with it and the tests connect through it.
@@ -213,6 +214,7 @@ static const group_t groups[] = {
 	{ "answerwait", test_answer_wait, false, 7 },
 	{ "killrace", test_killrace, false, 2 },
 	{ "handoff", test_handoff, false, 3 },
+	{ "nsquota", test_nsquota, false, 5 },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -223,7 +225,8 @@ static void usage(FILE *out)
 		fprintf(out, " %s", groups[i].name);
 	fprintf(out, "\n  (default: all of them)\n"
 		"  helpers the tests spawn: ipctest server KIND NAME [ARG],\n"
-		"  ipctest kbox-probe TASK..., ipctest limit-helper KIND [ARG]\n");
+		"  ipctest kbox-probe TASK..., ipctest limit-helper KIND [ARG],\n"
+		"  ipctest nsq-helper KIND PREFIX\n");
 }
 
 static bool group_known(const char *name)
@@ -288,6 +291,8 @@ int main(int argc, char **argv)
 		return kbox_probe_main(argc - 2, argv + 2);
 	if (argc > 1 && !strcmp(argv[1], "limit-helper"))
 		return limit_helper_main(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "nsq-helper"))
+		return nsq_helper_main(argc - 2, argv + 2);
 	for (int i = 1; i < argc; i++) {
 		if (!group_known(argv[i])) {
 			usage(stderr);

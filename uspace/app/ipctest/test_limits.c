@@ -202,10 +202,9 @@ static void limit_box_calls(void)
 	sys_ipc_hangup(phone);
 }
 
-/* Spawn `ipctest limit-helper ARGS...` without permissions; its status. */
-static int run_helper(const char *kind, const char *arg)
+/* Spawn /bin/ipctest with argv and no permissions, wait; its status or -1. */
+int run_unprivileged(const char **argv)
 {
-	const char *argv[] = { "ipctest", "limit-helper", kind, arg, NULL };
 	task_id_t id;
 	int status = -1;
 
@@ -213,6 +212,14 @@ static int run_helper(const char *kind, const char *arg)
 	    sys_wait(id, &status, 0, NULL) != EOK)
 		return -1;
 	return status;
+}
+
+/* Spawn `ipctest limit-helper KIND ARG` without permissions; its status. */
+static int run_helper(const char *kind, const char *arg)
+{
+	const char *argv[] = { "ipctest", "limit-helper", kind, arg, NULL };
+
+	return run_unprivileged(argv);
 }
 
 static void limit_flood_memory(void)

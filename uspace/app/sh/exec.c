@@ -244,17 +244,27 @@ static void sh_cooked(sh_t *sh)
 		console_set_mode(sh->console_phone, CONSOLE_MODE_COOKED, NULL);
 }
 
-static void sh_fg_console(sh_t *sh, task_id_t task)
+/*
+ * The console's foreground job: job's tasks (its last first), or none
+ * (job NULL: the shell holds the terminal alone again).
+ */
+void sh_fg_console(sh_t *sh, const sh_job_t *job)
 {
 	if (!sh->interactive || sh->console_phone < 0)
 		return;
-	console_set_foreground(sh->console_phone, task);
+	if (!job) {
+		console_set_foreground(sh->console_phone, 0);
+		return;
+	}
+	console_set_foreground(sh->console_phone, job->ids[job->ncmds - 1]);
+	for (int i = 0; i < job->ncmds - 1; i++)
+		console_foreground(sh->console_phone, job->ids[i], CONSOLE_FG_ADD);
 }
 
 /* Wait for the foreground job; $? becomes its last command's status. */
 static void sh_wait_fg(sh_t *sh, sh_job_t *job)
 {
-	sh_fg_console(sh, job->ids[job->ncmds - 1]);
+	sh_fg_console(sh, job);
 	while (!sh_job_done(job)) {
 		task_id_t id;
 		int status;
@@ -264,7 +274,7 @@ static void sh_wait_fg(sh_t *sh, sh_job_t *job)
 		    (status & TASK_STATUS_KILLED))
 			sh_kill_rest(job);
 	}
-	sh_fg_console(sh, 0);
+	sh_fg_console(sh, NULL);
 	sh_unlink_pipes(job);
 	sh->last_status = spawn_status_code(job->status[job->ncmds - 1]);
 }

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 			return 127;
 	} else if (isatty(STDIN_FILENO) && (sh.console_phone = console_stdio_phone()) >= 0) {
 		sh.interactive = true;
+		sh_fg_console(&sh, NULL);     /* init handed us the whole tree */
 		sh_interactive(&sh);
 	} else {
 		sh_read_loop(&sh, stdin);

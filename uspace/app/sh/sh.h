@@ -105,6 +105,11 @@ typedef struct sh {
 void sh_run_line(sh_t *sh, const char *line);
 /* Report background jobs that ended since the last call. */
 void sh_reap_jobs(sh_t *sh);
+/*
+ * Make job the console's foreground (NULL: the shell alone holds the
+ * terminal, its background jobs do not read it). Interactive shells only.
+ */
+void sh_fg_console(sh_t *sh, const sh_job_t *job);
 
 /* ------------------------------------------------------------ builtin.c */
 

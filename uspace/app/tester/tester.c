@@ -25,6 +25,9 @@
  *                                              (faults)
  *   tester perm-escalate                       exit 0 if privileges that
  *                                              were not granted are refused
+ *   tester tree-zero                           exit 0 if task_quota_root(0)
+ *                                              is 0 (run it below a parent
+ *                                              with the same permissions)
  *   tester pin-hop                             run on each CPU in turn
  *   tester noop                                exit 0 at once
  *   tester power off|reboot                    ACPI power off / restart
@@ -59,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tasktree.h>
 #include <unistd.h>
 #include <vernier.h>
 
@@ -233,6 +237,12 @@ static int cmd_env(int argc, char **argv)
 }
 
 /* Standard input to standard output; "copied N bytes" to standard error. */
+/* Regression: task 0 was looked up as SYS_TASK_INFO(0), the caller itself. */
+static int cmd_tree_zero(int argc, char **argv)
+{
+	return task_quota_root(0) == 0 ? 0 : 1;
+}
+
 static int cmd_copy(int argc, char **argv)
 {
 	char buf[512];
@@ -266,6 +276,7 @@ static const command_t commands[] = {
 	{ "thread-guard", cmd_thread_guard },
 	{ "thread-overflow", cmd_thread_overflow },
 	{ "perm-escalate", cmd_perm_escalate },
+	{ "tree-zero", cmd_tree_zero },
 	{ "pin-hop", cmd_pin_hop },
 	{ "noop", cmd_noop },
 	{ "power", cmd_power },

@@ -6,6 +6,7 @@
  */
 #include <ipc.h>
 #include <stdio.h>
+#include <tasktree.h>
 
 #include "utest.h"
 
@@ -158,4 +159,10 @@ void test_perms(void)
 	tap_ok(sys_ipc_caller_perms(0, &perms) == ENOENT &&
 	       sys_ipc_caller_perms((ipc_callid_t)-1, &perms) == ENOENT && perms == 0xdead,
 	       "perms: sys_ipc_caller_perms of a call we did not receive: ENOENT");
+	const char *const zero[] = { "tester", "tree-zero", NULL };
+	task_id_t me = sys_task_id();
+	rc = run_wait(zero, PERM_ALL, &status);
+	tap_ok(rc == EOK && status == 0 && task_in_tree(me, me) && !task_in_tree(0, me),
+	       "perms: task_quota_root(0) is 0 in a child with our permissions, not "
+	       "the caller's root (%s)", rc == EOK ? status_str(status) : "spawn failed");
 }

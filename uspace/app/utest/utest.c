@@ -120,7 +120,7 @@ static const group_t groups[] = {
 	{ "time", 9, { test_sleep, test_clock, test_cputime } },
 	{ "efault", 32, { test_efault, test_enosys } },
 	{ "faults", 7, { test_faults } },
-	{ "spawn", 13, { test_spawn_reap, test_kill, test_orphans, test_perms } },
+	{ "spawn", 14, { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", 3, { test_fpu } },
 	{ "map", 10, { test_map } },
 	{ "sysinfo", 14, { test_sysinfo } },

@@ -11,7 +11,9 @@
 #include <abi/profile.h>
 #include <abi/syscall.h>
 #include <abi/sysinfo.h>
+#include <console.h>
 #include <fs_proto.h>
+#include <ipc.h>
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
@@ -495,6 +497,24 @@ static void fz_kbox_args(fz_t *f, ipc_msg_t *m)
 	}
 }
 
+/*
+ * The console's and ns's methods of issue 27 with typed arguments: SET_FG
+ * (task, how), the console's STATUS (task) and NS_M_STATUS (task).
+ */
+static void fz_server_args(fz_t *f, ipc_msg_t *m)
+{
+	static const uint64_t methods[] = {
+		CONSOLE_M_SET_FG, CONSOLE_M_SET_MODE, CONSOLE_M_STATUS, NS_M_STATUS,
+	};
+
+	m->method = methods[fz_below(f, 4)];
+	m->args[0] = fz_chance(f, 20) ? 0 : fz_task(f);
+	if (m->method == CONSOLE_M_SET_FG)
+		m->args[1] = fz_chance(f, 85) ? fz_below(f, CONSOLE_FG_HAND + 2) : fz_rand(f);
+	else if (m->method == CONSOLE_M_SET_MODE)
+		m->args[0] = fz_chance(f, 85) ? fz_below(f, 3) : fz_rand(f);
+}
+
 /* A message: data transfers, connections, kbox methods or anything. */
 static ipc_msg_t *fz_msg(fz_t *f, unsigned slot)
 {
@@ -502,7 +522,7 @@ static ipc_msg_t *fz_msg(fz_t *f, unsigned slot)
 
 	for (unsigned i = 0; i < IPC_ARGS; i++)
 		m->args[i] = fz_arg(f);
-	switch (fz_below(f, 6)) {
+	switch (fz_below(f, 7)) {
 	case 0:
 		m->method = IPC_M_DATA_WRITE + fz_below(f, 2);
 		m->args[0] = fz_chance(f, 80) ? fz_pool_ptr(f) : fz_bad_ptr(f);
@@ -514,6 +534,7 @@ static ipc_msg_t *fz_msg(fz_t *f, unsigned slot)
 	case 2: fz_kbox_args(f, m); break;
 	case 3: m->method = IPC_M_USER + fz_below(f, 64); break;
 	case 4: m->method = FS_M_OPEN + fz_below(f, FS_M_MKPIPE); break;
+	case 5: fz_server_args(f, m); break;
 	default: m->method = fz_rand(f); break;
 	}
 	return m;

@@ -1,7 +1,8 @@
 /*
  * The terminal protocol (<console.h>): writes are answered when their
- * bytes have left the serial port, reads wait in a queue until input is
- * there, DATA_WRITEs wait while the TX ring is full.
+ * bytes have left the serial port, reads wait in a queue (readq.c) until
+ * input is there for the foreground (fg.c), DATA_WRITEs wait while the TX
+ * ring is full. SET_FG and SET_MODE are for the foreground only.
  */
 #include <console.h>
 #include <string.h>
@@ -11,10 +12,8 @@
 
 #define MAX_CONNS 64
 #define MAX_WAITS 64
-#define MAX_READS 64
 #define MAX_DEFERRED 64
 #define WRITE_CHUNK (16 * 1024)
-#define IN_BUF_MAX 4096
 
 typedef struct conn {
 	uint64_t id;               /* 0: free */
@@ -28,14 +27,14 @@ typedef struct write_wait {
 } write_wait_t;
 
 typedef struct evq {
-	ipc_event_t ev[MAX_READS];
+	ipc_event_t ev[MAX_DEFERRED];
 	unsigned n;
 } evq_t;
 
 static conn_t conns[MAX_CONNS];
 static write_wait_t waits[MAX_WAITS];
 static unsigned nwaits;
-static evq_t reads, deferred;
+static evq_t deferred;
 static char wbuf[WRITE_CHUNK];
 
 static conn_t *conn_find(uint64_t id, bool create)
@@ -55,7 +54,7 @@ static conn_t *conn_find(uint64_t id, bool create)
 
 static bool evq_push(evq_t *q, const ipc_event_t *ev)
 {
-	if (q->n >= MAX_READS)
+	if (q->n >= MAX_DEFERRED)
 		return false;
 	q->ev[q->n++] = *ev;
 	return true;
@@ -133,35 +132,70 @@ static void on_hangup(const ipc_event_t *ev)
 {
 	conn_t *c = conn_find(ev->msg.args[0], false);
 
-	evq_drop_conn(&reads, ev->msg.args[0]);
+	readq_drop_conn(ev->msg.args[0]);
 	evq_drop_conn(&deferred, ev->msg.args[0]);
 	if (c)
 		*c = (conn_t){ 0 };
+}
+
+/* The caller's permissions (none if the kernel cannot tell). */
+static uint32_t caller_perms(const ipc_event_t *ev)
+{
+	uint32_t perms = 0;
+
+	return sys_ipc_caller_perms(ev->callid, &perms) == EOK ? perms : 0;
+}
+
+/* CONSOLE_M_SET_MODE: for the foreground only. */
+static void on_set_mode(const ipc_event_t *ev)
+{
+	uint64_t a = ev->msg.args[0];
+
+	if (a != CONSOLE_MODE_COOKED && a != CONSOLE_MODE_RAW)
+		ipc_answer_0(ev->callid, EINVAL);
+	else if (!fg_controls(ev->sender))
+		ipc_answer_0(ev->callid, EPERM);
+	else
+		ipc_answer(ev->callid, EOK, tty_set_mode((unsigned)a), 0, 0, 0, 0);
+}
+
+/* CONSOLE_M_SET_FG(task, how): the rules are fg.c's. */
+static void on_set_fg(const ipc_event_t *ev)
+{
+	task_id_t old;
+	errno_t rc = fg_set(ev->sender, caller_perms(ev), ev->msg.args[0],
+			    ev->msg.args[1] > ~0u ? ~0u : (unsigned)ev->msg.args[1], &old);
+
+	ipc_answer(ev->callid, rc, old, 0, 0, 0, 0);
+}
+
+/* CONSOLE_M_STATUS(task): queued reads (all, task's, its tree's), the holder. */
+static void on_status(const ipc_event_t *ev)
+{
+	task_id_t task = ev->msg.args[0] ? ev->msg.args[0] : ev->sender;
+	task_id_t root, member;
+	unsigned all, mine, tree;
+
+	readq_usage(task, &all, &mine, &tree, &root);
+	ipc_answer(ev->callid, EOK, all, mine, tree, root, fg_status(&member));
 }
 
 /* Calls answered at once. */
 static void on_simple(const ipc_event_t *ev)
 {
 	unsigned rows, cols;
-	uint64_t a = ev->msg.args[0];
 
 	switch (ev->msg.method) {
 	case IPC_M_CONNECT_ME_TO:
 		ipc_answer_0(ev->callid, EOK);
 		break;
-	case CONSOLE_M_SET_MODE:
-		if (a != CONSOLE_MODE_COOKED && a != CONSOLE_MODE_RAW)
-			ipc_answer_0(ev->callid, EINVAL);
-		else
-			ipc_answer(ev->callid, EOK, tty_set_mode((unsigned)a), 0, 0, 0, 0);
-		break;
+	case CONSOLE_M_SET_MODE: on_set_mode(ev); break;
 	case CONSOLE_M_GET_SIZE:
 		screen_size(&rows, &cols);
 		ipc_answer(ev->callid, EOK, rows, cols, 0, 0, 0);
 		break;
-	case CONSOLE_M_SET_FG:
-		ipc_answer(ev->callid, EOK, tty_set_fg(a), 0, 0, 0, 0);
-		break;
+	case CONSOLE_M_SET_FG: on_set_fg(ev); break;
+	case CONSOLE_M_STATUS: on_status(ev); break;
 	default:
 		ipc_answer_0(ev->callid, ENOTSUP);
 		break;
@@ -180,7 +214,7 @@ void tty_event(const ipc_event_t *ev)
 	case CONSOLE_M_WRITE: on_write(ev); break;
 	case IPC_M_DATA_WRITE: on_data_write(ev); break;
 	case IPC_M_DATA_READ:
-		if (!evq_push(&reads, ev))
+		if (readq_push(ev) != EOK)
 			ipc_answer_0(ev->callid, ELIMIT);
 		break;
 	default: on_simple(ev); break;
@@ -202,27 +236,12 @@ static void answer_writes(void)
 	nwaits = k;
 }
 
-/* Answer the oldest read with what the line discipline has. */
-static void answer_read(void)
-{
-	char buf[IN_BUF_MAX];
-	bool eof;
-	const ipc_event_t *ev = &reads.ev[0];
-	size_t want = ev->msg.args[1] < sizeof(buf) ? ev->msg.args[1] : sizeof(buf);
-	size_t n = tty_peek(buf, want, &eof);
-
-	if (ipc_data_read_answer(ev, buf, eof ? 0 : n) == EOK)
-		tty_consume(eof ? 0 : n, eof);
-	evq_pop(&reads);
-}
-
 void tty_progress(void)
 {
 	while (deferred.n > 0 && data_write(&deferred.ev[0]))
 		evq_pop(&deferred);
 	answer_writes();
-	while (reads.n > 0 && tty_readable())
-		answer_read();
+	readq_serve();
 }
 
 bool tty_busy(void)

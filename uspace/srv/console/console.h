@@ -64,9 +64,8 @@ void out_puts(const char *s);
 /* ---- tty.c: the line discipline and the input queue */
 /* One input byte from the serial line or the keyboard. */
 void tty_input(unsigned char c);
-/* Set the mode / foreground task; return the old one. */
+/* Set the mode; return the old one. */
 unsigned tty_set_mode(unsigned mode);
-task_id_t tty_set_fg(task_id_t task);
 /* Whether a read could be answered now. */
 bool tty_readable(void);
 /*
@@ -76,6 +75,36 @@ bool tty_readable(void);
 size_t tty_peek(char *buf, size_t len, bool *eof);
 /* Take what tty_peek gave (n bytes, or the end of file). */
 void tty_consume(size_t n, bool eof);
+
+/* ---- fg.c: the foreground (who is served, who may set it) */
+/* At start: the console's parent (init) and its tree hold the terminal. */
+void fg_init(void);
+/* May caller change the foreground or the mode (it is in the foreground)? */
+bool fg_controls(task_id_t caller);
+/* Is input served to reader (the foreground's tree)? */
+bool fg_serves(task_id_t reader);
+/*
+ * CONSOLE_M_SET_FG(target, how) from caller with perms: EOK, EPERM,
+ * EINVAL, ESRCH (target not running) or ELIMIT (group full); *old: the
+ * first group member before.
+ */
+errno_t fg_set(task_id_t caller, uint32_t perms, task_id_t target,
+	       unsigned how, task_id_t *old);
+/* Ctrl-C: kill the foreground group. */
+void fg_interrupt(void);
+/* The holder (0: none alive); *member: the first group member or 0. */
+task_id_t fg_status(task_id_t *member);
+
+/* ---- readq.c: queued reads, served to the foreground only */
+/* Queue a DATA_READ: EOK, or ELIMIT past the task, tree or total bound. */
+errno_t readq_push(const ipc_event_t *ev);
+/* Answer the foreground's reads while there is input. */
+void readq_serve(void);
+/* Answer EHANGUP to the reads of connection conn and drop them. */
+void readq_drop_conn(uint64_t conn);
+/* Reads queued in all, by task, by its tree (whose root goes to *root). */
+void readq_usage(task_id_t task, unsigned *all, unsigned *mine, unsigned *tree,
+		 task_id_t *root);
 
 /* ---- client.c: the terminal protocol */
 /* Handle a client call or notification; false if not ours. */

@@ -109,6 +109,7 @@ int main(int argc, char **argv)
 	}
 	if (!console_setup(screen, sizeof(screen)))
 		return 1;
+	fg_init();
 	if (!klog_start())
 		printf("console: no klog thread; kernel messages are not shown\n");
 	errno_t rc = service_register(CONSOLE_SERVICE);

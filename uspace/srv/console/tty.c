@@ -2,7 +2,7 @@
  * The line discipline: raw mode queues every byte; cooked mode edits a
  * line (echo, backspace, left/right/home/end, Ctrl-U) and queues it on
  * Enter, turns Ctrl-D on an empty line into end of file and Ctrl-C into
- * killing the foreground task. Runs on the IPC thread only.
+ * killing the foreground job (fg.c). Runs on the IPC thread only.
  */
 #include <console.h>
 #include <stdio.h>
@@ -16,7 +16,6 @@
 #define EOF_MARKS 16
 
 static unsigned tty_mode = CONSOLE_MODE_COOKED;
-static task_id_t tty_fg;
 
 static char line[LINE_MAX];
 static unsigned line_len, line_cur;
@@ -34,14 +33,6 @@ unsigned tty_set_mode(unsigned mode)
 	unsigned old = tty_mode;
 
 	tty_mode = mode;
-	return old;
-}
-
-task_id_t tty_set_fg(task_id_t task)
-{
-	task_id_t old = tty_fg;
-
-	tty_fg = task;
 	return old;
 }
 
@@ -163,10 +154,7 @@ static void ctrl_c(void)
 {
 	out_puts("^C\n");
 	line_reset();
-	if (tty_fg) {
-		sys_kill(tty_fg);
-		tty_fg = 0;
-	}
+	fg_interrupt();
 }
 
 static void ctrl_d(void)

@@ -7,13 +7,18 @@
  *                              EEXIST if a live task serves name already,
  *                              EINVAL for a malformed name, ELIMIT when full
  *                              or when the caller serves LIMIT_NS_NAMES
- *                              names already
+ *                              names already, or its tree holds
+ *                              LIMIT_NS_TREE_NAMES (see below)
  *   IPC_M_CONNECT_ME_TO(name)  forwarded unchanged to name's server, whose
  *                              EOK answer gives the caller a phone to it;
  *                              ENOENT if nobody serves name, ELIMIT if the
  *                              server's answerbox is full
  *   NS_M_RELEASE(name)         the caller gives up its registration of
  *                              name: EOK, or ENOENT if it is not the server
+ *   NS_M_STATUS(task)          usage (task 0: the caller): args[0] slots
+ *                              taken, [1] names task serves, [2] names of
+ *                              its tree, [3] the tree's root, [4] slots its
+ *                              tree may still take
  *   anything else              ENOTSUP
  *
  * Names are packed into the five argument words as <ipc.h> describes.
@@ -31,6 +36,15 @@
  * hold at most LIMIT_NS_NAMES names (older ones are let go), and the
  * names held for a dead parent's children are let go when ns is full.
  *
+ * Quotas per task tree (issue 27): names are charged to the tree of
+ * their server (task_quota_root, recorded at registration, so held names
+ * count too). The trees of init's children (the system servers, the
+ * shell and what it runs with its own permissions) are system trees; any
+ * other tree (a restricted program and its children, an orphan) holds at
+ * most LIMIT_NS_TREE_NAMES names, and all of them together leave
+ * LIMIT_NS_RESERVED slots free for the system trees, so fs and the
+ * console always find room. Beyond: ELIMIT for that registration.
+ *
  * ns never touches client memory (no data transfers), answers every call
  * and keeps no per-client state, so no client can make it fail.
  */
@@ -38,6 +52,7 @@
 #include <ipc.h>
 #include <stdio.h>
 #include <string.h>
+#include <tasktree.h>
 #include <vernier.h>
 
 #define NS_SERVICES (IPC_MAX_PHONES - 1)
@@ -51,6 +66,7 @@ typedef struct service {
 	task_id_t parent;           /* the server's parent */
 	uint32_t perms;             /* the server's permissions */
 	uint64_t order;             /* registration order (oldest held goes first) */
+	task_id_t tree;             /* the tree it is charged to (task_quota_root) */
 } service_t;
 
 static service_t services[NS_SERVICES];
@@ -110,14 +126,44 @@ static service_t *oldest_held(task_id_t parent, int *count)
 	return old;
 }
 
-/* A free slot; when there is none, one held for a dead parent's child. */
-static service_t *find_free(void)
+/* Slots taken (registered or held). */
+static int slots_used(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < NS_SERVICES; i++)
+		n += services[i].phone >= 0 || services[i].held;
+	return n;
+}
+
+/* Is tree a system tree (its root's parent is init, which the kernel started)? */
+static bool tree_is_system(task_id_t tree)
+{
+	task_info_t info;
+
+	if (sys_task_info(tree, &info) != EOK || info.parent == 0)
+		return false;
+	return sys_task_info(info.parent, &info) == EOK && info.parent == 0;
+}
+
+/* Slots tree may take: all for a system tree, less the reserve for others. */
+static int slots_for(task_id_t tree)
+{
+	return tree_is_system(tree) ? NS_SERVICES : NS_SERVICES - LIMIT_NS_RESERVED;
+}
+
+/*
+ * A free slot within tree's share; when there is none, one held for a dead
+ * parent's child.
+ */
+static service_t *find_free(task_id_t tree)
 {
 	int n;
 
-	for (int i = 0; i < NS_SERVICES; i++)
-		if (services[i].phone < 0 && !services[i].held)
-			return &services[i];
+	if (slots_used() < slots_for(tree))
+		for (int i = 0; i < NS_SERVICES; i++)
+			if (services[i].phone < 0 && !services[i].held)
+				return &services[i];
 	service_t *s = oldest_held(0, &n);
 	if (s)
 		clear(s);
@@ -158,6 +204,22 @@ static int names_of(task_id_t task)
 	return n;
 }
 
+/* Names (registered or held) charged to tree. */
+static int names_of_tree(task_id_t tree)
+{
+	int n = 0;
+
+	for (int i = 0; i < NS_SERVICES; i++)
+		n += (services[i].phone >= 0 || services[i].held) && services[i].tree == tree;
+	return n;
+}
+
+/* May tree take one more name (a held slot of its own: held true)? */
+static bool tree_has_room(task_id_t tree, bool held)
+{
+	return held || tree_is_system(tree) || names_of_tree(tree) < LIMIT_NS_TREE_NAMES;
+}
+
 /* A registered service that is still there (forgotten if its task died). */
 static service_t *lookup(const char *name)
 {
@@ -195,7 +257,9 @@ static void ns_register(const ipc_event_t *ev)
 		ipc_answer_0(ev->callid, EPERM);
 		return;
 	}
-	if (names_of(ev->sender) >= LIMIT_NS_NAMES || !(s = held ? held : find_free())) {
+	task_id_t tree = task_quota_root(ev->sender);
+	if (names_of(ev->sender) >= LIMIT_NS_NAMES || !tree_has_room(tree, held) ||
+	    !(s = held ? held : find_free(tree))) {
 		ipc_answer_0(ev->callid, ELIMIT);
 		return;
 	}
@@ -209,6 +273,7 @@ static void ns_register(const ipc_event_t *ev)
 	s->parent = info.parent;
 	s->perms = info.perms;
 	s->order = next_order++;
+	s->tree = tree;
 	if (ipc_call_async(phone, NS_M_WATCH, 0, 0, 0, 0, 0, &s->watch) != EOK)
 		s->watch = 0;
 	if (verbose)
@@ -259,6 +324,19 @@ static void ns_release(const ipc_event_t *ev)
 	ipc_answer_0(ev->callid, EOK);
 }
 
+/* NS_M_STATUS(task): usage as task sees it. */
+static void ns_status_call(const ipc_event_t *ev)
+{
+	task_id_t task = ev->msg.args[0] ? ev->msg.args[0] : ev->sender;
+	task_id_t tree = task_quota_root(task);
+	int used = slots_used(), share = slots_for(tree), mine = names_of_tree(tree);
+	int room = share > used ? share - used : 0;
+
+	if (!tree_is_system(tree) && LIMIT_NS_TREE_NAMES - mine < room)
+		room = mine < LIMIT_NS_TREE_NAMES ? LIMIT_NS_TREE_NAMES - mine : 0;
+	ipc_answer(ev->callid, EOK, used, names_of(task), mine, tree, room);
+}
+
 static void ns_call(const ipc_event_t *ev)
 {
 	switch (ev->msg.method) {
@@ -270,6 +348,9 @@ static void ns_call(const ipc_event_t *ev)
 		break;
 	case NS_M_RELEASE:
 		ns_release(ev);
+		break;
+	case NS_M_STATUS:
+		ns_status_call(ev);
 		break;
 	default:
 		ipc_answer_0(ev->callid, ENOTSUP);

@@ -20,9 +20,33 @@
  *   CONSOLE_M_SET_MODE(mode)  CONSOLE_MODE_COOKED or CONSOLE_MODE_RAW;
  *                             answer args[0] = the previous mode
  *   CONSOLE_M_GET_SIZE        answer args[0] = rows, args[1] = columns
- *   CONSOLE_M_SET_FG(task)    the foreground task (0: none): Ctrl-C in
- *                             cooked mode kills it (instead of being
- *                             delivered); answer args[0] = the previous one
+ *   CONSOLE_M_SET_FG(task, how)  the foreground (who reads, whose Ctrl-C):
+ *                             how = CONSOLE_FG_SET: task's tree is the
+ *                             foreground job (0: none) and the caller holds
+ *                             the terminal alone; CONSOLE_FG_ADD: task joins
+ *                             the job (a pipeline's other members);
+ *                             CONSOLE_FG_HAND: task's tree holds the
+ *                             terminal, no job (init to the shell). Ctrl-C
+ *                             in cooked mode kills the job's tasks (instead
+ *                             of being delivered). Answer args[0] = the
+ *                             job's previous first task. EPERM unless the
+ *                             caller is in the foreground (the holder, an
+ *                             ancestor of it, or in the job's trees) and
+ *                             task is in the caller's own tree, or the
+ *                             caller has PERM_KILL; ESRCH: task is not
+ *                             running; ELIMIT: CONSOLE_FG_ADD to a full job
+ *   CONSOLE_M_STATUS(task)    usage (task 0: the caller): answer args[0] =
+ *                             reads queued in all, [1] by task, [2] by its
+ *                             tree, [3] the tree's root (task_quota_root),
+ *                             [4] the task holding the terminal
+ *
+ * Input goes only to the foreground: a read from another task waits until
+ * its task is in the foreground again (as a Unix background job stops on
+ * SIGTTIN) and never gets what was typed for the foreground. Reads queue
+ * at most CONSOLE_READS_TASK per task and CONSOLE_READS_TREE per task tree
+ * (<tasktree.h>), CONSOLE_READS_MAX in all with CONSOLE_READS_TREE of them
+ * kept for the foreground; beyond, that read gets ELIMIT. SET_MODE is EPERM
+ * from outside the foreground.
  *
  * Cooked mode: typed bytes are echoed; backspace (0x08 or 0x7f) deletes,
  * left/right arrows (ESC [ D / ESC [ C) move in the line; Enter (CR or
@@ -47,6 +71,15 @@
 #define CONSOLE_M_SET_MODE (IPC_M_USER + 2)
 #define CONSOLE_M_GET_SIZE (IPC_M_USER + 3)
 #define CONSOLE_M_SET_FG (IPC_M_USER + 4)
+#define CONSOLE_M_STATUS (IPC_M_USER + 5)
+
+#define CONSOLE_FG_SET 0
+#define CONSOLE_FG_ADD 1
+#define CONSOLE_FG_HAND 2
+
+#define CONSOLE_READS_TASK 4
+#define CONSOLE_READS_TREE 8
+#define CONSOLE_READS_MAX 64
 
 #define CONSOLE_MODE_COOKED 0
 #define CONSOLE_MODE_RAW 1
@@ -65,8 +98,21 @@ errno_t console_write(int phone, const void *buf, size_t len);
 errno_t console_read(int phone, void *buf, size_t len, size_t *got);
 /* Switch the terminal to mode (CONSOLE_MODE_*); the old one to *old. */
 errno_t console_set_mode(int phone, unsigned mode, unsigned *old);
-/* Make task the foreground task (0: none) for Ctrl-C. */
+/* Make task the foreground job (0: none) for input and Ctrl-C. */
 errno_t console_set_foreground(int phone, task_id_t task);
+/* CONSOLE_M_SET_FG with how (CONSOLE_FG_*). */
+errno_t console_foreground(int phone, task_id_t task, unsigned how);
+
+/* CONSOLE_M_STATUS's answer. */
+typedef struct console_status {
+	unsigned reads;            /* queued in all */
+	unsigned task_reads;       /* queued by the task asked about */
+	unsigned tree_reads;       /* queued by its tree */
+	task_id_t tree;            /* the tree's root */
+	task_id_t holder;          /* the task holding the terminal */
+} console_status_t;
+/* The console's usage as task sees it (0: the caller). */
+errno_t console_status(int phone, task_id_t task, console_status_t *st);
 /* The terminal's size in character cells. */
 errno_t console_size(int phone, unsigned *rows, unsigned *cols);
 /*

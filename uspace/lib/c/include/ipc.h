@@ -173,6 +173,19 @@ errno_t ipc_data_read_answer(const ipc_event_t *ev, const void *src, size_t len)
 #define NS_M_WATCH (IPC_M_LIBC + 1)
 /* To the naming service: give up my registration of the name in the args. */
 #define NS_M_RELEASE (IPC_M_LIBC + 2)
+/* To the naming service: NS_M_STATUS(task), see ns_status(). */
+#define NS_M_STATUS (IPC_M_LIBC + 3)
+
+/* The naming service's usage as one task sees it (NS_M_STATUS). */
+typedef struct ns_status {
+	unsigned used;             /* slots taken (held names too) */
+	unsigned task_names;       /* names the task serves */
+	unsigned tree_names;       /* names (held ones too) of its tree */
+	task_id_t tree;            /* the tree's root (task_quota_root) */
+	unsigned room;             /* slots the task's tree may still take */
+} ns_status_t;
+/* The naming service's usage for task (0: the caller) into *st. */
+errno_t ns_status(task_id_t task, ns_status_t *st);
 
 /* Pack name into args as above; EINVAL if it is empty or too long. */
 errno_t ipc_name_pack(const char *name, uint64_t args[IPC_ARGS]);

@@ -73,7 +73,24 @@ errno_t console_set_mode(int phone, unsigned mode, unsigned *old)
 
 errno_t console_set_foreground(int phone, task_id_t task)
 {
-	return ipc_call_sync(phone, CONSOLE_M_SET_FG, task, 0, 0, 0, 0, NULL);
+	return console_foreground(phone, task, CONSOLE_FG_SET);
+}
+
+errno_t console_foreground(int phone, task_id_t task, unsigned how)
+{
+	return ipc_call_sync(phone, CONSOLE_M_SET_FG, task, how, 0, 0, 0, NULL);
+}
+
+errno_t console_status(int phone, task_id_t task, console_status_t *st)
+{
+	ipc_msg_t a;
+	errno_t rc = ipc_call_sync(phone, CONSOLE_M_STATUS, task, 0, 0, 0, 0, &a);
+
+	if (rc != EOK)
+		return rc;
+	*st = (console_status_t){ (unsigned)a.args[0], (unsigned)a.args[1],
+		(unsigned)a.args[2], a.args[3], a.args[4] };
+	return EOK;
 }
 
 errno_t console_size(int phone, unsigned *rows, unsigned *cols)

@@ -404,6 +404,18 @@ errno_t service_release(const char *name)
 	return ns_request(NS_M_RELEASE, name, NULL, &sent);
 }
 
+errno_t ns_status(task_id_t task, ns_status_t *st)
+{
+	ipc_msg_t a;
+	errno_t rc = ipc_call_sync(IPC_NS_PHONE, NS_M_STATUS, task, 0, 0, 0, 0, &a);
+
+	if (rc != EOK)
+		return rc;
+	*st = (ns_status_t){ (unsigned)a.args[0], (unsigned)a.args[1],
+		(unsigned)a.args[2], a.args[3], (unsigned)a.args[4] };
+	return EOK;
+}
+
 /* service_connect that says whether the naming service was reached. */
 static errno_t connect_once(const char *name, int *phone, bool *sent)
 {

@@ -21,8 +21,8 @@ task_id_t task_quota_root(task_id_t t)
 	task_info_t info, up;
 	task_id_t root = t;
 
-	if (sys_task_info(t, &info) != EOK)
-		return t;
+	if (t == 0 || sys_task_info(t, &info) != EOK)
+		return t;                   /* 0 would be the caller itself */
 	for (int i = 0; i < TASK_TREE_DEPTH; i++) {
 		task_id_t p = info.parent;
 		if (p == 0 || sys_task_info(p, &up) != EOK || up.parent == 0 ||
