@@ -270,7 +270,7 @@ static void test_no_setup(void)
 	is_int(prof_report_print(r, &o), EOK, "no setup: printed");
 	ok(strncmp(pt_out, "samples: 71 total, 60 user, 10 kernel, 1 idle, 0 lost\n", 53) == 0,
 	   "no setup: every sample counted, CPU 1's too: %.*s", (int)strcspn(pt_out, "\n"), pt_out);
-	ok(strstr(pt_out, " 20  5 app                helper") != NULL, "no setup: CPU 1's helper row");
+	ok(strstr(pt_out, " 20     20000000  5 app                helper") != NULL, "no setup: CPU 1's helper row");
 	is_int(prof_report_walk(r, NULL, w_line, NULL), EINVAL, "no setup: no stacks to walk");
 	prof_report_free(r);
 }
