@@ -418,13 +418,13 @@ static void test_speedscope(void)
 	   "speedscope: schema, exporter, name");
 	ok(strstr(pt_out, "\"name\":\"app (task 5)\"") && strstr(pt_out, "\"name\":\"app (task 7)\"") &&
 	   strstr(pt_out, "\"name\":\"other (task 9)\""), "speedscope: one profile per task");
-	ok(strstr(pt_out, "\"weights\":[30,20,10,1],\"endValue\":61}") != NULL,
-	   "speedscope: task 5's weights sum to 61");
+	ok(strstr(pt_out, "\"weights\":[30000000,20000000,10000000,1000000],\"endValue\":61000000}") != NULL,
+	   "speedscope: task 5's weights (ns) sum to 61 ms");
 	ok(strstr(pt_out, "{\"name\":\"memcpy [k]\",\"file\":\"/boot/kernel\"}") != NULL,
 	   "speedscope: kernel frames marked, with their file");
 	is_int(export_as(PROF_FMT_SPEEDSCOPE, true), EOK, "speedscope --threads: EOK");
 	ok(strstr(pt_out, "\"name\":\"app (task 5, thread 51)\"") &&
-	   strstr(pt_out, "\"weights\":[30,10,1],\"endValue\":41}"),
+	   strstr(pt_out, "\"weights\":[30000000,10000000,1000000],\"endValue\":41000000}"),
 	   "speedscope --threads: one profile per thread");
 }
 

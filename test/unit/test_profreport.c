@@ -984,6 +984,75 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 	"but positions in code are biased to translation-block boundaries (functions up to " \
 	"15 points off against callgrind; boot with -icount for exact profiles)"
 
+/* A MISSED record of cpu: its count since the engine started. */
+static void sb_missed(pt_sb_t *b, uint32_t cpu, uint64_t missed, uint64_t tsc)
+{
+	prof_rec_missed_t m;
+
+	pt_sb_hdr(&m.h, PROF_REC_MISSED, sizeof(m), tsc);
+	m.h.cpu = cpu;
+	m.missed = missed;
+	pt_sb_put(b, &m, sizeof(m));
+}
+
+/*
+ * Weighted samples (v5): 10 in compute on CPU 0 of 1 ms each, 10 in
+ * helper on CPU 1 of 3 ms each (the same counts, three times the time);
+ * CPU 0 missed 12 - 5 ticks and lost 2 samples, 20 ms in all.
+ */
+static void build_weighted(pt_sb_t *b, uint32_t version)
+{
+	prof_rec_sample_t s;
+	prof_rec_lost_t l;
+
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, version);
+	pt_sb_task(b, 5, "app");
+	sb_load(b, 5, "/bin/app");
+	sb_missed(b, 0, 5, 1);
+	sb_missed(b, 1, 0, 1);
+	memset(&s, 0, sizeof(s));
+	s.task = 5;
+	s.pc = 0x401110;
+	s.weight = 1000000;
+	pt_sb_samples(b, 10, &s, NULL, 100);
+	s.h.cpu = 1;
+	s.pc = 0x401210;
+	s.weight = 3000000;
+	pt_sb_samples(b, 10, &s, NULL, 200);
+	pt_sb_hdr(&l.h, PROF_REC_LOST, sizeof(l), 300);
+	l.count = 2;
+	pt_sb_put(b, &l, sizeof(l));
+	sb_missed(b, 0, 12, 20000000);
+}
+
+/* Shares by time: the weights, not the counts; older streams weigh nominally. */
+static void test_weights(void)
+{
+	files_default();
+	build_weighted(&sb, PROF_VERSION);
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	HAS(t, "time: 40000000 ns sampled, 0 ns idle (shares below are of time)");
+	HAS(t, " 75.00%       10     30000000  5 app                helper");
+	HAS(t, " 25.00%       10     10000000  5 app                compute");
+	HAS(t, "100.00%       20     40000000  5 app");
+	HAS(t, "cpu 0: due 20, taken 10, missed 7, lost 2");
+	HAS(t, "cpu 1: due 20, taken 10, missed 0, lost 0");
+	LACKS(t, "cpu 2:");
+	ok(strstr(t, "helper") < strstr(t, "compute"), "the most time first");
+	free(t);
+	prof_report_opts_t task = { PROF_STYLE_TASK, 50, true, NULL, false, 0 };
+	t = report(sb.buf, sb.len, 0, &task, NULL);
+	HAS(t, "0x0000000000401200       10     30000000  75.00%  helper");
+	HAS(t, "Time: 40000000 ns (shares are of time)");
+	free(t);
+	build_weighted(&sb, 4);
+	t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	HAS(t, " 50.00%       10      9765620  5 app                helper");
+	HAS(t, " 50.00%       10      9765620  5 app                compute");
+	free(t);
+}
+
 /* A header with PROF_F_TB_BIASED: both report styles warn, after the summary. */
 static void test_tb_biased(void)
 {
@@ -1082,6 +1151,7 @@ int main(void)
 	test_enomem();
 	test_tb_biased();
 	test_icount_smp();
+	test_weights();
 	test_vprof();
 	free(pt_out);
 	return done_testing();
