@@ -38,7 +38,7 @@ from tap import Tap  # noqa: E402
 TOLERANCE = 1.5               # percentage points
 MIN_SAMPLES = 10000
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
-ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$")
+ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+\d+\s+[\d.]+%\s+(.+?)\s*$")
 WANT = {"work_alpha": 50.0, "work_beta": 25.0, "work_gamma": 25.0}
 CPU_RE = re.compile(r"^workload: cpu (\d+) ms user, (\d+) ms kernel$")
 # Points: accounting against the samples' kernel share. The samples see

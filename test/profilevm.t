@@ -44,7 +44,7 @@ from tap import Tap  # noqa: E402
 
 SCRIPT = os.path.join(bt.TOP, "tools", "profile-vm.sh")
 MAGIC = b"VPROF\0\0\0"
-ROW_RE = r"^\s*[\d.]+%%\s+(\d+)\s+\d+ workload\s+%s$"
+ROW_RE = r"^\s*[\d.]+%%\s+(\d+)\s+\d+\s+\d+ workload\s+%s$"
 TMP = tempfile.mkdtemp(prefix="vernier-profilevm-")
 
 
