@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import shell_session  # noqa: E402
+from guest import shell_session, sysinfo  # noqa: E402
 from tap import Tap  # noqa: E402
 
 TOLERANCE = 1.5               # percentage points
@@ -113,14 +113,6 @@ def check_accounting(tap, out, sampled):
     tap.ok(cpu and abs(acct - sampled) <= ACCT_TOL,
            "ksyscall: the cycle accounting's kernel share %.2f%% within %.0f points "
            "of the samples' %.2f%%" % (acct, ACCT_TOL, sampled))
-
-
-def sysinfo(sh, node):
-    """{field: value} of `sysinfo NODE`."""
-    fields = {}
-    for line in sh.run("sysinfo " + node) or []:
-        fields.update(re.findall(r"(\w+)=(\S+)", line))
-    return fields
 
 
 def check_kill(tap, sh):

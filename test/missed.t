@@ -24,18 +24,10 @@ sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
-from guest import shell_session  # noqa: E402
+from guest import shell_session, sysinfo  # noqa: E402
 from tap import Tap  # noqa: E402
 
 CPU_RE = re.compile(r"^cpu (\d+): due (\d+), taken (\d+), missed (\d+), lost (\d+)$")
-
-
-def sysinfo(sh, node):
-    """{field: value} of `sysinfo NODE`."""
-    fields = {}
-    for line in sh.run("sysinfo " + node) or []:
-        fields.update(re.findall(r"(\w+)=(\S+)", line))
-    return fields
 
 
 def check_idle(tap, sh):
