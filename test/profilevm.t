@@ -158,10 +158,11 @@ def check_system(tap):
 
 
 def by_origin(stream):
-    """The (percent, task) rows of vprof -C's by-origin table of STREAM."""
+    """The (percent, task) rows of vprof -C's by-origin table of STREAM
+    (own, imposed, total, ns, %, task)."""
     r = subprocess.run([os.path.join(bt.BUILD, "host", "vprof"), "-C", "-p", "0", stream],
                        capture_output=True, text=True, timeout=60)
-    return re.findall(r"^\s*\d+\s+\d+\s+\d+\s+([\d.]+)%\s+\d+ (\S+)$", r.stdout, re.M)
+    return re.findall(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+\d+ (\S+)$", r.stdout, re.M)
 
 
 def check_task(tap):
