@@ -215,7 +215,8 @@ def report_rows(text):
         if line.strip().endswith("symbol"):
             in_funcs = True
             continue
-        m = re.match(r"^\s*([\d.]+)%\s+(\d+)\s+(\[idle\]|\d+ \S+)\s+(\S+(?: \[k\])?)$", line)
+        m = re.match(r"^\s*([\d.]+)%\s+(\d+)\s+\d+\s+(\[idle\]|\d+ \S+)\s+(\S+(?: \[k\])?)$",
+                     line)
         if in_funcs and m:
             c, p = rows.get(m.group(4), (0, 0.0))
             rows[m.group(4)] = (c + int(m.group(2)), p + float(m.group(1)))
@@ -393,8 +394,10 @@ def check_speedscope(tap, tmp):
     with open(path) as f:
         doc = json.load(f)
     weights = {p["name"]: sum(p["weights"]) for p in doc["profiles"]}
-    tap.ok(weights == {"workload (task 10)": 11500, "sh (task 11)": 300, "[idle] (task 0)": 200},
-           "speedscope: one profile per task, weights summing to its samples (%s)" % weights)
+    ms = 10**6                    # a v2 sample weighs its nominal period: 1 ms at 1000 Hz
+    tap.ok(weights == {"workload (task 10)": 11500 * ms, "sh (task 11)": 300 * ms,
+                       "[idle] (task 0)": 200 * ms},
+           "speedscope: one profile per task, weights (ns) summing to its time (%s)" % weights)
     site = os.path.join(tmp, "site")
     os.makedirs(site)
     os.symlink(APP, os.path.join(site, "app"))
@@ -642,6 +645,56 @@ def check_wall(tap, tmp):
            % err.strip()[:200])
 
 
+def weighted_stream():
+    """A v5 stream: 10 samples in alpha of 3 ms each, 10 in beta of 1 ms each
+    (the same counts, a quarter of the time in beta)."""
+    body = struct.pack("<QIIIIIIQQQQ32s", MAGIC, 5, 1, 1000, 1, 0, 8, TSC_HZ, 0,
+                       KBASE, KBASE + 0x100000, b"vernier weight test")
+    out = [rec(1, 16 + len(body), 0, 0) + body, task(10, "workload"), load(10, "/bin/workload")]
+    chain = [address("main", WORKLOAD_NM, 0x40)]
+    for n in range(20):
+        name, weight = ("alpha", 3 * TSC_HZ // 1000) if n % 2 else ("beta", TSC_HZ // 1000)
+        out.append(rec(2, 56 + 8 * len(chain), 0, (n + 1) * TSC_HZ // 100) +
+                   struct.pack("<QQQBBHHHQ", 10, 101, address(name, WORKLOAD_NM, 0x10), 0, 3,
+                               len(chain), 0, 0, weight) +
+                   b"".join(struct.pack("<Q", a) for a in chain))
+    return b"".join(out)
+
+
+def check_weights(tap, tmp):
+    """Weights reach every consumer: pprof's cpu value, folded -u ns, speedscope."""
+    wdir = os.path.join(tmp, "weights")
+    os.makedirs(wdir)
+    os.symlink(os.path.join(tmp, "root"), os.path.join(wdir, "root"))
+    with open(os.path.join(wdir, "stream"), "wb") as f:
+        f.write(weighted_stream())
+    rc, text, _e = run([VPROF, "-p", "0", "-r", os.path.join(wdir, "root"),
+                        os.path.join(wdir, "stream")])
+    rows = report_rows(text)
+    tap.ok(rc == 0 and rows.get("alpha") == (10, 75.0) and rows.get("beta") == (10, 25.0),
+           "weights: the report's shares are of time, the counts stay (%s)" % rows)
+    path = vprof(tap, wdir, ["-F", "pprof"], "w.pb.gz")
+    rc, out, _e = run(["go", "tool", "pprof", "-top", "-sample_index=cpu", path],
+                      env=dict(os.environ, HOME=wdir))
+    tap.ok(rc == 0 and re.search(r"^\s*30ms\s+75\.00%.*\salpha$", out, re.M) and
+           re.search(r"^\s*10ms\s+25\.00%.*\sbeta$", out, re.M),
+           "weights: go tool pprof -sample_index=cpu: alpha 30ms 75%%, beta 10ms 25%% (%s)" %
+           " | ".join(out.splitlines()[-3:]))
+    _f, _c, pct, _o = pprof_top(tap, path)
+    tap.ok(pct.get("alpha") == 50.0 and pct.get("beta") == 50.0,
+           "weights: ... and -sample_index=samples the counts, 50%% each (%s)" % pct)
+    folded = vprof(tap, wdir, ["-F", "folded", "-u", "ns"], "w.folded")
+    rc, svg, _e = run(["perl", FLAMEGRAPH, folded])
+    tap.ok(rc == 0 and re.search(r"<title>alpha \(30,000,000 samples, 75.00%\)</title>", svg),
+           "weights: flamegraph.pl of folded -u ns: alpha 30,000,000 ns, 75%")
+    ss = vprof(tap, wdir, ["-F", "speedscope"], "w.json")
+    with open(ss) as f:
+        doc = json.load(f)
+    prof = doc["profiles"][0]
+    tap.ok(prof["unit"] == "nanoseconds" and sorted(prof["weights"]) == [10000000, 30000000],
+           "weights: speedscope's weights are each stack's ns (%s)" % sorted(prof["weights"]))
+
+
 def main():
     tap = Tap()
     tmp = tempfile.mkdtemp(prefix="vernier-export-")
@@ -668,6 +721,7 @@ def main():
         check_gmon(tap, tmp)
         check_kprof(tap, tmp)
         check_wall(tap, tmp)
+        check_weights(tap, tmp)
         for name, got in tops:
             n = len(got)
             tap.ok(got == want[:n] and n >= 2, "%s: the top functions are vprof's: %s" %

@@ -32,13 +32,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
-from guest import shell_session  # noqa: E402
+from guest import shell_session, sysinfo  # noqa: E402
 from tap import Tap  # noqa: E402
 
 TOLERANCE = 1.5               # percentage points
 MIN_SAMPLES = 10000
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
-ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+(.+?)\s*$")
+ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+\d+\s+[\d.]+%\s+(.+?)\s*$")
 WANT = {"work_alpha": 50.0, "work_beta": 25.0, "work_gamma": 25.0}
 CPU_RE = re.compile(r"^workload: cpu (\d+) ms user, (\d+) ms kernel$")
 # Points: accounting against the samples' kernel share. The samples see
@@ -113,14 +113,6 @@ def check_accounting(tap, out, sampled):
     tap.ok(cpu and abs(acct - sampled) <= ACCT_TOL,
            "ksyscall: the cycle accounting's kernel share %.2f%% within %.0f points "
            "of the samples' %.2f%%" % (acct, ACCT_TOL, sampled))
-
-
-def sysinfo(sh, node):
-    """{field: value} of `sysinfo NODE`."""
-    fields = {}
-    for line in sh.run("sysinfo " + node) or []:
-        fields.update(re.findall(r"(\w+)=(\S+)", line))
-    return fields
 
 
 def check_kill(tap, sh):

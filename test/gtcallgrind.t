@@ -61,9 +61,9 @@ LEAF_RIGHT = 99.0       # percent of a leaf's samples with a real caller
 SPLIT_TOLERANCE = 2.0   # points, the split between a leaf's callers
 ICOUNT = "-icount shift=0,sleep=off -rtc clock=vm"
 
-ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+(\S+)\s*$")
-TOP_RE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+(\S+)\s*$")
-CALLER_RE = re.compile(r"^( +)(\d+)\s+[\d.]+%\s+<- (\S+)")
+ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+\d+\s+[\d.]+%\s+(\S+)\s*$")
+TOP_RE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+\d+\s+(\S+)\s*$")
+CALLER_RE = re.compile(r"^( +)(\d+)\s+\d+\s+[\d.]+%\s+<- (\S+)")
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total")
 CHECKSUM_RE = re.compile(r"gtbench \d+ rounds checksum 0x[0-9a-f]+")
 CG_SELF_RE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(gt_\w+) \[")

@@ -91,7 +91,7 @@ def check_yield_loop(tap, sh):
             tap.diag("  log: " + line)
 
 
-WARN = "samples are biased to translation-block boundaries"
+WARN = "biased to translation-block boundaries"
 SMP_WARN = "warning: QEMU -icount on 2 CPUs: vCPUs run in turns"
 
 

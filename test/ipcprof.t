@@ -77,7 +77,7 @@ SERVER_RE = re.compile(r"ipcload: server \S+ task (\d+): (\d+) calls, \d+ us ser
 CHAIN_RE = re.compile(r"ipcload: chain done: client task (\d+) -> S1 task (\d+) -> "
                       r"S2 task (\d+)")
 # A row of an origin's "imposed by server" part of sprofile -c.
-IPC_ROW_RE = re.compile(r"^\s+(\d+)\s+[\d.]+%\s+\[ipc ipcload\.(\w+)\]\s+(\d+) \S+"
+IPC_ROW_RE = re.compile(r"^\s+(\d+)\s+\d+\s+[\d.]+%\s+\[ipc ipcload\.(\w+)\]\s+(\d+) \S+"
                         r"\s+path ([\d >-]+)$")
 
 
@@ -191,8 +191,8 @@ def imposed_funcs(out):
     for line in out or []:
         if line.strip() == "imposed functions:":
             inside = True
-        elif inside and re.match(r"^\s+\d+\s+[\d.]+%\s+", line):
-            names.append(re.sub(r"^\s+\d+\s+[\d.]+%\s+", "", line))
+        elif inside and re.match(r"^\s+\d+\s+\d+\s+[\d.]+%\s+", line):
+            names.append(re.sub(r"^\s+\d+\s+\d+\s+[\d.]+%\s+", "", line))
         elif inside:
             inside = False
     return names
@@ -231,7 +231,7 @@ def check_origin_stacks(tap, sh):
     sh.run("sh -c 'sleep 1; ipcload -n 60 -u 2000 -l 500 ratio' > /tmp/ipcg.txt &")
     out = sh.run("sprofile -c -g -f 500 -d 4 -o com2", timeout=300) or []
     tap.ok(sh.status() == 0, "sprofile -c -g -o com2 while ipcload runs (%r)" % out[-1:])
-    sites = [l for l in out if re.match(r"^\s+\d+\s+[\d.]+%\s+\S+ <- ", l)]
+    sites = [l for l in out if re.match(r"^\s+\d+\s+\d+\s+[\d.]+%\s+\S+ <- ", l)]
     tap.ok(any("do_calls" in l for l in sites),
            "sprofile -c -g: imposed samples by call site, do_calls among them (%r)"
            % sites[:3])

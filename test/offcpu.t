@@ -75,9 +75,9 @@ CLIENT_RE = re.compile(r"ipcload: wall client task (\d+): (\d+) rounds, (\d+) ca
                        r"wall us: compute (\d+), sleep (\d+), wait (\d+); cpu us (\d+)")
 OFF_RE = re.compile(r"ipcload: wall client thread (\d+) off-cpu us: runnable (\d+), "
                     r"sleep (\d+), ipc (\d+), other (\d+)")
-RUNNABLE_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+\[off-cpu: runnable\]$")
-ROW_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+(.*)$")
-BETA_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+([\d.]+)%\s+work_beta$")
+RUNNABLE_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+\d+\s+([\d.]+)%\s+\[off-cpu: runnable\]$")
+ROW_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+\d+\s+([\d.]+)%\s+(.*)$")
+BETA_RE = re.compile(r"^\s*0x[0-9a-f]+\s+(\d+)\s+\d+\s+([\d.]+)%\s+work_beta$")
 
 TMP = tempfile.mkdtemp(prefix="vernier-offcpu-")
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
@@ -158,7 +158,7 @@ def check_runnable(tap, sh):
         sh.run("kill %s" % job[0].group(1))
 
 
-IMPOSED_RE = re.compile(r"^\s+(\d+)\s+[\d.]+%\s+\[ipc ipcload\.(WORK|WORK_B)\]\s+\d+ ipcload\s+"
+IMPOSED_RE = re.compile(r"^\s+(\d+)\s+\d+\s+[\d.]+%\s+\[ipc ipcload\.(WORK|WORK_B)\]\s+\d+ ipcload\s+"
                         r"path [\d >-]+$")
 CHAIN_RATE = 2000
 

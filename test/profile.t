@@ -57,7 +57,7 @@ EXIT_RE = r"^profile: task (\d+) exited with status 0$"
 # Found anywhere in a line: on the console the status line ("\r"-rewritten
 # on stderr) is erased with an escape, which the harness strips.
 SAMPLES_RE = r"Samples: +\d+ total, +\d+ user, +\d+ kernel"
-ROW_RE = r"0x[0-9a-f]+ +\d+ +[\d.]+%% +\S*%s$"      # address samples % symbol
+ROW_RE = r"0x[0-9a-f]+ +\d+ +\d+ +[\d.]+%% +\S*%s$"  # address samples ns % symbol
 MAGIC = b"VPROF\0\0\0"
 REC_HEADER, REC_END = 1, 8
 BAD = ("sprofile -x", "sprofile -f 0", "sprofile -f 100001", "sprofile -s bogus",
@@ -213,13 +213,13 @@ def check_com2(tap, sh):
            "-o com2 says what the line carries (%s)"
            % (m.group(0) if m else out))
     n = need_line(out)
-    tap.ok(n and int(n.group(2)) == 1000 * CPUS and int(n.group(3)) == 48 and
+    tap.ok(n and int(n.group(2)) == 1000 * CPUS and int(n.group(3)) == 56 and
            n.group(4) == "the line carries it",
            "-o com2 says what the session asks and that it fits (%s)"
            % (n.group(0) if n else out))
     out = sh.run("sprofile -g -f 10000 -d 0.3 -o com2", timeout=120)
     n = need_line(out)
-    tap.ok(n and int(n.group(2)) == 10000 * CPUS and int(n.group(3)) == 128 and
+    tap.ok(n and int(n.group(2)) == 10000 * CPUS and int(n.group(3)) == 136 and
            re.match(r"expect about \d+% of the samples lost", n.group(4)),
            "-g -f 10000 -o com2: it says how much will be lost (%s)"
            % (n.group(0) if n else out))

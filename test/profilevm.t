@@ -44,7 +44,7 @@ from tap import Tap  # noqa: E402
 
 SCRIPT = os.path.join(bt.TOP, "tools", "profile-vm.sh")
 MAGIC = b"VPROF\0\0\0"
-ROW_RE = r"^\s*[\d.]+%%\s+(\d+)\s+\d+ workload\s+%s$"
+ROW_RE = r"^\s*[\d.]+%%\s+(\d+)\s+\d+\s+\d+ workload\s+%s$"
 TMP = tempfile.mkdtemp(prefix="vernier-profilevm-")
 
 
@@ -158,10 +158,11 @@ def check_system(tap):
 
 
 def by_origin(stream):
-    """The (percent, task) rows of vprof -C's by-origin table of STREAM."""
+    """The (percent, task) rows of vprof -C's by-origin table of STREAM
+    (own, imposed, total, ns, %, task)."""
     r = subprocess.run([os.path.join(bt.BUILD, "host", "vprof"), "-C", "-p", "0", stream],
                        capture_output=True, text=True, timeout=60)
-    return re.findall(r"^\s*\d+\s+\d+\s+\d+\s+([\d.]+)%\s+\d+ (\S+)$", r.stdout, re.M)
+    return re.findall(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+\d+ (\S+)$", r.stdout, re.M)
 
 
 def check_task(tap):

@@ -364,6 +364,36 @@ static void prof_update_throttled(void)
 	}
 }
 
+/*
+ * Missed ticks: each CPU whose count changed since the last pass gets a
+ * PROF_REC_MISSED in every session that takes samples; the totals
+ * (system.profiler's since boot, each live session's since its begin)
+ * follow. prof_lock held.
+ */
+static void prof_update_missed(void)
+{
+	uint64_t all = 0;
+	prof_rec_missed_t m;
+
+	for (unsigned i = 0; i < cpu_count; i++) {
+		prof_cpu_t *p = &prof_cpus[i];
+		uint64_t now = prof_engine.ring_mem[i] ? prof_cpu_missed(i) : p->missed_sent;
+		all += now;
+		if (now == p->missed_sent)
+			continue;
+		prof_total_missed += now > p->missed_sent ? now - p->missed_sent : 0;
+		p->missed_sent = now;
+		prof_rec_init(&m.h, PROF_REC_MISSED, sizeof(m), i, time_cycles());
+		m.missed = now;
+		prof_route_all(&m.h);
+	}
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!s->closed && s->state != PROF_STATE_ENDED && all >= s->missed_base)
+			s->missed = all - s->missed_base;
+	}
+}
+
 /* One event to the sessions that want it; the target's exit ends its sessions. */
 static void prof_route_event(prof_event_t *e)
 {
@@ -454,6 +484,7 @@ static bool prof_drain_pass(void)
 
 	prof_drain_rings();
 	prof_update_throttled();
+	prof_update_missed();
 	prof_drain_events(&events);
 	bool changed = prof_finish_sessions();
 	prof_collect_closed(&dead);

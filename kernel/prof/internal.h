@@ -51,6 +51,8 @@ typedef struct prof_engine {
 	uint64_t window;                     /* throttle window in TSC cycles */
 	uint64_t irq_cost;                   /* TSC cycles an interrupt costs outside prof_hit */
 	bool clock;                          /* the source fires on a clock at hz (the timer) */
+	bool ticking;                        /* a clock source (rtc, rtc-nmi, timer): weights are measured */
+	uint64_t period;                     /* TSC cycles of one period at hz (a sample's nominal weight) */
 	ring_t rings[MAX_CPUS];
 	void *ring_mem[MAX_CPUS];
 	/* Off-CPU records (offcpu.c): whom they cover, and a ring per CPU. */
@@ -97,6 +99,12 @@ typedef struct prof_cpu {
 	uint64_t skipped;                    /* throttled samples, total */
 	uint64_t taken;                      /* samples put in the ring */
 	uint64_t cost;                       /* cycles spent taking them */
+	/* Weights (abi/profile.h, v5): precomputed when the divisor changes, no division here. */
+	uint64_t carry;                      /* cycles since the last settled hit (skipped ones add) */
+	uint64_t nominal;                    /* period * divisor: what a hit stands for */
+	uint64_t gap_limit;                  /* 1.5 * nominal for a clock source; else UINT64_MAX */
+	volatile uint64_t excess;            /* cycles long gaps lasted beyond their nominal weight */
+	uint64_t missed_sent;                /* drain.c: prof_cpu_missed() last routed (prof_lock) */
 } prof_cpu_t;
 
 /*
@@ -152,6 +160,8 @@ typedef struct prof_session {
 	uint64_t end_tsc;                    /* when its end was asked for (ending) */
 	uint32_t lost_records;               /* other records the full buffer dropped */
 	uint64_t skipped_base;               /* sum of prof_cpus[].skipped at begin */
+	uint64_t missed_base;                /* sum of prof_cpu_missed() at begin */
+	uint64_t missed;                     /* ticks that never came since begin, all CPUs */
 	/* A task session: servers whose work for the target it was told of (drain.c). */
 	uint64_t servers[PROF_SERVERS_KNOWN];
 	uint32_t nservers;                   /* told of so far (the array wraps) */
@@ -173,9 +183,17 @@ extern list_t prof_events;                   /* prof_lock */
 extern volatile unsigned prof_nsessions;     /* live or not; hooks skip work at 0 */
 /* unrouted: samples (and ring drops) that reached no session (taken after its end) */
 extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
+extern uint64_t prof_total_missed;           /* clock ticks that never came since boot (drain.c) */
 
-/* sample.c: reset the per-CPU state before the engine starts. */
+/* sample.c: reset the per-CPU state before the engine starts (engine period and ticking set). */
 void prof_sample_reset(void);
+
+/*
+ * sample.c: ticks that never came on CPU cpu since the engine started
+ * (its long gaps' excess in periods, rounded). Any context but NMI (it
+ * divides); 0 when the engine is off or not a clock source.
+ */
+uint64_t prof_cpu_missed(unsigned cpu);
 
 /*
  * sample.c: what the sampled code lost to one sample, seen at the next

@@ -38,6 +38,7 @@ static void prof_snapshot(sysinfo_profiler_t *r)
 	r->lost = prof_total_lost;
 	r->unrouted = prof_total_unrouted;
 	r->throttled = prof_total_throttled;
+	r->missed = prof_total_missed;
 	spin_unlock_irqrestore(&prof_lock, f);
 }
 

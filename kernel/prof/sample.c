@@ -36,6 +36,29 @@ volatile uint64_t prof_hits[MAX_CPUS][PROF_SRC_COUNT];
 volatile uint64_t prof_last_pc[MAX_CPUS];
 prof_cpu_t prof_cpus[MAX_CPUS];
 
+/* A hit's nominal weight and long-gap limit at p's divisor (multiplications only: NMI-safe). */
+static void prof_weigh_scale(prof_cpu_t *p)
+{
+	p->nominal = prof_engine.period * p->thr.divisor;
+	p->gap_limit = prof_engine.ticking && p->nominal ? p->nominal + p->nominal / 2 : UINT64_MAX;
+}
+
+/*
+ * A hit that is not skipped settles the time since the last settled one:
+ * a long gap's cycles beyond the nominal weight count as missed ticks
+ * (prof_cpu_missed divides them out later). Returns the sample's weight:
+ * the measured cycles for a clock source, else the nominal. NMI-safe.
+ */
+static uint64_t prof_settle(prof_cpu_t *p)
+{
+	uint64_t w = p->carry;
+
+	p->carry = 0;
+	if (w > p->gap_limit)
+		__atomic_store_n(&p->excess, p->excess + (w - p->nominal), __ATOMIC_RELAXED);
+	return prof_engine.ticking ? w : p->nominal;
+}
+
 void prof_sample_reset(void)
 {
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
@@ -52,7 +75,20 @@ void prof_sample_reset(void)
 		p->cost = 0;
 		p->window_start = 0;
 		p->window_cost = 0;
+		p->carry = 0;
+		p->excess = 0;
+		p->missed_sent = 0;
+		prof_weigh_scale(p);
 	}
+}
+
+uint64_t prof_cpu_missed(unsigned cpu)
+{
+	uint64_t period = prof_engine.period;
+
+	if (!prof_engine.ticking || !period || cpu >= MAX_CPUS)
+		return 0;
+	return (__atomic_load_n(&prof_cpus[cpu].excess, __ATOMIC_RELAXED) + period / 2) / period;
 }
 
 /* Is task id the target of a running task session? */
@@ -179,6 +215,7 @@ static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, 
 		return;
 	p->scaled = arch_prof_scale(source, p->thr.divisor);
 	p->count = 0;
+	prof_weigh_scale(p);
 	if (prof_engine.ring_mem[cpu])
 		prof_throttle_record(&prof_engine.rings[cpu], p, cpu, now);
 }
@@ -207,7 +244,8 @@ static void prof_walk(prof_stack_words_t *w, const int_frame_t *f)
 
 /* The sample's fields in s, a record of h.size bytes reserved in the ring. */
 static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
-		      unsigned source, const prof_stack_words_t *w, size_t size, uint64_t now)
+		      unsigned source, const prof_stack_words_t *w, size_t size, uint64_t now,
+		      uint64_t weight)
 {
 	thread_t *th = c->current;
 
@@ -220,6 +258,7 @@ static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f
 	s->nchain = (uint16_t)w->n;
 	s->nkernel = w->nkernel;
 	s->ntop = w->ntop;
+	s->weight = weight;
 	for (size_t i = 0; i < w->n + w->ntop; i++)    /* a few words: no memcpy call */
 		s->chain[i] = w->w[i];
 }
@@ -231,7 +270,8 @@ static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f
  * (the origin block of a serving thread's sample included) and filled, so
  * nothing is built twice. A full ring drops it (lib/ring.c counts it).
  */
-static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now)
+static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now,
+		       uint64_t weight)
 {
 	prof_stack_words_t w;
 	ring_t *r = &prof_engine.rings[c->id];
@@ -248,21 +288,30 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
 
 	if (rc != EOK)
 		return rc;
-	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now);
+	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now, weight);
 	if (serving && !origin_sample(th, (prof_ipc_t *)(rec + size)))
 		memset(rec + size, 0, sizeof(prof_ipc_t));   /* nhops 0: none */
 	ring_commit(r);
 	return EOK;
 }
 
-/* Take the sample if a session wants it; false if it was filtered or skipped. */
+/*
+ * Take the sample if a session wants it; false if it was filtered or
+ * skipped. A skipped hit leaves its time to the next one; any other
+ * settles it (prof_settle), so a filtered hit's time is nobody's.
+ */
 static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
 		      uint64_t t0)
 {
-	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current) || prof_throttled(p))
+	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current)) {
+		prof_settle(p);
 		return false;
+	}
+	if (prof_throttled(p))
+		return false;
+	uint64_t weight = prof_settle(p);
 	profil_hit(f);
-	if (prof_put(c, f, source, t0) == EOK)
+	if (prof_put(c, f, source, t0, weight) == EOK)
 		p->taken++;
 	return true;
 }
@@ -278,6 +327,9 @@ void prof_hit(const int_frame_t *f, unsigned source)
 		return;
 	if (prof_gate_enter(&p->busy, &prof_engine.on)) {
 		uint64_t t0 = time_cycles();
+		if (!p->nominal)                /* the period is set once the source runs */
+			prof_weigh_scale(p);
+		p->carry += p->last_entry ? t0 - p->last_entry : p->nominal;
 		prof_throttle_account(p, c->id, source, t0);
 		bool took = prof_take(c, p, f, source, t0);
 		uint64_t t1 = time_cycles();

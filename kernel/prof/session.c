@@ -35,6 +35,7 @@ list_t prof_sessions = LIST_INIT(prof_sessions);
 list_t prof_events = LIST_INIT(prof_events);
 volatile unsigned prof_nsessions;
 uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
+uint64_t prof_total_missed;
 static kmutex_t prof_ctl = KMUTEX_INIT(prof_ctl, "prof_ctl");
 
 
@@ -192,6 +193,8 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 	errno_t rc = prof_rings_alloc(depth ? PROF_RING_BYTES_CHAIN : PROF_RING_BYTES);
 	if (rc != EOK)
 		return rc;
+	prof_engine.ticking = *src != PROF_SRC_PMC;   /* pmc weighs its period: it counts busy cycles */
+	prof_engine.period = 0;                      /* until the rate is known: nominal weights */
 	prof_sample_reset();
 	prof_engine.depth = depth;
 	prof_engine.budget = budget;
@@ -208,6 +211,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		return rc;
 	}
 	prof_engine.hz = *hz;
+	__atomic_store_n(&prof_engine.period, time_cycles_per_sec() / MAX(*hz, 1u), __ATOMIC_RELEASE);
 	prof_stacks_on = depth != 0;
 	return EOK;
 }
@@ -336,6 +340,22 @@ static void prof_put_header(prof_session_t *s)
 	prof_session_put(s, &h, sizeof(h));
 }
 
+/*
+ * s's base of missed ticks: one PROF_REC_MISSED per CPU with its count
+ * so far, and their sum. prof_lock held, the engine on.
+ */
+static void prof_put_missed_base(prof_session_t *s)
+{
+	prof_rec_missed_t m;
+
+	for (unsigned i = 0; i < cpu_count; i++) {
+		prof_rec_init(&m.h, PROF_REC_MISSED, sizeof(m), i, time_cycles());
+		m.missed = prof_cpu_missed(i);
+		s->missed_base += m.missed;
+		prof_session_put(s, &m, sizeof(m));
+	}
+}
+
 static void prof_describe_one(task_t *t, void *ctx)
 {
 	prof_describe_task(ctx, t);
@@ -392,6 +412,7 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 		s->slot = prof_free_slot();
 	if (rc == EOK) {
 		prof_put_header(s);
+		prof_put_missed_base(s);
 		if (target)
 			prof_describe_task(s, target);
 		else
@@ -484,6 +505,7 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->chains_lost = __atomic_load_n(&prof_stacks_lost, __ATOMIC_RELAXED);
 	st->offcpu_lost = __atomic_load_n(&prof_offcpu_lost, __ATOMIC_RELAXED);
 	st->offcpu = s->offcpu;
+	st->missed = s->missed;
 	for (unsigned i = 0; i < cpu_count && prof_engine.on; i++) {
 		st->sample_cycles += prof_cpus[i].cost;
 		st->taken += prof_cpus[i].taken;

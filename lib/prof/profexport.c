@@ -37,6 +37,7 @@ typedef struct px_stack {
 	uint64_t thread;
 	uint8_t mode;
 	uint64_t count;
+	uint64_t ns;                    /* the time its samples stand for (their weights) */
 	uint32_t first, n;              /* frames[first .. first + n), root first */
 	uint64_t origin, server;        /* serving a call: whose, and who (ids); else 0 */
 } px_stack_t;
@@ -399,7 +400,7 @@ static errno_t px_collect(void *ctx, const prof_walk_info_t *info, const prof_xs
 	if (t == PX_NONE || !px_reserve(x, (void **)&x->stacks, &x->cap_stacks, x->nstacks,
 					sizeof(px_stack_t)))
 		return ENOMEM;
-	x->stacks[x->nstacks++] = (px_stack_t){ t, s->cpu, s->thread, s->mode, s->count,
+	x->stacks[x->nstacks++] = (px_stack_t){ t, s->cpu, s->thread, s->mode, s->count, s->ns,
 						(uint32_t)x->nframes, (uint32_t)s->nframes,
 						s->origin, s->server };
 	for (size_t i = 0; i < s->nframes; i++) {
@@ -463,11 +464,6 @@ static size_t fold_ipc(const px_func_t *f)
 	return strncmp(f->name, "[off-cpu: ", 10) == 0 ? 10 : 0;
 }
 
-/* The nanoseconds of count samples at the profile's rate (count without one). */
-static uint64_t px_ns(const px_t *x, uint64_t count)
-{
-	return x->c.hz ? count * 1000000000ull / x->c.hz : count;
-}
 
 /*
  * A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY);
@@ -529,7 +525,7 @@ static void px_folded(px_t *x)
 		px_entry_t *e = x->line.err ? NULL :
 			map_get(x, &m, x->line.p, x->line.len, &added);
 		if (e)
-			e->val += x->stacks[i].count;
+			e->val += x->o->ns ? x->stacks[i].ns : x->stacks[i].count;
 		else
 			x->err = ENOMEM;
 	}
@@ -541,8 +537,7 @@ static void px_folded(px_t *x)
 	px_sort(m.e, n, sizeof(px_entry_t), fold_cmp, NULL);
 	for (size_t i = 0; i < n && !x->err; i++) {
 		buf_put(x, &out, m.e[i].key, m.e[i].len);
-		uint64_t v = x->o->ns ? px_ns(x, m.e[i].val) : m.e[i].val;
-		buf_printf(x, &out, " %llu\n", (unsigned long long)v);
+		buf_printf(x, &out, " %llu\n", (unsigned long long)m.e[i].val);
 		buf_maybe_flush(x, &out);
 	}
 	buf_flush(x, &out);
@@ -691,7 +686,7 @@ static void pp_sample(px_t *x, pp_state_t *p, const px_stack_t *s)
 	pb_bytes(x, &p->msg, 1, ids.p, ids.len);
 	ids.len = 0;
 	pb_varint(x, &ids, s->count);
-	pb_varint(x, &ids, s->count * p->period);
+	pb_varint(x, &ids, s->ns);
 	pb_bytes(x, &p->msg, 2, ids.p, ids.len);
 	pp_label(x, p, PS_TASK, pp_str_task(x, s->task), false, 0);
 	pp_label(x, p, PS_THREAD, 0, true, s->thread);
@@ -1125,8 +1120,7 @@ static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
 		buf_printf(x, &x->line, ", thread %llu", (unsigned long long)p->thread);
 	buf_put(x, &x->line, ")", 2);
 	js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
-	buf_str(x, o, x->o->wall ? ",\"unit\":\"nanoseconds\",\"startValue\":0,\n\"samples\":[" :
-		",\"unit\":\"none\",\"startValue\":0,\n\"samples\":[");
+	buf_str(x, o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\n\"samples\":[");
 	for (size_t i = at, n = 0; i < x->nstacks; i++) {
 		const px_stack_t *s = &x->stacks[i];
 		if (done[i] || !ss_same(x, s, p))
@@ -1142,7 +1136,7 @@ static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
 		const px_stack_t *s = &x->stacks[i];
 		if (done[i] || !ss_same(x, s, p))
 			continue;
-		uint64_t w = x->o->wall ? px_ns(x, s->count) : s->count;
+		uint64_t w = s->ns;
 		buf_printf(x, o, n++ ? ",%llu" : "%llu", (unsigned long long)w);
 		total += w;
 		done[i] = true;

@@ -37,11 +37,27 @@ typedef struct pmap {
 	size_t cap, count, ksize, vsize, esize;
 } pmap_t;
 
+/*
+ * What the maps count: samples and the time they stand for, in TSC
+ * cycles (a v5 sample's weight; tsc_hz / hz for older ones; an off-CPU
+ * record's cycles with the wall clock). Shares are of time.
+ */
+typedef struct prof_val {
+	uint64_t n, t;
+} prof_val_t;
+
+static void val_add(prof_val_t *v, uint64_t n, uint64_t t)
+{
+	v->n += n;
+	v->t += t;
+}
+
 typedef struct prof_task {
 	uint64_t id;
 	char name[32];
 	uint32_t bin;                   /* binary of its last LOAD, or NONE */
 	uint64_t samples;
+	uint64_t time;                  /* their weight, TSC cycles */
 	uint64_t text_start, text_end;  /* its executable range (LOAD) */
 } prof_task_t;
 
@@ -127,6 +143,13 @@ typedef struct prof_sitekey {
 	uint64_t w[PROF_IPC_STACK_MAX];
 } prof_sitekey_t;
 
+/* A CPU's part of the stream (v5 report head). */
+typedef struct prof_rec_cpu {
+	uint64_t samples, lost;
+	uint64_t missed_first, missed_last; /* PROF_REC_MISSED: the base and the latest */
+	bool missed_seen;
+} prof_rec_cpu_t;
+
 struct prof_report {
 	prof_env_t env;
 	errno_t error;                  /* sticky EINVAL */
@@ -148,19 +171,22 @@ struct prof_report {
 	prof_counts_t c;
 	uint64_t lost_recs, end_lost, end_throttled;
 	uint64_t cpu_skipped[PROF_MAX_CPUS];
+	uint64_t cur_w;                 /* the sample being read: its weight (TSC cycles) */
+	prof_rec_cpu_t cpu[PROF_MAX_CPUS]; /* per CPU: samples, lost, missed (report head) */
 	prof_task_t *tasks;
 	size_t ntasks, cap_tasks, last_task;
 	prof_bin_t *bins;
 	size_t nbins, cap_bins;
-	pmap_t stacks;                  /* prof_stack_t -> uint64_t count */
+	pmap_t stacks;                  /* prof_stack_t -> prof_val_t */
 	prof_filter_t filter;           /* prof_report_setup */
 	char filter_name[32];
 	bool xon;                       /* keep whole stacks in xstacks */
 	uint32_t xdepth;                /* return addresses per xkey */
-	pmap_t xstacks;                 /* prof_xkey_t -> uint64_t count */
-	pmap_t served;                  /* prof_wkey_t -> served samples not yet taken from waits */
+	pmap_t xstacks;                 /* prof_xkey_t -> prof_val_t */
+	pmap_t served;                  /* prof_wkey_t -> served prof_val_t not yet taken from waits */
 	size_t pend_len;
 	uint64_t pend[PROF_REC_MAX / 8];
+	uint64_t norm[PROF_REC_MAX / 8 + 1]; /* an older sample in v5 layout */
 };
 
 /* One function, found at print time. */
@@ -175,6 +201,7 @@ typedef struct prof_func {
 typedef struct prof_row {
 	uint32_t slot, func;
 	uint64_t count;
+	uint64_t time;                  /* TSC cycles */
 } prof_row_t;
 
 /* Print-time state. */
@@ -190,7 +217,8 @@ typedef struct prof_print {
 	uint64_t leaf_fixed;            /* stacks whose caller came from the top words */
 	prof_row_t *rows;
 	size_t nrows;
-	uint64_t total;
+	uint64_t total;                 /* samples in the rows */
+	uint64_t ttotal;                /* their time, TSC cycles: what shares are of */
 	char **names;                   /* "[ipc S.M]" names made (freed with pp) */
 	size_t nnames, cap_names;
 } prof_print_t;
@@ -527,7 +555,7 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 	if (r->xon) {
 		r->xdepth = h.depth < 1 ? 1 : h.depth > PROF_DEPTH_MAX ? PROF_DEPTH_MAX : h.depth;
 		pmap_init(&r->xstacks, sizeof(prof_xkey_t) + (1 + r->xdepth) * 8,
-			  sizeof(uint64_t));
+			  sizeof(prof_val_t));
 	}
 	r->c.source = h.source;
 	r->c.hz = h.hz;
@@ -663,15 +691,15 @@ static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_
 	return ms >= f->from_ms && ms < f->to_ms;
 }
 
-/* Add n samples of a whole-stack key. EOK or ENOMEM. */
-static errno_t rec_xadd(prof_report_t *r, const prof_xkey_t *k, uint64_t n)
+/* Add n samples of t TSC cycles to a whole-stack key. EOK or ENOMEM. */
+static errno_t rec_xadd(prof_report_t *r, const prof_xkey_t *k, uint64_t n, uint64_t t)
 {
 	bool created;
-	uint64_t *count = pmap_get(r, &r->xstacks, k, &created);
+	prof_val_t *v = pmap_get(r, &r->xstacks, k, &created);
 
-	if (!count)
+	if (!v)
 		return ENOMEM;
-	*count += n;
+	val_add(v, n, t);
 	return EOK;
 }
 
@@ -682,18 +710,21 @@ static errno_t rec_xstack(prof_report_t *r, const prof_rec_sample_t *s,
 	uint64_t kbuf[PROF_XKEY_MAX / 8];
 
 	rec_xkey(r, s, chain, slot, sk, (prof_xkey_t *)kbuf);
-	return rec_xadd(r, (prof_xkey_t *)kbuf, 1);
+	return rec_xadd(r, (prof_xkey_t *)kbuf, 1, r->cur_w);
 }
 
-static void rec_count_mode(prof_report_t *r, unsigned mode)
+static void rec_count_mode(prof_report_t *r, unsigned mode, uint64_t w)
 {
 	r->c.samples++;
+	r->c.cycles += w;
 	if (mode == PROF_MODE_USER)
 		r->c.user++;
 	else if (mode == PROF_MODE_KERNEL)
 		r->c.kernel++;
 	else
 		r->c.idle++;
+	if (mode == PROF_MODE_IDLE)
+		r->c.idle_cycles += w;
 }
 
 /* The call site of a PROF_REC_CALL id (read before), or PROF_NONE. */
@@ -814,16 +845,50 @@ static errno_t rec_ipc(prof_report_t *r, const prof_rec_sample_t *s,
  * w samples' worth of a server working for a call (key k: its sample or
  * off-CPU record): inside the wait of the path's last caller on it.
  */
-static errno_t wall_served(prof_report_t *r, const prof_stack_t *k, uint64_t w)
+static errno_t wall_served(prof_report_t *r, const prof_stack_t *k, uint64_t w, uint64_t t)
 {
 	prof_wkey_t key = { k->origin, k->hop[k->nhops - 2], k->hop[k->nhops - 1], 0 };
 	bool created;
-	uint64_t *pool = pmap_get(r, &r->served, &key, &created);
+	prof_val_t *pool = pmap_get(r, &r->served, &key, &created);
 
 	if (!pool)
 		return ENOMEM;
-	*pool += w;
+	val_add(pool, w, t);
 	return EOK;
+}
+
+/*
+ * A sample before v5 in v5 layout (in r->norm, weight 0: nominal), its
+ * new length in *len; a v5 one as it is. NULL when too short.
+ */
+static const unsigned char *rec_sample_v5(prof_report_t *r, const unsigned char *rec,
+					  size_t *len)
+{
+	if (r->header.version >= 5)
+		return rec;
+	if (*len < PROF_SAMPLE_V4_SIZE)
+		return NULL;
+	unsigned char *n = (unsigned char *)r->norm;
+	memcpy(n, rec, PROF_SAMPLE_V4_SIZE);
+	memset(n + PROF_SAMPLE_V4_SIZE, 0, 8);
+	memcpy(n + PROF_SAMPLE_V4_SIZE + 8, rec + PROF_SAMPLE_V4_SIZE, *len - PROF_SAMPLE_V4_SIZE);
+	*len += 8;
+	return n;
+}
+
+/* The TSC cycles a sample stands for: its weight, or nominally tsc_hz / hz. */
+static uint64_t rec_weight(const prof_report_t *r, const prof_rec_sample_t *s)
+{
+	if (s->weight)
+		return s->weight;
+	return r->header.hz ? r->header.tsc_hz / r->header.hz : 0;
+}
+
+/* A sample's part in its CPU's line of the report head. */
+static void rec_cpu_sample(prof_report_t *r, uint32_t cpu)
+{
+	if (cpu < PROF_MAX_CPUS)
+		r->cpu[cpu].samples++;
 }
 
 static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len)
@@ -833,7 +898,8 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	bool created;
 
 	r->nsamples++;
-	if (rec_get(&s, sizeof(s), rec, len) != EOK)
+	rec = rec_sample_v5(r, rec, &len);
+	if (!rec || rec_get(&s, sizeof(s), rec, len) != EOK)
 		return rec_bad(r, "sample %llu: record of %zu bytes",
 			       (unsigned long long)r->nsamples, len);
 	if ((len - sizeof(s)) / 8 < (size_t)s.nchain + s.ntop || s.nkernel > s.nchain ||
@@ -843,6 +909,8 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	uint32_t slot = rep_task(r, s.task);
 	if (slot == PROF_NONE)
 		return ENOMEM;
+	rec_cpu_sample(r, s.h.cpu);
+	r->cur_w = rec_weight(r, &s);
 	rec_stack_key(r, &s, rec + sizeof(s), slot, &k);
 	uint64_t ipc_before = r->c.ipc, red_before = r->c.redacted;
 	errno_t err = rec_ipc(r, &s, rec, len, &k);
@@ -855,14 +923,17 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	}
 	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot, &k) != EOK)
 		return ENOMEM;
-	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
-	if (!count)
+	prof_val_t *v = pmap_get(r, &r->stacks, &k, &created);
+	if (!v)
 		return ENOMEM;
-	(*count)++;
-	if (s.mode != PROF_MODE_IDLE)
+	val_add(v, 1, r->cur_w);
+	if (s.mode != PROF_MODE_IDLE) {
 		r->tasks[slot].samples++;
-	rec_count_mode(r, s.mode);
-	return k.origin != PROF_NONE && k.nhops >= 2 && r->wall ? wall_served(r, &k, 1) : EOK;
+		r->tasks[slot].time += r->cur_w;
+	}
+	rec_count_mode(r, s.mode, r->cur_w);
+	return k.origin != PROF_NONE && k.nhops >= 2 && r->wall ?
+	       wall_served(r, &k, 1, r->cur_w) : EOK;
 }
 
 /*
@@ -960,7 +1031,7 @@ static errno_t off_xstack(prof_report_t *r, const prof_rec_offcpu_t *o,
 	k->off = (uint8_t)sk->off;
 	k->wtask = sk->wtask;
 	k->wmethod = sk->wmethod;
-	return rec_xadd(r, k, w);
+	return rec_xadd(r, k, w, o->cycles);
 }
 
 /*
@@ -979,16 +1050,18 @@ static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
 	rec_stack_key(r, &s, chain + 8 * (size_t)o->nkernel, slot, &k);
 	if (off_mark(r, o, &k) != EOK || (ipc && rec_ipc_key(r, ipc, &k) != EOK))
 		return ENOMEM;
-	if (ipc && wall_served(r, &k, w) != EOK)
+	if (ipc && wall_served(r, &k, w, o->cycles) != EOK)
 		return ENOMEM;
 	if (r->xon && off_xstack(r, o, chain, slot, &k, w) != EOK)
 		return ENOMEM;
-	uint64_t *count = pmap_get(r, &r->stacks, &k, &created);
-	if (!count)
+	prof_val_t *v = pmap_get(r, &r->stacks, &k, &created);
+	if (!v)
 		return ENOMEM;
-	*count += w;
+	val_add(v, w, o->cycles);
 	r->tasks[slot].samples += w;
+	r->tasks[slot].time += o->cycles;
 	r->c.offcpu_weight += w;
+	r->c.offcpu_wcycles += o->cycles;
 	return EOK;
 }
 
@@ -1038,7 +1111,25 @@ static errno_t rec_offcpu(prof_report_t *r, const unsigned char *rec, size_t len
 	r->c.offcpu++;
 	r->c.offcpu_cycles += o.cycles;
 	uint64_t w = r->wall ? off_weight(r, o.cycles) : 0;
-	return w ? off_stack(r, &o, rec + sizeof(o), ipc.nhops ? &ipc : NULL, slot, w) : EOK;
+	return r->wall && o.cycles ? off_stack(r, &o, rec + sizeof(o), ipc.nhops ? &ipc : NULL, slot, w)
+				     : EOK;
+}
+
+/* PROF_REC_MISSED (v5): a CPU's count; its first is the session's base. */
+static errno_t rec_missed(prof_report_t *r, const void *rec, size_t len)
+{
+	prof_rec_missed_t m;
+
+	if (rec_get(&m, sizeof(m), rec, len) != EOK)
+		return rec_bad(r, "a MISSED record of %zu bytes", len);
+	if (m.h.cpu >= PROF_MAX_CPUS)
+		return EOK;
+	prof_rec_cpu_t *c = &r->cpu[m.h.cpu];
+	if (!c->missed_seen)
+		c->missed_first = m.missed;
+	c->missed_seen = true;
+	c->missed_last = m.missed;
+	return EOK;
 }
 
 static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
@@ -1053,7 +1144,11 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 		if (rec_get(&lost, sizeof(lost), rec, len) != EOK)
 			return rec_bad(r, "a LOST record of %zu bytes", len);
 		r->lost_recs += lost.count;
+		if (lost.h.cpu < PROF_MAX_CPUS)
+			r->cpu[lost.h.cpu].lost += lost.count;
 		break;
+	case PROF_REC_MISSED:
+		return rec_missed(r, rec, len);
 	case PROF_REC_THROTTLE:
 		if (rec_get(&th, sizeof(th), rec, len) != EOK)
 			return EINVAL;
@@ -1186,8 +1281,8 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out)
 		return ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->env = *env;
-	pmap_init(&r->stacks, sizeof(prof_stack_t), sizeof(uint64_t));
-	pmap_init(&r->served, sizeof(prof_wkey_t), sizeof(uint64_t));
+	pmap_init(&r->stacks, sizeof(prof_stack_t), sizeof(prof_val_t));
+	pmap_init(&r->served, sizeof(prof_wkey_t), sizeof(prof_val_t));
 	*out = r;
 	return EOK;
 }
@@ -1207,6 +1302,9 @@ static void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	/* END's lost is the session's total: the LOST records before it are part of it */
 	c->lost = r->lost_recs > r->end_lost ? r->lost_recs : r->end_lost;
 	c->throttled = skipped > r->end_throttled ? skipped : r->end_throttled;
+	c->missed = 0;
+	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
+		c->missed += r->cpu[i].missed_last - r->cpu[i].missed_first;
 }
 
 const char *prof_report_error(const prof_report_t *r)
@@ -1269,6 +1367,23 @@ static void rep_pct(prof_report_t *r, uint64_t n, uint64_t total)
 
 	rep_printf(r, "%3llu.%02u%%", (unsigned long long)(c / 100),
 		   (unsigned)(c % 100));
+}
+
+/* TSC cycles as ns at the stream's tsc_hz (no overflow: split at a second). */
+static uint64_t rep_ns(const prof_report_t *r, uint64_t cycles)
+{
+	uint64_t hz = r->header.tsc_hz;
+
+	if (!hz)
+		return 0;
+	return cycles / hz * 1000000000ull + cycles % hz * 1000000000ull / hz;
+}
+
+/* " SAMPLES NS" columns of a row: its samples, then its time in ns. */
+static void rep_counts(prof_report_t *r, uint64_t n, uint64_t cycles)
+{
+	rep_printf(r, " %8llu %12llu", (unsigned long long)n,
+		   (unsigned long long)rep_ns(r, cycles));
 }
 
 static const char *pr_fname(const prof_print_t *pp, uint32_t f)
@@ -1560,12 +1675,11 @@ static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 	return EOK;
 }
 
-static const prof_stack_t *pr_stack(const prof_print_t *pp, size_t i,
-				    uint64_t *count)
+static const prof_stack_t *pr_stack(const prof_print_t *pp, size_t i, prof_val_t *v)
 {
 	const unsigned char *e = pmap_entry(&pp->r->stacks, i);
 
-	memcpy(count, e + 8 + sizeof(prof_stack_t), sizeof(*count));
+	memcpy(v, e + 8 + sizeof(prof_stack_t), sizeof(*v));
 	return (const prof_stack_t *)(e + 8);
 }
 
@@ -1585,19 +1699,20 @@ static errno_t pr_rows(prof_print_t *pp)
 	bool created;
 	errno_t err = EOK;
 
-	pmap_init(&rmap, 8, sizeof(uint64_t));
+	pmap_init(&rmap, 8, sizeof(prof_val_t));
 	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
-		uint64_t count;
+		prof_val_t c;
 		if (!pmap_entry(&r->stacks, i)[0])
 			continue;
-		const prof_stack_t *s = pr_stack(pp, i, &count);
+		const prof_stack_t *s = pr_stack(pp, i, &c);
 		uint32_t key[2] = { pr_slot(pp, s), pp->sfunc[i * (1 + PROF_TREE_DEPTH)] };
-		uint64_t *v = pmap_get(r, &rmap, key, &created);
+		prof_val_t *v = pmap_get(r, &rmap, key, &created);
 		if (!v)
 			err = ENOMEM;
 		else
-			*v += count;
-		pp->total += count;
+			val_add(v, c.n, c.t);
+		pp->total += c.n;
+		pp->ttotal += c.t;
 	}
 	if (err == EOK)
 		pp->rows = rep_alloc(r, rmap.count * sizeof(prof_row_t));
@@ -1611,17 +1726,20 @@ static errno_t pr_rows(prof_print_t *pp)
 		memcpy(&row->slot, e + 8, 4);
 		memcpy(&row->func, e + 12, 4);
 		memcpy(&row->count, e + 16, 8);
+		memcpy(&row->time, e + 24, 8);
 	}
 	pmap_free(r, &rmap);
 	return err;
 }
 
-/* Rows: most samples first, then by name and task for a stable order. */
+/* Rows: most time first, then most samples, by name and task for a stable order. */
 static int pr_row_cmp(const void *a, const void *b, void *ctx)
 {
 	const prof_row_t *x = a, *y = b;
 	const prof_print_t *pp = ctx;
 
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	int c = strcmp(pr_fname(pp, x->func), pr_fname(pp, y->func));
@@ -1632,9 +1750,10 @@ static int pr_row_cmp(const void *a, const void *b, void *ctx)
 
 /* ---------------------------------------------------------------- tables */
 
-static bool pr_hidden(const prof_print_t *pp, uint64_t count)
+/* Is a row of time t (TSC cycles) below the threshold share? */
+static bool pr_hidden(const prof_print_t *pp, uint64_t t)
 {
-	return rep_centi(count, pp->total) < pp->o->threshold_centi;
+	return rep_centi(t, pp->ttotal) < pp->o->threshold_centi;
 }
 
 static void pr_hidden_line(prof_print_t *pp, size_t hidden)
@@ -1671,6 +1790,36 @@ static void pr_offcpu(prof_print_t *pp)
 	rep_printf(r, "\n");
 }
 
+/* Ticks due on each CPU over the session (its time * hz). */
+static uint64_t pr_due(const prof_report_t *r)
+{
+	const prof_rec_header_t *h = &r->header;
+
+	if (!h->tsc_hz || r->tsc_last <= h->h.tsc)
+		return 0;
+	return (uint64_t)((unsigned __int128)(r->tsc_last - h->h.tsc) * h->hz / h->tsc_hz);
+}
+
+/*
+ * With MISSED records (v5), one line per CPU: the ticks due, the samples
+ * taken (in the stream), the ticks that never came and the samples lost.
+ */
+static void pr_cpus(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+	uint64_t due = pr_due(r);
+
+	for (uint32_t i = 0; i < r->header.ncpus && i < PROF_MAX_CPUS; i++) {
+		const prof_rec_cpu_t *c = &r->cpu[i];
+		if (!c->missed_seen)
+			continue;
+		rep_printf(r, "cpu %u: due %llu, taken %llu, missed %llu, lost %llu\n", i,
+			   (unsigned long long)due, (unsigned long long)c->samples,
+			   (unsigned long long)(c->missed_last - c->missed_first),
+			   (unsigned long long)c->lost);
+	}
+}
+
 static void pr_summary(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
@@ -1684,6 +1833,9 @@ static void pr_summary(prof_print_t *pp)
 		rep_printf(r, "throttled: %llu\n", (unsigned long long)r->c.throttled);
 	if (!r->c.have_header)
 		return;
+	rep_printf(r, "time: %llu ns sampled, %llu ns idle (shares below are of time)\n",
+		   (unsigned long long)rep_ns(r, r->c.cycles),
+		   (unsigned long long)rep_ns(r, r->c.idle_cycles));
 	rep_printf(r, "source: %s at %u Hz on %u CPU%s", prof_source_name(h->source),
 		   h->hz, h->ncpus, h->ncpus == 1 ? "" : "s");
 	if (h->tsc_hz >= 10 && r->tsc_last > h->h.tsc) {
@@ -1692,6 +1844,7 @@ static void pr_summary(prof_print_t *pp)
 			   (unsigned)(tenths % 10));
 	}
 	rep_printf(r, "\n");
+	pr_cpus(pp);
 	pr_offcpu(pp);
 }
 
@@ -1707,20 +1860,21 @@ static errno_t pr_tasks(prof_print_t *pp)
 		return ENOMEM;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		if (r->tasks[i].samples > 0)
-			t[n++] = (prof_row_t){ (uint32_t)i, 0, r->tasks[i].samples };
+			t[n++] = (prof_row_t){ (uint32_t)i, 0, r->tasks[i].samples, r->tasks[i].time };
 	}
 	if (r->c.idle > 0)
-		t[n++] = (prof_row_t){ PROF_SLOT_IDLE, 0, r->c.idle };
+		t[n++] = (prof_row_t){ PROF_SLOT_IDLE, 0, r->c.idle, r->c.idle_cycles };
 	rep_sort(t, n, sizeof(*t), pr_row_cmp, pp);
-	rep_printf(r, "\n%7s %8s  %s\n", "%", "samples", "task");
+	rep_printf(r, "\n%7s %8s %12s  %s\n", "%", "samples", "ns", "task");
 	for (size_t i = 0; i < n; i++) {
-		if (pr_hidden(pp, t[i].count)) {
+		if (pr_hidden(pp, t[i].time)) {
 			hidden++;
 			continue;
 		}
 		rep_task_label(r, t[i].slot, label, sizeof(label));
-		rep_pct(r, t[i].count, pp->total);
-		rep_printf(r, " %8llu  %s\n", (unsigned long long)t[i].count, label);
+		rep_pct(r, t[i].time, pp->ttotal);
+		rep_counts(r, t[i].count, t[i].time);
+		rep_printf(r, "  %s\n", label);
 	}
 	pr_hidden_line(pp, hidden);
 	rep_release(r, t);
@@ -1732,18 +1886,19 @@ static void pr_row_system(prof_print_t *pp, const prof_row_t *row)
 	char label[48];
 
 	rep_task_label(pp->r, row->slot, label, sizeof(label));
-	rep_pct(pp->r, row->count, pp->total);
-	rep_printf(pp->r, " %8llu  %-20s ", (unsigned long long)row->count, label);
+	rep_pct(pp->r, row->time, pp->ttotal);
+	rep_counts(pp->r, row->count, row->time);
+	rep_printf(pp->r, "  %-20s ", label);
 	rep_func_name(pp, row->func);
 	rep_printf(pp->r, "\n");
 }
 
 static void pr_row_task(prof_print_t *pp, const prof_row_t *row)
 {
-	rep_printf(pp->r, "0x%016llx %8llu ",
-		   (unsigned long long)pp->funcs[row->func].addr,
-		   (unsigned long long)row->count);
-	rep_pct(pp->r, row->count, pp->total);
+	rep_printf(pp->r, "0x%016llx", (unsigned long long)pp->funcs[row->func].addr);
+	rep_counts(pp->r, row->count, row->time);
+	rep_printf(pp->r, " ");
+	rep_pct(pp->r, row->time, pp->ttotal);
 	rep_printf(pp->r, "  ");
 	rep_func_name(pp, row->func);
 	rep_printf(pp->r, "\n");
@@ -1756,11 +1911,13 @@ static size_t pr_functions(prof_print_t *pp)
 	bool task = pp->o->style == PROF_STYLE_TASK;
 
 	if (task)
-		rep_printf(pp->r, "%18s %8s %7s  %s\n", "Address", "Samples", "%", "Symbol");
+		rep_printf(pp->r, "%18s %8s %12s %7s  %s\n", "Address", "Samples", "ns", "%",
+			   "Symbol");
 	else
-		rep_printf(pp->r, "\n%7s %8s  %-20s %s\n", "%", "samples", "task", "symbol");
+		rep_printf(pp->r, "\n%7s %8s %12s  %-20s %s\n", "%", "samples", "ns", "task",
+			   "symbol");
 	for (size_t i = 0; i < pp->nrows; i++) {
-		if (pr_hidden(pp, pp->rows[i].count)) {
+		if (pr_hidden(pp, pp->rows[i].time)) {
 			hidden++;
 			continue;
 		}
@@ -1781,7 +1938,7 @@ static size_t pr_functions(prof_print_t *pp)
 typedef struct prof_path {
 	uint32_t f[PROF_TREE_DEPTH];
 	uint32_t n;
-	uint64_t count;
+	prof_val_t v;                   /* samples, time */
 } prof_path_t;
 
 static int pr_path_cmp(const void *a, const void *b, void *ctx)
@@ -1800,32 +1957,34 @@ static int pr_path_cmp(const void *a, const void *b, void *ctx)
 static const unsigned pr_fanout[] = { 5, 3, 2 };
 #define PR_TREE_LEVELS (sizeof(pr_fanout) / sizeof(pr_fanout[0]))
 
-/* End of the group of paths starting at lo that share f[d]. */
+/* End of the group of paths starting at lo that share f[d]; its sums in *v. */
 static size_t pr_group_end(const prof_path_t *p, size_t lo, size_t hi, uint32_t d,
-			   uint64_t *count)
+			   prof_val_t *v)
 {
 	size_t i = lo;
 
-	*count = 0;
+	*v = (prof_val_t){ 0, 0 };
 	while (i < hi && p[i].f[d] == p[lo].f[d]) {
-		*count += p[i].count;
+		val_add(v, p[i].v.n, p[i].v.t);
 		i++;
 	}
 	return i;
 }
 
 /*
- * The largest group in [lo, hi) at level d that ranks below (count, at)
- * (larger counts first, then earlier start); false when none is left.
+ * The largest group in [lo, hi) at level d that ranks below (time *count,
+ * at) (more time first, then earlier start); false when none is left.
  */
 static bool pr_next_group(const prof_path_t *p, size_t lo, size_t hi, uint32_t d,
 			  uint64_t *count, size_t *at)
 {
-	uint64_t best = 0, c;
+	uint64_t best = 0;
+	prof_val_t v;
 	size_t best_at = hi;
 
 	for (size_t i = lo; i < hi;) {
-		size_t end = pr_group_end(p, i, hi, d, &c);
+		size_t end = pr_group_end(p, i, hi, d, &v);
+		uint64_t c = v.t;
 		bool below = c < *count || (c == *count && i > *at);
 		if (below && (c > best || best_at == hi)) {
 			best = c;
@@ -1847,7 +2006,7 @@ static bool pr_next_group(const prof_path_t *p, size_t lo, size_t hi, uint32_t d
  * Recursion depth is at most PR_TREE_LEVELS.
  */
 static void pr_tree_level(prof_print_t *pp, const prof_path_t *p, size_t lo,
-			  size_t hi, uint32_t d, uint64_t row_count)
+			  size_t hi, uint32_t d, uint64_t row_time)
 {
 	uint64_t count = UINT64_MAX, rest = 0;
 	size_t at = 0, shown = 0, groups = 0;
@@ -1855,21 +2014,23 @@ static void pr_tree_level(prof_print_t *pp, const prof_path_t *p, size_t lo,
 	while (lo < hi && p[lo].n <= d)
 		lo++;
 	while (pr_next_group(p, lo, hi, d, &count, &at)) {
+		prof_val_t c;
+		size_t end = pr_group_end(p, at, hi, d, &c);
 		if (shown == pr_fanout[d]) {
-			rest += count;
+			rest += c.n;
 			groups++;
 			continue;
 		}
 		shown++;
-		uint64_t c;
-		size_t end = pr_group_end(p, at, hi, d, &c);
-		rep_printf(pp->r, "%*s%8llu ", (int)(4 + 4 * d), "", (unsigned long long)c);
-		rep_pct(pp->r, c, row_count);
+		rep_printf(pp->r, "%*s", (int)(3 + 4 * d), "");
+		rep_counts(pp->r, c.n, c.t);
+		rep_printf(pp->r, " ");
+		rep_pct(pp->r, c.t, row_time);
 		rep_printf(pp->r, "  <- ");
 		rep_func_name(pp, p[at].f[d]);
 		rep_printf(pp->r, "\n");
 		if (d + 1 < PR_TREE_LEVELS)
-			pr_tree_level(pp, p, at, end, d + 1, row_count);
+			pr_tree_level(pp, p, at, end, d + 1, row_time);
 	}
 	if (groups > 0)
 		rep_printf(pp->r, "%*s%8llu  in %zu more caller%s\n", (int)(4 + 4 * d), "",
@@ -1883,17 +2044,17 @@ static size_t pr_tree_paths(prof_print_t *pp, const prof_row_t *row, prof_path_t
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->stacks.cap; i++) {
-		uint64_t count;
+		prof_val_t v;
 		if (!pmap_entry(&r->stacks, i)[0])
 			continue;
-		const prof_stack_t *s = pr_stack(pp, i, &count);
+		const prof_stack_t *s = pr_stack(pp, i, &v);
 		const uint32_t *f = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
 		if (f[0] != row->func || pr_slot(pp, s) != row->slot)
 			continue;
 		memset(&p[n], 0, sizeof(p[n]));
 		p[n].n = pp->nframes[i] - 1u;
 		memcpy(p[n].f, f + 1, p[n].n * sizeof(uint32_t));
-		p[n++].count = count;
+		p[n++].v = v;
 	}
 	return n;
 }
@@ -1912,15 +2073,16 @@ static errno_t pr_tree(prof_print_t *pp, size_t shown)
 		size_t n = pr_tree_paths(pp, row, p);
 		rep_sort(p, n, sizeof(*p), pr_path_cmp, NULL);
 		rep_printf(r, "\n");
-		rep_pct(r, row->count, pp->total);
-		rep_printf(r, " %8llu  ", (unsigned long long)row->count);
+		rep_pct(r, row->time, pp->ttotal);
+		rep_counts(r, row->count, row->time);
+		rep_printf(r, "  ");
 		rep_func_name(pp, row->func);
 		if (pp->o->style != PROF_STYLE_TASK) {
 			rep_task_label(r, row->slot, label, sizeof(label));
 			rep_printf(r, "  (%s)", label);
 		}
 		rep_printf(r, "\n");
-		pr_tree_level(pp, p, 0, n, 0, row->count);
+		pr_tree_level(pp, p, 0, n, 0, row->time);
 	}
 	rep_release(r, p);
 	return EOK;
@@ -1943,12 +2105,12 @@ typedef struct po_fkey {
 
 typedef struct po_srow {
 	po_skey_t k;
-	uint64_t count;
+	prof_val_t v;
 } po_srow_t;
 
 typedef struct po_frow {
 	po_fkey_t k;
-	uint64_t count;
+	prof_val_t v;
 } po_frow_t;
 
 /* An origin's imposed samples at one call site (kind 2 of po_fkey_t). */
@@ -1959,30 +2121,30 @@ typedef struct po_frow {
 /* The tally of a -c report. */
 typedef struct po {
 	prof_print_t *pp;
-	uint64_t *own, *imposed;        /* per task slot */
+	prof_val_t *own, *imposed;      /* per task slot */
 	pmap_t smap, fmap;
 	po_srow_t *srows;
 	po_frow_t *frows;               /* kinds 0, 1: func; PO_SITE: func is the site */
 	size_t nsrows, nfrows;
 } po_t;
 
-/* Add count to key's value in m. */
-static errno_t po_add(prof_report_t *r, pmap_t *m, const void *key, uint64_t count)
+/* Add c to key's value in m. */
+static errno_t po_add(prof_report_t *r, pmap_t *m, const void *key, prof_val_t c)
 {
 	bool created;
-	uint64_t *v = pmap_get(r, m, key, &created);
+	prof_val_t *v = pmap_get(r, m, key, &created);
 
 	if (!v)
 		return ENOMEM;
-	*v += count;
+	val_add(v, c.n, c.t);
 	return EOK;
 }
 
-/* Charge stack slot i (count samples) to its origin or its own task. */
+/* Charge stack slot i (its samples and time) to its origin or its own task. */
 static errno_t po_stack(po_t *po, size_t i)
 {
 	prof_print_t *pp = po->pp;
-	uint64_t count;
+	prof_val_t count;
 	const prof_stack_t *s = pr_stack(pp, i, &count);
 	po_fkey_t fk = { s->slot, 0, pp->sfunc[i * (1 + PROF_TREE_DEPTH)], s->slot };
 	po_skey_t sk;
@@ -1990,10 +2152,10 @@ static errno_t po_stack(po_t *po, size_t i)
 	if (s->mode == PROF_MODE_IDLE)
 		return EOK;
 	if (s->origin == PROF_NONE) {
-		po->own[s->slot] += count;
+		val_add(&po->own[s->slot], count.n, count.t);
 		return po_add(pp->r, &po->fmap, &fk, count);
 	}
-	po->imposed[s->origin] += count;
+	val_add(&po->imposed[s->origin], count.n, count.t);
 	memset(&sk, 0, sizeof(sk));
 	sk.origin = fk.origin = s->origin;
 	fk.kind = 1;
@@ -2009,7 +2171,7 @@ static errno_t po_stack(po_t *po, size_t i)
 	return err != EOK ? err : po_add(pp->r, &po->fmap, &fk, count);
 }
 
-/* The entries of map m (key ksize bytes, then a count) into a new array. */
+/* The entries of map m (key ksize bytes, then a prof_val_t) into a new array. */
 static void *po_rows(prof_report_t *r, const pmap_t *m, size_t rsize, size_t *n)
 {
 	unsigned char *a = rep_alloc(r, (m->count + 1) * rsize);
@@ -2020,7 +2182,8 @@ static void *po_rows(prof_report_t *r, const pmap_t *m, size_t rsize, size_t *n)
 		if (!e[0])
 			continue;
 		memcpy(a + *n * rsize, e + 8, m->ksize);
-		memcpy(a + *n * rsize + rsize - 8, e + 8 + m->ksize, 8);
+		memcpy(a + *n * rsize + rsize - sizeof(prof_val_t), e + 8 + m->ksize,
+		       sizeof(prof_val_t));
 		(*n)++;
 	}
 	return a;
@@ -2031,8 +2194,8 @@ static int po_srow_cmp(const void *a, const void *b, void *ctx)
 	const po_srow_t *x = a, *y = b;
 
 	(void)ctx;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->v.t != y->v.t)
+		return x->v.t > y->v.t ? -1 : 1;
 	return memcmp(&x->k, &y->k, sizeof(x->k));
 }
 
@@ -2041,8 +2204,8 @@ static int po_frow_cmp(const void *a, const void *b, void *ctx)
 	const po_frow_t *x = a, *y = b;
 	const prof_print_t *pp = ctx;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->v.t != y->v.t)
+		return x->v.t > y->v.t ? -1 : 1;
 	if (x->k.kind == PO_SITE || y->k.kind == PO_SITE)
 		return memcmp(&x->k, &y->k, sizeof(x->k));
 	int c = strcmp(pr_fname(pp, x->k.func), pr_fname(pp, y->k.func));
@@ -2055,14 +2218,14 @@ static errno_t po_tally(po_t *po)
 	prof_report_t *r = po->pp->r;
 	errno_t err = EOK;
 
-	po->own = rep_alloc(r, (r->ntasks + 1) * sizeof(uint64_t));
-	po->imposed = rep_alloc(r, (r->ntasks + 1) * sizeof(uint64_t));
+	po->own = rep_alloc(r, (r->ntasks + 1) * sizeof(prof_val_t));
+	po->imposed = rep_alloc(r, (r->ntasks + 1) * sizeof(prof_val_t));
 	if (!po->own || !po->imposed)
 		return ENOMEM;
-	memset(po->own, 0, (r->ntasks + 1) * sizeof(uint64_t));
-	memset(po->imposed, 0, (r->ntasks + 1) * sizeof(uint64_t));
-	pmap_init(&po->smap, sizeof(po_skey_t), sizeof(uint64_t));
-	pmap_init(&po->fmap, sizeof(po_fkey_t), sizeof(uint64_t));
+	memset(po->own, 0, (r->ntasks + 1) * sizeof(prof_val_t));
+	memset(po->imposed, 0, (r->ntasks + 1) * sizeof(prof_val_t));
+	pmap_init(&po->smap, sizeof(po_skey_t), sizeof(prof_val_t));
+	pmap_init(&po->fmap, sizeof(po_fkey_t), sizeof(prof_val_t));
 	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
 		if (pmap_entry(&r->stacks, i)[0])
 			err = po_stack(po, i);
@@ -2102,7 +2265,7 @@ static int po_total_cmp(const void *a, const void *b, void *ctx)
 {
 	const po_t *po = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t tx = po->own[x] + po->imposed[x], ty = po->own[y] + po->imposed[y];
+	uint64_t tx = po->own[x].t + po->imposed[x].t, ty = po->own[y].t + po->imposed[y].t;
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
@@ -2117,7 +2280,7 @@ static uint32_t *po_order(po_t *po, size_t *n)
 
 	*n = 0;
 	for (size_t i = 0; ord && i < r->ntasks; i++) {
-		if ((po->own[i] || po->imposed[i]) && !po_skip(po, (uint32_t)i))
+		if ((po->own[i].n || po->imposed[i].n) && !po_skip(po, (uint32_t)i))
 			ord[(*n)++] = (uint32_t)i;
 	}
 	if (ord)
@@ -2133,27 +2296,32 @@ static void po_table(po_t *po, const uint32_t *ord, size_t n)
 	size_t hidden = 0;
 
 	rep_printf(pp->r, "\nby origin: own (its threads), imposed (others serving its "
-		   "calls)\n%8s %8s %8s %7s  %s\n", "own", "imposed", "total", "%", "task");
+		   "calls)\n%8s %8s %8s %12s %7s  %s\n", "own", "imposed", "total", "ns", "%",
+		   "task");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t own = po->own[ord[i]], imp = po->imposed[ord[i]];
-		if (!pp->o->origin && pr_hidden(pp, own + imp)) {
+		prof_val_t own = po->own[ord[i]], imp = po->imposed[ord[i]];
+		if (!pp->o->origin && pr_hidden(pp, own.t + imp.t)) {
 			hidden++;
 			continue;
 		}
 		rep_task_label(pp->r, ord[i], label, sizeof(label));
-		rep_printf(pp->r, "%8llu %8llu %8llu ", (unsigned long long)own,
-			   (unsigned long long)imp, (unsigned long long)(own + imp));
-		rep_pct(pp->r, own + imp, pp->total);
+		rep_printf(pp->r, "%8llu %8llu", (unsigned long long)own.n,
+			   (unsigned long long)imp.n);
+		rep_counts(pp->r, own.n + imp.n, own.t + imp.t);
+		rep_printf(pp->r, " ");
+		rep_pct(pp->r, own.t + imp.t, pp->ttotal);
 		rep_printf(pp->r, "  %s\n", label);
 	}
 	pr_hidden_line(pp, hidden);
 }
 
-/* A row's count and its share of total, as the by-origin tables start it. */
-static void po_count(prof_print_t *pp, uint64_t count, uint64_t total)
+/* A row's samples, time and share of the time total, as the by-origin tables start it. */
+static void po_count(prof_print_t *pp, prof_val_t v, uint64_t total)
 {
-	rep_printf(pp->r, "  %8llu ", (unsigned long long)count);
-	rep_pct(pp->r, count, total);
+	rep_printf(pp->r, " ");
+	rep_counts(pp->r, v.n, v.t);
+	rep_printf(pp->r, " ");
+	rep_pct(pp->r, v.t, total);
 }
 
 /* An origin's imposed samples per server, method and path. */
@@ -2169,7 +2337,7 @@ static void po_servers(po_t *po, uint32_t origin, uint64_t total)
 			continue;
 		uint32_t f = pr_ipc_func(pp, row->k.server, row->k.method);
 		rep_task_label(pp->r, row->k.server, label, sizeof(label));
-		po_count(pp, row->count, total);
+		po_count(pp, row->v, total);
 		rep_printf(pp->r, "  %s  %s  path", f == PROF_NONE ? "[ipc ?]" : pr_fname(pp, f),
 			   label);
 		for (uint32_t h = 0; h < row->k.nhops; h++)
@@ -2191,12 +2359,12 @@ static void po_funcs(po_t *po, uint32_t origin, uint32_t kind, uint64_t total)
 		const po_frow_t *row = &po->frows[i];
 		if (row->k.origin != origin || row->k.kind != kind)
 			continue;
-		if (shown == PO_TOP || rep_centi(row->count, total) < pp->o->threshold_centi) {
+		if (shown == PO_TOP || rep_centi(row->v.t, total) < pp->o->threshold_centi) {
 			more++;
 			continue;
 		}
 		shown++;
-		po_count(pp, row->count, total);
+		po_count(pp, row->v, total);
 		rep_printf(pp->r, "  ");
 		rep_func_name(pp, row->k.func);
 		if (kind) {
@@ -2241,7 +2409,7 @@ static void po_sites(po_t *po, uint32_t origin, uint64_t total)
 			continue;
 		}
 		shown++;
-		po_count(pp, row->count, total);
+		po_count(pp, row->v, total);
 		rep_printf(pp->r, "  ");
 		po_site_name(po, row->k.func);
 		rep_printf(pp->r, "\n");
@@ -2254,21 +2422,22 @@ static void po_sites(po_t *po, uint32_t origin, uint64_t total)
 static void po_origin(po_t *po, uint32_t slot)
 {
 	prof_print_t *pp = po->pp;
-	uint64_t own = po->own[slot], imp = po->imposed[slot];
+	prof_val_t own = po->own[slot], imp = po->imposed[slot];
+	uint64_t total = own.t + imp.t;
 	char label[48];
 
 	rep_task_label(pp->r, slot, label, sizeof(label));
-	rep_printf(pp->r, "\norigin %s: %llu samples, %llu own, %llu imposed\n", label,
-		   (unsigned long long)(own + imp), (unsigned long long)own,
-		   (unsigned long long)imp);
-	if (imp)
-		po_servers(po, slot, own + imp);
-	if (imp)
-		po_sites(po, slot, own + imp);
-	if (own)
-		po_funcs(po, slot, 0, own + imp);
-	if (imp)
-		po_funcs(po, slot, 1, own + imp);
+	rep_printf(pp->r, "\norigin %s: %llu samples, %llu own, %llu imposed; %llu ns\n", label,
+		   (unsigned long long)(own.n + imp.n), (unsigned long long)own.n,
+		   (unsigned long long)imp.n, (unsigned long long)rep_ns(pp->r, total));
+	if (imp.n)
+		po_servers(po, slot, total);
+	if (imp.n)
+		po_sites(po, slot, total);
+	if (own.n)
+		po_funcs(po, slot, 0, total);
+	if (imp.n)
+		po_funcs(po, slot, 1, total);
 }
 
 /*
@@ -2290,7 +2459,7 @@ static errno_t pr_by_origin(prof_print_t *pp)
 			   (unsigned long long)pp->r->c.redacted);
 		po_table(&po, ord, n);
 		for (size_t i = 0; i < n; i++) {
-			if (po.imposed[ord[i]] || pp->o->origin)
+			if (po.imposed[ord[i]].n || pp->o->origin)
 				po_origin(&po, ord[i]);
 		}
 	}
@@ -2340,9 +2509,10 @@ static void pr_warnings(prof_print_t *pp)
 	prof_report_t *r = pp->r;
 
 	if (r->c.have_header && (r->header.flags & PROF_F_TB_BIASED))
-		rep_printf(r, "warning: QEMU TCG without -icount: samples are biased to "
-			   "translation-block boundaries (boot with -icount for exact "
-			   "profiles)\n");
+		rep_printf(r, "warning: QEMU TCG without -icount: weights keep each CPU's "
+			   "time, but positions in code are biased to translation-block "
+			   "boundaries (functions up to 15 points off against callgrind; "
+			   "boot with -icount for exact profiles)\n");
 	if (r->c.have_header && (r->header.flags & PROF_F_ICOUNT_SMP))
 		rep_printf(r, "warning: QEMU -icount on %u CPUs: vCPUs run in turns, so "
 			   "samples due while a CPU waits land where its turn ended (profile "
@@ -2364,6 +2534,9 @@ static void pr_task_summary(prof_print_t *pp)
 		   (unsigned long long)(r->c.kernel + r->c.idle));
 	if (r->c.lost > 0)
 		rep_printf(r, "Lost: %llu\n", (unsigned long long)r->c.lost);
+	rep_printf(r, "Time: %llu ns (shares are of time)\n",
+		   (unsigned long long)rep_ns(r, r->c.cycles));
+	pr_cpus(pp);
 	pr_offcpu(pp);
 }
 
@@ -2420,28 +2593,37 @@ static errno_t wall_sums(prof_report_t *r, const pmap_t *m,
 		const unsigned char *e = pmap_entry(m, i);
 		if (!e[0] || !key(e, &w))
 			continue;
-		uint64_t *sum = pmap_get(r, sums, &w, &created);
+		prof_val_t *sum = pmap_get(r, sums, &w, &created);
 		if (!sum)
 			return ENOMEM;
-		*sum += pmap_word(e + 8 + m->ksize);
+		val_add(sum, pmap_word(e + 8 + m->ksize), pmap_word(e + 16 + m->ksize));
 	}
 	return EOK;
 }
 
-/* The value of key in m, 0 when absent (m may be empty). */
-static uint64_t wall_value(const pmap_t *m, const prof_wkey_t *key)
+/* The value of key in m, zero when absent (m may be empty). */
+static prof_val_t wall_value(const pmap_t *m, const prof_wkey_t *key)
 {
 	const unsigned char *e = m->cap ? pmap_find(m, key) : NULL;
+	prof_val_t v = { 0, 0 };
 
-	return e && e[0] ? pmap_word(e + 8 + m->ksize) : 0;
+	if (e && e[0])
+		memcpy(&v, e + 8 + m->ksize, sizeof(v));
+	return v;
 }
 
-/* What the waits of key w give up: the served samples, at most the waits. */
-static uint64_t wall_take(const prof_report_t *r, const pmap_t *sums, const prof_wkey_t *w)
+/* What the waits of key w give up: the served samples and time, at most the waits'. */
+static prof_val_t wall_take(const prof_report_t *r, const pmap_t *sums, const prof_wkey_t *w)
 {
-	uint64_t sum = wall_value(sums, w), pool = wall_value(&r->served, w);
+	prof_val_t sum = wall_value(sums, w), pool = wall_value(&r->served, w);
 
-	return pool < sum ? pool : sum;
+	return (prof_val_t){ pool.n < sum.n ? pool.n : sum.n, pool.t < sum.t ? pool.t : sum.t };
+}
+
+/* part * n / sum without overflow; 0 when sum is. */
+static uint64_t wall_share(uint64_t part, uint64_t n, uint64_t sum)
+{
+	return sum ? (uint64_t)((unsigned __int128)part * n / sum) : 0;
 }
 
 /*
@@ -2458,14 +2640,20 @@ static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
 
 	for (size_t i = 0; i < m->cap; i++) {
 		unsigned char *e = pmap_entry(m, i);
+		prof_val_t v;
 		if (!e[0] || !key(e, &w))
 			continue;
-		uint64_t sum = wall_value(sums, &w), n = pmap_word(e + 8 + m->ksize);
-		uint64_t sub = sum ? (uint64_t)((unsigned __int128)wall_take(r, sums, &w) * n / sum) : 0;
-		memcpy(e + 8 + m->ksize, &(uint64_t){ n - sub }, 8);
-		taken += sub;
-		if (counts)
-			r->tasks[w.waiter].samples -= sub;
+		memcpy(&v, e + 8 + m->ksize, sizeof(v));
+		prof_val_t sum = wall_value(sums, &w), take = wall_take(r, sums, &w);
+		prof_val_t sub = { wall_share(take.n, v.n, sum.n), wall_share(take.t, v.t, sum.t) };
+		v = (prof_val_t){ v.n - sub.n, v.t - sub.t };
+		memcpy(e + 8 + m->ksize, &v, sizeof(v));
+		taken += sub.n;
+		if (!counts)
+			continue;
+		r->tasks[w.waiter].samples -= sub.n;
+		r->tasks[w.waiter].time -= sub.t;
+		r->c.offcpu_wcycles -= sub.t;
 	}
 	return taken;
 }
@@ -2477,8 +2665,10 @@ static void wall_drain(prof_report_t *r, const pmap_t *sums)
 		unsigned char *e = pmap_entry(&r->served, i);
 		if (!e[0])
 			continue;
-		uint64_t take = wall_take(r, sums, (const prof_wkey_t *)(e + 8));
-		memcpy(e + 8 + r->served.ksize, &(uint64_t){ pmap_word(e + 8 + r->served.ksize) - take }, 8);
+		prof_val_t take = wall_take(r, sums, (const prof_wkey_t *)(e + 8)), v;
+		memcpy(&v, e + 8 + r->served.ksize, sizeof(v));
+		v = (prof_val_t){ v.n - take.n, v.t - take.t };
+		memcpy(e + 8 + r->served.ksize, &v, sizeof(v));
 	}
 }
 
@@ -2498,7 +2688,7 @@ static errno_t wall_settle(prof_report_t *r, bool by_origin)
 
 	if (!r->wall || !r->served.count || (!by_origin && !r->header.target))
 		return EOK;
-	pmap_init(&sums, sizeof(prof_wkey_t), sizeof(uint64_t));
+	pmap_init(&sums, sizeof(prof_wkey_t), sizeof(prof_val_t));
 	errno_t err = wall_sums(r, &r->stacks, wall_stack_key, &sums);
 	if (err == EOK) {
 		uint64_t taken = wall_apply(r, &r->stacks, wall_stack_key, &sums, true);
@@ -2692,13 +2882,16 @@ static void px_names(const prof_print_t *pp, prof_frame_t *fr, size_t n)
 
 static uint64_t px_count(const prof_report_t *r, size_t i)
 {
-	uint64_t c;
-
-	memcpy(&c, pmap_entry(&r->xstacks, i) + 8 + r->xstacks.ksize, 8);
-	return c;
+	return pmap_word(pmap_entry(&r->xstacks, i) + 8 + r->xstacks.ksize);
 }
 
-/* Walk order: task id, then most samples first, then map slot. */
+/* The time of the stack in xstacks slot i, TSC cycles. */
+static uint64_t px_time(const prof_report_t *r, size_t i)
+{
+	return pmap_word(pmap_entry(&r->xstacks, i) + 16 + r->xstacks.ksize);
+}
+
+/* Walk order: task id, then most time first, then map slot. */
 static int px_cmp(const void *a, const void *b, void *ctx)
 {
 	const prof_report_t *r = ctx;
@@ -2706,7 +2899,7 @@ static int px_cmp(const void *a, const void *b, void *ctx)
 	const prof_xkey_t *kx = (const void *)(pmap_entry(&r->xstacks, x) + 8);
 	const prof_xkey_t *ky = (const void *)(pmap_entry(&r->xstacks, y) + 8);
 	uint64_t tx = r->tasks[kx->slot].id, ty = r->tasks[ky->slot].id;
-	uint64_t cx = px_count(r, x), cy = px_count(r, y);
+	uint64_t cx = px_time(r, x), cy = px_time(r, y);
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -2741,6 +2934,7 @@ static size_t *px_order(prof_report_t *r, prof_walk_info_t *info, size_t *n)
 		if (pmap_entry(&r->xstacks, i)[0] && !px_skip(r, i)) {
 			ord[(*n)++] = i;
 			info->total += px_count(r, i);
+			info->total_ns += rep_ns(r, px_time(r, i));
 		}
 	}
 	rep_sort(ord, *n, sizeof(size_t), px_cmp, r);
@@ -2762,7 +2956,8 @@ static errno_t px_calls(prof_print_t *pp, const size_t *ord, size_t n, prof_fram
 		bool ipc = k->origin != PROF_NONE;
 		prof_xstack_t s = { r->tasks[slot].id, k->thread,
 				    k->mode == PROF_MODE_IDLE ? "[idle]" : rep_task_name(r, slot),
-				    k->cpu, k->mode, px_count(r, ord[i]), 0, fr,
+				    k->cpu, k->mode, px_count(r, ord[i]),
+				    rep_ns(r, px_time(r, ord[i])), 0, fr,
 				    ipc ? r->tasks[k->slot].id : 0,
 				    ipc ? r->tasks[k->origin].id : 0, ipc ? k->method : 0 };
 		err = px_resolve(pp, ord[i], fr, &s.nframes);
@@ -2843,6 +3038,7 @@ static void pr_row_info(const prof_print_t *pp, const prof_row_t *row,
 	info->function = pr_fname(pp, row->func);
 	info->kernel = f->kernel;
 	info->count = row->count;
+	info->ns = rep_ns(r, row->time);
 }
 
 errno_t prof_report_rows(prof_report_t *r, const prof_report_opts_t *o,

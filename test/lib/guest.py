@@ -186,6 +186,14 @@ def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None,
     tap.ok(not [l for l in g.lines() if l.startswith("panic")], "no panic")
 
 
+def sysinfo(sh, node):
+    """{field: value} of `sysinfo NODE`."""
+    fields = {}
+    for line in sh.run("sysinfo " + node) or []:
+        fields.update(re.findall(r"(\w+)=(\S+)", line))
+    return fields
+
+
 def make_iso(tmp, name, cmdline):
     """An ISO of the built kernel and initrd with cmdline, in tmp."""
     path = os.path.join(tmp, name + ".iso")

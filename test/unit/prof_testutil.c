@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint32_t pt_sb_version = PROF_VERSION;
 pt_file_t pt_files[PT_MAX_FILES];
 size_t pt_nfiles;
 long pt_live_allocs, pt_alloc_budget = -1, pt_fail_at = -1, pt_nallocs;
@@ -148,7 +149,8 @@ void pt_sb_served(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 {
 	unsigned char rec[sizeof(*s) + 8 * 64 + sizeof(*ipc)];
 	prof_rec_sample_t r = *s;
-	size_t used = sizeof(r) + 8 * (size_t)r.nchain, size = used + (ipc ? sizeof(*ipc) : 0);
+	size_t fixed = pt_sb_version < 5 ? PROF_SAMPLE_V4_SIZE : sizeof(r);
+	size_t used = fixed + 8 * (size_t)r.nchain, size = used + (ipc ? sizeof(*ipc) : 0);
 
 	if (size > sizeof(rec))
 		abort();
@@ -156,9 +158,9 @@ void pt_sb_served(pt_sb_t *b, unsigned count, const prof_rec_sample_t *s,
 		r.h.type = PROF_REC_SAMPLE;
 		r.h.size = (uint16_t)size;
 		r.h.tsc = tsc + i;
-		memcpy(rec, &r, sizeof(r));
+		memcpy(rec, &r, fixed);
 		if (r.nchain)
-			memcpy(rec + sizeof(r), chain, 8 * (size_t)r.nchain);
+			memcpy(rec + fixed, chain, 8 * (size_t)r.nchain);
 		if (ipc)
 			memcpy(rec + used, ipc, sizeof(*ipc));
 		pt_sb_put(b, rec, size);

@@ -69,6 +69,13 @@ typedef struct pt_sb {
 	size_t len, cap;
 } pt_sb_t;
 
+/*
+ * The stream version the sample builders write (the tests' header
+ * builders set it): before 5 a sample has no weight word (its fixed part
+ * is PROF_SAMPLE_V4_SIZE bytes). PROF_VERSION at first.
+ */
+extern uint32_t pt_sb_version;
+
 /* Append size bytes of rec to b (grows it; aborts when out of memory). */
 void pt_sb_put(pt_sb_t *b, const void *rec, size_t size);
 /* Fill record header h. */

@@ -117,7 +117,7 @@ static void test_ztest(void)
 static prof_row_info_t row(uint64_t id, const char *task, const char *bin, uint64_t hash,
 			   const char *fn, bool kernel, uint64_t count)
 {
-	return (prof_row_info_t){ id, task, bin, hash, fn, kernel, count };
+	return (prof_row_info_t){ id, task, bin, hash, fn, kernel, count, 0 };
 }
 
 static const profdiff_row_t *find(const profdiff_t *d, unsigned table, const char *name,
@@ -140,15 +140,15 @@ static profdiff_t *build_two(bool by_name, const char *task, unsigned threshold)
 
 	if (profdiff_new(&pt_env, &o, &d) != EOK)
 		return NULL;
-	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "compute", false, 400 });
-	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "helper", false, 150 });
-	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/boot/kernel", 0, "memcpy", true, 50 });
-	profdiff_add(d, 0, &(prof_row_info_t){ 6, "other", "/bin/other", 2, "compute", false, 100 });
-	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "compute", false, 300 });
-	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "helper", false, 300 });
-	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/boot/kernel", 0, "memcpy", true, 50 });
-	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "memcpy", false, 50 });
-	profdiff_add(d, 1, &(prof_row_info_t){ 7, "other", "/bin/other", 2, "compute", false, 100 });
+	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "compute", false, 400, 0 });
+	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/bin/app", 1, "helper", false, 150, 0 });
+	profdiff_add(d, 0, &(prof_row_info_t){ 5, "app", "/boot/kernel", 0, "memcpy", true, 50, 0 });
+	profdiff_add(d, 0, &(prof_row_info_t){ 6, "other", "/bin/other", 2, "compute", false, 100, 0 });
+	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "compute", false, 300, 0 });
+	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "helper", false, 300, 0 });
+	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/boot/kernel", 0, "memcpy", true, 50, 0 });
+	profdiff_add(d, 1, &(prof_row_info_t){ 9, "app", "/bin/app", 3, "memcpy", false, 50, 0 });
+	profdiff_add(d, 1, &(prof_row_info_t){ 7, "other", "/bin/other", 2, "compute", false, 100, 0 });
 	profdiff_finish(d);
 	return d;
 }
@@ -291,7 +291,7 @@ static void test_enomem(void)
 				char name[16];
 				snprintf(name, sizeof(name), "f%d", i);
 				err = profdiff_add(d, i & 1, &(prof_row_info_t){ 1, "t", "/bin/x", 0,
-						   name, false, 1 });
+						   name, false, 1, 0 });
 			}
 			profdiff_finish(d);
 			profdiff_free(d);

@@ -270,7 +270,7 @@ static void test_no_setup(void)
 	is_int(prof_report_print(r, &o), EOK, "no setup: printed");
 	ok(strncmp(pt_out, "samples: 71 total, 60 user, 10 kernel, 1 idle, 0 lost\n", 53) == 0,
 	   "no setup: every sample counted, CPU 1's too: %.*s", (int)strcspn(pt_out, "\n"), pt_out);
-	ok(strstr(pt_out, " 20  5 app                helper") != NULL, "no setup: CPU 1's helper row");
+	ok(strstr(pt_out, " 20     20000000  5 app                helper") != NULL, "no setup: CPU 1's helper row");
 	is_int(prof_report_walk(r, NULL, w_line, NULL), EINVAL, "no setup: no stacks to walk");
 	prof_report_free(r);
 }
@@ -418,13 +418,13 @@ static void test_speedscope(void)
 	   "speedscope: schema, exporter, name");
 	ok(strstr(pt_out, "\"name\":\"app (task 5)\"") && strstr(pt_out, "\"name\":\"app (task 7)\"") &&
 	   strstr(pt_out, "\"name\":\"other (task 9)\""), "speedscope: one profile per task");
-	ok(strstr(pt_out, "\"weights\":[30,20,10,1],\"endValue\":61}") != NULL,
-	   "speedscope: task 5's weights sum to 61");
+	ok(strstr(pt_out, "\"weights\":[30000000,20000000,10000000,1000000],\"endValue\":61000000}") != NULL,
+	   "speedscope: task 5's weights (ns) sum to 61 ms");
 	ok(strstr(pt_out, "{\"name\":\"memcpy [k]\",\"file\":\"/boot/kernel\"}") != NULL,
 	   "speedscope: kernel frames marked, with their file");
 	is_int(export_as(PROF_FMT_SPEEDSCOPE, true), EOK, "speedscope --threads: EOK");
 	ok(strstr(pt_out, "\"name\":\"app (task 5, thread 51)\"") &&
-	   strstr(pt_out, "\"weights\":[30,10,1],\"endValue\":41}"),
+	   strstr(pt_out, "\"weights\":[30000000,10000000,1000000],\"endValue\":41000000}"),
 	   "speedscope --threads: one profile per thread");
 }
 

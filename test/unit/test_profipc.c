@@ -46,6 +46,7 @@ static void sb_header(pt_sb_t *b, uint32_t version)
 	pt_sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
 	h.magic = PROF_MAGIC;
 	h.version = version;
+	pt_sb_version = version;
 	h.source = PROF_SRC_TIMER;
 	h.hz = 1000;
 	h.ncpus = 1;
@@ -232,8 +233,8 @@ static void test_plain(void)
 	char *t = report(&sb, 0, &sys, &err, NULL, 0);
 	note_text("plain:", t);
 	is_int(err, EOK, "a v3 stream with IPC blocks feeds");
-	HAS(t, " 42.55%       40  7 ipcload            serve_a");
-	HAS(t, "  4.26%        4  9 fs                 [ipc fs.READ]");
+	HAS(t, " 42.55%       40     40000000  7 ipcload            serve_a");
+	HAS(t, "  4.26%        4      4000000  9 fs                 [ipc fs.READ]");
 	LACKS(t, "0x0");
 	free(t);
 }
@@ -245,21 +246,21 @@ static void test_by_origin(void)
 	char *t = report(&sb, 0, &byo, NULL, NULL, 0);
 	note_text("by origin:", t);
 	HAS(t, "ipc: 52 samples serving calls, 4 redacted");
-	HAS(t, "     own  imposed    total       %  task");
-	HAS(t, "      20       38       58  61.70%  5 cli1");
-	HAS(t, "      20       14       34  36.17%  6 cli2");
+	HAS(t, "     own  imposed    total           ns       %  task");
+	HAS(t, "      20       38       58     58000000  61.70%  5 cli1");
+	HAS(t, "      20       14       34     34000000  36.17%  6 cli2");
 	LACKS(t, "7 ipcload\n");            /* servers: nothing own */
-	HAS(t, "origin 5 cli1: 58 samples, 20 own, 38 imposed");
-	HAS(t, "        30  51.72%  [ipc ipcload.WORK]  7 ipcload  path 5 -> 7");
-	HAS(t, "         8  13.79%  [ipc ipcload.WORK_B]  8 ipcload  path 5 -> 7 -> 8");
-	HAS(t, "        20  34.48%  local_work");
-	HAS(t, "        30  51.72%  serve_a  (7 ipcload)");
-	HAS(t, "        30  51.72%  do_calls <- main");
-	HAS(t, "         8  13.79%  serve_b  (8 ipcload)");
-	HAS(t, "origin 6 cli2: 34 samples, 20 own, 14 imposed");
-	HAS(t, "        10  29.41%  [ipc ipcload.WORK]  7 ipcload  path 6 -> 7");
-	HAS(t, "         4  11.76%  [ipc fs.READ]  9 fs  path 6 -> 9");
-	HAS(t, "         4  11.76%  [ipc fs.READ]  (9 fs)");
+	HAS(t, "origin 5 cli1: 58 samples, 20 own, 38 imposed; 58000000 ns");
+	HAS(t, "        30     30000000  51.72%  [ipc ipcload.WORK]  7 ipcload  path 5 -> 7");
+	HAS(t, "         8      8000000  13.79%  [ipc ipcload.WORK_B]  8 ipcload  path 5 -> 7 -> 8");
+	HAS(t, "        20     20000000  34.48%  local_work");
+	HAS(t, "        30     30000000  51.72%  serve_a  (7 ipcload)");
+	HAS(t, "        30     30000000  51.72%  do_calls <- main");
+	HAS(t, "         8      8000000  13.79%  serve_b  (8 ipcload)");
+	HAS(t, "origin 6 cli2: 34 samples, 20 own, 14 imposed; 34000000 ns");
+	HAS(t, "        10     10000000  29.41%  [ipc ipcload.WORK]  7 ipcload  path 6 -> 7");
+	HAS(t, "         4      4000000  11.76%  [ipc fs.READ]  9 fs  path 6 -> 9");
+	HAS(t, "         4      4000000  11.76%  [ipc fs.READ]  (9 fs)");
 	/* The 3:1 of the ratio run: the server's samples by origin. */
 	ok(strstr(t, "origin 5") < strstr(t, "origin 6"), "origins: most in total first");
 	free(t);
@@ -267,9 +268,9 @@ static void test_by_origin(void)
 	prof_report_opts_t one = byo;
 	one.origin = 6;
 	t = report(&sb, 0, &one, NULL, NULL, 0);
-	HAS(t, "      20       14       34  36.17%  6 cli2");
+	HAS(t, "      20       14       34     34000000  36.17%  6 cli2");
 	LACKS(t, "5 cli1");
-	HAS(t, "origin 6 cli2: 34 samples, 20 own, 14 imposed");
+	HAS(t, "origin 6 cli2: 34 samples, 20 own, 14 imposed; 34000000 ns");
 	free(t);
 	one.origin = 42;
 	t = report(&sb, 0, &one, NULL, NULL, 0);
@@ -305,8 +306,8 @@ static void test_sites(void)
 	char *t = report(&sb, 0, &byo, NULL, NULL, 0);
 	note_text("sites:", t);
 	HAS(t, "  imposed by call site (its stack at the call):");
-	HAS(t, "        35  53.03%  do_calls <- main");
-	HAS(t, "         3   4.55%  local_work <- main");
+	HAS(t, "        35     35000000  53.03%  do_calls <- main");
+	HAS(t, "         3      3000000   4.55%  local_work <- main");
 	free(t);
 }
 
@@ -434,7 +435,7 @@ static void test_versions(void)
 		char *t = report(&sb, 0, &byo, &err, NULL, 0);
 		ok(err == EOK && pt_has_line(t, "ipc: 0 samples serving calls, 0 redacted"),
 		   "version %u: read, no sample serving", v);
-		HAS(t, "      20        0       20  21.28%  5 cli1");
+		HAS(t, "      20        0       20     20000000  21.28%  5 cli1");
 		free(t);
 	}
 }
@@ -507,8 +508,8 @@ static void test_vprof(void)
 	tool_write(path, sb.buf, sb.len);
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -p 0 -r %s %s/stream 2>&1", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -C exits 0");
-	HAS(text, "      20       38       58  61.70%  5 cli1");
-	HAS(text, "        30  51.72%  [ipc ipcload.WORK]  7 ipcload  path 5 -> 7");
+	HAS(text, "      20       38       58     58000000  61.70%  5 cli1");
+	HAS(text, "        30     30000000  51.72%  [ipc ipcload.WORK]  7 ipcload  path 5 -> 7");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -C -T 6 -r %s %s/stream 2>&1", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -C -T 6 exits 0");
 	ok(strstr(text, "origin 6 cli2: 34 samples") && !strstr(text, "cli1"),

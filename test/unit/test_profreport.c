@@ -41,6 +41,7 @@ static void sb_header(pt_sb_t *b, uint64_t magic, uint32_t version)
 	pt_sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
 	h.magic = magic;
 	h.version = version;
+	pt_sb_version = version;
 	h.source = PROF_SRC_RTC_NMI;
 	h.hz = 1024;
 	h.ncpus = 4;
@@ -210,18 +211,18 @@ static void test_system(void)
 	   "first line is the summary");
 	HAS(t, "throttled: 7");
 	HAS(t, "source: rtc-nmi at 1024 Hz on 4 CPUs, 10.0 s");
-	HAS(t, "      %  samples  task");
-	HAS(t, " 91.00%       91  5 app");
-	HAS(t, "  6.00%        6  [idle]");
-	HAS(t, "  3.00%        3  7 app");
-	HAS(t, "      %  samples  task                 symbol");
-	HAS(t, " 40.00%       40  5 app                compute");
-	HAS(t, " 20.00%       20  5 app                helper");
-	HAS(t, " 20.00%       20  5 app                leaf");
-	HAS(t, " 10.00%       10  5 app                memcpy [k]");
-	HAS(t, "  6.00%        6  [idle]               kmain [k]");
-	HAS(t, "  3.00%        3  7 app                main");
-	HAS(t, "  1.00%        1  5 app                0x500000");
+	HAS(t, "      %  samples           ns  task");
+	HAS(t, " 91.00%       91     88867142  5 app");
+	HAS(t, "  6.00%        6      5859372  [idle]");
+	HAS(t, "  3.00%        3      2929686  7 app");
+	HAS(t, "      %  samples           ns  task                 symbol");
+	HAS(t, " 40.00%       40     39062480  5 app                compute");
+	HAS(t, " 20.00%       20     19531240  5 app                helper");
+	HAS(t, " 20.00%       20     19531240  5 app                leaf");
+	HAS(t, " 10.00%       10      9765620  5 app                memcpy [k]");
+	HAS(t, "  6.00%        6      5859372  [idle]               kmain [k]");
+	HAS(t, "  3.00%        3      2929686  7 app                main");
+	HAS(t, "  1.00%        1       976562  5 app                0x500000");
 	LACKS(t, "hidden");
 	LACKS(t, "callers");
 	LACKS(t, "translation-block");
@@ -251,7 +252,7 @@ static void test_redacted_kernel(void)
 	sb_samples(b, 1, 8, PROF_MODE_KERNEL, 0, 0, 0);
 	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
 	note_text("redacted:", t);
-	HAS(t, " 25.00%        1  8 app                [kernel] [k]");
+	HAS(t, " 25.00%        1       976562  8 app                [kernel] [k]");
 	free(t);
 }
 
@@ -273,13 +274,13 @@ static void test_labels(void)
 	pt_sb_put(b, &e, sizeof(e));
 	char *t = report(b->buf, b->len, 0, &sys_opts, NULL);
 	note_text("labels:", t);
-	HAS(t, " 75.00%        6  8 app");
-	HAS(t, " 12.50%        1  0 kernel");
-	HAS(t, " 12.50%        1  10 tool");
-	HAS(t, " 50.00%        4  8 app                main");
-	HAS(t, " 25.00%        2  8 app                0x401008");
-	HAS(t, " 12.50%        1  0 kernel             memcpy [k]");
-	HAS(t, " 12.50%        1  10 tool              0x401008");
+	HAS(t, " 75.00%        6      5859372  8 app");
+	HAS(t, " 12.50%        1       976562  0 kernel");
+	HAS(t, " 12.50%        1       976562  10 tool");
+	HAS(t, " 50.00%        4      3906248  8 app                main");
+	HAS(t, " 25.00%        2      1953124  8 app                0x401008");
+	HAS(t, " 12.50%        1       976562  0 kernel             memcpy [k]");
+	HAS(t, " 12.50%        1       976562  10 tool              0x401008");
 	free(t);
 }
 
@@ -289,7 +290,7 @@ static void test_threshold(void)
 
 	o.threshold_centi = 500;
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
-	HAS(t, "  6.00%        6  [idle]               kmain [k]");
+	HAS(t, "  6.00%        6      5859372  [idle]               kmain [k]");
 	LACKS(t, "7 app                main");
 	LACKS(t, "0x500000");
 	HAS(t, "(2 rows below 5.00% hidden)");
@@ -352,11 +353,11 @@ static void test_task_style(void)
 	ok(starts(t, "Samples:      100 total,       84 user,       16 kernel\n"),
 	   "task style first line");
 	HAS(t, "Lost: 5");
-	HAS(t, "           Address  Samples       %  Symbol");
-	HAS(t, "0x0000000000401100       40  40.00%  compute");
-	HAS(t, "0x0000000000401200       20  20.00%  helper");
-	HAS(t, "0xffffffff80100200       10  10.00%  memcpy [k]");
-	HAS(t, "0x0000000000401000        3   3.00%  main");
+	HAS(t, "           Address  Samples           ns       %  Symbol");
+	HAS(t, "0x0000000000401100       40     39062480  40.00%  compute");
+	HAS(t, "0x0000000000401200       20     19531240  20.00%  helper");
+	HAS(t, "0xffffffff80100200       10      9765620  10.00%  memcpy [k]");
+	HAS(t, "0x0000000000401000        3      2929686   3.00%  main");
 	LACKS(t, "5 app");
 	free(t);
 }
@@ -369,14 +370,14 @@ static void test_tree(void)
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
 	note_text("tree:", strstr(t, "callers"));
 	HAS(t, "callers of the top functions:");
-	HAS(t, " 40.00%       40  compute  (5 app)");
-	HAS(t, "          40 100.00%  <- main");
-	HAS(t, " 20.00%       20  helper  (5 app)");
-	HAS(t, "          20 100.00%  <- compute");
-	HAS(t, "              20 100.00%  <- main");
-	HAS(t, " 10.00%       10  memcpy [k]  (5 app)");
-	HAS(t, "          10 100.00%  <- syscall_entry [k]");
-	HAS(t, "              10 100.00%  <- compute");
+	HAS(t, " 40.00%       40     39062480  compute  (5 app)");
+	HAS(t, "          40     39062480 100.00%  <- main");
+	HAS(t, " 20.00%       20     19531240  helper  (5 app)");
+	HAS(t, "          20     19531240 100.00%  <- compute");
+	HAS(t, "              20     19531240 100.00%  <- main");
+	HAS(t, " 10.00%       10      9765620  memcpy [k]  (5 app)");
+	HAS(t, "          10      9765620 100.00%  <- syscall_entry [k]");
+	HAS(t, "              10      9765620 100.00%  <- compute");
 	free(t);
 }
 
@@ -418,7 +419,7 @@ static void test_elf(void)
 	prof_report_opts_t o = { PROF_STYLE_TASK, 50, false, NULL, false, 0 };
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
 	char want[128];
-	snprintf(want, sizeof(want), "0x%016llx        3 100.00%%  marker_function",
+	snprintf(want, sizeof(want), "0x%016llx        3      2929686 100.00%%  marker_function",
 		 (unsigned long long)addr);
 	HAS(t, want);
 	LACKS(t, "warning");
@@ -446,7 +447,7 @@ static void test_elf(void)
 	sb_samples(&sb, 1, 9, PROF_MODE_KERNEL, K(0x10), 0, 0);
 	free(t);
 	t = report(sb.buf, sb.len, 0, &o, NULL);
-	HAS(t, "0xffffffff80100010        1  25.00%  0xffffffff80100010 [k]");
+	HAS(t, "0xffffffff80100010        1       976562  25.00%  0xffffffff80100010 [k]");
 	free(t);
 	volatile int v = 1;
 	ok(marker_function(v) == 4, "marker runs");
@@ -738,14 +739,14 @@ static void test_leaf_tree(void)
 	sb_leaf(&sb, 5, F_FRAMED + 1, RA_G, junk, RA_BF);               /* at the mov */
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
 	note_text("leaf tree:", strstr(t, "callers"));
-	HAS(t, " 66.67%       50  leaf  (7 leafy)");
-	HAS(t, "          30  60.00%  <- caller_a");
-	HAS(t, "          10  20.00%  <- grand");
-	HAS(t, "          10  20.00%  <- caller_b");
-	HAS(t, "              30  60.00%  <- grand");
-	HAS(t, " 33.33%       25  framed  (7 leafy)");
-	HAS(t, "          25 100.00%  <- caller_b");
-	HAS(t, "               5  20.00%  <- grand");
+	HAS(t, " 66.67%       50     48828100  leaf  (7 leafy)");
+	HAS(t, "          30     29296860  60.00%  <- caller_a");
+	HAS(t, "          10      9765620  20.00%  <- grand");
+	HAS(t, "          10      9765620  20.00%  <- caller_b");
+	HAS(t, "              30     29296860  60.00%  <- grand");
+	HAS(t, " 33.33%       25     24414050  framed  (7 leafy)");
+	HAS(t, "          25     24414050 100.00%  <- caller_b");
+	HAS(t, "               5      4882810  20.00%  <- grand");
 	free(t);
 	test_leaf_walk();
 	is_int(pt_live_allocs, 0, "leaf tree: all memory released");
@@ -763,7 +764,7 @@ static void test_kernel_path(void)
 	build_ref(&sb, false);
 	o.kernel_path = "/k2";
 	char *t = report(sb.buf, sb.len, 0, &o, NULL);
-	HAS(t, "  6.00%        6  [idle]               other_kmain [k]");
+	HAS(t, "  6.00%        6      5859372  [idle]               other_kmain [k]");
 	free(t);
 
 	/* Symbol tables load once per path per report, even over prints. */
@@ -963,7 +964,7 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 	tool_stage(b, "vprof", build, dir);
 	snprintf(cmd, sizeof(cmd), "cd / && %s/host/vprof %s/stream 2>&1", b, dir);
 	is_int(tool_run(cmd, text, size), 0, "vprof without -r, run from /, exits 0");
-	HAS(text, " 10.00%       10  5 app                memcpy [k]");
+	HAS(text, " 10.00%       10      9765620  5 app                memcpy [k]");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s/nothing %s/stream 2>&1 >/dev/null", b, b,
 		 dir);
 	is_int(tool_run(cmd, text, size), 3, "binaries not found: exit 3");
@@ -979,8 +980,78 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 		abort();
 }
 
-#define TB_WARNING "warning: QEMU TCG without -icount: samples are biased to " \
-	"translation-block boundaries (boot with -icount for exact profiles)"
+#define TB_WARNING "warning: QEMU TCG without -icount: weights keep each CPU's time, " \
+	"but positions in code are biased to translation-block boundaries (functions up to " \
+	"15 points off against callgrind; boot with -icount for exact profiles)"
+
+/* A MISSED record of cpu: its count since the engine started. */
+static void sb_missed(pt_sb_t *b, uint32_t cpu, uint64_t missed, uint64_t tsc)
+{
+	prof_rec_missed_t m;
+
+	pt_sb_hdr(&m.h, PROF_REC_MISSED, sizeof(m), tsc);
+	m.h.cpu = cpu;
+	m.missed = missed;
+	pt_sb_put(b, &m, sizeof(m));
+}
+
+/*
+ * Weighted samples (v5): 10 in compute on CPU 0 of 1 ms each, 10 in
+ * helper on CPU 1 of 3 ms each (the same counts, three times the time);
+ * CPU 0 missed 12 - 5 ticks and lost 2 samples, 20 ms in all.
+ */
+static void build_weighted(pt_sb_t *b, uint32_t version)
+{
+	prof_rec_sample_t s;
+	prof_rec_lost_t l;
+
+	b->len = 0;
+	sb_header(b, PROF_MAGIC, version);
+	pt_sb_task(b, 5, "app");
+	sb_load(b, 5, "/bin/app");
+	sb_missed(b, 0, 5, 1);
+	sb_missed(b, 1, 0, 1);
+	memset(&s, 0, sizeof(s));
+	s.task = 5;
+	s.pc = 0x401110;
+	s.weight = 1000000;
+	pt_sb_samples(b, 10, &s, NULL, 100);
+	s.h.cpu = 1;
+	s.pc = 0x401210;
+	s.weight = 3000000;
+	pt_sb_samples(b, 10, &s, NULL, 200);
+	pt_sb_hdr(&l.h, PROF_REC_LOST, sizeof(l), 300);
+	l.count = 2;
+	pt_sb_put(b, &l, sizeof(l));
+	sb_missed(b, 0, 12, 20000000);
+}
+
+/* Shares by time: the weights, not the counts; older streams weigh nominally. */
+static void test_weights(void)
+{
+	files_default();
+	build_weighted(&sb, PROF_VERSION);
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	HAS(t, "time: 40000000 ns sampled, 0 ns idle (shares below are of time)");
+	HAS(t, " 75.00%       10     30000000  5 app                helper");
+	HAS(t, " 25.00%       10     10000000  5 app                compute");
+	HAS(t, "100.00%       20     40000000  5 app");
+	HAS(t, "cpu 0: due 20, taken 10, missed 7, lost 2");
+	HAS(t, "cpu 1: due 20, taken 10, missed 0, lost 0");
+	LACKS(t, "cpu 2:");
+	ok(strstr(t, "helper") < strstr(t, "compute"), "the most time first");
+	free(t);
+	prof_report_opts_t task = { PROF_STYLE_TASK, 50, true, NULL, false, 0 };
+	t = report(sb.buf, sb.len, 0, &task, NULL);
+	HAS(t, "0x0000000000401200       10     30000000  75.00%  helper");
+	HAS(t, "Time: 40000000 ns (shares are of time)");
+	free(t);
+	build_weighted(&sb, 4);
+	t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	HAS(t, " 50.00%       10      9765620  5 app                helper");
+	HAS(t, " 50.00%       10      9765620  5 app                compute");
+	free(t);
+}
 
 /* A header with PROF_F_TB_BIASED: both report styles warn, after the summary. */
 static void test_tb_biased(void)
@@ -1032,13 +1103,13 @@ static void test_vprof(void)
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof STREAM exits 0");
 	ok(starts(text, "samples: 100 total, 84 user, 10 kernel, 6 idle, 5 lost\n"),
 	   "vprof prints the summary");
-	HAS(text, " 10.00%       10  5 app                memcpy [k]");
+	HAS(text, " 10.00%       10      9765620  5 app                memcpy [k]");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -t -g -p 5 -r %s %s/stream 2>&1", build,
 		 dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -t -g -p 5 exits 0");
-	HAS(text, "0x0000000000401100       40  40.00%  compute");
+	HAS(text, "0x0000000000401100       40     39062480  40.00%  compute");
 	HAS(text, "(2 rows below 5.00% hidden)");
-	HAS(text, "          40 100.00%  <- main");
+	HAS(text, "          40     39062480 100.00%  <- main");
 	tool_usage_checks(build, "vprof", "Usage: vprof", path, text, sizeof(text));
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -p abc %s/stream 2>/dev/null", build, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 2, "bad percentage exits 2");
@@ -1080,6 +1151,7 @@ int main(void)
 	test_enomem();
 	test_tb_biased();
 	test_icount_smp();
+	test_weights();
 	test_vprof();
 	free(pt_out);
 	return done_testing();

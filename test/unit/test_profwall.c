@@ -47,6 +47,7 @@ static void sb_header(pt_sb_t *b, uint32_t version)
 	pt_sb_hdr(&h.h, PROF_REC_HEADER, sizeof(h), 0);
 	h.magic = PROF_MAGIC;
 	h.version = version;
+	pt_sb_version = version;
 	h.source = PROF_SRC_TIMER;
 	h.hz = HZ;
 	h.ncpus = 1;
@@ -161,7 +162,7 @@ static void test_plain(void)
 	note_text("plain:", t);
 	is_int(err, EOK, "a v4 stream with off-CPU records reads");
 	HAS(t, "off-cpu: 603 records, 0.6 s");
-	HAS(t, "100.00%      400  5 cli                compute");
+	HAS(t, "100.00%      400    400000000  5 cli                compute");
 	LACKS(t, "[off-cpu");
 	free(t);
 }
@@ -180,15 +181,15 @@ static void test_wall(void)
 		is_int(err, EOK, "wall, fed in pieces of %zu: read", steps[i]);
 		HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1000 samples = 400 on-CPU "
 		       "+ 600 off-CPU");
-		HAS(t, "100.00%     1000  5 cli");
-		HAS(t, " 40.00%      400  5 cli                compute");
-		HAS(t, " 30.00%      300  5 cli                [off-cpu: sleep]");
-		HAS(t, " 30.00%      300  5 cli                [off-cpu: wait ipcload.WORK]");
+		HAS(t, "100.00%     1000   1000000000  5 cli");
+		HAS(t, " 40.00%      400    400000000  5 cli                compute");
+		HAS(t, " 30.00%      300    300000000  5 cli                [off-cpu: sleep]");
+		HAS(t, " 30.00%      300    300000000  5 cli                [off-cpu: wait ipcload.WORK]");
 		free(t);
 	}
 	char *t = report(&sb, 0, true, &task, NULL, NULL, 0);
 	note_text("wall, task style:", t);
-	ok(strstr(t, "      300  30.00%  [off-cpu: wait ipcload.WORK]") != NULL,
+	ok(strstr(t, "      300    300000000  30.00%  [off-cpu: wait ipcload.WORK]") != NULL,
 	   "task style: the IPC wait's row");
 	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1000 samples = 400 on-CPU "
 	       "+ 600 off-CPU");
@@ -230,13 +231,13 @@ static void test_served(void)
 	note_text("wall, task session with a server's work:", t);
 	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1000 samples = 650 on-CPU "
 	       "+ 350 off-CPU");
-	HAS(t, "  5.00%       50  5 cli                [off-cpu: wait ipcload.WORK]");
-	HAS(t, " 25.00%      250  7 ipcload            compute");
+	HAS(t, "  5.00%       50     50000000  5 cli                [off-cpu: wait ipcload.WORK]");
+	HAS(t, " 25.00%      250    250000000  7 ipcload            compute");
 	free(t);
 	build_served(&sb, 0, true);
 	t = report(&sb, 0, true, &sys, NULL, NULL, 0);
 	note_text("wall, system session with a server's work:", t);
-	HAS(t, " 24.00%      300  5 cli                [off-cpu: wait ipcload.WORK]");
+	HAS(t, " 24.00%      300    300000000  5 cli                [off-cpu: wait ipcload.WORK]");
 	HAS(t, "off-cpu: 603 records, 0.6 s; wall clock: 1250 samples = 650 on-CPU "
 	       "+ 600 off-CPU");
 	free(t);
@@ -248,7 +249,7 @@ static void test_served(void)
 	build_served(&sb, 5, false);            /* a server's samples, no wait to take them */
 	errno_t err;
 	t = report(&sb, 0, true, &sys, &err, NULL, 0);
-	ok(err == EOK && strstr(t, " 38.46%      250  7 ipcload            compute") != NULL,
+	ok(err == EOK && strstr(t, " 38.46%      250    250000000  7 ipcload            compute") != NULL,
 	   "wall clock, a server's samples and no off-CPU records: nothing to settle");
 	free(t);
 }
@@ -259,11 +260,12 @@ static void test_tree(void)
 	build_ref(&sb, PROF_VERSION, true);
 	char *t = report(&sb, 0, true, &tree, NULL, NULL, 0);
 	note_text("wall -g:", t);
-	const char *w = strstr(t, " 30.00%      300  [off-cpu: wait ipcload.WORK]  (5 cli)");
+	const char *w = strstr(t, " 30.00%      300    300000000  [off-cpu: wait ipcload.WORK]  (5 cli)");
 	ok(w != NULL, "tree: the IPC wait's row");
-	ok(w && strstr(w, "300 100.00%  <- do_call") && strstr(w, "300 100.00%  <- main"),
+	ok(w && strstr(w, "300    300000000 100.00%  <- do_call") &&
+	   strstr(w, "300    300000000 100.00%  <- main"),
 	   "... called from do_call <- main");
-	const char *s = strstr(t, " 30.00%      300  [off-cpu: sleep]  (5 cli)");
+	const char *s = strstr(t, " 30.00%      300    300000000  [off-cpu: sleep]  (5 cli)");
 	ok(s && strstr(s, "<- do_sleep"), "tree: the sleep under do_sleep (kernel frames left out)");
 	free(t);
 }
@@ -278,8 +280,8 @@ static void test_weights(void)
 	build_ref(&b, PROF_VERSION, false);
 	sb_off(&b, 400, &third);
 	char *t = report(&b, 0, true, &sys, NULL, NULL, 0);
-	HAS(t, " 80.00%      400  5 cli                compute");
-	HAS(t, " 20.00%      100  5 cli                [off-cpu: sleep]");
+	HAS(t, " 80.00%      400    400000000  5 cli                compute");
+	HAS(t, " 20.00%      100    100000000  5 cli                [off-cpu: sleep]");
 	free(t);
 	free(b.buf);
 }
@@ -291,14 +293,14 @@ static void test_versions(void)
 
 	build_ref(&sb, 3, false);
 	char *t = report(&sb, 0, false, &sys, &err, NULL, 0);
-	ok(err == EOK && pt_has_line(t, "100.00%      400  5 cli                compute"),
+	ok(err == EOK && pt_has_line(t, "100.00%      400    400000000  5 cli                compute"),
 	   "v3: read as before");
 	LACKS(t, "off-cpu");
 	free(t);
 	t = report(&sb, 0, true, &sys, &err, NULL, 0);
 	HAS(t, "wall clock: no off-CPU records (a session without -w, or a stream before "
 	       "v4): on-CPU samples only");
-	HAS(t, "100.00%      400  5 cli                compute");
+	HAS(t, "100.00%      400    400000000  5 cli                compute");
 	free(t);
 }
 
@@ -381,10 +383,10 @@ static void vprof_checks(const char *build, const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -W -r %s %s/stream 2>&1", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof -W exits 0");
-	HAS(text, " 30.00%      300  5 cli                [off-cpu: wait ipcload.WORK]");
+	HAS(text, " 30.00%      300    300000000  5 cli                [off-cpu: wait ipcload.WORK]");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof -r %s %s/stream 2>&1", build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof exits 0");
-	HAS(text, "100.00%      400  5 cli                compute");
+	HAS(text, "100.00%      400    400000000  5 cli                compute");
 	snprintf(cmd, sizeof(cmd), "%s/host/vprof --wall -F folded -u ns -r %s %s/stream 2>&1",
 		 build, dir, dir);
 	is_int(tool_run(cmd, text, sizeof(text)), 0, "vprof --wall -F folded -u ns exits 0");

@@ -47,7 +47,7 @@
  *                 (lib/profreport.h prof_report_set_wall). Not -w: that is
  *                 the time window. pprof's value is then wall/nanoseconds,
  *                 speedscope's weights nanoseconds
- *   -u UNIT       folded: counts in samples (default) or ns
+ *   -u UNIT       folded: counts in samples (default) or ns (the samples' weights)
  *   -B SYMFILE    benchmark: look up random addresses in SYMFILE's symbols
  *                 (ELF, or nm text) and print `vprof.symbolize N lookups/s`
  *   -X FORMAT     benchmark: export a synthetic stream of 1,000,000 samples
@@ -150,7 +150,7 @@ static void usage(FILE *f)
 		"  --threads     speedscope: one profile per thread\n"
 		"  -W, --wall    wall clock: off-CPU records weighted on their stacks under\n"
 		"                [off-cpu: REASON] frames (streams of profile -w)\n"
-		"  -u UNIT       folded: counts in samples (default) or ns\n"
+		"  -u UNIT       folded: counts in samples (default) or ns (their weights)\n"
 		"  -g            caller tree of the top functions\n"
 		"  -p PERCENT    hide rows below PERCENT %% (default 0.5)\n"
 		"  -t            task style (profile's layout)\n"

@@ -20,6 +20,11 @@
  * is there from the record's size (room for it after chain[] and the top
  * words). With call chains, PROF_REC_CALL carries the origin's user stack
  * when it made the call, once, before the first sample that refers to it.
+ * 4 — PROF_REC_OFFCPU (off-CPU records). 5 — every sample carries its
+ * weight (the TSC cycles it stands for, a word after ntop, before chain[]:
+ * older samples are 8 bytes shorter there and a reader weighs them
+ * nominally, tsc_hz / hz each), and PROF_REC_MISSED counts the ticks of a
+ * clock source that never came, per CPU.
  */
 #ifndef ABI_PROFILE_H
 #define ABI_PROFILE_H
@@ -29,7 +34,7 @@
 #include <abi/wait.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 4
+#define PROF_VERSION 5
 #define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
 /* Sample sources. */
@@ -128,6 +133,7 @@ typedef struct prof_status {
 	uint64_t chains_lost;           /* origin stacks not kept (engine-wide, PROF_REC_CALL) */
 	uint64_t offcpu_lost;           /* off-CPU records the buffers could not take (engine-wide) */
 	uint64_t offcpu;                /* off-CPU records delivered to this session */
+	uint64_t missed;                /* clock ticks that never came, all CPUs, since begin (v5) */
 } prof_status_t;
 
 /* Record types. */
@@ -141,6 +147,7 @@ typedef struct prof_status {
 #define PROF_REC_END 8                  /* last record of a session */
 #define PROF_REC_CALL 9                 /* an origin's stack when it made a call (v3) */
 #define PROF_REC_OFFCPU 10              /* a thread was off its CPU (v4, PROF_F_OFFCPU) */
+#define PROF_REC_MISSED 11              /* a CPU's count of ticks that never came (v5) */
 
 typedef struct prof_rec {
 	uint16_t type;
@@ -177,8 +184,39 @@ typedef struct prof_rec_sample {
 	uint16_t nchain;                /* entries in chain[] */
 	uint16_t nkernel;               /* how many of them are kernel addresses */
 	uint16_t ntop;                  /* words after chain[]: [sp], [sp+8], ... (v2; 0 in v1) */
+	uint64_t weight;                /* v5: TSC cycles it stands for (below); 0: nominal */
 	uint64_t chain[];               /* return addresses, innermost first, then the ntop words */
 } prof_rec_sample_t;
+
+/* A sample's fixed part before v5 (no weight: chain[] starts here). */
+#define PROF_SAMPLE_V4_SIZE 48
+_Static_assert(__builtin_offsetof(prof_rec_sample_t, weight) == PROF_SAMPLE_V4_SIZE,
+	       "the weight follows the v4 fixed part");
+
+/*
+ * Weights (v5). A sample of a clock source (rtc, rtc-nmi, timer) weighs
+ * the TSC cycles since the previous tick its CPU took (a tick the
+ * throttle skipped adds its time to the next kept sample), so a tick that
+ * came late or never came is made up by the next one; the first sample
+ * of a CPU weighs the nominal period. A pmc sample counts unhalted cycles,
+ * not time, and weighs its period (tsc_hz / hz times the throttle's
+ * divisor). A reader weighs a sample with weight 0 (and every sample
+ * before v5) nominally: tsc_hz / hz.
+ *
+ * Missed ticks (v5). A clock source's gap longer than 1.5 of its periods
+ * (the throttle's divisor included) holds ticks that never came: the
+ * cycles such gaps last beyond the periods their samples stand for,
+ * counted in periods, are the CPU's `missed`. The record carries the
+ * CPU's (h.cpu) count since the engine started: a session gets one per
+ * CPU when it begins (its base), then one whenever the count changed (the
+ * drain thread, every 10 ms), so missed in a session = last - first. For
+ * a system session, per CPU: due (the session's time * hz) = samples +
+ * lost + throttled + missed, up to rounding.
+ */
+typedef struct prof_rec_missed {
+	prof_rec_t h;
+	uint64_t missed;                /* ticks that never came on h.cpu since the engine started */
+} prof_rec_missed_t;
 
 /*
  * With a call chain, each sample also carries the PROF_TOP_WORDS words at

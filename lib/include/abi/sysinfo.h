@@ -209,6 +209,7 @@ typedef struct sysinfo_profiler {
 	uint64_t throttled;       /* skipped by the throttle since boot */
 	uint64_t memory;          /* kernel bytes held for rings and sessions */
 	uint64_t unrouted;        /* samples and drops no session got (taken after its end) */
+	uint64_t missed;          /* clock-source ticks that never came since boot (abi/profile.h) */
 } sysinfo_profiler_t;
 
 #endif

@@ -7,16 +7,18 @@
  * Formats (PROF_FMT_*):
  *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
  *              sorted, one line per distinct stack (flamegraph.pl,
- *              speedscope's importer); N in samples, or nanoseconds
- *              (opts.ns); "[ipc ...]" and "[off-cpu: ...]" frames keep
+ *              speedscope's importer); N in samples, or the nanoseconds
+ *              their weights stand for (opts.ns, `-u ns`); "[ipc ...]" and
+ *              "[off-cpu: ...]" frames keep
  *              their spaces
- *   pprof      a gzipped profile.proto (google/pprof), go tool pprof;
+ *   pprof      a gzipped profile.proto (google/pprof), go tool pprof:
+ *              values samples/count and cpu/nanoseconds (the weights);
  *              samples of a thread serving a call carry the numeric
  *              labels origin and server (task ids)
  *   callgrind  the callgrind format with inclusive costs from the call
  *              chains (callgrind_annotate, KCachegrind)
  *   speedscope speedscope's JSON file format, one sampled profile per task
- *              (or per thread)
+ *              (or per thread), weights in nanoseconds
  *   svg        a self-contained interactive flame graph (no external
  *              script, font or URL): hover, click to zoom, search
  *   gmon       gprof's gmon.out, one per binary sampled (out.open names
@@ -53,8 +55,8 @@ typedef struct prof_export_opts {
 					   function file names), NULL: as recorded */
 	bool wall;                      /* a wall-clock report (prof_report_set_wall):
 					   pprof's second value is wall/nanoseconds
-					   (not cpu), speedscope's weights nanoseconds */
-	bool ns;                        /* folded: counts in nanoseconds (count * 1e9 / hz) */
+					   (not cpu) */
+	bool ns;                        /* folded: nanoseconds (the samples' weights), not counts */
 } prof_export_opts_t;
 
 /*

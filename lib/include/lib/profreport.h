@@ -52,6 +52,10 @@ typedef struct prof_counts {
 	uint64_t offcpu_cycles;         /* ... their TSC cycles off the CPU */
 	uint64_t offcpu_weight;         /* ... their weight in samples (wall clock only) */
 	uint64_t offcpu_served;         /* ... of it, servers' samples for the wait (counted once) */
+	uint64_t cycles;                /* the samples' weight: the time they stand for, TSC cycles (v5) */
+	uint64_t idle_cycles;           /* ... of the idle ones */
+	uint64_t offcpu_wcycles;        /* off-CPU cycles weighed in (wall clock only) */
+	uint64_t missed;                /* clock ticks that never came, all CPUs (v5 MISSED records) */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
@@ -220,7 +224,8 @@ typedef struct prof_xstack {
 	const char *task_name;          /* as the report's task column names it */
 	uint32_t cpu;
 	uint8_t mode;                   /* PROF_MODE_* */
-	uint64_t count;
+	uint64_t count;                 /* samples (with the wall clock: plus off-CPU weight) */
+	uint64_t ns;                    /* the time they stand for (their weights), ns */
 	size_t nframes;
 	const prof_frame_t *frames;     /* root first, the sampled function last */
 	uint64_t server;                /* serving a call: the sampled task; else 0 */
@@ -233,6 +238,7 @@ typedef struct prof_walk_info {
 	prof_counts_t c;
 	uint32_t nfuncs, nbins;
 	uint64_t total;                 /* samples in all stacks */
+	uint64_t total_ns;              /* their time, ns */
 	const char *kernel_path;
 } prof_walk_info_t;
 
@@ -260,6 +266,7 @@ typedef struct prof_row_info {
 	const char *function;           /* symbol, or the address in hex */
 	bool kernel;                    /* a kernel function */
 	uint64_t count;                 /* samples */
+	uint64_t ns;                    /* the time they stand for, ns */
 } prof_row_info_t;
 
 #define PROF_ROW_IDLE UINT64_MAX
@@ -267,7 +274,7 @@ typedef struct prof_row_info {
 /*
  * Symbolize what was fed (as prof_report_print does with o; its style
  * and threshold are ignored: every row comes) and call fn(ctx, row) for
- * each (task, function) row, most samples first; the strings live until
+ * each (task, function) row, most time first; the strings live until
  * fn returns. Stops at fn's first error and returns it; else EOK or ENOMEM.
  */
 errno_t prof_report_rows(prof_report_t *r, const prof_report_opts_t *o,

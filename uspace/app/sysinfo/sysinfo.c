@@ -184,6 +184,7 @@ static const sysinfo_field_t profiler_fields[] = {
 	F(sysinfo_profiler_t, throttled, KIND_U64),
 	F(sysinfo_profiler_t, memory, KIND_U64),
 	F(sysinfo_profiler_t, unrouted, KIND_U64),
+	F(sysinfo_profiler_t, missed, KIND_U64),
 	{ NULL, 0, 0 },
 };
 

@@ -5,7 +5,7 @@
  * The loop: DATA_READ (answered within PROF_READ_TIMEOUT_MS) into a
  * 64 KiB buffer, the bytes to the report and the sink; then the keys
  * typed meanwhile, the -d deadline, and about twice a second the status
- * line on stderr ("\r" rewritten: samples, lost, rate, elapsed). After
+ * line on stderr ("\r" rewritten: samples, lost, missed ticks, rate, elapsed). After
  * END (q, -d, e) or the target's exit the kernel answers with what is
  * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
  */
@@ -307,8 +307,8 @@ static void status_show(ptool_t *t)
 	if (prof_status(t->phone, &st) != EOK)
 		return;
 	uint64_t rate = el ? st.samples * NS_PER_S / el : 0;
-	fprintf(stderr, "\r\x1b[K%s: %llu samples, %llu lost, %llu/s, %llu.%llu s%s",
-		t->o->prog, (ull)st.samples, (ull)st.lost, (ull)rate,
+	fprintf(stderr, "\r\x1b[K%s: %llu samples, %llu lost, %llu missed, %llu/s, %llu.%llu s%s",
+		t->o->prog, (ull)st.samples, (ull)st.lost, (ull)st.missed, (ull)rate,
 		(ull)(el / NS_PER_S), (ull)(el / (NS_PER_S / 10) % 10),
 		t->paused ? " (paused)" : "");
 	fflush(stderr);
