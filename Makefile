@@ -14,6 +14,10 @@
 # build/cprof), ICOUNT= for make run: auto (default: QEMU -icount, exact
 # profiles), 0 (plain multi-threaded TCG, faster, profiles biased to
 # translation blocks) or shift=N (one instruction = 2^N ns of guest time).
+# QEMU= picks the emulator of run, check, profile and the rest
+# (tools/qemu.sh --qemu): system (default: the distribution's, 7.2 on
+# Debian 12), 10 (QEMU 10: bookworm-backports' on Debian 12, which
+# tools/setup.sh unpacks) or a path; also read from VERNIER_QEMU.
 
 ARCH    ?= x86_64
 CROSS   ?=
@@ -30,6 +34,8 @@ ACCEL   ?= tcg
 FIRMWARE ?= bios
 TEST_ACCEL ?= tcg
 ICOUNT  ?= auto
+QEMU    ?= $(or $(VERNIER_QEMU),system)
+export VERNIER_QEMU := $(QEMU)
 ICOUNT_OPT := $(if $(filter 0 off,$(ICOUNT)),off,$(patsubst shift=%,%,$(ICOUNT)))
 
 CC      := $(CROSS)gcc

@@ -222,7 +222,8 @@ def test_script_options(t, iso):
     bochs = os.path.join(TOOLS, "bochs.sh")
     for script in (qemu, bochs, os.path.join(TOOLS, "setup.sh"),
                    os.path.join(TOOLS, "mkiso.sh"),
-                   os.path.join(TOOLS, "check.sh")):
+                   os.path.join(TOOLS, "check.sh"),
+                   os.path.join(TOOLS, "qemu-fetch.sh")):
         name = os.path.basename(script)
         p = run([script, "-h"])
         t.ok(p.returncode == 0 and "Usage" in p.stdout, "%s -h" % name)
@@ -263,9 +264,30 @@ def test_script_options(t, iso):
     t.ok(p.returncode == 0 and (kvm or tcg),
          "qemu.sh: --accel kvm uses KVM (host CPU) or falls back to TCG")
     t.diag("KVM usable here: %s" % ("yes" if kvm else "no"))
+    test_qemu_pick(t, qemu, iso)
     p = run([qemu, "--iso", os.path.join(iso + ".missing")])
     t.ok(p.returncode == 1 and "not found" in p.stderr,
          "qemu.sh: missing ISO is an error")
+
+
+def test_qemu_pick(t, qemu, iso):
+    """qemu.sh --qemu / VERNIER_QEMU: which binary, with which folders."""
+    env = {k: v for k, v in os.environ.items() if k != "VERNIER_QEMU"}
+    p = run([qemu, "--iso", iso, "--dry-run"], env=env)
+    t.ok(p.returncode == 0 and p.stdout.startswith("qemu-system-x86_64 "),
+         "qemu.sh: the system's QEMU by default")
+    p = run([qemu, "--iso", iso, "--qemu", "9", "--dry-run"])
+    t.ok(p.returncode == 2 and "--qemu" in p.stderr,
+         "qemu.sh --qemu 9: usage, exit 2")
+    ten = run([os.path.join(TOOLS, "qemu-fetch.sh"), "--print"]).stdout.strip()
+    p = run([qemu, "--iso", iso, "--dry-run"], env=dict(env, VERNIER_QEMU="10"))
+    want = ten + " "
+    if ten.endswith("/usr/bin/qemu-system-x86_64") and not ten.startswith("/usr/"):
+        want += "-L %s/usr/share/qemu " % ten[:-len("/usr/bin/qemu-system-x86_64")]
+    t.ok(bool(ten) and p.returncode == 0 and p.stdout.startswith(want),
+         "VERNIER_QEMU=10: QEMU 10 (%s) with its own firmware folder" % ten)
+    if not p.stdout.startswith(want):
+        t.diag("want %r at the start of: %s%s" % (want, p.stdout, p.stderr))
 
 
 def test_boots(t, tmp, elf):

@@ -24,6 +24,11 @@
 # back to TCG with a warning giving the probe's reason. --force-kvm (or
 # VERNIER_KVM_FORCE=1 in the environment) skips the probe, to study a KVM
 # that fails it.
+# --qemu (or VERNIER_QEMU) picks the binary: `system` (the default: the
+# distribution's qemu-system-x86_64, 7.2 on Debian 12), `10` (QEMU 10:
+# the system's where it is 10 or newer, else bookworm-backports' unpacked
+# by tools/qemu-fetch.sh, run with its own firmware and module folders),
+# or a path to a qemu-system-x86_64.
 # The script exec's QEMU, so its exit status and pid are QEMU's.
 set -euo pipefail
 
@@ -46,6 +51,9 @@ Usage: $prog --iso ISO [options]
   --icount auto|off|N    guest time from instruction counts (-icount
                          shift=auto or shift=N, N 0..9, plus -rtc clock=vm)
                          for exact profiles (default off; tcg only)
+  --qemu system|10|PATH  which QEMU (default \$VERNIER_QEMU, else system:
+                         the distribution's; 10: QEMU 10, on Debian 12
+                         the one tools/setup.sh unpacks from backports)
   --interactive          serial console and monitor on this terminal
                          (Ctrl-A X quits)
   --gdb                  start stopped, gdb stub on tcp::1234
@@ -64,10 +72,11 @@ iso='' cpus=2 mem=256 accel=tcg firmware=bios cpu='' interactive=0 gdb=0 extra='
 force_kvm=0
 [[ ${VERNIER_KVM_FORCE:-0} == 1 ]] && force_kvm=1
 icount=off
+pick=${VERNIER_QEMU:-system}
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --iso|--cpus|--mem|--accel|--firmware|--cpu|--extra|--icount)
+        --iso|--cpus|--mem|--accel|--firmware|--cpu|--extra|--icount|--qemu)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             opt=${1#--}; val=$2; shift 2
             case $opt in
@@ -78,6 +87,7 @@ while [[ $# -gt 0 ]]; do
                 firmware) firmware=$val ;;
                 cpu) cpu=$val ;;
                 icount) icount=$val ;;
+                qemu) pick=$val ;;
                 extra) extra=$val ;;
             esac ;;
         --interactive) interactive=1; shift ;;
@@ -96,11 +106,27 @@ done
 [[ $icount =~ ^(off|auto|[0-9])$ ]] || bad "--icount is auto, off or a shift 0..9, not '$icount'"
 [[ -f $iso ]] || die "ISO '$iso' not found (make builds build/vernier.iso)"
 
-qemu="qemu-system-x86_64"
+[[ $pick == system || $pick == 10 || $pick == */* ]] ||
+    bad "--qemu is system, 10 or a path, not '$pick'"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+qemu_args=()
+case $pick in
+    system) qemu="qemu-system-x86_64" ;;
+    10) qemu=$("$here/qemu-fetch.sh" --print) || die "no QEMU 10 (run tools/setup.sh)" ;;
+    *) qemu=$pick ;;
+esac
 command -v "$qemu" >/dev/null || die "$qemu missing (run tools/setup.sh)"
+# An unpacked tree (.../usr/bin/qemu-system-x86_64): its own firmware,
+# modules and libraries first.
+root=$(dirname "$(dirname "$(dirname "$(command -v "$qemu")")")")
+if [[ $root != / && -d $root/usr/share/qemu ]]; then
+    qemu_args+=(-L "$root/usr/share/qemu")
+    [[ -d $root/usr/share/seabios ]] && qemu_args+=(-L "$root/usr/share/seabios")
+    export QEMU_MODULE_DIR=$root/usr/lib/x86_64-linux-gnu/qemu
+    export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 
 if [[ $accel == kvm ]] && (( ! force_kvm )); then
-    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
     if ! verdict=$("$here/kvmprobe.sh" 2>&1); then
         echo "$prog: warning: ${verdict:-KVM probe failed}; falling back to TCG" >&2
         accel=tcg
@@ -111,7 +137,7 @@ if [[ -z $cpu ]]; then
     if [[ $accel == kvm ]]; then cpu=host,-arch-capabilities; else cpu=max; fi
 fi
 
-args=(-accel "$accel" -cpu "$cpu" -smp "$cpus" -m "$mem"
+args=("${qemu_args[@]}" -accel "$accel" -cpu "$cpu" -smp "$cpus" -m "$mem"
       -display none -monitor none -no-reboot
       -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
       -cdrom "$iso" -boot d)

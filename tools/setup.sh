@@ -38,8 +38,9 @@ usage() {
     cat <<EOF
 Usage: $prog [--check]
 
-Install the Debian packages Vernier needs and test/js's npm packages
-(silent if all are installed).
+Install the Debian packages Vernier needs, test/js's npm packages and,
+on Debian 12, QEMU 10 from bookworm-backports into a cache directory
+(tools/qemu-fetch.sh; silent if all are there).
   --check     only report missing packages (exit 1 if any)
   -h, --help  this help
 EOF
@@ -91,12 +92,24 @@ npm_setup() {
     rm -f "$log"
 }
 
+# qemu_setup: QEMU 10 from bookworm-backports, unpacked into a cache
+# directory outside build/ on Debian 12 (tools/qemu-fetch.sh; nothing on
+# Debian 13, whose own QEMU is 10).
+qemu_setup() {
+    if (( check_only )); then
+        "$top/tools/qemu-fetch.sh" --check
+    else
+        "$top/tools/qemu-fetch.sh"
+    fi
+}
+
 command -v dpkg-query >/dev/null ||
     { echo "$prog: dpkg-query not found: this script is for Debian" >&2; exit 1; }
 
 mapfile -t missing < <(missing_packages)
 if [[ ${#missing[@]} -eq 0 ]]; then
     npm_setup
+    qemu_setup
     exit
 fi
 
@@ -133,3 +146,4 @@ if [[ ${#still[@]} -gt 0 ]]; then
     exit 1
 fi
 npm_setup
+qemu_setup

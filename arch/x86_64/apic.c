@@ -1,9 +1,11 @@
 /* Local APIC access, IPIs and the per-CPU timer. */
+#include <abi/platform.h>
 #include <arch/apic.h>
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 #include <arch/pc/pc.h>
 #include <kernel/cmdline.h>
+#include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/time.h>
 #include <kernel/vm.h>
@@ -15,6 +17,7 @@
 #define APIC_TPR 0x080
 #define APIC_EOI 0x0b0
 #define APIC_SVR 0x0f0
+#define APIC_IRR 0x200
 #define APIC_ESR 0x280
 #define APIC_ICR_LO 0x300
 #define APIC_ICR_HI 0x310
@@ -36,11 +39,16 @@
 #define ICR_LEVEL (1u << 15)
 #define ICR_OTHERS (3u << 18)
 
-#define LAPIC_CAL_MS 2         /* timer calibration window */
-#define LAPIC_CAL_BRACKETS 4
+#define LAPIC_CAL_MS 2             /* the (long) calibration window */
+#define LAPIC_CAL_TCG_MS 25        /* by expiry without -icount: late wake-ups shrink */
+#define LAPIC_CAL_BRACKETS 4       /* by count: TSC brackets of each end point */
+#define LAPIC_CAL_PROBE 1024       /* by expiry: timer ticks of the short window */
+#define LAPIC_CAL_WINDOWS 2        /* by expiry: each timed this often, the shortest kept */
+#define LAPIC_CAL_MAX_COUNT (1u << 28)  /* keeps count x cycles/s in 64 bits */
 
 static bool x2apic;
 static volatile uint32_t *xapic_regs;
+static volatile unsigned long lapic_cal_taken;  /* VEC_LAPIC_CAL interrupts */
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -168,6 +176,63 @@ static void lapic_error_irq(int_frame_t *f)
 	pr_warn("error status %#x on cpu %u", lapic_read(APIC_ESR), lapic_id());
 }
 
+/* The calibration's interrupt, taken once its window has been timed. */
+static void lapic_cal_irq(int_frame_t *f)
+{
+	(void)f;
+	lapic_cal_taken++;
+}
+
+/* Whether the one-shot timer's interrupt waits in the IRR (interrupts off). */
+static bool lapic_cal_pending(void)
+{
+	uint32_t irr = lapic_read(APIC_IRR + VEC_LAPIC_CAL / 32 * 0x10);
+
+	return irr & (1u << (VEC_LAPIC_CAL % 32));
+}
+
+/* Take the pending calibration interrupt: interrupts on just for it. */
+static void lapic_cal_take(void)
+{
+	unsigned long seen = lapic_cal_taken;
+
+	irq_enable_raw();
+	while (lapic_cal_taken == seen)
+		cpu_relax();
+	irq_disable_raw();
+}
+
+/*
+ * One window, interrupts off: TSC cycles from loading count into the
+ * one-shot timer (the load bracketed by two TSC reads) until its
+ * interrupt shows in the IRR; then the interrupt is taken.
+ */
+static uint64_t lapic_cal_window(uint32_t count)
+{
+	uint64_t a = time_cycles();
+	lapic_write(APIC_TIMER_INIT, count);
+	uint64_t b = time_cycles(), end;
+
+	while (!lapic_cal_pending()) {
+		end = time_cycles();
+		if (end - b > time_cycles_per_sec())
+			panic("apic: the timer did not fire within 1 s (count %u)", count);
+	}
+	end = time_cycles();
+	lapic_cal_take();
+	return end - (a + (b - a) / 2);
+}
+
+/* The shortest of LAPIC_CAL_WINDOWS windows (a late poll only adds). */
+static uint64_t lapic_cal_shortest(uint32_t count)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < LAPIC_CAL_WINDOWS; i++)
+		best = MIN(best, lapic_cal_window(count));
+	return best;
+}
+
 /* A timer count and the TSC at one instant: the tightest of a few brackets. */
 static void lapic_timer_point(uint32_t *count, uint64_t *cycles)
 {
@@ -186,18 +251,13 @@ static void lapic_timer_point(uint32_t *count, uint64_t *cycles)
 }
 
 /*
- * The timer counts down from ~0 while the TSC runs; only the two end
- * points matter, each a count read bracketed by two TSC reads, so a short
- * window is enough and a vCPU descheduled in between does not skew it.
+ * By the current count: the timer counts down from ~0 while the TSC
+ * runs; only the two end points matter, each a count read bracketed by
+ * two TSC reads, so a short window is enough and a vCPU descheduled in
+ * between does not skew it.
  */
-uint64_t lapic_timer_calibrate(void)
+static uint64_t lapic_cal_by_count(void)
 {
-	static bool error_handler_set;
-	if (!error_handler_set) {
-		irq_set_handler(VEC_APIC_ERROR, lapic_error_irq);
-		error_handler_set = true;
-	}
-	lapic_write(APIC_TIMER_DIV, 0x3);            /* divide by 16 */
 	lapic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
 	lapic_write(APIC_TIMER_INIT, 0xffffffff);
 	uint32_t c0, c1;
@@ -210,6 +270,59 @@ uint64_t lapic_timer_calibrate(void)
 	} while (t1 - t0 < wait);
 	lapic_write(APIC_TIMER_INIT, 0);
 	return (uint64_t)(c0 - c1) * time_cycles_per_sec() / MAX(t1 - t0, 1ul);
+}
+
+/*
+ * By the expiry: the one-shot timer timed from its load to its
+ * interrupt. A short window of LAPIC_CAL_PROBE ticks gives the rough
+ * rate, a long one of about ms milliseconds the exact one, and their
+ * difference cancels what the load and the poll add to both. Interrupts
+ * off (but for taking each window's interrupt).
+ */
+static uint64_t lapic_cal_by_expiry(unsigned ms)
+{
+	uint64_t cps = time_cycles_per_sec();
+
+	lapic_write(APIC_LVT_TIMER, VEC_LAPIC_CAL);  /* one-shot */
+	uint64_t short_cycles = lapic_cal_shortest(LAPIC_CAL_PROBE);
+	uint64_t want = cps / 1000 * ms * LAPIC_CAL_PROBE / MAX(short_cycles, 1ul);
+	uint32_t count = (uint32_t)MIN(MAX(want, 2ul * LAPIC_CAL_PROBE), LAPIC_CAL_MAX_COUNT);
+	uint64_t long_cycles = lapic_cal_shortest(count);
+	lapic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	uint64_t span = long_cycles > short_cycles ? long_cycles - short_cycles : 1;
+	return (uint64_t)(count - LAPIC_CAL_PROBE) * cps / span;
+}
+
+/*
+ * Which way: where guest time is the instruction count (QEMU -icount)
+ * the expiry is exact and no register read touches the clock; there the
+ * current count must not be read at all, because QEMU 10 under -icount
+ * aborts ("Bad icount read") when a RDMSR of the x2APIC current count
+ * reads its virtual clock in the middle of a translation block (MMIO
+ * reads are re-translated to end their block; RDMSR is not). Elsewhere
+ * the count's bracketed end points are exact while a poll of the expiry
+ * comes late by whatever the host's timer wake-up takes (plain TCG:
+ * tens of µs, 2 to 8% of a 1 ms window). -icount is told by timing
+ * (arch/x86_64/pc/emul.c), which a loaded host can mislead; so in x2APIC
+ * mode under any TCG the count is never read, and without -icount the
+ * expiry's window is LAPIC_CAL_TCG_MS long (the late wake-up then costs
+ * about 0.2%; xAPIC reads the count by MMIO, which is safe).
+ */
+uint64_t lapic_timer_calibrate(void)
+{
+	irq_set_handler(VEC_APIC_ERROR, lapic_error_irq);
+	irq_set_handler(VEC_LAPIC_CAL, lapic_cal_irq);
+	unsigned kind = platform_sampling();
+	bool icount = kind == PLATFORM_TCG_ICOUNT;
+	bool expiry = icount || (x2apic && kind == PLATFORM_TCG);
+	uint64_t f = irq_save();
+	lapic_write(APIC_TIMER_DIV, 0x3);            /* divide by 16 */
+	uint64_t rate = expiry ? lapic_cal_by_expiry(icount ? LAPIC_CAL_MS : LAPIC_CAL_TCG_MS)
+		: lapic_cal_by_count();
+	irq_restore(f);
+	pr_info("timer at %lu Hz (measured by its %s)", rate,
+		expiry ? "one-shot expiry" : "current count");
+	return rate;
 }
 
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz)

@@ -107,6 +107,7 @@ bool arch_vector_name(unsigned v, char *buf, size_t size)
 		{ VEC_TIMER, "local APIC timer" }, { VEC_IPI_CALL, "IPI call" },
 		{ VEC_IPI_RESCHED, "IPI reschedule" }, { VEC_IPI_PROF, "IPI profiler" },
 		{ VEC_APIC_ERROR, "local APIC error" }, { VEC_SPURIOUS, "spurious" },
+		{ VEC_LAPIC_CAL, "local APIC timer calibration" },
 	};
 
 	if (v < 32) {

@@ -42,7 +42,13 @@ void lapic_set_lint_nmi(unsigned lint, bool active_low, bool level);
 /* Program LINT0/1 as NMI where the MADT says so for this processor UID. */
 void lapic_apply_nmi_entries(uint32_t acpi_uid);
 
-/* Measure this CPU's timer against the TSC; returns ticks per second. */
+/*
+ * Measure this CPU's timer against the TSC: by its current count, or
+ * under QEMU -icount by timing its one-shot expiry (the count is not
+ * read there; see apic.c). After platform_sampling_init. Interrupts are
+ * taken only for the expiry windows' own; preemption off. Leaves the
+ * timer stopped. Returns ticks per second (at divide-by-16).
+ */
 uint64_t lapic_timer_calibrate(void);
 /* Periodic timer interrupts at hz on VEC_TIMER. */
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz);

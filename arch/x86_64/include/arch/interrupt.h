@@ -26,6 +26,7 @@
 #define VEC_IPI_RESCHED 0xf2
 #define VEC_IPI_PROF 0xf3           /* profiler: the rtc source's rebroadcast */
 #define VEC_PROF_PROBE 0xf4         /* profiler: timing an empty self-interrupt */
+#define VEC_LAPIC_CAL 0xf5          /* the local APIC timer's calibration */
 #define VEC_APIC_ERROR 0xfe
 #define VEC_SPURIOUS 0xff
 
