@@ -196,22 +196,33 @@ static void exc_explain(const int_frame_t *f)
 				c->id, cr2);
 }
 
-/* Page faults that are not errors: demand-zero user pages. */
-static bool exc_page_fault_resolved(const int_frame_t *f)
+/* Did the fault come from the user copy routine (uaccess.asm)? */
+static bool exc_in_uaccess(const int_frame_t *f)
 {
-	uint64_t addr = read_cr2();
-	vm_space_t *s = cpu_current() && cpu_current()->current ? vm_space_current() : NULL;
+	return f->rip >= (uintptr_t)uaccess_start && f->rip < (uintptr_t)uaccess_end;
+}
 
-	if (f->vector != VEC_PF || !s || addr >= USER_END || (f->error & PF_PRESENT))
+/*
+ * Page faults that are not errors: demand-zero user pages (addr: CR2,
+ * read once before anything could change it). A fault taken where
+ * interrupts were on (user mode, or a user copy in a system call) is
+ * resolved with them on again (vm_fault_current).
+ */
+static bool exc_page_fault_resolved(const int_frame_t *f, uint64_t addr)
+{
+	bool has_space = cpu_current() && cpu_current()->current && vm_space_current();
+
+	if (f->vector != VEC_PF || !has_space || addr >= USER_END || (f->error & PF_PRESENT))
 		return false;
-	return vm_space_fault(s, addr, f->error & PF_WRITE, f->error & PF_FETCH) == EOK;
+	bool irq_on = (f->rflags & RFLAGS_IF) &&
+		      (frame_from_user(f) || exc_in_uaccess(f));
+	return vm_fault_current(addr, f->error & PF_WRITE, f->error & PF_FETCH, irq_on) == EOK;
 }
 
 /* A user copy hit a bad address: resume at its fixup. */
 static bool exc_uaccess_fixup(int_frame_t *f)
 {
-	if (f->vector != VEC_PF || f->rip < (uintptr_t)uaccess_start ||
-	    f->rip >= (uintptr_t)uaccess_end)
+	if (f->vector != VEC_PF || !exc_in_uaccess(f))
 		return false;
 	f->rip = (uintptr_t)uaccess_fixup;
 	return true;
@@ -219,10 +230,10 @@ static bool exc_uaccess_fixup(int_frame_t *f)
 
 static void exc_user(int_frame_t *f, uint64_t start)
 {
-	if (!exc_page_fault_resolved(f)) {
-		uint64_t addr = f->vector == VEC_PF ? read_cr2() : f->rip;
+	uint64_t addr = f->vector == VEC_PF ? read_cr2() : f->rip;
+
+	if (!exc_page_fault_resolved(f, addr))
 		user_fault(f, exc_name(f->vector), addr);
-	}
 	acct_exc_exit(f->vector, start);
 	user_return_work(f);
 }
@@ -238,11 +249,12 @@ static void exception_dispatch(int_frame_t *f)
 		exc_user(f, start);         /* returns to user mode (or exits) */
 		return;
 	}
-	bool handled = exc_page_fault_resolved(f) || exc_uaccess_fixup(f);
+	uint64_t cr2 = f->vector == VEC_PF ? read_cr2() : 0;
+	bool handled = exc_page_fault_resolved(f, cr2) || exc_uaccess_fixup(f);
 	acct_exc_exit(f->vector, start);
 	if (handled)
 		return;
-	if (f->vector == VEC_PF && vm_sync_kernel_half(read_cr2()))
+	if (f->vector == VEC_PF && vm_sync_kernel_half(cr2))
 		return;
 	if (c && c->fault_catch && exc_catchable(f->vector)) {
 		exc_catch(f, c->fault_catch);

@@ -2,6 +2,7 @@
 #include <kernel/failinj.h>
 #include <abi/syscall.h>
 #include <kernel/printk.h>
+#include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -61,11 +62,14 @@ static vm_region_t *vm_find_region(vm_space_t *s, uintptr_t addr)
 	return NULL;
 }
 
+/* Does [start, end) overlap a region? The list is sorted: stop past end. */
 static bool vm_overlaps(vm_space_t *s, uintptr_t start, uintptr_t end)
 {
 	list_foreach(&s->regions, it) {
 		vm_region_t *r = list_entry(it, vm_region_t, node);
-		if (start < r->end && end > r->start)
+		if (r->start >= end)
+			break;
+		if (start < r->end)
 			return true;
 	}
 	return false;
@@ -82,6 +86,7 @@ static void vm_insert_region(vm_space_t *s, vm_region_t *r)
 	}
 	list_insert_after(pos, &r->node);
 	s->virt_bytes += r->end - r->start;
+	s->nregions++;
 }
 
 static errno_t vm_add_locked(vm_space_t *s, uintptr_t start, size_t len,
@@ -302,6 +307,7 @@ static void vm_drop_region(vm_space_t *s, vm_region_t *r)
 {
 	uint64_t f = spin_lock_irqsave(&s->lock);
 	s->virt_bytes -= r->end - r->start;
+	s->nregions--;
 	list_remove(&r->node);
 	spin_unlock_irqrestore(&s->lock, f);
 	kfree(r);
@@ -347,23 +353,16 @@ static unsigned vm_prot_flags(unsigned prot)
 	       ((prot & PROT_EXEC) ? VM_EXEC : 0);
 }
 
-/* Map a zeroed frame at page va with prot. Space lock held. */
-static errno_t vm_populate(vm_space_t *s, uintptr_t va, unsigned prot)
-{
-	paddr_t pa;
-	errno_t rc = frame_alloc(&pa);
-
-	if (rc != EOK)
-		return rc;
-	memset(phys_to_virt(pa), 0, PAGE_SIZE);
-	rc = pt_map(s->root, va, pa, vm_prot_flags(prot));
-	if (rc != EOK) {
-		frame_free(pa, 1);
-		return rc;
-	}
-	s->resident_pages++;
-	return EOK;
-}
+/*
+ * What an access asks of a region: VM_ACC_WRITE / VM_ACC_EXEC as a fault
+ * reports them (x86 semantics, vm_prot_allows), or with VM_ACC_COPY a
+ * kernel copy (reads need PROT_READ), or VM_ACC_ANY (the loader: any
+ * protection).
+ */
+#define VM_ACC_WRITE 1u
+#define VM_ACC_EXEC 2u
+#define VM_ACC_COPY 4u
+#define VM_ACC_ANY 8u
 
 /*
  * May a fault with this access map a page? Writes need PROT_WRITE, fetches
@@ -379,74 +378,159 @@ static bool vm_prot_allows(unsigned prot, bool write, bool exec)
 	return prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
 }
 
+static bool vm_access_ok(unsigned prot, unsigned acc)
+{
+	if (acc & VM_ACC_ANY)
+		return true;
+	if (acc & VM_ACC_COPY)
+		return prot & ((acc & VM_ACC_WRITE) ? PROT_WRITE : PROT_READ);
+	return vm_prot_allows(prot, acc & VM_ACC_WRITE, acc & VM_ACC_EXEC);
+}
+
+/*
+ * Page va's frame for access acc into *pa, with the space lock held. A page
+ * not mapped yet gets *fresh (which becomes 0); without one: EAGAIN. EFAULT
+ * if no live region allows acc, ENOMEM if a page table cannot be made.
+ */
+static errno_t vm_page_locked(vm_space_t *s, uintptr_t va, unsigned acc, paddr_t *fresh,
+			      paddr_t *pa)
+{
+	vm_region_t *r = vm_find_region(s, va);
+	unsigned flags;
+
+	if (!r || !vm_access_ok(r->prot, acc))
+		return EFAULT;
+	if (pt_query(s->root, va, pa, &flags))
+		return EOK;              /* mapped already, maybe by another thread */
+	if (!*fresh)
+		return EAGAIN;
+	errno_t rc = pt_map(s->root, va, *fresh, vm_prot_flags(r->prot));
+	if (rc != EOK)
+		return rc;
+	*pa = *fresh;
+	*fresh = 0;
+	s->resident_pages++;
+	return EOK;
+}
+
+/* A zeroed frame into *pa. No lock held: interrupts as the caller has them. */
+static errno_t vm_frame_zeroed(paddr_t *pa)
+{
+	errno_t rc = frame_alloc(pa);
+
+	if (rc == EOK)
+		memset(phys_to_virt(*pa), 0, PAGE_SIZE);
+	return rc;
+}
+
+/*
+ * Lock s with page va mapped for access acc: EOK with the lock held (*irq
+ * for spin_unlock_irqrestore) and the frame in *pa. A page without a
+ * frame gets a zeroed one, allocated and cleared with the lock dropped (so
+ * with interrupts as the caller has them); if another thread mapped the
+ * page meanwhile, that frame wins and ours is freed. EFAULT (no region
+ * allows acc, out of memory) without the lock.
+ */
+static errno_t vm_page_lock(vm_space_t *s, uintptr_t va, unsigned acc, paddr_t *pa,
+			    uint64_t *irq)
+{
+	paddr_t fresh = 0;
+	errno_t rc;
+
+	for (;;) {
+		*irq = spin_lock_irqsave(&s->lock);
+		rc = vm_page_locked(s, va, acc, &fresh, pa);
+		if (rc != EAGAIN)
+			break;
+		spin_unlock_irqrestore(&s->lock, *irq);
+		if (vm_frame_zeroed(&fresh) != EOK)
+			return EFAULT;
+	}
+	if (rc != EOK)
+		spin_unlock_irqrestore(&s->lock, *irq);
+	if (fresh)
+		frame_free(fresh, 1);    /* space lock → frame lock is the order */
+	return rc == EOK ? EOK : EFAULT;
+}
+
+void (*vm_fault_hook)(vm_space_t *s, uintptr_t addr);
+
 errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec)
 {
-	uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
+	void (*hook)(vm_space_t *, uintptr_t) = __atomic_load_n(&vm_fault_hook, __ATOMIC_ACQUIRE);
+	unsigned acc = (write ? VM_ACC_WRITE : 0) | (exec ? VM_ACC_EXEC : 0);
 	paddr_t pa;
-	unsigned flags;
-	uint64_t f = spin_lock_irqsave(&s->lock);
-	vm_region_t *r = vm_find_region(s, addr);
-	errno_t rc = EFAULT;
+	uint64_t f;
 
-	if (r && vm_prot_allows(r->prot, write, exec)) {
-		if (pt_query(s->root, va, &pa, &flags))
-			rc = EOK;        /* another thread mapped it meanwhile */
-		else
-			rc = vm_populate(s, va, r->prot) == EOK ? EOK : EFAULT;
-	}
+	if (hook)
+		hook(s, addr);
+	if (vm_page_lock(s, ALIGN_DOWN(addr, PAGE_SIZE), acc, &pa, &f) != EOK)
+		return EFAULT;
 	spin_unlock_irqrestore(&s->lock, f);
+	return EOK;
+}
+
+errno_t vm_fault_current(uintptr_t addr, bool write, bool exec, bool irq_on)
+{
+	vm_space_t *s = vm_space_current();
+	errno_t rc;
+
+	if (!s)
+		return EFAULT;
+	if (!irq_on)
+		return vm_space_fault(s, addr, write, exec);
+	preempt_disable();          /* the exception's accounting stays on this CPU */
+	irq_enable();
+	rc = vm_space_fault(s, addr, write, exec);
+	irq_disable();
+	preempt_enable();
 	return rc;
 }
 
 /*
  * Copy between kernel memory and a space's user memory (write: into the
- * space), allocating demand-zero pages; with check_prot the regions'
- * protection must allow it (the loader writes without). EOK or EFAULT.
+ * space), allocating demand-zero pages; acc says what the regions must
+ * allow (VM_ACC_COPY or VM_ACC_ANY, with VM_ACC_WRITE). Page by page, the
+ * space lock held for one page's copy at a time, so interrupts come
+ * between pages whatever the length. EOK or EFAULT.
  */
 static errno_t vm_space_access(vm_space_t *s, uintptr_t addr, void *buf, size_t len,
-			       bool write, bool check_prot)
+			       unsigned acc)
 {
 	uint8_t *p = buf;
-	errno_t rc = user_range_ok(addr, len) ? EOK : EFAULT;
-	unsigned need = write ? PROT_WRITE : PROT_READ;
-	uint64_t f = spin_lock_irqsave(&s->lock);
 
-	while (len && rc == EOK) {
+	if (!user_range_ok(addr, len))
+		return EFAULT;
+	while (len) {
 		uintptr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
 		size_t off = addr - va, n = MIN(len, PAGE_SIZE - off);
-		vm_region_t *r = vm_find_region(s, addr);
 		paddr_t pa;
-		unsigned flags;
-		if (!r || (check_prot && !(r->prot & need)))
-			rc = EFAULT;
-		else if (!pt_query(s->root, va, &pa, &flags) &&
-			 (rc = vm_populate(s, va, r->prot)) == EOK)
-			pt_query(s->root, va, &pa, &flags);
-		if (rc == EOK && write)
-			memcpy((uint8_t *)phys_to_virt(pa) + off, p, n);
-		else if (rc == EOK)
-			memcpy(p, (uint8_t *)phys_to_virt(pa) + off, n);
+		uint64_t f;
+		if (vm_page_lock(s, va, acc, &pa, &f) != EOK)
+			return EFAULT;
+		uint8_t *page = (uint8_t *)phys_to_virt(pa) + off;
+		memcpy((acc & VM_ACC_WRITE) ? page : p, (acc & VM_ACC_WRITE) ? p : page, n);
+		spin_unlock_irqrestore(&s->lock, f);
 		addr += n;
 		p += n;
 		len -= n;
 	}
-	spin_unlock_irqrestore(&s->lock, f);
-	return rc == EOK ? EOK : EFAULT;
+	return EOK;
 }
 
 errno_t vm_space_write(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
 {
-	return vm_space_access(s, addr, (void *)src, len, true, false);
+	return vm_space_access(s, addr, (void *)src, len, VM_ACC_WRITE | VM_ACC_ANY);
 }
 
 errno_t vm_space_read(vm_space_t *s, uintptr_t addr, void *dst, size_t len)
 {
-	return vm_space_access(s, addr, dst, len, false, true);
+	return vm_space_access(s, addr, dst, len, VM_ACC_COPY);
 }
 
 errno_t vm_space_copy_out(vm_space_t *s, uintptr_t addr, const void *src, size_t len)
 {
-	return vm_space_access(s, addr, (void *)src, len, true, true);
+	return vm_space_access(s, addr, (void *)src, len, VM_ACC_WRITE | VM_ACC_COPY);
 }
 
 vm_space_t *vm_space_current(void)
@@ -503,14 +587,15 @@ static errno_t vm_space_transfer(vm_space_t *other, uintptr_t other_addr,
 		size_t n = MIN(len - done, sizeof(buf));
 		void *cur_p = (void *)(cur + done);
 		if (to_current) {
-			if (vm_space_access(other, other_addr + done, buf, n, false, true) != EOK)
+			if (vm_space_access(other, other_addr + done, buf, n, VM_ACC_COPY) != EOK)
 				return EIO;
 			if (copy_to_user(cur_p, buf, n) != EOK)
 				return EFAULT;
 		} else {
 			if (copy_from_user(buf, cur_p, n) != EOK)
 				return EFAULT;
-			if (vm_space_access(other, other_addr + done, buf, n, true, true) != EOK)
+			if (vm_space_access(other, other_addr + done, buf, n,
+					    VM_ACC_WRITE | VM_ACC_COPY) != EOK)
 				return EIO;
 		}
 		done += n;
@@ -532,11 +617,7 @@ void vm_space_usage(vm_space_t *s, uint64_t *virt, uint64_t *resident)
 {
 	uint64_t f = spin_lock_irqsave(&s->lock);
 
-	*virt = 0;
-	list_foreach(&s->regions, it) {
-		vm_region_t *r = list_entry(it, vm_region_t, node);
-		*virt += r->end - r->start;
-	}
+	*virt = s->virt_bytes;
 	*resident = s->resident_pages * PAGE_SIZE;
 	spin_unlock_irqrestore(&s->lock, f);
 }

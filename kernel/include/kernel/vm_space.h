@@ -41,14 +41,15 @@ typedef struct vm_space {
 	paddr_t root;
 	spinlock_t lock;
 	list_t regions;            /* sorted by address */
-	uint64_t virt_bytes;       /* sum of region sizes */
+	uint64_t virt_bytes;       /* sum of region sizes (kept on add and drop) */
 	uint64_t resident_pages;   /* frames mapped */
+	uint32_t nregions;         /* regions in the list, dying ones too */
 	uint32_t refs;             /* the task's, plus transfers in progress */
 } vm_space_t;
 
 /* Is there room for one more region in s (LIMIT_REGIONS)? Space lock held. */
 bool vm_space_region_room(vm_space_t *s);
-/* Regions in s (kernel/mm/vm_limit.c). */
+/* Regions in s (kernel/mm/vm_limit.c): O(1), a running count. */
 size_t vm_space_region_count(vm_space_t *s);
 
 /* A new space with only the kernel half mapped. NULL when out of memory. */
@@ -121,9 +122,26 @@ extern void (*vm_shoot_hook)(const uintptr_t *va, size_t n);
 
 /*
  * Resolve a fault at addr (write/exec access): map a zero page if addr is
- * inside a region that allows the access. EOK or EFAULT.
+ * inside a region that allows the access. The frame is allocated and
+ * zeroed with no lock held (interrupts as the caller left them), then
+ * mapped under the space lock unless another thread mapped the page
+ * first (then it is freed). EOK or EFAULT.
  */
 errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec);
+
+/* Tests only: called first in every vm_space_fault(), as its caller left interrupts. */
+extern void (*vm_fault_hook)(vm_space_t *s, uintptr_t addr);
+
+/*
+ * A not-present fault at user address addr of the current task, from the
+ * arch exception path with interrupts off and the fault address already
+ * saved. With irq_on (the faulting context had interrupts on: user mode,
+ * or a kernel user copy with interrupts on) the fault is resolved with
+ * interrupts enabled and preemption disabled, so interrupts and timer
+ * samples due meanwhile land in the fault path, not on the instruction
+ * after it; returns with interrupts off again. EOK or EFAULT.
+ */
+errno_t vm_fault_current(uintptr_t addr, bool write, bool exec, bool irq_on);
 
 /*
  * Copy len bytes from kernel memory src to addr in s, where s's regions
@@ -168,7 +186,11 @@ errno_t vm_space_copy_from_current(vm_space_t *dst_space, uintptr_t dst, uintptr
 /* True if [addr, addr+len) lies inside user space (no overflow). */
 bool user_range_ok(uintptr_t addr, size_t len);
 
-/* Bytes of s's regions (*virt) and of the frames mapped (*resident). */
+/*
+ * Bytes of s's regions (*virt) and of the frames mapped (*resident): the
+ * running totals, O(1) whatever the number of regions (sysinfo reads them
+ * for every task with the task table locked).
+ */
 void vm_space_usage(vm_space_t *s, uint64_t *virt, uint64_t *resident);
 
 #endif
