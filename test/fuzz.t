@@ -97,15 +97,8 @@ def check(tap, name, r, seed, calls, watch):
     ok &= tap.ok(watch.longest < SILENCE_S, "%s the log never went silent for %d s "
                  "(longest %.1f s)" % (name, SILENCE_S, watch.longest))
     ok &= suite.check_clean_log(tap, name, lines)
-    leak_ok = tap.ok(any(l.endswith("leak check passed") for l in lines),
-                     "%s frames, heap, kernel stacks, tasks and threads back at baseline"
-                     % name)
-    if not leak_ok:     # the baseline is far above the tail shown below
-        bt.show_lines(tap, "%s the counts:" % name,
-                      [l for l in lines if re.match(r"^vfuzz: (baseline|after):", l)])
-    ok &= leak_ok
-    ok &= tap.ok(not r.timed_out and r.exit_code == suite.PASS_EXIT,
-                 "%s QEMU exit code %d (vfuzz passed)" % (name, suite.PASS_EXIT))
+    ok &= suite.check_vfuzz_end(
+        tap, name, r, "frames, heap, kernel stacks, tasks and threads back at baseline")
     return ok
 
 

@@ -75,14 +75,7 @@ def check(tap, name, r, seed, calls):
     ok &= tap.ok(not restarts, "%s init started no server again (%r)"
                  % (name, restarts[:2]))
     ok &= suite.check_clean_log(tap, name, lines)
-    leak_ok = tap.ok(any(l.endswith("leak check passed") for l in lines),
-                     "%s memory back at the baseline" % name)
-    if not leak_ok:
-        bt.show_lines(tap, "%s the counts:" % name,
-                      [l for l in lines if re.match(r"^vfuzz: (baseline|after):", l)])
-    ok &= leak_ok
-    ok &= tap.ok(not r.timed_out and r.exit_code == suite.PASS_EXIT,
-                 "%s QEMU exit code %d (vfuzz passed)" % (name, suite.PASS_EXIT))
+    ok &= suite.check_vfuzz_end(tap, name, r, "memory back at the baseline")
     return ok
 
 

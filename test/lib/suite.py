@@ -94,6 +94,21 @@ def check_clean_log(tap, name, lines, faults_allowed=False):
     return ok
 
 
+def check_vfuzz_end(tap, name, r, what):
+    """vfuzz's leak check passed (what: the text of the test) and QEMU
+    ended with the pass code; the baseline and after lines are shown when
+    the leak check failed (the baseline is far above the tail shown)."""
+    lines = r.lines
+    leak_ok = tap.ok(any(l.endswith("leak check passed") for l in lines),
+                     "%s %s" % (name, what))
+    if not leak_ok:
+        bt.show_lines(tap, "%s the counts:" % name,
+                      [l for l in lines if re.match(r"^vfuzz: (baseline|after|free frames):", l)])
+    ok = tap.ok(not r.timed_out and r.exit_code == PASS_EXIT,
+                "%s QEMU exit code %d (vfuzz passed)" % (name, PASS_EXIT))
+    return leak_ok and ok
+
+
 def cpu_model(config):
     """A configuration's QEMU CPU model: its third field, else None (the
     default of tools/qemu.sh)."""
