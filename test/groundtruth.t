@@ -115,12 +115,23 @@ def check_accounting(tap, out, sampled):
            "of the samples' %.2f%%" % (acct, ACCT_TOL, sampled))
 
 
-def check_kill(tap, sh):
-    # A first short session warms what stays allocated after any (the
-    # kernel's stack cache and heap pages, the tmpfs, the shell): the first
-    # one after boot leaves 64-160 KiB there, every later one a few KiB.
-    sh.run("sprofile -d 1 > /tmp/warm.out")
+def warm_kill(sh):
+    """The steps of check_kill once, unchecked: they warm what stays
+    allocated after any such run (the kernel's stack cache and heap pages,
+    the program cache's entries of sprofile, sleep, kill and sysinfo, the
+    tmpfs, the shell): a first run after boot leaves 64-180 KiB there,
+    every later one a few KiB."""
+    out = sh.run("sprofile -d 60 > /tmp/warm.out &")
+    ids = [m.group(1) for m in (re.match(r"^\[\d+\] (\d+)$", l) for l in out or []) if m]
+    sh.run("sleep 1")
+    sh.run("kill %s" % (ids[0] if ids else "0"))
+    sh.run("sleep 1")
+    sysinfo(sh, "system.profiler")
     sh.run("rm /tmp/warm.out")
+
+
+def check_kill(tap, sh):
+    warm_kill(sh)
     before = sysinfo(sh, "system.physmem").get("free")
     seen = len(sh.g.lines())
     out = sh.run("sprofile -d 60 > /tmp/sp.out &")
