@@ -167,7 +167,7 @@ def run_profilers(tap):
                 for l in r.lines) if m]
     passed &= tap.ok(len(imposed) == 2 and all(imposed),
                      "%s ipcload's clients were imposed cycles (%r)" % (name, imposed))
-    served = [l for l in r.lines if re.search(r"^ *\d+ +[\d.]+%  \[ipc \w+\.\w+\]", l)]
+    served = [l for l in r.lines if re.search(r"^ *\d+ +\d+ +[\d.]+%  \[ipc \w+\.\w+\]", l)]
     passed &= tap.ok(served, "%s profile -c of ipcload: servers' work for it as "
                      "[ipc SERVER.METHOD] rows (%r)" % (name, served[:2]))
     if not passed:

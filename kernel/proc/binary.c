@@ -96,7 +96,7 @@ static void binary_load_symbols(binary_t *b)
 	if (!b->have_syms)
 		kfree(copy);
 	else
-		b->bytes += sym->sh_size;
+		b->bytes += kmalloc_size(copy);
 }
 
 /* Free b's symbol copies: it symbolizes nothing from now on. */
@@ -107,7 +107,7 @@ static void binary_drop_symbols(binary_t *b)
 	kfree(b->strtab);
 	b->have_syms = false;
 	b->strtab = NULL;
-	b->bytes = sizeof(*b);
+	b->bytes = kmalloc_size(b);
 }
 
 /* Does cached b match key (path; for a passed image also size and SHA-256)? */
@@ -183,7 +183,7 @@ static errno_t binary_load(const char *path, binary_t **out)
 
 	if (!b)
 		return ENOMEM;
-	b->bytes = sizeof(*b);
+	b->bytes = kmalloc_size(b);
 	strlcpy(b->path, path, sizeof(b->path));
 	if (initrd_find(path, &b->image, &b->size) != EOK) {
 		kfree(b);
@@ -382,7 +382,7 @@ static errno_t binary_load_image(binary_t *b, const void *image)
 	    !(b->strtab = kmalloc(str->sh_size)))
 		return EOK;              /* runs, but without symbols */
 	memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
-	b->bytes += str->sh_size;
+	b->bytes += kmalloc_size(b->strtab);
 	b->image = image;
 	binary_load_symbols(b);      /* names point into b->strtab */
 	b->image = NULL;             /* the caller's copy goes away */
@@ -404,7 +404,7 @@ errno_t binary_get_image(const char *path, const void *image, size_t size,
 	if (!(b = kzalloc(sizeof(*b))))
 		return ENOMEM;
 	*b = key;
-	b->bytes = sizeof(*b);
+	b->bytes = kmalloc_size(b);
 	errno_t rc = binary_load_image(b, image);
 	if (rc != EOK) {
 		binary_free(b);

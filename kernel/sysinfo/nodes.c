@@ -7,6 +7,7 @@
 #include <abi/sysinfo.h>
 #include <arch/interrupt.h>
 #include <kernel/acct.h>
+#include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cpu.h>
 #include <kernel/cprof.h>
@@ -130,7 +131,7 @@ errno_t si_memory(si_buf_t *b, uint64_t arg)
 {
 	sysinfo_memory_t r = {
 		.frames_free = frame_stats().free, .heap_frames = heap_footprint() / PAGE_SIZE,
-		.heap_live = heap_live_bytes(), .heap_cached = cprof_kept_heap_bytes(), .kstacks = kstack_live(),
+		.heap_live = heap_live_bytes(), .heap_cached = cprof_kept_heap_bytes() + binary_cache_bytes(), .kstacks = kstack_live(),
 		.kstack_frames = kstack_pages(), .table_frames = vm_table_frames(),
 	};
 

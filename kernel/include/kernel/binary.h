@@ -25,7 +25,7 @@ typedef struct binary {
 	size_t size;
 	uint64_t hash;               /* FNV-1a of a passed image (LOAD records); 0: initrd */
 	uint8_t digest[SHA256_BYTES]; /* SHA-256 of a passed image: the cache key */
-	size_t bytes;                /* kernel memory it holds: itself, symbol copies */
+	size_t bytes;                /* heap bytes it holds (kmalloc_size): itself, symbol copies */
 	uint32_t refs;               /* tasks running it (binaries_lock) */
 	bool named;                  /* named to a profiling session (binaries_lock) */
 	char *strtab;                /* a passed image's string table copy */

@@ -175,7 +175,8 @@ typedef struct sysinfo_memory {
 	uint64_t heap_frames;     /* frames the kernel heap holds (used or not) */
 	uint64_t heap_live;       /* bytes of live heap objects (size-class rounded) */
 	uint64_t heap_cached;     /* of which bounded caches any task fills (cprof's
-	                             kept tables of exited processes) */
+	                             kept tables of exited processes, the program
+	                             cache's entries and symbol copies) */
 	uint64_t kstacks;         /* kernel stacks in use by threads */
 	uint64_t kstack_frames;   /* frames mapped as kernel stacks (in use or cached) */
 	uint64_t table_frames;    /* page-table frames, kernel and user */
