@@ -84,8 +84,10 @@ def parse(data):
 def parse_sample(data, off, size, r):
     task, thread, pc, mode, src, nch, nk, ntop = struct.unpack_from(
         "<QQQBBHHH", data, off + 16)
-    r.update(task=task, thread=thread, pc=pc, mode=mode, nchain=nch, ntop=ntop)
-    body = 48 + 8 * (nch + ntop)
+    weight = struct.unpack_from("<Q", data, off + 48)[0]     # v5
+    r.update(task=task, thread=thread, pc=pc, mode=mode, nchain=nch, ntop=ntop,
+             weight=weight)
+    body = 56 + 8 * (nch + ntop)
     if size >= body + 72:
         call, oth, method, nhops, depth = struct.unpack_from("<QQQHH", data, off + body)
         hops = struct.unpack_from("<4Q", data, off + body + 32)[:nhops]
@@ -104,8 +106,8 @@ def run_profile(tap, sh, prefix, label):
         f.seek(start)
         recs = parse(f.read())
     head = [r for r in recs if r["type"] == REC_HEADER]
-    tap.ok(head and head[0]["version"] == 4,
-           "%s: the stream is version 4 (%r)" % (label, head[:1]))
+    tap.ok(head and head[0]["version"] == 5,
+           "%s: the stream is version 5 (%r)" % (label, head[:1]))
     return recs, head[0]["target"] if head else 0
 
 

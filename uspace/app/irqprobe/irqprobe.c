@@ -190,13 +190,23 @@ static int probe_fail(const char *what, errno_t rc)
 	return 1;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: irqprobe [-h] [CHILDREN] | irqprobe regions\n"
+		"  issue 27's attacks on interrupts-off time (test/irqoff.t)\n");
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "regions"))
 		return probe_regions_child();
 	int n = argc == 2 ? atoi(argv[1]) : 16;
 	if (argc > 2 || n < 1 || n > PROBE_MAX_CHILDREN) {
-		fprintf(stderr, "usage: irqprobe [CHILDREN] | irqprobe regions\n");
+		usage(stderr);
 		return 2;
 	}
 	task_id_t big;

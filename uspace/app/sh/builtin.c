@@ -74,6 +74,8 @@ static const sh_help_t help_lines[] = {
 	{ "utest", "utest: the user-space test suite (TAP)" },
 	{ "ipctest", "ipctest: the IPC test suite (TAP)" },
 	{ "fstest", "fstest: the file service test suite (TAP)" },
+	{ "fsstat", "fsstat: the file service's usage per task tree and its limits" },
+	{ "irqprobe", "irqprobe [CHILDREN]: attacks on interrupts-off time (test/irqoff.t)" },
 	{ "contest", "contest: a console test client" },
 	{ "vfuzz", "vfuzz [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]: fuzz the "
 	  "system calls; vfuzz -S fs,console,ns: the servers" },
