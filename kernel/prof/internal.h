@@ -264,9 +264,9 @@ static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint
 }
 
 /*
- * Put s into ring r as a PROF_REC_CALL unless it is there already (the
- * first sample naming it does). NMI-safe; a full ring leaves it for a
- * later sample.
+ * Put s into ring r (CPU cpu's) as a PROF_REC_CALL unless it is there
+ * already (the first sample on that CPU naming it does). NMI-safe; a full
+ * ring leaves it for a later sample.
  */
 void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now);
 

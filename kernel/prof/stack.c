@@ -7,8 +7,13 @@
  * A fixed pool of PROF_IPC_STACKS entries (no allocation in the IPC path,
  * memory bounded by construction): taken in thread context under
  * prof_stack_lock, reference-counted by the calls and serving threads
- * that hold them, emitted at most once into a CPU's sample ring by the
- * first sample that names them (NMI context: an atomic flag, no lock).
+ * that hold them, emitted at most once into each CPU's sample ring, by
+ * the first sample on that CPU that names them (NMI context: an atomic
+ * bit per CPU, no lock). Once per CPU, not once in all: the drain takes
+ * the rings one after another, so a record in CPU 1's ring would reach a
+ * session after a sample naming it from CPU 0's ring (ipcstream.t saw
+ * one such sample in 315); a ring is FIFO, so its own copy always comes
+ * first. Readers keep the first record of an id.
  * When the pool is empty the call keeps no stack, counted in
  * prof_stacks_lost.
  */
@@ -21,7 +26,7 @@
 
 typedef struct prof_stack {
 	uint32_t refs;                   /* atomic; 0: free */
-	uint32_t emitted;                /* atomic: in a ring already */
+	uint64_t emitted;                /* atomic: bit c set when in CPU c's ring */
 	uint64_t id;                     /* the call that kept it */
 	uint64_t task, thread;
 	uint16_t n;
@@ -118,8 +123,8 @@ static void prof_stack_put_rec(prof_stack_t *s, ring_t *r, uint32_t cpu, uint64_
 	for (unsigned i = 0; i < s->n; i++)
 		c->chain[i] = s->chain[i];
 	prof_rec_init(&c->h, PROF_REC_CALL, size, cpu, now);
-	if (ring_put(r, PROF_REC_CALL, c, size) != EOK)
-		__atomic_store_n(&s->emitted, 0, __ATOMIC_RELAXED);   /* a later sample tries again */
+	if (ring_put(r, PROF_REC_CALL, c, size) != EOK)       /* a later sample tries again */
+		__atomic_fetch_and(&s->emitted, ~(1ull << (cpu % 64)), __ATOMIC_RELAXED);
 }
 
 uint64_t prof_stack_id(const struct prof_stack *s)
@@ -129,10 +134,9 @@ uint64_t prof_stack_id(const struct prof_stack *s)
 
 void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now)
 {
-	uint32_t zero = 0;
+	uint64_t bit = 1ull << (cpu % 64);
 
-	if (!__atomic_load_n(&s->emitted, __ATOMIC_RELAXED) &&
-	    __atomic_compare_exchange_n(&s->emitted, &zero, 1, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
+	if (!(__atomic_load_n(&s->emitted, __ATOMIC_RELAXED) & bit) &&
+	    !(__atomic_fetch_or(&s->emitted, bit, __ATOMIC_ACQ_REL) & bit))
 		prof_stack_put_rec(s, r, cpu, now);
 }

@@ -260,8 +260,9 @@ typedef struct prof_ipc {
  * keeps that thread's user stack with the call: the pc of the system call
  * and the return addresses above it, at most PROF_IPC_STACK_MAX. Calls
  * the server makes while serving carry the same stack (the origin's). The
- * stream carries it once, as this record, before the first sample that
- * names it in prof_ipc_t.stack, so a report can draw `origin stack ;
+ * stream carries it as this record before the first sample that names
+ * it in prof_ipc_t.stack (once per CPU whose samples name it: a reader
+ * keeps the first record of an id), so a report can draw `origin stack ;
  * [ipc SERVER.METHOD] ; server stack`. The kernel keeps at most
  * PROF_IPC_STACKS stacks at once; calls beyond that keep none (stack 0 in
  * their samples) and are counted in prof_status_t.chains_lost.
