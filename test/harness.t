@@ -8,6 +8,7 @@ tools/bochs.sh options, vm.boot end to end on the fake kernel (exit codes,
 printing a failed test again at the end. TAP on stdout.
 """
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -270,6 +271,42 @@ def test_script_options(t, iso):
          "qemu.sh: missing ISO is an error")
 
 
+def test_host_lock(t, tmp, iso):
+    """qemu.sh VERNIER_HOST_LOCK: more vCPU threads than host cores take
+    the lock exclusively (and wait for a shared holder), others share it;
+    -icount runs every vCPU on one thread."""
+    qemu = os.path.join(TOOLS, "qemu.sh")
+    lock = os.path.join(tmp, "hostlock")
+    env = dict(os.environ, VERNIER_HOST_LOCK=lock)
+    cores = len(os.sched_getaffinity(0))
+    big = str(cores + 1)
+    p = run([qemu, "--iso", iso, "--cpus", big, "--dry-run"], env=env)
+    t.ok(p.returncode == 0 and "host lock: exclusive" in p.stderr,
+         "qemu.sh: %s vCPUs on %d cores take the host lock alone" % (big, cores))
+    p = run([qemu, "--iso", iso, "--cpus", big, "--icount", "0", "--dry-run"],
+            env=env)
+    t.ok(p.returncode == 0 and "host lock: shared" in p.stderr,
+         "qemu.sh: %s vCPUs under -icount (one thread) share it" % big)
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        small = run([qemu, "--iso", iso, "--cpus", "1", "--dry-run"], env=env,
+                    timeout=10)
+        proc = subprocess.Popen([qemu, "--iso", iso, "--cpus", big, "--dry-run"],
+                                env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=1.5)
+            waited = False
+        except subprocess.TimeoutExpired:
+            waited = True
+        fcntl.flock(held, fcntl.LOCK_UN)
+        out = proc.communicate(timeout=10)[0].decode()
+    t.ok(small.returncode == 0 and "host lock: shared" in small.stderr,
+         "qemu.sh: a 1-CPU guest shares the lock with a running one")
+    t.ok(waited and proc.returncode == 0 and "-smp %s" % big in out,
+         "qemu.sh: a %s-CPU guest waits for the shared holder, then runs" % big)
+
+
 def test_qemu_pick(t, qemu, iso):
     """qemu.sh --qemu / VERNIER_QEMU: which binary, with which folders."""
     env = {k: v for k, v in os.environ.items() if k != "VERNIER_QEMU"}
@@ -429,6 +466,7 @@ def test_shell_run(t):
 def main():
     """Run every harness test."""
     t = Tap()
+    os.environ.pop("VERNIER_HOST_LOCK", None)   # test_host_lock sets its own
     test_tap(t)
     test_escapes(t)
     test_screen_line(t)
@@ -439,6 +477,7 @@ def main():
         elf = fakekernel.build(tmp)
         isos = test_mkiso(t, tmp, elf)
         test_script_options(t, isos["plain"])
+        test_host_lock(t, tmp, isos["plain"])
         test_boots(t, tmp, elf)
         test_check_failures(t, tmp)
         test_kvm_stop(t, tmp)

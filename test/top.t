@@ -183,6 +183,8 @@ def check_screen(tap, con):
     g.seen = len(g.lines())
     g.send("top\r")
     if not tap.ok(g.expect(HEADER_RE, timeout=20), "full screen: top draws a header"):
+        for line in g.lines()[-15:]:
+            tap.diag("  " + line)
         return
     tap.ok(g.expect(r"^cpu1 +\[", timeout=5), "... and a line per CPU")
     key_shows(tap, g, "e", r"^ *VEC +COUNT +DELTA +CYCLES", "interrupts and exceptions")

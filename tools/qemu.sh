@@ -61,6 +61,9 @@ Usage: $prog --iso ISO [options]
   --dry-run              print the QEMU command instead of running it
   -h, --help             this help
 
+Environment: VERNIER_HOST_LOCK=FILE (set by tools/check.sh): wait for a
+flock on FILE first, exclusive if the guest has more vCPU threads than the
+host has cores, shared otherwise (--dry-run prints which).
 Exit status: QEMU's (isa-debug-exit value v gives (v<<1)|1).
 EOF
 }
@@ -171,6 +174,31 @@ if [[ -n $extra ]]; then
     args+=("${more[@]}")
 fi
 
+
+# host_lock: with VERNIER_HOST_LOCK set (tools/check.sh sets it), share
+# the host's cores fairly between the guests of parallel test jobs: a guest
+# with more vCPU threads than the host has cores (plain TCG or KVM, -smp
+# above the cores) runs alone (an exclusive flock), the others together (a
+# shared one). Under -icount TCG runs every vCPU on one thread. Without
+# this a 4-CPU guest beside a busy core ran 8 times slower (a vCPU holding
+# a guest lock is descheduled while the others spin on it). A turnstile
+# lock lets a waiting exclusive guest in before new shared ones. QEMU holds
+# fd 9 until it exits.
+host_lock() {
+    local threads=$cpus mode=-s
+    [[ -n ${VERNIER_HOST_LOCK:-} ]] || return 0
+    command -v flock >/dev/null || return 0
+    [[ $icount != off && $accel == tcg ]] && threads=1
+    (( threads > $(nproc) )) && mode=-x
+    (( dry )) && echo "$prog: host lock: $([[ $mode == -x ]] && echo exclusive || echo shared)" >&2
+    exec 8>>"$VERNIER_HOST_LOCK.turnstile" 9>>"$VERNIER_HOST_LOCK"
+    flock 8
+    flock -w 3600 "$mode" 9 || echo "$prog: warning: no host lock after an hour" >&2
+    flock -u 8
+    exec 8>&-
+}
+
+host_lock
 if (( dry )); then
     echo "$qemu ${args[*]}"
     exit 0
