@@ -15,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
@@ -271,7 +272,7 @@ def test_script_options(t, iso):
          "qemu.sh: missing ISO is an error")
 
 
-def test_host_lock(t, tmp, iso):
+def test_host_lock(t, tmp, iso, elf):
     """qemu.sh VERNIER_HOST_LOCK: more vCPU threads than host cores take
     the lock exclusively (and wait for a shared holder), others share it;
     -icount runs every vCPU on one thread."""
@@ -305,6 +306,28 @@ def test_host_lock(t, tmp, iso):
          "qemu.sh: a 1-CPU guest shares the lock with a running one")
     t.ok(waited and proc.returncode == 0 and "-smp %s" % big in out,
          "qemu.sh: a %s-CPU guest waits for the shared holder, then runs" % big)
+    test_boot_lock(t, tmp, elf, lock, big)
+
+
+def test_boot_lock(t, tmp, elf, lock, big):
+    """vm.boot takes the host lock itself, before its clock starts: a boot
+    that waited 3 s for it with a 2 s timeout still runs to its end."""
+    iso = os.path.join(tmp, "lock-ktest.iso")
+    subprocess.run([os.path.join(TOOLS, "mkiso.sh"), iso,
+                    elf, "ktest"], check=True)
+    os.environ["VERNIER_HOST_LOCK"] = lock
+    try:
+        with open(lock, "a") as held:
+            fcntl.flock(held, fcntl.LOCK_SH)
+            threading.Timer(3.0, fcntl.flock, (held, fcntl.LOCK_UN)).start()
+            start = time.monotonic()
+            r = vm.boot(iso, cpus=int(big), timeout=30)
+            waited = time.monotonic() - start
+    finally:
+        del os.environ["VERNIER_HOST_LOCK"]
+    t.ok(waited >= 3.0 and r.exit_code == 1 and r.elapsed < waited - 2.5,
+         "vm.boot: waits for the host lock outside its timeout (%.1f s waited, "
+         "%.1f s booted)" % (waited, r.elapsed))
 
 
 def test_qemu_pick(t, qemu, iso):
@@ -477,7 +500,7 @@ def main():
         elf = fakekernel.build(tmp)
         isos = test_mkiso(t, tmp, elf)
         test_script_options(t, isos["plain"])
-        test_host_lock(t, tmp, isos["plain"])
+        test_host_lock(t, tmp, isos["plain"], elf)
         test_boots(t, tmp, elf)
         test_check_failures(t, tmp)
         test_kvm_stop(t, tmp)

@@ -33,11 +33,11 @@ class Guest:
                                        accel=accel or bt.accel(),
                                        firmware=firmware, extra=extra,
                                        icount=icount)
+        lock = vm.host_lock(cpus, accel or bt.accel(), icount)
         self.start = time.monotonic()
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
+        self.proc = vm.launch(self.command, lock, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
         self.reader = vm._LineReader(self.start)
         self.cond = threading.Condition()
         self.seen = 0           # lines already matched past

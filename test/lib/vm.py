@@ -19,11 +19,13 @@ its own process group, which is killed on timeout or `linger` seconds after
 a line matched `until`.
 """
 
+import fcntl
 import os
 import re
 import select
 import signal
 import subprocess
+import sys
 import time
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -205,6 +207,55 @@ def qemu_command(iso, cpus=2, mem=256, firmware="bios", accel="tcg",
     return cmd
 
 
+def _flock_wait(fd, mode, limit=3600.0):
+    """flock fd in mode, waiting up to limit s (then going on without it:
+    a test holding a guest while it boots a second would wait forever)."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                sys.stderr.write("vm: no host lock after %.0f s, going on\n" % limit)
+                return
+            time.sleep(0.1)
+
+
+def host_lock(cpus, accel="tcg", icount=None):
+    """With VERNIER_HOST_LOCK set (tools/check.sh): wait for the host lock
+    tools/qemu.sh would take (exclusive if the guest has more vCPU threads
+    than the host has cores, one thread under -icount; shared otherwise,
+    behind the turnstile) and return its fd, else None. Taken here, before
+    a boot's clock starts, so waiting is not counted against its timeout."""
+    path = os.environ.get("VERNIER_HOST_LOCK")
+    if not path:
+        return None
+    threads = 1 if icount not in (None, "off") and accel == "tcg" else cpus
+    mode = fcntl.LOCK_EX if threads > len(os.sched_getaffinity(0)) else fcntl.LOCK_SH
+    turn = os.open(path + ".turnstile", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        _flock_wait(turn, fcntl.LOCK_EX)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        _flock_wait(fd, mode)
+    finally:
+        os.close(turn)
+    return fd
+
+
+def launch(cmd, lock, **kwargs):
+    """Popen cmd in its own session holding the host lock fd (released
+    when QEMU exits); qemu.sh then takes no lock of its own."""
+    env = {k: v for k, v in os.environ.items() if k != "VERNIER_HOST_LOCK"}
+    try:
+        return subprocess.Popen(cmd, env=env, start_new_session=True,
+                                pass_fds=(lock,) if lock is not None else (),
+                                **kwargs)
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
 def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
          until=None, cpu=None, linger=0.0, extra=None, on_line=None,
          icount=None):
@@ -217,10 +268,10 @@ def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
     """
     cmd = qemu_command(iso, cpus, mem, firmware, accel, cpu, extra, icount)
     pat = re.compile(until) if until else None
+    lock = host_lock(cpus, accel, icount)
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = launch(cmd, lock, stdin=subprocess.DEVNULL,
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reader = _LineReader(start)
     stderr = b""
     deadline = start + timeout
