@@ -25,8 +25,8 @@ only the TESTs given (paths of test files or unit test binaries).
   -h, --help  this help
 Environment: BUILD (default build), VERNIER_TEST_SLOTS (boots run at once
 within one test file, default 1 here), VERNIER_ACCEL (tcg|kvm, default tcg),
-VERNIER_HOST_LOCK (default build/test-logs/hostlock: guests with more vCPU
-threads than host cores run alone, see tools/qemu.sh).
+VERNIER_HOST_LOCK (default /tmp/vernier-hostlock.UID, one for the host:
+guests with more vCPU threads than host cores run alone, see tools/qemu.sh).
 The KVM probe (tools/kvmprobe.sh) runs once a run: its answer is kept in
 build/test-logs/kvmprobe.txt for the run.
 EOF
@@ -72,8 +72,9 @@ export BUILD="$top/$build"
 logs=$BUILD/test-logs
 mkdir -p "$logs"
 # Guests with more vCPU threads than the host has cores run alone (see
-# host_lock in tools/qemu.sh).
-export VERNIER_HOST_LOCK=${VERNIER_HOST_LOCK:-$logs/hostlock}
+# host_lock in tools/qemu.sh); one lock for the host, whichever checkout
+# a run comes from.
+export VERNIER_HOST_LOCK=${VERNIER_HOST_LOCK:-/tmp/vernier-hostlock.$(id -u)}
 
 # failures: each failed test of this run's logs with the diagnostics under
 # it (CI shows the end of the output, and prove's summary names only numbers).
