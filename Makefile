@@ -204,7 +204,7 @@ endif
 KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/cprof/*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
-	arch/$(ARCH)/unwind.c kernel/prof/sample.c arch/$(ARCH)/test/test_prof_src.c \
+	arch/$(ARCH)/unwind.c kernel/prof/sample.c kernel/prof/jitter.c arch/$(ARCH)/test/test_prof_src.c \
 	arch/$(ARCH)/irqlat.c arch/$(ARCH)/nmi.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
@@ -281,7 +281,7 @@ HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_ALL_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/sched/load_fold.c kernel/sched/idle_adjust.c kernel/profil/calc.c \
-	kernel/prof/fifo.c
+	kernel/prof/fifo.c kernel/prof/jitter.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
 # computations, formatting, keys and rendering).

@@ -338,6 +338,18 @@ void lapic_timer_start_vector(uint64_t ticks_per_sec, unsigned hz, uint8_t vecto
 	lapic_write(APIC_TIMER_INIT, (uint32_t)MAX(count, 1ul));
 }
 
+void lapic_timer_oneshot_mode(uint8_t vector)
+{
+	lapic_write(APIC_TIMER_INIT, 0);
+	lapic_write(APIC_TIMER_DIV, 0x3);
+	lapic_write(APIC_LVT_TIMER, vector);        /* one-shot */
+}
+
+void lapic_timer_oneshot(uint32_t count)
+{
+	lapic_write(APIC_TIMER_INIT, MAX(count, 1u));
+}
+
 void lapic_timer_stop(void)
 {
 	lapic_write(APIC_TIMER_INIT, 0);

@@ -8,25 +8,53 @@
  * over any `rate` interrupts there are exactly hz samples and HZ ticks,
  * and the scheduler keeps its HZ whatever the sampling rate.
  *
+ * While a session runs the timer is one-shot: each interrupt arms the
+ * next at a jittered deadline (kernel/prof_jitter.h: the nominal period
+ * in TSC cycles +-6.25%, the deadlines on the nominal grid on average),
+ * so the sampling points are random and no loop phase-locks with them;
+ * each sample's weight (its cycles) keeps the time exact.
+ *
  * The per-CPU state is written only by its CPU (under smp_call_all, with
  * interrupts off) and read by its own timer interrupt.
  */
 #include <arch/apic.h>
 #include <arch/prof_src.h>
-#include <kernel/tick.h>
 #include <kernel/prof.h>
+#include <kernel/prof_jitter.h>
 #include <kernel/smp.h>
+#include <kernel/tick.h>
+#include <kernel/time.h>
 
 typedef struct prof_timer_cpu {
 	unsigned rate;              /* interrupts per second; 0: not profiling */
 	unsigned hz, tick_hz;       /* hz: samples a second now (throttle included) */
 	unsigned asked;             /* samples a second the session asked for */
 	uint64_t lapic_hz;          /* this CPU's timer ticks a second */
+	uint64_t tsc_hz;            /* cycles a second (the deadlines' unit) */
 	unsigned hit_acc, tick_acc;
+	prof_jitter_t jit;          /* the next deadline */
 } prof_timer_cpu_t;
 
 static prof_timer_cpu_t timer_cpu[MAX_CPUS];
 static irq_handler_t sched_tick_irq;     /* the VEC_TIMER handler found at start */
+
+/* Arm the one-shot timer for the next jittered deadline (a quarter
+ * period at least, when interrupts were off past the deadline). */
+static void prof_timer_next(prof_timer_cpu_t *t)
+{
+	uint64_t span = prof_jitter_next(&t->jit, arch_cycles(), t->jit.period / 4);
+	uint64_t count = span * t->lapic_hz / t->tsc_hz;
+
+	lapic_timer_oneshot((uint32_t)MIN(count, (uint64_t)UINT32_MAX));
+}
+
+/* A new interrupt rate on this CPU: the period in cycles, the next deadline. */
+static void prof_timer_rate(prof_timer_cpu_t *t, unsigned rate)
+{
+	t->rate = rate;
+	prof_jitter_period(&t->jit, t->tsc_hz / rate, arch_cycles());
+	prof_timer_next(t);
+}
 
 /* VEC_TIMER while profiling: a sample and/or a scheduler tick when due. */
 static void prof_timer_irq(int_frame_t *f)
@@ -37,6 +65,7 @@ static void prof_timer_irq(int_frame_t *f)
 		sched_tick_irq(f);
 		return;
 	}
+	prof_timer_next(t);
 	t->hit_acc += t->hz;
 	if (t->hit_acc >= t->rate) {
 		t->hit_acc -= t->rate;
@@ -49,18 +78,22 @@ static void prof_timer_irq(int_frame_t *f)
 	}
 }
 
-/* On each CPU (smp_call_all, interrupts off): the timer at max(hz, HZ). */
+/* On each CPU (smp_call_all, interrupts off): the one-shot timer at
+ * max(hz, HZ) a second, its generator seeded by the CPU and the TSC. */
 static void prof_timer_arm(void *arg)
 {
 	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
 	unsigned hz = *(const unsigned *)arg;
+	uint64_t now = arch_cycles();
 
 	t->hz = t->asked = hz;
 	t->tick_hz = tick_hz();
 	t->hit_acc = t->tick_acc = 0;
-	t->rate = MAX(hz, t->tick_hz);
 	t->lapic_hz = cpu_current()->arch.lapic_ticks_per_sec;
-	lapic_timer_start(t->lapic_hz, t->rate);
+	t->tsc_hz = MAX(time_cycles_per_sec(), 1ul);
+	prof_jitter_start(&t->jit, now ^ ((uint64_t)cpu_id() << 56), t->tsc_hz, now);
+	lapic_timer_oneshot_mode(VEC_TIMER);
+	prof_timer_rate(t, MAX(hz, t->tick_hz));
 }
 
 /*
@@ -78,10 +111,8 @@ void prof_timer_scale(unsigned divisor)
 	t->hz = hz;
 	t->hit_acc = t->tick_acc = 0;
 	unsigned rate = MAX(hz, t->tick_hz);
-	if (rate != t->rate) {
-		t->rate = rate;
-		lapic_timer_start(t->lapic_hz, rate);
-	}
+	if (rate != t->rate)
+		prof_timer_rate(t, rate);
 }
 
 /* On each CPU: back to the scheduler's rate, every interrupt a tick. */

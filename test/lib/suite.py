@@ -10,6 +10,7 @@ the program's TAP prefixed with the configuration, check the plan, the
 exit code and the timeout, then run the caller's own log checks.
 """
 
+import hashlib
 import os
 import re
 import subprocess
@@ -32,7 +33,10 @@ PANIC_RE = re.compile(r"^panic: ")
 
 def make_iso(tmp, cmdline):
     """An ISO booting the built kernel and initrd with cmdline; its path."""
-    path = os.path.join(tmp, re.sub(r"\W+", "_", cmdline).strip("_") + ".iso")
+    name = re.sub(r"\W+", "_", cmdline).strip("_")
+    if len(name) > 96:          # a file name has at most 255 bytes
+        name = name[:80] + "_" + hashlib.sha1(cmdline.encode()).hexdigest()[:12]
+    path = os.path.join(tmp, name + ".iso")
     subprocess.run([MKISO, "--initrd", INITRD, path, KERNEL, cmdline],
                    check=True)
     return path

@@ -435,6 +435,71 @@ KTEST(prof_irq_cost, "prof: the interrupt cost charged covers a timer interrupt'
 	return true;
 }
 
+#define JITTER_GAPS 200
+
+/* The gaps (TSC cycles) between this CPU's next JITTER_GAPS timer hits,
+ * polled with interrupts on; false if the hits stopped coming. */
+static bool timer_gaps(uint64_t *gaps)
+{
+	unsigned cpu = cpu_id();
+	uint64_t seen = prof_hits[cpu][PROF_SRC_TIMER], last = 0;
+	uint64_t give_up = time_cycles() + time_cycles_per_sec() * 5;
+
+	for (int n = -1; n < JITTER_GAPS; ) {
+		uint64_t now = time_cycles();
+
+		if (now > give_up)
+			return false;
+		if (__atomic_load_n(&prof_hits[cpu][PROF_SRC_TIMER], __ATOMIC_RELAXED) == seen)
+			continue;
+		seen = prof_hits[cpu][PROF_SRC_TIMER];
+		if (n >= 0)
+			gaps[n] = now - last;
+		last = now;
+		n++;
+	}
+	return true;
+}
+
+/*
+ * The timer's periods are jittered (kernel/prof_jitter.h: +-12.5% of the
+ * period between two deadlines, on the TSC's grid): under -icount the gaps
+ * span at least 15% of the period, each lies within 80%..130% of it (the
+ * handler's latency on top) and they average it within 3%. Before, the
+ * periodic LAPIC timer gave equal gaps under a fixed shift and, under
+ * shift=auto, gaps of 27% to 273% of the period. Elsewhere (host timing
+ * moves interrupts anyway) the gaps are printed.
+ */
+KTEST(prof_src_timer_jitter, "prof: timer periods are jittered around the rate")
+{
+	static uint64_t gaps[JITTER_GAPS];
+	bool exact = platform_sampling() == PLATFORM_TCG_ICOUNT;
+	unsigned hz = tick_hz() * 10, got;
+	uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+
+	KT_CHECK(arch_prof_start(PROF_SRC_TIMER, hz, &got) == EOK, "timer did not start");
+	bool came = timer_gaps(gaps);
+	arch_prof_stop();
+	KT_CHECK(came, "timer: %u hits did not come in 5 s", JITTER_GAPS);
+	for (int i = 0; i < JITTER_GAPS; i++) {
+		lo = MIN(lo, gaps[i]);
+		hi = MAX(hi, gaps[i]);
+		sum += gaps[i];
+	}
+	uint64_t period = time_cycles_per_sec() / got, mean = sum / JITTER_GAPS;
+	printk("# timer %u Hz: period %lu cycles, gaps %lu..%lu, mean %lu\n", got, period,
+	       lo, hi, mean);
+	if (!exact)
+		return true;
+	KT_CHECK(hi - lo >= period * 15 / 100, "timer gaps %lu..%lu: not jittered (period %lu)",
+		 lo, hi, period);
+	KT_CHECK(lo * 10 >= period * 8 && hi * 10 <= period * 13,
+		 "timer gaps %lu..%lu: off the period %lu's grid", lo, hi, period);
+	KT_CHECK(mean * 100 >= period * 97 && mean * 100 <= period * 103,
+		 "timer gaps average %lu, period %lu", mean, period);
+	return true;
+}
+
 /*
  * A burst of engine starts probes the timer once: the probe holds the CPU
  * 14 ms or more with preemption off, and a task starting sessions in a

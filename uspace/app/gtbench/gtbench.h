@@ -12,4 +12,9 @@
 /* Run rounds identical rounds of work; a checksum of the results. */
 uint32_t gt_run(uint32_t rounds);
 
+/* Run rounds rounds of 100,000 turns of loop.c's loop; a checksum. */
+uint32_t gt_loop_run(uint32_t rounds);
+/* The inner turns of the loop's gt_big (default 5). */
+extern uint32_t gt_turns;
+
 #endif

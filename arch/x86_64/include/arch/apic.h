@@ -54,6 +54,11 @@ uint64_t lapic_timer_calibrate(void);
 void lapic_timer_start(uint64_t ticks_per_sec, unsigned hz);
 /* The same on another vector (the profiler's cost probe). This CPU's timer. */
 void lapic_timer_start_vector(uint64_t ticks_per_sec, unsigned hz, uint8_t vector);
+/* This CPU's timer in one-shot mode on vector (divide by 16, as
+ * calibrated), stopped until lapic_timer_oneshot arms it. */
+void lapic_timer_oneshot_mode(uint8_t vector);
+/* Arm this CPU's one-shot timer: one interrupt after count ticks (>= 1). */
+void lapic_timer_oneshot(uint32_t count);
 /* Stop this CPU's timer (no interrupts until the next start). */
 void lapic_timer_stop(void);
 
