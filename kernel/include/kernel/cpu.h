@@ -44,9 +44,10 @@ typedef struct cpu_lat {
  * The cycle counter (time_cycles) read by the arch's syscall path right
  * after it enters the kernel and right before it leaves, so that the
  * accounting charges the entry and exit code to the kernel, not to user
- * time (kernel/acct.c). 0: none since the accounting took it. At a fixed
- * offset in cpu_t (arch code stores it through the per-CPU segment, with
- * two words of its own to park registers in).
+ * time (kernel/acct.c). 0: none since the accounting took it. The arch
+ * code stores it through the per-CPU segment at offsets generated from
+ * this structure (arch asm-offsets.c), with two words of its own to park
+ * registers in.
  */
 typedef struct acct_edge {
 	uint64_t entry;              /* syscall entry, before the C code */
@@ -71,11 +72,11 @@ struct int_frame;
 
 typedef struct cpu {
 	struct cpu *self;            /* must stay first */
-	uintptr_t kernel_rsp;        /* offset 8: stack top of the running thread */
-	uintptr_t user_rsp;          /* offset 16: scratch for the syscall entry */
-	struct thread *current;      /* offset 24: the running thread */
+	uintptr_t kernel_rsp;        /* stack top of the running thread */
+	uintptr_t user_rsp;          /* scratch for the syscall entry */
+	struct thread *current;      /* the running thread */
 	cpu_lat_t lat;               /* offset 32: arch irq_save/irq_restore use it */
-	acct_edge_t edge;            /* offset 56: the arch syscall path writes it */
+	acct_edge_t edge;            /* the arch syscall path writes it */
 	uint32_t id;                 /* logical id, 0 = boot CPU */
 	volatile bool online;
 	volatile uint64_t ticks;     /* local timer interrupts */
@@ -97,12 +98,6 @@ typedef struct cpu {
 	acct_cpu_t acct;
 	arch_cpu_t arch;
 } cpu_t;
-
-#define CPU_OFF_KERNEL_RSP 8
-#define CPU_OFF_USER_RSP 16
-#define CPU_OFF_EDGE_ENTRY 56
-#define CPU_OFF_EDGE_EXIT 64
-#define CPU_OFF_EDGE_SCRATCH 72
 
 extern cpu_t *cpus[MAX_CPUS];
 extern unsigned cpu_count;          /* CPUs found in the firmware tables */
