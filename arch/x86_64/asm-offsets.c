@@ -28,12 +28,12 @@ void asm_offsets(void);
 void asm_offsets(void)
 {
 	/* syscall_entry.asm: the stacks and the accounting's edges, GS-relative. */
-	ASM_OFFSET(CPU_KERNEL_RSP, offsetof(cpu_t, kernel_rsp));
-	ASM_OFFSET(CPU_USER_RSP, offsetof(cpu_t, user_rsp));
+	ASM_OFFSET(CPU_KERNEL_RSP, offsetof(cpu_t, arch.kernel_rsp));
+	ASM_OFFSET(CPU_USER_RSP, offsetof(cpu_t, arch.user_rsp));
+	ASM_OFFSET(CPU_STAMP_RAX, offsetof(cpu_t, arch.stamp_save[0]));
+	ASM_OFFSET(CPU_STAMP_RDX, offsetof(cpu_t, arch.stamp_save[1]));
 	ASM_OFFSET(CPU_EDGE_ENTRY, offsetof(cpu_t, edge.entry));
 	ASM_OFFSET(CPU_EDGE_EXIT, offsetof(cpu_t, edge.exit));
-	ASM_OFFSET(CPU_STAMP_RAX, offsetof(cpu_t, edge.scratch[0]));
-	ASM_OFFSET(CPU_STAMP_RDX, offsetof(cpu_t, edge.scratch[1]));
 
 	/* isr.asm and syscall_entry.asm: the int_frame_t the stubs build. */
 	ASM_OFFSET(FRAME_RIP, offsetof(int_frame_t, rip));
