@@ -83,19 +83,26 @@ PLANTED = {
     "uspace": {"uspace/app/z.c": "#include <kernel/task.h>\n"},
     "x86words": {"kernel/d.c": "void f(cpu_t *c)\n{\n\tc->kernel_rsp = 0;\n}\n"},
     "x86words ": {"kernel/include/kernel/e.h": "#define CPU_OFF_USER_RSP 16\n"},
-    "gsoff": {"arch/x86_64/a.asm": "\tmov rsp, [gs:8]\n"},
-    "gsoff ": {"arch/x86_64/b.asm": "%define CPU_USER_RSP 16\n\tmov [gs:CPU_USER_RSP], rsp\n"},
-    "gsoff  ": {"arch/x86_64/c.asm": "%macro ST 1\n\tmov [gs:%1], rax\n%endmacro\n\tST 56\n"},
-    "gsoff   ": {"arch/x86_64/d.asm": "\tmov [gs:CPU_EDGE_ENTRY + 8], rdx\n"},
-    "gsoff    ": {"arch/x86_64/include/arch/q.h": """#define OFF_SINCE 32
+}
+
+# gsoff's cases (file, text): a number, a hand-made %define, a number
+# through a macro's argument, a number added to a generated name, and
+# in C an "i"() of a numeric #define and a literal %gs offset.
+GSOFF_PLANTED = [
+    ("arch/x86_64/a.asm", "\tmov rsp, [gs:8]\n"),
+    ("arch/x86_64/b.asm", "%define CPU_USER_RSP 16\n\tmov [gs:CPU_USER_RSP], rsp\n"),
+    ("arch/x86_64/c.asm", "%macro ST 1\n\tmov [gs:%1], rax\n%endmacro\n\tST 56\n"),
+    ("arch/x86_64/d.asm", "\tmov [gs:CPU_EDGE_ENTRY + 8], rdx\n"),
+    ("arch/x86_64/include/arch/q.h", """#define OFF_SINCE 32
 static inline void f(void)
 {
 	__asm__ volatile("movq $0, %%gs:%c0"
 			 : : "i"(OFF_SINCE) : "memory");
 }
-"""},
-    "gsoff     ": {"arch/x86_64/r.c": "void g(void)\n{\n\t__asm__ volatile(\"incq %%gs:40\");\n}\n"},
-}
+"""),
+    ("arch/x86_64/r.c", "void g(void)\n{\n\t__asm__ volatile(\"incq %%gs:40\");\n}\n"),
+]
+PLANTED.update(("gsoff" + " " * i, {rel: text}) for i, (rel, text) in enumerate(GSOFF_PLANTED))
 
 
 def make_tree(root, files):

@@ -109,19 +109,25 @@ def read(top, rel):
         return f.read()
 
 
-def check_asm(top):
-    bad = []
+def kernel_code(top):
+    """(file, line number, code) of kernel/ outside kernel/test/: comments,
+    strings and #include lines blanked."""
     for rel in c_files(top, ["kernel"]):
         if rel.startswith("kernel/test/"):
             continue
         for no, line in enumerate(strip_c(read(top, rel)).split("\n"), 1):
-            if line.lstrip().startswith("#include"):
-                continue
-            if ASM.search(line):
-                bad.append("%s:%d: inline assembly" % (rel, no))
-            m = X86_NAMES.search(line)
-            if m:
-                bad.append("%s:%d: x86 name '%s'" % (rel, no, m.group(1)))
+            if not line.lstrip().startswith("#include"):
+                yield rel, no, line
+
+
+def check_asm(top):
+    bad = []
+    for rel, no, line in kernel_code(top):
+        if ASM.search(line):
+            bad.append("%s:%d: inline assembly" % (rel, no))
+        m = X86_NAMES.search(line)
+        if m:
+            bad.append("%s:%d: x86 name '%s'" % (rel, no, m.group(1)))
     return bad
 
 
@@ -223,16 +229,11 @@ def x86_word(ident):
 
 def check_x86words(top):
     bad = []
-    for rel in c_files(top, ["kernel"]):
-        if rel.startswith("kernel/test/"):
-            continue
-        for no, line in enumerate(strip_c(read(top, rel)).split("\n"), 1):
-            if line.lstrip().startswith("#include"):
-                continue
-            words = [w for w in map(x86_word, IDENT.findall(line)) if w]
-            if words:
-                bad.append("%s:%d: x86 word '%s' (arch_cpu_t's, or an <arch/...> hook)"
-                           % (rel, no, words[0]))
+    for rel, no, line in kernel_code(top):
+        words = [w for w in map(x86_word, IDENT.findall(line)) if w]
+        if words:
+            bad.append("%s:%d: x86 word '%s' (arch_cpu_t's, or an <arch/...> hook)"
+                       % (rel, no, words[0]))
     return bad
 
 
