@@ -70,7 +70,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) \
 	-fno-asynchronous-unwind-tables -fno-common -fcf-protection=none \
 	-Iarch/$(ARCH)/include -Ikernel/include -Ilib/include -I$(BUILD)/gen \
 	-MMD -MP
-KERNEL_ASFLAGS := -f elf64 -g -F dwarf -Iarch/$(ARCH)/include/
+KERNEL_ASFLAGS := -f elf64 -g -F dwarf -Iarch/$(ARCH)/include/ -I$(BUILD)/gen/
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T arch/$(ARCH)/kernel.ld
 
@@ -88,10 +88,14 @@ LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
 # The lib/ files the kernel calls: all but floating point (user space and
 # host only) and the path and pattern code only user space uses.
 KERNEL_LIB_SRCS := $(filter-out lib/fmt_float.c lib/match.c lib/path.c,$(LIB_SRCS))
+# arch/$(ARCH)/asm-offsets.c is never linked: it only generates
+# $(ASM_OFFSETS) (below).
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
-	$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c) $(KERNEL_LIB_SRCS)
+	$(filter-out arch/$(ARCH)/asm-offsets.c,$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*/*.c)) \
+	$(KERNEL_LIB_SRCS)
 KERNEL_ASMS := $(wildcard arch/$(ARCH)/*.asm arch/$(ARCH)/*/*.asm)
 KERNEL_GEN  := $(BUILD)/gen/font.c
+ASM_OFFSETS := $(BUILD)/gen/asm-offsets.inc
 
 KOBJ := $(BUILD)/kernel
 KERNEL_OBJS := $(patsubst %.c,$(KOBJ)/%.o,$(KERNEL_SRCS)) \
@@ -245,10 +249,24 @@ $(KOBJ)/gen/%.o: $(BUILD)/gen/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(KOBJ)/%.asm.o: %.asm
+$(KOBJ)/%.asm.o: %.asm $(ASM_OFFSETS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) $(KERNEL_ASFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+# The assembly's offsets into C structures (and a few constants), from
+# arch/$(ARCH)/asm-offsets.c: compiled with -S (its -MMD dependencies
+# regenerate it when a header it reads changes), then each ASM_OFFSET
+# marker becomes a %define. A name listed but not generated fails here, a
+# name used but not generated fails in NASM.
+$(BUILD)/gen/asm-offsets.s: arch/$(ARCH)/asm-offsets.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC -S   $<")
+	$(Q)$(CC) $(KERNEL_CFLAGS) -S $< -o $@
+
+$(ASM_OFFSETS): $(BUILD)/gen/asm-offsets.s tools/asm-offsets.py
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)python3 tools/asm-offsets.py arch/$(ARCH)/asm-offsets.c $< $@
 
 $(BUILD)/gen/font.c: tools/psf2c.py
 	@mkdir -p $(dir $@)

@@ -11,10 +11,6 @@
 
 uint64_t acct_entry_cost;
 
-_Static_assert(offsetof(cpu_t, edge.entry) == CPU_OFF_EDGE_ENTRY, "CPU_OFF_EDGE_ENTRY");
-_Static_assert(offsetof(cpu_t, edge.exit) == CPU_OFF_EDGE_EXIT, "CPU_OFF_EDGE_EXIT");
-_Static_assert(offsetof(cpu_t, edge.scratch) == CPU_OFF_EDGE_SCRATCH, "CPU_OFF_EDGE_SCRATCH");
-
 /*
  * t serves a call (origin.h): its d cycles are also work done for the
  * call's origin; after the answer (ending) this boundary is the last. At

@@ -3,7 +3,8 @@
 (tools/structure.py): no inline assembly or x86 names in kernel/, no #if
 inside function bodies, lib/ freestanding, a "Lock order:" comment in
 every kernel/arch file that takes two locks, user space through abi/
-only. First each rule must catch
+only, no x86 data words in kernel/, GS-relative assembly only at
+offsets generated from C. First each rule must catch
 a violation planted in a small synthetic tree (and pass its clean twin),
 then the real tree must pass every rule. TAP on stdout.
 """
@@ -31,6 +32,7 @@ static const int table[] = {
 void f(void)
 {
 	uint64_t t = time_cycles();   /* not rdtsc() */
+	arch_cpu_set_kernel_stack(cpu_current(), t);   /* not ->kernel_rsp */
 	spin_lock(&a_lock);
 	spin_lock(&b_lock);
 	printk("rip %lx\\n", t);
@@ -40,6 +42,35 @@ void f(void)
     "lib/l.c": "#include <stdint.h>\n#include <lib/string.h>\n#include \"local.h\"\n",
     "lib/local.h": "#include <abi/errno.h>\n",
     "uspace/app/ok.c": "#include <abi/ipc.h>\n#include <lib/ring.h>\n#include <stdio.h>\n",
+    "arch/x86_64/asm-offsets.c": """void asm_offsets(void)
+{
+	ASM_OFFSET(CPU_KERNEL_RSP, offsetof(cpu_t, arch.kernel_rsp));
+	ASM_OFFSET(CPU_EDGE_ENTRY, offsetof(cpu_t, edge.entry));
+}
+""",
+    "arch/x86_64/e.asm": """%include "asm-offsets.inc"
+%define FRAME_RIP 17 * 8
+%macro STAMP 1
+	mov [gs:%1], rax		; [gs:56] was here
+%endmacro
+entry:
+	mov rsp, [gs:CPU_KERNEL_RSP]
+	STAMP CPU_EDGE_ENTRY
+	push qword [rsp + FRAME_RIP]
+""",
+    "arch/x86_64/include/arch/p.h": """#define RFLAGS_IF (1ul << 9)
+#define OFF 8
+static inline void *p(void)
+{
+	void *c;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
+}
+static inline void q(void)
+{
+	__asm__ volatile("movq $0, %%gs:%c0" : : "i"(offsetof(cpu_t, lat.since)));
+}
+""",
 }
 
 PLANTED = {
@@ -50,7 +81,28 @@ PLANTED = {
     "lib ": {"lib/n.c": "#include <stdio.h>\n"},
     "locks": {"arch/y.c": "void m(void)\n{\n\tspin_lock(&x);\n\tspin_lock(&y->lock);\n}\n"},
     "uspace": {"uspace/app/z.c": "#include <kernel/task.h>\n"},
+    "x86words": {"kernel/d.c": "void f(cpu_t *c)\n{\n\tc->kernel_rsp = 0;\n}\n"},
+    "x86words ": {"kernel/include/kernel/e.h": "#define CPU_OFF_USER_RSP 16\n"},
 }
+
+# gsoff's cases (file, text): a number, a hand-made %define, a number
+# through a macro's argument, a number added to a generated name, and
+# in C an "i"() of a numeric #define and a literal %gs offset.
+GSOFF_PLANTED = [
+    ("arch/x86_64/a.asm", "\tmov rsp, [gs:8]\n"),
+    ("arch/x86_64/b.asm", "%define CPU_USER_RSP 16\n\tmov [gs:CPU_USER_RSP], rsp\n"),
+    ("arch/x86_64/c.asm", "%macro ST 1\n\tmov [gs:%1], rax\n%endmacro\n\tST 56\n"),
+    ("arch/x86_64/d.asm", "\tmov [gs:CPU_EDGE_ENTRY + 8], rdx\n"),
+    ("arch/x86_64/include/arch/q.h", """#define OFF_SINCE 32
+static inline void f(void)
+{
+	__asm__ volatile("movq $0, %%gs:%c0"
+			 : : "i"(OFF_SINCE) : "memory");
+}
+"""),
+    ("arch/x86_64/r.c", "void g(void)\n{\n\t__asm__ volatile(\"incq %%gs:40\");\n}\n"),
+]
+PLANTED.update(("gsoff" + " " * i, {rel: text}) for i, (rel, text) in enumerate(GSOFF_PLANTED))
 
 
 def make_tree(root, files):

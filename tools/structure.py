@@ -15,6 +15,16 @@ Rules (docs/ARCHITECTURE.md, "The map"):
            different locks says its "Lock order:"
   uspace   user space sees the kernel only through abi/: no <kernel/...>
            or <arch/...> include, no path into kernel/ or arch/
+  x86words the code of kernel/ (kernel/test/ aside) names no x86 data
+           word: no identifier with a register or descriptor-table part
+           (kernel_rsp, user_rsp, CPU_OFF_KERNEL_RSP, tss_rsp0, gs_base),
+           no tss, gdt, idt or iomap; per-CPU x86 state is arch_cpu_t's
+  gsoff    assembly reaches per-CPU data (GS-relative) only at offsets
+           generated from C (ASM_OFFSET names of arch/*/asm-offsets.c):
+           no number and no hand-made %define/equ in a [gs:...] operand
+           of a .asm/.inc file (macro arguments followed), and no
+           "%%gs:N" (N > 0) or "i"(NAME) of an integer #define in the
+           GS-relative inline assembly of arch/
 
 Prints one line per offence ("RULE FILE:LINE: what"); with --tap, TAP
 for prove, one test per rule. Exit status 0 if the tree passes, 1 if not,
@@ -38,6 +48,19 @@ LOCK_CALL = re.compile(
     r"\b(spin_lock(?:_irqsave)?|spin_trylock(?:_irqsave)?|kmutex_lock|mutex_lock|"
     r"rw_(?:read|write)_lock)\s*\(\s*([^,()]+(?:\([^()]*\))?[^,()]*)")
 C_SOURCE = re.compile(r"\.[ch]$")
+ASM_SOURCE = re.compile(r"\.(?:asm|inc)$")
+# Parts of a kernel/ identifier that are x86 state, and whole words.
+X86_WORD_PARTS = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rsp", "rbp", "rip", "rflags",
+                  "eflags", "cr0", "cr2", "cr3", "cr4", "cr8", "gs", "tss", "gdt", "idt",
+                  "ist", "iomap", "msr", "lapic", "apic", "swapgs"}
+X86_WORDS = {"tss", "gdt", "idt", "iomap"}
+IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+GS_OPERAND = re.compile(r"\[\s*gs\s*:([^\]]*)\]", re.I)
+ASM_NAME = re.compile(r"%?[A-Za-z_.$?][\w.$?#@~]*|%\d+|\$?\b(?:0x[0-9a-f]+|\d[0-9a-f_]*[hqbdo]?)\b",
+                      re.I)
+ASM_OFFSET_LINE = re.compile(r"^\s*ASM_OFFSET\((\w+),", re.M)
+HAND_DEFINE = re.compile(r"^\s*(?:%x?i?define\s+(\w+)|(\w+)\s+equ\b)", re.I)
+C_INT_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+\(?(?:0x[0-9a-fA-F]+|\d+)[uUlL]*\)?\s*$", re.M)
 
 
 def strip_c(text):
@@ -69,11 +92,15 @@ def strip_c(text):
 
 
 def c_files(top, dirs):
+    return files(top, dirs, C_SOURCE)
+
+
+def files(top, dirs, pattern):
     for d in dirs:
-        for root, subdirs, files in os.walk(os.path.join(top, d)):
+        for root, subdirs, names in os.walk(os.path.join(top, d)):
             subdirs[:] = sorted(s for s in subdirs if s not in ("node_modules", "build"))
-            for f in sorted(files):
-                if C_SOURCE.search(f):
+            for f in sorted(names):
+                if pattern.search(f):
                     yield os.path.relpath(os.path.join(root, f), top)
 
 
@@ -82,19 +109,25 @@ def read(top, rel):
         return f.read()
 
 
-def check_asm(top):
-    bad = []
+def kernel_code(top):
+    """(file, line number, code) of kernel/ outside kernel/test/: comments,
+    strings and #include lines blanked."""
     for rel in c_files(top, ["kernel"]):
         if rel.startswith("kernel/test/"):
             continue
         for no, line in enumerate(strip_c(read(top, rel)).split("\n"), 1):
-            if line.lstrip().startswith("#include"):
-                continue
-            if ASM.search(line):
-                bad.append("%s:%d: inline assembly" % (rel, no))
-            m = X86_NAMES.search(line)
-            if m:
-                bad.append("%s:%d: x86 name '%s'" % (rel, no, m.group(1)))
+            if not line.lstrip().startswith("#include"):
+                yield rel, no, line
+
+
+def check_asm(top):
+    bad = []
+    for rel, no, line in kernel_code(top):
+        if ASM.search(line):
+            bad.append("%s:%d: inline assembly" % (rel, no))
+        m = X86_NAMES.search(line)
+        if m:
+            bad.append("%s:%d: x86 name '%s'" % (rel, no, m.group(1)))
     return bad
 
 
@@ -186,6 +219,130 @@ def check_uspace(top):
     return bad
 
 
+def x86_word(ident):
+    """ident, if it is an x86 data word, else None."""
+    parts = [p for p in ident.lower().split("_") if p]
+    if ident.lower() in X86_WORDS or (len(parts) > 1 and X86_WORD_PARTS.intersection(parts)):
+        return ident
+    return None
+
+
+def check_x86words(top):
+    bad = []
+    for rel, no, line in kernel_code(top):
+        words = [w for w in map(x86_word, IDENT.findall(line)) if w]
+        if words:
+            bad.append("%s:%d: x86 word '%s' (arch_cpu_t's, or an <arch/...> hook)"
+                       % (rel, no, words[0]))
+    return bad
+
+
+def generated_offsets(top):
+    """The names arch/*/asm-offsets.c generate for the assembly."""
+    names = set()
+    arch = os.path.join(top, "arch")
+    for a in sorted(os.listdir(arch)) if os.path.isdir(arch) else []:
+        rel = os.path.join("arch", a, "asm-offsets.c")
+        if os.path.isfile(os.path.join(top, rel)):
+            names.update(ASM_OFFSET_LINE.findall(strip_c(read(top, rel))))
+    return names
+
+
+def asm_lines(top, rel):
+    """(line number, code) of an assembly file, ';' comments dropped."""
+    return [(no, re.sub(r";.*", "", line)) for no, line in enumerate(read(top, rel).split("\n"), 1)]
+
+
+def gs_operand_names(code):
+    """The names, numbers and macro parameters of code's [gs:...] operands."""
+    return [t for expr in GS_OPERAND.findall(code) for t in ASM_NAME.findall(expr)]
+
+
+def gs_macro_params(lines):
+    """{macro: parameter numbers it uses in a [gs:...] operand}."""
+    params, macro = {}, None
+    for _, code in lines:
+        m = re.match(r"\s*%i?macro\s+(\w+)", code, re.I)
+        if m:
+            macro = m.group(1)
+        elif re.match(r"\s*%endm", code, re.I):
+            macro = None
+        elif macro:
+            for t in gs_operand_names(code):
+                if re.fullmatch(r"%\d+", t):
+                    params.setdefault(macro, set()).add(int(t[1:]))
+    return params
+
+
+def gs_offence(token, generated, hand):
+    """What is wrong with one token of a GS-relative operand, or None."""
+    if re.fullmatch(r"%\d+", token):
+        return None
+    if not re.match(r"[A-Za-z_.$?]", token) or token.startswith("$"):
+        return "number %s" % token
+    if token in hand:
+        return "hand-made %s (%s)" % (token, hand[token])
+    if token not in generated:
+        return "%s, not an ASM_OFFSET name" % token
+    return None
+
+
+def check_gsoff_asm(top, generated):
+    bad, sources = [], list(files(top, ["arch", "kernel", "uspace", "lib", "boot"], ASM_SOURCE))
+    hand = {}
+    for rel in sources:
+        for no, code in asm_lines(top, rel):
+            m = HAND_DEFINE.match(code)
+            if m:
+                hand.setdefault(m.group(1) or m.group(2), "%s:%d" % (rel, no))
+    for rel in sources:
+        lines = asm_lines(top, rel)
+        macros = gs_macro_params(lines)
+        for no, code in lines:
+            tokens = gs_operand_names(code)
+            m = re.match(r"\s*(?:[\w.]+:\s*)?(\w+)\s+(.*)", code)
+            if m and m.group(1) in macros:
+                args = [a.strip() for a in m.group(2).split(",")]
+                tokens += [t for i in sorted(macros[m.group(1)]) if i <= len(args)
+                           for t in ASM_NAME.findall(args[i - 1])]
+            why = [w for w in (gs_offence(t, generated, hand) for t in tokens) if w]
+            if why:
+                bad.append("%s:%d: GS-relative operand with %s" % (rel, no, why[0]))
+    return bad
+
+
+def c_asm_statements(text):
+    """(line number, text) of each inline assembly statement, to its ';'."""
+    out = []
+    for m in ASM.finditer(text):
+        end = text.find(";\n", m.start())
+        out.append((text.count("\n", 0, m.start()) + 1, text[m.start():end if end >= 0 else None]))
+    return out
+
+
+def check_gsoff_c(top):
+    bad, defines = [], set()
+    sources = list(c_files(top, ["arch"]))
+    for rel in sources:
+        defines.update(C_INT_DEFINE.findall(read(top, rel)))
+    for rel in sources:
+        for no, stmt in c_asm_statements(read(top, rel)):
+            if "%%gs:" not in stmt:
+                continue
+            lit = re.search(r"%%gs:\s*(\d+)", stmt)
+            names = [n for n in re.findall(r'"i"\s*\(\s*(\w+)\s*\)', stmt) if n in defines]
+            if lit and int(lit.group(1)) != 0:
+                bad.append("%s:%d: GS-relative inline assembly at %%gs:%s" % (rel, no, lit.group(1)))
+            elif names:
+                bad.append("%s:%d: GS-relative inline assembly at \"i\"(%s), a number "
+                           "(use offsetof)" % (rel, no, names[0]))
+    return bad
+
+
+def check_gsoff(top):
+    return check_gsoff_asm(top, generated_offsets(top)) + check_gsoff_c(top)
+
+
 RULES = [
     ("asm", "kernel/ has no inline assembly or x86 register/instruction names", check_asm),
     ("ifdef", "no #if inside a function body", check_ifdef),
@@ -193,6 +350,9 @@ RULES = [
     ("locks", "every kernel/arch file taking two locks has a \"Lock order:\" comment",
      check_locks),
     ("uspace", "uspace/ includes nothing from kernel/ or arch/ (only abi/, lib/)", check_uspace),
+    ("x86words", "kernel/ names no x86 data words (kernel_rsp, user_rsp, tss...)",
+     check_x86words),
+    ("gsoff", "assembly reaches per-CPU data only at offsets generated from C", check_gsoff),
 ]
 
 

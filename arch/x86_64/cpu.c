@@ -17,9 +17,15 @@
 static cpu_t bsp_cpu;
 static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
 
+/*
+ * The one fixed offset: arch_cpu_current() reads the cpu_t pointer at GS:0,
+ * so GS must point at a cpu_t whose self is its first word.
+ */
+_Static_assert(__builtin_offsetof(cpu_t, arch.self) == 0, "cpu_t.arch.self must be at GS:0");
+
 void arch_cpu_set_gs(cpu_t *c)
 {
-	c->self = c;
+	c->arch.self = c;
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
 }

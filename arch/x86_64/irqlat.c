@@ -24,12 +24,6 @@
  */
 #include <arch/cpu.h>
 #include <kernel/cpu.h>
-#include <stddef.h>
-
-_Static_assert(offsetof(cpu_t, lat.irqoff_since) == CPU_OFF_IRQOFF_SINCE,
-	       "arch/cpu.h's CPU_OFF_IRQOFF_SINCE");
-_Static_assert(offsetof(cpu_t, lat.irqoff_max) == CPU_OFF_IRQOFF_MAX,
-	       "arch/cpu.h's CPU_OFF_IRQOFF_MAX");
 
 /* Record an NMI handler that started at TSC start. NMI context: lock-free. */
 void irqlat_nmi_end(uint64_t start)

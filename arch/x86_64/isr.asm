@@ -12,13 +12,12 @@
 ; is the user's to set) or from the kernel's user-copy routine clears it
 ; (SMAP_CLAC); the iretq restores the interrupted AC.
 
-%define MSR_GS_BASE 0xc0000101
-%define FRAME_RIP 17 * 8
-%define FRAME_CS 18 * 8
+; MSR_GS_BASE, FRAME_RIP and FRAME_CS come from C (arch/x86_64/asm-offsets.c).
 
 section .text
 extern interrupt_dispatch
 
+%include "asm-offsets.inc"
 %include "arch/regs.inc"
 %include "arch/smap.inc"
 

@@ -15,29 +15,25 @@
 ; and exit code is charged to the kernel; the 3 instructions each way
 ; outside are user time.
 
-%define CPU_KERNEL_RSP 8
-%define CPU_USER_RSP 16
-%define CPU_EDGE_ENTRY 56		; kernel/cpu.h CPU_OFF_EDGE_ENTRY
-%define CPU_EDGE_EXIT 64		; kernel/cpu.h CPU_OFF_EDGE_EXIT
-%define CPU_EDGE_SCRATCH 72		; kernel/cpu.h CPU_OFF_EDGE_SCRATCH
-%define SYSCALL_VECTOR 0x80
-%define FRAME_RIP 17 * 8
+; The CPU_* offsets from GS, FRAME_RIP and SYSCALL_VECTOR come from C
+; (arch/x86_64/asm-offsets.c).
 
 section .text
 extern syscall_dispatch, syscall_bad_return
 
+%include "asm-offsets.inc"
 %include "arch/regs.inc"
 
 ; The TSC into [gs:%1]; every register kept (rax, rdx parked per CPU).
 %macro STAMP_TSC 1
-	mov [gs:CPU_EDGE_SCRATCH], rax
-	mov [gs:CPU_EDGE_SCRATCH + 8], rdx
+	mov [gs:CPU_STAMP_RAX], rax
+	mov [gs:CPU_STAMP_RDX], rdx
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
 	mov [gs:%1], rax
-	mov rax, [gs:CPU_EDGE_SCRATCH]
-	mov rdx, [gs:CPU_EDGE_SCRATCH + 8]
+	mov rax, [gs:CPU_STAMP_RAX]
+	mov rdx, [gs:CPU_STAMP_RDX]
 %endmacro
 
 global syscall_entry:function

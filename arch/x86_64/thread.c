@@ -76,6 +76,13 @@ void arch_ioports_load(const task_t *t)
 	c->arch.tss.iopb = sizeof(tss_t);
 }
 
+/* Interrupts from user mode land on the TSS's rsp0, SYSCALL on kernel_rsp. */
+void arch_cpu_set_kernel_stack(cpu_t *c, uintptr_t top)
+{
+	c->arch.tss.rsp[0] = top;
+	c->arch.kernel_rsp = top;
+}
+
 static paddr_t thread_root(thread_t *t)
 {
 	vm_space_t *s = t->task->space;
@@ -90,9 +97,8 @@ void arch_thread_switch(thread_t *prev, thread_t *next)
 		fpu_save(prev);
 	if (!next->kernel)
 		fpu_restore(next);
-	c->arch.tss.rsp[0] = next->kstack_top;
 	arch_ioports_load(next->task);
-	c->kernel_rsp = next->kstack_top;
+	arch_cpu_set_kernel_stack(c, next->kstack_top);
 	if (thread_root(prev) != thread_root(next))
 		write_cr3(thread_root(next));
 	arch_context_switch(&prev->arch.rsp, next->arch.rsp);

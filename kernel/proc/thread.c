@@ -284,7 +284,7 @@ void thread_init_boot(uint32_t cpu)
 	list_init(&t->wait_node);
 	thread_publish(t);
 	c->current = c->idle = t;
-	c->kernel_rsp = c->stack_top;
+	arch_cpu_set_kernel_stack(c, c->stack_top);
 }
 
 void thread_foreach(void (*fn)(thread_t *t, void *ctx), void *ctx)

@@ -1,6 +1,9 @@
 /*
- * Per-CPU data. Each CPU's cpu_t is reached through cpu_current() (the GS
- * base on x86-64; offset 0 points to the structure itself).
+ * Per-CPU data. Each CPU's cpu_t is reached through cpu_current(): the
+ * arch's per-CPU base points at its first member, the arch part
+ * (arch_cpu_t, <arch/percpu.h>), which begins with a pointer to the
+ * cpu_t. Assembly reaches fields at offsets generated from these
+ * structures (arch asm-offsets.c), never at numbers of its own.
  */
 #ifndef KERNEL_CPU_H
 #define KERNEL_CPU_H
@@ -30,9 +33,9 @@ typedef struct acct_cpu {
 
 /*
  * A CPU's latency maxima since boot (arch irqlat.c): written by that CPU
- * only, interrupts off (nmi_max: in its NMI handler); read by anyone. At
- * a fixed offset in cpu_t: the arch's inline irq_save/irq_restore reach
- * it through the per-CPU segment.
+ * only, interrupts off (nmi_max: in its NMI handler); read by anyone.
+ * The arch's inline irq_save/irq_restore reach it through the per-CPU
+ * segment, at its offsetof in cpu_t.
  */
 typedef struct cpu_lat {
 	uint64_t irqoff_since;       /* TSC when interrupts went off; 0: none open */
@@ -44,14 +47,13 @@ typedef struct cpu_lat {
  * The cycle counter (time_cycles) read by the arch's syscall path right
  * after it enters the kernel and right before it leaves, so that the
  * accounting charges the entry and exit code to the kernel, not to user
- * time (kernel/acct.c). 0: none since the accounting took it. At a fixed
- * offset in cpu_t (arch code stores it through the per-CPU segment, with
- * two words of its own to park registers in).
+ * time (kernel/acct.c). 0: none since the accounting took it. The arch
+ * code stores it through the per-CPU segment, at offsets generated from
+ * this structure (arch asm-offsets.c).
  */
 typedef struct acct_edge {
 	uint64_t entry;              /* syscall entry, before the C code */
 	uint64_t exit;               /* syscall return, after the C code */
-	uint64_t scratch[2];         /* the arch code's, interrupts off */
 } acct_edge_t;
 
 #define MAX_CPUS 64
@@ -70,12 +72,10 @@ struct run_queue;
 struct int_frame;
 
 typedef struct cpu {
-	struct cpu *self;            /* must stay first */
-	uintptr_t kernel_rsp;        /* offset 8: stack top of the running thread */
-	uintptr_t user_rsp;          /* offset 16: scratch for the syscall entry */
-	struct thread *current;      /* offset 24: the running thread */
-	cpu_lat_t lat;               /* offset 32: arch irq_save/irq_restore use it */
-	acct_edge_t edge;            /* offset 56: the arch syscall path writes it */
+	arch_cpu_t arch;             /* must stay first: the per-CPU base points here */
+	struct thread *current;      /* the running thread */
+	cpu_lat_t lat;               /* arch irq_save/irq_restore write it */
+	acct_edge_t edge;            /* the arch syscall path writes it */
 	uint32_t id;                 /* logical id, 0 = boot CPU */
 	volatile bool online;
 	volatile uint64_t ticks;     /* local timer interrupts */
@@ -95,14 +95,7 @@ typedef struct cpu {
 	volatile bool idle_polling;  /* idle, polling its queue: wake it without an IPI */
 	uint32_t preempt_count;      /* > 0: no preemption */
 	acct_cpu_t acct;
-	arch_cpu_t arch;
 } cpu_t;
-
-#define CPU_OFF_KERNEL_RSP 8
-#define CPU_OFF_USER_RSP 16
-#define CPU_OFF_EDGE_ENTRY 56
-#define CPU_OFF_EDGE_EXIT 64
-#define CPU_OFF_EDGE_SCRATCH 72
 
 extern cpu_t *cpus[MAX_CPUS];
 extern unsigned cpu_count;          /* CPUs found in the firmware tables */

@@ -5,7 +5,9 @@
 #ifndef ARCH_CPU_H
 #define ARCH_CPU_H
 
+#include <kernel/cpu.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define MSR_APIC_BASE 0x1b
@@ -101,11 +103,11 @@ static inline uint64_t read_rflags(void)
  * Interrupts-off sections (arch/x86_64/irqlat.c): irqlat_off_begin() when
  * this CPU's IF just went from 1 to 0, irqlat_off_end() just before it
  * goes back to 1 (a no-op when no section is open). Interrupts off; the
- * per-CPU data must be set up. cpu_t.lat sits at these offsets from GS
- * (irqlat.c checks them): a few instructions, no call.
+ * per-CPU data must be set up. cpu_t.lat is reached GS-relative at its
+ * offsetof: a few instructions, no call.
  */
-#define CPU_OFF_IRQOFF_SINCE 32
-#define CPU_OFF_IRQOFF_MAX 40
+#define CPU_OFF_IRQOFF_SINCE offsetof(cpu_t, lat.irqoff_since)
+#define CPU_OFF_IRQOFF_MAX offsetof(cpu_t, lat.irqoff_max)
 
 static inline void irqlat_off_begin(void)
 {

@@ -1,4 +1,9 @@
-/* x86-64 part of the per-CPU data: descriptor tables, TSS, APIC id. */
+/*
+ * x86-64 part of the per-CPU data, the first member of every cpu_t: the
+ * words the assembly reaches GS-relative (the self pointer, the syscall
+ * entry's stacks and parked registers), descriptor tables, TSS, APIC id.
+ * The assembly takes its offsets from arch/x86_64/asm-offsets.c.
+ */
 #ifndef ARCH_PERCPU_H
 #define ARCH_PERCPU_H
 
@@ -19,7 +24,13 @@ typedef struct tss {
 #define IOMAP_BYTES 8192     /* one bit per port; 0 = allowed */
 #define TSS_NO_IOMAP 0xffff  /* I/O map offset past the limit: no port allowed */
 
+struct cpu;
+
 typedef struct arch_cpu {
+	struct cpu *self;            /* GS:0, must stay first (arch_cpu_current) */
+	uint64_t kernel_rsp;         /* the syscall entry's stack: the running thread's top */
+	uint64_t user_rsp;           /* the syscall entry parks the user RSP here */
+	uint64_t stamp_save[2];      /* the syscall edges' TSC stamp parks rax, rdx here */
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	tss_t tss __attribute__((aligned(16)));
 	uint8_t iomap[IOMAP_BYTES + 1];   /* follows the TSS; last byte 0xff */
@@ -30,8 +41,7 @@ typedef struct arch_cpu {
 	volatile uint32_t start_progress;  /* AP start-up steps done (smp.c) */
 } arch_cpu_t;
 
-struct cpu;
-
+/* This CPU's cpu_t: GS points at its arch_cpu_t, whose self is at GS:0. */
 static inline struct cpu *arch_cpu_current(void)
 {
 	struct cpu *c;

@@ -22,6 +22,14 @@ void arch_thread_setup(struct thread *t);
  */
 void arch_thread_switch(struct thread *prev, struct thread *next);
 
+struct cpu;
+
+/*
+ * The kernel stack top the next entry from user mode lands on in c (a
+ * system call or an interrupt): the running thread's. c is this CPU.
+ */
+void arch_cpu_set_kernel_stack(struct cpu *c, uintptr_t top);
+
 struct task;
 
 /*
