@@ -83,7 +83,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 # lib/prof/: the profiler tools' code (reports, exports, symbol tables,
 # kprof): user space and host only.
 LIB_SRCS    := $(wildcard lib/*.c)
-LIB_PROF_SRCS := $(wildcard lib/prof/*.c)
+LIB_PROF_SRCS := $(wildcard lib/prof/*.c lib/prof/*/*.c)
 LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
 # The lib/ files the kernel calls: all but floating point (user space and
 # host only) and the path and pattern code only user space uses.
@@ -320,34 +320,32 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
-	lib/prof/profexport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c lib/elfsym.c \
-	lib/fmt.c lib/fmt_float.c lib/string.c
+# Every host tool compiles all of lib/prof/ (one list to keep up to date).
+HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
+HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h)
+VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c $(HOST_PROF_SRCS)
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include
 
-$(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(VPROF): $(VPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) $(VPROF_SRCS) -o $@
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/prof/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
-	lib/fmt.c lib/fmt_float.c lib/string.c
+KPROF_SRCS := tools/prof/kprof.c $(HOST_PROF_SRCS)
 
-$(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(KPROF): $(KPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DKPROF_HOST $(KPROF_SRCS) -o $@
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
-	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
-	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c $(HOST_PROF_SRCS)
 
-$(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(CPROFALYZE): $(CPROFALYZE_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DCPROFALYZE_HOST $(CPROFALYZE_SRCS) -o $@

@@ -648,34 +648,26 @@ static int pc_cmp(const pc_print_t *pp, uint32_t x, uint32_t y)
 	return pp->rank[x] < pp->rank[y] ? -1 : pp->rank[x] > pp->rank[y];
 }
 
-static void pc_sift(const pc_print_t *pp, uint32_t *v, size_t root, size_t n, pc_cmp_t cmp)
+/* What pc_idx_cmp compares by. */
+typedef struct pc_sortctx {
+	const pc_print_t *pp;
+	pc_cmp_t cmp;
+} pc_sortctx_t;
+
+/* prof_sort's comparison of two item indices. */
+static int pc_idx_cmp(const void *a, const void *b, void *ctx)
 {
-	for (;;) {
-		size_t child = 2 * root + 1;
-		if (child >= n)
-			return;
-		if (child + 1 < n && cmp(pp, v[child], v[child + 1]) < 0)
-			child++;
-		if (cmp(pp, v[root], v[child]) >= 0)
-			return;
-		uint32_t tmp = v[root];
-		v[root] = v[child];
-		v[child] = tmp;
-		root = child;
-	}
+	const pc_sortctx_t *c = ctx;
+
+	return c->cmp(c->pp, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* Heapsort the n item indices at v by cmp (no recursion, no allocation). */
 static void pc_heapsort(const pc_print_t *pp, uint32_t *v, size_t n, pc_cmp_t cmp)
 {
-	for (size_t i = n / 2; i-- > 0;)
-		pc_sift(pp, v, i, n, cmp);
-	for (size_t end = n; end > 1; end--) {
-		uint32_t tmp = v[0];
-		v[0] = v[end - 1];
-		v[end - 1] = tmp;
-		pc_sift(pp, v, 0, end - 1, cmp);
-	}
+	pc_sortctx_t c = { pp, cmp };
+
+	prof_sort(v, n, sizeof(*v), pc_idx_cmp, &c);
 }
 
 /*

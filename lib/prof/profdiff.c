@@ -134,21 +134,10 @@ void profdiff_ztest(uint64_t ca, uint64_t na, uint64_t cb, uint64_t nb,
 
 /* ---------------------------------------------------------------- tables */
 
-static void *pd_alloc(profdiff_t *d, size_t size)
-{
-	return d->env.alloc(d->env.ctx, size ? size : 1);
-}
-
-static void pd_release(profdiff_t *d, void *p)
-{
-	if (p)
-		d->env.release(d->env.ctx, p);
-}
-
 static char *pd_strdup(profdiff_t *d, const char *s)
 {
 	size_t len = strlen(s);
-	char *c = pd_alloc(d, len + 1);
+	char *c = prof_alloc(&d->env, len + 1);
 
 	if (c)
 		memcpy(c, s, len + 1);
@@ -158,7 +147,7 @@ static char *pd_strdup(profdiff_t *d, const char *s)
 /* The slot of key in t's index: its row's, or the empty one it would take. */
 static uint32_t *pd_slot(const pd_table_t *t, const char *key)
 {
-	size_t i = profbin_fnv(key, strlen(key)) & (t->cap_index - 1);
+	size_t i = prof_hash(key, strlen(key)) & (t->cap_index - 1);
 
 	while (t->index[i] && strcmp(t->rows[t->index[i] - 1].key, key) != 0)
 		i = (i + 1) & (t->cap_index - 1);
@@ -172,7 +161,7 @@ static errno_t pd_index_grow(profdiff_t *d, pd_table_t *t)
 		return EOK;
 	size_t cap = t->cap_index ? t->cap_index * 2 : 64;
 	uint32_t *old = t->index;
-	t->index = pd_alloc(d, cap * sizeof(uint32_t));
+	t->index = prof_alloc(&d->env, cap * sizeof(uint32_t));
 	if (!t->index) {
 		t->index = old;
 		return ENOMEM;
@@ -181,24 +170,7 @@ static errno_t pd_index_grow(profdiff_t *d, pd_table_t *t)
 	t->cap_index = cap;
 	for (size_t i = 0; i < t->n; i++)
 		*pd_slot(t, t->rows[i].key) = (uint32_t)(i + 1);
-	pd_release(d, old);
-	return EOK;
-}
-
-/* Room for one more row. EOK or ENOMEM. */
-static errno_t pd_rows_grow(profdiff_t *d, pd_table_t *t)
-{
-	if (t->n < t->cap)
-		return EOK;
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	profdiff_row_t *rows = pd_alloc(d, cap * sizeof(*rows));
-	if (!rows)
-		return ENOMEM;
-	if (t->n)
-		memcpy(rows, t->rows, t->n * sizeof(*rows));
-	pd_release(d, t->rows);
-	t->rows = rows;
-	t->cap = cap;
+	prof_release(&d->env, old);
 	return EOK;
 }
 
@@ -215,15 +187,15 @@ static profdiff_row_t *pd_row(profdiff_t *d, pd_table_t *t, const char *key,
 			fmt_snprintf(row->bin, sizeof(row->bin), "*");
 		return row;
 	}
-	if (pd_rows_grow(d, t) != EOK)
+	if (prof_vec_reserve(&d->env, (void **)&t->rows, &t->cap, t->n, sizeof(*t->rows)) != EOK)
 		return NULL;
 	profdiff_row_t *row = &t->rows[t->n];
 	memset(row, 0, sizeof(*row));
 	row->key = pd_strdup(d, key);
 	row->name = pd_strdup(d, name);
 	if (!row->key || !row->name) {
-		pd_release(d, row->key);
-		pd_release(d, row->name);
+		prof_release(&d->env, row->key);
+		prof_release(&d->env, row->name);
 		return NULL;
 	}
 	fmt_snprintf(row->bin, sizeof(row->bin), "%s", bin);
@@ -343,34 +315,18 @@ static int pd_cmp_key(const profdiff_row_t *a, const profdiff_row_t *b)
 
 typedef int (*pd_cmp_t)(const profdiff_row_t *a, const profdiff_row_t *b);
 
-static void pd_swap(profdiff_row_t *a, profdiff_row_t *b)
+/* prof_sort's comparison of two rows by the pd_cmp_t at ctx. */
+static int pd_sort_cmp(const void *a, const void *b, void *ctx)
 {
-	profdiff_row_t t = *a;
+	const pd_cmp_t *cmp = ctx;
 
-	*a = *b;
-	*b = t;
+	return (*cmp)(a, b);
 }
 
-static void pd_sift(profdiff_row_t *rows, size_t root, size_t n, pd_cmp_t cmp)
-{
-	for (size_t child; (child = 2 * root + 1) < n; root = child) {
-		if (child + 1 < n && cmp(&rows[child], &rows[child + 1]) < 0)
-			child++;
-		if (cmp(&rows[root], &rows[child]) >= 0)
-			return;
-		pd_swap(&rows[root], &rows[child]);
-	}
-}
-
-/* Heapsort of the rows ascending by cmp (no recursion, no memory). */
+/* Sort the rows ascending by cmp. */
 static void pd_sort(profdiff_row_t *rows, size_t n, pd_cmp_t cmp)
 {
-	for (size_t i = n / 2; i-- > 0;)
-		pd_sift(rows, i, n, cmp);
-	for (size_t end = n; end > 1; end--) {
-		pd_swap(&rows[0], &rows[end - 1]);
-		pd_sift(rows, 0, end - 1, cmp);
-	}
+	prof_sort(rows, n, sizeof(*rows), pd_sort_cmp, &cmp);
 }
 
 void profdiff_finish(profdiff_t *d)
@@ -384,7 +340,7 @@ void profdiff_finish(profdiff_t *d)
 				       d->total[1], &t->rows[j].t);
 		pd_sort(t->rows, t->n, pd_cmp);
 		/* The index points at the old order: drop it (no more adds). */
-		pd_release(d, t->index);
+		prof_release(&d->env, t->index);
 		t->index = NULL;
 		t->cap_index = 0;
 	}
@@ -528,11 +484,11 @@ static errno_t pd_folded_read(const prof_env_t *env, const char *a, size_t alen,
 
 	if (profdiff_new(env, &o, &d) != EOK)
 		return ENOMEM;
-	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	char *buf = prof_alloc(&d->env, (alen > blen ? alen : blen) + 1);
 	errno_t err = buf ? pd_folded_text(d, 0, a, alen, buf) : ENOMEM;
 	if (err == EOK)
 		err = pd_folded_text(d, 1, b, blen, buf);
-	pd_release(d, buf);
+	prof_release(&d->env, buf);
 	if (err != EOK)
 		profdiff_free(d);
 	else
@@ -693,9 +649,9 @@ errno_t profdiff_folded_flame(const prof_env_t *env, const char *a, size_t alen,
 
 	if (err != EOK)
 		return err;
-	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	char *buf = prof_alloc(&d->env, (alen > blen ? alen : blen) + 1);
 	err = buf ? pd_flame_write(d, o, buf, out) : ENOMEM;
-	pd_release(d, buf);
+	prof_release(&d->env, buf);
 	profdiff_free(d);
 	return err;
 }
@@ -723,11 +679,11 @@ void profdiff_free(profdiff_t *d)
 	for (unsigned i = 0; i < 2; i++) {
 		pd_table_t *t = &d->t[i];
 		for (size_t j = 0; j < t->n; j++) {
-			pd_release(d, t->rows[j].key);
-			pd_release(d, t->rows[j].name);
+			prof_release(&d->env, t->rows[j].key);
+			prof_release(&d->env, t->rows[j].name);
 		}
-		pd_release(d, t->rows);
-		pd_release(d, t->index);
+		prof_release(&d->env, t->rows);
+		prof_release(&d->env, t->index);
 	}
-	pd_release(d, d);
+	prof_release(&d->env, d);
 }

@@ -6,6 +6,8 @@
  * Every array and map grows through env.alloc; nothing recurses.
  */
 #include <lib/fmt.h>
+#include <lib/profbin.h>
+#include <lib/profcore.h>
 #include <lib/profexport.h>
 #include <lib/string.h>
 
@@ -47,18 +49,17 @@ typedef struct px_frame {
 	uint64_t addr;
 } px_frame_t;
 
-/* A hash map from byte strings (copied) to a 64-bit value. */
+/*
+ * A byte string (copied into the arena) and its 64-bit value: the key and
+ * value of an entry of a string-keyed prof_map_t (px_map_t), in place.
+ */
 typedef struct px_entry {
-	uint64_t hash;
-	const char *key;                /* NULL: empty */
+	const char *key;
 	size_t len;
 	uint64_t val;
 } px_entry_t;
 
-typedef struct px_map {
-	px_entry_t *e;
-	size_t cap, count;
-} px_map_t;
+typedef prof_map_t px_map_t;
 
 typedef struct px_chunk {
 	struct px_chunk *next;
@@ -66,12 +67,8 @@ typedef struct px_chunk {
 	char data[];
 } px_chunk_t;
 
-/* A growable byte buffer; err is sticky. */
-typedef struct px_buf {
-	unsigned char *p;
-	size_t len, cap;
-	errno_t err;
-} px_buf_t;
+/* A growable byte buffer; err is sticky (its env is set on each put). */
+typedef prof_buf_t px_buf_t;
 
 typedef struct px {
 	const prof_env_t *env;
@@ -114,18 +111,10 @@ static void px_release(px_t *x, void *p)
 /* Room for n + 1 elements of size in *arr (capacity *cap); false: ENOMEM. */
 static bool px_reserve(px_t *x, void **arr, size_t *cap, size_t n, size_t size)
 {
-	if (n < *cap)
+	if (prof_vec_reserve(x->env, arr, cap, n, size) == EOK)
 		return true;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *na = px_alloc(x, ncap * size);
-	if (!na)
-		return false;
-	if (*arr)
-		memcpy(na, *arr, n * size);
-	px_release(x, *arr);
-	*arr = na;
-	*cap = ncap;
-	return true;
+	x->err = ENOMEM;
+	return false;
 }
 
 /* A copy of len bytes of s (NUL-terminated) in the arena; NULL: ENOMEM. */
@@ -155,29 +144,26 @@ static char *px_strdup(px_t *x, const char *s)
 	return px_strndup(x, s, strlen(s));
 }
 
+/* Give back the last px_strndup of len bytes (the arena's newest). */
+static void px_unstrndup(px_t *x, size_t len)
+{
+	x->arena->used -= len + 1;
+}
+
 /* ---------------------------------------------------------------- buffers */
+
+/* Keep b's error as x's (sticky both). */
+static void buf_err(px_t *x, const px_buf_t *b)
+{
+	if (b->err)
+		x->err = b->err;
+}
 
 static void buf_put(px_t *x, px_buf_t *b, const void *data, size_t len)
 {
-	if (b->err)
-		return;
-	if (b->cap - b->len < len) {
-		size_t ncap = b->cap ? b->cap : 256;
-		while (ncap - b->len < len)
-			ncap *= 2;
-		unsigned char *np = px_alloc(x, ncap);
-		if (!np) {
-			b->err = ENOMEM;
-			return;
-		}
-		if (b->p)
-			memcpy(np, b->p, b->len);
-		px_release(x, b->p);
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
+	b->env = x->env;
+	prof_buf_put(b, data, len);
+	buf_err(x, b);
 }
 
 static void buf_str(px_t *x, px_buf_t *b, const char *s)
@@ -233,104 +219,36 @@ static void buf_maybe_flush(px_t *x, px_buf_t *b)
 
 /* ---------------------------------------------------------------- hash map */
 
-static uint64_t px_hash(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (h >> 31);
-}
-
-static px_entry_t *map_slot(px_entry_t *e, size_t cap, uint64_t h, const void *key,
-			    size_t len)
-{
-	size_t i = h & (cap - 1);
-
-	while (e[i].key && (e[i].hash != h || e[i].len != len || memcmp(e[i].key, key, len)))
-		i = (i + 1) & (cap - 1);
-	return &e[i];
-}
-
-static bool map_grow(px_t *x, px_map_t *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 256;
-	px_entry_t *ne = px_alloc(x, ncap * sizeof(*ne));
-
-	if (!ne)
-		return false;
-	memset(ne, 0, ncap * sizeof(*ne));
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->e[i].key)
-			*map_slot(ne, ncap, m->e[i].hash, m->e[i].key, m->e[i].len) = m->e[i];
-	}
-	px_release(x, m->e);
-	m->e = ne;
-	m->cap = ncap;
-	return true;
-}
-
-/* The entry of key (len bytes), added with val 0 when new; NULL: ENOMEM. */
+/*
+ * The entry of key (len bytes), added with val 0 when new (its key a copy
+ * in the arena); NULL: ENOMEM.
+ */
 static px_entry_t *map_get(px_t *x, px_map_t *m, const void *key, size_t len, bool *added)
 {
-	if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(x, m))
+	char *copy = px_strndup(x, key, len);
+	prof_str_t k = { copy, len };
+
+	if (!copy)
 		return NULL;
-	uint64_t h = px_hash(key, len);
-	px_entry_t *e = map_slot(m->e, m->cap, h, key, len);
-	*added = !e->key;
-	if (!e->key) {
-		char *k = px_strndup(x, key, len);
-		if (!k)
-			return NULL;
-		*e = (px_entry_t){ h, k, len, 0 };
-		m->count++;
-	}
-	return e;
+	if (!m->esize)
+		prof_map_init_str(m, sizeof(uint64_t));
+	unsigned char *v = prof_map_get(x->env, m, &k, added);
+	if (!v || !*added)
+		px_unstrndup(x, len);
+	if (!v)
+		x->err = ENOMEM;
+	return v ? (px_entry_t *)(void *)(v - sizeof(prof_str_t)) : NULL;
+}
+
+/* The entry in slot i of m, or NULL when the slot is empty. */
+static px_entry_t *map_at(const px_map_t *m, size_t i)
+{
+	return prof_map_key(m, i);
 }
 
 static void map_free(px_t *x, px_map_t *m)
 {
-	px_release(x, m->e);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---------------------------------------------------------------- sorting */
-
-typedef int (*px_cmp_t)(const void *a, const void *b, void *ctx);
-
-static void px_swap(unsigned char *a, unsigned char *b, size_t size)
-{
-	for (size_t i = 0; i < size; i++) {
-		unsigned char t = a[i];
-		a[i] = b[i];
-		b[i] = t;
-	}
-}
-
-static void px_sift(unsigned char *base, size_t root, size_t n, size_t size, px_cmp_t cmp,
-		    void *ctx)
-{
-	for (size_t child; (child = 2 * root + 1) < n; root = child) {
-		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size, ctx) < 0)
-			child++;
-		if (cmp(base + root * size, base + child * size, ctx) >= 0)
-			return;
-		px_swap(base + root * size, base + child * size, size);
-	}
-}
-
-/* Heapsort n elements of size ascending by cmp. */
-static void px_sort(void *base, size_t n, size_t size, px_cmp_t cmp, void *ctx)
-{
-	unsigned char *b = base;
-
-	for (size_t i = n / 2; i-- > 0;)
-		px_sift(b, i, n, size, cmp, ctx);
-	for (size_t end = n; end > 1; end--) {
-		px_swap(b, b + (end - 1) * size, size);
-		px_sift(b, 0, end - 1, size, cmp, ctx);
-	}
+	prof_map_free(x->env, m);
 }
 
 /* ---------------------------------------------------------------- model */
@@ -530,16 +448,18 @@ static void px_folded(px_t *x)
 			x->err = ENOMEM;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < m.cap && !x->err; i++) {
-		if (m.e[i].key)
-			m.e[n++] = m.e[i];
+	px_entry_t *e = x->err ? NULL : px_alloc(x, (m.count + 1) * sizeof(px_entry_t));
+	for (size_t i = 0; e && i < m.cap; i++) {
+		if (map_at(&m, i))
+			e[n++] = *map_at(&m, i);
 	}
-	px_sort(m.e, n, sizeof(px_entry_t), fold_cmp, NULL);
-	for (size_t i = 0; i < n && !x->err; i++) {
-		buf_put(x, &out, m.e[i].key, m.e[i].len);
-		buf_printf(x, &out, " %llu\n", (unsigned long long)m.e[i].val);
+	prof_sort(e, n, sizeof(px_entry_t), fold_cmp, NULL);
+	for (size_t i = 0; e && i < n && !x->err; i++) {
+		buf_put(x, &out, e[i].key, e[i].len);
+		buf_printf(x, &out, " %llu\n", (unsigned long long)e[i].val);
 		buf_maybe_flush(x, &out);
 	}
+	px_release(x, e);
 	buf_flush(x, &out);
 	buf_free(x, &out);
 	map_free(x, &m);
@@ -562,22 +482,23 @@ static size_t pb_varint_encode(unsigned char tmp[10], uint64_t v)
 
 static void pb_varint(px_t *x, px_buf_t *b, uint64_t v)
 {
-	unsigned char tmp[10];
-
-	buf_put(x, b, tmp, pb_varint_encode(tmp, v));
+	b->env = x->env;
+	prof_pb_varint(b, v);
+	buf_err(x, b);
 }
 
 static void pb_uint(px_t *x, px_buf_t *b, unsigned field, uint64_t v)
 {
-	pb_varint(x, b, (uint64_t)field << 3);
-	pb_varint(x, b, v);
+	b->env = x->env;
+	prof_pb_uint(b, field, v);
+	buf_err(x, b);
 }
 
 static void pb_bytes(px_t *x, px_buf_t *b, unsigned field, const void *data, size_t len)
 {
-	pb_varint(x, b, (uint64_t)field << 3 | 2);
-	pb_varint(x, b, len);
-	buf_put(x, b, data, len);
+	b->env = x->env;
+	prof_pb_bytes(b, field, data, len);
+	buf_err(x, b);
 }
 
 /* Field numbers of profile.proto (google/pprof). */
@@ -827,26 +748,7 @@ void prof_gzip(const prof_export_out_t *out, const void *data_, size_t len)
 
 void prof_pb_raw(prof_pb_t *b, const void *data, size_t len)
 {
-	if (b->err)
-		return;
-	if (b->cap - b->len < len) {
-		size_t ncap = b->cap ? b->cap : 256;
-		while (ncap - b->len < len)
-			ncap *= 2;
-		unsigned char *np = b->env->alloc(b->env->ctx, ncap);
-		if (!np) {
-			b->err = ENOMEM;
-			return;
-		}
-		if (b->p)
-			memcpy(np, b->p, b->len);
-		if (b->p)
-			b->env->release(b->env->ctx, b->p);
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
+	prof_buf_put(b, data, len);
 }
 
 void prof_pb_varint(prof_pb_t *b, uint64_t v)
@@ -871,10 +773,7 @@ void prof_pb_bytes(prof_pb_t *b, unsigned field, const void *data, size_t len)
 
 void prof_pb_free(prof_pb_t *b)
 {
-	if (b->p)
-		b->env->release(b->env->ctx, b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
+	prof_buf_free(b);
 }
 
 static void px_pprof(px_t *x)
@@ -1048,13 +947,14 @@ static void px_callgrind(px_t *x)
 	if (!x->err)
 		a = px_alloc(x, (arcs.count + 1) * sizeof(cg_arc_t));
 	for (size_t i = 0; a && i < arcs.cap; i++) {
-		if (!arcs.e[i].key)
+		const px_entry_t *e = map_at(&arcs, i);
+		if (!e)
 			continue;
-		memcpy(&a[n], arcs.e[i].key, 8);
-		a[n++].count = arcs.e[i].val;
+		memcpy(&a[n], e->key, 8);
+		a[n++].count = e->val;
 	}
 	if (!x->err) {
-		px_sort(a, n, sizeof(cg_arc_t), cg_arc_cmp, NULL);
+		prof_sort(a, n, sizeof(cg_arc_t), cg_arc_cmp, NULL);
 		cg_write(x, self, a, n);
 	}
 	px_release(x, a);
@@ -1311,7 +1211,7 @@ static void fg_layout(prof_flame_t *f)
 		return;
 	for (uint32_t i = 1; i < f->count; i++)
 		ord[i - 1] = i;
-	px_sort(ord, f->count - 1, sizeof(uint32_t), fg_cmp, f->n);
+	prof_sort(ord, f->count - 1, sizeof(uint32_t), fg_cmp, f->n);
 	for (size_t k = 0; k + 1 < f->count; k++) {
 		fg_node_t *c = &f->n[ord[k]];
 		if (c->parent != parent) {
@@ -1349,7 +1249,8 @@ static void xml_str(px_t *x, px_buf_t *b, const char *s)
  */
 static void fg_fill(const fg_node_t *n, bool diff, char *buf, size_t size)
 {
-	uint64_t h = px_hash(n->name, strlen(n->name));
+	uint64_t h = profbin_fnv(n->name, strlen(n->name));
+	h ^= h >> 31;                   /* the shade's hash: FNV-1a, folded */
 	unsigned a = (unsigned)(h % 56), b = (unsigned)((h >> 8) % 100);
 	unsigned pale = 210 - 150 * (unsigned)(n->heat < 0 ? -n->heat : n->heat) / FG_HEAT_MAX;
 
@@ -1713,14 +1614,15 @@ static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 		}
 	}
 	for (size_t i = 0; i < arcs.cap && !x->err; i++) {
-		if (!arcs.e[i].key)
+		const px_entry_t *e = map_at(&arcs, i);
+		if (!e)
 			continue;
 		uint64_t key[2];
-		memcpy(key, arcs.e[i].key, sizeof(key));
+		memcpy(key, e->key, sizeof(key));
 		rec[0] = GM_TAG_ARC;
 		gm_le(rec + 1, key[0], 8);
 		gm_le(rec + 9, key[1], 8);
-		gm_le(rec + 17, arcs.e[i].val > UINT32_MAX ? UINT32_MAX : arcs.e[i].val, 4);
+		gm_le(rec + 17, e->val > UINT32_MAX ? UINT32_MAX : e->val, 4);
 		buf_put(x, o, rec, sizeof(rec));
 	}
 	map_free(x, &arcs);

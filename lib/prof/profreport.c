@@ -15,6 +15,7 @@
  */
 #include <lib/fmt.h>
 #include <lib/profbin.h>
+#include <lib/profcore.h>
 #include <lib/profleaf.h>
 #include <lib/profreport.h>
 #include <lib/string.h>
@@ -30,12 +31,6 @@
 #define PROF_SLOT_IDLE UINT32_MAX       /* row "task" of idle samples */
 
 /* ---------------------------------------------------------------- types */
-
-/* An open-addressing hash map of fixed-size keys and values. */
-typedef struct pmap {
-	unsigned char *slots;
-	size_t cap, count, ksize, vsize, esize;
-} pmap_t;
 
 /*
  * What the maps count: samples and the time they stand for, in TSC
@@ -160,8 +155,8 @@ struct prof_report {
 	uint64_t off_acc;               /* off-CPU weight carried: cycles * hz mod tsc_hz */
 	uint64_t x_origin;
 	uint32_t cur_site;              /* the sample being read: its call site, or NONE */
-	pmap_t calls;                   /* PROF_REC_CALL id -> its site (index in cstk) */
-	pmap_t sites;                   /* prof_sitekey_t -> index in cstk */
+	prof_map_t calls;                   /* PROF_REC_CALL id -> its site (index in cstk) */
+	prof_map_t sites;                   /* prof_sitekey_t -> index in cstk */
 	prof_callstk_t *cstk;
 	size_t ncstk, cap_cstk;
 	uint64_t *cwords;               /* their chains, one after another */
@@ -177,13 +172,13 @@ struct prof_report {
 	size_t ntasks, cap_tasks, last_task;
 	prof_bin_t *bins;
 	size_t nbins, cap_bins;
-	pmap_t stacks;                  /* prof_stack_t -> prof_val_t */
+	prof_map_t stacks;                  /* prof_stack_t -> prof_val_t */
 	prof_filter_t filter;           /* prof_report_setup */
 	char filter_name[32];
 	bool xon;                       /* keep whole stacks in xstacks */
 	uint32_t xdepth;                /* return addresses per xkey */
-	pmap_t xstacks;                 /* prof_xkey_t -> prof_val_t */
-	pmap_t served;                  /* prof_wkey_t -> served prof_val_t not yet taken from waits */
+	prof_map_t xstacks;                 /* prof_xkey_t -> prof_val_t */
+	prof_map_t served;                  /* prof_wkey_t -> served prof_val_t not yet taken from waits */
 	size_t pend_len;
 	uint64_t pend[PROF_REC_MAX / 8];
 	uint64_t norm[PROF_REC_MAX / 8 + 1]; /* an older sample in v5 layout */
@@ -209,7 +204,7 @@ typedef struct prof_print {
 	prof_report_t *r;
 	const prof_report_opts_t *o;
 	uint32_t kbin;
-	pmap_t fmap;                    /* (bin, known, addr) -> func index */
+	prof_map_t fmap;                    /* (bin, known, addr) -> func index */
 	prof_func_t *funcs;
 	size_t nfuncs, cap_funcs;
 	uint32_t *sfunc;                /* per stack slot: 1 + DEPTH func ids */
@@ -225,203 +220,15 @@ typedef struct prof_print {
 
 /* ---------------------------------------------------------------- memory */
 
-static void *rep_alloc(prof_report_t *r, size_t size)
-{
-	return r->env.alloc(r->env.ctx, size ? size : 1);
-}
-
-static void rep_release(prof_report_t *r, void *p)
-{
-	if (p)
-		r->env.release(r->env.ctx, p);
-}
-
-/* Make room for n + 1 elements of size in *arr (capacity *cap). */
-static errno_t rep_reserve(prof_report_t *r, void **arr, size_t *cap, size_t n,
-			   size_t size)
-{
-	if (n < *cap)
-		return EOK;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *na = rep_alloc(r, ncap * size);
-	if (!na)
-		return ENOMEM;
-	if (*arr)
-		memcpy(na, *arr, n * size);
-	rep_release(r, *arr);
-	*arr = na;
-	*cap = ncap;
-	return EOK;
-}
-
 static char *rep_strdup(prof_report_t *r, const char *s, size_t len)
 {
-	char *d = rep_alloc(r, len + 1);
+	char *d = prof_alloc(&r->env, len + 1);
 
 	if (d) {
 		memcpy(d, s, len);
 		d[len] = '\0';
 	}
 	return d;
-}
-
-/* ---------------------------------------------------------------- hash map */
-
-/*
- * Keys are read a word at a time (every key type here is a multiple of 8
- * bytes; a tail is read bytewise): the maps are the hot path of feeding.
- */
-static inline uint64_t pmap_word(const unsigned char *p)
-{
-	uint64_t w;
-
-	__builtin_memcpy(&w, p, 8);     /* inlined: no call */
-	return w;
-}
-
-static uint64_t pmap_hash(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		h = (h ^ pmap_word(p + i)) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
-static bool pmap_eq(const unsigned char *a, const unsigned char *b, size_t len)
-{
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		if (pmap_word(a + i) != pmap_word(b + i))
-			return false;
-	}
-	for (; i < len; i++) {
-		if (a[i] != b[i])
-			return false;
-	}
-	return true;
-}
-
-static void pmap_init(pmap_t *m, size_t ksize, size_t vsize)
-{
-	memset(m, 0, sizeof(*m));
-	m->ksize = ksize;
-	m->vsize = vsize;
-	m->esize = (8 + ksize + vsize + 7) & ~(size_t)7;
-}
-
-static unsigned char *pmap_entry(const pmap_t *m, size_t i)
-{
-	return m->slots + i * m->esize;
-}
-
-/* The slot holding key, or the empty slot where it would go. */
-static unsigned char *pmap_find(const pmap_t *m, const void *key)
-{
-	size_t i = pmap_hash(key, m->ksize) & (m->cap - 1);
-
-	for (;;) {
-		unsigned char *e = pmap_entry(m, i);
-		if (!e[0] || pmap_eq(e + 8, key, m->ksize))
-			return e;
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-static errno_t pmap_grow(prof_report_t *r, pmap_t *m)
-{
-	pmap_t n = *m;
-
-	n.cap = m->cap ? m->cap * 2 : 64;
-	n.slots = rep_alloc(r, n.cap * n.esize);
-	if (!n.slots)
-		return ENOMEM;
-	memset(n.slots, 0, n.cap * n.esize);
-	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *e = pmap_entry(m, i);
-		if (e[0])
-			memcpy(pmap_find(&n, e + 8), e, m->esize);
-	}
-	rep_release(r, m->slots);
-	*m = n;
-	return EOK;
-}
-
-/*
- * The value of key, inserted (zeroed) when absent; *created says which.
- * NULL when out of memory.
- */
-static void *pmap_get(prof_report_t *r, pmap_t *m, const void *key,
-		      bool *created)
-{
-	if ((m->count + 1) * 4 > m->cap * 3 && pmap_grow(r, m) != EOK)
-		return NULL;
-	unsigned char *e = pmap_find(m, key);
-	*created = !e[0];
-	if (!e[0]) {
-		memset(e, 0, m->esize);
-		e[0] = 1;
-		memcpy(e + 8, key, m->ksize);
-		m->count++;
-	}
-	return e + 8 + m->ksize;
-}
-
-static void pmap_free(prof_report_t *r, pmap_t *m)
-{
-	rep_release(r, m->slots);
-	m->slots = NULL;
-	m->cap = m->count = 0;
-}
-
-/* ---------------------------------------------------------------- sorting */
-
-typedef int (*rep_cmp_t)(const void *a, const void *b, void *ctx);
-
-static void rep_swap(unsigned char *a, unsigned char *b, size_t size)
-{
-	for (size_t i = 0; i < size; i++) {
-		unsigned char t = a[i];
-		a[i] = b[i];
-		b[i] = t;
-	}
-}
-
-static void rep_sift(unsigned char *base, size_t root, size_t n, size_t size,
-		     rep_cmp_t cmp, void *ctx)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		if (child >= n)
-			return;
-		if (child + 1 < n &&
-		    cmp(base + child * size, base + (child + 1) * size, ctx) < 0)
-			child++;
-		if (cmp(base + root * size, base + child * size, ctx) >= 0)
-			return;
-		rep_swap(base + root * size, base + child * size, size);
-		root = child;
-	}
-}
-
-/* Heapsort n elements of size ascending by cmp (no recursion). */
-static void rep_sort(void *base, size_t n, size_t size, rep_cmp_t cmp, void *ctx)
-{
-	unsigned char *b = base;
-
-	for (size_t i = n / 2; i-- > 0;)
-		rep_sift(b, i, n, size, cmp, ctx);
-	for (size_t end = n; end > 1; end--) {
-		rep_swap(b, b + (end - 1) * size, size);
-		rep_sift(b, 0, end - 1, size, cmp, ctx);
-	}
 }
 
 /* ---------------------------------------------------------------- sources */
@@ -463,7 +270,7 @@ static uint32_t rep_task(prof_report_t *r, uint64_t id)
 			return (uint32_t)i;
 		}
 	}
-	if (rep_reserve(r, (void **)&r->tasks, &r->cap_tasks, r->ntasks,
+	if (prof_vec_reserve(&r->env, (void **)&r->tasks, &r->cap_tasks, r->ntasks,
 			sizeof(prof_task_t)) != EOK)
 		return PROF_NONE;
 	prof_task_t *t = &r->tasks[r->ntasks];
@@ -483,7 +290,7 @@ static uint32_t rep_bin(prof_report_t *r, const char *path, size_t len)
 		    memcmp(r->bins[i].path, path, len) == 0)
 			return (uint32_t)i;
 	}
-	if (rep_reserve(r, (void **)&r->bins, &r->cap_bins, r->nbins,
+	if (prof_vec_reserve(&r->env, (void **)&r->bins, &r->cap_bins, r->nbins,
 			sizeof(prof_bin_t)) != EOK)
 		return PROF_NONE;
 	prof_bin_t *b = &r->bins[r->nbins];
@@ -554,7 +361,7 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 	r->c.have_header = true;
 	if (r->xon) {
 		r->xdepth = h.depth < 1 ? 1 : h.depth > PROF_DEPTH_MAX ? PROF_DEPTH_MAX : h.depth;
-		pmap_init(&r->xstacks, sizeof(prof_xkey_t) + (1 + r->xdepth) * 8,
+		prof_map_init(&r->xstacks, sizeof(prof_xkey_t) + (1 + r->xdepth) * 8,
 			  sizeof(prof_val_t));
 	}
 	r->c.source = h.source;
@@ -657,7 +464,7 @@ static void rec_xkey(prof_report_t *r, const prof_rec_sample_t *s,
 	k->mode = s->mode;
 	k->frame[0] = s->pc;
 	for (size_t i = 0; i < n; i++)
-		k->frame[1 + i] = pmap_word(chain + 8 * i);
+		k->frame[1 + i] = prof_map_word(chain + 8 * i);
 	k->nframes = (uint8_t)(1 + n);
 	k->nkern = (uint8_t)((s->mode != PROF_MODE_USER) + (s->nkernel < n ? s->nkernel : n));
 	k->origin = sk->origin;
@@ -695,7 +502,7 @@ static bool rec_keep(const prof_report_t *r, const prof_rec_sample_t *s, uint32_
 static errno_t rec_xadd(prof_report_t *r, const prof_xkey_t *k, uint64_t n, uint64_t t)
 {
 	bool created;
-	prof_val_t *v = pmap_get(r, &r->xstacks, k, &created);
+	prof_val_t *v = prof_map_get(&r->env, &r->xstacks, k, &created);
 
 	if (!v)
 		return ENOMEM;
@@ -734,7 +541,7 @@ static uint32_t rec_site_of(const prof_report_t *r, uint64_t stack)
 
 	if (!stack || !r->calls.cap)
 		return PROF_NONE;
-	const unsigned char *e = pmap_find(&r->calls, &stack);
+	const unsigned char *e = prof_map_find(&r->calls, &stack);
 	if (!e[0])
 		return PROF_NONE;
 	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
@@ -745,10 +552,10 @@ static uint32_t rec_site_of(const prof_report_t *r, uint64_t stack)
 static errno_t rec_site_add(prof_report_t *r, const prof_sitekey_t *key, uint64_t *site)
 {
 	*site = PROF_NONE;
-	if (rep_reserve(r, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
+	if (prof_vec_reserve(&r->env, (void **)&r->cstk, &r->cap_cstk, r->ncstk, sizeof(prof_callstk_t)))
 		return ENOMEM;
 	while (r->ncwords + key->n > r->cap_cwords) {
-		if (rep_reserve(r, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
+		if (prof_vec_reserve(&r->env, (void **)&r->cwords, &r->cap_cwords, r->cap_cwords, 8))
 			return ENOMEM;
 	}
 	r->cstk[r->ncstk] = (prof_callstk_t){ key->slot, key->n, r->ncwords };
@@ -849,7 +656,7 @@ static errno_t wall_served(prof_report_t *r, const prof_stack_t *k, uint64_t w, 
 {
 	prof_wkey_t key = { k->origin, k->hop[k->nhops - 2], k->hop[k->nhops - 1], 0 };
 	bool created;
-	prof_val_t *pool = pmap_get(r, &r->served, &key, &created);
+	prof_val_t *pool = prof_map_get(&r->env, &r->served, &key, &created);
 
 	if (!pool)
 		return ENOMEM;
@@ -923,7 +730,7 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 	}
 	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot, &k) != EOK)
 		return ENOMEM;
-	prof_val_t *v = pmap_get(r, &r->stacks, &k, &created);
+	prof_val_t *v = prof_map_get(&r->env, &r->stacks, &k, &created);
 	if (!v)
 		return ENOMEM;
 	val_add(v, 1, r->cur_w);
@@ -952,10 +759,10 @@ static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
 		return rec_bad(r, "CALL %llu: %u chain words in %zu bytes (at most %u)",
 			       (unsigned long long)c.stack, c.nchain, len, PROF_IPC_STACK_MAX);
 	if (!r->calls.ksize) {
-		pmap_init(&r->calls, sizeof(uint64_t), sizeof(uint64_t));
-		pmap_init(&r->sites, sizeof(prof_sitekey_t), sizeof(uint64_t));
+		prof_map_init(&r->calls, sizeof(uint64_t), sizeof(uint64_t));
+		prof_map_init(&r->sites, sizeof(prof_sitekey_t), sizeof(uint64_t));
 	}
-	uint64_t *idx = pmap_get(r, &r->calls, &c.stack, &created);
+	uint64_t *idx = prof_map_get(&r->env, &r->calls, &c.stack, &created);
 	if (!idx)
 		return ENOMEM;
 	if (!created)
@@ -965,7 +772,7 @@ static errno_t rec_call(prof_report_t *r, const unsigned char *rec, size_t len)
 	key.slot = rep_task(r, c.task);
 	key.n = c.nchain;
 	memcpy(key.w, rec + sizeof(c), 8 * (size_t)c.nchain);
-	uint64_t *site = key.slot == PROF_NONE ? NULL : pmap_get(r, &r->sites, &key, &created);
+	uint64_t *site = key.slot == PROF_NONE ? NULL : prof_map_get(&r->env, &r->sites, &key, &created);
 	if (!site)
 		return ENOMEM;
 	if (created && rec_site_add(r, &key, site) != EOK)
@@ -1054,7 +861,7 @@ static errno_t off_stack(prof_report_t *r, const prof_rec_offcpu_t *o,
 		return ENOMEM;
 	if (r->xon && off_xstack(r, o, chain, slot, &k, w) != EOK)
 		return ENOMEM;
-	prof_val_t *v = pmap_get(r, &r->stacks, &k, &created);
+	prof_val_t *v = prof_map_get(&r->env, &r->stacks, &k, &created);
 	if (!v)
 		return ENOMEM;
 	val_add(v, w, o->cycles);
@@ -1281,8 +1088,8 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out)
 		return ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->env = *env;
-	pmap_init(&r->stacks, sizeof(prof_stack_t), sizeof(prof_val_t));
-	pmap_init(&r->served, sizeof(prof_wkey_t), sizeof(prof_val_t));
+	prof_map_init(&r->stacks, sizeof(prof_stack_t), sizeof(prof_val_t));
+	prof_map_init(&r->served, sizeof(prof_wkey_t), sizeof(prof_val_t));
 	*out = r;
 	return EOK;
 }
@@ -1330,15 +1137,15 @@ void prof_report_free(prof_report_t *r)
 		return;
 	for (size_t i = 0; i < r->nbins; i++)
 		profbin_free(&r->env, &r->bins[i]);
-	rep_release(r, r->bins);
-	rep_release(r, r->tasks);
-	pmap_free(r, &r->stacks);
-	pmap_free(r, &r->xstacks);
-	pmap_free(r, &r->served);
-	pmap_free(r, &r->calls);
-	pmap_free(r, &r->sites);
-	rep_release(r, r->cstk);
-	rep_release(r, r->cwords);
+	prof_release(&r->env, r->bins);
+	prof_release(&r->env, r->tasks);
+	prof_map_free(&r->env, &r->stacks);
+	prof_map_free(&r->env, &r->xstacks);
+	prof_map_free(&r->env, &r->served);
+	prof_map_free(&r->env, &r->calls);
+	prof_map_free(&r->env, &r->sites);
+	prof_release(&r->env, r->cstk);
+	prof_release(&r->env, r->cwords);
 	r->env.release(r->env.ctx, r);
 }
 
@@ -1421,7 +1228,7 @@ typedef struct prof_fkey {
 static uint32_t pr_func_add(prof_print_t *pp, const prof_fkey_t *k,
 			    const char *name, bool kernel)
 {
-	if (rep_reserve(pp->r, (void **)&pp->funcs, &pp->cap_funcs, pp->nfuncs,
+	if (prof_vec_reserve(&pp->r->env, (void **)&pp->funcs, &pp->cap_funcs, pp->nfuncs,
 			sizeof(prof_func_t)) != EOK)
 		return PROF_NONE;
 	prof_func_t *f = &pp->funcs[pp->nfuncs];
@@ -1454,7 +1261,7 @@ static uint32_t pr_func(prof_print_t *pp, uint32_t bin, uint64_t addr, bool ret,
 		k.known = 1;
 		k.addr = look - off;
 	}
-	uint32_t *idx = pmap_get(r, &pp->fmap, &k, &created);
+	uint32_t *idx = prof_map_get(&r->env, &pp->fmap, &k, &created);
 	if (!idx)
 		return PROF_NONE;
 	if (created)
@@ -1555,14 +1362,14 @@ static uint32_t pr_named_func(prof_print_t *pp, const prof_fkey_t *k, const char
 	prof_report_t *r = pp->r;
 	bool created;
 
-	uint32_t *idx = pmap_get(r, &pp->fmap, k, &created);
+	uint32_t *idx = prof_map_get(&r->env, &pp->fmap, k, &created);
 	if (!idx || !created)
 		return idx ? *idx : PROF_NONE;
 	*idx = PROF_NONE;
 	char *name = rep_strdup(r, full, (size_t)n);
-	if (!name || rep_reserve(r, (void **)&pp->names, &pp->cap_names, pp->nnames,
+	if (!name || prof_vec_reserve(&r->env, (void **)&pp->names, &pp->cap_names, pp->nnames,
 				 sizeof(char *)) != EOK) {
-		rep_release(r, name);
+		prof_release(&r->env, name);
 		return PROF_NONE;
 	}
 	pp->names[pp->nnames++] = name;
@@ -1652,7 +1459,7 @@ static void pr_leaf_fix(prof_print_t *pp, prof_stack_t *k)
 /* Map the frames of the stack in map slot i to functions (pp->sfunc). */
 static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 {
-	const unsigned char *e = pmap_entry(&pp->r->stacks, i);
+	const unsigned char *e = prof_map_entry(&pp->r->stacks, i);
 	prof_stack_t k;
 	uint32_t *out = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
 
@@ -1677,7 +1484,7 @@ static errno_t pr_stack_funcs(prof_print_t *pp, size_t i)
 
 static const prof_stack_t *pr_stack(const prof_print_t *pp, size_t i, prof_val_t *v)
 {
-	const unsigned char *e = pmap_entry(&pp->r->stacks, i);
+	const unsigned char *e = prof_map_entry(&pp->r->stacks, i);
 
 	memcpy(v, e + 8 + sizeof(prof_stack_t), sizeof(*v));
 	return (const prof_stack_t *)(e + 8);
@@ -1695,18 +1502,18 @@ static uint32_t pr_slot(const prof_print_t *pp, const prof_stack_t *s)
 static errno_t pr_rows(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
-	pmap_t rmap;
+	prof_map_t rmap;
 	bool created;
 	errno_t err = EOK;
 
-	pmap_init(&rmap, 8, sizeof(prof_val_t));
+	prof_map_init(&rmap, 8, sizeof(prof_val_t));
 	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
 		prof_val_t c;
-		if (!pmap_entry(&r->stacks, i)[0])
+		if (!prof_map_entry(&r->stacks, i)[0])
 			continue;
 		const prof_stack_t *s = pr_stack(pp, i, &c);
 		uint32_t key[2] = { pr_slot(pp, s), pp->sfunc[i * (1 + PROF_TREE_DEPTH)] };
-		prof_val_t *v = pmap_get(r, &rmap, key, &created);
+		prof_val_t *v = prof_map_get(&r->env, &rmap, key, &created);
 		if (!v)
 			err = ENOMEM;
 		else
@@ -1715,11 +1522,11 @@ static errno_t pr_rows(prof_print_t *pp)
 		pp->ttotal += c.t;
 	}
 	if (err == EOK)
-		pp->rows = rep_alloc(r, rmap.count * sizeof(prof_row_t));
+		pp->rows = prof_alloc(&r->env, rmap.count * sizeof(prof_row_t));
 	if (err == EOK && !pp->rows)
 		err = ENOMEM;
 	for (size_t i = 0; i < rmap.cap && err == EOK; i++) {
-		const unsigned char *e = pmap_entry(&rmap, i);
+		const unsigned char *e = prof_map_entry(&rmap, i);
 		if (!e[0])
 			continue;
 		prof_row_t *row = &pp->rows[pp->nrows++];
@@ -1728,7 +1535,7 @@ static errno_t pr_rows(prof_print_t *pp)
 		memcpy(&row->count, e + 16, 8);
 		memcpy(&row->time, e + 24, 8);
 	}
-	pmap_free(r, &rmap);
+	prof_map_free(&r->env, &rmap);
 	return err;
 }
 
@@ -1853,7 +1660,7 @@ static errno_t pr_tasks(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
 	size_t n = 0, hidden = 0;
-	prof_row_t *t = rep_alloc(r, (r->ntasks + 1) * sizeof(*t));
+	prof_row_t *t = prof_alloc(&r->env, (r->ntasks + 1) * sizeof(*t));
 	char label[48];
 
 	if (!t)
@@ -1864,7 +1671,7 @@ static errno_t pr_tasks(prof_print_t *pp)
 	}
 	if (r->c.idle > 0)
 		t[n++] = (prof_row_t){ PROF_SLOT_IDLE, 0, r->c.idle, r->c.idle_cycles };
-	rep_sort(t, n, sizeof(*t), pr_row_cmp, pp);
+	prof_sort(t, n, sizeof(*t), pr_row_cmp, pp);
 	rep_printf(r, "\n%7s %8s %12s  %s\n", "%", "samples", "ns", "task");
 	for (size_t i = 0; i < n; i++) {
 		if (pr_hidden(pp, t[i].time)) {
@@ -1877,7 +1684,7 @@ static errno_t pr_tasks(prof_print_t *pp)
 		rep_printf(r, "  %s\n", label);
 	}
 	pr_hidden_line(pp, hidden);
-	rep_release(r, t);
+	prof_release(&r->env, t);
 	return EOK;
 }
 
@@ -2045,7 +1852,7 @@ static size_t pr_tree_paths(prof_print_t *pp, const prof_row_t *row, prof_path_t
 
 	for (size_t i = 0; i < r->stacks.cap; i++) {
 		prof_val_t v;
-		if (!pmap_entry(&r->stacks, i)[0])
+		if (!prof_map_entry(&r->stacks, i)[0])
 			continue;
 		const prof_stack_t *s = pr_stack(pp, i, &v);
 		const uint32_t *f = &pp->sfunc[i * (1 + PROF_TREE_DEPTH)];
@@ -2062,7 +1869,7 @@ static size_t pr_tree_paths(prof_print_t *pp, const prof_row_t *row, prof_path_t
 static errno_t pr_tree(prof_print_t *pp, size_t shown)
 {
 	prof_report_t *r = pp->r;
-	prof_path_t *p = rep_alloc(r, r->stacks.count * sizeof(*p));
+	prof_path_t *p = prof_alloc(&r->env, r->stacks.count * sizeof(*p));
 	char label[48];
 
 	if (!p)
@@ -2071,7 +1878,7 @@ static errno_t pr_tree(prof_print_t *pp, size_t shown)
 	for (size_t i = 0; i < shown && i < PROF_TREE_ROWS; i++) {
 		const prof_row_t *row = &pp->rows[i];
 		size_t n = pr_tree_paths(pp, row, p);
-		rep_sort(p, n, sizeof(*p), pr_path_cmp, NULL);
+		prof_sort(p, n, sizeof(*p), pr_path_cmp, NULL);
 		rep_printf(r, "\n");
 		rep_pct(r, row->time, pp->ttotal);
 		rep_counts(r, row->count, row->time);
@@ -2084,7 +1891,7 @@ static errno_t pr_tree(prof_print_t *pp, size_t shown)
 		rep_printf(r, "\n");
 		pr_tree_level(pp, p, 0, n, 0, row->time);
 	}
-	rep_release(r, p);
+	prof_release(&r->env, p);
 	return EOK;
 }
 
@@ -2122,17 +1929,17 @@ typedef struct po_frow {
 typedef struct po {
 	prof_print_t *pp;
 	prof_val_t *own, *imposed;      /* per task slot */
-	pmap_t smap, fmap;
+	prof_map_t smap, fmap;
 	po_srow_t *srows;
 	po_frow_t *frows;               /* kinds 0, 1: func; PO_SITE: func is the site */
 	size_t nsrows, nfrows;
 } po_t;
 
 /* Add c to key's value in m. */
-static errno_t po_add(prof_report_t *r, pmap_t *m, const void *key, prof_val_t c)
+static errno_t po_add(prof_report_t *r, prof_map_t *m, const void *key, prof_val_t c)
 {
 	bool created;
-	prof_val_t *v = pmap_get(r, m, key, &created);
+	prof_val_t *v = prof_map_get(&r->env, m, key, &created);
 
 	if (!v)
 		return ENOMEM;
@@ -2172,13 +1979,13 @@ static errno_t po_stack(po_t *po, size_t i)
 }
 
 /* The entries of map m (key ksize bytes, then a prof_val_t) into a new array. */
-static void *po_rows(prof_report_t *r, const pmap_t *m, size_t rsize, size_t *n)
+static void *po_rows(prof_report_t *r, const prof_map_t *m, size_t rsize, size_t *n)
 {
-	unsigned char *a = rep_alloc(r, (m->count + 1) * rsize);
+	unsigned char *a = prof_alloc(&r->env, (m->count + 1) * rsize);
 
 	*n = 0;
 	for (size_t i = 0; a && i < m->cap; i++) {
-		const unsigned char *e = pmap_entry(m, i);
+		const unsigned char *e = prof_map_entry(m, i);
 		if (!e[0])
 			continue;
 		memcpy(a + *n * rsize, e + 8, m->ksize);
@@ -2218,16 +2025,16 @@ static errno_t po_tally(po_t *po)
 	prof_report_t *r = po->pp->r;
 	errno_t err = EOK;
 
-	po->own = rep_alloc(r, (r->ntasks + 1) * sizeof(prof_val_t));
-	po->imposed = rep_alloc(r, (r->ntasks + 1) * sizeof(prof_val_t));
+	po->own = prof_alloc(&r->env, (r->ntasks + 1) * sizeof(prof_val_t));
+	po->imposed = prof_alloc(&r->env, (r->ntasks + 1) * sizeof(prof_val_t));
 	if (!po->own || !po->imposed)
 		return ENOMEM;
 	memset(po->own, 0, (r->ntasks + 1) * sizeof(prof_val_t));
 	memset(po->imposed, 0, (r->ntasks + 1) * sizeof(prof_val_t));
-	pmap_init(&po->smap, sizeof(po_skey_t), sizeof(prof_val_t));
-	pmap_init(&po->fmap, sizeof(po_fkey_t), sizeof(prof_val_t));
+	prof_map_init(&po->smap, sizeof(po_skey_t), sizeof(prof_val_t));
+	prof_map_init(&po->fmap, sizeof(po_fkey_t), sizeof(prof_val_t));
 	for (size_t i = 0; i < r->stacks.cap && err == EOK; i++) {
-		if (pmap_entry(&r->stacks, i)[0])
+		if (prof_map_entry(&r->stacks, i)[0])
 			err = po_stack(po, i);
 	}
 	if (err != EOK)
@@ -2236,8 +2043,8 @@ static errno_t po_tally(po_t *po)
 	po->frows = po_rows(r, &po->fmap, sizeof(po_frow_t), &po->nfrows);
 	if (!po->srows || !po->frows)
 		return ENOMEM;
-	rep_sort(po->srows, po->nsrows, sizeof(po_srow_t), po_srow_cmp, NULL);
-	rep_sort(po->frows, po->nfrows, sizeof(po_frow_t), po_frow_cmp, po->pp);
+	prof_sort(po->srows, po->nsrows, sizeof(po_srow_t), po_srow_cmp, NULL);
+	prof_sort(po->frows, po->nfrows, sizeof(po_frow_t), po_frow_cmp, po->pp);
 	return EOK;
 }
 
@@ -2245,12 +2052,12 @@ static void po_free(po_t *po)
 {
 	prof_report_t *r = po->pp->r;
 
-	rep_release(r, po->own);
-	rep_release(r, po->imposed);
-	rep_release(r, po->srows);
-	rep_release(r, po->frows);
-	pmap_free(r, &po->smap);
-	pmap_free(r, &po->fmap);
+	prof_release(&r->env, po->own);
+	prof_release(&r->env, po->imposed);
+	prof_release(&r->env, po->srows);
+	prof_release(&r->env, po->frows);
+	prof_map_free(&r->env, &po->smap);
+	prof_map_free(&r->env, &po->fmap);
 }
 
 /* Does opts.origin leave task slot out? */
@@ -2276,7 +2083,7 @@ static int po_total_cmp(const void *a, const void *b, void *ctx)
 static uint32_t *po_order(po_t *po, size_t *n)
 {
 	prof_report_t *r = po->pp->r;
-	uint32_t *ord = rep_alloc(r, (r->ntasks + 1) * sizeof(uint32_t));
+	uint32_t *ord = prof_alloc(&r->env, (r->ntasks + 1) * sizeof(uint32_t));
 
 	*n = 0;
 	for (size_t i = 0; ord && i < r->ntasks; i++) {
@@ -2284,7 +2091,7 @@ static uint32_t *po_order(po_t *po, size_t *n)
 			ord[(*n)++] = (uint32_t)i;
 	}
 	if (ord)
-		rep_sort(ord, *n, sizeof(uint32_t), po_total_cmp, po);
+		prof_sort(ord, *n, sizeof(uint32_t), po_total_cmp, po);
 	return ord;
 }
 
@@ -2466,7 +2273,7 @@ static errno_t pr_by_origin(prof_print_t *pp)
 	if (pp->o->origin && ord && n == 0)
 		rep_printf(pp->r, "\nno samples of task %llu or for it\n",
 			   (unsigned long long)pp->o->origin);
-	rep_release(pp->r, ord);
+	prof_release(&pp->r->env, ord);
 	po_free(&po);
 	return err != EOK ? err : ord ? EOK : ENOMEM;
 }
@@ -2484,18 +2291,18 @@ static errno_t pr_prepare(prof_print_t *pp)
 	pp->kbin = rep_bin(r, kpath, strlen(kpath));
 	if (pp->kbin == PROF_NONE)
 		return ENOMEM;
-	pmap_init(&pp->fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
-	pp->sfunc = rep_alloc(r, r->stacks.cap * per * sizeof(uint32_t));
-	pp->nframes = rep_alloc(r, r->stacks.cap);
+	prof_map_init(&pp->fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
+	pp->sfunc = prof_alloc(&r->env, r->stacks.cap * per * sizeof(uint32_t));
+	pp->nframes = prof_alloc(&r->env, r->stacks.cap);
 	if (!pp->sfunc || !pp->nframes)
 		return ENOMEM;
 	for (size_t i = 0; i < r->stacks.cap; i++) {
-		if (pmap_entry(&r->stacks, i)[0] && pr_stack_funcs(pp, i) != EOK)
+		if (prof_map_entry(&r->stacks, i)[0] && pr_stack_funcs(pp, i) != EOK)
 			return ENOMEM;
 	}
 	errno_t err = pr_rows(pp);
 	if (err == EOK)
-		rep_sort(pp->rows, pp->nrows, sizeof(prof_row_t), pr_row_cmp, pp);
+		prof_sort(pp->rows, pp->nrows, sizeof(prof_row_t), pr_row_cmp, pp);
 	return err;
 }
 
@@ -2583,28 +2390,28 @@ static bool wall_xkey(const unsigned char *e, prof_wkey_t *w)
 }
 
 /* The weight of every IPC wait in m, summed by wait key into sums. */
-static errno_t wall_sums(prof_report_t *r, const pmap_t *m,
-			 bool (*key)(const unsigned char *, prof_wkey_t *), pmap_t *sums)
+static errno_t wall_sums(prof_report_t *r, const prof_map_t *m,
+			 bool (*key)(const unsigned char *, prof_wkey_t *), prof_map_t *sums)
 {
 	prof_wkey_t w;
 	bool created;
 
 	for (size_t i = 0; i < m->cap; i++) {
-		const unsigned char *e = pmap_entry(m, i);
+		const unsigned char *e = prof_map_entry(m, i);
 		if (!e[0] || !key(e, &w))
 			continue;
-		prof_val_t *sum = pmap_get(r, sums, &w, &created);
+		prof_val_t *sum = prof_map_get(&r->env, sums, &w, &created);
 		if (!sum)
 			return ENOMEM;
-		val_add(sum, pmap_word(e + 8 + m->ksize), pmap_word(e + 16 + m->ksize));
+		val_add(sum, prof_map_word(e + 8 + m->ksize), prof_map_word(e + 16 + m->ksize));
 	}
 	return EOK;
 }
 
 /* The value of key in m, zero when absent (m may be empty). */
-static prof_val_t wall_value(const pmap_t *m, const prof_wkey_t *key)
+static prof_val_t wall_value(const prof_map_t *m, const prof_wkey_t *key)
 {
-	const unsigned char *e = m->cap ? pmap_find(m, key) : NULL;
+	const unsigned char *e = m->cap ? prof_map_find(m, key) : NULL;
 	prof_val_t v = { 0, 0 };
 
 	if (e && e[0])
@@ -2613,7 +2420,7 @@ static prof_val_t wall_value(const pmap_t *m, const prof_wkey_t *key)
 }
 
 /* What the waits of key w give up: the served samples and time, at most the waits'. */
-static prof_val_t wall_take(const prof_report_t *r, const pmap_t *sums, const prof_wkey_t *w)
+static prof_val_t wall_take(const prof_report_t *r, const prof_map_t *sums, const prof_wkey_t *w)
 {
 	prof_val_t sum = wall_value(sums, w), pool = wall_value(&r->served, w);
 
@@ -2631,15 +2438,15 @@ static uint64_t wall_share(uint64_t part, uint64_t n, uint64_t sum)
  * proportion to its weight); with counts, also from its task's total and
  * the off-CPU weight. Returns what was taken.
  */
-static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
+static uint64_t wall_apply(prof_report_t *r, prof_map_t *m,
 			   bool (*key)(const unsigned char *, prof_wkey_t *),
-			   const pmap_t *sums, bool counts)
+			   const prof_map_t *sums, bool counts)
 {
 	prof_wkey_t w;
 	uint64_t taken = 0;
 
 	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *e = pmap_entry(m, i);
+		unsigned char *e = prof_map_entry(m, i);
 		prof_val_t v;
 		if (!e[0] || !key(e, &w))
 			continue;
@@ -2659,10 +2466,10 @@ static uint64_t wall_apply(prof_report_t *r, pmap_t *m,
 }
 
 /* Empty the served pools the waits took from (their rest stays for later waits). */
-static void wall_drain(prof_report_t *r, const pmap_t *sums)
+static void wall_drain(prof_report_t *r, const prof_map_t *sums)
 {
 	for (size_t i = 0; i < r->served.cap; i++) {
-		unsigned char *e = pmap_entry(&r->served, i);
+		unsigned char *e = prof_map_entry(&r->served, i);
 		if (!e[0])
 			continue;
 		prof_val_t take = wall_take(r, sums, (const prof_wkey_t *)(e + 8)), v;
@@ -2684,11 +2491,11 @@ static void wall_drain(prof_report_t *r, const pmap_t *sums)
  */
 static errno_t wall_settle(prof_report_t *r, bool by_origin)
 {
-	pmap_t sums;
+	prof_map_t sums;
 
 	if (!r->wall || !r->served.count || (!by_origin && !r->header.target))
 		return EOK;
-	pmap_init(&sums, sizeof(prof_wkey_t), sizeof(prof_val_t));
+	prof_map_init(&sums, sizeof(prof_wkey_t), sizeof(prof_val_t));
 	errno_t err = wall_sums(r, &r->stacks, wall_stack_key, &sums);
 	if (err == EOK) {
 		uint64_t taken = wall_apply(r, &r->stacks, wall_stack_key, &sums, true);
@@ -2698,7 +2505,7 @@ static errno_t wall_settle(prof_report_t *r, bool by_origin)
 			wall_apply(r, &r->xstacks, wall_xkey, &sums, false);
 		wall_drain(r, &sums);
 	}
-	pmap_free(r, &sums);
+	prof_map_free(&r->env, &sums);
 	return err;
 }
 
@@ -2828,7 +2635,7 @@ static errno_t px_resolve(prof_print_t *pp, size_t i, prof_frame_t *fr, size_t *
 	uint64_t kbuf[PROF_XKEY_MAX / 8];
 	prof_xkey_t *k = (prof_xkey_t *)kbuf;
 
-	memcpy(k, pmap_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
+	memcpy(k, prof_map_entry(&r->xstacks, i) + 8, r->xstacks.ksize);
 	bool ipc = k->origin != PROF_NONE;
 	bool redacted = ipc && !k->off && k->frame[0] == 0 && k->nframes == 1;
 	size_t at = 0;
@@ -2882,13 +2689,13 @@ static void px_names(const prof_print_t *pp, prof_frame_t *fr, size_t n)
 
 static uint64_t px_count(const prof_report_t *r, size_t i)
 {
-	return pmap_word(pmap_entry(&r->xstacks, i) + 8 + r->xstacks.ksize);
+	return prof_map_word(prof_map_entry(&r->xstacks, i) + 8 + r->xstacks.ksize);
 }
 
 /* The time of the stack in xstacks slot i, TSC cycles. */
 static uint64_t px_time(const prof_report_t *r, size_t i)
 {
-	return pmap_word(pmap_entry(&r->xstacks, i) + 16 + r->xstacks.ksize);
+	return prof_map_word(prof_map_entry(&r->xstacks, i) + 16 + r->xstacks.ksize);
 }
 
 /* Walk order: task id, then most time first, then map slot. */
@@ -2896,8 +2703,8 @@ static int px_cmp(const void *a, const void *b, void *ctx)
 {
 	const prof_report_t *r = ctx;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	const prof_xkey_t *kx = (const void *)(pmap_entry(&r->xstacks, x) + 8);
-	const prof_xkey_t *ky = (const void *)(pmap_entry(&r->xstacks, y) + 8);
+	const prof_xkey_t *kx = (const void *)(prof_map_entry(&r->xstacks, x) + 8);
+	const prof_xkey_t *ky = (const void *)(prof_map_entry(&r->xstacks, y) + 8);
 	uint64_t tx = r->tasks[kx->slot].id, ty = r->tasks[ky->slot].id;
 	uint64_t cx = px_time(r, x), cy = px_time(r, y);
 
@@ -2917,7 +2724,7 @@ static uint32_t px_slot(const prof_report_t *r, const prof_xkey_t *k)
 /* Is the stack in map slot i left out by prof_report_set_origin's origin? */
 static bool px_skip(const prof_report_t *r, size_t i)
 {
-	const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, i) + 8);
+	const prof_xkey_t *k = (const void *)(prof_map_entry(&r->xstacks, i) + 8);
 
 	return (r->x_origin && r->tasks[px_slot(r, k)].id != r->x_origin) || !px_count(r, i);
 }
@@ -2925,19 +2732,19 @@ static bool px_skip(const prof_report_t *r, size_t i)
 /* The map slots walked, sorted (from env.alloc), *n of them; NULL without memory. */
 static size_t *px_order(prof_report_t *r, prof_walk_info_t *info, size_t *n)
 {
-	size_t *ord = rep_alloc(r, r->xstacks.count * sizeof(size_t));
+	size_t *ord = prof_alloc(&r->env, r->xstacks.count * sizeof(size_t));
 
 	*n = 0;
 	if (!ord)
 		return NULL;
 	for (size_t i = 0; i < r->xstacks.cap; i++) {
-		if (pmap_entry(&r->xstacks, i)[0] && !px_skip(r, i)) {
+		if (prof_map_entry(&r->xstacks, i)[0] && !px_skip(r, i)) {
 			ord[(*n)++] = i;
 			info->total += px_count(r, i);
 			info->total_ns += rep_ns(r, px_time(r, i));
 		}
 	}
-	rep_sort(ord, *n, sizeof(size_t), px_cmp, r);
+	prof_sort(ord, *n, sizeof(size_t), px_cmp, r);
 	return ord;
 }
 
@@ -2951,7 +2758,7 @@ static errno_t px_calls(prof_print_t *pp, const size_t *ord, size_t n, prof_fram
 	info->nfuncs = (uint32_t)pp->nfuncs;
 	info->nbins = (uint32_t)r->nbins;
 	for (size_t i = 0; i < n && err == EOK; i++) {
-		const prof_xkey_t *k = (const void *)(pmap_entry(&r->xstacks, ord[i]) + 8);
+		const prof_xkey_t *k = (const void *)(prof_map_entry(&r->xstacks, ord[i]) + 8);
 		uint32_t slot = px_slot(r, k);
 		bool ipc = k->origin != PROF_NONE;
 		prof_xstack_t s = { r->tasks[slot].id, k->thread,
@@ -2987,8 +2794,8 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 	rep_totals(r, &info.c);
 	info.kernel_path = kernel_path ? kernel_path : "/boot/kernel";
 	pp.kbin = rep_bin(r, info.kernel_path, strlen(info.kernel_path));
-	pmap_init(&pp.fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
-	prof_frame_t *fr = rep_alloc(r, (3 + r->xdepth + PROF_IPC_STACK_MAX) *
+	prof_map_init(&pp.fmap, sizeof(prof_fkey_t), sizeof(uint32_t));
+	prof_frame_t *fr = prof_alloc(&r->env, (3 + r->xdepth + PROF_IPC_STACK_MAX) *
 				     sizeof(prof_frame_t));
 	size_t nord = 0;
 	size_t *ord = pp.kbin == PROF_NONE || !fr ? NULL : px_order(r, &info, &nord);
@@ -2997,13 +2804,13 @@ errno_t prof_report_walk(prof_report_t *r, const char *kernel_path, prof_walk_fn
 		err = px_resolve(&pp, ord[i], fr, &n);
 	if (err == EOK)
 		err = px_calls(&pp, ord, nord, fr, &info, fn, ctx);
-	pmap_free(r, &pp.fmap);
+	prof_map_free(&r->env, &pp.fmap);
 	for (size_t i = 0; i < pp.nnames; i++)
-		rep_release(r, pp.names[i]);
-	rep_release(r, pp.names);
-	rep_release(r, pp.funcs);
-	rep_release(r, fr);
-	rep_release(r, ord);
+		prof_release(&r->env, pp.names[i]);
+	prof_release(&r->env, pp.names);
+	prof_release(&r->env, pp.funcs);
+	prof_release(&r->env, fr);
+	prof_release(&r->env, ord);
 	return err;
 }
 
@@ -3013,14 +2820,14 @@ static void pr_free(prof_print_t *pp)
 {
 	prof_report_t *r = pp->r;
 
-	pmap_free(r, &pp->fmap);
-	rep_release(r, pp->funcs);
-	rep_release(r, pp->sfunc);
-	rep_release(r, pp->nframes);
-	rep_release(r, pp->rows);
+	prof_map_free(&r->env, &pp->fmap);
+	prof_release(&r->env, pp->funcs);
+	prof_release(&r->env, pp->sfunc);
+	prof_release(&r->env, pp->nframes);
+	prof_release(&r->env, pp->rows);
 	for (size_t i = 0; i < pp->nnames; i++)
-		rep_release(r, pp->names[i]);
-	rep_release(r, pp->names);
+		prof_release(&r->env, pp->names[i]);
+	prof_release(&r->env, pp->names);
 }
 
 /* The public form of a row (strings point into r and pp). */

@@ -31,6 +31,7 @@
 #define LIB_PROFEXPORT_H
 
 #include <abi/errno.h>
+#include <lib/profcore.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -89,12 +90,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
  * memory comes from env; err is sticky (ENOMEM), the bytes are in p[0 ..
  * len).
  */
-typedef struct prof_pb {
-	const prof_env_t *env;
-	unsigned char *p;
-	size_t len, cap;
-	errno_t err;
-} prof_pb_t;
+typedef prof_buf_t prof_pb_t;
 
 /* Append raw bytes; a varint; a field's key and varint value; a length-delimited field. */
 void prof_pb_raw(prof_pb_t *b, const void *data, size_t len);
