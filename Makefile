@@ -154,7 +154,9 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 # uspace/lib/prof: the profiling tools' library (ptool.c: options and the
 # session loop of profile and sprofile; psink.c: the -o sink, a file or
-# com2, which cprof uses too), linked into the programs that call it.
+# com2, which cprof uses too; profenv.c: the one prof_env_t of every tool
+# with a C library, compiled into the host tools too), linked into the
+# programs that call it.
 UPROFLIB := $(UOBJ)/libprof.a
 $(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
 	@$(if $(Q),echo "  AR      $@")
@@ -162,6 +164,7 @@ $(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
 UPROG_EXTRA_profile := $(UPROFLIB)
 UPROG_EXTRA_sprofile := $(UPROFLIB)
 UPROG_EXTRA_cprof := $(UPROFLIB)
+UPROG_EXTRA_sprofdiff := $(UPROFLIB)
 # reboot: poweroff's source built again with -DPOWER_REBOOT (another
 # name and system call argument); uspace/app/reboot holds its README.
 REBOOT_OBJ := $(UOBJ)/reboot/power.o
@@ -173,8 +176,8 @@ UPROG_EXTRA_reboot := $(REBOOT_OBJ)
 # tools/prof/: the profiler tools built for the host (vprof, kprof,
 # cprofalyze); kprof and cprofalyze are built for the guest from the same
 # source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
-UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o
-UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o
+UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o $(UPROFLIB)
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o $(UPROFLIB)
 # callbench-cp: callbench's source built again, with the call profiler's
 # hooks (UPROG_CPROF) and its own name; uspace/app/callbench-cp holds its
 # README.
@@ -292,6 +295,9 @@ HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table 
 TOP_HOST_OBJS := $(filter $(BUILD)/host/uspace/app/top/%,$(HOST_KERNEL_OBJS)) \
 	$(BUILD)/host/uspace/lib/c/src/stats_calc.o
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/lib/c/src/stats_calc.o
+# The host tools' environment (<profenv.h>), which test_kprof uses too.
+HOST_KERNEL_OBJS += $(BUILD)/host/uspace/lib/prof/profenv.o
+$(BUILD)/host/uspace/lib/prof/profenv.o $(BUILD)/host/test/test_kprof: private HOST_EXTRA_INC := -Iuspace/lib/prof/include
 $(TOP_HOST_OBJS) $(BUILD)/host/test/test_top_calc: private HOST_EXTRA_INC := -idirafter uspace/lib/c/include
 
 $(BUILD)/host/%.o: %.c
@@ -321,11 +327,13 @@ host-tests: $(UNIT_BINS)
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
 # Every host tool compiles all of lib/prof/ (one list to keep up to date).
-HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
-HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h)
+HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c \
+	uspace/lib/prof/profenv.c
+HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h) \
+	uspace/lib/prof/include/profenv.h
 VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c $(HOST_PROF_SRCS)
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
-	-Ilib/include
+	-Ilib/include -Iuspace/lib/prof/include
 
 $(VPROF): $(VPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
