@@ -1,0 +1,150 @@
+/*
+ * The gmon export: gprof's gmon.out per binary, the PC histogram at the
+ * profile's rate and the call arcs inside the binary.
+ */
+#include "px.h"
+#include <lib/string.h>
+
+/* ---------------------------------------------------------------- gmon */
+
+/*
+ * gprof's gmon.out, one per binary (the kernel too): the header ("gmon",
+ * version 1), a histogram record of the sampled PCs in that binary over
+ * the range of its sampled functions (bins of 2^shift >= 4 bytes, 16-bit
+ * counts; when a bin would overflow, every bin is divided and the rate
+ * with it), and a call-arc record per caller -> callee pair inside the
+ * binary, counting the samples whose stack holds it.
+ */
+#define GM_BINS_MAX (1u << 22)
+#define GM_SHIFT_MIN 2
+#define GM_TAG_HIST 0
+#define GM_TAG_ARC 1
+
+typedef struct gm_range {
+	uint64_t lo, hi;                /* sampled functions' starts .. last PC + 1 */
+	unsigned shift;
+} gm_range_t;
+
+static void gm_le(unsigned char *p, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The range of binary bin's leaf samples; false when it has none. */
+static bool gm_range(const px_t *x, uint32_t bin, gm_range_t *r)
+{
+	r->lo = UINT64_MAX;
+	r->hi = 0;
+	for (size_t i = 0; i < x->nstacks; i++) {
+		const px_frame_t *fr = &x->frames[x->stacks[i].first + x->stacks[i].n - 1];
+		const px_func_t *f = &x->funcs[fr->func];
+		if (f->bin != bin)
+			continue;
+		r->lo = f->start < r->lo ? f->start : r->lo;
+		r->lo = fr->addr < r->lo ? fr->addr : r->lo;
+		r->hi = fr->addr >= r->hi ? fr->addr + 1 : r->hi;
+	}
+	/* gprof reads bins of at least 4 bytes (glibc's gmon writes such). */
+	for (r->shift = GM_SHIFT_MIN; ((r->hi - r->lo) >> r->shift) >= GM_BINS_MAX; r->shift++)
+		;
+	r->lo &= ~(((uint64_t)1 << r->shift) - 1);
+	return r->hi > 0;
+}
+
+/* The histogram record of binary bin over range r. */
+static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
+{
+	size_t nbins = (size_t)((r->hi - r->lo) >> r->shift) + 1;
+	uint64_t *h = px_alloc(x, nbins * sizeof(uint64_t)), max = 0;
+	unsigned char rec[1 + 8 + 8 + 4 + 4 + 15 + 1], c[2];
+
+	if (!h)
+		return;
+	memset(h, 0, nbins * sizeof(uint64_t));
+	for (size_t i = 0; i < x->nstacks; i++) {
+		const px_frame_t *fr = &x->frames[x->stacks[i].first + x->stacks[i].n - 1];
+		if (x->funcs[fr->func].bin != bin)
+			continue;
+		uint64_t *b = &h[(fr->addr - r->lo) >> r->shift];
+		*b += x->stacks[i].count;
+		max = *b > max ? *b : max;
+	}
+	uint64_t div = (max + 0xfffe) / 0xffff, rate = x->c.hz ? x->c.hz : 1;
+	memset(rec, 0, sizeof(rec));
+	rec[0] = GM_TAG_HIST;
+	gm_le(rec + 1, r->lo, 8);
+	gm_le(rec + 9, r->lo + ((uint64_t)nbins << r->shift), 8);
+	gm_le(rec + 17, nbins, 4);
+	gm_le(rec + 21, rate / div ? rate / div : 1, 4);
+	memcpy(rec + 25, "seconds", 7);
+	rec[40] = 's';
+	px_buf_put(x, o, rec, sizeof(rec));
+	for (size_t i = 0; i < nbins; i++) {
+		gm_le(c, (h[i] + div / 2) / div, 2);
+		px_buf_put(x, o, c, 2);
+	}
+	px_release(x, h);
+}
+
+/* The call-arc records of binary bin: (caller's call site, callee's start). */
+static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
+{
+	px_map_t arcs = { 0 };
+	unsigned char rec[1 + 8 + 8 + 4];
+	bool added;
+
+	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
+		const px_stack_t *s = &x->stacks[i];
+		const px_frame_t *fr = &x->frames[s->first];
+		for (uint32_t j = 0; j + 1 < s->n; j++) {
+			const px_func_t *from = &x->funcs[fr[j].func], *to = &x->funcs[fr[j + 1].func];
+			if (from->bin != bin || to->bin != bin || px_frame_deeper(fr, j, s->n))
+				continue;
+			uint64_t key[2] = { fr[j].addr, to->start };
+			px_entry_t *e = px_map_get(x, &arcs, key, sizeof(key), &added);
+			if (e)
+				e->val += s->count;
+		}
+	}
+	for (size_t i = 0; i < arcs.cap && !x->err; i++) {
+		const px_entry_t *e = px_map_at(&arcs, i);
+		if (!e)
+			continue;
+		uint64_t key[2];
+		memcpy(key, e->key, sizeof(key));
+		rec[0] = GM_TAG_ARC;
+		gm_le(rec + 1, key[0], 8);
+		gm_le(rec + 9, key[1], 8);
+		gm_le(rec + 17, e->val > UINT32_MAX ? UINT32_MAX : e->val, 4);
+		px_buf_put(x, o, rec, sizeof(rec));
+	}
+	px_map_free(x, &arcs);
+}
+
+/* Write one gmon.out per sampled binary (x->out->open names each). */
+void px_gmon(px_t *x)
+{
+	static const unsigned char head[20] = { 'g', 'm', 'o', 'n', 1 };
+	px_buf_t o = { 0 };
+	gm_range_t r;
+
+	if (!x->out->open) {
+		x->err = EINVAL;
+		return;
+	}
+	for (uint32_t b = 0; b < x->nbins && !x->err; b++) {
+		if (!x->bins[b] || !gm_range(x, b, &r))
+			continue;
+		errno_t err = x->out->open(x->out->ctx, x->bins[b]);
+		if (err != EOK) {
+			x->err = err;
+			break;
+		}
+		px_buf_put(x, &o, head, sizeof(head));
+		gm_hist(x, &o, b, &r);
+		gm_arcs(x, &o, b);
+		px_buf_flush(x, &o);
+	}
+	px_buf_free(x, &o);
+}
