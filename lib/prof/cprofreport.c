@@ -926,7 +926,7 @@ static errno_t pc_export_table(cprofreport_t *pc, const pc_table_t *t, unsigned 
 	pp.hex = pc_alloc(pc, pp.n, PC_HEX);
 	pp.path = pc_alloc(pc, (size_t)pp.n + 2, sizeof(uint32_t));
 	errno_t err = iw && ic && pp.names && pp.hex && pp.path ? EOK : ENOMEM;
-	if (err == EOK && format == CPROFREPORT_FMT_CALLGRIND) {
+	if (err == EOK && format == PROF_FMT_CALLGRIND) {
 		pp.idx = pc_alloc(pc, pp.n, sizeof(uint32_t));
 		pp.work = pc_alloc(pc, pp.n, sizeof(uint32_t));
 		err = pp.idx && pp.work ? EOK : ENOMEM;
@@ -935,7 +935,7 @@ static errno_t pc_export_table(cprofreport_t *pc, const pc_table_t *t, unsigned 
 		pc_names(&pp);
 		pc_inclusive(t, iw, ic);
 	}
-	if (err == EOK && format == CPROFREPORT_FMT_CALLGRIND) {
+	if (err == EOK && format == PROF_FMT_CALLGRIND) {
 		uint32_t nc = 0;
 		for (uint32_t i = 0; i < pp.n; i++) {
 			pp.idx[i] = i;
@@ -962,7 +962,7 @@ errno_t cprofreport_export(cprofreport_t *pc, unsigned format)
 {
 	uint64_t wall = 0, cpu = 0;
 
-	if (format != CPROFREPORT_FMT_CALLGRIND && format != CPROFREPORT_FMT_FOLDED)
+	if (format != PROF_FMT_CALLGRIND && format != PROF_FMT_FOLDED)
 		return EINVAL;
 	for (uint32_t i = 0; i < pc->ntables; i++) {
 		for (uint32_t j = 0; j < pc->tables[i].nnodes; j++) {
@@ -970,7 +970,7 @@ errno_t cprofreport_export(cprofreport_t *pc, unsigned format)
 			cpu += pc->tables[i].nodes[j].oncpu;
 		}
 	}
-	if (format == CPROFREPORT_FMT_CALLGRIND)
+	if (format == PROF_FMT_CALLGRIND)
 		pc_printf(pc, "# callgrind format\nversion: 1\ncreator: cprofalyze\n"
 			  "positions: line\nevents: Wall Cpu\nsummary: %llu %llu\n",
 			  (unsigned long long)wall, (unsigned long long)cpu);

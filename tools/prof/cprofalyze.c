@@ -67,7 +67,7 @@
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
-	unsigned format;                /* -F: CPROFREPORT_FMT_*, 0 for the report */
+	unsigned format;                /* -F: PROF_FMT_*, PROF_FMT_REPORT for the report */
 	binmiss_t missing;              /* binaries not found (nor PATH.nm) */
 } cpa_t;
 
@@ -87,6 +87,16 @@ static void usage(FILE *f)
 		"  -n N     at most N lines per table\n"
 		"  -r ROOT  where the binaries named in the file are (default %s)\n"
 		"  -h       this help\n", CPA_ROOT);
+}
+
+/* -F NAME: PROF_FMT_CALLGRIND, _FOLDED or _PPROF; PROF_FMT_REPORT for others. */
+static unsigned cpa_format(const char *name)
+{
+	int f = prof_format_parse(name);
+
+	if (f == PROF_FMT_CALLGRIND || f == PROF_FMT_FOLDED || f == PROF_FMT_PPROF)
+		return (unsigned)f;
+	return PROF_FMT_REPORT;
 }
 
 /* Paths in the file are guest paths: absolute ones are looked up under root. */
@@ -131,8 +141,8 @@ static int cpa_file(cpa_t *c, const char *file, const cprofreport_opts_t *o, boo
 			err == EINVAL ? "not a call profile or damaged: " : "", why);
 		return 1;
 	}
-	if (c->format) {
-		err = c->format == CPROFREPORT_FMT_PPROF ? cprofreport_pprof(pc, prof_env_write, stdout) :
+	if (c->format != PROF_FMT_REPORT) {
+		err = c->format == PROF_FMT_PPROF ? cprofreport_pprof(pc, prof_env_write, stdout) :
 			cprofreport_export(pc, c->format);
 		cprofreport_free(pc);
 		fflush(stdout);
@@ -183,10 +193,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "hfaoctin:r:F:")) != -1) {
 		switch (opt) {
 		case 'F':
-			c.format = !strcmp(optarg, "callgrind") ? CPROFREPORT_FMT_CALLGRIND :
-				   !strcmp(optarg, "folded") ? CPROFREPORT_FMT_FOLDED :
-				   !strcmp(optarg, "pprof") ? CPROFREPORT_FMT_PPROF : 0;
-			if (!c.format) {
+			c.format = cpa_format(optarg);
+			if (c.format == PROF_FMT_REPORT) {
 				fprintf(stderr, "cprofalyze: unknown format '%s'\n", optarg);
 				usage(stderr);
 				return 2;
@@ -228,7 +236,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc || (c.format && argc - optind != 1)) {
+	if (optind >= argc || (c.format != PROF_FMT_REPORT && argc - optind != 1)) {
 		usage(stderr);
 		return 2;
 	}

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <lib/kprof.h>
+#include <lib/profformat.h>
 #include <lib/profsym.h>
 #include <profenv.h>
 
@@ -144,14 +145,15 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	bool gmon = false;
-	int c;
+	int c, f;
 
 	while ((c = getopt(argc, argv, "hF:o:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (c == 'F' && (!strcmp(optarg, "gmon") || !strcmp(optarg, "report"))) {
-			gmon = !strcmp(optarg, "gmon");
+		} else if (c == 'F' && ((f = prof_format_parse(optarg)) == PROF_FMT_GMON ||
+					f == PROF_FMT_REPORT)) {
+			gmon = f == PROF_FMT_GMON;
 		} else if (c == 'o') {
 			out = optarg;
 		} else {

@@ -482,7 +482,7 @@ static void bx_records(bx_rec_t *recs)
 /* -X: feed the synthetic stream and export it as format; seconds taken. */
 static int bench_export(const char *format)
 {
-	int f = prof_export_format(format);
+	int f = prof_format_parse(format);
 	static bx_rec_t recs[BX_STACKS];
 	prof_env_t env = { NULL, prof_env_malloc, prof_env_free, bx_load, bx_null };
 	prof_filter_t none = { 0 };
@@ -592,7 +592,7 @@ static bool parse_cpu(const char *s, prof_filter_t *f)
 
 static bool parse_format(const char *s, vprof_t *vp)
 {
-	int f = prof_export_format(s);
+	int f = prof_format_parse(s);
 
 	vp->x.format = (unsigned)(f < 0 ? 0 : f);
 	return f >= 0;

@@ -4,7 +4,7 @@
  * other tools. Freestanding: memory comes from a prof_env_t, bytes go to
  * a writer callback.
  *
- * Formats (PROF_FMT_*):
+ * Formats (PROF_FMT_*, lib/profformat.h; REPORT is not prof_export's):
  *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
  *              sorted, one line per distinct stack (flamegraph.pl,
  *              speedscope's importer); N in samples, or the nanoseconds
@@ -32,19 +32,11 @@
 
 #include <abi/errno.h>
 #include <lib/profcore.h>
+#include <lib/profformat.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define PROF_FMT_REPORT 0               /* the report (not prof_export's) */
-#define PROF_FMT_FOLDED 1
-#define PROF_FMT_PPROF 2
-#define PROF_FMT_CALLGRIND 3
-#define PROF_FMT_SPEEDSCOPE 4
-#define PROF_FMT_SVG 5
-#define PROF_FMT_GMON 6
-#define PROF_FMT_COUNT 7
 
 typedef struct prof_export_opts {
 	unsigned format;                /* PROF_FMT_* (not REPORT) */
@@ -70,12 +62,6 @@ typedef struct prof_export_out {
 	void (*write)(void *ctx, const void *data, size_t len);
 	errno_t (*open)(void *ctx, const char *path);
 } prof_export_out_t;
-
-/* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
-int prof_export_format(const char *name);
-
-/* The name of a PROF_FMT_*, "?" if none. */
-const char *prof_export_name(unsigned format);
 
 /*
  * Write the stacks of r (kept by prof_report_setup) in o->format to out,

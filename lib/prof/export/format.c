@@ -1,13 +1,11 @@
 /*
- * The export formats' names (PROF_FMT_*, lib/profexport.h), the one list
+ * The output formats' names (PROF_FMT_*, lib/profformat.h), the one list
  * vprof, cprofalyze and kprof parse -F with.
  */
-#include "px.h"
+#include <lib/profformat.h>
 #include <lib/string.h>
 
-/* ---------------------------------------------------------------- format names */
-
-static const char *const px_names[PROF_FMT_COUNT] = {
+static const char *const prof_format_names[PROF_FMT_COUNT] = {
 	[PROF_FMT_REPORT] = "report",
 	[PROF_FMT_FOLDED] = "folded",
 	[PROF_FMT_PPROF] = "pprof",
@@ -17,16 +15,18 @@ static const char *const px_names[PROF_FMT_COUNT] = {
 	[PROF_FMT_GMON] = "gmon",
 };
 
-int prof_export_format(const char *name)
+/* PROF_FMT_* of name, or -1. */
+int prof_format_parse(const char *name)
 {
 	for (int i = 0; i < PROF_FMT_COUNT; i++) {
-		if (strcmp(name, px_names[i]) == 0)
+		if (strcmp(name, prof_format_names[i]) == 0)
 			return i;
 	}
 	return -1;
 }
 
-const char *prof_export_name(unsigned format)
+/* The name of format, "?" if none. */
+const char *prof_format_name(unsigned format)
 {
-	return format < PROF_FMT_COUNT ? px_names[format] : "?";
+	return format < PROF_FMT_COUNT ? prof_format_names[format] : "?";
 }
