@@ -3,6 +3,7 @@
  * profile's rate and the call arcs inside the binary.
  */
 #include "px.h"
+#include <lib/profgmon.h>
 #include <lib/string.h>
 
 /* ---------------------------------------------------------------- gmon */
@@ -17,19 +18,11 @@
  */
 #define GM_BINS_MAX (1u << 22)
 #define GM_SHIFT_MIN 2
-#define GM_TAG_HIST 0
-#define GM_TAG_ARC 1
 
 typedef struct gm_range {
 	uint64_t lo, hi;                /* sampled functions' starts .. last PC + 1 */
 	unsigned shift;
 } gm_range_t;
-
-static void gm_le(unsigned char *p, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
 
 /* The range of binary bin's leaf samples; false when it has none. */
 static bool gm_range(const px_t *x, uint32_t bin, gm_range_t *r)
@@ -52,38 +45,44 @@ static bool gm_range(const px_t *x, uint32_t bin, gm_range_t *r)
 	return r->hi > 0;
 }
 
-/* The histogram record of binary bin over range r. */
+/* Bin i of the histogram gm_hist counted. */
+static uint64_t gm_count(const void *ctx, size_t i)
+{
+	const uint64_t *h = ctx;
+
+	return h[i];
+}
+
+/* The encoder's bytes into x's buffer. */
+typedef struct gm_out {
+	px_t *x;
+	px_buf_t *o;
+} gm_out_t;
+
+static void gm_put(void *ctx, const void *data, size_t len)
+{
+	gm_out_t *g = ctx;
+
+	px_buf_put(g->x, g->o, data, len);
+}
+
+/* The header and histogram record of binary bin over range r. */
 static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
 {
 	size_t nbins = (size_t)((r->hi - r->lo) >> r->shift) + 1;
-	uint64_t *h = px_alloc(x, nbins * sizeof(uint64_t)), max = 0;
-	unsigned char rec[1 + 8 + 8 + 4 + 4 + 15 + 1], c[2];
+	uint64_t *h = px_alloc(x, nbins * sizeof(uint64_t));
+	gm_out_t g = { x, o };
 
 	if (!h)
 		return;
 	memset(h, 0, nbins * sizeof(uint64_t));
 	for (size_t i = 0; i < x->nstacks; i++) {
 		const px_frame_t *fr = &x->frames[x->stacks[i].first + x->stacks[i].n - 1];
-		if (x->funcs[fr->func].bin != bin)
-			continue;
-		uint64_t *b = &h[(fr->addr - r->lo) >> r->shift];
-		*b += x->stacks[i].count;
-		max = *b > max ? *b : max;
+		if (x->funcs[fr->func].bin == bin)
+			h[(fr->addr - r->lo) >> r->shift] += x->stacks[i].count;
 	}
-	uint64_t div = (max + 0xfffe) / 0xffff, rate = x->c.hz ? x->c.hz : 1;
-	memset(rec, 0, sizeof(rec));
-	rec[0] = GM_TAG_HIST;
-	gm_le(rec + 1, r->lo, 8);
-	gm_le(rec + 9, r->lo + ((uint64_t)nbins << r->shift), 8);
-	gm_le(rec + 17, nbins, 4);
-	gm_le(rec + 21, rate / div ? rate / div : 1, 4);
-	memcpy(rec + 25, "seconds", 7);
-	rec[40] = 's';
-	px_buf_put(x, o, rec, sizeof(rec));
-	for (size_t i = 0; i < nbins; i++) {
-		gm_le(c, (h[i] + div / 2) / div, 2);
-		px_buf_put(x, o, c, 2);
-	}
+	prof_gmon_hist_t gh = { r->lo, r->shift, nbins, x->c.hz ? x->c.hz : 1, gm_count, h };
+	prof_gmon_write(&gh, gm_put, &g);
 	px_release(x, h);
 }
 
@@ -91,7 +90,7 @@ static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
 static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 {
 	px_map_t arcs = { 0 };
-	unsigned char rec[1 + 8 + 8 + 4];
+	gm_out_t g = { x, o };
 	bool added;
 
 	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
@@ -113,11 +112,7 @@ static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 			continue;
 		uint64_t key[2];
 		memcpy(key, e->key, sizeof(key));
-		rec[0] = GM_TAG_ARC;
-		gm_le(rec + 1, key[0], 8);
-		gm_le(rec + 9, key[1], 8);
-		gm_le(rec + 17, e->val > UINT32_MAX ? UINT32_MAX : e->val, 4);
-		px_buf_put(x, o, rec, sizeof(rec));
+		prof_gmon_arc(key[0], key[1], e->val, gm_put, &g);
 	}
 	px_map_free(x, &arcs);
 }
@@ -125,7 +120,6 @@ static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 /* Write one gmon.out per sampled binary (x->out->open names each). */
 void px_gmon(px_t *x)
 {
-	static const unsigned char head[20] = { 'g', 'm', 'o', 'n', 1 };
 	px_buf_t o = { 0 };
 	gm_range_t r;
 
@@ -141,7 +135,6 @@ void px_gmon(px_t *x)
 			x->err = err;
 			break;
 		}
-		px_buf_put(x, &o, head, sizeof(head));
 		gm_hist(x, &o, b, &r);
 		gm_arcs(x, &o, b);
 		px_buf_flush(x, &o);
