@@ -91,6 +91,39 @@ void prof_pb_free(prof_pb_t *b);
 void prof_gzip(const prof_export_out_t *out, const void *data, size_t len);
 
 /*
+ * profile.proto's messages (google/pprof), the one encoding of them both
+ * pprof writers use (the sample profile's export, cprofreport_pprof).
+ * Each writes one message into pb through the scratch buffers msg and sub
+ * (emptied first; all three with their env set); strings are indices into
+ * the string table the caller writes (PROF_PB_STRING).
+ */
+enum {
+	PROF_PB_SAMPLE_TYPE = 1, PROF_PB_SAMPLE = 2, PROF_PB_MAPPING = 3, PROF_PB_LOCATION = 4,
+	PROF_PB_FUNCTION = 5, PROF_PB_STRING = 6, PROF_PB_TIME = 9, PROF_PB_DURATION = 10,
+	PROF_PB_PERIOD_TYPE = 11, PROF_PB_PERIOD = 12, PROF_PB_COMMENT = 13,
+};
+
+/* A ValueType (type and unit strings) as field (SAMPLE_TYPE or PERIOD_TYPE). */
+void prof_pprof_value_type(prof_pb_t *pb, prof_pb_t *sub, unsigned field, uint64_t type,
+			   uint64_t unit);
+
+/* A Mapping id over [lo, hi) of the file named by string file, with functions. */
+void prof_pprof_mapping(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t lo, uint64_t hi,
+			uint64_t file);
+
+/* A Function id named name (also its system name), in file (0: none). */
+void prof_pprof_function(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t name,
+			 uint64_t file);
+
+/* A Location id at addr in mapping (0: none), one line: function func. */
+void prof_pprof_location(prof_pb_t *pb, prof_pb_t *msg, prof_pb_t *sub, uint64_t id,
+			 uint64_t mapping, uint64_t addr, uint64_t func);
+
+/* A Label key of a Sample being built in msg: the string str, or with num the number v. */
+void prof_pprof_label(prof_pb_t *msg, prof_pb_t *sub, uint64_t key, uint64_t str, bool num,
+		      uint64_t v);
+
+/*
  * The interactive flame graph writer behind PROF_FMT_SVG, also used by
  * vprof diff -F svg (lib/profdiff.h): build a tree of frames, count
  * samples at leaves, write one self-contained SVG (hover, click to zoom,

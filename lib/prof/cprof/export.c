@@ -188,16 +188,8 @@ static uint64_t pc_pp_str(pc_pprof_t *p, const char *a, const char *b)
 	char s[256];
 	int n = fmt_snprintf(s, sizeof(s), "%s%s", a, b ? b : "");
 
-	prof_pb_bytes(&p->strs, 6, s, n < (int)sizeof(s) ? (size_t)n : sizeof(s) - 1);
+	prof_pb_bytes(&p->strs, PROF_PB_STRING, s, n < (int)sizeof(s) ? (size_t)n : sizeof(s) - 1);
 	return p->nstr++;
-}
-
-static void pc_pp_value_type(pc_pprof_t *p, unsigned field, uint64_t type, uint64_t unit)
-{
-	p->sub.len = 0;
-	prof_pb_uint(&p->sub, 1, type);
-	prof_pb_uint(&p->sub, 2, unit);
-	prof_pb_bytes(&p->pb, field, p->sub.p, p->sub.len);
 }
 
 /* cycles as nanoseconds at the file's TSC frequency. */
@@ -211,18 +203,9 @@ static void pc_pp_node(pc_print_t *pp, pc_pprof_t *p, uint32_t i, uint64_t base,
 {
 	uint64_t name = pc_pp_str(p, pp->names[i], pc_k(pp->t));
 
-	p->msg.len = 0;
-	prof_pb_uint(&p->msg, 1, base + 2 * (uint64_t)i + 1);
-	prof_pb_uint(&p->msg, 2, name);
-	prof_pb_uint(&p->msg, 3, name);
-	prof_pb_bytes(&p->pb, 5, p->msg.p, p->msg.len);
-	p->msg.len = p->sub.len = 0;
-	prof_pb_uint(&p->msg, 1, base + 2 * (uint64_t)i + 2);
-	prof_pb_uint(&p->msg, 2, map);
-	prof_pb_uint(&p->msg, 3, pp->t->nodes[i].fn);
-	prof_pb_uint(&p->sub, 1, base + 2 * (uint64_t)i + 1);
-	prof_pb_bytes(&p->msg, 4, p->sub.p, p->sub.len);
-	prof_pb_bytes(&p->pb, 4, p->msg.p, p->msg.len);
+	prof_pprof_function(&p->pb, &p->msg, base + 2 * (uint64_t)i + 1, name, 0);
+	prof_pprof_location(&p->pb, &p->msg, &p->sub, base + 2 * (uint64_t)i + 2, map,
+			    pp->t->nodes[i].fn, base + 2 * (uint64_t)i + 1);
 }
 
 /* The sample of node i: its path's locations leaf first, calls, wall, cpu, task. */
@@ -242,11 +225,8 @@ static void pc_pp_sample(pc_print_t *pp, pc_pprof_t *p, uint32_t i, uint64_t bas
 	prof_pb_varint(&p->sub, pc_ns(pp->pc, nd[i].wall));
 	prof_pb_varint(&p->sub, pc_ns(pp->pc, nd[i].oncpu));
 	prof_pb_bytes(&p->msg, 2, p->sub.p, p->sub.len);
-	p->sub.len = 0;
-	prof_pb_uint(&p->sub, 1, PP_TASK);
-	prof_pb_uint(&p->sub, 2, task);
-	prof_pb_bytes(&p->msg, 3, p->sub.p, p->sub.len);
-	prof_pb_bytes(&p->pb, 2, p->msg.p, p->msg.len);
+	prof_pprof_label(&p->msg, &p->sub, PP_TASK, task, false, 0);
+	prof_pb_bytes(&p->pb, PROF_PB_SAMPLE, p->msg.p, p->msg.len);
 }
 
 /* Table t (mapping map): a mapping, then per node a function, location, sample. */
@@ -264,13 +244,8 @@ static void pc_pp_table(pc_print_t *pp, pc_pprof_t *p, uint64_t map)
 		lo = t->nodes[i].fn < lo ? t->nodes[i].fn : lo;
 		hi = t->nodes[i].fn >= hi ? t->nodes[i].fn + 1 : hi;
 	}
-	p->msg.len = 0;
-	prof_pb_uint(&p->msg, 1, map);
-	prof_pb_uint(&p->msg, 2, t->nnodes ? lo : 0);
-	prof_pb_uint(&p->msg, 3, t->nnodes ? hi : 0);
-	prof_pb_uint(&p->msg, 5, pc_pp_str(p, t->path[0] ? t->path : "???", NULL));
-	prof_pb_uint(&p->msg, 7, 1);
-	prof_pb_bytes(&p->pb, 3, p->msg.p, p->msg.len);
+	uint64_t file = pc_pp_str(p, t->path[0] ? t->path : "???", NULL);
+	prof_pprof_mapping(&p->pb, &p->msg, map, t->nnodes ? lo : 0, t->nnodes ? hi : 0, file);
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		pc_pp_node(pp, p, i, base, map);
 	for (uint32_t i = 0; i < t->nnodes; i++)
@@ -309,12 +284,12 @@ errno_t cprofreport_pprof(cprofreport_t *pc, void (*write)(void *ctx, const void
 
 	for (int i = 0; i < PP_FIXED; i++)
 		pc_pp_str(&p, pp_fixed[i], NULL);
-	pc_pp_value_type(&p, 1, PP_CALLS, PP_COUNT);
-	pc_pp_value_type(&p, 1, PP_WALL, PP_NANOS);
-	pc_pp_value_type(&p, 1, PP_CPU, PP_NANOS);
+	prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, PP_CALLS, PP_COUNT);
+	prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, PP_WALL, PP_NANOS);
+	prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, PP_CPU, PP_NANOS);
 	errno_t err = pc_pp_tables(pc, &p);
-	pc_pp_value_type(&p, 11, PP_WALL, PP_NANOS);
-	prof_pb_uint(&p.pb, 12, 1);
+	prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_PERIOD_TYPE, PP_WALL, PP_NANOS);
+	prof_pb_uint(&p.pb, PROF_PB_PERIOD, 1);
 	/* The string table last (its entries in index order): a field's place is free. */
 	prof_pb_raw(&p.pb, p.strs.p, p.strs.len);
 	const prof_pb_t *bufs[] = { &p.pb, &p.strs, &p.msg, &p.sub };

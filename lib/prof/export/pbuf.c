@@ -121,3 +121,68 @@ void prof_pb_free(prof_pb_t *b)
 {
 	prof_buf_free(b);
 }
+
+/* ---------------------------------------------------------------- profile.proto */
+
+/* A ValueType message as field of pb. */
+void prof_pprof_value_type(prof_pb_t *pb, prof_pb_t *sub, unsigned field, uint64_t type,
+			   uint64_t unit)
+{
+	sub->len = 0;
+	prof_pb_uint(sub, 1, type);
+	prof_pb_uint(sub, 2, unit);
+	prof_pb_bytes(pb, field, sub->p, sub->len);
+}
+
+/* A Mapping message. */
+void prof_pprof_mapping(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t lo, uint64_t hi,
+			uint64_t file)
+{
+	msg->len = 0;
+	prof_pb_uint(msg, 1, id);
+	prof_pb_uint(msg, 2, lo);
+	prof_pb_uint(msg, 3, hi);
+	prof_pb_uint(msg, 5, file);
+	prof_pb_uint(msg, 7, 1);        /* has_functions */
+	prof_pb_bytes(pb, PROF_PB_MAPPING, msg->p, msg->len);
+}
+
+/* A Function message. */
+void prof_pprof_function(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t name,
+			 uint64_t file)
+{
+	msg->len = 0;
+	prof_pb_uint(msg, 1, id);
+	prof_pb_uint(msg, 2, name);
+	prof_pb_uint(msg, 3, name);
+	if (file)
+		prof_pb_uint(msg, 4, file);
+	prof_pb_bytes(pb, PROF_PB_FUNCTION, msg->p, msg->len);
+}
+
+/* A Location message with one Line. */
+void prof_pprof_location(prof_pb_t *pb, prof_pb_t *msg, prof_pb_t *sub, uint64_t id,
+			 uint64_t mapping, uint64_t addr, uint64_t func)
+{
+	msg->len = sub->len = 0;
+	prof_pb_uint(msg, 1, id);
+	if (mapping)
+		prof_pb_uint(msg, 2, mapping);
+	prof_pb_uint(msg, 3, addr);
+	prof_pb_uint(sub, 1, func);
+	prof_pb_bytes(msg, 4, sub->p, sub->len);
+	prof_pb_bytes(pb, PROF_PB_LOCATION, msg->p, msg->len);
+}
+
+/* A Label into the Sample in msg. */
+void prof_pprof_label(prof_pb_t *msg, prof_pb_t *sub, uint64_t key, uint64_t str, bool num,
+		      uint64_t v)
+{
+	sub->len = 0;
+	prof_pb_uint(sub, 1, key);
+	if (num)
+		prof_pb_uint(sub, 3, v);
+	else
+		prof_pb_uint(sub, 2, str);
+	prof_pb_bytes(msg, 3, sub->p, sub->len);
+}

@@ -8,13 +8,6 @@
 
 /* ---------------------------------------------------------------- pprof */
 
-/* Field numbers of profile.proto (google/pprof). */
-enum {
-	PB_SAMPLE_TYPE = 1, PB_SAMPLE = 2, PB_MAPPING = 3, PB_LOCATION = 4, PB_FUNCTION = 5,
-	PB_STRING = 6, PB_TIME = 9, PB_DURATION = 10, PB_PERIOD_TYPE = 11, PB_PERIOD = 12,
-	PB_COMMENT = 13,
-};
-
 /* Fixed strings first; then functions, binaries and tasks by index. */
 enum {
 	PS_EMPTY, PS_SAMPLES, PS_COUNT, PS_CPU, PS_NANOS, PS_TASK, PS_THREAD, PS_MODE,
@@ -47,14 +40,6 @@ static uint64_t pp_str_task(const px_t *x, uint32_t t)
 	return PS_FIXED + (uint64_t)x->nfuncs + x->nbins + t;
 }
 
-static void pp_value_type(px_t *x, pp_state_t *p, unsigned field, uint64_t type, uint64_t unit)
-{
-	p->sub.len = 0;
-	px_pb_uint(x, &p->sub, 1, type);
-	px_pb_uint(x, &p->sub, 2, unit);
-	px_pb_bytes(x, &p->pb, field, p->sub.p, p->sub.len);
-}
-
 /*
  * Location id of a frame (added with its Location message when new);
  * frames of no binary are told apart by function too ("[ipc ...]" and
@@ -78,28 +63,10 @@ static uint64_t pp_location(px_t *x, pp_state_t *p, const px_frame_t *fr)
 		if (fr->addr >= p->hi[f->bin])
 			p->hi[f->bin] = fr->addr + 1;
 	}
-	p->msg.len = p->sub.len = 0;
-	px_pb_uint(x, &p->msg, 1, e->val);
-	if (f->bin != PROF_BIN_NONE)
-		px_pb_uint(x, &p->msg, 2, (uint64_t)f->bin + 1);
-	px_pb_uint(x, &p->msg, 3, fr->addr);
-	px_pb_uint(x, &p->sub, 1, (uint64_t)fr->func + 1);
-	px_pb_bytes(x, &p->msg, 4, p->sub.p, p->sub.len);
-	px_pb_bytes(x, &p->pb, PB_LOCATION, p->msg.p, p->msg.len);
+	prof_pprof_location(&p->pb, &p->msg, &p->sub, e->val,
+			    f->bin != PROF_BIN_NONE ? (uint64_t)f->bin + 1 : 0, fr->addr,
+			    (uint64_t)fr->func + 1);
 	return e->val;
-}
-
-static void pp_label(px_t *x, pp_state_t *p, uint64_t key, uint64_t str, bool num, uint64_t v)
-{
-	px_buf_t *l = &p->sub;
-
-	l->len = 0;
-	px_pb_uint(x, l, 1, key);
-	if (num)
-		px_pb_uint(x, l, 3, v);
-	else
-		px_pb_uint(x, l, 2, str);
-	px_pb_bytes(x, &p->msg, 3, l->p, l->len);
 }
 
 /* One Sample message: locations leaf first, values, labels. */
@@ -116,15 +83,15 @@ static void pp_sample(px_t *x, pp_state_t *p, const px_stack_t *s)
 	px_pb_varint(x, &ids, s->count);
 	px_pb_varint(x, &ids, s->ns);
 	px_pb_bytes(x, &p->msg, 2, ids.p, ids.len);
-	pp_label(x, p, PS_TASK, pp_str_task(x, s->task), false, 0);
-	pp_label(x, p, PS_THREAD, 0, true, s->thread);
-	pp_label(x, p, PS_CPU, 0, true, s->cpu);
-	pp_label(x, p, PS_MODE, modes[s->mode < 3 ? s->mode : 1], false, 0);
+	prof_pprof_label(&p->msg, &p->sub, PS_TASK, pp_str_task(x, s->task), false, 0);
+	prof_pprof_label(&p->msg, &p->sub, PS_THREAD, 0, true, s->thread);
+	prof_pprof_label(&p->msg, &p->sub, PS_CPU, 0, true, s->cpu);
+	prof_pprof_label(&p->msg, &p->sub, PS_MODE, modes[s->mode < 3 ? s->mode : 1], false, 0);
 	if (s->origin) {                /* serving a call: whose work (task ids) */
-		pp_label(x, p, PS_ORIGIN, 0, true, s->origin);
-		pp_label(x, p, PS_SERVER, 0, true, s->server);
+		prof_pprof_label(&p->msg, &p->sub, PS_ORIGIN, 0, true, s->origin);
+		prof_pprof_label(&p->msg, &p->sub, PS_SERVER, 0, true, s->server);
 	}
-	px_pb_bytes(x, &p->pb, PB_SAMPLE, p->msg.p, p->msg.len);
+	px_pb_bytes(x, &p->pb, PROF_PB_SAMPLE, p->msg.p, p->msg.len);
 	if (ids.err)
 		x->err = ids.err;
 	px_buf_free(x, &ids);
@@ -135,13 +102,9 @@ static void pp_functions(px_t *x, pp_state_t *p)
 	for (uint32_t f = 0; f < x->nfuncs; f++) {
 		if (!x->funcs[f].name)
 			continue;
-		p->msg.len = 0;
-		px_pb_uint(x, &p->msg, 1, (uint64_t)f + 1);
-		px_pb_uint(x, &p->msg, 2, pp_str_func(f));
-		px_pb_uint(x, &p->msg, 3, pp_str_func(f));
-		if (x->funcs[f].bin != PROF_BIN_NONE)
-			px_pb_uint(x, &p->msg, 4, pp_str_bin(x, x->funcs[f].bin));
-		px_pb_bytes(x, &p->pb, PB_FUNCTION, p->msg.p, p->msg.len);
+		uint32_t bin = x->funcs[f].bin;
+		prof_pprof_function(&p->pb, &p->msg, (uint64_t)f + 1, pp_str_func(f),
+				    bin != PROF_BIN_NONE ? pp_str_bin(x, bin) : 0);
 	}
 }
 
@@ -150,13 +113,8 @@ static void pp_mappings(px_t *x, pp_state_t *p)
 	for (uint32_t b = 0; b < x->nbins; b++) {
 		if (!x->bins[b] || p->hi[b] == 0)
 			continue;
-		p->msg.len = 0;
-		px_pb_uint(x, &p->msg, 1, (uint64_t)b + 1);
-		px_pb_uint(x, &p->msg, 2, p->lo[b]);
-		px_pb_uint(x, &p->msg, 3, p->hi[b]);
-		px_pb_uint(x, &p->msg, 5, pp_str_bin(x, b));
-		px_pb_uint(x, &p->msg, 7, 1);              /* has_functions */
-		px_pb_bytes(x, &p->pb, PB_MAPPING, p->msg.p, p->msg.len);
+		prof_pprof_mapping(&p->pb, &p->msg, (uint64_t)b + 1, p->lo[b], p->hi[b],
+				   pp_str_bin(x, b));
 	}
 }
 
@@ -167,7 +125,7 @@ static void pp_task_str(px_t *x, pp_state_t *p, uint32_t t)
 	px_buf_str(x, &p->sub, x->tasks[t].name);
 	if (x->tasks[t].shared)
 		px_buf_printf(x, &p->sub, "-%llu", (unsigned long long)x->tasks[t].id);
-	px_pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+	px_pb_bytes(x, &p->pb, PROF_PB_STRING, p->sub.p, p->sub.len);
 }
 
 /*
@@ -188,20 +146,20 @@ static void pp_bin_str(px_t *x, pp_state_t *p, uint32_t b)
 		px_buf_put(x, &p->sub, root, n);
 	}
 	px_buf_str(x, &p->sub, path);
-	px_pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+	px_pb_bytes(x, &p->pb, PROF_PB_STRING, p->sub.p, p->sub.len);
 }
 
 static void pp_strings(px_t *x, pp_state_t *p)
 {
 	for (size_t i = 0; i < PS_FIXED; i++)
-		px_pb_bytes(x, &p->pb, PB_STRING, ps_fixed[i], strlen(ps_fixed[i]));
+		px_pb_bytes(x, &p->pb, PROF_PB_STRING, ps_fixed[i], strlen(ps_fixed[i]));
 	for (uint32_t f = 0; f < x->nfuncs; f++) {
 		const px_func_t *fn = &x->funcs[f];
 		p->sub.len = 0;
 		px_buf_str(x, &p->sub, fn->name ? fn->name : "?");
 		if (fn->kernel)
 			px_buf_str(x, &p->sub, " [k]");
-		px_pb_bytes(x, &p->pb, PB_STRING, p->sub.p, p->sub.len);
+		px_pb_bytes(x, &p->pb, PROF_PB_STRING, p->sub.p, p->sub.len);
 	}
 	for (uint32_t b = 0; b < x->nbins; b++)
 		pp_bin_str(x, p, b);
@@ -217,23 +175,24 @@ void px_pprof(px_t *x)
 	pp_state_t p;
 
 	memset(&p, 0, sizeof(p));
+	p.pb.env = p.msg.env = p.sub.env = x->env;
 	p.period = x->c.hz ? 1000000000ull / x->c.hz : 1;
 	p.lo = px_alloc(x, (x->nbins + 1) * sizeof(uint64_t));
 	p.hi = px_alloc(x, (x->nbins + 1) * sizeof(uint64_t));
 	if (p.lo && p.hi) {
 		memset(p.lo, 0xff, (x->nbins + 1) * sizeof(uint64_t));
 		memset(p.hi, 0, (x->nbins + 1) * sizeof(uint64_t));
-		pp_value_type(x, &p, PB_SAMPLE_TYPE, PS_SAMPLES, PS_COUNT);
-		pp_value_type(x, &p, PB_SAMPLE_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
+		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, PS_SAMPLES, PS_COUNT);
+		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
 		for (size_t i = 0; i < x->nstacks && !x->err; i++)
 			pp_sample(x, &p, &x->stacks[i]);
 		pp_mappings(x, &p);
 		pp_functions(x, &p);
 		pp_strings(x, &p);
-		px_pb_uint(x, &p.pb, PB_DURATION, x->c.duration_ns);
-		pp_value_type(x, &p, PB_PERIOD_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
-		px_pb_uint(x, &p.pb, PB_PERIOD, p.period);
-		px_pb_uint(x, &p.pb, PB_COMMENT, PS_COMMENT);
+		px_pb_uint(x, &p.pb, PROF_PB_DURATION, x->c.duration_ns);
+		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_PERIOD_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
+		px_pb_uint(x, &p.pb, PROF_PB_PERIOD, p.period);
+		px_pb_uint(x, &p.pb, PROF_PB_COMMENT, PS_COMMENT);
 	}
 	errno_t err = p.pb.err ? p.pb.err : p.msg.err ? p.msg.err : p.sub.err;
 	if (err)
