@@ -235,24 +235,10 @@ static uint64_t kprof_gmon_count(const void *ctx, size_t i)
 	return i < KPROF_HDR_WORDS ? 0 : kprof_word(d, (uint32_t)i);
 }
 
-/* A text sink and its context, as gmon bytes go out. */
-typedef struct kprof_gmon_out {
-	fmt_sink_t out;
-	void *ctx;
-} kprof_gmon_out_t;
-
-static void kprof_gmon_put(void *ctx, const void *data, size_t len)
-{
-	const kprof_gmon_out_t *o = ctx;
-
-	o->out(o->ctx, data, len);
-}
-
 void kprof_gmon(const kprof_data_t *d, uint64_t text_start, fmt_sink_t out, void *ctx)
 {
 	uint32_t rate = d->usec_per_tick ? 1000000 / d->usec_per_tick : 1;
 	prof_gmon_hist_t h = { text_start, d->log2, d->nbuckets, rate, kprof_gmon_count, d };
-	kprof_gmon_out_t o = { out, ctx };
 
-	prof_gmon_write(&h, kprof_gmon_put, &o);
+	prof_gmon_write(&h, out, ctx);
 }

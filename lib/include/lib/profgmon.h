@@ -7,11 +7,9 @@
 #ifndef LIB_PROFGMON_H
 #define LIB_PROFGMON_H
 
+#include <lib/fmt.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Where the encoder's bytes go. */
-typedef void (*prof_gmon_put_t)(void *ctx, const void *data, size_t len);
 
 /*
  * A histogram: nbins bins of 2^shift bytes from lo, at rate ticks a
@@ -27,14 +25,14 @@ typedef struct prof_gmon_hist {
 } prof_gmon_hist_t;
 
 /*
- * Write the header and the histogram record of h to put: counts above
+ * Write the header and the histogram record of h to put (bytes, not text): counts above
  * 65535 divide every bin (rounded) and the rate (at least 1) alike, as
  * gmon's bins are 16-bit.
  */
-void prof_gmon_write(const prof_gmon_hist_t *h, prof_gmon_put_t put, void *ctx);
+void prof_gmon_write(const prof_gmon_hist_t *h, fmt_sink_t put, void *ctx);
 
 /* Write one call-arc record: count calls (at most 2^32 - 1) from from_pc to self_pc. */
-void prof_gmon_arc(uint64_t from_pc, uint64_t self_pc, uint64_t count, prof_gmon_put_t put,
+void prof_gmon_arc(uint64_t from_pc, uint64_t self_pc, uint64_t count, fmt_sink_t put,
 		   void *ctx);
 
 #endif

@@ -100,12 +100,8 @@ void px_buf_free(px_t *x, px_buf_t *b)
 	memset(b, 0, sizeof(*b));
 }
 
-typedef struct px_sink {
-	px_t *x;
-	px_buf_t *b;
-} px_sink_t;
-
-static void px_sink(void *ctx, const char *s, size_t len)
+/* Append len bytes of s to the buffer of k (a px_sink_t): a fmt_sink_t. */
+void px_sink(void *ctx, const char *s, size_t len)
 {
 	px_sink_t *k = ctx;
 

@@ -53,25 +53,12 @@ static uint64_t gm_count(const void *ctx, size_t i)
 	return h[i];
 }
 
-/* The encoder's bytes into x's buffer. */
-typedef struct gm_out {
-	px_t *x;
-	px_buf_t *o;
-} gm_out_t;
-
-static void gm_put(void *ctx, const void *data, size_t len)
-{
-	gm_out_t *g = ctx;
-
-	px_buf_put(g->x, g->o, data, len);
-}
-
 /* The header and histogram record of binary bin over range r. */
 static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
 {
 	size_t nbins = (size_t)((r->hi - r->lo) >> r->shift) + 1;
 	uint64_t *h = px_alloc(x, nbins * sizeof(uint64_t));
-	gm_out_t g = { x, o };
+	px_sink_t g = { x, o };
 
 	if (!h)
 		return;
@@ -82,7 +69,7 @@ static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
 			h[(fr->addr - r->lo) >> r->shift] += x->stacks[i].count;
 	}
 	prof_gmon_hist_t gh = { r->lo, r->shift, nbins, x->c.hz ? x->c.hz : 1, gm_count, h };
-	prof_gmon_write(&gh, gm_put, &g);
+	prof_gmon_write(&gh, px_sink, &g);
 	px_release(x, h);
 }
 
@@ -90,7 +77,7 @@ static void gm_hist(px_t *x, px_buf_t *o, uint32_t bin, const gm_range_t *r)
 static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 {
 	px_map_t arcs = { 0 };
-	gm_out_t g = { x, o };
+	px_sink_t g = { x, o };
 	bool added;
 
 	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
@@ -112,7 +99,7 @@ static void gm_arcs(px_t *x, px_buf_t *o, uint32_t bin)
 			continue;
 		uint64_t key[2];
 		memcpy(key, e->key, sizeof(key));
-		prof_gmon_arc(key[0], key[1], e->val, gm_put, &g);
+		prof_gmon_arc(key[0], key[1], e->val, px_sink, &g);
 	}
 	px_map_free(x, &arcs);
 }

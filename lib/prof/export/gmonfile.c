@@ -27,7 +27,7 @@ static uint64_t gmon_div(const prof_gmon_hist_t *h)
 }
 
 /* The header, the histogram record and its bins. */
-void prof_gmon_write(const prof_gmon_hist_t *h, prof_gmon_put_t put, void *ctx)
+void prof_gmon_write(const prof_gmon_hist_t *h, fmt_sink_t put, void *ctx)
 {
 	static const unsigned char head[20] = { 'g', 'm', 'o', 'n', 1 };
 	unsigned char rec[1 + 8 + 8 + 4 + 4 + 15 + 1], c[2];
@@ -41,16 +41,16 @@ void prof_gmon_write(const prof_gmon_hist_t *h, prof_gmon_put_t put, void *ctx)
 	gmon_le(rec + 21, h->rate / div ? h->rate / div : 1, 4);
 	memcpy(rec + 25, "seconds", 7);
 	rec[40] = 's';
-	put(ctx, head, sizeof(head));
-	put(ctx, rec, sizeof(rec));
+	put(ctx, (const char *)head, sizeof(head));
+	put(ctx, (const char *)rec, sizeof(rec));
 	for (size_t i = 0; i < h->nbins; i++) {
 		gmon_le(c, (h->count(h->ctx, i) + div / 2) / div, 2);
-		put(ctx, c, 2);
+		put(ctx, (const char *)c, 2);
 	}
 }
 
 /* One call-arc record. */
-void prof_gmon_arc(uint64_t from_pc, uint64_t self_pc, uint64_t count, prof_gmon_put_t put,
+void prof_gmon_arc(uint64_t from_pc, uint64_t self_pc, uint64_t count, fmt_sink_t put,
 		   void *ctx)
 {
 	unsigned char rec[1 + 8 + 8 + 4];
@@ -59,5 +59,5 @@ void prof_gmon_arc(uint64_t from_pc, uint64_t self_pc, uint64_t count, prof_gmon
 	gmon_le(rec + 1, from_pc, 8);
 	gmon_le(rec + 9, self_pc, 8);
 	gmon_le(rec + 17, count > UINT32_MAX ? UINT32_MAX : count, 4);
-	put(ctx, rec, sizeof(rec));
+	put(ctx, (const char *)rec, sizeof(rec));
 }

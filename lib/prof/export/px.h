@@ -98,6 +98,15 @@ typedef struct px {
 
 /* ---------------------------------------------------------------- export.c */
 
+/* A buffer of x as a byte sink (px_sink). */
+typedef struct px_sink {
+	px_t *x;
+	px_buf_t *b;
+} px_sink_t;
+
+/* Append len bytes of s to the buffer of ctx (a px_sink_t): a fmt_sink_t. */
+void px_sink(void *ctx, const char *s, size_t len);
+
 /* env.alloc of size bytes; NULL (x->err ENOMEM) without memory. */
 void *px_alloc(px_t *x, size_t size);
 
