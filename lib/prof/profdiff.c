@@ -1,13 +1,12 @@
 /*
  * The profile comparison (lib/profdiff.h): two tables (tasks, functions)
- * of rows matched by a key string, kept in an array with an open-
- * addressing index (FNV-1a of the key); the statistics are computed here
+ * of rows matched by a key string, kept in an array with an index (a
+ * string-keyed prof_map_t, lib/profcore.h); the statistics are computed here
  * in double precision without libm (exp by range reduction and a Taylor
  * series, sqrt by Newton's method, the normal tail by its power series
  * below 3 and its continued fraction from 3 on).
  */
 #include <lib/fmt.h>
-#include <lib/profbin.h>
 #include <lib/profdiff.h>
 #include <lib/profexport.h>
 #include <lib/string.h>
@@ -25,8 +24,7 @@
 typedef struct pd_table {
 	profdiff_row_t *rows;
 	size_t n, cap;
-	uint32_t *index;                /* 1 + row, 0: empty; cap_index slots */
-	size_t cap_index;
+	prof_map_t index;               /* key (prof_str_t of a row's key) -> row */
 } pd_table_t;
 
 struct profdiff {
@@ -144,33 +142,31 @@ static char *pd_strdup(profdiff_t *d, const char *s)
 	return c;
 }
 
-/* The slot of key in t's index: its row's, or the empty one it would take. */
-static uint32_t *pd_slot(const pd_table_t *t, const char *key)
+/* The row of key in t's index, or NULL (no row has it yet). */
+static profdiff_row_t *pd_find(pd_table_t *t, const char *key)
 {
-	size_t i = prof_hash(key, strlen(key)) & (t->cap_index - 1);
+	prof_str_t k = { key, strlen(key) };
+	const unsigned char *e = t->index.cap ? prof_map_find(&t->index, &k) : NULL;
+	uint32_t row;
 
-	while (t->index[i] && strcmp(t->rows[t->index[i] - 1].key, key) != 0)
-		i = (i + 1) & (t->cap_index - 1);
-	return &t->index[i];
+	if (!e || !e[0])
+		return NULL;
+	memcpy(&row, e + 8 + t->index.ksize, sizeof(row));
+	return &t->rows[row];
 }
 
-/* Double the index when it is half full. EOK or ENOMEM. */
-static errno_t pd_index_grow(profdiff_t *d, pd_table_t *t)
+/* Index row n of t (its key copied already). EOK or ENOMEM. */
+static errno_t pd_index(profdiff_t *d, pd_table_t *t, size_t n)
 {
-	if (t->cap_index && (t->n + 1) * 2 <= t->cap_index)
-		return EOK;
-	size_t cap = t->cap_index ? t->cap_index * 2 : 64;
-	uint32_t *old = t->index;
-	t->index = prof_alloc(&d->env, cap * sizeof(uint32_t));
-	if (!t->index) {
-		t->index = old;
+	prof_str_t k = { t->rows[n].key, strlen(t->rows[n].key) };
+	bool created;
+
+	if (!t->index.esize)
+		prof_map_init_str(&t->index, sizeof(uint32_t));
+	uint32_t *v = prof_map_get(&d->env, &t->index, &k, &created);
+	if (!v)
 		return ENOMEM;
-	}
-	memset(t->index, 0, cap * sizeof(uint32_t));
-	t->cap_index = cap;
-	for (size_t i = 0; i < t->n; i++)
-		*pd_slot(t, t->rows[i].key) = (uint32_t)(i + 1);
-	prof_release(&d->env, old);
+	*v = (uint32_t)n;
 	return EOK;
 }
 
@@ -178,29 +174,27 @@ static errno_t pd_index_grow(profdiff_t *d, pd_table_t *t)
 static profdiff_row_t *pd_row(profdiff_t *d, pd_table_t *t, const char *key,
 			      const char *name, const char *bin, bool kernel)
 {
-	if (pd_index_grow(d, t) != EOK)
-		return NULL;
-	uint32_t *slot = pd_slot(t, key);
-	if (*slot) {
-		profdiff_row_t *row = &t->rows[*slot - 1];
+	profdiff_row_t *row = pd_find(t, key);
+
+	if (row) {
 		if (strcmp(row->bin, bin) != 0)
 			fmt_snprintf(row->bin, sizeof(row->bin), "*");
 		return row;
 	}
 	if (prof_vec_reserve(&d->env, (void **)&t->rows, &t->cap, t->n, sizeof(*t->rows)) != EOK)
 		return NULL;
-	profdiff_row_t *row = &t->rows[t->n];
+	row = &t->rows[t->n];
 	memset(row, 0, sizeof(*row));
 	row->key = pd_strdup(d, key);
 	row->name = pd_strdup(d, name);
-	if (!row->key || !row->name) {
+	if (!row->key || !row->name || pd_index(d, t, t->n) != EOK) {
 		prof_release(&d->env, row->key);
 		prof_release(&d->env, row->name);
 		return NULL;
 	}
 	fmt_snprintf(row->bin, sizeof(row->bin), "%s", bin);
 	row->kernel = kernel;
-	*slot = (uint32_t)++t->n;
+	t->n++;
 	return row;
 }
 
@@ -340,9 +334,7 @@ void profdiff_finish(profdiff_t *d)
 				       d->total[1], &t->rows[j].t);
 		pd_sort(t->rows, t->n, pd_cmp);
 		/* The index points at the old order: drop it (no more adds). */
-		prof_release(&d->env, t->index);
-		t->index = NULL;
-		t->cap_index = 0;
+		prof_map_free(&d->env, &t->index);
 	}
 	d->finished = true;
 }
@@ -683,7 +675,7 @@ void profdiff_free(profdiff_t *d)
 			prof_release(&d->env, t->rows[j].name);
 		}
 		prof_release(&d->env, t->rows);
-		prof_release(&d->env, t->index);
+		prof_map_free(&d->env, &t->index);
 	}
 	prof_release(&d->env, d);
 }
