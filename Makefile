@@ -165,6 +165,7 @@ UPROG_EXTRA_profile := $(UPROFLIB)
 UPROG_EXTRA_sprofile := $(UPROFLIB)
 UPROG_EXTRA_cprof := $(UPROFLIB)
 UPROG_EXTRA_sprofdiff := $(UPROFLIB)
+UPROG_EXTRA_bench := $(UPROFLIB)
 # reboot: poweroff's source built again with -DPOWER_REBOOT (another
 # name and system call argument); uspace/app/reboot holds its README.
 REBOOT_OBJ := $(UOBJ)/reboot/power.o
