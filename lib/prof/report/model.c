@@ -177,3 +177,30 @@ void prof_report_free(prof_report_t *r)
 	prof_release(&r->env, r->cwords);
 	r->env.release(r->env.ctx, r);
 }
+
+/* Set the filter and whether whole stacks are kept: before the first record (else EINVAL). */
+errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks)
+{
+	if (r->c.have_header)
+		return EINVAL;
+	r->filter = *f;
+	if (f->task_name) {
+		fmt_snprintf(r->filter_name, sizeof(r->filter_name), "%s", f->task_name);
+		r->filter.task_name = r->filter_name;
+	}
+	r->xon = stacks;
+	return EOK;
+}
+
+/* Hand whole stacks out by origin (prof_report_walk); origin != 0: only its stacks. */
+void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin)
+{
+	r->x_by_origin = by_origin;
+	r->x_origin = origin;
+}
+
+/* Weigh by the wall clock (off-CPU records count). */
+void prof_report_set_wall(prof_report_t *r, bool wall)
+{
+	r->wall = wall;
+}

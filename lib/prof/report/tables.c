@@ -451,3 +451,20 @@ errno_t pr_body(prof_print_t *pp)
 	size_t shown = pr_functions(pp);
 	return pp->o->tree ? pr_tree(pp, shown) : EOK;
 }
+
+/* Settle the wall clock, then print the report of r as o asks. EOK or ENOMEM. */
+errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
+{
+	prof_print_t pp;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.r = r;
+	pp.o = o;
+	errno_t err = rep_wall_settle(r, o->by_origin);
+	if (err != EOK)
+		return err;
+	rep_totals(r, &r->c);
+	err = pr_body(&pp);
+	pr_free(&pp);
+	return err;
+}

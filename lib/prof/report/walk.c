@@ -6,30 +6,6 @@
 
 /* ---------------------------------------------------------------- export */
 
-errno_t prof_report_setup(prof_report_t *r, const prof_filter_t *f, bool stacks)
-{
-	if (r->c.have_header)
-		return EINVAL;
-	r->filter = *f;
-	if (f->task_name) {
-		fmt_snprintf(r->filter_name, sizeof(r->filter_name), "%s", f->task_name);
-		r->filter.task_name = r->filter_name;
-	}
-	r->xon = stacks;
-	return EOK;
-}
-
-void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin)
-{
-	r->x_by_origin = by_origin;
-	r->x_origin = origin;
-}
-
-void prof_report_set_wall(prof_report_t *r, bool wall)
-{
-	r->wall = wall;
-}
-
 /* The leaf fix of lib/profleaf.h on a whole-stack key (copied in k). */
 static void px_leaf_fix(prof_print_t *pp, prof_xkey_t *k, uint32_t xdepth)
 {

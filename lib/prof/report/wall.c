@@ -145,18 +145,3 @@ errno_t rep_wall_settle(prof_report_t *r, bool by_origin)
 	return err;
 }
 
-errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o)
-{
-	prof_print_t pp;
-
-	memset(&pp, 0, sizeof(pp));
-	pp.r = r;
-	pp.o = o;
-	errno_t err = rep_wall_settle(r, o->by_origin);
-	if (err != EOK)
-		return err;
-	rep_totals(r, &r->c);
-	err = pr_body(&pp);
-	pr_free(&pp);
-	return err;
-}
