@@ -4,6 +4,7 @@
  * with calls, wall and cpu values.
  */
 #include "pc.h"
+#include <lib/profcallgrind.h>
 
 /* ---------------------------------------------------------------- export */
 
@@ -59,6 +60,7 @@ static void pc_cg_table(pc_print_t *pp, const uint64_t *iw, const uint64_t *ic,
 {
 	const pc_table_t *t = pp->t;
 	const char *ob = t->path[0] ? t->path : "???";
+	prof_cg_out_t out = { pp->pc->env.out, pp->pc->env.ctx };
 	uint32_t c = 0;
 
 	for (uint32_t g = 0; g < t->nnodes;) {
@@ -68,15 +70,15 @@ static void pc_cg_table(pc_print_t *pp, const uint64_t *iw, const uint64_t *ic,
 			sw += t->nodes[by_fn[g]].wall;
 			sc += t->nodes[by_fn[g]].oncpu;
 		}
-		pc_printf(pp->pc, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu %llu\n", ob, pp->names[first],
-			  pc_k(t), (unsigned long long)sw, (unsigned long long)sc);
+		uint64_t self[2] = { sw, sc };
+		prof_callgrind_fn(&out, ob, pp->names[first], pc_k(t), self, 2);
 		while (c < nc && t->nodes[t->nodes[by_caller[c]].parent].fn < fn)
 			c++;
 		for (; c < nc && t->nodes[t->nodes[by_caller[c]].parent].fn == fn; c++) {
 			uint32_t i = by_caller[c];
-			pc_printf(pp->pc, "cfn=%s%s\ncalls=%llu 0\n0 %llu %llu\n", pp->names[i],
-				  pc_k(t), (unsigned long long)t->nodes[i].calls,
-				  (unsigned long long)iw[i], (unsigned long long)ic[i]);
+			uint64_t incl[2] = { iw[i], ic[i] };
+			prof_callgrind_call(&out, NULL, pp->names[i], pc_k(t), t->nodes[i].calls,
+					    incl, 2);
 		}
 	}
 }
@@ -156,10 +158,10 @@ errno_t cprofreport_export(cprofreport_t *pc, unsigned format)
 			cpu += pc->tables[i].nodes[j].oncpu;
 		}
 	}
+	uint64_t summary[2] = { wall, cpu };
+	prof_cg_out_t out = { pc->env.out, pc->env.ctx };
 	if (format == PROF_FMT_CALLGRIND)
-		pc_printf(pc, "# callgrind format\nversion: 1\ncreator: cprofalyze\n"
-			  "positions: line\nevents: Wall Cpu\nsummary: %llu %llu\n",
-			  (unsigned long long)wall, (unsigned long long)cpu);
+		prof_callgrind_head(&out, "cprofalyze", NULL, "Wall Cpu", summary, 2);
 	for (uint32_t i = 0; i < pc->ntables; i++) {
 		errno_t err = pc_export_table(pc, &pc->tables[i], format);
 		if (err != EOK)

@@ -3,6 +3,7 @@
  * inclusive costs from the stacks (callgrind_annotate, KCachegrind).
  */
 #include "px.h"
+#include <lib/profcallgrind.h>
 #include <lib/string.h>
 
 /* ---------------------------------------------------------------- callgrind */
@@ -93,16 +94,15 @@ static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_ar
 		    size_t n)
 {
 	bool root = f == x->nfuncs;
+	px_sink_t k = { x, o };
+	prof_cg_out_t out = { px_sink, &k };
 
-	px_buf_printf(x, o, "\nob=%s\nfl=???\nfn=%s%s\n0 %llu\n", root ? "???" : cg_ob(x, f),
-		   root ? "(below main)" : x->funcs[f].name, root ? "" : cg_k(x, f),
-		   (unsigned long long)self);
+	prof_callgrind_fn(&out, root ? "???" : cg_ob(x, f), root ? "(below main)" : x->funcs[f].name,
+			  root ? "" : cg_k(x, f), &self, 1);
 	for (size_t i = 0; i < n; i++) {
-		if (root || strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0)
-			px_buf_printf(x, o, "cob=%s\n", cg_ob(x, a[i].to));
-		px_buf_printf(x, o, "cfn=%s%s\ncalls=%llu 0\n0 %llu\n", x->funcs[a[i].to].name,
-			   cg_k(x, a[i].to), (unsigned long long)a[i].count,
-			   (unsigned long long)a[i].count);
+		bool other = root || strcmp(cg_ob(x, a[i].to), cg_ob(x, f)) != 0;
+		prof_callgrind_call(&out, other ? cg_ob(x, a[i].to) : NULL, x->funcs[a[i].to].name,
+				    cg_k(x, a[i].to), a[i].count, &a[i].count, 1);
 	}
 	px_buf_maybe_flush(x, o);
 }
@@ -110,11 +110,12 @@ static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_ar
 static void cg_write(px_t *x, const uint64_t *self, cg_arc_t *a, size_t n)
 {
 	px_buf_t o = { 0 };
+	px_sink_t k = { x, &o };
+	prof_cg_out_t out = { px_sink, &k };
 	size_t at = 0;
 
-	px_buf_printf(x, &o, "# callgrind format\nversion: 1\ncreator: vprof\ncmd: %s\n"
-		   "positions: line\nevents: Samples\nsummary: %llu\n",
-		   x->o->title ? x->o->title : "vprof", (unsigned long long)x->total);
+	prof_callgrind_head(&out, "vprof", x->o->title ? x->o->title : "vprof", "Samples",
+			    &x->total, 1);
 	for (uint32_t f = 0; f <= x->nfuncs; f++) {
 		size_t first = at;
 		while (at < n && a[at].from == f)

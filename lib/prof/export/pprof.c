@@ -182,15 +182,16 @@ void px_pprof(px_t *x)
 	if (p.lo && p.hi) {
 		memset(p.lo, 0xff, (x->nbins + 1) * sizeof(uint64_t));
 		memset(p.hi, 0, (x->nbins + 1) * sizeof(uint64_t));
+		uint64_t time = x->o->wall ? PS_WALL : PS_CPU;
 		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, PS_SAMPLES, PS_COUNT);
-		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
+		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_SAMPLE_TYPE, time, PS_NANOS);
 		for (size_t i = 0; i < x->nstacks && !x->err; i++)
 			pp_sample(x, &p, &x->stacks[i]);
 		pp_mappings(x, &p);
 		pp_functions(x, &p);
 		pp_strings(x, &p);
 		px_pb_uint(x, &p.pb, PROF_PB_DURATION, x->c.duration_ns);
-		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_PERIOD_TYPE, x->o->wall ? PS_WALL : PS_CPU, PS_NANOS);
+		prof_pprof_value_type(&p.pb, &p.sub, PROF_PB_PERIOD_TYPE, time, PS_NANOS);
 		px_pb_uint(x, &p.pb, PROF_PB_PERIOD, p.period);
 		px_pb_uint(x, &p.pb, PROF_PB_COMMENT, PS_COMMENT);
 	}

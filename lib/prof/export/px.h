@@ -5,8 +5,10 @@
  * memory, buffers and string map, and the helpers more than one format
  * calls. Each format's writer is one file: folded.c, pprof.c,
  * callgrind.c, speedscope.c, svg.c, gmon.c; pbuf.c holds the protocol
- * buffer and gzip encoders, format.c the format names, export.c the
- * model and prof_export (lib/profexport.h).
+ * buffer, profile.proto and gzip encoders, cgfile.c callgrind's lines,
+ * gmonfile.c gmon.out's records (the call profile writes with these
+ * too), format.c the format names, export.c the model and prof_export
+ * (lib/profexport.h).
  */
 #ifndef LIB_PROF_EXPORT_PX_H
 #define LIB_PROF_EXPORT_PX_H
