@@ -83,7 +83,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 # lib/prof/: the profiler tools' code (reports, exports, symbol tables,
 # kprof): user space and host only.
 LIB_SRCS    := $(wildcard lib/*.c)
-LIB_PROF_SRCS := $(wildcard lib/prof/*.c)
+LIB_PROF_SRCS := $(wildcard lib/prof/*.c lib/prof/*/*.c)
 LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
 # The lib/ files the kernel calls: all but floating point (user space and
 # host only) and the path and pattern code only user space uses.
@@ -158,7 +158,9 @@ $(UOBJ)/gen/font.o: $(BUILD)/gen/font.c
 UPROG_EXTRA_console := $(UOBJ)/gen/font.o
 # uspace/lib/prof: the profiling tools' library (ptool.c: options and the
 # session loop of profile and sprofile; psink.c: the -o sink, a file or
-# com2, which cprof uses too), linked into the programs that call it.
+# com2, which cprof uses too; profenv.c: the one prof_env_t of every tool
+# with a C library, compiled into the host tools too), linked into the
+# programs that call it.
 UPROFLIB := $(UOBJ)/libprof.a
 $(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
 	@$(if $(Q),echo "  AR      $@")
@@ -166,6 +168,8 @@ $(UPROFLIB): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/lib/prof/*.c))
 UPROG_EXTRA_profile := $(UPROFLIB)
 UPROG_EXTRA_sprofile := $(UPROFLIB)
 UPROG_EXTRA_cprof := $(UPROFLIB)
+UPROG_EXTRA_sprofdiff := $(UPROFLIB)
+UPROG_EXTRA_bench := $(UPROFLIB)
 # reboot: poweroff's source built again with -DPOWER_REBOOT (another
 # name and system call argument); uspace/app/reboot holds its README.
 REBOOT_OBJ := $(UOBJ)/reboot/power.o
@@ -177,8 +181,8 @@ UPROG_EXTRA_reboot := $(REBOOT_OBJ)
 # tools/prof/: the profiler tools built for the host (vprof, kprof,
 # cprofalyze); kprof and cprofalyze are built for the guest from the same
 # source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
-UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o
-UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o
+UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o $(UPROFLIB)
+UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o $(UPROFLIB)
 # callbench-cp: callbench's source built again, with the call profiler's
 # hooks (UPROG_CPROF) and its own name; uspace/app/callbench-cp holds its
 # README.
@@ -310,6 +314,9 @@ HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table 
 TOP_HOST_OBJS := $(filter $(BUILD)/host/uspace/app/top/%,$(HOST_KERNEL_OBJS)) \
 	$(BUILD)/host/uspace/lib/c/src/stats_calc.o
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/lib/c/src/stats_calc.o
+# The host tools' environment (<profenv.h>), which test_kprof uses too.
+HOST_KERNEL_OBJS += $(BUILD)/host/uspace/lib/prof/profenv.o
+$(BUILD)/host/uspace/lib/prof/profenv.o $(BUILD)/host/test/test_kprof: private HOST_EXTRA_INC := -Iuspace/lib/prof/include
 $(TOP_HOST_OBJS) $(BUILD)/host/test/test_top_calc: private HOST_EXTRA_INC := -idirafter uspace/lib/c/include
 
 $(BUILD)/host/%.o: %.c
@@ -338,34 +345,34 @@ host-tests: $(UNIT_BINS)
 # vprof: the profiler report on the host, from the same lib/ sources as the
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
-VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c lib/prof/profdiff.c lib/prof/profreport.c \
-	lib/prof/profexport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c lib/elfsym.c \
-	lib/fmt.c lib/fmt_float.c lib/string.c
+# Every host tool compiles all of lib/prof/ (one list to keep up to date).
+HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c \
+	uspace/lib/prof/profenv.c
+HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h) \
+	uspace/lib/prof/include/profenv.h
+VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c $(HOST_PROF_SRCS)
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
-	-Ilib/include
+	-Ilib/include -Iuspace/lib/prof/include
 
-$(VPROF): $(VPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(VPROF): $(VPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) $(VPROF_SRCS) -o $@
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/prof/kprof.c lib/prof/kprof.c lib/prof/profsym.c lib/elfsym.c \
-	lib/fmt.c lib/fmt_float.c lib/string.c
+KPROF_SRCS := tools/prof/kprof.c $(HOST_PROF_SRCS)
 
-$(KPROF): $(KPROF_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(KPROF): $(KPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DKPROF_HOST $(KPROF_SRCS) -o $@
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/prof/cprofalyze.c lib/prof/cprofreport.c lib/prof/profexport.c \
-	lib/prof/profreport.c lib/prof/profleaf.c lib/prof/profbin.c lib/prof/profsym.c \
-	lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c
+CPROFALYZE_SRCS := tools/prof/cprofalyze.c $(HOST_PROF_SRCS)
 
-$(CPROFALYZE): $(CPROFALYZE_SRCS) $(wildcard lib/include/lib/*.h lib/include/abi/*.h)
+$(CPROFALYZE): $(CPROFALYZE_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(VPROF_CFLAGS) -DCPROFALYZE_HOST $(CPROFALYZE_SRCS) -o $@

@@ -4,6 +4,7 @@
  */
 #include <lib/fmt.h>
 #include <lib/kprof.h>
+#include <lib/profgmon.h>
 #include <lib/string.h>
 
 #include <stdarg.h>
@@ -226,32 +227,18 @@ errno_t kprof_report(const kprof_data_t *d, uint64_t text_start,
 
 /* ---------------------------------------------------------------- gmon.out */
 
-static void kprof_le(char *p, uint64_t v, size_t n)
+/* Bucket i of the histogram: 0 for the header words. */
+static uint64_t kprof_gmon_count(const void *ctx, size_t i)
 {
-	for (size_t i = 0; i < n; i++)
-		p[i] = (char)(v >> (8 * i));
+	const kprof_data_t *d = ctx;
+
+	return i < KPROF_HDR_WORDS ? 0 : kprof_word(d, (uint32_t)i);
 }
 
 void kprof_gmon(const kprof_data_t *d, uint64_t text_start, fmt_sink_t out, void *ctx)
 {
-	char head[20] = { 'g', 'm', 'o', 'n', 1 }, hist[1 + 8 + 8 + 4 + 4 + 15 + 1], c[2];
-	uint32_t max = 0, rate = d->usec_per_tick ? 1000000 / d->usec_per_tick : 1;
+	uint32_t rate = d->usec_per_tick ? 1000000 / d->usec_per_tick : 1;
+	prof_gmon_hist_t h = { text_start, d->log2, d->nbuckets, rate, kprof_gmon_count, d };
 
-	for (uint32_t i = KPROF_HDR_WORDS; i < d->nbuckets; i++)
-		max = kprof_word(d, i) > max ? kprof_word(d, i) : max;
-	uint32_t div = max > 0xffff ? (max + 0xfffe) / 0xffff : 1;
-	memset(hist, 0, sizeof(hist));
-	kprof_le(hist + 1, text_start, 8);
-	kprof_le(hist + 9, text_start + ((uint64_t)d->nbuckets << d->log2), 8);
-	kprof_le(hist + 17, d->nbuckets, 4);
-	kprof_le(hist + 21, rate / div ? rate / div : 1, 4);
-	memcpy(hist + 25, "seconds", 7);
-	hist[40] = 's';
-	out(ctx, head, sizeof(head));
-	out(ctx, hist, sizeof(hist));
-	for (uint32_t i = 0; i < d->nbuckets; i++) {
-		uint32_t v = i < KPROF_HDR_WORDS ? 0 : (kprof_word(d, i) + div / 2) / div;
-		kprof_le(c, v, 2);
-		out(ctx, c, 2);
-	}
+	prof_gmon_write(&h, out, ctx);
 }

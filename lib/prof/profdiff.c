@@ -1,13 +1,12 @@
 /*
  * The profile comparison (lib/profdiff.h): two tables (tasks, functions)
- * of rows matched by a key string, kept in an array with an open-
- * addressing index (FNV-1a of the key); the statistics are computed here
+ * of rows matched by a key string, kept in an array with an index (a
+ * string-keyed prof_map_t, lib/profcore.h); the statistics are computed here
  * in double precision without libm (exp by range reduction and a Taylor
  * series, sqrt by Newton's method, the normal tail by its power series
  * below 3 and its continued fraction from 3 on).
  */
 #include <lib/fmt.h>
-#include <lib/profbin.h>
 #include <lib/profdiff.h>
 #include <lib/profexport.h>
 #include <lib/string.h>
@@ -25,8 +24,7 @@
 typedef struct pd_table {
 	profdiff_row_t *rows;
 	size_t n, cap;
-	uint32_t *index;                /* 1 + row, 0: empty; cap_index slots */
-	size_t cap_index;
+	prof_map_t index;               /* key (prof_str_t of a row's key) -> row */
 } pd_table_t;
 
 struct profdiff {
@@ -134,71 +132,41 @@ void profdiff_ztest(uint64_t ca, uint64_t na, uint64_t cb, uint64_t nb,
 
 /* ---------------------------------------------------------------- tables */
 
-static void *pd_alloc(profdiff_t *d, size_t size)
-{
-	return d->env.alloc(d->env.ctx, size ? size : 1);
-}
-
-static void pd_release(profdiff_t *d, void *p)
-{
-	if (p)
-		d->env.release(d->env.ctx, p);
-}
-
 static char *pd_strdup(profdiff_t *d, const char *s)
 {
 	size_t len = strlen(s);
-	char *c = pd_alloc(d, len + 1);
+	char *c = prof_alloc(&d->env, len + 1);
 
 	if (c)
 		memcpy(c, s, len + 1);
 	return c;
 }
 
-/* The slot of key in t's index: its row's, or the empty one it would take. */
-static uint32_t *pd_slot(const pd_table_t *t, const char *key)
+/* The row of key in t's index, or NULL (no row has it yet). */
+static profdiff_row_t *pd_find(pd_table_t *t, const char *key)
 {
-	size_t i = profbin_fnv(key, strlen(key)) & (t->cap_index - 1);
+	prof_str_t k = { key, strlen(key) };
+	const unsigned char *e = t->index.cap ? prof_map_find(&t->index, &k) : NULL;
+	uint32_t row;
 
-	while (t->index[i] && strcmp(t->rows[t->index[i] - 1].key, key) != 0)
-		i = (i + 1) & (t->cap_index - 1);
-	return &t->index[i];
+	if (!e || !e[0])
+		return NULL;
+	memcpy(&row, e + 8 + t->index.ksize, sizeof(row));
+	return &t->rows[row];
 }
 
-/* Double the index when it is half full. EOK or ENOMEM. */
-static errno_t pd_index_grow(profdiff_t *d, pd_table_t *t)
+/* Index row n of t (its key copied already). EOK or ENOMEM. */
+static errno_t pd_index(profdiff_t *d, pd_table_t *t, size_t n)
 {
-	if (t->cap_index && (t->n + 1) * 2 <= t->cap_index)
-		return EOK;
-	size_t cap = t->cap_index ? t->cap_index * 2 : 64;
-	uint32_t *old = t->index;
-	t->index = pd_alloc(d, cap * sizeof(uint32_t));
-	if (!t->index) {
-		t->index = old;
-		return ENOMEM;
-	}
-	memset(t->index, 0, cap * sizeof(uint32_t));
-	t->cap_index = cap;
-	for (size_t i = 0; i < t->n; i++)
-		*pd_slot(t, t->rows[i].key) = (uint32_t)(i + 1);
-	pd_release(d, old);
-	return EOK;
-}
+	prof_str_t k = { t->rows[n].key, strlen(t->rows[n].key) };
+	bool created;
 
-/* Room for one more row. EOK or ENOMEM. */
-static errno_t pd_rows_grow(profdiff_t *d, pd_table_t *t)
-{
-	if (t->n < t->cap)
-		return EOK;
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	profdiff_row_t *rows = pd_alloc(d, cap * sizeof(*rows));
-	if (!rows)
+	if (!t->index.esize)
+		prof_map_init_str(&t->index, sizeof(uint32_t));
+	uint32_t *v = prof_map_get(&d->env, &t->index, &k, &created);
+	if (!v)
 		return ENOMEM;
-	if (t->n)
-		memcpy(rows, t->rows, t->n * sizeof(*rows));
-	pd_release(d, t->rows);
-	t->rows = rows;
-	t->cap = cap;
+	*v = (uint32_t)n;
 	return EOK;
 }
 
@@ -206,29 +174,27 @@ static errno_t pd_rows_grow(profdiff_t *d, pd_table_t *t)
 static profdiff_row_t *pd_row(profdiff_t *d, pd_table_t *t, const char *key,
 			      const char *name, const char *bin, bool kernel)
 {
-	if (pd_index_grow(d, t) != EOK)
-		return NULL;
-	uint32_t *slot = pd_slot(t, key);
-	if (*slot) {
-		profdiff_row_t *row = &t->rows[*slot - 1];
+	profdiff_row_t *row = pd_find(t, key);
+
+	if (row) {
 		if (strcmp(row->bin, bin) != 0)
 			fmt_snprintf(row->bin, sizeof(row->bin), "*");
 		return row;
 	}
-	if (pd_rows_grow(d, t) != EOK)
+	if (prof_vec_reserve(&d->env, (void **)&t->rows, &t->cap, t->n, sizeof(*t->rows)) != EOK)
 		return NULL;
-	profdiff_row_t *row = &t->rows[t->n];
+	row = &t->rows[t->n];
 	memset(row, 0, sizeof(*row));
 	row->key = pd_strdup(d, key);
 	row->name = pd_strdup(d, name);
-	if (!row->key || !row->name) {
-		pd_release(d, row->key);
-		pd_release(d, row->name);
+	if (!row->key || !row->name || pd_index(d, t, t->n) != EOK) {
+		prof_release(&d->env, row->key);
+		prof_release(&d->env, row->name);
 		return NULL;
 	}
 	fmt_snprintf(row->bin, sizeof(row->bin), "%s", bin);
 	row->kernel = kernel;
-	*slot = (uint32_t)++t->n;
+	t->n++;
 	return row;
 }
 
@@ -343,34 +309,18 @@ static int pd_cmp_key(const profdiff_row_t *a, const profdiff_row_t *b)
 
 typedef int (*pd_cmp_t)(const profdiff_row_t *a, const profdiff_row_t *b);
 
-static void pd_swap(profdiff_row_t *a, profdiff_row_t *b)
+/* prof_sort's comparison of two rows by the pd_cmp_t at ctx. */
+static int pd_sort_cmp(const void *a, const void *b, void *ctx)
 {
-	profdiff_row_t t = *a;
+	const pd_cmp_t *cmp = ctx;
 
-	*a = *b;
-	*b = t;
+	return (*cmp)(a, b);
 }
 
-static void pd_sift(profdiff_row_t *rows, size_t root, size_t n, pd_cmp_t cmp)
-{
-	for (size_t child; (child = 2 * root + 1) < n; root = child) {
-		if (child + 1 < n && cmp(&rows[child], &rows[child + 1]) < 0)
-			child++;
-		if (cmp(&rows[root], &rows[child]) >= 0)
-			return;
-		pd_swap(&rows[root], &rows[child]);
-	}
-}
-
-/* Heapsort of the rows ascending by cmp (no recursion, no memory). */
+/* Sort the rows ascending by cmp. */
 static void pd_sort(profdiff_row_t *rows, size_t n, pd_cmp_t cmp)
 {
-	for (size_t i = n / 2; i-- > 0;)
-		pd_sift(rows, i, n, cmp);
-	for (size_t end = n; end > 1; end--) {
-		pd_swap(&rows[0], &rows[end - 1]);
-		pd_sift(rows, 0, end - 1, cmp);
-	}
+	prof_sort(rows, n, sizeof(*rows), pd_sort_cmp, &cmp);
 }
 
 void profdiff_finish(profdiff_t *d)
@@ -384,9 +334,7 @@ void profdiff_finish(profdiff_t *d)
 				       d->total[1], &t->rows[j].t);
 		pd_sort(t->rows, t->n, pd_cmp);
 		/* The index points at the old order: drop it (no more adds). */
-		pd_release(d, t->index);
-		t->index = NULL;
-		t->cap_index = 0;
+		prof_map_free(&d->env, &t->index);
 	}
 	d->finished = true;
 }
@@ -528,11 +476,11 @@ static errno_t pd_folded_read(const prof_env_t *env, const char *a, size_t alen,
 
 	if (profdiff_new(env, &o, &d) != EOK)
 		return ENOMEM;
-	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	char *buf = prof_alloc(&d->env, (alen > blen ? alen : blen) + 1);
 	errno_t err = buf ? pd_folded_text(d, 0, a, alen, buf) : ENOMEM;
 	if (err == EOK)
 		err = pd_folded_text(d, 1, b, blen, buf);
-	pd_release(d, buf);
+	prof_release(&d->env, buf);
 	if (err != EOK)
 		profdiff_free(d);
 	else
@@ -693,9 +641,9 @@ errno_t profdiff_folded_flame(const prof_env_t *env, const char *a, size_t alen,
 
 	if (err != EOK)
 		return err;
-	char *buf = pd_alloc(d, (alen > blen ? alen : blen) + 1);
+	char *buf = prof_alloc(&d->env, (alen > blen ? alen : blen) + 1);
 	err = buf ? pd_flame_write(d, o, buf, out) : ENOMEM;
-	pd_release(d, buf);
+	prof_release(&d->env, buf);
 	profdiff_free(d);
 	return err;
 }
@@ -723,11 +671,11 @@ void profdiff_free(profdiff_t *d)
 	for (unsigned i = 0; i < 2; i++) {
 		pd_table_t *t = &d->t[i];
 		for (size_t j = 0; j < t->n; j++) {
-			pd_release(d, t->rows[j].key);
-			pd_release(d, t->rows[j].name);
+			prof_release(&d->env, t->rows[j].key);
+			prof_release(&d->env, t->rows[j].name);
 		}
-		pd_release(d, t->rows);
-		pd_release(d, t->index);
+		prof_release(&d->env, t->rows);
+		prof_map_free(&d->env, &t->index);
 	}
-	pd_release(d, d);
+	prof_release(&d->env, d);
 }

@@ -760,7 +760,9 @@ static void test_enomem(void)
 	ok(done, "enough memory: the report is printed");
 	ok(failures > 5, "ENOMEM reported (%d times)", failures);
 	is_int(pt_live_allocs, 0, "ENOMEM: every allocation released");
-	for (unsigned fmt = CPROFREPORT_FMT_CALLGRIND; fmt <= CPROFREPORT_FMT_PPROF; fmt++) {
+	static const unsigned fmts[] = { PROF_FMT_CALLGRIND, PROF_FMT_FOLDED, PROF_FMT_PPROF };
+	for (unsigned fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++) {
+		unsigned fmt = fmts[fi];
 		int export_failures = 0, other = 0;
 		done = false;
 		for (long budget = 0; budget < 200 && !done && pt_live_allocs == 0; budget++) {
@@ -768,7 +770,7 @@ static void test_enomem(void)
 			if (cprofreport_parse(&pt_env, ref.buf, ref.len, &pc, NULL, 0) != EOK)
 				break;
 			pt_alloc_budget = budget;
-			errno_t err = fmt == CPROFREPORT_FMT_PPROF ? cprofreport_pprof(pc, null_write, NULL) :
+			errno_t err = fmt == PROF_FMT_PPROF ? cprofreport_pprof(pc, null_write, NULL) :
 				      cprofreport_export(pc, fmt);
 			pt_alloc_budget = -1;
 			cprofreport_free(pc);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <lib/kprof.h>
+#include <profenv.h>
 
 #define TEXT 0xffffffff80200000ull
 
@@ -25,18 +26,6 @@ static void sink(void *ctx, const char *s, size_t len)
 		outlen += len;
 		outbuf[outlen] = '\0';
 	}
-}
-
-static void *mem_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return malloc(size);
-}
-
-static void mem_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
 }
 
 static void test_geometry(void)
@@ -105,7 +94,7 @@ static void test_report(void)
 		  .st_size = 0x100 },
 	};
 	elfsym_table_t t;
-	profsym_mem_t mem = { NULL, mem_alloc, mem_release };
+	profsym_mem_t mem = { NULL, prof_env_malloc, prof_env_free };
 	kprof_hist_t h = { .words = words };
 	kprof_data_t d;
 

@@ -529,8 +529,8 @@ static void test_errors(void)
 	o.format = PROF_FMT_GMON;
 	is_int(prof_export(r, &pt_env, &o, &w), EINVAL, "gmon without out.open: EINVAL");
 	prof_report_free(r);
-	is_int(prof_export_format("pprof"), PROF_FMT_PPROF, "format by name");
-	is_int(prof_export_format("png"), -1, "unknown format: -1");
+	is_int(prof_format_parse("pprof"), PROF_FMT_PPROF, "format by name");
+	is_int(prof_format_parse("png"), -1, "unknown format: -1");
 	is_int(pt_live_allocs, 0, "no memory left");
 }
 
@@ -553,7 +553,7 @@ static void test_enomem(void)
 		ok(failures > 10 && leaks == 0 && wrong == 0,
 		   "%s: out of memory at each of %ld allocations: ENOMEM (or EOK "
 		   "without symbols), no leak (%ld), no other error (%ld)",
-		   prof_export_name(fmt), failures, leaks, wrong);
+		   prof_format_name(fmt), failures, leaks, wrong);
 	}
 }
 

@@ -49,8 +49,8 @@
 #include <string.h>
 
 #include <lib/cprofreport.h>
+#include <profenv.h>
 
-#define CPA_CHUNK 65536
 #define CPA_PATH 1024
 
 #include "binmiss.h"
@@ -67,7 +67,7 @@
 typedef struct cpa {
 	const char *root;
 	bool noted;                     /* the notes were printed */
-	unsigned format;                /* -F: CPROFREPORT_FMT_*, 0 for the report */
+	unsigned format;                /* -F: PROF_FMT_*, PROF_FMT_REPORT for the report */
 	binmiss_t missing;              /* binaries not found (nor PATH.nm) */
 } cpa_t;
 
@@ -89,61 +89,14 @@ static void usage(FILE *f)
 		"  -h       this help\n", CPA_ROOT);
 }
 
-static void *cpa_alloc(void *ctx, size_t size)
+/* -F NAME: PROF_FMT_CALLGRIND, _FOLDED or _PPROF; PROF_FMT_REPORT for others. */
+static unsigned cpa_format(const char *name)
 {
-	(void)ctx;
-	return malloc(size);
-}
+	int f = prof_format_parse(name);
 
-static void cpa_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static void cpa_out(void *ctx, const char *s, size_t len)
-{
-	(void)ctx;
-	fwrite(s, 1, len, stdout);
-}
-
-static void cpa_write(void *ctx, const void *data, size_t len)
-{
-	fwrite(data, 1, len, ctx);
-}
-
-/* Read the whole file path into malloc'd memory. EOK, ENOENT, ENOMEM or EIO. */
-static errno_t read_file(const char *path, void **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, len = 0, n = 0;
-	char *buf = NULL;
-
-	if (!f)
-		return ENOENT;
-	do {
-		if (len == cap) {
-			char *bigger = realloc(buf, cap + CPA_CHUNK);
-			if (!bigger) {
-				free(buf);
-				fclose(f);
-				return ENOMEM;
-			}
-			buf = bigger;
-			cap += CPA_CHUNK;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	errno_t err = ferror(f) ? EIO : EOK;
-	fclose(f);
-	if (err != EOK) {
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*size = len;
-	return EOK;
+	if (f == PROF_FMT_CALLGRIND || f == PROF_FMT_FOLDED || f == PROF_FMT_PPROF)
+		return (unsigned)f;
+	return PROF_FMT_REPORT;
 }
 
 /* Paths in the file are guest paths: absolute ones are looked up under root. */
@@ -157,10 +110,10 @@ static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 	while (rlen > 0 && c->root[rlen - 1] == '/')
 		rlen--;
 	if (path[0] != '/' || rlen == 0)
-		err = read_file(path, data, size);
+		err = prof_env_read_file(path, data, size);
 	else if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)rlen, c->root, path) <
 		 sizeof(full))
-		err = read_file(full, data, size);
+		err = prof_env_read_file(full, data, size);
 	binmiss_note(&c->missing, path, err);
 	return err;
 }
@@ -168,13 +121,14 @@ static errno_t cpa_load(void *ctx, const char *path, void **data, size_t *size)
 /* Print the report of one file; 0, or 1 with a message. */
 static int cpa_file(cpa_t *c, const char *file, const cprofreport_opts_t *o, bool named)
 {
-	prof_env_t env = { c, cpa_alloc, cpa_release, cpa_load, cpa_out };
+	prof_stdio_t s = { c, cpa_load, NULL };
+	prof_env_t env = prof_env_stdio(&s);
 	char why[160];
 	void *data;
 	size_t size;
 	cprofreport_t *pc;
 
-	errno_t err = read_file(file, &data, &size);
+	errno_t err = prof_env_read_file(file, &data, &size);
 	if (err != EOK) {
 		fprintf(stderr, "cprofalyze: %s: cannot read it (%s)\n", file, err == ENOENT ?
 			"cannot open" : err == ENOMEM ? "out of memory" : "I/O error");
@@ -187,8 +141,8 @@ static int cpa_file(cpa_t *c, const char *file, const cprofreport_opts_t *o, boo
 			err == EINVAL ? "not a call profile or damaged: " : "", why);
 		return 1;
 	}
-	if (c->format) {
-		err = c->format == CPROFREPORT_FMT_PPROF ? cprofreport_pprof(pc, cpa_write, stdout) :
+	if (c->format != PROF_FMT_REPORT) {
+		err = c->format == PROF_FMT_PPROF ? cprofreport_pprof(pc, prof_env_write, stdout) :
 			cprofreport_export(pc, c->format);
 		cprofreport_free(pc);
 		fflush(stdout);
@@ -239,10 +193,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "hfaoctin:r:F:")) != -1) {
 		switch (opt) {
 		case 'F':
-			c.format = !strcmp(optarg, "callgrind") ? CPROFREPORT_FMT_CALLGRIND :
-				   !strcmp(optarg, "folded") ? CPROFREPORT_FMT_FOLDED :
-				   !strcmp(optarg, "pprof") ? CPROFREPORT_FMT_PPROF : 0;
-			if (!c.format) {
+			c.format = cpa_format(optarg);
+			if (c.format == PROF_FMT_REPORT) {
 				fprintf(stderr, "cprofalyze: unknown format '%s'\n", optarg);
 				usage(stderr);
 				return 2;
@@ -284,7 +236,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc || (c.format && argc - optind != 1)) {
+	if (optind >= argc || (c.format != PROF_FMT_REPORT && argc - optind != 1)) {
 		usage(stderr);
 		return 2;
 	}

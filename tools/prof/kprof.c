@@ -32,9 +32,10 @@
 #include <unistd.h>
 
 #include <lib/kprof.h>
+#include <lib/profformat.h>
 #include <lib/profsym.h>
+#include <profenv.h>
 
-#define KPROF_CHUNK 65536
 
 #ifdef KPROF_HOST
 #include "hostroot.h"
@@ -70,57 +71,13 @@ static void usage(FILE *f)
 		"  KPDATA  the histogram (default %s)\n", KPROF_KERNEL, KPROF_DATA);
 }
 
-static void *kp_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return malloc(size);
-}
-
-static void kp_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static void kp_out(void *ctx, const char *s, size_t len)
-{
-	fwrite(s, 1, len, ctx);
-}
-
-/* Read the whole file path into a malloc'd *data / *size; false on error. */
-static int read_file(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, len = 0, n;
-	uint8_t *buf = NULL;
-
-	if (!f)
-		return 0;
-	do {
-		if (len == cap) {
-			uint8_t *bigger = realloc(buf, cap + KPROF_CHUNK);
-			if (!bigger)
-				break;
-			buf = bigger;
-			cap += KPROF_CHUNK;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	int ok = !ferror(f) && len < cap;
-	fclose(f);
-	*data = buf;
-	*size = len;
-	return ok;
-}
-
 /* kprof_gmon to the file out; 0 (with a message) if it cannot be written. */
 static int write_gmon(const kprof_data_t *d, uint64_t start, const char *out)
 {
 	FILE *f = fopen(out, "wb");
 
 	if (f) {
-		kprof_gmon(d, start, kp_out, f);
+		kprof_gmon(d, start, prof_env_fwrite, f);
 		if (fclose(f) == 0)
 			return 1;
 	}
@@ -132,7 +89,7 @@ static int write_gmon(const kprof_data_t *d, uint64_t start, const char *out)
 static int emit(const kprof_data_t *d, uint64_t start, const profsym_t *ps, bool gmon,
 		const char *out)
 {
-	profsym_mem_t mem = { NULL, kp_alloc, kp_release };
+	profsym_mem_t mem = { NULL, prof_env_malloc, prof_env_free };
 	FILE *f = stdout;
 
 	if (gmon && d->total <= d->outside) {
@@ -146,7 +103,7 @@ static int emit(const kprof_data_t *d, uint64_t start, const profsym_t *ps, bool
 		fprintf(stderr, "kprof: cannot write %s\n", out);
 		return 1;
 	}
-	errno_t err = kprof_report(d, start, &ps->table, &mem, kp_out, f);
+	errno_t err = kprof_report(d, start, &ps->table, &mem, prof_env_fwrite, f);
 	if (err != EOK)
 		fprintf(stderr, "kprof: out of memory\n");
 	if (f != stdout && fclose(f) != 0) {
@@ -165,9 +122,9 @@ static int run(const char *kernel, const char *kpdata, bool gmon, const char *ou
 	profsym_t ps;
 	int status = 1;
 
-	if (!read_file(kernel, &image, &isize))
+	if (prof_env_read_file(kernel, (void **)&image, &isize) != EOK)
 		fprintf(stderr, "kprof: cannot read %s\n", kernel);
-	else if (!read_file(kpdata, &raw, &rsize))
+	else if (prof_env_read_file(kpdata, (void **)&raw, &rsize) != EOK)
 		fprintf(stderr, "kprof: cannot read %s\n", kpdata);
 	else if (kprof_parse(raw, rsize, &d) != EOK)
 		fprintf(stderr, "kprof: %s: not a kprof histogram (%zu bytes)\n",
@@ -188,14 +145,15 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	bool gmon = false;
-	int c;
+	int c, f;
 
 	while ((c = getopt(argc, argv, "hF:o:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (c == 'F' && (!strcmp(optarg, "gmon") || !strcmp(optarg, "report"))) {
-			gmon = !strcmp(optarg, "gmon");
+		} else if (c == 'F' && ((f = prof_format_parse(optarg)) == PROF_FMT_GMON ||
+					f == PROF_FMT_REPORT)) {
+			gmon = f == PROF_FMT_GMON;
 		} else if (c == 'o') {
 			out = optarg;
 		} else {

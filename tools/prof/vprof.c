@@ -162,23 +162,6 @@ static void usage(FILE *f)
 		"  -h            this help\n");
 }
 
-static void *vp_alloc(void *ctx, size_t size)
-{
-	return malloc(size);
-}
-
-static void vp_release(void *ctx, void *p)
-{
-	free(p);
-}
-
-static void vp_out(void *ctx, const char *s, size_t len)
-{
-	vprof_t *vp = ctx;
-
-	fwrite(s, 1, len, vp->out);
-}
-
 static void vp_write(void *ctx, const void *data, size_t len)
 {
 	vprof_t *vp = ctx;
@@ -219,37 +202,6 @@ static errno_t vp_open(void *ctx, const char *path)
 	return EOK;
 }
 
-errno_t vprof_read_file(const char *path, void **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = VPROF_CHUNK, n = 0;
-	char *buf = malloc(cap);
-
-	if (!f || !buf) {
-		errno_t err = f ? ENOMEM : ENOENT;
-		if (f)
-			fclose(f);
-		free(buf);
-		return err;
-	}
-	for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-		n += got;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return ENOMEM;
-			}
-			buf = nb;
-		}
-	}
-	fclose(f);
-	*data = buf;
-	*size = n;
-	return EOK;
-}
-
 errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missing,
 			  const char *path, void **data, size_t *size)
 {
@@ -257,9 +209,9 @@ errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missi
 	errno_t err = ENOENT;
 
 	if (path[0] != '/' || (kernel && strcmp(path, kernel) == 0))
-		err = vprof_read_file(path, data, size);
+		err = prof_env_read_file(path, data, size);
 	else if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) < sizeof(full))
-		err = vprof_read_file(full, data, size);
+		err = prof_env_read_file(full, data, size);
 	binmiss_note(missing, path, err);
 	return err;
 }
@@ -336,12 +288,12 @@ static uint64_t xorshift(uint64_t *s)
 /* -B: random lookups over the address range of SYMFILE's symbols. */
 static int bench(const char *path)
 {
-	profsym_mem_t mem = { NULL, vp_alloc, vp_release };
+	profsym_mem_t mem = { NULL, prof_env_malloc, prof_env_free };
 	profsym_t ps;
 	void *data;
 	size_t size;
 
-	if (vprof_read_file(path, &data, &size) != EOK) {
+	if (prof_env_read_file(path, &data, &size) != EOK) {
 		fprintf(stderr, "vprof: %s: cannot read\n", path);
 		return 1;
 	}
@@ -406,7 +358,8 @@ static int check_stream(prof_report_t *r, const vprof_t *vp, const char *stream)
 
 static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 {
-	prof_env_t env = { vp, vp_alloc, vp_release, vp_load, vp_out };
+	prof_stdio_t s = { vp, vp_load, vp->out };
+	prof_env_t env = prof_env_stdio(&s);
 	prof_report_t *r;
 
 	if (prof_report_new(&env, &r) != EOK ||
@@ -529,9 +482,9 @@ static void bx_records(bx_rec_t *recs)
 /* -X: feed the synthetic stream and export it as format; seconds taken. */
 static int bench_export(const char *format)
 {
-	int f = prof_export_format(format);
+	int f = prof_format_parse(format);
 	static bx_rec_t recs[BX_STACKS];
-	prof_env_t env = { NULL, vp_alloc, vp_release, bx_load, bx_null };
+	prof_env_t env = { NULL, prof_env_malloc, prof_env_free, bx_load, bx_null };
 	prof_filter_t none = { 0 };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, true, NULL, false, 0 };
 	prof_export_opts_t xo = { (unsigned)(f < 0 ? 0 : f), NULL, "bench", false, NULL,
@@ -639,7 +592,7 @@ static bool parse_cpu(const char *s, prof_filter_t *f)
 
 static bool parse_format(const char *s, vprof_t *vp)
 {
-	int f = prof_export_format(s);
+	int f = prof_format_parse(s);
 
 	vp->x.format = (unsigned)(f < 0 ? 0 : f);
 	return f >= 0;

@@ -9,15 +9,14 @@
 
 #include <abi/errno.h>
 
-#include "binmiss.h"
+#include <profenv.h>
 
-/* Read a whole file into malloc'd memory: EOK, ENOENT (cannot open), ENOMEM. */
-errno_t vprof_read_file(const char *path, void **data, size_t *size);
+#include "binmiss.h"
 
 /*
  * Load a binary a stream names: relative paths and the kernel (kernel,
  * may be NULL) as given, absolute guest paths under root; a miss is noted
- * in missing. EOK, ENOENT or ENOMEM.
+ * in missing. EOK, ENOENT, ENOMEM or EIO (prof_env_read_file).
  */
 errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missing,
 			  const char *path, void **data, size_t *size);

@@ -84,24 +84,6 @@ static void vd_usage(FILE *f)
 		"  -h            this help\n");
 }
 
-static void *vd_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return malloc(size);
-}
-
-static void vd_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static void vd_out(void *ctx, const char *s, size_t len)
-{
-	(void)ctx;
-	fwrite(s, 1, len, stdout);
-}
-
 /* The diff's loader: a stream's binaries (vprof_load_binary). */
 static errno_t vd_load(void *ctx, const char *path, void **data, size_t *size)
 {
@@ -158,7 +140,8 @@ static int vd_side(profdiff_t *d, unsigned side, const char *path,
 
 static int vd_run(vdiff_t *vd, const profdiff_opts_t *o, const char *a, const char *b)
 {
-	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	prof_stdio_t s = { vd, vd_load, NULL };
+	prof_env_t env = prof_env_stdio(&s);
 	prof_report_opts_t ro = { PROF_STYLE_SYSTEM, 0, false, vd->kernel, false, 0 };
 	profdiff_t *d;
 
@@ -261,7 +244,8 @@ static int vd_fold(vdiff_t *vd, prof_report_t *r, const prof_env_t *env, const c
 /* The folded stacks of the stream at path (vprof -F folded's). 0, or 1 with a message. */
 static int vd_stream_folded(vdiff_t *vd, const char *path, void **text, size_t *len)
 {
-	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	prof_stdio_t s = { vd, vd_load, NULL };
+	prof_env_t env = prof_env_stdio(&s);
 	prof_filter_t filter;
 	vd_mem_t m = { 0 };
 	prof_report_t *r;
@@ -286,7 +270,7 @@ static int vd_stream_folded(vdiff_t *vd, const char *path, void **text, size_t *
 /* The folded text of path (a folded file, or a stream). 0, or 1 with a message. */
 static int vd_folded_input(vdiff_t *vd, const char *path, void **text, size_t *len)
 {
-	errno_t err = vprof_read_file(path, text, len);
+	errno_t err = prof_env_read_file(path, text, len);
 
 	if (err != EOK) {
 		fprintf(stderr, "vprof diff: %s: %s\n", path, err == ENOENT ? "cannot open" :
@@ -308,7 +292,8 @@ static int vd_folded_input(vdiff_t *vd, const char *path, void **text, size_t *l
 /* -F folded or svg: the two inputs' stacks joined, or drawn. */
 static int vd_folded(vdiff_t *vd, const profdiff_opts_t *o, int format)
 {
-	prof_env_t env = { vd, vd_alloc, vd_release, vd_load, vd_out };
+	prof_stdio_t s = { vd, vd_load, NULL };
+	prof_env_t env = prof_env_stdio(&s);
 	prof_export_out_t out = { stdout, vd_file_write, NULL };
 	void *ta = NULL, *tb = NULL;
 	size_t la = 0, lb = 0;

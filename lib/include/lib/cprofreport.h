@@ -25,6 +25,7 @@
 
 #include <abi/cprof.h>
 #include <abi/errno.h>
+#include <lib/profformat.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,12 +69,15 @@ void cprofreport_notes(const prof_env_t *env);
  */
 errno_t cprofreport_print(cprofreport_t *pc, const cprofreport_opts_t *o);
 
-#define CPROFREPORT_FMT_CALLGRIND 1        /* events: Wall Cpu, calls= exact */
-#define CPROFREPORT_FMT_FOLDED 2           /* TASK;root;...;fn SELF_WALL_CYCLES */
-#define CPROFREPORT_FMT_PPROF 3            /* gzipped profile.proto: calls, wall, cpu */
+/*
+ * The formats of a call profile (lib/profformat.h): PROF_FMT_CALLGRIND
+ * (events: Wall Cpu, calls= exact), PROF_FMT_FOLDED (TASK;root;...;fn
+ * SELF_WALL_CYCLES) and PROF_FMT_PPROF (gzipped profile.proto: calls,
+ * wall, cpu; cprofreport_pprof).
+ */
 
 /*
- * Write every table of pc in format (CPROFREPORT_FMT_*) through env.out:
+ * Write every table of pc in format (PROF_FMT_CALLGRIND or PROF_FMT_FOLDED) through env.out:
  * callgrind: one ob= per table's binary, fn= per function with its self
  * wall and on-CPU cycles, cfn= per caller -> callee with calls= the exact
  * call count and the callee path's inclusive cycles (kernel functions

@@ -4,7 +4,7 @@
  * other tools. Freestanding: memory comes from a prof_env_t, bytes go to
  * a writer callback.
  *
- * Formats (PROF_FMT_*):
+ * Formats (PROF_FMT_*, lib/profformat.h; REPORT is not prof_export's):
  *   folded     Brendan Gregg's collapsed stacks: "task;root;...;leaf N",
  *              sorted, one line per distinct stack (flamegraph.pl,
  *              speedscope's importer); N in samples, or the nanoseconds
@@ -31,19 +31,12 @@
 #define LIB_PROFEXPORT_H
 
 #include <abi/errno.h>
+#include <lib/profcore.h>
+#include <lib/profformat.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define PROF_FMT_REPORT 0               /* the report (not prof_export's) */
-#define PROF_FMT_FOLDED 1
-#define PROF_FMT_PPROF 2
-#define PROF_FMT_CALLGRIND 3
-#define PROF_FMT_SPEEDSCOPE 4
-#define PROF_FMT_SVG 5
-#define PROF_FMT_GMON 6
-#define PROF_FMT_COUNT 7
 
 typedef struct prof_export_opts {
 	unsigned format;                /* PROF_FMT_* (not REPORT) */
@@ -70,12 +63,6 @@ typedef struct prof_export_out {
 	errno_t (*open)(void *ctx, const char *path);
 } prof_export_out_t;
 
-/* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
-int prof_export_format(const char *name);
-
-/* The name of a PROF_FMT_*, "?" if none. */
-const char *prof_export_name(unsigned format);
-
 /*
  * Write the stacks of r (kept by prof_report_setup) in o->format to out,
  * memory from env. EOK; ENOENT when there is no sample to write; EINVAL
@@ -89,12 +76,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
  * memory comes from env; err is sticky (ENOMEM), the bytes are in p[0 ..
  * len).
  */
-typedef struct prof_pb {
-	const prof_env_t *env;
-	unsigned char *p;
-	size_t len, cap;
-	errno_t err;
-} prof_pb_t;
+typedef prof_buf_t prof_pb_t;
 
 /* Append raw bytes; a varint; a field's key and varint value; a length-delimited field. */
 void prof_pb_raw(prof_pb_t *b, const void *data, size_t len);
@@ -107,6 +89,39 @@ void prof_pb_free(prof_pb_t *b);
 
 /* Write len bytes of data to out as a gzip member of stored deflate blocks. */
 void prof_gzip(const prof_export_out_t *out, const void *data, size_t len);
+
+/*
+ * profile.proto's messages (google/pprof), the one encoding of them both
+ * pprof writers use (the sample profile's export, cprofreport_pprof).
+ * Each writes one message into pb through the scratch buffers msg and sub
+ * (emptied first; all three with their env set); strings are indices into
+ * the string table the caller writes (PROF_PB_STRING).
+ */
+enum {
+	PROF_PB_SAMPLE_TYPE = 1, PROF_PB_SAMPLE = 2, PROF_PB_MAPPING = 3, PROF_PB_LOCATION = 4,
+	PROF_PB_FUNCTION = 5, PROF_PB_STRING = 6, PROF_PB_TIME = 9, PROF_PB_DURATION = 10,
+	PROF_PB_PERIOD_TYPE = 11, PROF_PB_PERIOD = 12, PROF_PB_COMMENT = 13,
+};
+
+/* A ValueType (type and unit strings) as field (SAMPLE_TYPE or PERIOD_TYPE). */
+void prof_pprof_value_type(prof_pb_t *pb, prof_pb_t *sub, unsigned field, uint64_t type,
+			   uint64_t unit);
+
+/* A Mapping id over [lo, hi) of the file named by string file, with functions. */
+void prof_pprof_mapping(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t lo, uint64_t hi,
+			uint64_t file);
+
+/* A Function id named name (also its system name), in file (0: none). */
+void prof_pprof_function(prof_pb_t *pb, prof_pb_t *msg, uint64_t id, uint64_t name,
+			 uint64_t file);
+
+/* A Location id at addr in mapping (0: none), one line: function func. */
+void prof_pprof_location(prof_pb_t *pb, prof_pb_t *msg, prof_pb_t *sub, uint64_t id,
+			 uint64_t mapping, uint64_t addr, uint64_t func);
+
+/* A Label key of a Sample being built in msg: the string str, or with num the number v. */
+void prof_pprof_label(prof_pb_t *msg, prof_pb_t *sub, uint64_t key, uint64_t str, bool num,
+		      uint64_t v);
 
 /*
  * The interactive flame graph writer behind PROF_FMT_SVG, also used by

@@ -18,10 +18,6 @@ static inline uint64_t bench_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* malloc and free as the profiler libraries' allocator hooks (bench_prof.c). */
-void *bench_alloc(void *ctx, size_t n);
-void bench_release(void *ctx, void *p);
-
 /* The hidden first argument that makes bench the IPC figures' server. */
 #define BENCH_IPC_SERVER "--ipc-server"
 

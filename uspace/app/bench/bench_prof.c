@@ -54,6 +54,8 @@
 #include <unistd.h>
 #include <vernier.h>
 
+#include <profenv.h>
+
 #include "bench.h"
 
 #define PROF_CHUNKS 15
@@ -247,22 +249,10 @@ static void prof_loss(unsigned ncpus)
 	printf("prof.samples.timer.10000 %lu samples\n", r.st.samples);
 }
 
-void *bench_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-void bench_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
 /* Symbol lookups per second in the kernel's table, as the report does them. */
 static void prof_symbolize(uint64_t tsc_hz)
 {
-	profsym_mem_t mem = { NULL, bench_alloc, bench_release };
+	profsym_mem_t mem = { NULL, prof_env_malloc, prof_env_free };
 	profsym_t ps;
 	void *image = NULL;
 	size_t size = 0;

@@ -28,6 +28,8 @@
 #include <unistd.h>
 #include <vernier.h>
 
+#include <profenv.h>
+
 #include "bench.h"
 
 #define REPORT_SAMPLES 200000u
@@ -53,7 +55,7 @@ static void rb_null(void *ctx, const char *s, size_t len)
 /* The symbol range of the ELF file at path; false if it has no symbols. */
 static bool rb_range(const char *path, rb_range_t *r)
 {
-	profsym_mem_t mem = { NULL, bench_alloc, bench_release };
+	profsym_mem_t mem = { NULL, prof_env_malloc, prof_env_free };
 	void *image = NULL;
 	size_t size = 0;
 	profsym_t ps;
@@ -157,7 +159,7 @@ static errno_t rb_feed(prof_report_t *r, uint8_t *buf, const rb_range_t *k, cons
 static int rb_run(const char *name, uint64_t tsc_hz, const rb_range_t *k, const rb_range_t *u,
 		  const uint64_t *pcs)
 {
-	prof_env_t env = { NULL, bench_alloc, bench_release, rb_load, rb_null };
+	prof_env_t env = { NULL, prof_env_malloc, prof_env_free, rb_load, rb_null };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
 	uint8_t *buf = malloc(REPORT_PIECE);
 	prof_report_t *r;

@@ -22,6 +22,7 @@
 
 #include <lib/profdiff.h>
 #include <lib/profreport.h>
+#include <profenv.h>
 
 static void usage(FILE *out)
 {
@@ -33,31 +34,8 @@ static void usage(FILE *out)
 		"  -T TASK     only this task's samples (name or id)\n");
 }
 
-static void *env_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return malloc(size);
-}
-
-static void env_release(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static errno_t env_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	(void)ctx;
-	return file_read_all(path, SIZE_MAX, data, size);
-}
-
-static void env_out(void *ctx, const char *s, size_t len)
-{
-	(void)ctx;
-	fwrite(s, 1, len, stdout);
-}
-
-static const prof_env_t env = { NULL, env_alloc, env_release, env_load, env_out };
+/* malloc, free, whole-file reads, standard output (<profenv.h>). */
+static const prof_stdio_t sd_stdio = { NULL, NULL, NULL };
 
 /* "0.5" -> 50 hundredths; -1 unless a number of 0..100. */
 static long parse_percent(const char *s)
@@ -79,6 +57,7 @@ static int add_file(profdiff_t *d, unsigned side, const char *path)
 	void *data;
 	size_t size;
 	errno_t err = file_read_all(path, SIZE_MAX, &data, &size);
+	prof_env_t env = prof_env_stdio(&sd_stdio);
 
 	if (err != EOK) {
 		fprintf(stderr, "sprofdiff: %s: %s\n", path, strerror(err));
@@ -127,6 +106,7 @@ int main(int argc, char **argv)
 	}
 	o.name_a = argv[optind];
 	o.name_b = argv[optind + 1];
+	prof_env_t env = prof_env_stdio(&sd_stdio);
 	if (profdiff_new(&env, &o, &d) != EOK) {
 		fprintf(stderr, "sprofdiff: out of memory\n");
 		return 1;

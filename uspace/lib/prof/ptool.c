@@ -199,25 +199,8 @@ int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task)
 
 /* ------------------------------------------------------------ report env */
 
-static void *env_alloc(void *ctx, size_t size)
-{
-	return malloc(size);
-}
-
-static void env_release(void *ctx, void *p)
-{
-	free(p);
-}
-
-static errno_t env_load(void *ctx, const char *path, void **data, size_t *size)
-{
-	return file_read_all(path, SIZE_MAX, data, size);
-}
-
-static void env_out(void *ctx, const char *s, size_t len)
-{
-	fwrite(s, 1, len, stdout);
-}
+/* malloc, free, whole-file reads, standard output (<profenv.h>). */
+static const prof_stdio_t ptool_stdio = { NULL, NULL, NULL };
 
 /* ------------------------------------------------------------ session */
 
@@ -245,7 +228,7 @@ static void ptool_need(ptool_t *t, uint64_t target)
 
 int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 {
-	prof_env_t env = { NULL, env_alloc, env_release, env_load, env_out };
+	prof_env_t env = prof_env_stdio(&ptool_stdio);
 
 	memset(t, 0, sizeof(*t));
 	t->o = o;

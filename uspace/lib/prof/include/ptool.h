@@ -10,6 +10,7 @@
 #include <console.h>
 #include <lib/profreport.h>
 #include <prof.h>
+#include <profenv.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
