@@ -5,6 +5,7 @@
  * and shifts only.
  */
 #include <kernel/prof_jitter.h>
+#include <lib/xorshift.h>
 
 void prof_jitter_start(prof_jitter_t *j, uint64_t seed, uint64_t period, uint64_t now)
 {
@@ -23,13 +24,7 @@ void prof_jitter_period(prof_jitter_t *j, uint64_t period, uint64_t now)
 
 uint64_t prof_jitter_rand(prof_jitter_t *j)
 {
-	uint64_t x = j->state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	j->state = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return xorshift64s_next(&j->state);
 }
 
 /* A draw in [0, n) (n < 2^32): the high half of a 32x32-bit product. */

@@ -3,6 +3,7 @@
  * boundary values, the buffer pool and the handle rings.
  */
 #include <abi/syscall.h>
+#include <lib/xorshift.h>
 #include <string.h>
 #include <vernier.h>
 
@@ -24,13 +25,7 @@ static const uint64_t fz_bounds[] = {
 
 uint64_t fz_rand(fz_t *f)
 {
-	uint64_t x = f->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	f->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return xorshift64s_next(&f->rng);
 }
 
 uint64_t fz_below(fz_t *f, uint64_t n)
