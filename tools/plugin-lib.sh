@@ -3,18 +3,29 @@
 # QEMU -icount shift=0 with it. The caller sets prog, here, build, cpus,
 # timeout and keep; plugin_setup sets tmp.
 
+# plugin_api: the plugin API version to declare for the QEMU tools/qemu.sh
+# runs (tools/qemuplugin.h): 1 up to QEMU 8, 2 from QEMU 9.
+plugin_api() {
+    local major
+    major=$("$here/qemu.sh" --version | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+    [[ -n $major ]] || { echo "$prog: cannot tell the QEMU version" >&2; exit 1; }
+    if (( major >= 9 )); then echo 2; else echo 1; fi
+}
+
 # plugin_setup NAME FILE...: every FILE must exist (else exit 1: run make);
 # a temporary directory $tmp (removed at exit) with tools/NAME.c built in
-# it as NAME.so (the host's cc).
+# it as NAME.so (the host's cc) for the QEMU that will run.
 plugin_setup() {
-    local name=$1 f
+    local name=$1 f api
     shift
     for f in "$@"; do
         [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
     done
+    api=$(plugin_api)
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/vernier-${prog%.sh}.XXXXXX")
     trap 'rm -rf "$tmp"' EXIT
-    cc -O2 -shared -fPIC -Wall -Wextra -Werror -o "$tmp/$name.so" "$here/$name.c"
+    cc -O2 -shared -fPIC -Wall -Wextra -Werror -DQEMU_PLUGIN_API="$api" \
+        -o "$tmp/$name.so" "$here/$name.c"
 }
 
 # plugin_sym FILE NAME: NAME's address in FILE (hex), or exit 1 saying so.

@@ -59,6 +59,7 @@ Usage: $prog --iso ISO [options]
   --gdb                  start stopped, gdb stub on tcp::1234
   --extra "ARGS"         more QEMU arguments (split on spaces)
   --dry-run              print the QEMU command instead of running it
+  --version              print the chosen QEMU's version line (no --iso)
   -h, --help             this help
 
 Environment: VERNIER_HOST_LOCK=FILE (set by tools/check.sh): wait for a
@@ -72,6 +73,7 @@ die() { echo "$prog: $*" >&2; exit 1; }
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
 iso='' cpus=2 mem=256 accel=tcg firmware=bios cpu='' interactive=0 gdb=0 extra='' dry=0
+version=0
 force_kvm=0
 [[ ${VERNIER_KVM_FORCE:-0} == 1 ]] && force_kvm=1
 icount=off
@@ -96,18 +98,19 @@ while [[ $# -gt 0 ]]; do
         --interactive) interactive=1; shift ;;
         --gdb) gdb=1; shift ;;
         --dry-run) dry=1; shift ;;
+        --version) version=1; shift ;;
         --force-kvm) force_kvm=1; shift ;;
         *) bad "unknown option '$1'" ;;
     esac
 done
 
-[[ -n $iso ]] || bad "--iso is required"
+[[ -n $iso ]] || (( version )) || bad "--iso is required"
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number, not '$cpus'"
 [[ $mem =~ ^[1-9][0-9]*$ ]] || bad "--mem wants MiB as a number, not '$mem'"
 [[ $accel == tcg || $accel == kvm ]] || bad "--accel is tcg or kvm, not '$accel'"
 [[ $firmware == bios || $firmware == uefi ]] || bad "--firmware is bios or uefi, not '$firmware'"
 [[ $icount =~ ^(off|auto|[0-9])$ ]] || bad "--icount is auto, off or a shift 0..9, not '$icount'"
-[[ -f $iso ]] || die "ISO '$iso' not found (make builds build/vernier.iso)"
+[[ -f $iso ]] || (( version )) || die "ISO '$iso' not found (make builds build/vernier.iso)"
 
 [[ $pick == system || $pick == 10 || $pick == */* ]] ||
     bad "--qemu is system, 10 or a path, not '$pick'"
@@ -127,6 +130,11 @@ if [[ $root != / && -d $root/usr/share/qemu ]]; then
     [[ -d $root/usr/share/seabios ]] && qemu_args+=(-L "$root/usr/share/seabios")
     export QEMU_MODULE_DIR=$root/usr/lib/x86_64-linux-gnu/qemu
     export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+if (( version )); then
+    "$qemu" --version | head -n 1
+    exit
 fi
 
 if [[ $accel == kvm ]] && (( ! force_kvm )); then

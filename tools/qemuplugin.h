@@ -1,8 +1,11 @@
 /*
  * tools/qemuplugin.h - the few QEMU TCG plugin API functions the plugins
  * here use (tools/insncount.c, tools/pccount.c), declared with QEMU 7.2's
- * signatures so that no QEMU headers are needed, and the version symbol
- * QEMU checks. Include it once, in the plugin's one source file.
+ * signatures (the same in QEMU 10) so that no QEMU headers are needed, and
+ * the version symbol QEMU checks: QEMU_PLUGIN_API (tools/plugin-lib.sh
+ * sets it from the QEMU that will run: 1 up to QEMU 8, which accept at
+ * most 1; 2 from QEMU 9, which accept at least 2). Include it once, in the
+ * plugin's one source file.
  */
 #ifndef TOOLS_QEMUPLUGIN_H
 #define TOOLS_QEMUPLUGIN_H
@@ -28,7 +31,10 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, udata
 					    int flags, void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, atexit_cb_t cb, void *userdata);
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+#ifndef QEMU_PLUGIN_API
+#define QEMU_PLUGIN_API 1
+#endif
+__attribute__((visibility("default"))) int qemu_plugin_version = QEMU_PLUGIN_API;
 
 /* Have cb(vcpu, address) called for each instruction of tb in [lo, hi) it runs. */
 static void plugin_tb_insns(struct qemu_plugin_tb *tb, uint64_t lo, uint64_t hi, udata_cb_t cb)
