@@ -43,7 +43,6 @@
  */
 #include <getopt.h>
 #include <ipc.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,6 @@
 #include <ptool.h>
 
 #define KEYS "qaep"
-#define PATH_MAX_LEN 256
 
 typedef unsigned long long ull;
 
@@ -131,16 +129,11 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 /* Start PROGRAM stopped; its id to t->id. 0, or 1 (printed). */
 static int start_program(target_t *t)
 {
-	char path[PATH_MAX_LEN];
-	spawn_opts_t so = { .stopped = true };
-	errno_t rc = spawn_find(t->argv[0], path, sizeof(path));
+	uint64_t id = 0;
 
-	if (rc == EOK)
-		rc = spawn(path, t->argv, &so, &t->id);
-	if (rc != EOK) {
-		fprintf(stderr, "profile: %s: %s\n", t->argv[0], strerror(rc));
+	if (ptool_spawn("profile", t->argv, true, &id) != 0)
 		return 1;
-	}
+	t->id = id;
 	t->spawned = true;
 	return 0;
 }
@@ -158,17 +151,6 @@ static void announce(const ptool_t *p, const target_t *t, unsigned source,
 	if (p->keys)
 		fprintf(stderr, "profile: keys: q quit, a pause/resume, e end, "
 			"p print so far\n");
-}
-
-/* Print how the task ended (wait status st). */
-static void print_exit(task_id_t id, uint64_t st)
-{
-	if (st & TASK_STATUS_KILLED)
-		printf("profile: task %llu was killed (status %d)\n", (ull)id,
-		       spawn_status_code((int)st));
-	else
-		printf("profile: task %llu exited with status %llu\n", (ull)id,
-		       (ull)st);
 }
 
 /*
@@ -191,9 +173,9 @@ static void finish_target(const ptool_t *p, const target_t *t)
 		return;
 	}
 	if (t->spawned)
-		print_exit(t->id, (uint64_t)st);
+		ptool_print_exit("profile", t->id, (uint64_t)st);
 	else if (p->target_exited)
-		print_exit(t->id, p->exit_status);
+		ptool_print_exit("profile", t->id, p->exit_status);
 }
 
 /* Connect, begin, start a spawned PROGRAM, read to the end, report. */

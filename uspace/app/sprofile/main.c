@@ -2,7 +2,7 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
- *            [-c [-t ID]] [-w]
+ *            [-c [-t ID]] [-w] [PROGRAM [ARGS...]]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -25,6 +25,12 @@
  *                 (PROF_F_OFFCPU), weighted as the samples it would have
  *                 had, on its stack under "[off-cpu: REASON]": shares of
  *                 all CPUs' wall time plus every thread's waits
+ *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS once
+ *                 the session has begun and end the session when it exits
+ *                 (as `perf record -a PROGRAM`): the whole system while it
+ *                 runs; then "sprofile: task N exited with status S".
+ *                 Options end at PROGRAM. With -d the session may end
+ *                 first; PROGRAM is waited for either way
  *
  * Connects to its own task's kernel answerbox and begins a system
  * session (needs the profile permission). While it runs, stderr (when it
@@ -47,11 +53,15 @@
 
 #include <ptool.h>
 
+#define ACCT_CPUS_MAX 64
+
+typedef unsigned long long ull;
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
-		"                [-c [-t ID]] [-w]\n"
+		"                [-c [-t ID]] [-w] [PROGRAM [ARGS...]]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -64,7 +74,8 @@ static void usage(FILE *out)
 		"  -c          the report by origin: servers' work charged to the\n"
 		"              task whose call they served\n"
 		"  -t ID       with -c: only task ID (own and imposed)\n"
-		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n");
+		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n"
+		"  PROGRAM     start it with its ARGS and profile until it exits\n");
 }
 
 /* -t's value into *id; false if it is not a task id. */
@@ -79,12 +90,12 @@ static bool parse_task(const char *s, uint64_t *id)
 	return true;
 }
 
-static int parse_args(int argc, char **argv, ptool_opts_t *o)
+static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 {
 	int c;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "hf:s:d:gp:o:ct:w")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:w")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -104,19 +115,85 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o)
 		usage(stderr);
 		return 2;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "sprofile: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	*prog = optind < argc ? argv + optind : NULL;
 	return -1;
 }
 
-/* Begin the system session on phone and read it to the end. */
-static int profile_system(const ptool_opts_t *o, int phone)
+/* The kernel's cycle accounting of every CPU, summed (sysinfo system.cpus). */
+typedef struct acct {
+	uint64_t busy, idle, irq, mhz;
+	uint32_t cpus;
+	bool ok;
+} acct_t;
+
+static acct_t acct_begin, acct_end;
+
+/* The accounting as of now into *a (a->ok false if sysinfo failed). */
+static void acct_take(acct_t *a)
+{
+	sysinfo_cpu_t c[ACCT_CPUS_MAX];
+	size_t got = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (sys_sysinfo_data("system.cpus", c, sizeof(c), &got) != EOK)
+		return;
+	for (size_t i = 0; i < got / sizeof(c[0]); i++) {
+		if (!c[i].active)
+			continue;
+		a->busy += c[i].busy_cycles;
+		a->idle += c[i].idle_cycles;
+		a->irq += c[i].irq_cycles;
+		a->mhz = c[i].mhz;
+		a->cpus++;
+	}
+	a->ok = a->cpus > 0 && a->mhz > 0;
+}
+
+/* ptool's on_end: the accounting just before END. */
+static void acct_at_end(void *arg)
+{
+	acct_take(arg);
+}
+
+/*
+ * After the report: the share of all CPUs' time the kernel's own cycle
+ * accounting (a TSC reading at every switch and interrupt, not the
+ * samples) counts idle between the session's begin and its end.
+ */
+static void acct_print(void)
+{
+	const acct_t *a = &acct_begin, *b = &acct_end;
+	uint64_t busy = b->busy - a->busy, idle = b->idle - a->idle, irq = b->irq - a->irq;
+	uint64_t all = busy + idle + irq;
+
+	if (!a->ok || !b->ok || a->cpus != b->cpus || !all)
+		return;
+	printf("accounting: %u CPUs, %llu us each, idle %llu.%02llu%%, interrupts "
+	       "%llu.%02llu%% (the kernel's cycle counts over the session)\n", b->cpus,
+	       (ull)(all / b->cpus / b->mhz), (ull)(idle * 100 / all),
+	       (ull)(idle * 10000 / all % 100), (ull)(irq * 100 / all),
+	       (ull)(irq * 10000 / all % 100));
+}
+
+/* Wait for PROGRAM (task id) and print how it ended. */
+static void finish_program(uint64_t id)
+{
+	int st = 0;
+	task_id_t waited = 0;
+
+	if (sys_wait(id, &st, 0, &waited) == EOK && waited == id)
+		ptool_print_exit("sprofile", id, (uint64_t)st);
+}
+
+/*
+ * Begin the system session on phone, start PROGRAM (prog, or none) and
+ * read the session to the end.
+ */
+static int profile_system(const ptool_opts_t *o, int phone, char **prog)
 {
 	static ptool_t t;
 	unsigned source = 0, hz = 0;
+	uint64_t id = 0;
 	int status = ptool_open(&t, o, phone, 0);
 	errno_t rc = status ? EOK : prof_system_begin(phone, &o->params, &source, &hz);
 
@@ -125,8 +202,20 @@ static int profile_system(const ptool_opts_t *o, int phone)
 	if (status == 0) {
 		fprintf(stderr, "sprofile: every CPU, %s at %u Hz%s\n",
 			prof_source_name(source), hz, t.keys ? "; q ends" : "");
-		status = ptool_run(&t);
+		acct_take(&acct_begin);
+		ptool_on_end(&t, acct_at_end, &acct_end);
+		status = prog ? ptool_spawn("sprofile", prog, false, &id) : 0;
+		if (status)
+			prof_end(phone);
+		else if (id)
+			ptool_watch(&t, id);
 	}
+	if (status == 0)
+		status = ptool_run(&t);
+	if (status == 0)
+		acct_print();
+	if (id)
+		finish_program(id);
 	ptool_close(&t);
 	return status;
 }
@@ -134,14 +223,15 @@ static int profile_system(const ptool_opts_t *o, int phone)
 int main(int argc, char **argv)
 {
 	ptool_opts_t o;
-	int phone, status = parse_args(argc, argv, &o);
+	char **prog = NULL;
+	int phone, status = parse_args(argc, argv, &o, &prog);
 
 	if (status >= 0)
 		return status;
 	errno_t rc = prof_connect(sys_task_id(), &phone);
 	if (rc != EOK)
 		return ptool_begin_error(&o, rc, 0);
-	status = profile_system(&o, phone);
+	status = profile_system(&o, phone, prog);
 	prof_disconnect(phone);
 	return status;
 }

@@ -10,6 +10,8 @@
  * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
  */
 #include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #define THRESHOLD_DEFAULT 50            /* 0.5 % */
 #define KEY_CTRL_C 0x03
 #define KEYS_MAX 32
+#define PATH_MAX_LEN 256
 
 typedef unsigned long long ull;
 
@@ -315,6 +318,8 @@ static void print_report(ptool_t *t)
 /* Send END once. */
 static void end_session(ptool_t *t)
 {
+	if (!t->end_sent && t->on_end)
+		t->on_end(t->on_end_arg);
 	if (!t->end_sent)
 		prof_end(t->phone);
 	t->end_sent = true;
@@ -416,6 +421,8 @@ static errno_t read_loop(ptool_t *t)
 		uint64_t now = now_ns();
 		if (t->o->duration_ns && now - t->start_ns >= t->o->duration_ns)
 			end_session(t);
+		if (t->end_on_exit && t->target_exited)
+			end_session(t);
 		take_keys(t, key_running);
 		if (t->status_line && now >= t->next_status_ns && !t->drained) {
 			status_show(t);
@@ -449,6 +456,45 @@ int ptool_run(ptool_t *t)
 		take_keys(t, key_ended);
 	}
 	return 0;
+}
+
+void ptool_watch(ptool_t *t, uint64_t task)
+{
+	t->target = task;
+	t->end_on_exit = true;
+}
+
+void ptool_on_end(ptool_t *t, void (*fn)(void *arg), void *arg)
+{
+	t->on_end = fn;
+	t->on_end_arg = arg;
+}
+
+int ptool_spawn(const char *prog, char *const argv[], bool stopped, uint64_t *id)
+{
+	char path[PATH_MAX_LEN];
+	spawn_opts_t so = { .stopped = stopped };
+	task_id_t tid = 0;
+	errno_t rc = spawn_find(argv[0], path, sizeof(path));
+
+	if (rc == EOK)
+		rc = spawn(path, argv, &so, &tid);
+	if (rc != EOK) {
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(rc));
+		return 1;
+	}
+	*id = tid;
+	return 0;
+}
+
+void ptool_print_exit(const char *prog, uint64_t id, uint64_t st)
+{
+	if (st & TASK_STATUS_KILLED)
+		printf("%s: task %llu was killed (status %d)\n", prog, (ull)id,
+		       spawn_status_code((int)st));
+	else
+		printf("%s: task %llu exited with status %llu\n", prog, (ull)id,
+		       (ull)st);
 }
 
 void ptool_close(ptool_t *t)

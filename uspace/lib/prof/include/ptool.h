@@ -57,6 +57,9 @@ typedef struct ptool {
 	bool end_key;                   /* ended by e: stay for p and q */
 	uint64_t target;                /* task session: its id */
 	bool target_exited;
+	bool end_on_exit;               /* end the session at target's exit (ptool_watch) */
+	void (*on_end)(void *arg);      /* called just before we send END (ptool_on_end) */
+	void *on_end_arg;
 	uint64_t exit_status;           /* its PROF_REC_EXIT status */
 	uint8_t *buf;
 } ptool_t;
@@ -88,6 +91,20 @@ int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task);
  * Returns the exit status: 0, or 1 after a read error (printed).
  */
 int ptool_run(ptool_t *t);
+/*
+ * In a system session: end the session when task (a PROGRAM started for
+ * it) exits, as a task session ends with its target.
+ */
+void ptool_watch(ptool_t *t, uint64_t task);
+/* Call fn(arg) just before we end the session (q, -d, e, a watched task's exit). */
+void ptool_on_end(ptool_t *t, void (*fn)(void *arg), void *arg);
+/*
+ * Start PROGRAM argv[0] (a name in /bin or a path) with argv, stopped if
+ * stopped; its id to *id. 0, or 1 after printing why it could not start.
+ */
+int ptool_spawn(const char *prog, char *const argv[], bool stopped, uint64_t *id);
+/* Print "PROG: task ID exited with status S" (or "was killed") for wait status st. */
+void ptool_print_exit(const char *prog, uint64_t id, uint64_t st);
 /* Restore the terminal, close the sink, free the report. */
 void ptool_close(ptool_t *t);
 
