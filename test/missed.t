@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """test/missed.t - ticks that never came are counted (issue 26, item 2).
 
-QEMU's CMOS RTC drops a periodic tick that comes before the previous one
-was acknowledged: under -icount shift=0 an idle guest gets about half of
-the rtc-nmi ticks it asks for. The kernel counts a gap longer than 1.5
+QEMU 7.2's CMOS RTC drops a periodic tick that comes before the previous
+one was acknowledged: under -icount shift=0 an idle guest gets about half
+of the rtc-nmi ticks it asks for (QEMU 10's does not: there every tick
+comes). So this boots QEMU 7.x (tools/qemu.sh --qemu system, Debian 12's)
+whatever the default QEMU, and skips, saying so, where the distribution's
+QEMU is not a 7.x; the ktest prof_missed_counted checks the counting on
+every QEMU (the timer with interrupts off for 20 ms). The kernel counts a gap longer than 1.5
 periods as missed ticks, per CPU (kernel/prof/sample.c, divided out by
 the drain thread), and the stream carries them (PROF_REC_MISSED).
 
@@ -19,6 +23,7 @@ TAP on stdout, for prove.
 
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
@@ -56,9 +61,25 @@ def check_idle(tap, sh):
            "system.profiler counts the missed ticks since boot (%r)" % prof.get("missed"))
 
 
+def system_qemu_major():
+    """The major version of the distribution's QEMU (None if unknown)."""
+    qemu_sh = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                           "qemu.sh")
+    p = subprocess.run([qemu_sh, "--qemu", "system", "--version"], capture_output=True,
+                       text=True)
+    m = re.search(r"version (\d+)\.", p.stdout)
+    return int(m.group(1)) if m else None
+
+
 def main():
     tap = Tap()
-    shell_session(tap, (check_idle,), cpus=2, icount="0", boot_wait=360)
+    major = system_qemu_major()
+    if major != 7:
+        tap.skip("an idle system misses RTC ticks", "the distribution's QEMU is %s, "
+                 "not 7.x: no QEMU here drops RTC ticks" % major)
+    else:
+        os.environ["VERNIER_QEMU"] = "system"
+        shell_session(tap, (check_idle,), cpus=2, icount="0", boot_wait=360)
     tap.done()
 
 

@@ -1,8 +1,8 @@
 /*
- * Random sampling points: jittered deadlines for the timer source (see
- * kernel/prof_jitter.h). Called from the timer interrupt with interrupts
- * off, on the CPU that owns j; no locks, no allocation, multiplications
- * and shifts only.
+ * Random sampling points: the timer source's deadlines, uniform
+ * independent gaps around the nominal period (see kernel/prof_jitter.h).
+ * Called from the timer interrupt with interrupts off, on the CPU that
+ * owns j; no locks, no allocation, multiplications and shifts only.
  */
 #include <kernel/prof_jitter.h>
 #include <lib/xorshift.h>
@@ -16,10 +16,10 @@ void prof_jitter_start(prof_jitter_t *j, uint64_t seed, uint64_t period, uint64_
 void prof_jitter_period(prof_jitter_t *j, uint64_t period, uint64_t now)
 {
 	j->period = period;
-	j->spread = period / PROF_JITTER_DIV;
+	j->spread = period / PROF_JITTER_DEN * PROF_JITTER_NUM;
 	if (j->spread > 0xffffffffu)            /* jitter_below draws below 2^32 */
 		j->spread = 0xffffffffu;
-	j->grid = j->deadline = now;
+	j->deadline = now;
 }
 
 uint64_t prof_jitter_rand(prof_jitter_t *j)
@@ -35,9 +35,8 @@ static uint64_t jitter_below(prof_jitter_t *j, uint64_t n)
 
 uint64_t prof_jitter_next(prof_jitter_t *j, uint64_t now, uint64_t min)
 {
-	j->grid += j->period;
-	j->deadline = j->grid - j->spread / 2 + jitter_below(j, j->spread);
+	j->deadline += j->period - j->spread / 2 + jitter_below(j, j->spread);
 	if ((int64_t)(j->deadline - now) < (int64_t)min)
-		j->grid = j->deadline = now + min;
+		j->deadline = now + min;
 	return j->deadline - now;
 }

@@ -1,8 +1,10 @@
 /*
  * Unit tests for kernel/prof/jitter.c, the timer source's random sampling
- * points: every period within its spread, deadlines on the nominal grid on
- * average (no drift), the phase spread over a short loop (no aliasing), a
- * late deadline restarting instead of catching up, a new period.
+ * points: every gap within its spread and below 1.5 periods, the mean rate
+ * exact (no drift, a handler's latency not added), the phase spread over a
+ * short loop and over the scheduler's tick, the time of work the tick
+ * wakes estimated without bias, a late deadline restarting instead of
+ * catching up, a new period.
  */
 #include "tap.h"
 
@@ -13,9 +15,12 @@
 
 #define PERIOD 100000ull        /* cycles: 10 kHz on a 1 GHz clock */
 #define DRAWS 100000
+#define TICK (10 * PERIOD)      /* a scheduler tick of a tenth of the rate */
 
-/* Each deadline within +-spread/2 of the grid, each period within
- * +-spread; the deadlines never drift off the grid. */
+typedef unsigned long long ull;
+
+/* Each gap within [period - spread/2, period + spread/2), below 1.5
+ * periods; their mean is the period within 0.3%. */
 static void test_bounds_and_mean(void)
 {
 	prof_jitter_t j;
@@ -29,20 +34,18 @@ static void test_bounds_and_mean(void)
 		hi = span > hi ? span : hi;
 		now += span;            /* the interrupt comes at the deadline */
 	}
-	ok(j.spread == PERIOD / PROF_JITTER_DIV, "the spread is 1/%d of the period",
-	   PROF_JITTER_DIV);
-	ok(lo >= PERIOD - j.spread && hi < PERIOD + j.spread,
-	   "every period within +-spread (%llu..%llu)", (unsigned long long)lo,
-	   (unsigned long long)hi);
-	ok(hi - lo > j.spread * 18 / 10, "and the periods fill that range (%llu of %llu)",
-	   (unsigned long long)(hi - lo), (unsigned long long)(2 * j.spread));
-	int64_t drift = (int64_t)(now - 5000) - (int64_t)(PERIOD * DRAWS);
-	ok(drift < 0 ? -drift <= (int64_t)j.spread / 2 : drift < (int64_t)j.spread / 2,
-	   "%d periods end within spread/2 of the nominal grid (drift %lld cycles)",
-	   DRAWS, (long long)drift);
+	ok(j.spread == PERIOD / PROF_JITTER_DEN * PROF_JITTER_NUM,
+	   "the spread is %d/%d of the period", PROF_JITTER_NUM, PROF_JITTER_DEN);
+	ok(lo >= PERIOD - j.spread / 2 && hi < PERIOD + j.spread / 2 && hi < PERIOD * 3 / 2,
+	   "every gap within +-spread/2, below 1.5 periods (%llu..%llu)", (ull)lo, (ull)hi);
+	ok(hi - lo > j.spread * 99 / 100, "and the gaps fill that range (%llu of %llu)",
+	   (ull)(hi - lo), (ull)j.spread);
+	uint64_t mean = (now - 5000) / DRAWS;
+	ok(mean * 1000 >= PERIOD * 997 && mean * 1000 <= PERIOD * 1003,
+	   "%d gaps average the period within 0.3%% (%llu)", DRAWS, (ull)mean);
 }
 
-/* Late interrupts (each 300 cycles after its deadline) do not drift either. */
+/* Late interrupts (each 300 cycles after its deadline) keep the rate. */
 static void test_late_handler(void)
 {
 	prof_jitter_t j;
@@ -51,14 +54,13 @@ static void test_late_handler(void)
 	prof_jitter_start(&j, 7, PERIOD, now);
 	for (int i = 0; i < DRAWS; i++)
 		now += prof_jitter_next(&j, now + 300, PERIOD / 4) + 300;
-	int64_t drift = (int64_t)now - (int64_t)(PERIOD * DRAWS);
-	ok(drift < (int64_t)j.spread / 2 && drift >= -(int64_t)j.spread / 2,
-	   "a handler's latency is not added to the periods (drift %lld cycles)",
-	   (long long)drift);
+	uint64_t mean = now / DRAWS;
+	ok(mean * 1000 >= PERIOD * 997 && mean * 1000 <= PERIOD * 1003,
+	   "a handler's latency is not added to the gaps (mean %llu)", (ull)mean);
 }
 
 /* A loop of 32 cycles: a fixed period (a multiple of 32) samples one point
- * of it; jittered deadlines reach every point about equally often. */
+ * of it; random gaps reach every point about equally often. */
 static void test_phase_spread(void)
 {
 	prof_jitter_t j;
@@ -80,6 +82,44 @@ static void test_phase_spread(void)
 	   "32000 samples (%u..%u)", min, max);
 }
 
+/*
+ * The scheduler's tick every 10 periods, from the same start, wakes work
+ * that runs the first quarter period after it (2.5% of the time). The
+ * samples' phase against the tick is uniform (each tenth of the tick gets
+ * a tenth of them), and their weights (the gaps) charge the woken work
+ * 2.5% within 0.1 points. A grid of deadlines (the jitter of ea8551b:
+ * +-1/16 period around start + k periods) charged it 5.1%, and with the
+ * tick on the same interrupt as the sample 0%.
+ */
+static void test_tick_phase(void)
+{
+	prof_jitter_t j;
+	unsigned bins[10];
+	uint64_t now = 0, in_work = 0, min = UINT64_MAX, max = 0;
+
+	memset(bins, 0, sizeof(bins));
+	prof_jitter_start(&j, 1234, PERIOD, now);
+	for (int i = 0; i < DRAWS; i++) {
+		uint64_t gap = prof_jitter_next(&j, now, PERIOD / 4);
+
+		now += gap;
+		bins[now % TICK / PERIOD]++;
+		if (now % TICK < PERIOD / 4)
+			in_work += gap;
+	}
+	for (int i = 0; i < 10; i++) {
+		min = bins[i] < min ? bins[i] : min;
+		max = bins[i] > max ? bins[i] : max;
+	}
+	ok(min * 100 >= DRAWS / 10 * 95 && max * 100 <= DRAWS / 10 * 105,
+	   "each tenth of the tick gets a tenth of %d samples +-5%% (%llu..%llu)", DRAWS,
+	   (ull)min, (ull)max);
+	uint64_t centi = in_work * 10000 / now;        /* hundredths of a percent */
+	ok(centi >= 240 && centi <= 260,
+	   "the work the tick wakes weighs 2.5%% +-0.1 of the time (%llu.%02llu%%)",
+	   (ull)(centi / 100), (ull)(centi % 100));
+}
+
 /* Past its deadline (interrupts were off 10 periods) the next interrupt
  * comes min cycles from now, not in a burst of catch-up ones. */
 static void test_late_restart(void)
@@ -88,16 +128,14 @@ static void test_late_restart(void)
 
 	prof_jitter_start(&j, 3, PERIOD, 0);
 	uint64_t span = prof_jitter_next(&j, 10 * PERIOD, PERIOD / 4);
-	ok(span == PERIOD / 4 && j.deadline == 10 * PERIOD + PERIOD / 4 &&
-	   j.grid == j.deadline,
-	   "a deadline long past restarts a quarter period from now (%llu)",
-	   (unsigned long long)span);
+	ok(span == PERIOD / 4 && j.deadline == 10 * PERIOD + PERIOD / 4,
+	   "a deadline long past restarts a quarter period from now (%llu)", (ull)span);
 	span = prof_jitter_next(&j, 10 * PERIOD + PERIOD / 4, PERIOD / 4);
 	ok(span >= PERIOD - j.spread / 2 && span < PERIOD + j.spread / 2,
-	   "and the grid goes on from there (%llu)", (unsigned long long)span);
+	   "and the gaps go on from there (%llu)", (ull)span);
 }
 
-/* A new period (the throttle) restarts the phase at now with its spread. */
+/* A new period (the throttle) starts its gaps at now with its spread. */
 static void test_new_period(void)
 {
 	prof_jitter_t j;
@@ -106,9 +144,9 @@ static void test_new_period(void)
 	ok(j.state != 0, "seed 0 is replaced (xorshift stays at 0)");
 	prof_jitter_period(&j, PERIOD * 4, 12345);
 	uint64_t span = prof_jitter_next(&j, 12345, PERIOD);
-	ok(j.spread == PERIOD * 4 / PROF_JITTER_DIV && span >= PERIOD * 4 - j.spread / 2 &&
-	   span < PERIOD * 4 + j.spread / 2, "a new period: its own spread, from now (%llu)",
-	   (unsigned long long)span);
+	ok(j.spread == PERIOD * 4 / PROF_JITTER_DEN * PROF_JITTER_NUM &&
+	   span >= PERIOD * 4 - j.spread / 2 && span < PERIOD * 4 + j.spread / 2,
+	   "a new period: its own spread, from now (%llu)", (ull)span);
 	prof_jitter_period(&j, 1ull << 40, 0);
 	ok(j.spread == 0xffffffffu, "the spread stays below 2^32 for long periods");
 }
@@ -118,6 +156,7 @@ int main(void)
 	test_bounds_and_mean();
 	test_late_handler();
 	test_phase_spread();
+	test_tick_phase();
 	test_late_restart();
 	test_new_period();
 	return done_testing();

@@ -363,10 +363,12 @@ KTEST(prof_src_irqoff, "prof: rtc-nmi samples code with interrupts off, rtc cann
 }
 
 /*
- * Samples and scheduler ticks come from one interrupt stream, so however
- * many interrupts a slow emulator loses, each CPU's samples are its ticks
- * x hz / HZ (within the few ticks either side of start and stop); and the
- * ticks themselves keep about HZ.
+ * Samples and scheduler ticks come from one timer: periodic (plain TCG)
+ * one interrupt stream shared out, one-shot two deadlines on the TSC,
+ * neither caught up when late. So however many interrupts a slow emulator
+ * loses, each CPU's samples are its ticks x hz / HZ (within the few ticks
+ * either side of start and stop, and the random gaps' spread: about
+ * 0.25 sqrt(n) for n samples); and the ticks themselves keep about HZ.
  */
 static bool prof_timer_at(unsigned hz)
 {
@@ -475,14 +477,15 @@ static uint64_t gaps_iqr(uint64_t *v, int n)
 }
 
 /*
- * The timer's periods are jittered (kernel/prof_jitter.h: +-12.5% of the
- * period between two deadlines, on the TSC's grid): under -icount the
- * middle half of the gaps (their interquartile range) spans 5% to 25% of
- * the period (uniform jitter: 12.5%) and they average it within 3%. Not
- * each gap's bounds: the poll sees a hit only when its thread runs, and on
- * more than one CPU the vCPUs run in turns (single gaps of 32% and 161%
- * of the period seen on 2 CPUs). Before, the periodic LAPIC timer gave
- * equal gaps under a fixed shift. Elsewhere (host timing moves interrupts
+ * The timer's gaps are random (kernel/prof_jitter.h: uniform from 9/16 to
+ * 23/16 of the period): under -icount their middle half (the
+ * interquartile range) spans 35% to 53% of the period (uniform: 43.75%;
+ * 200 gaps put it within about 3 points) and they average it within 6%
+ * (about 3.3 standard deviations of the mean of 200). Not each gap's
+ * bounds: the poll sees a hit only when its thread runs, and on more than
+ * one CPU the vCPUs run in turns. Before jitter the periodic LAPIC timer
+ * gave equal gaps under a fixed shift, and the grid jitter of ea8551b a
+ * middle half of about 7%. Elsewhere (host timing moves interrupts
  * anyway) the gaps are printed.
  */
 KTEST(prof_src_timer_jitter, "prof: timer periods are jittered around the rate")
@@ -507,10 +510,10 @@ KTEST(prof_src_timer_jitter, "prof: timer periods are jittered around the rate")
 	if (!exact)
 		return true;
 	uint64_t iqr = gaps_iqr(gaps, JITTER_GAPS);
-	KT_CHECK(iqr * 20 >= period && iqr * 4 <= period,
-		 "timer gaps' middle half spans %lu cycles: want 5%%..25%% of the period %lu",
+	KT_CHECK(iqr * 100 >= period * 35 && iqr * 100 <= period * 53,
+		 "timer gaps' middle half spans %lu cycles: want 35%%..53%% of the period %lu",
 		 iqr, period);
-	KT_CHECK(mean * 100 >= period * 97 && mean * 100 <= period * 103,
+	KT_CHECK(mean * 100 >= period * 94 && mean * 100 <= period * 106,
 		 "timer gaps average %lu, period %lu", mean, period);
 	return true;
 }
@@ -680,5 +683,45 @@ KTEST(prof_gate_fence, "prof: prof_hit's busy/on handshake is fenced (store-buff
 	KT_CHECK(gate.both_missed == 0,
 		 "%lu of %u rounds: the sampler saw on and the stopper saw it idle",
 		 gate.both_missed, gate.last);
+	return true;
+}
+
+#define MISSED_HZ 1000
+#define MISSED_OFF_MS 20
+
+/*
+ * Ticks that never came are counted on every platform, not only where
+ * QEMU's RTC drops them (test/missed.t): with the engine on (no rings: each
+ * hit only settles its gap), this CPU keeps interrupts off for
+ * MISSED_OFF_MS while the timer samples at MISSED_HZ. The one interrupt
+ * that comes after stands for the whole gap, so the CPU counts the
+ * periods beyond it, MISSED_OFF_MS - 1 of them, as missed (+-2: the
+ * periods at either end of the stretch are random).
+ */
+KTEST(prof_missed_counted, "prof: ticks a CPU could not take are counted as missed")
+{
+	unsigned cpu = cpu_id(), got;
+	uint64_t want = MISSED_OFF_MS * MISSED_HZ / 1000 - 1;
+
+	prof_sample_reset();
+	prof_engine.ticking = true;
+	prof_engine.period = time_cycles_per_sec() / MISSED_HZ;
+	prof_engine.on = true;
+	errno_t rc = arch_prof_start(PROF_SRC_TIMER, MISSED_HZ, &got);
+	time_delay_us(10000);
+	uint64_t f = irq_save(), before = prof_cpu_missed(cpu);
+	time_delay_us(MISSED_OFF_MS * 1000);
+	irq_restore(f);
+	time_delay_us(10000);
+	uint64_t missed = prof_cpu_missed(cpu) - before;
+	if (rc == EOK)
+		arch_prof_stop();
+	prof_engine.on = false;
+	prof_engine.ticking = false;
+	prof_sample_reset();
+	KT_CHECK(rc == EOK && got == MISSED_HZ, "timer did not start at %u Hz", MISSED_HZ);
+	KT_CHECK(missed + 2 >= want && missed <= want + 2,
+		 "%lu ticks missed in %u ms with interrupts off at %u Hz, want %lu +- 2",
+		 missed, MISSED_OFF_MS, MISSED_HZ, want);
 	return true;
 }
