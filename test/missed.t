@@ -6,8 +6,7 @@ one was acknowledged: under -icount shift=0 an idle guest gets about half
 of the rtc-nmi ticks it asks for (QEMU 10's does not: there every tick
 comes). So this boots QEMU 7.x (tools/qemu.sh --qemu system, Debian 12's)
 whatever the default QEMU, and skips, saying so, where the distribution's
-QEMU is not a 7.x; the ktest prof_missed_counted checks the counting on
-every QEMU (the timer with interrupts off for 20 ms). The kernel counts a gap longer than 1.5
+QEMU is not a 7.x. The kernel counts a gap longer than 1.5
 periods as missed ticks, per CPU (kernel/prof/sample.c, divided out by
 the drain thread), and the stream carries them (PROF_REC_MISSED).
 
