@@ -12,6 +12,14 @@
 /* Run rounds identical rounds of work; a checksum of the results. */
 uint32_t gt_run(uint32_t rounds);
 
+/* The number of different jobs gt_job runs (thread i runs job i % GT_JOBS). */
+#define GT_JOBS 4
+
+/* gt_init's inputs for gt_job (once, before any job). */
+void gt_init(void);
+/* Run rounds rounds of job's mix of work.c's functions; a checksum. */
+uint32_t gt_job(uint32_t job, uint32_t rounds);
+
 /* Run rounds rounds of 100,000 turns of loop.c's loop; a checksum. */
 uint32_t gt_loop_run(uint32_t rounds);
 /* The inner turns of the loop's gt_big (default 5). */
