@@ -84,7 +84,7 @@ VPROF = os.path.join(bt.BUILD, "host", "vprof")
 
 
 def check_usage(tap, sh):
-    for cmd, status in (("profile -w -h", 0), ("sprofile -w x", 2),
+    for cmd, status in (("profile -w -h", 0), ("sprofile -w -t 5", 2),
                         ("ipcload -n 1 walls", 2), ("profile -w", 2)):
         out = sh.run(cmd) or []
         got = sh.status()

@@ -4,7 +4,7 @@
 One boot of the default ISO on 2 CPUs, with QEMU's COM2 going to a host
 file, checks:
 - usage: -h prints the usage to stdout with status 0; bad options (a bad
-  number, an unknown source, -p over 100, a stray argument, no target,
+  number, an unknown source, -p over 100, -t without -c, no target,
   both -t and a PROGRAM) print it to stderr with status 2;
 - `sprofile -d 2` prints the summary line `samples: T total, U user,
   K kernel, I idle, L lost` with T > 0 and T = U + K + I, status 0, and
@@ -61,7 +61,7 @@ ROW_RE = r"0x[0-9a-f]+ +\d+ +\d+ +[\d.]+%% +\S*%s$"  # address samples ns % symb
 MAGIC = b"VPROF\0\0\0"
 REC_HEADER, REC_END = 1, 8
 BAD = ("sprofile -x", "sprofile -f 0", "sprofile -f 100001", "sprofile -s bogus",
-       "sprofile -p 101", "sprofile -d abc", "sprofile stray", "profile",
+       "sprofile -p 101", "sprofile -d abc", "sprofile -t 5", "profile",
        "profile -x hello", "profile -t abc", "profile -t 5 hello",
        "profile -s bogus hello", "profile -d 0 hello")
 COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-profile-"), "com2.bin")
