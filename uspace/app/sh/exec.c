@@ -149,14 +149,20 @@ static void sh_abandon(sh_job_t *job, int started)
 	sh_unlink_pipes(job);
 }
 
-/* Start the commands of pl with the specs of ln; a status or 0. */
+/*
+ * Start the commands of pl with the specs of ln; a status or 0. They start
+ * stopped when job->stopped: sh_wait_fg lets them run once they are the
+ * console's foreground, so none can find itself in the background at its
+ * first console call (raw mode refused).
+ */
 static int sh_spawn_all(const sh_pipeline_t *pl, launch_t *ln, sh_job_t *job)
 {
 	for (int i = 0; i < pl->ncmds; i++) {
 		spawn_opts_t o = { .stdio = {
 			ln->specs[i][0][0] ? ln->specs[i][0]
 					   : (pl->background ? "n:" : NULL),
-			ln->specs[i][1][0] ? ln->specs[i][1] : NULL, NULL } };
+			ln->specs[i][1][0] ? ln->specs[i][1] : NULL, NULL },
+			.stopped = job->stopped };
 		errno_t rc = spawn(ln->paths[i], pl->cmds[i].argv, &o, &job->ids[i]);
 		if (rc != EOK) {
 			sh_error(pl->cmds[i].argv[0], rc);
@@ -175,6 +181,7 @@ static int sh_start(sh_t *sh, const sh_pipeline_t *pl, sh_job_t *job)
 	int st = sh_prepare(pl, &ln);
 
 	memset(job, 0, sizeof(*job));
+	job->stopped = !pl->background && sh->interactive && sh->console_phone >= 0;
 	for (int i = 0; st == 0 && i + 1 < pl->ncmds; i++) {
 		errno_t rc = sh_join(sh, pl, &ln, job, i);
 		if (rc != EOK) {
@@ -261,10 +268,24 @@ void sh_fg_console(sh_t *sh, const sh_job_t *job)
 		console_foreground(sh->console_phone, job->ids[i], CONSOLE_FG_ADD);
 }
 
+/* Let the tasks of a job started stopped run (a failure kills the task). */
+static void sh_release(sh_job_t *job)
+{
+	for (int i = 0; job->stopped && i < job->ncmds; i++) {
+		errno_t rc = spawn_start(job->ids[i]);
+		if (rc != EOK) {
+			sh_error("cannot start the command", rc);
+			sys_kill(job->ids[i]);
+		}
+	}
+	job->stopped = false;
+}
+
 /* Wait for the foreground job; $? becomes its last command's status. */
 static void sh_wait_fg(sh_t *sh, sh_job_t *job)
 {
 	sh_fg_console(sh, job);
+	sh_release(job);
 	while (!sh_job_done(job)) {
 		task_id_t id;
 		int status;

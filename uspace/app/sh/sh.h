@@ -85,6 +85,7 @@ typedef struct sh_job {
 	int ncmds;
 	uint64_t pipes[SH_CMDS_MAX]; /* pipe ids to unlink at the end */
 	int npipes;
+	bool stopped;                /* spawned stopped, not yet let run */
 } sh_job_t;
 
 typedef struct sh {

@@ -3,6 +3,7 @@
  * Each checks that something another task owns is refused and exits 0 if
  * it was, else the number of the check that went wrong.
  */
+#include <console.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <prof.h>
@@ -245,5 +246,29 @@ int cmd_prof_self(int argc, char **argv)
 	       "addresses\n", st.user, st.kernel, st.off, st.leaked);
 	if (rc != EOK || !st.header || !st.ktext_hidden || st.leaked || !st.kernel || !st.off)
 		return 6;
+	return 0;
+}
+
+/*
+ * `raw`: a foreground command's first console call, raw mode, must be
+ * allowed (the shell makes it the foreground before it runs). Exit 0, or
+ * 3 with the error.
+ */
+int cmd_raw(int argc, char **argv)
+{
+	unsigned old = 0;
+	int phone = console_stdio_phone();
+	errno_t rc = phone < 0 ? ENOTTY : console_set_mode(phone, CONSOLE_MODE_RAW, &old);
+
+	(void)argv;
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	if (rc != EOK) {
+		printf("tester: raw mode refused: %s\n", strerror(rc));
+		return 3;
+	}
+	console_set_mode(phone, old, NULL);
 	return 0;
 }

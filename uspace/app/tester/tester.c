@@ -46,6 +46,9 @@
  *                                              flood was cut
  *   tester console-long                        exit 0 if a 1024-byte line
  *                                              is logged, 1025 refused
+ *   tester raw                                 raw mode at its first
+ *                                              console call and back:
+ *                                              exit 0, 3 if refused
  *   tester prof-self                           profile itself: exit 0 if
  *                                              no kernel address came
  *   tester fsstale PATH                        open PATH, read it until the
@@ -287,6 +290,7 @@ static const command_t commands[] = {
 	{ "klog-peek", cmd_klog_peek },
 	{ "console-forge", cmd_console_forge },
 	{ "console-long", cmd_console_long },
+	{ "raw", cmd_raw },
 	{ "prof-self", cmd_prof_self },
 	{ "fsstale", cmd_fsstale },
 	{ "klog", cmd_klog },

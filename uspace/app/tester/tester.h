@@ -46,6 +46,7 @@ int cmd_profil_peek(int argc, char **argv);
 int cmd_klog_peek(int argc, char **argv);
 int cmd_console_forge(int argc, char **argv);
 int cmd_console_long(int argc, char **argv);
+int cmd_raw(int argc, char **argv);
 int cmd_prof_self(int argc, char **argv);
 
 /* restart.c: helpers of test/restart.t. */

@@ -44,6 +44,13 @@ errno_t spawn(const char *path, char *const argv[], const spawn_opts_t *opts,
 errno_t spawn_find(const char *name, char *out, size_t size);
 
 /*
+ * Let task id, spawned with opts.stopped by the caller, run: KBOX_TASK_START
+ * on its kbox (its parent may connect). Returns EOK, ESRCH, EPERM (not the
+ * caller's child) or EINVAL (not stopped).
+ */
+errno_t spawn_start(task_id_t id);
+
+/*
  * A task's wait status (see abi/task.h) as a shell's 0..255: an exit
  * status as it is; killed by SYS_KILL or Ctrl-C 130, by a fault 139.
  */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fs_proto.h>
+#include <ipc.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,18 @@ errno_t spawn_find(const char *name, char *out, size_t size)
 	if (!name[0] || stat(out, &st) != 0)
 		return ENOENT;
 	return EOK;
+}
+
+errno_t spawn_start(task_id_t id)
+{
+	int phone;
+	errno_t rc = sys_ipc_connect_kbox(id, &phone);
+
+	if (rc != EOK)
+		return rc;
+	rc = ipc_call_sync(phone, KBOX_TASK_START, 0, 0, 0, 0, 0, NULL);
+	sys_ipc_hangup(phone);
+	return rc;
 }
 
 int spawn_status_code(int status)
