@@ -3,9 +3,9 @@
  * with the hooks (make CPROFILE=1) the thesis's §3.5.5 experiment runs in
  * the kernel: a calls b and c, b calls d, each with the same loop; the
  * four paths must get exactly the calls made and equal self times (within
- * 5%, each path's smallest total of up to CP_TRIES runs: TCG's guest
- * clock is the host's, and a busy host stopping a vCPU only ever adds
- * time, to whichever path ran); a
+ * 5% in one of up to CP_TRIES short runs: TCG's guest clock is the
+ * host's, and a busy host stopping a vCPU adds a host time slice to
+ * whichever path ran, so a run must be short to go unhit); a
  * function that sleeps shows its blocking in wall time and not in on-CPU
  * time. In a kernel without the hooks there is no kernel table.
  */
@@ -16,11 +16,11 @@
 #include <lib/cprof.h>
 #include <lib/string.h>
 
-#define CP_CALLS 400
+#define CP_CALLS 50
 #define CP_LOOP 20000
 #define CP_SLEEPS 5
 #define CP_SLEEP_NS 10000000ull
-#define CP_TRIES 12
+#define CP_TRIES 64
 
 static volatile unsigned cp_sink;
 
