@@ -3,6 +3,7 @@
 #   make          build build/vernier.iso (and the self-test ISO)
 #   make run      set up, build, boot in QEMU with the serial console here
 #   make check    set up, build, run every test (TAP through prove)
+#   make check-qemu7  ktest and the profiling ground truths on the old QEMU
 #   make debug    boot QEMU stopped with a gdb stub; gdb -x build/gdbinit
 #   make bochs    boot the ISO in Bochs with 2 CPUs
 #   make fuzz     run the syscall fuzzer (SEED= CALLS= CPUS=); make failinj
@@ -15,9 +16,10 @@
 # profiles), 0 (plain multi-threaded TCG, faster, profiles biased to
 # translation blocks) or shift=N (one instruction = 2^N ns of guest time).
 # QEMU= picks the emulator of run, check, profile and the rest
-# (tools/qemu.sh --qemu): system (default: the distribution's, 7.2 on
-# Debian 12), 10 (QEMU 10: bookworm-backports' on Debian 12, which
-# tools/setup.sh unpacks) or a path; also read from VERNIER_QEMU.
+# (tools/qemu.sh --qemu): 10 (default: QEMU 10, the system's on Debian 13,
+# bookworm-backports' on Debian 12, which tools/setup.sh unpacks), system
+# (the distribution's, 7.2 on Debian 12: `make check-qemu7` runs the
+# ground truths and ktest there) or a path; also read from VERNIER_QEMU.
 
 ARCH    ?= x86_64
 CROSS   ?=
@@ -34,7 +36,7 @@ ACCEL   ?= tcg
 FIRMWARE ?= bios
 TEST_ACCEL ?= tcg
 ICOUNT  ?= auto
-QEMU    ?= $(or $(VERNIER_QEMU),system)
+QEMU    ?= $(or $(VERNIER_QEMU),10)
 export VERNIER_QEMU := $(QEMU)
 ICOUNT_OPT := $(if $(filter 0 off,$(ICOUNT)),off,$(patsubst shift=%,%,$(ICOUNT)))
 
@@ -417,7 +419,17 @@ check: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
 	$(Q)VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh
-.PHONY: run debug bochs check
+
+# make check-qemu7: the old QEMU target (the distribution's QEMU, 7.2 on
+# Debian 12): the ktest suite and the profiling ground truths on it; the
+# reports' figures say how exact it is there (README "QEMU versions").
+QEMU7_TESTS := test/ktest.t test/groundtruth.t test/gtloop.t test/gtcallgrind.t \
+	test/workload.t test/icount.t test/missed.t
+check-qemu7: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
+	$(Q)VERNIER_QEMU=system VERNIER_ACCEL=$(TEST_ACCEL) tools/check.sh $(QEMU7_TESTS)
+.PHONY: run debug bochs check check-qemu7
 
 # make profile CMD='workload -d 5 alpha:2 beta:1' [CPUS=] [SECS=] [ARGS='-g']
 # [TASK=1] [ICOUNT=]: boot (1 CPU by default), run CMD under sprofile -o com2

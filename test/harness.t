@@ -333,9 +333,9 @@ def test_boot_lock(t, tmp, elf, lock, big):
 def test_qemu_pick(t, qemu, iso):
     """qemu.sh --qemu / VERNIER_QEMU: which binary, with which folders."""
     env = {k: v for k, v in os.environ.items() if k != "VERNIER_QEMU"}
-    p = run([qemu, "--iso", iso, "--dry-run"], env=env)
+    p = run([qemu, "--iso", iso, "--qemu", "system", "--dry-run"], env=env)
     t.ok(p.returncode == 0 and p.stdout.startswith("qemu-system-x86_64 "),
-         "qemu.sh: the system's QEMU by default")
+         "qemu.sh --qemu system: the distribution's QEMU")
     p = run([qemu, "--iso", iso, "--qemu", "9", "--dry-run"])
     t.ok(p.returncode == 2 and "--qemu" in p.stderr,
          "qemu.sh --qemu 9: usage, exit 2")
@@ -348,6 +348,9 @@ def test_qemu_pick(t, qemu, iso):
          "VERNIER_QEMU=10: QEMU 10 (%s) with its own firmware folder" % ten)
     if not p.stdout.startswith(want):
         t.diag("want %r at the start of: %s%s" % (want, p.stdout, p.stderr))
+    p = run([qemu, "--iso", iso, "--dry-run"], env=env)
+    t.ok(bool(ten) and p.returncode == 0 and p.stdout.startswith(want),
+         "qemu.sh: QEMU 10 by default")
 
 
 def test_boots(t, tmp, elf):

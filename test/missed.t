@@ -22,13 +22,13 @@ TAP on stdout, for prove.
 
 import os
 import re
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
+import vm  # noqa: E402
 from guest import shell_session, sysinfo  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -60,19 +60,10 @@ def check_idle(tap, sh):
            "system.profiler counts the missed ticks since boot (%r)" % prof.get("missed"))
 
 
-def system_qemu_major():
-    """The major version of the distribution's QEMU (None if unknown)."""
-    qemu_sh = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
-                           "qemu.sh")
-    p = subprocess.run([qemu_sh, "--qemu", "system", "--version"], capture_output=True,
-                       text=True)
-    m = re.search(r"version (\d+)\.", p.stdout)
-    return int(m.group(1)) if m else None
-
-
 def main():
     tap = Tap()
-    major = system_qemu_major()
+    v = vm.qemu_version("system")
+    major = v[0] if v else None
     if major != 7:
         tap.skip("an idle system misses RTC ticks", "the distribution's QEMU is %s, "
                  "not 7.x: no QEMU here drops RTC ticks" % major)

@@ -2,9 +2,11 @@
 # tools/profile-vm.sh - one host command from boot to profile files
 # (`make profile` runs it).
 #
-# Boots the ISO in QEMU (1 CPU and -icount auto by default: exact samples;
-# with more CPUs -icount is off by default, because under -icount a busy
-# task on one vCPU starves the other vCPUs: the profiler would start late)
+# Boots the ISO in QEMU (1 CPU and -icount shift=0 by default: one
+# instruction is one ns of guest time, so samples follow instructions even
+# for a program with phases, where shift=auto follows emulation speed; on
+# a QEMU before 8.1, 7.2's -icount is off with more CPUs, because its
+# uneven round-robin lets a busy vCPU starve the others)
 # with COM2 going to a file, runs CMD in the guest's shell under `sprofile -d SECS
 # -o com2 ARGS` (the whole system; CMD runs in the background) or, with
 # --task, under `profile -o com2 ARGS CMD` (only CMD's task, until it
@@ -38,14 +40,26 @@ the stream, report.txt and the other formats in OUT.
   --task          profile only CMD's task (profile -o com2 ARGS CMD)
   --out DIR       output directory (default BUILD/profile)
   --build DIR     the build directory (default build): ISO and vprof
-  --icount MODE   auto, off or a shift 0..9 (tools/qemu.sh; default auto
-                  with 1 CPU, off with more)
+  --icount MODE   auto, off or a shift 0..9 (tools/qemu.sh; default 0,
+                  or off with more than 1 CPU on a QEMU before 8.1)
   -h, --help      this help
 Environment: PROFILE_FORMATS (FORMAT:FILE pairs, default "$PROFILE_FORMATS").
 EOF
 }
 
 die() { echo "$prog: $*" >&2; exit 1; }
+
+# The default --icount: 0, except off on SMP with a QEMU before 8.1.
+default_icount() {
+    local v
+    v=$("$here/qemu.sh" --version 2>/dev/null) || true
+    if (( cpus > 1 )) && [[ $v =~ version\ ([0-9]+)\.([0-9]+) ]] &&
+       (( BASH_REMATCH[1] * 100 + BASH_REMATCH[2] < 801 )); then
+        echo off
+    else
+        echo 0
+    fi
+}
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
 default_cmd='workload -d 5 alpha:2 beta:1'
@@ -76,7 +90,7 @@ out=${out:-$build/profile}
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || bad "--cpus wants a positive number, not '$cpus'"
 [[ $secs =~ ^[0-9]+(\.[0-9]+)?$ && ! $secs =~ ^0+(\.0*)?$ ]] ||
     bad "--secs wants seconds like 5 or 0.5, not '$secs'"
-[[ -n $icount ]] || icount=$( (( cpus == 1 )) && echo auto || echo off)
+[[ -n $icount ]] || icount=$(default_icount)
 [[ $icount =~ ^(off|auto|[0-9])$ ]] || bad "--icount is auto, off or a shift 0..9, not '$icount'"
 [[ $cmd =~ ^[A-Za-z0-9\ ._,=:/+-]+$ ]] || bad "CMD '$cmd' has characters the guest shell would take specially"
 [[ $args =~ ^[A-Za-z0-9\ ._,=:/+-]*$ ]] || bad "ARGS '$args' has characters the guest shell would take specially"

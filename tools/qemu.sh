@@ -24,11 +24,13 @@
 # back to TCG with a warning giving the probe's reason. --force-kvm (or
 # VERNIER_KVM_FORCE=1 in the environment) skips the probe, to study a KVM
 # that fails it.
-# --qemu (or VERNIER_QEMU) picks the binary: `system` (the default: the
-# distribution's qemu-system-x86_64, 7.2 on Debian 12), `10` (QEMU 10:
-# the system's where it is 10 or newer, else bookworm-backports' unpacked
-# by tools/qemu-fetch.sh, run with its own firmware and module folders),
-# or a path to a qemu-system-x86_64.
+# --qemu (or VERNIER_QEMU) picks the binary: `10` (the default: QEMU 10,
+# the system's where it is 10 or newer, as on Debian 13, else
+# bookworm-backports' unpacked by tools/qemu-fetch.sh, run with its own
+# firmware and module folders; its -icount round-robin is fair), `system`
+# (the distribution's qemu-system-x86_64 whatever its version: 7.2 on
+# Debian 12, the supported old target, `make check-qemu7`), or a path to a
+# qemu-system-x86_64.
 # The script exec's QEMU, so its exit status and pid are QEMU's.
 set -euo pipefail
 
@@ -51,9 +53,10 @@ Usage: $prog --iso ISO [options]
   --icount auto|off|N    guest time from instruction counts (-icount
                          shift=auto or shift=N, N 0..9, plus -rtc clock=vm)
                          for exact profiles (default off; tcg only)
-  --qemu system|10|PATH  which QEMU (default \$VERNIER_QEMU, else system:
-                         the distribution's; 10: QEMU 10, on Debian 12
-                         the one tools/setup.sh unpacks from backports)
+  --qemu system|10|PATH  which QEMU (default \$VERNIER_QEMU, else 10:
+                         QEMU 10, on Debian 12 the one tools/setup.sh
+                         unpacks from backports; system: the
+                         distribution's, 7.2 on Debian 12)
   --interactive          serial console and monitor on this terminal
                          (Ctrl-A X quits)
   --gdb                  start stopped, gdb stub on tcp::1234
@@ -77,7 +80,7 @@ version=0
 force_kvm=0
 [[ ${VERNIER_KVM_FORCE:-0} == 1 ]] && force_kvm=1
 icount=off
-pick=${VERNIER_QEMU:-system}
+pick=${VERNIER_QEMU:-10}
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;

@@ -329,7 +329,8 @@ static void prof_put_header(prof_session_t *s)
 	h.flags = s->flags;
 	if (platform_sampling() == PLATFORM_TCG)
 		h.flags |= PROF_F_TB_BIASED;
-	if (platform_sampling() == PLATFORM_TCG_ICOUNT && cpus_online > 1)
+	if (platform_sampling() == PLATFORM_TCG_ICOUNT && cpus_online > 1 &&
+	    platform_icount_uneven())
 		h.flags |= PROF_F_ICOUNT_SMP;
 	h.depth = s->depth;
 	h.tsc_hz = time_cycles_per_sec();

@@ -192,6 +192,15 @@ def _kill_group(proc):
             pass
 
 
+def qemu_version(pick=None):
+    """(major, minor) of the QEMU tools/qemu.sh runs (pick: system, 10 or a
+    path; None: $VERNIER_QEMU's), or None if it cannot say."""
+    cmd = [QEMU_SH, "--version"] + (["--qemu", pick] if pick else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"version (\d+)\.(\d+)", p.stdout)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def qemu_command(iso, cpus=2, mem=256, firmware="bios", accel="tcg",
                  cpu=None, extra=None, icount=None):
     """The tools/qemu.sh command line for these settings (icount: "auto",

@@ -64,6 +64,11 @@ void platform_fail_stop(void) __noreturn;
 void platform_sampling_init(void);
 /* PLATFORM_NATIVE, PLATFORM_TCG_ICOUNT or PLATFORM_TCG (<abi/platform.h>). */
 unsigned platform_sampling(void);
+/*
+ * Under PLATFORM_TCG_ICOUNT: do the vCPUs take uneven turns, so that SMP
+ * shares are off (a QEMU before 8.1)? False elsewhere. Any context.
+ */
+bool platform_icount_uneven(void);
 /* Does a hypervisor or an emulator run us (CPUID's hypervisor bit)? Any context. */
 bool platform_virtual(void);
 

@@ -56,10 +56,11 @@
 /* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
 #define PROF_F_TB_BIASED (1u << 31)
 /*
- * Header only, set by the kernel: QEMU -icount on more than one CPU. QEMU
- * (7.2 here) runs the vCPUs in turns on one thread, each up to its next
- * timer deadline, so a CPU's samples that come due while it waits for its
- * turn are taken where its last turn ended, and CPU shares are uneven.
+ * Header only, set by the kernel: QEMU -icount on more than one CPU, in a
+ * QEMU before 8.1 (platform_icount_uneven). QEMU 7.2 runs the vCPUs in
+ * uneven turns on one thread, so a CPU's samples that come due while it
+ * waits for its turn are taken where its last turn ended, and CPU shares
+ * are off. QEMU 10 was measured exact per job (test/gtsmp.t).
  */
 #define PROF_F_ICOUNT_SMP (1u << 30)
 
