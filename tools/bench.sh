@@ -31,8 +31,9 @@ tsc.hz is always printed).
   --icount SHIFT    QEMU -icount shift=SHIFT: time from instructions (each
                     takes 2^SHIFT ns), so figures repeat run to run; every
                     "cycles" figure is also printed as NAME.instructions.
-                    Also auto (shift=auto) or off. Default: off, but auto
-                    when only prof figures are asked (exact samples)
+                    Also auto (shift=auto) or off. Default: off, but 3
+                    when only prof figures are asked (exact samples on a
+                    time base that follows instructions)
   --log             print the whole serial log, not just the figures
   --compare REV     also build git revision REV (in a temporary worktree)
                     and print each figure as "name REV-value this-value unit
@@ -75,7 +76,7 @@ done
 [[ -z $icount || $icount =~ ^([0-9]|auto|off)$ ]] || bad "--icount wants a shift 0..9, auto or off"
 if [[ -z $icount ]]; then
     icount=off
-    (( ${#figures[@]} )) && ! printf '%s\n' "${figures[@]}" | grep -qv '^prof' && icount=auto
+    (( ${#figures[@]} )) && ! printf '%s\n' "${figures[@]}" | grep -qv '^prof' && icount=3
 fi
 extra=(--icount "$icount")
 shift_n=''
