@@ -424,7 +424,7 @@ check: setup
 # Debian 12): the ktest suite and the profiling ground truths on it; the
 # reports' figures say how exact it is there (README "QEMU versions").
 QEMU7_TESTS := test/ktest.t test/groundtruth.t test/gtloop.t test/gtcallgrind.t \
-	test/workload.t test/icount.t test/missed.t
+	test/workload.t test/icount.t test/missed.t test/gtsmp.t
 check-qemu7: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory CPROFILE=1 BUILD=$(BUILD)/cprof isos
