@@ -40,7 +40,6 @@
 #define ICR_OTHERS (3u << 18)
 
 #define LAPIC_CAL_MS 2             /* the (long) calibration window */
-#define LAPIC_CAL_TCG_MS 25        /* by expiry without -icount: late wake-ups shrink */
 #define LAPIC_CAL_BRACKETS 4       /* by count: TSC brackets of each end point */
 #define LAPIC_CAL_PROBE 1024       /* by expiry: timer ticks of the short window */
 #define LAPIC_CAL_WINDOWS 2        /* by expiry: each timed this often, the shortest kept */
@@ -302,23 +301,23 @@ static uint64_t lapic_cal_by_expiry(unsigned ms)
  * reads are re-translated to end their block; RDMSR is not). Elsewhere
  * the count's bracketed end points are exact while a poll of the expiry
  * comes late by whatever the host's timer wake-up takes (plain TCG:
- * tens of µs, 2 to 8% of a 1 ms window). -icount is told by timing
- * (arch/x86_64/pc/emul.c), which a loaded host can mislead; so in x2APIC
- * mode under any TCG the count is never read, and without -icount the
- * expiry's window is LAPIC_CAL_TCG_MS long (the late wake-up then costs
- * about 0.2%; xAPIC reads the count by MMIO, which is safe).
+ * tens of µs, 2 to 8% of a 1 ms window, and on a loaded host far more:
+ * QEMU 10's plain TCG in x2APIC mode once measured 6.8 MHz for 61 MHz, and
+ * the tick then ran 9 times too slow). -icount is told by timing
+ * (arch/x86_64/pc/emul.c), and a loaded host can only mislead it one way:
+ * a host-timed TSC may repeat a count (plain TCG taken for -icount, which
+ * then times the expiry, harmless), but under -icount the count is the
+ * instruction count and never varies, so a guest found without -icount
+ * is without it, and reads the count by RDMSR safely.
  */
 uint64_t lapic_timer_calibrate(void)
 {
 	irq_set_handler(VEC_APIC_ERROR, lapic_error_irq);
 	irq_set_handler(VEC_LAPIC_CAL, lapic_cal_irq);
-	unsigned kind = platform_sampling();
-	bool icount = kind == PLATFORM_TCG_ICOUNT;
-	bool expiry = icount || (x2apic && kind == PLATFORM_TCG);
+	bool expiry = platform_sampling() == PLATFORM_TCG_ICOUNT;
 	uint64_t f = irq_save();
 	lapic_write(APIC_TIMER_DIV, 0x3);            /* divide by 16 */
-	uint64_t rate = expiry ? lapic_cal_by_expiry(icount ? LAPIC_CAL_MS : LAPIC_CAL_TCG_MS)
-		: lapic_cal_by_count();
+	uint64_t rate = expiry ? lapic_cal_by_expiry(LAPIC_CAL_MS) : lapic_cal_by_count();
 	irq_restore(f);
 	pr_info("timer at %lu Hz (measured by its %s)", rate,
 		expiry ? "one-shot expiry" : "current count");
