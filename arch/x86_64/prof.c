@@ -1,8 +1,9 @@
 /*
  * The profiler's sample sources on x86-64 / PC (<arch/prof.h>): what the
  * machine has, starting and stopping the one source in use, and the NMI
- * hook. The sources themselves are in prof_pmc.c, prof_timer.c and
- * pc/prof_rtc.c (see arch/prof_src.h).
+ * hook, all through the table prof_sources[] of the sources' descriptors
+ * (prof_source_t, arch/prof_src.h), defined in prof_pmc.c, prof_timer.c
+ * and pc/prof_rtc.c.
  *
  * start and stop come from one thread at a time (the generic code
  * serialises them), so `running` needs no lock; NMI handlers do not read
@@ -18,6 +19,7 @@
 #include <kernel/sched.h>
 #include <kernel/tick.h>
 #include <kernel/time.h>
+#include <lib/fmt.h>
 
 #define LOG_PREFIX "prof"
 #define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
@@ -29,11 +31,16 @@
 #define PROF_PROBE_LONGER 16            /* ...for at most this many times as long */
 #define PROF_PROBE_KEEP_S 30            /* a timer probe's answer is reused this long */
 
+/* Every source, probed in this order (rtc before rtc-nmi). */
+static const prof_source_t *const prof_sources[] = {
+	&prof_source_pmc, &prof_source_rtc, &prof_source_rtc_nmi, &prof_source_timer,
+};
+#define PROF_NSOURCES (sizeof(prof_sources) / sizeof(prof_sources[0]))
+
 static bool inited;
-static unsigned running;                /* PROF_SRC_* started, 0 = none */
-static bool have_pmc, have_rtc, have_rtc_nmi;
-static const char *pmc_why = "not probed yet", *rtc_why = "not probed yet";
-static const char *rtc_nmi_why = "not probed yet";
+static const prof_source_t *running;    /* the source started, NULL = none */
+static bool src_have[PROF_SRC_COUNT];
+static const char *src_what[PROF_SRC_COUNT];   /* a description, or why not */
 
 static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
 static uint64_t probe_timer_cost, probe_timer_at;  /* the last engine-start probe, its TSC */
@@ -45,18 +52,50 @@ static void prof_probe_irq(int_frame_t *f)
 	probe_irqs[cpu_id()]++;
 }
 
+/* The source with id source, or NULL. */
+static const prof_source_t *prof_source(unsigned source)
+{
+	for (size_t i = 0; i < PROF_NSOURCES; i++)
+		if (prof_sources[i]->id == source)
+			return prof_sources[i];
+	return NULL;
+}
+
 /*
  * The profiler's NMI handler (registered with the dispatcher, latching:
  * a broadcast's reason flag can cover two sends, the RTC's edge can race
  * stop): a counter overflow, the RTC as NMI, or a broadcast, which the
- * sender flags with NMI_REASON_PROF.
+ * sender flags with NMI_REASON_PROF. Every source's nmi runs.
  */
 static bool prof_nmi(struct int_frame *f, uint32_t pending)
 {
 	bool prof_ipi = pending & NMI_REASON_PROF;
-	bool mine = prof_pmc_nmi(f);
+	bool mine = prof_ipi;
 
-	return (prof_rtc_nmi(f, prof_ipi) || prof_ipi) || mine;
+	for (size_t i = 0; i < PROF_NSOURCES; i++)
+		if (prof_sources[i]->nmi)
+			mine |= prof_sources[i]->nmi(f, prof_ipi);
+	return mine;
+}
+
+/* Probe every source and log "sources: NAME yes (WHAT); NAME no (WHY); ...". */
+static void prof_probe_sources(void)
+{
+	char line[256];
+	size_t at = 0;
+
+	for (size_t i = 0; i < PROF_NSOURCES; i++) {
+		const prof_source_t *s = prof_sources[i];
+		const char *what = NULL;
+		src_have[s->id] = s->probe(&what);
+		src_what[s->id] = what;
+		int n = fmt_snprintf(line + at, sizeof(line) - at, "%s%s %s%s%s%s",
+				     i ? "; " : "", s->name,
+				     src_have[s->id] ? "yes" : "no", what ? " (" : "",
+				     what ? what : "", what ? ")" : "");
+		at = MIN(at + (size_t)MAX(n, 0), sizeof(line) - 1);
+	}
+	pr_info("sources: %s", line);
 }
 
 void arch_prof_init(void)
@@ -64,96 +103,54 @@ void arch_prof_init(void)
 	if (inited)
 		return;
 	inited = true;
-	const char *pmc_what;
-
 	arch_nmi_register(prof_nmi, 0, true);     /* and NMI_REASON_PROF */
-
-	have_rtc = prof_rtc_init(&rtc_why);
-	have_rtc_nmi = have_rtc && prof_rtc_nmi_usable(&rtc_nmi_why);
-	if (!have_rtc)
-		rtc_nmi_why = rtc_why;
 	irq_set_handler(VEC_PROF_PROBE, prof_probe_irq);
-	have_pmc = prof_pmc_probe(&pmc_what);
-	if (!have_pmc)
-		pmc_why = pmc_what;
-	pr_info("sources: pmc %s (%s); rtc %s%s%s; rtc-nmi %s%s%s; timer yes",
-		have_pmc ? "yes" : "no", pmc_what,
-		have_rtc ? "yes" : "no (", have_rtc ? "" : rtc_why, have_rtc ? "" : ")",
-		have_rtc_nmi ? "yes" : "no (", have_rtc_nmi ? "" : rtc_nmi_why,
-		have_rtc_nmi ? "" : ")");
+	prof_probe_sources();
 }
 
 bool arch_prof_have(unsigned source, const char **why)
 {
 	const char *no = NULL;
 
-	if (source == PROF_SRC_PMC && !have_pmc)
-		no = pmc_why;
-	else if (source == PROF_SRC_RTC && !have_rtc)
-		no = rtc_why;
-	else if (source == PROF_SRC_RTC_NMI && !have_rtc_nmi)
-		no = rtc_nmi_why;
-	else if (source == PROF_SRC_DEFAULT || source >= PROF_SRC_COUNT)
+	if (!prof_source(source))
 		no = "no such source";
+	else if (!src_have[source])
+		no = src_what[source] ? src_what[source] : "not probed yet";
 	if (no && why)
 		*why = no;
 	return !no;
 }
 
-static errno_t arch_prof_start_source(unsigned source, unsigned hz, unsigned *hz_out)
-{
-	switch (source) {
-	case PROF_SRC_PMC:
-		return prof_pmc_start(hz, hz_out);
-	case PROF_SRC_RTC:
-	case PROF_SRC_RTC_NMI:
-		return prof_rtc_start(source == PROF_SRC_RTC_NMI, hz, hz_out);
-	case PROF_SRC_TIMER:
-		return prof_timer_start(hz, hz_out);
-	}
-	return EINVAL;
-}
-
 errno_t arch_prof_start(unsigned source, unsigned hz, unsigned *hz_out)
 {
-	if (hz == 0 || hz > PROF_HZ_MAX || source == PROF_SRC_DEFAULT ||
-	    source >= PROF_SRC_COUNT)
+	const prof_source_t *s = prof_source(source);
+
+	if (hz == 0 || hz > PROF_HZ_MAX || !s)
 		return EINVAL;
 	if (!arch_prof_have(source, NULL))
 		return ENOTSUP;
 	if (running)
 		return EBUSY;
-	errno_t rc = arch_prof_start_source(source, hz, hz_out);
+	errno_t rc = s->start(hz, hz_out);
 	if (rc == EOK)
-		running = source;
+		running = s;
 	return rc;
 }
 
 void arch_prof_stop(void)
 {
-	switch (running) {
-	case PROF_SRC_PMC:
-		prof_pmc_stop();
-		break;
-	case PROF_SRC_RTC:
-	case PROF_SRC_RTC_NMI:
-		prof_rtc_stop();
-		break;
-	case PROF_SRC_TIMER:
-		prof_timer_stop();
-		break;
-	}
-	running = 0;
+	if (running)
+		running->stop();
+	running = NULL;
 }
 
 bool arch_prof_scale(unsigned source, unsigned divisor)
 {
-	if (source == PROF_SRC_TIMER)
-		prof_timer_scale(divisor);
-	else if (source == PROF_SRC_PMC)
-		prof_pmc_scale(divisor);
-	else
+	const prof_source_t *s = prof_source(source);
+
+	if (!s || !s->scale)
 		return false;
+	s->scale(divisor);
 	return true;
 }
 
@@ -301,7 +298,7 @@ uint64_t arch_prof_irq_cycles(void)
 	for (unsigned i = 0; i < PROF_PROBE_ROUNDS; i++)
 		v[i] = prof_probe_once();
 	uint64_t self = prof_median(v, PROF_PROBE_ROUNDS);
-	if (running == PROF_SRC_TIMER)          /* the timer is the source's */
+	if (running == &prof_source_timer)     /* the timer is the source's */
 		return self;
 	return MAX(self, prof_timer_cost());
 }

@@ -153,7 +153,8 @@ static void pmc_load(void)
 	wrmsr(hw.ctr, -p & pmc_mask());
 }
 
-void prof_pmc_scale(unsigned divisor)
+/* From this CPU's counter NMI: reload divisor times the period from now on. */
+static void prof_pmc_scale(unsigned divisor)
 {
 	scale[cpu_id()] = divisor;
 }
@@ -198,7 +199,11 @@ static const char *pmc_probe_counts(void)
 	return NULL;
 }
 
-bool prof_pmc_probe(const char **what)
+/*
+ * Boot: detect usable counters (never assumed). True and *what = what was
+ * found ("Intel architectural perfmon v4, ..."), or false and *what = why not.
+ */
+static bool prof_pmc_probe(const char **what)
 {
 	const char *no;
 
@@ -254,7 +259,8 @@ static void pmc_disarm(void *arg)
 	armed[me] = false;
 }
 
-errno_t prof_pmc_start(unsigned hz, unsigned *hz_out)
+/* Arm the cycle counter on every CPU to overflow about hz times a second. */
+static errno_t prof_pmc_start(unsigned hz, unsigned *hz_out)
 {
 	uint64_t tsc_hz = time_cycles_per_sec();
 
@@ -264,7 +270,8 @@ errno_t prof_pmc_start(unsigned hz, unsigned *hz_out)
 	return EOK;
 }
 
-void prof_pmc_stop(void)
+/* Disarm the counters and mask the LVT entries on every CPU. */
+static void prof_pmc_stop(void)
 {
 	smp_call_all(pmc_disarm, NULL);
 }
@@ -276,8 +283,10 @@ static bool pmc_overflowed(void)
 	return !((rdmsr(hw.ctr) >> (hw.width - 1)) & 1);
 }
 
-bool prof_pmc_nmi(int_frame_t *f)
+/* NMI context: true if this CPU's counter overflowed (re-armed, sample taken). */
+static bool prof_pmc_nmi(int_frame_t *f, bool prof_ipi)
 {
+	(void)prof_ipi;
 	if (!armed[cpu_id()] || !pmc_overflowed())
 		return false;
 	pmc_load();
@@ -287,3 +296,9 @@ bool prof_pmc_nmi(int_frame_t *f)
 	lapic_set_lvt_perf(APIC_DM_NMI);
 	return true;
 }
+
+const prof_source_t prof_source_pmc = {
+	.id = PROF_SRC_PMC, .name = "pmc", .probe = prof_pmc_probe,
+	.start = prof_pmc_start, .stop = prof_pmc_stop, .nmi = prof_pmc_nmi,
+	.scale = prof_pmc_scale,
+};

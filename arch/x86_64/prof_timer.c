@@ -166,7 +166,7 @@ static void prof_timer_arm(void *arg)
  * interrupt rate falls with the sampling rate, so skipped samples cost
  * the interrupted code nothing. The scheduler's tick stays at HZ.
  */
-void prof_timer_scale(unsigned divisor)
+static void prof_timer_scale(unsigned divisor)
 {
 	prof_timer_cpu_t *t = &timer_cpu[cpu_id()];
 	unsigned hz = MAX(t->asked / MAX(divisor, 1u), 1u);
@@ -189,7 +189,8 @@ static void prof_timer_disarm(void *arg)
 	lapic_timer_start(cpu_current()->arch.lapic_ticks_per_sec, tick_hz());
 }
 
-errno_t prof_timer_start(unsigned hz, unsigned *hz_out)
+/* Run every CPU's local APIC timer for hz samples a second (tick kept at HZ). */
+static errno_t prof_timer_start(unsigned hz, unsigned *hz_out)
 {
 	irq_handler_t h = irq_get_handler(VEC_TIMER);
 
@@ -202,8 +203,22 @@ errno_t prof_timer_start(unsigned hz, unsigned *hz_out)
 	return EOK;
 }
 
-void prof_timer_stop(void)
+/* Put every CPU's local APIC timer back at the scheduler's rate. */
+static void prof_timer_stop(void)
 {
 	smp_call_all(prof_timer_disarm, NULL);
 	irq_set_handler(VEC_TIMER, sched_tick_irq);
 }
+
+/* Always there: every CPU has its local APIC timer. */
+static bool prof_timer_probe(const char **what)
+{
+	*what = NULL;
+	return true;
+}
+
+const prof_source_t prof_source_timer = {
+	.id = PROF_SRC_TIMER, .name = "timer", .probe = prof_timer_probe,
+	.start = prof_timer_start, .stop = prof_timer_stop,
+	.scale = prof_timer_scale,
+};

@@ -980,9 +980,10 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 		abort();
 }
 
-#define TB_WARNING "warning: QEMU TCG without -icount: weights keep each CPU's time, " \
-	"but positions in code are biased to translation-block boundaries (functions up to " \
-	"15 points off against callgrind; boot with -icount for exact profiles)"
+#define TB_WARNING "warning: QEMU TCG without -icount: weights keep each CPU's time " \
+	"(a half-busy system's split within 3 points of the kernel's accounting), but " \
+	"positions in code are biased to translation-block boundaries (functions up to 8 " \
+	"points off against callgrind, 15 before weights; boot with -icount for exact profiles)"
 
 /* A MISSED record of cpu: its count since the engine started. */
 static void sb_missed(pt_sb_t *b, uint32_t cpu, uint64_t missed, uint64_t tsc)

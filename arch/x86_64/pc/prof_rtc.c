@@ -128,7 +128,8 @@ static void prof_rtc_ipi(int_frame_t *f)
 		prof_hit(f, PROF_SRC_RTC);
 }
 
-bool prof_rtc_nmi(int_frame_t *f, bool prof_ipi)
+/* NMI part of rtc-nmi (NMI context): true if the NMI was the RTC's or a broadcast. */
+static bool prof_rtc_nmi(int_frame_t *f, bool prof_ipi)
 {
 	bool mine = false;
 
@@ -186,7 +187,11 @@ static void prof_rtc_on_boot_cpu(void *arg)
 		((void (*)(void))arg)();
 }
 
-errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out)
+/*
+ * Start the RTC periodic interrupt, as a fixed IRQ (nmi false) or an NMI.
+ * EBUSY if a driver task has subscribed to IRQ 8 (its handler replaced ours).
+ */
+static errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out)
 {
 	unsigned p = prof_rtc_round(hz);
 
@@ -201,26 +206,29 @@ errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out)
 	return EOK;
 }
 
-void prof_rtc_stop(void)
+/* Stop it: IRQ 8's IOAPIC entry and registers A and B as found. */
+static void prof_rtc_stop(void)
 {
 	smp_call_all(prof_rtc_on_boot_cpu, (void *)prof_rtc_disarm);
 }
 
-bool prof_rtc_init(const char **why)
+static bool rtc_ok;                /* prof_rtc_probe said yes */
+static const char *rtc_why;        /* ... or why not */
+
+/* Boot: install the IRQ 8 and VEC_IPI_PROF handlers; whether the RTC is usable. */
+static bool prof_rtc_probe(const char **why)
 {
 	uint64_t rte;
 
 	irq_set_handler(RTC_VECTOR, prof_rtc_irq);
 	irq_set_handler(VEC_IPI_PROF, prof_rtc_ipi);
-	if (acpi.have_fadt && (acpi.iapc_boot_arch & ACPI_BOOT_NO_CMOS_RTC)) {
-		*why = "the FADT says there is no CMOS RTC";
-		return false;
-	}
-	if (ioapic_get_isa(RTC_IRQ, &rte) != EOK) {
-		*why = "no IOAPIC input for IRQ 8";
-		return false;
-	}
-	return true;
+	if (acpi.have_fadt && (acpi.iapc_boot_arch & ACPI_BOOT_NO_CMOS_RTC))
+		rtc_why = "the FADT says there is no CMOS RTC";
+	else if (ioapic_get_isa(RTC_IRQ, &rte) != EOK)
+		rtc_why = "no IOAPIC input for IRQ 8";
+	rtc_ok = !rtc_why;
+	*why = rtc_why;
+	return rtc_ok;
 }
 
 /* "KVMKVMKVM\0\0\0" at CPUID 4000_0000h, behind the hypervisor bit. */
@@ -232,11 +240,34 @@ static bool prof_rtc_under_kvm(void)
 	return r.ebx == 0x4b4d564b && r.ecx == 0x564b4d56 && r.edx == 0x4d;
 }
 
-bool prof_rtc_nmi_usable(const char **why)
+/* Whether the RTC may be delivered as NMI here (after prof_rtc_probe). */
+static bool prof_rtc_nmi_probe(const char **why)
 {
-	if (prof_rtc_under_kvm()) {
+	if (!rtc_ok)
+		*why = rtc_why ? rtc_why : "the rtc source was not probed";
+	else if (prof_rtc_under_kvm())
 		*why = "KVM's IOAPIC would silence the RTC after one NMI";
-		return false;
-	}
-	return true;
+	else
+		*why = NULL;
+	return !*why;
 }
+
+static errno_t prof_rtc_start_irq(unsigned hz, unsigned *hz_out)
+{
+	return prof_rtc_start(false, hz, hz_out);
+}
+
+static errno_t prof_rtc_start_nmi(unsigned hz, unsigned *hz_out)
+{
+	return prof_rtc_start(true, hz, hz_out);
+}
+
+const prof_source_t prof_source_rtc = {
+	.id = PROF_SRC_RTC, .name = "rtc", .probe = prof_rtc_probe,
+	.start = prof_rtc_start_irq, .stop = prof_rtc_stop,
+};
+
+const prof_source_t prof_source_rtc_nmi = {
+	.id = PROF_SRC_RTC_NMI, .name = "rtc-nmi", .probe = prof_rtc_nmi_probe,
+	.start = prof_rtc_start_nmi, .stop = prof_rtc_stop, .nmi = prof_rtc_nmi,
+};

@@ -399,9 +399,11 @@ static void pr_warnings(prof_print_t *pp)
 
 	if (r->c.have_header && (r->header.flags & PROF_F_TB_BIASED))
 		rep_printf(r, "warning: QEMU TCG without -icount: weights keep each CPU's "
-			   "time, but positions in code are biased to translation-block "
-			   "boundaries (functions up to 15 points off against callgrind; "
-			   "boot with -icount for exact profiles)\n");
+			   "time (a half-busy system's split within 3 points of the "
+			   "kernel's accounting), but positions in code are biased to "
+			   "translation-block boundaries (functions up to 8 points off "
+			   "against callgrind, 15 before weights; boot with -icount for "
+			   "exact profiles)\n");
 	if (r->c.have_header && (r->header.flags & PROF_F_ICOUNT_SMP))
 		rep_printf(r, "warning: QEMU -icount on %u CPUs with a QEMU before 8.1: its "
 			   "vCPUs take uneven turns, so samples due while a CPU waits land "

@@ -1,7 +1,8 @@
 /*
- * Inside the x86-64 profiler sources (behind <arch/prof.h>): the pieces
- * arch/x86_64/prof.c dispatches to. Each start/stop pair is called only
- * by prof.c, in thread context with interrupts on, one source at a time.
+ * Inside the x86-64 profiler sources (behind <arch/prof.h>): each source
+ * file defines one prof_source_t (or two), and arch/x86_64/prof.c lists
+ * them in prof_sources[] and dispatches through it: adding a source is its
+ * file, its row there and its PROF_SRC_* id.
  *
  *   pc/prof_rtc.c     rtc and rtc-nmi (CMOS periodic interrupt, IRQ 8)
  *   prof_pmc.c        pmc (counter overflow NMI)
@@ -29,39 +30,31 @@ uint64_t prof_probe_timer(unsigned pairs);
 /* prof.c: timer probes arch_prof_irq_cycles() has run since boot (one per PROF_PROBE_KEEP_S at most). */
 uint64_t prof_timer_probes(void);
 
-/* Boot: install the IRQ 8 and VEC_IPI_PROF handlers; whether the RTC is usable. */
-bool prof_rtc_init(const char **why);
-/* Whether the RTC may be delivered as NMI here (prof_rtc_init() said yes). */
-bool prof_rtc_nmi_usable(const char **why);
 /*
- * Start the RTC periodic interrupt, as a fixed IRQ (nmi false) or an NMI.
- * EBUSY if a driver task has subscribed to IRQ 8 (its handler replaced ours).
+ * One sample source, as its file describes it to prof.c. probe runs once
+ * at boot (thread context; earlier entries of prof_sources first): true if
+ * usable, *what then a description or NULL; false with *what = why not.
+ * start arms it on every CPU at about hz samples a second (*hz_out: the
+ * rate it runs at) and stop disarms it, thread context, interrupts on,
+ * one source at a time. nmi (NMI context, may be NULL) says whether the
+ * NMI was this source's (prof_ipi: a broadcast flagged NMI_REASON_PROF
+ * came). scale (from the source's own interrupt, may be NULL) samples at
+ * 1/divisor of the rate asked for.
  */
-errno_t prof_rtc_start(bool nmi, unsigned hz, unsigned *hz_out);
-/* Stop it: IRQ 8's IOAPIC entry and registers A and B as found. */
-void prof_rtc_stop(void);
-/* NMI part of rtc-nmi (NMI context): true if the NMI was the RTC's or a broadcast. */
-bool prof_rtc_nmi(int_frame_t *f, bool prof_ipi);
+typedef struct prof_source {
+	unsigned id;                               /* PROF_SRC_* */
+	const char *name;
+	bool (*probe)(const char **what);
+	errno_t (*start)(unsigned hz, unsigned *hz_out);
+	void (*stop)(void);
+	bool (*nmi)(int_frame_t *f, bool prof_ipi);
+	void (*scale)(unsigned divisor);
+} prof_source_t;
 
-/*
- * Boot: detect usable counters (never assumed). True and *what = what was
- * found ("Intel architectural perfmon v4, ..."), or false and *what = why not.
- */
-bool prof_pmc_probe(const char **what);
-/* Arm the cycle counter on every CPU to overflow about hz times a second. */
-errno_t prof_pmc_start(unsigned hz, unsigned *hz_out);
-/* Disarm the counters and mask the LVT entries on every CPU. */
-void prof_pmc_stop(void);
-/* NMI context: true if this CPU's counter overflowed (re-armed, sample taken). */
-bool prof_pmc_nmi(int_frame_t *f);
-/* From this CPU's counter NMI: reload divisor times the period from now on. */
-void prof_pmc_scale(unsigned divisor);
-
-/* Run every CPU's local APIC timer for hz samples a second (tick kept at HZ). */
-errno_t prof_timer_start(unsigned hz, unsigned *hz_out);
-/* Put every CPU's local APIC timer back at the scheduler's rate. */
-void prof_timer_stop(void);
-/* From this CPU's timer interrupt: sample at 1/divisor of the rate asked for. */
-void prof_timer_scale(unsigned divisor);
+/* The sources, each defined in its own file. */
+extern const prof_source_t prof_source_pmc;       /* prof_pmc.c */
+extern const prof_source_t prof_source_rtc;       /* pc/prof_rtc.c */
+extern const prof_source_t prof_source_rtc_nmi;   /* pc/prof_rtc.c, after rtc */
+extern const prof_source_t prof_source_timer;     /* prof_timer.c */
 
 #endif
