@@ -41,6 +41,8 @@ static bool inited;
 static const prof_source_t *running;    /* the source started, NULL = none */
 static bool src_have[PROF_SRC_COUNT];
 static const char *src_what[PROF_SRC_COUNT];   /* a description, or why not */
+static const prof_source_t *nmi_srcs[PROF_NSOURCES];  /* usable, with an nmi */
+static unsigned nmi_nsrcs;                            /* published after probing */
 
 static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
 static uint64_t probe_timer_cost, probe_timer_at;  /* the last engine-start probe, its TSC */
@@ -65,16 +67,16 @@ static const prof_source_t *prof_source(unsigned source)
  * The profiler's NMI handler (registered with the dispatcher, latching:
  * a broadcast's reason flag can cover two sends, the RTC's edge can race
  * stop): a counter overflow, the RTC as NMI, or a broadcast, which the
- * sender flags with NMI_REASON_PROF. Every source's nmi runs.
+ * sender flags with NMI_REASON_PROF. Every usable source's nmi runs.
  */
 static bool prof_nmi(struct int_frame *f, uint32_t pending)
 {
 	bool prof_ipi = pending & NMI_REASON_PROF;
 	bool mine = prof_ipi;
+	unsigned n = __atomic_load_n(&nmi_nsrcs, __ATOMIC_ACQUIRE);
 
-	for (size_t i = 0; i < PROF_NSOURCES; i++)
-		if (prof_sources[i]->nmi)
-			mine |= prof_sources[i]->nmi(f, prof_ipi);
+	for (unsigned i = 0; i < n; i++)
+		mine |= nmi_srcs[i]->nmi(f, prof_ipi);
 	return mine;
 }
 
@@ -98,6 +100,17 @@ static void prof_probe_sources(void)
 	pr_info("sources: %s", line);
 }
 
+/* The usable sources with an NMI part, for prof_nmi (after probing). */
+static void prof_collect_nmi(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < PROF_NSOURCES; i++)
+		if (prof_sources[i]->nmi && src_have[prof_sources[i]->id])
+			nmi_srcs[n++] = prof_sources[i];
+	__atomic_store_n(&nmi_nsrcs, n, __ATOMIC_RELEASE);
+}
+
 void arch_prof_init(void)
 {
 	if (inited)
@@ -106,6 +119,7 @@ void arch_prof_init(void)
 	arch_nmi_register(prof_nmi, 0, true);     /* and NMI_REASON_PROF */
 	irq_set_handler(VEC_PROF_PROBE, prof_probe_irq);
 	prof_probe_sources();
+	prof_collect_nmi();
 }
 
 bool arch_prof_have(unsigned source, const char **why)
