@@ -2,8 +2,9 @@
  * Tasks: creation from the initrd, the task table, kill, exit and wait.
  *
  * A task's last thread records the end (thread_exit); once that thread has
- * been switched away for good, task_release_space() frees the address
- * space, makes the task a zombie and tells the parent. Tasks whose parent
+ * been switched away for good, the reaper thread (reaper.c) calls
+ * task_release_space(), which frees the address space with interrupts
+ * on, then makes the task a zombie and tells the parent. Tasks whose parent
  * is the kernel are reaped at once. The table holds one reference; lookups
  * take more (task_get/task_unref).
  *
