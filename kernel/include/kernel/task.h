@@ -53,6 +53,7 @@ typedef struct task {
 	uint32_t nunreaped;         /* threads not yet reaped (switched out for good) */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
+	struct binquota *binq;      /* its quota tree's program cache charge (referenced) */
 	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */
 	volatile bool killed;
 	int status;                 /* exit status (abi/task.h encoding) */
