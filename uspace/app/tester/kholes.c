@@ -17,12 +17,14 @@
  *   image's symbol copies stayed (up to 512 of them);
  * - bintree: an attacker tree (a child, no permissions) spawns stopped
  *   images with 512 KiB + 512 KiB of symbols and keeps them until a spawn
- *   fails: it must be ELIMIT, with its tree's charge within
- *   LIMIT_TREE_BIN_BYTES (system.limits bin_bytes); then another tree
- *   (a second child) runs a copy of tester that faults in fault_null,
- *   whose report must name it (kholes.t checks the log). Before, the
- *   attacker's pinned images took the whole cache budget and the
- *   victim's image ran without symbols.
+ *   fails, then smaller ones (12 + 8 KiB) to fill what is left, then a
+ *   stopped /bin/hello as the sign it is done: a spawn must have been
+ *   refused (ELIMIT), with its tree's charge within LIMIT_TREE_BIN_BYTES
+ *   (system.limits bin_bytes); then another tree (a second child) runs a
+ *   copy of tester with 128 + 128 KiB of symbols that faults in
+ *   fault_null, whose report must name it (kholes.t checks the log).
+ *   Before, the attacker's pinned images took the whole cache budget and
+ *   the victim's image ran without symbols.
  *
  *   tester kholes-fault        (in a patched image) fault in the function
  *                              whose name kholes patches
@@ -51,7 +53,12 @@
 #define KHOLES_HOG_SYMTAB (21845u * 24)  /* about 512 KiB of elf64_sym_t */
 #define KHOLES_HOG_STRTAB (512u << 10)
 #define KHOLES_HOG_MAX 16            /* images the attacker tries (the bound stops it at 3) */
-#define KHOLES_HOG_POLLS 3000        /* 10 ms each: 30 s */
+#define KHOLES_FILL_SYMTAB (512u * 24)   /* the attacker's small images */
+#define KHOLES_FILL_STRTAB (8u << 10)
+#define KHOLES_FILL_MAX 128
+#define KHOLES_VICTIM_SYMTAB (5461u * 24)  /* the victim's image: about 128 KiB */
+#define KHOLES_VICTIM_STRTAB (128u << 10)
+#define KHOLES_HOG_POLLS 6000        /* 10 ms each: a minute */
 #define KHOLES_VICTIM "kholes_forged_symbol_victim"
 #define KHOLES_FORGED "k\nsmp: FAKE LINE symbol"
 
@@ -213,8 +220,11 @@ static sysinfo_limits_t kholes_limits(task_id_t id)
 	return r;
 }
 
-/* Count the children of parent, killing them if kill (PERM_KILL: they are not ours). */
-static unsigned kholes_children(task_id_t parent, bool kill)
+/*
+ * Count the children of parent (named name, if not NULL), killing them
+ * if kill (PERM_KILL: they are not ours).
+ */
+static unsigned kholes_children(task_id_t parent, const char *name, bool kill)
 {
 	static sysinfo_task_t tasks[512];
 	size_t got = 0;
@@ -223,7 +233,7 @@ static unsigned kholes_children(task_id_t parent, bool kill)
 	if (sys_sysinfo_data("system.tasks", tasks, sizeof(tasks), &got) != EOK)
 		return 0;
 	for (size_t i = 0; i < got / sizeof(tasks[0]); i++) {
-		if (tasks[i].parent != parent)
+		if (tasks[i].parent != parent || (name && strcmp(tasks[i].name, name)))
 			continue;
 		n++;
 		if (kill)
@@ -232,18 +242,12 @@ static unsigned kholes_children(task_id_t parent, bool kill)
 	return n;
 }
 
-/* Wait until the attacker was refused a spawn or made all its tries. */
+/* Wait until the attacker is done (its stopped hello), then its limits. */
 static sysinfo_limits_t kholes_hog_done(task_id_t hog)
 {
-	sysinfo_limits_t r = kholes_limits(hog);
-
-	for (int i = 0; i < KHOLES_HOG_POLLS && !r.bin_denied; i++) {
-		if (kholes_children(hog, false) >= KHOLES_HOG_MAX)
-			break;
+	for (int i = 0; i < KHOLES_HOG_POLLS && !kholes_children(hog, "hello", false); i++)
 		sys_sleep_ns(10 * 1000000ull);
-		r = kholes_limits(hog);
-	}
-	return r;
+	return kholes_limits(hog);
 }
 
 static void kholes_bintree(void)
@@ -266,7 +270,7 @@ static void kholes_bintree(void)
 	tap_ok(status == 0, "bintree: another tree's image ran and was killed for its fault "
 	       "(spawn %d, status %#x)", rv, status);
 	if (rc == EOK) {
-		kholes_children(hog, true);
+		kholes_children(hog, NULL, true);
 		sys_kill(hog);
 		kholes_wait(hog);
 	}
@@ -291,14 +295,14 @@ int cmd_kholes(int argc, char **argv)
 }
 
 /*
- * hello read into memory with symtab bytes of symbols (its own, then
- * empty ones) and strtab of strings (its own, then NULs) after it, its
- * section headers pointing there; *size the whole.
+ * The program at path read into memory with symtab bytes of symbols (its
+ * own, then empty ones) and strtab of strings (its own, then NULs) after
+ * it, its section headers pointing there; *size the whole.
  */
-static uint8_t *kholes_crafted(size_t symtab, size_t strtab, size_t *size)
+static uint8_t *kholes_crafted(const char *path, size_t symtab, size_t strtab, size_t *size)
 {
 	size_t n, at;
-	uint8_t *img = kholes_read("/bin/hello", symtab + strtab + 8, &n);
+	uint8_t *img = kholes_read(path, symtab + strtab + 8, &n);
 	const elf64_shdr_t *sym, *str;
 
 	if (!img || elf_find_symtab(img, n, &sym, &str) != EOK ||
@@ -328,7 +332,7 @@ int cmd_kholes_flood(int argc, char **argv)
 		usage(0);
 		return 2;
 	}
-	uint8_t *img = kholes_crafted(KHOLES_SYMTAB, KHOLES_STRTAB, &size);
+	uint8_t *img = kholes_crafted("/bin/hello", KHOLES_SYMTAB, KHOLES_STRTAB, &size);
 	if (!img)
 		return 3;
 	for (uint64_t i = 0; i < n; i++) {
@@ -349,23 +353,37 @@ int cmd_kholes_flood(int argc, char **argv)
 	return 0;
 }
 
-int cmd_kholes_hog(int argc, char **argv)
+/*
+ * Pin up to max distinct hello images with symtab + strtab bytes of
+ * symbols (spawned stopped, numbered from *seq) until a spawn fails.
+ */
+static void kholes_pin(size_t symtab, size_t strtab, unsigned max, uint64_t *seq)
 {
 	static const char *const hello[] = { "hello", NULL };
 	size_t size = 0;
-	uint8_t *img = kholes_crafted(KHOLES_HOG_SYMTAB, KHOLES_HOG_STRTAB, &size);
+	uint8_t *img = kholes_crafted("/bin/hello", symtab, strtab, &size);
 	errno_t rc = img ? EOK : ENOMEM;
-	uint64_t n = 0;
+	unsigned n = 0;
 
-	for (; n < KHOLES_HOG_MAX && rc == EOK; n++) {
+	for (; n < max && rc == EOK; n++, (*seq)++) {
 		task_id_t id;
-		memcpy(img + size - KHOLES_HOG_STRTAB / 2, &n, sizeof(n));   /* a distinct image */
-		rc = kholes_spawn("/bin/kholes-hog", img, size, hello,
-				  SPAWN_F_STOPPED, &id);
+		memcpy(img + size - strtab / 2, seq, sizeof(*seq));   /* a distinct image */
+		rc = kholes_spawn("/bin/kholes-hog", img, size, hello, SPAWN_F_STOPPED, &id);
 	}
 	free(img);
-	printf("# kholes-hog: %llu images pinned, then %d\n",
-	       (unsigned long long)(rc == EOK ? n : n - 1), rc);
+	printf("# kholes-hog: %u images of %zu KiB of symbols pinned, then %d\n",
+	       rc == EOK ? n : n - 1, (symtab + strtab) >> 10, rc);
+}
+
+int cmd_kholes_hog(int argc, char **argv)
+{
+	static const char *const hello[] = { "hello", NULL };
+	uint64_t seq = 0;
+	task_id_t id;
+
+	kholes_pin(KHOLES_HOG_SYMTAB, KHOLES_HOG_STRTAB, KHOLES_HOG_MAX, &seq);
+	kholes_pin(KHOLES_FILL_SYMTAB, KHOLES_FILL_STRTAB, KHOLES_FILL_MAX, &seq);
+	kholes_spawn("/bin/hello", NULL, 0, hello, SPAWN_F_STOPPED, &id);   /* done */
 	for (;;)
 		sys_sleep_ns(UINT64_MAX);    /* its stopped tasks pin the images; kholes ends them */
 	return 0;
@@ -374,8 +392,9 @@ int cmd_kholes_hog(int argc, char **argv)
 int cmd_kholes_victim(int argc, char **argv)
 {
 	static const char *const fault[] = { "tester", "fault", "null", NULL };
-	size_t size;
-	uint8_t *tester = kholes_read("/bin/tester", 0, &size);
+	size_t size = 0;
+	uint8_t *tester = kholes_crafted("/bin/tester", KHOLES_VICTIM_SYMTAB, KHOLES_VICTIM_STRTAB,
+					 &size);
 	task_id_t id;
 	errno_t rc = tester ? kholes_spawn("/bin/kholes-victim", tester, size, fault, 0, &id)
 			    : ENOENT;
