@@ -22,7 +22,7 @@ phase:
   waited for (its space, like every dead task's, is freed by the reaper
   thread with interrupts on: docs/ARCHITECTURE.md "Interrupt
   discipline"; in the switch path, before, the 15 MiB teardown was a
-  0.95 ms section and the 64 MiB one about 4 ms).
+  0.95 ms section and the 64 MiB one 3.96 ms).
 
 The test asserts the probe finished, that the sysinfo reads raised the
 longest section by at most 0.1 ms over the boot figure (0.21 ms; the
