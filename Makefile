@@ -305,7 +305,7 @@ HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_ALL_SRCS))
 # Pure kernel logic that is unit-tested on the host.
 HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/sched/load_fold.c kernel/sched/idle_adjust.c kernel/profil/calc.c \
-	kernel/prof/fifo.c kernel/prof/jitter.c
+	kernel/prof/fifo.c kernel/prof/jitter.c kernel/proc/binquota.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
 # computations, formatting, keys and rendering).

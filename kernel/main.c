@@ -19,6 +19,7 @@
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/reaper.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
 #include <kernel/sched.h>
@@ -148,6 +149,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	kbox_init();                /* kernel answerboxes */
 	prof_init();                /* profiler: sample sources, drain thread */
 	load_init();                /* the load average thread */
+	reaper_init();              /* frees dead tasks' spaces, interrupts on */
 	acct_measure();             /* cycles accounting costs per entry */
 	mm_report_footprint();
 	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)

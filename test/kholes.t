@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""test/kholes.t - three kernel holes probed by an unprivileged task.
+"""test/kholes.t - kernel holes probed by unprivileged tasks.
 
-An ISO with the kernel command line "-- restrict tester kholes" (init runs
-`tester kholes` without permissions and powers QEMU off with its verdict)
-is booted under BIOS with 2 CPUs. Its TAP (uspace/app/tester/kholes.c:
-spawn paths with control characters refused, a symbol with a newline,
-the program cache's byte bound and free memory after a flood of crafted
-images) becomes tests here, prefixed with the boot. Then the log:
+An ISO with the kernel command line "-- restrict -p kill tester kholes"
+(init runs `tester kholes` with no permission but PERM_KILL and powers
+QEMU off with its verdict) is booted under BIOS with 2 CPUs. kholes
+spawns its attackers with no permissions, so each forms a quota tree of
+its own; the kill permission only lets it end the attacker's stopped
+grandchildren. Its TAP (uspace/app/tester/kholes.c: spawn paths with
+control characters refused, a symbol with a newline, the program cache's
+byte bound and free memory after a flood of crafted images, one tree's
+images stopped at LIMIT_TREE_BIN_BYTES while another tree's keep their
+symbols) becomes tests here, prefixed with the boot. Then the log:
 
 - no line starts with "smp: FAKE" (a task or symbol name with a newline
   printed such a line before the fix);
 - the report of the patched image's fault shows its symbol escaped:
   "task: N (tester): ... <k\\x0asmp: FAKE LINE symbol+0x...>; killed";
-- no panic, and no task but that one was killed for a fault.
+- the victim tree's image, run while the attacker tree holds its bound,
+  faults with its symbol: "task: N (kholes-victim): ... <fault_null+0x...>;
+  killed" (before, the attacker's pinned images took the whole cache
+  budget and the victim's ran without symbols);
+- no panic, and no task but those two was killed for a fault.
 
 TAP on stdout, for prove.
 """
@@ -34,6 +42,8 @@ TIMEOUT = 300       # seconds per boot (about 20 s under TCG)
 FORGED_RE = re.compile(r"^smp: FAKE")
 ESCAPED_RE = re.compile(r"^task: \d+ \(tester\): .* <k\\x0asmp: FAKE LINE "
                         r"symbol\+0x[0-9a-f]+>; killed$")
+VICTIM_RE = re.compile(r"^task: \d+ \(kholes-victim\): .* <fault_null\+0x[0-9a-f]+>; "
+                       r"killed$")
 
 
 def check_log(tap, name, lines):
@@ -45,7 +55,14 @@ def check_log(tap, name, lines):
     escaped = [l for l in lines if ESCAPED_RE.match(l)]
     ok &= tap.ok(len(escaped) == 1,
                  "%s the fault report escapes the symbol's newline" % name)
-    faults = [l for l in lines if suite.FAULT_RE.match(l) and l not in escaped]
+    victim = [l for l in lines if VICTIM_RE.match(l)]
+    ok &= tap.ok(len(victim) == 1, "%s the victim tree's fault report names its "
+                 "symbol (fault_null)" % name)
+    if not victim:
+        bt.show_lines(tap, "%s kholes-victim lines:" % name,
+                      [l for l in lines if "kholes-victim" in l])
+    faults = [l for l in lines if suite.FAULT_RE.match(l) and l not in escaped
+              and l not in victim]
     ok &= tap.ok(not faults, "%s no other task killed for a fault" % name)
     if faults:
         bt.show_lines(tap, "%s other fault reports:" % name, faults)
@@ -54,9 +71,9 @@ def check_log(tap, name, lines):
 
 
 def main():
-    """Boot "-- restrict tester kholes"; re-emit; check the log."""
+    """Boot "-- restrict -p kill tester kholes"; re-emit; check the log."""
     tap = Tap()
-    suite.run(tap, "restrict tester kholes", CONFIGS, TIMEOUT, check_log)
+    suite.run(tap, "restrict -p kill tester kholes", CONFIGS, TIMEOUT, check_log)
     tap.done()
 
 

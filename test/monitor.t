@@ -197,7 +197,8 @@ def check_sysinfo(tap, sh, sh_id):
                         r"box_answers=\d+ box_answers_max=4096 threads=1 "
                         r"threads_max=256 tree_tasks=\d+ tree_tasks_max=1024 "
                         r"regions=\d+ regions_max=4096 prof_sessions=0 "
-                        r"prof_sessions_max=4$" % sh_id, out[0]),
+                        r"prof_sessions_max=4 bin_bytes=\d+ bin_bytes_max=4194304 "
+                        r"bin_tree=\d+ bin_denied=0$" % sh_id, out[0]),
                "sysinfo system.limits.%d: the shell's usage and limits (%r)"
                % (sh_id, out))
     out = sh.run("sysinfo kernel.version")

@@ -41,8 +41,14 @@ void vm_space_put(vm_space_t *s)
 		vm_space_destroy(s);
 }
 
+void (*vm_destroy_hook)(vm_space_t *s);
+
 void vm_space_destroy(vm_space_t *s)
 {
+	void (*hook)(vm_space_t *) = __atomic_load_n(&vm_destroy_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(s);
 	list_foreach_safe(&s->regions, it, tmp) {
 		list_remove(it);
 		kfree(list_entry(it, vm_region_t, node));

@@ -13,8 +13,19 @@
  * that running tasks pin may exceed binary_max (binary_inuse), entries
  * only named by sessions may not (ELIMIT). An entry no task runs and no
  * live session named goes as soon as the cache is over either bound.
+ *
+ * An entry of an image passed to SYS_SPAWN is also charged to the quota
+ * tree of the task that spawned it (binquota.h, the account under
+ * binaries_lock): a tree's entries hold at most LIMIT_TREE_BIN_BYTES, its
+ * own unused ones go first to make room, and beyond that its spawn gets
+ * ELIMIT, so one tree cannot fill the cache and evict everyone's symbols.
+ * The account lives as long as the tree's tasks (each holds a reference);
+ * when the last goes, its entries stay cached, charged to no one (no task
+ * can spawn in that tree any more).
  */
+#include <abi/limits.h>
 #include <kernel/binary.h>
+#include <kernel/binquota.h>
 #include <kernel/bootinfo.h>
 #include <kernel/printk.h>
 #include <kernel/prof.h>
@@ -137,12 +148,22 @@ static binary_t *binary_cached(const binary_t *key)
 	return NULL;
 }
 
+/* Take cached b out of the list, the counts and its tree's charge. binaries_lock held. */
+static void binary_unlink(binary_t *b)
+{
+	list_remove(&b->node);
+	binary_count--;
+	binary_bytes -= b->bytes;
+	if (b->quota)
+		binquota_uncharge(b->quota, b->bytes);
+}
+
 /*
  * Unlink the least recently used binary no task runs and no open
- * profiling session named; NULL if none. With no session open the named
- * marks are cleared. binaries_lock held.
+ * profiling session named, charged to q (NULL: any); NULL if none. With
+ * no session open the named marks are cleared. binaries_lock held.
  */
-static binary_t *binary_evictable(void)
+static binary_t *binary_evictable(const binquota_t *q)
 {
 	bool sessions = prof_sessions_open();
 
@@ -150,11 +171,9 @@ static binary_t *binary_evictable(void)
 		binary_t *b = list_entry(it, binary_t, node);
 		if (!sessions)
 			b->named = false;
-		if (b->refs || b->named)
+		if (b->refs || b->named || (q && b->quota != q))
 			continue;
-		list_remove(&b->node);
-		binary_count--;
-		binary_bytes -= b->bytes;
+		binary_unlink(b);
 		return b;
 	}
 	return NULL;
@@ -169,7 +188,22 @@ static bool binary_make_room(size_t extra, list_t *gone)
 {
 	while (binary_count + (extra > 0) > binary_max ||
 	       binary_bytes + extra > binary_budget) {
-		binary_t *victim = binary_evictable();
+		binary_t *victim = binary_evictable(NULL);
+		if (!victim)
+			return false;
+		list_append(gone, &victim->node);
+	}
+	return true;
+}
+
+/*
+ * Unlink q's unused entries, least recently used first, onto gone until
+ * extra more bytes fit within q's bound. Whether they fit. binaries_lock held.
+ */
+static bool binary_make_tree_room(binquota_t *q, size_t extra, list_t *gone)
+{
+	while (!binquota_fits(q, extra)) {
+		binary_t *victim = binary_evictable(q);
 		if (!victim)
 			return false;
 		list_append(gone, &victim->node);
@@ -223,28 +257,48 @@ static void binary_free_all(list_t *gone)
 }
 
 /*
- * One try of binary_insert: cached (EOK), raced (EOK, *out the other
- * CPU's), ENOSPC (its bytes do not fit and !over_ok) or ELIMIT (binary_max
- * entries no task runs are all named by live sessions). Entries tasks
- * run may exceed binary_max: each is bounded by its tasks (LIMIT_TASK_TREE
- * per tree), so one tree's tasks cannot lock everyone out of spawning.
+ * Make room for new b, charged to q (or NULL), unlinking victims onto
+ * gone: EOK, ELIMIT (q's bound, counted there; or binary_max entries no
+ * task runs are all named by live sessions) or ENOSPC (its bytes do not
+ * fit the budget and !over_ok). binaries_lock held.
  */
-static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool over_ok)
+static errno_t binary_room(binary_t *b, binquota_t *q, list_t *gone, bool over_ok)
+{
+	if (q && !binary_make_tree_room(q, b->bytes, gone))
+		return binquota_charge(q, b->bytes);     /* does not fit: ELIMIT, counted */
+	if (binary_make_room(b->bytes, gone))
+		return EOK;
+	return binary_count - binary_inuse >= binary_max ? ELIMIT
+	       : binary_bytes + b->bytes <= binary_budget || over_ok ? EOK : ENOSPC;
+}
+
+/* Link new b (one reference) into the cache, charged to q (or NULL). binaries_lock held. */
+static void binary_link(binary_t *b, binquota_t *q)
+{
+	b->refs = 1;
+	binary_inuse++;
+	list_append(&binaries, &b->node);
+	binary_count++;
+	binary_bytes += b->bytes;
+	if (q && binquota_charge(q, b->bytes) == EOK)   /* binary_room made room */
+		b->quota = q;
+}
+
+/*
+ * One try of binary_insert: cached (EOK), raced (EOK, *out the other
+ * CPU's), or binary_room's ELIMIT or ENOSPC. Entries tasks run may exceed
+ * binary_max: each is bounded by its tasks (LIMIT_TASK_TREE per tree) and
+ * its tree's bytes, so one tree's tasks cannot lock everyone out of spawning.
+ */
+static errno_t binary_insert_try(binary_t *b, binquota_t *q, binary_t **out, list_t *gone,
+				 bool over_ok)
 {
 	uint64_t f = spin_lock_irqsave(&binaries_lock);
 	binary_t *raced = binary_cached(b);
-	errno_t rc = EOK;
+	errno_t rc = raced ? EOK : binary_room(b, q, gone, over_ok);
 
-	if (!raced && !binary_make_room(b->bytes, gone))
-		rc = binary_count - binary_inuse >= binary_max ? ELIMIT
-		     : binary_bytes + b->bytes <= binary_budget || over_ok ? EOK : ENOSPC;
-	if (!raced && rc == EOK) {
-		b->refs = 1;
-		binary_inuse++;
-		list_append(&binaries, &b->node);
-		binary_count++;
-		binary_bytes += b->bytes;
-	}
+	if (!raced && rc == EOK)
+		binary_link(b, q);
 	spin_unlock_irqrestore(&binaries_lock, f);
 	*out = raced ? raced : b;
 	return rc;
@@ -254,18 +308,18 @@ static errno_t binary_insert_try(binary_t *b, binary_t **out, list_t *gone, bool
  * Cache the new binary b (referenced), unless another CPU did meanwhile:
  * the cached one. Unused entries are evicted, least recently used first,
  * until it fits; if it does not fit even so, it is cached without its
- * symbols (beyond the bounds by its own structure at most). EOK and
- * *out, or ELIMIT (see binary_insert_try; b freed either way unless it
- * is *out).
+ * symbols (beyond the bounds by its own structure at most). Charged to
+ * q (NULL: none). EOK and *out, or ELIMIT (see binary_room; b freed
+ * either way unless it is *out).
  */
-static errno_t binary_insert(binary_t *b, binary_t **out)
+static errno_t binary_insert(binary_t *b, binquota_t *q, binary_t **out)
 {
 	list_t gone = LIST_INIT(gone);
-	errno_t rc = binary_insert_try(b, out, &gone, false);
+	errno_t rc = binary_insert_try(b, q, out, &gone, false);
 
 	if (rc == ENOSPC) {
 		binary_drop_symbols(b);
-		rc = binary_insert_try(b, out, &gone, true);
+		rc = binary_insert_try(b, q, out, &gone, true);
 	}
 	binary_free_all(&gone);
 	if (rc != EOK || *out != b)
@@ -356,7 +410,7 @@ errno_t binary_get(const char *path, binary_t **out)
 		return EOK;
 	}
 	errno_t rc = binary_load(path, &b);
-	return rc == EOK ? binary_insert(b, out) : rc;
+	return rc == EOK ? binary_insert(b, NULL, out) : rc;
 }
 
 /* FNV-1a over the image, never 0 (0 marks initrd binaries). */
@@ -370,15 +424,21 @@ static uint64_t binary_hash(const void *image, size_t size)
 	return h ? h : 1;
 }
 
-/* Check image and build a binary for it with a copy of its strings. */
-static errno_t binary_load_image(binary_t *b, const void *image)
+/*
+ * Check image and build a binary for it with a copy of its strings,
+ * unless they could never fit (the budget; LIMIT_TREE_BIN_BYTES if
+ * charged to a tree).
+ */
+static errno_t binary_load_image(binary_t *b, const void *image, bool charged)
 {
 	const elf64_shdr_t *sym, *str;
+	size_t most = charged ? MIN(binary_cache_limit(), LIMIT_TREE_BIN_BYTES)
+			      : binary_cache_limit();
 
 	if (elf_load_plan(image, b->size, USER_BASE, USER_MAP_BASE, &b->plan) != EOK)
 		return ENOEXEC;
 	if (elf_find_symtab(image, b->size, &sym, &str) != EOK ||
-	    sym->sh_size + str->sh_size > binary_cache_limit() ||
+	    sym->sh_size + str->sh_size > most ||
 	    !(b->strtab = kmalloc(str->sh_size)))
 		return EOK;              /* runs, but without symbols */
 	memcpy(b->strtab, (const char *)image + str->sh_offset, str->sh_size);
@@ -390,7 +450,7 @@ static errno_t binary_load_image(binary_t *b, const void *image)
 }
 
 errno_t binary_get_image(const char *path, const void *image, size_t size,
-			 binary_t **out)
+			 binquota_t *quota, binary_t **out)
 {
 	binary_t key = { .size = size, .hash = binary_hash(image, size) };
 
@@ -405,12 +465,57 @@ errno_t binary_get_image(const char *path, const void *image, size_t size,
 		return ENOMEM;
 	*b = key;
 	b->bytes = kmalloc_size(b);
-	errno_t rc = binary_load_image(b, image);
+	errno_t rc = binary_load_image(b, image, quota != NULL);
 	if (rc != EOK) {
 		binary_free(b);
 		return rc;
 	}
-	return binary_insert(b, out);
+	return binary_insert(b, quota, out);
+}
+
+binquota_t *binary_quota_new(void)
+{
+	binquota_t *q = kmalloc(sizeof(*q));
+
+	if (q)
+		binquota_init(q, LIMIT_TREE_BIN_BYTES);
+	return q;
+}
+
+/* The tree of q is gone: its entries stay cached, charged to no one. */
+static void binary_quota_orphan(binquota_t *q)
+{
+	uint64_t f = spin_lock_irqsave(&binaries_lock);
+
+	list_foreach(&binaries, it) {
+		binary_t *b = list_entry(it, binary_t, node);
+		if (b->quota != q)
+			continue;
+		binquota_uncharge(q, b->bytes);
+		b->quota = NULL;
+	}
+	spin_unlock_irqrestore(&binaries_lock, f);
+}
+
+void binary_quota_put(binquota_t *q)
+{
+	if (!q || !binquota_unref(q))
+		return;
+	binary_quota_orphan(q);
+	kfree(q);
+}
+
+void binary_quota_publish(binquota_t *q, uint64_t root)
+{
+	if (q && !q->root)
+		q->root = root;
+}
+
+void binary_quota_usage(binquota_t *q, uint64_t *root, uint32_t *bytes, uint64_t *denied)
+{
+	*root = q ? q->root : 0;
+	*bytes = q ? (uint32_t)__atomic_load_n(&q->bytes, __ATOMIC_RELAXED) : 0;
+	*denied = q ? __atomic_load_n(&q->denied, __ATOMIC_RELAXED) : 0;
 }
 
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off)

@@ -2,15 +2,20 @@
  * Tasks: creation from the initrd, the task table, kill, exit and wait.
  *
  * A task's last thread records the end (thread_exit); once that thread has
- * been switched away for good, task_release_space() frees the address
- * space, makes the task a zombie and tells the parent. Tasks whose parent
+ * been switched away for good, the reaper thread (reaper.c) calls
+ * task_release_space(), which frees the address space with interrupts
+ * on, then makes the task a zombie and tells the parent. Tasks whose parent
  * is the kernel are reaped at once. The table holds one reference; lookups
  * take more (task_get/task_unref).
  *
  * A task spawned by the kernel is the root of a task tree; every task
  * spawned by a task joins its parent's tree and counts there until its
  * task_t is freed (zombies and stopped tasks count): at most
- * LIMIT_TASK_TREE per tree, ELIMIT beyond.
+ * LIMIT_TASK_TREE per tree, ELIMIT beyond. A task's quota tree, fixed at
+ * spawn, is its parent's when the parent has its permissions and was not
+ * spawned by the kernel (as libc's task_quota_root), else one of its own;
+ * images a task passes to SYS_SPAWN are charged to its quota tree in the
+ * program cache (binquota.h, LIMIT_TREE_BIN_BYTES).
  *
  * Lock order: task_table_lock → task->lock → thread->lock.
  */
@@ -20,6 +25,7 @@
 #include <arch/smp.h>
 #include <kernel/acct.h>
 #include <kernel/binary.h>
+#include <kernel/binquota.h>
 #include <kernel/console.h>
 #include <kernel/ipc.h>
 #include <kernel/printk.h>
@@ -198,12 +204,28 @@ void task_tree_usage(task_t *t, uint64_t *root_id, uint32_t *tasks)
 	*tasks = root ? __atomic_load_n(&root->tree_tasks, __ATOMIC_RELAXED) : 0;
 }
 
+/*
+ * Join parent's quota tree (it has t's permissions and its parent is not
+ * the kernel) or start one. EOK, or ENOMEM.
+ */
+static errno_t task_quota_join(task_t *t, task_t *parent)
+{
+	bool same = parent && parent != &kernel_task && parent->binq &&
+		    parent->parent != &kernel_task && parent->perms == t->perms;
+
+	if (same)
+		binquota_ref(parent->binq);
+	t->binq = same ? parent->binq : binary_quota_new();
+	return t->binq ? EOK : ENOMEM;
+}
+
 /* Undo task_alloc() for a task that never ran. */
 static void task_discard(task_t *t)
 {
 	ipc_task_cleanup(t);
 	vm_space_put(t->space);
 	task_tree_leave(t);
+	binary_quota_put(t->binq);
 	binary_put(t->binary);
 	kfree(t);
 }
@@ -212,6 +234,7 @@ static void task_publish(task_t *t)
 {
 	uint64_t f = spin_lock_irqsave(&task_table_lock);
 	t->id = task_next_id++;
+	binary_quota_publish(t->binq, t->id);   /* a new tree's root: its id */
 	list_append(&task_table, &t->all_node);
 	list_append(&t->parent->children, &t->child_node);
 	task_live++;
@@ -227,12 +250,13 @@ static void task_unpublish(task_t *t)
 	spin_unlock_irqrestore(&task_table_lock, f);
 }
 
-/* The checked program of req: from its image, or from the initrd. */
-static errno_t task_binary(const task_spawn_req_t *req, binary_t **b,
+/* The checked program of req: its image (charged to parent's quota tree), or the initrd's. */
+static errno_t task_binary(const task_spawn_req_t *req, task_t *parent, binary_t **b,
 			   const void **image)
 {
 	errno_t rc = req->image
-		? binary_get_image(req->path, req->image, req->image_size, b)
+		? binary_get_image(req->path, req->image, req->image_size,
+				   parent ? parent->binq : NULL, b)
 		: binary_get(req->path, b);
 	*image = req->image ? req->image : (rc == EOK ? (*b)->image : NULL);
 	return rc;
@@ -247,7 +271,7 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 
 	if (parent && (req->perms & ~parent->perms))
 		return EPERM;
-	errno_t rc = task_binary(req, &b, &image);
+	errno_t rc = task_binary(req, parent, &b, &image);
 	if (rc != EOK)
 		return rc;
 	task_t *t = task_alloc(req->path, req->perms, parent);
@@ -256,7 +280,10 @@ errno_t task_spawn(const task_spawn_req_t *req, task_t *parent, task_id_t *id)
 		return ENOMEM;
 	}
 	t->binary = b;                   /* task_discard puts it */
-	if ((rc = task_tree_join(t, parent)) != EOK) {
+	rc = task_tree_join(t, parent);
+	if (rc == EOK)
+		rc = task_quota_join(t, parent);
+	if (rc != EOK) {
 		task_discard(t);
 		return rc;
 	}
@@ -321,6 +348,7 @@ static void task_free(task_t *t)
 			thread_detach(th);
 	}
 	task_tree_leave(t);
+	binary_quota_put(t->binq);
 	binary_put(t->binary);
 	kfree(t);
 }

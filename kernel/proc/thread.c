@@ -15,6 +15,7 @@
 #include <kernel/origin.h>
 #include <kernel/cprof.h>
 #include <kernel/printk.h>
+#include <kernel/reaper.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -198,7 +199,7 @@ void thread_reap(thread_t *t)
 	t->kstack_top = 0;
 	thread_unref(t);                  /* may free t; the task is still alive */
 	if (last)
-		task_release_space(task);   /* may free the task (orphans) */
+		reaper_queue(task);         /* its space goes with interrupts on */
 }
 
 void thread_exit(long value)

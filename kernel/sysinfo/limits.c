@@ -3,6 +3,7 @@
  * the kernel hold, against their limits (abi/limits.h).
  */
 #include <abi/limits.h>
+#include <kernel/binary.h>
 #include <kernel/ipc.h>
 #include <kernel/prof.h>
 #include <kernel/sysinfo.h>
@@ -17,9 +18,10 @@ typedef struct si_limits_walk {
 	size_t count;
 } si_limits_walk_t;
 
-static const uint32_t si_limit_values[6] = {
+static const uint32_t si_limit_values[7] = {
 	LIMIT_BOX_CALLS, LIMIT_BOX_ANSWERS, LIMIT_THREADS,
 	LIMIT_TASK_TREE, LIMIT_REGIONS, LIMIT_PROF_SESSIONS,
+	LIMIT_TREE_BIN_BYTES,
 };
 
 /* t's record, but for its profiling sessions (they need prof_lock). */
@@ -31,6 +33,7 @@ static void si_limits_record(task_t *t, sysinfo_limits_t *r)
 	r->threads = __atomic_load_n(&t->thread_structs, __ATOMIC_RELAXED);
 	task_tree_usage(t, &r->tree, &r->tree_tasks);
 	r->regions = t->space ? (uint32_t)vm_space_region_count(t->space) : 0;
+	binary_quota_usage(t->binq, &r->bin_tree, &r->bin_bytes, &r->bin_denied);
 	memcpy(r->limit, si_limit_values, sizeof(r->limit));
 }
 

@@ -4,7 +4,9 @@
  * the second image's) must still be two entries: the key is the content's
  * SHA-256, not FNV-1a.
  */
+#include <abi/limits.h>
 #include <kernel/binary.h>
+#include <kernel/binquota.h>
 #include <kernel/ktest.h>
 #include <kernel/vm.h>
 #include <lib/string.h>
@@ -45,12 +47,12 @@ KTEST(binary_fnv_collision, "binary: same path, size and FNV-1a hash, other cont
 	size_t size = 0;
 	binary_t *ba = NULL, *bb = NULL;
 	bool ok = ktest_two_images(&a, &b, &size) &&
-		  binary_get_image("/ktest/collide", a, size, &ba) == EOK;
+		  binary_get_image("/ktest/collide", a, size, NULL, &ba) == EOK;
 
 	if (ok) {
 		uint64_t real = ba->hash;
 		ba->hash = ktest_fnv(b, size);     /* as if the two collided */
-		ok = binary_get_image("/ktest/collide", b, size, &bb) == EOK;
+		ok = binary_get_image("/ktest/collide", b, size, NULL, &bb) == EOK;
 		ba->hash = real;
 	}
 	bool distinct = ok && bb != ba;
@@ -91,7 +93,7 @@ static bool bin_pin_pass(const char *path, uint8_t *image, size_t size, uint64_t
 	binary_t *b = NULL;
 
 	memcpy(image + size, &i, sizeof(i));
-	if (binary_get_image(path, image, size + 8, &b) != EOK)
+	if (binary_get_image(path, image, size + 8, NULL, &b) != EOK)
 		return false;
 	binary_put(b);
 	return true;
@@ -116,7 +118,7 @@ KTEST(binary_session_pins, "binary: a binary named by a live profiling session i
 	size_t old = binary_cache_set_max(binary_cached_count() + 4);
 	__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);     /* a session opens */
 	memcpy(image + size, &(uint64_t){ 0 }, 8);
-	bool got = binary_get_image("/ktest/pinned", image, size + 8, &b) == EOK;
+	bool got = binary_get_image("/ktest/pinned", image, size + 8, NULL, &b) == EOK;
 	if (got) {
 		binary_mark_named(b);         /* the session's LOAD record names it */
 		binary_put(b);
@@ -157,7 +159,7 @@ KTEST(binary_byte_budget, "binary: the cache stays within its byte budget; what 
 
 	KT_CHECK(image, "no /bin/hello in the initrd");
 	memcpy(image + size, &(uint64_t){ 1u << 20 }, 8);
-	bool got = binary_get_image("/ktest/budget", image, size + 8, &pin) == EOK;
+	bool got = binary_get_image("/ktest/budget", image, size + 8, NULL, &pin) == EOK;
 	size_t one = got ? pin->bytes : 0;
 	size_t old = binary_cache_set_budget(0);
 	got = got && bin_pin_pass("/ktest/fill", image, size, 1 << 20);   /* evicts every unused one */
@@ -165,7 +167,7 @@ KTEST(binary_byte_budget, "binary: the cache stays within its byte budget; what 
 	bool filled = got && bin_pin_fill(image, size, 1 << 21);
 	size_t after_fill = binary_cache_bytes();
 	memcpy(image + size, &(uint64_t){ 3u << 20 }, 8);
-	bool got2 = got && binary_get_image("/ktest/budget", image, size + 8, &b) == EOK;
+	bool got2 = got && binary_get_image("/ktest/budget", image, size + 8, NULL, &b) == EOK;
 	bool stripped = got2 && !bin_budget_symbols(b) && bin_budget_symbols(pin);
 	binary_put(b);
 	binary_put(pin);
@@ -201,7 +203,7 @@ KTEST(binary_inuse_over_count, "binary: binaries tasks run may exceed the count;
 	size_t old = binary_cache_set_max(2);
 	for (uint64_t i = 0; i < BIN_INUSE; i++) {
 		memcpy(image + size, &(uint64_t){ (5u << 20) + i }, 8);
-		got += binary_get_image("/ktest/inuse", image, size + 8, &b[i]) == EOK;
+		got += binary_get_image("/ktest/inuse", image, size + 8, NULL, &b[i]) == EOK;
 	}
 	size_t held = binary_cached_count();
 	for (unsigned i = 0; i < BIN_INUSE; i++)
@@ -213,5 +215,63 @@ KTEST(binary_inuse_over_count, "binary: binaries tasks run may exceed the count;
 	KT_CHECK(held >= BIN_INUSE, "%zu cached with %u in use", held, BIN_INUSE);
 	KT_CHECK(after <= 2 || after <= held - BIN_INUSE,
 		 "%zu of %zu stayed once unused, in a cache of 2", after, held);
+	return true;
+}
+
+/*
+ * The charge per quota tree (LIMIT_TREE_BIN_BYTES), with the global
+ * budget lifted so only the tree's bound counts: tree A pins distinct
+ * images until ELIMIT; tree B still caches one with its symbols; once
+ * one of A's is unused, A's next image fits again (its own unused entry
+ * goes).
+ */
+#define BIN_TREE_MAX 1024
+
+/* Pin distinct images charged to q into b[] until one fails; how many, the failure in *rc. */
+static unsigned bin_tree_fill(binquota_t *q, uint8_t *image, size_t size, binary_t **b,
+			      errno_t *rc)
+{
+	unsigned n = 0;
+
+	*rc = EOK;
+	for (; n < BIN_TREE_MAX && *rc == EOK; n++) {
+		memcpy(image + size, &(uint64_t){ (7u << 20) + n }, 8);
+		*rc = binary_get_image("/ktest/tree", image, size + 8, q, &b[n]);
+	}
+	return *rc == EOK ? n : n - 1;
+}
+
+KTEST(binary_tree_bound, "binary: one quota tree's images stop at its bound; another tree keeps its symbols")
+{
+	static binary_t *b[BIN_TREE_MAX];
+	size_t size = 0;
+	uint8_t *image = bin_pin_image(&size);
+	binquota_t *qa = binary_quota_new(), *qb = binary_quota_new();
+	binary_t *other = NULL, *again = NULL;
+	errno_t rc = EOK;
+
+	KT_CHECK(image && qa && qb, "no /bin/hello or no memory");
+	size_t old = binary_cache_set_budget(SIZE_MAX / 2);
+	unsigned n = bin_tree_fill(qa, image, size, b, &rc);
+	size_t held = qa->bytes;
+	memcpy(image + size, &(uint64_t){ 8u << 20 }, 8);
+	errno_t rb = binary_get_image("/ktest/tree-b", image, size + 8, qb, &other);
+	bool syms = rb == EOK && bin_budget_symbols(other);
+	binary_put(n ? b[--n] : NULL);
+	memcpy(image + size, &(uint64_t){ 9u << 20 }, 8);
+	errno_t ra = binary_get_image("/ktest/tree", image, size + 8, qa, &again);
+	binary_put(again);
+	binary_put(other);
+	while (n)
+		binary_put(b[--n]);
+	binary_cache_set_budget(old);
+	binary_quota_put(qa);
+	binary_quota_put(qb);
+	kfree(image);
+	KT_CHECK(rc == ELIMIT, "tree A's spawns never stopped (last %d)", rc);
+	KT_CHECK(held <= LIMIT_TREE_BIN_BYTES, "tree A holds %zu bytes, bound %u", held,
+		 LIMIT_TREE_BIN_BYTES);
+	KT_CHECK(syms, "tree B's image was not cached with its symbols (%d)", rb);
+	KT_CHECK(ra == EOK, "tree A's image after one of its own went unused gave %d", ra);
 	return true;
 }

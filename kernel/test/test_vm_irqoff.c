@@ -1,7 +1,8 @@
 /*
  * ktest: long kernel paths run with interrupts on. A demand-zero fault of
  * user memory takes its interrupts (the timer's samples among them) inside
- * the kernel's fault path, not on the user instruction after it.
+ * the kernel's fault path, not on the user instruction after it; a dead
+ * task's space is freed with interrupts on (the reaper thread).
  */
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
@@ -74,5 +75,55 @@ KTEST(irqoff_user_fault, "irqoff: a user page fault takes interrupts inside the 
 	KT_CHECK(irqoff_fault.irq_on, "interrupts were off in the fault path");
 	KT_CHECK(irqoff_fault.interrupts > 0, "no interrupt taken in the fault path within %d ticks",
 		 IRQOFF_WAIT_TICKS);
+	return true;
+}
+
+/* What the destroy hook saw of the probe task's space. */
+static struct {
+	vm_space_t *space;           /* the probe's, taken before it runs */
+	volatile bool seen;
+	bool irq_on;                 /* interrupts were on while it was freed */
+} irqoff_teardown;
+
+/* In vm_space_destroy of the probe's space: were interrupts on? */
+static void irqoff_destroy_probe(vm_space_t *s)
+{
+	if (s != irqoff_teardown.space || irqoff_teardown.seen)
+		return;
+	irqoff_teardown.irq_on = irq_enabled();
+	__atomic_store_n(&irqoff_teardown.seen, true, __ATOMIC_RELEASE);
+}
+
+/* Note the space of task id (spawned stopped), then start it. */
+static errno_t irqoff_start_noted(task_id_t id)
+{
+	task_t *t = task_get(id);
+
+	if (!t)
+		return ESRCH;
+	irqoff_teardown.space = t->space;
+	errno_t rc = task_start(t);
+	task_unref(t);
+	return rc;
+}
+
+KTEST(irqoff_task_teardown, "irqoff: a dead task's space is freed with interrupts on")
+{
+	const char *argv[] = { "tester", "noop", NULL };
+	task_spawn_req_t req = { .path = "/bin/tester", .argv = argv, .flags = SPAWN_F_STOPPED };
+	task_id_t id;
+
+	memset(&irqoff_teardown, 0, sizeof(irqoff_teardown));
+	__atomic_store_n(&vm_destroy_hook, irqoff_destroy_probe, __ATOMIC_RELEASE);
+	errno_t rc = task_spawn(&req, NULL, &id);
+	if (rc == EOK)
+		rc = irqoff_start_noted(id);
+	for (int ms = 0; rc == EOK && !irqoff_teardown.seen && ms < IRQOFF_SPAWN_WAIT_MS; ms += 10)
+		thread_sleep(10 * 1000000ull);
+	__atomic_store_n(&vm_destroy_hook, NULL, __ATOMIC_RELEASE);
+	KT_CHECK(rc == EOK, "spawn and start of /bin/tester gave %d", rc);
+	KT_CHECK(irqoff_teardown.seen, "the tester task's space was not freed within %d ms",
+		 IRQOFF_SPAWN_WAIT_MS);
+	KT_CHECK(irqoff_teardown.irq_on, "interrupts were off while the space was freed");
 	return true;
 }

@@ -28,6 +28,7 @@ typedef struct binary {
 	size_t bytes;                /* heap bytes it holds (kmalloc_size): itself, symbol copies */
 	uint32_t refs;               /* tasks running it (binaries_lock) */
 	bool named;                  /* named to a profiling session (binaries_lock) */
+	struct binquota *quota;      /* the quota tree charged for it, or NULL (binaries_lock) */
 	char *strtab;                /* a passed image's string table copy */
 	elf_plan_t plan;
 	elfsym_table_t syms;
@@ -57,11 +58,15 @@ errno_t binary_get(const char *path, binary_t **out);
  * that no task runs and no live profiling session named are evicted; a
  * binary whose symbols still do not fit is cached without them; binaries
  * tasks run may exceed BINARY_CACHE_MAX; ELIMIT if BINARY_CACHE_MAX others
- * are all named by live sessions. Returns EOK and *out, ENOEXEC, ENOMEM
- * or ELIMIT.
+ * are all named by live sessions. A new entry is charged to quota (the
+ * spawner's quota tree; NULL: none) until it leaves the cache: if it does
+ * not fit within the tree's LIMIT_TREE_BIN_BYTES once the tree's own
+ * unused entries have gone, ELIMIT (symbols that could never fit are
+ * left out, as for the global budget). Returns EOK and *out, ENOEXEC,
+ * ENOMEM or ELIMIT.
  */
 errno_t binary_get_image(const char *path, const void *image, size_t size,
-			 binary_t **out);
+			 struct binquota *quota, binary_t **out);
 
 /* Drop a reference from binary_get*; b (or NULL) may be evicted at 0. */
 void binary_put(binary_t *b);
@@ -88,6 +93,23 @@ size_t binary_cache_set_budget(size_t bytes);
 
 /* Is a binary of this path cached (for tests)? */
 bool binary_path_cached(const char *path);
+
+/* A new quota tree's account (LIMIT_TREE_BIN_BYTES, one reference), or NULL (no memory). */
+struct binquota *binary_quota_new(void);
+
+/*
+ * A task of q's tree (or NULL) is freed: drop its reference; the last
+ * uncharges the tree's cached entries (they stay, charged to no one) and
+ * frees q. No lock held.
+ */
+void binary_quota_put(struct binquota *q);
+
+/* q (or NULL) belongs to the tree whose root task is root, if it has no root yet. */
+void binary_quota_publish(struct binquota *q, uint64_t root);
+
+/* sysinfo system.limits: q's root, bytes charged and refusals (zeros for NULL). */
+void binary_quota_usage(struct binquota *q, uint64_t *root, uint32_t *bytes,
+			uint64_t *denied);
 
 /* Symbol of addr in b, or NULL; *off the offset into it. */
 const char *binary_symbol(const binary_t *b, uint64_t addr, uint64_t *off);

@@ -44,6 +44,7 @@ typedef struct task {
 	list_t children;
 	list_node_t child_node;
 	list_node_t all_node;
+	list_node_t reap_node;       /* on the reaper's queue (reaper.c) */
 	list_t threads;
 	uint32_t nthreads;          /* threads not yet exited */
 	uint32_t thread_structs;    /* thread structures held (LIMIT_THREADS) */
@@ -52,6 +53,7 @@ typedef struct task {
 	uint32_t nunreaped;         /* threads not yet reaped (switched out for good) */
 	struct vm_space *space;     /* NULL for the kernel task */
 	struct binary *binary;      /* the program it runs (symbols) */
+	struct binquota *binq;      /* its quota tree's program cache charge (referenced) */
 	struct thread *stopped;     /* SPAWN_F_STOPPED: main thread not yet started */
 	volatile bool killed;
 	int status;                 /* exit status (abi/task.h encoding) */
@@ -149,7 +151,12 @@ void task_exit(int status) __noreturn;
 /* A reference to t's address space (vm_space_put() it), or NULL if gone. */
 struct vm_space *task_space_get(task_t *t);
 
-/* Called by the scheduler after the last thread was switched away. */
+/*
+ * Free t's space and its IPC, profiler and console state, then make it a
+ * zombie and wake its parent (an orphan is freed). The reaper thread
+ * calls it, interrupts on, once t's last thread was switched away for
+ * good; no lock held.
+ */
 void task_release_space(task_t *t);
 
 /* t's tree's root and the number of tasks in the tree. */

@@ -134,7 +134,11 @@ static inline thread_t *thread_current(void)
 /* Sleep at least ns nanoseconds. Returns EOK or EINTR (task killed). */
 errno_t thread_sleep(uint64_t ns);
 
-/* Free a finished thread's stack and memory (scheduler, after switch). */
+/*
+ * Free a finished thread's stack and memory (scheduler, after switch,
+ * interrupts off); the task's last thread queues the task for the reaper
+ * (<kernel/reaper.h>), which frees its space with interrupts on.
+ */
 void thread_reap(thread_t *t);
 
 /* Take a reference to t (join: held while waiting). */

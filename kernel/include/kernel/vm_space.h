@@ -132,6 +132,9 @@ errno_t vm_space_fault(vm_space_t *s, uintptr_t addr, bool write, bool exec);
 /* Tests only: called first in every vm_space_fault(), as its caller left interrupts. */
 extern void (*vm_fault_hook)(vm_space_t *s, uintptr_t addr);
 
+/* Tests only: called first in every vm_space_destroy(), as its caller left interrupts. */
+extern void (*vm_destroy_hook)(vm_space_t *s);
+
 /*
  * A not-present fault at user address addr of the current task, from the
  * arch exception path with interrupts off and the fault address already

@@ -31,6 +31,16 @@
  */
 #define LIMIT_CONSOLE_BYTES 4096
 #define LIMIT_CONSOLE_LINE 1024
+/*
+ * Bytes of the kernel's program cache (an entry and its symbol copies)
+ * that images passed to SYS_SPAWN by one quota tree may hold: the tree of
+ * the spawning task, which a task joins at spawn when its parent has its
+ * permissions and was not started by the kernel (as libc's
+ * task_quota_root). An entry is charged to the tree that loaded it until
+ * it leaves the cache; a spawn beyond the bound, once the tree's unused
+ * entries have gone, gets ELIMIT. Programs of the initrd are not charged.
+ */
+#define LIMIT_TREE_BIN_BYTES (4u << 20)
 
 typedef struct sysinfo_limits {
 	uint64_t task;            /* task id */
@@ -41,7 +51,10 @@ typedef struct sysinfo_limits {
 	uint32_t tree_tasks;      /* tasks in its tree */
 	uint32_t regions;
 	uint32_t prof_sessions;
-	uint32_t limit[6];        /* the LIMIT_* above, in the order of the fields */
+	uint32_t bin_bytes;       /* program cache bytes charged to its quota tree */
+	uint32_t limit[7];        /* the LIMIT_* above, in the order of the fields */
+	uint64_t bin_tree;        /* id of its quota tree's root (0: none, a kernel task) */
+	uint64_t bin_denied;      /* spawns its quota tree was refused (ELIMIT) */
 } sysinfo_limits_t;
 
 #endif

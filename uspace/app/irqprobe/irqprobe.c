@@ -10,10 +10,13 @@
  *                         them alive: "sysinfo" (then they are killed);
  *                         spawn (stopped) a program with one 15 MiB
  *                         segment (the loader copies it): "load"; kill
- *                         and reap it: "teardown" (a task's space is
- *                         freed in the switch path with interrupts off:
+ *                         and reap it: "teardown"; start a child that
+ *                         maps and touches 64 MiB, then exits, and wait
+ *                         for it: "bigtask" (a dead task's space is
+ *                         freed by the reaper thread with interrupts on:
  *                         docs/ARCHITECTURE.md "Interrupt discipline")
  *   irqprobe regions      (a child) map regions until ELIMIT, then sleep
+ *   irqprobe bigtask      (a child) map and touch 64 MiB, then exit 0
  *
  * Each figure is one line "irqprobe: PHASE irqoff_max CYCLES cycles
  * TSC_HZ hz"; the last line is "irqprobe: done" (exit 0) or "irqprobe:
@@ -34,6 +37,7 @@
 #define PROBE_MAP_BASE 0x110000000000ul      /* above libc's own mappings */
 #define PROBE_MAP_STEP 8192ul                /* a page and a guard gap */
 #define PROBE_READY_TRIES 6000               /* 10 ms each: a minute */
+#define PROBE_BIG_BYTES (64ul << 20)         /* the big task's resident memory */
 
 /* The largest irqoff_max_cycles over the CPUs, or 0 if the read fails. */
 static uint64_t probe_irqoff_max(void)
@@ -184,6 +188,31 @@ static errno_t probe_regions(int n)
 	return rc;
 }
 
+/* A child: map PROBE_BIG_BYTES, write every page, exit (its space is torn down). */
+static int probe_bigtask_child(void)
+{
+	void *at;
+
+	if (sys_map(NULL, PROBE_BIG_BYTES, PROT_READ | PROT_WRITE, &at) != EOK)
+		return 1;
+	for (size_t off = 0; off < PROBE_BIG_BYTES; off += 4096)
+		((volatile uint8_t *)at)[off] = 1;
+	return 0;
+}
+
+/* Start the big child and wait for it; EOK if it touched all and exited 0. */
+static errno_t probe_bigtask(void)
+{
+	static const char *const argv[] = { "irqprobe", "bigtask", NULL };
+	task_id_t id;
+	int status = -1;
+	errno_t rc = sys_spawn("/bin/irqprobe", argv, 0, &id);
+
+	if (rc == EOK)
+		rc = sys_wait(id, &status, 0, NULL);
+	return rc != EOK ? rc : status == 0 ? EOK : ENOMEM;
+}
+
 static int probe_fail(const char *what, errno_t rc)
 {
 	printf("irqprobe: error %s: %d\n", what, rc);
@@ -192,7 +221,7 @@ static int probe_fail(const char *what, errno_t rc)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: irqprobe [-h] [CHILDREN] | irqprobe regions\n"
+	fprintf(out, "usage: irqprobe [-h] [CHILDREN] | irqprobe regions|bigtask\n"
 		"  issue 27's attacks on interrupts-off time (test/irqoff.t)\n");
 }
 
@@ -204,6 +233,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "regions"))
 		return probe_regions_child();
+	if (argc == 2 && !strcmp(argv[1], "bigtask"))
+		return probe_bigtask_child();
 	int n = argc == 2 ? atoi(argv[1]) : 16;
 	if (argc > 2 || n < 1 || n > PROBE_MAX_CHILDREN) {
 		usage(stderr);
@@ -222,6 +253,10 @@ int main(int argc, char **argv)
 	if (rc != EOK)
 		return probe_fail("ending the 15 MiB task", rc);
 	probe_report("teardown");
+	rc = probe_bigtask();
+	if (rc != EOK)
+		return probe_fail("the 64 MiB task", rc);
+	probe_report("bigtask");
 	printf("irqprobe: done\n");
 	return 0;
 }

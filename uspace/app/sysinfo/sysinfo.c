@@ -117,6 +117,10 @@ static const sysinfo_field_t limits_fields[] = {
 	F_AS("regions_max", sysinfo_limits_t, limit[4], KIND_U32),
 	F(sysinfo_limits_t, prof_sessions, KIND_U32),
 	F_AS("prof_sessions_max", sysinfo_limits_t, limit[5], KIND_U32),
+	F(sysinfo_limits_t, bin_bytes, KIND_U32),
+	F_AS("bin_bytes_max", sysinfo_limits_t, limit[6], KIND_U32),
+	F(sysinfo_limits_t, bin_tree, KIND_U64),
+	F(sysinfo_limits_t, bin_denied, KIND_U64),
 	{ NULL, 0, 0 },
 };
 

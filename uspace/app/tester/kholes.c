@@ -1,6 +1,8 @@
 /*
- * tester kholes: regression probes for three kernel holes, run without
- * permissions (`restrict tester kholes`, test/kholes.t), TAP on stdout:
+ * tester kholes: regression probes for kernel holes, run with no
+ * permission but PERM_KILL (`restrict -p kill tester kholes`,
+ * test/kholes.t: its children, spawned with none, form quota trees of
+ * their own; the kill ends the attacker's grandchildren), TAP on stdout:
  *
  * - names: a spawn path (the task's name) with a control character is
  *   refused with EINVAL; before, "x\nsmp: FAKE" named a task whose fault
@@ -12,12 +14,28 @@
  *   1 MiB symbol table and a 1 MiB string table, stopped, and kills them;
  *   once it has exited, the kernel's program cache holds at most its
  *   budget and the free memory came back but for that. Before, every
- *   image's symbol copies stayed (up to 512 of them).
+ *   image's symbol copies stayed (up to 512 of them);
+ * - bintree: an attacker tree (a child, no permissions) spawns stopped
+ *   images with 512 KiB + 512 KiB of symbols and keeps them until a spawn
+ *   fails, then smaller ones (12 + 8 KiB) to fill what is left, then a
+ *   stopped /bin/hello as the sign it is done: a spawn must have been
+ *   refused (ELIMIT), with its tree's charge within LIMIT_TREE_BIN_BYTES
+ *   (system.limits bin_bytes); then another tree (a second child) runs a
+ *   copy of tester with 128 + 128 KiB of symbols that faults in
+ *   fault_null, whose report must name it (kholes.t checks the log).
+ *   Before, the attacker's pinned images took the whole cache budget and
+ *   the victim's image ran without symbols.
  *
  *   tester kholes-fault        (in a patched image) fault in the function
  *                              whose name kholes patches
  *   tester kholes-flood N      the bincache child: spawn N crafted images
+ *   tester kholes-hog          the bintree attacker: pin images until a
+ *                              spawn fails, then sleep
+ *   tester kholes-victim       the bintree victim: run tester's image as
+ *                              /bin/kholes-victim, faulting; exit 0 if it
+ *                              was killed for the fault
  */
+#include <abi/limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +50,15 @@
 #define KHOLES_SYMTAB (43690u * 24)  /* about 1 MiB of elf64_sym_t */
 #define KHOLES_STRTAB (1u << 20)
 #define KHOLES_SLACK (512u << 10)    /* heap pages, task structures */
+#define KHOLES_HOG_SYMTAB (21845u * 24)  /* about 512 KiB of elf64_sym_t */
+#define KHOLES_HOG_STRTAB (512u << 10)
+#define KHOLES_HOG_MAX 16            /* images the attacker tries (the bound stops it at 3) */
+#define KHOLES_FILL_SYMTAB (512u * 24)   /* the attacker's small images */
+#define KHOLES_FILL_STRTAB (8u << 10)
+#define KHOLES_FILL_MAX 128
+#define KHOLES_VICTIM_SYMTAB (5461u * 24)  /* the victim's image: about 128 KiB */
+#define KHOLES_VICTIM_STRTAB (128u << 10)
+#define KHOLES_HOG_POLLS 6000        /* 10 ms each: a minute */
 #define KHOLES_VICTIM "kholes_forged_symbol_victim"
 #define KHOLES_FORGED "k\nsmp: FAKE LINE symbol"
 
@@ -180,12 +207,81 @@ static void kholes_bincache(void)
 	       (unsigned long long)limit >> 10);
 }
 
+/* Task id's system.limits record (zeros if unread). */
+static sysinfo_limits_t kholes_limits(task_id_t id)
+{
+	sysinfo_limits_t r = { 0 };
+	char path[48];
+	size_t got;
+
+	snprintf(path, sizeof(path), "system.limits.%llu", (unsigned long long)id);
+	if (sys_sysinfo_data(path, &r, sizeof(r), &got) != EOK || got != sizeof(r))
+		memset(&r, 0, sizeof(r));
+	return r;
+}
+
+/*
+ * Count the children of parent (named name, if not NULL), killing them
+ * if kill (PERM_KILL: they are not ours).
+ */
+static unsigned kholes_children(task_id_t parent, const char *name, bool kill)
+{
+	static sysinfo_task_t tasks[512];
+	size_t got = 0;
+	unsigned n = 0;
+
+	if (sys_sysinfo_data("system.tasks", tasks, sizeof(tasks), &got) != EOK)
+		return 0;
+	for (size_t i = 0; i < got / sizeof(tasks[0]); i++) {
+		if (tasks[i].parent != parent || (name && strcmp(tasks[i].name, name)))
+			continue;
+		n++;
+		if (kill)
+			sys_kill(tasks[i].id);
+	}
+	return n;
+}
+
+/* Wait until the attacker is done (its stopped hello), then its limits. */
+static sysinfo_limits_t kholes_hog_done(task_id_t hog)
+{
+	for (int i = 0; i < KHOLES_HOG_POLLS && !kholes_children(hog, "hello", false); i++)
+		sys_sleep_ns(10 * 1000000ull);
+	return kholes_limits(hog);
+}
+
+static void kholes_bintree(void)
+{
+	static const char *const hog_argv[] = { "tester", "kholes-hog", NULL };
+	static const char *const victim_argv[] = { "tester", "kholes-victim", NULL };
+	task_id_t hog, victim;
+	errno_t rc = kholes_spawn("/bin/tester", NULL, 0, hog_argv, 0, &hog);
+	sysinfo_limits_t r = rc == EOK ? kholes_hog_done(hog) : (sysinfo_limits_t){ 0 };
+
+	tap_ok(rc == EOK && r.bin_denied > 0 && r.bin_bytes > 0 &&
+	       r.bin_bytes <= LIMIT_TREE_BIN_BYTES && r.bin_tree == hog,
+	       "bintree: an unprivileged tree's images stop at its bound with ELIMIT "
+	       "(%llu refused, %u of %u KiB charged to tree %llu)",
+	       (unsigned long long)r.bin_denied, r.bin_bytes >> 10, LIMIT_TREE_BIN_BYTES >> 10,
+	       (unsigned long long)r.bin_tree);
+	printf("# expect a fault report of kholes-victim naming fault_null\n");
+	errno_t rv = kholes_spawn("/bin/tester", NULL, 0, victim_argv, 0, &victim);
+	int status = rv == EOK ? kholes_wait(victim) : -1;
+	tap_ok(status == 0, "bintree: another tree's image ran and was killed for its fault "
+	       "(spawn %d, status %#x)", rv, status);
+	if (rc == EOK) {
+		kholes_children(hog, NULL, true);
+		sys_kill(hog);
+		kholes_wait(hog);
+	}
+}
+
 int cmd_kholes(int argc, char **argv)
 {
 	size_t size;
 	uint8_t *tester = kholes_read("/bin/tester", 0, &size);
 
-	tap_plan(9);
+	tap_plan(11);
 	tap_ok(tester != NULL, "read /bin/tester (%zu bytes)", size);
 	kholes_names(tester, size);
 	if (tester)
@@ -194,34 +290,35 @@ int cmd_kholes(int argc, char **argv)
 		tap_ok(0, "symbols: no image"), tap_ok(0, "symbols: no image");
 	free(tester);
 	kholes_bincache();
+	kholes_bintree();
 	return tap_end();
 }
 
 /*
- * hello read into memory with KHOLES_SYMTAB bytes of symbols (its own,
- * then empty ones) and KHOLES_STRTAB of strings (its own, then NULs)
- * after it, its section headers pointing there; *size the whole.
+ * The program at path read into memory with symtab bytes of symbols (its
+ * own, then empty ones) and strtab of strings (its own, then NULs) after
+ * it, its section headers pointing there; *size the whole.
  */
-static uint8_t *kholes_crafted(size_t *size)
+static uint8_t *kholes_crafted(const char *path, size_t symtab, size_t strtab, size_t *size)
 {
 	size_t n, at;
-	uint8_t *img = kholes_read("/bin/hello", KHOLES_SYMTAB + KHOLES_STRTAB + 8, &n);
+	uint8_t *img = kholes_read(path, symtab + strtab + 8, &n);
 	const elf64_shdr_t *sym, *str;
 
 	if (!img || elf_find_symtab(img, n, &sym, &str) != EOK ||
-	    sym->sh_size > KHOLES_SYMTAB || str->sh_size > KHOLES_STRTAB) {
+	    sym->sh_size > symtab || str->sh_size > strtab) {
 		free(img);
 		return NULL;
 	}
 	at = (n + 7) & ~(size_t)7;
 	memcpy(img + at, img + sym->sh_offset, sym->sh_size);
-	memcpy(img + at + KHOLES_SYMTAB, img + str->sh_offset, str->sh_size);
+	memcpy(img + at + symtab, img + str->sh_offset, str->sh_size);
 	elf64_shdr_t *s = (elf64_shdr_t *)sym, *t = (elf64_shdr_t *)str;
 	s->sh_offset = at;
-	s->sh_size = KHOLES_SYMTAB;
-	t->sh_offset = at + KHOLES_SYMTAB;
-	t->sh_size = KHOLES_STRTAB;
-	*size = at + KHOLES_SYMTAB + KHOLES_STRTAB;
+	s->sh_size = symtab;
+	t->sh_offset = at + symtab;
+	t->sh_size = strtab;
+	*size = at + symtab + strtab;
 	return img;
 }
 
@@ -235,7 +332,7 @@ int cmd_kholes_flood(int argc, char **argv)
 		usage(0);
 		return 2;
 	}
-	uint8_t *img = kholes_crafted(&size);
+	uint8_t *img = kholes_crafted("/bin/hello", KHOLES_SYMTAB, KHOLES_STRTAB, &size);
 	if (!img)
 		return 3;
 	for (uint64_t i = 0; i < n; i++) {
@@ -254,4 +351,55 @@ int cmd_kholes_flood(int argc, char **argv)
 	}
 	free(img);
 	return 0;
+}
+
+/*
+ * Pin up to max distinct hello images with symtab + strtab bytes of
+ * symbols (spawned stopped, numbered from *seq) until a spawn fails.
+ */
+static void kholes_pin(size_t symtab, size_t strtab, unsigned max, uint64_t *seq)
+{
+	static const char *const hello[] = { "hello", NULL };
+	size_t size = 0;
+	uint8_t *img = kholes_crafted("/bin/hello", symtab, strtab, &size);
+	errno_t rc = img ? EOK : ENOMEM;
+	unsigned n = 0;
+
+	for (; n < max && rc == EOK; n++, (*seq)++) {
+		task_id_t id;
+		memcpy(img + size - strtab / 2, seq, sizeof(*seq));   /* a distinct image */
+		rc = kholes_spawn("/bin/kholes-hog", img, size, hello, SPAWN_F_STOPPED, &id);
+	}
+	free(img);
+	printf("# kholes-hog: %u images of %zu KiB of symbols pinned, then %d\n",
+	       rc == EOK ? n : n - 1, (symtab + strtab) >> 10, rc);
+}
+
+int cmd_kholes_hog(int argc, char **argv)
+{
+	static const char *const hello[] = { "hello", NULL };
+	uint64_t seq = 0;
+	task_id_t id;
+
+	kholes_pin(KHOLES_HOG_SYMTAB, KHOLES_HOG_STRTAB, KHOLES_HOG_MAX, &seq);
+	kholes_pin(KHOLES_FILL_SYMTAB, KHOLES_FILL_STRTAB, KHOLES_FILL_MAX, &seq);
+	kholes_spawn("/bin/hello", NULL, 0, hello, SPAWN_F_STOPPED, &id);   /* done */
+	for (;;)
+		sys_sleep_ns(UINT64_MAX);    /* its stopped tasks pin the images; kholes ends them */
+	return 0;
+}
+
+int cmd_kholes_victim(int argc, char **argv)
+{
+	static const char *const fault[] = { "tester", "fault", "null", NULL };
+	size_t size = 0;
+	uint8_t *tester = kholes_crafted("/bin/tester", KHOLES_VICTIM_SYMTAB, KHOLES_VICTIM_STRTAB,
+					 &size);
+	task_id_t id;
+	errno_t rc = tester ? kholes_spawn("/bin/kholes-victim", tester, size, fault, 0, &id)
+			    : ENOENT;
+	int status = rc == EOK ? kholes_wait(id) : -1;
+
+	free(tester);
+	return status == (TASK_STATUS_KILLED | KILL_REASON_FAULT) ? 0 : 1;
 }

@@ -58,7 +58,8 @@
  *   tester klog TEXT                           log TEXT as a kernel line
  *   tester kholes                              TAP: kernel hole probes
  *                                              (kholes.c; kholes-fault,
- *                                              kholes-flood N: its helpers)
+ *                                              kholes-flood N, kholes-hog,
+ *                                              kholes-victim: its helpers)
  *
  * Exit status 2 means bad arguments.
  */
@@ -101,7 +102,7 @@ void usage(int ok)
 		"       tester prof-self\n"
 		"       tester fsstale PATH\n"
 		"       tester klog TEXT\n"
-		"       tester kholes | kholes-fault | kholes-flood N\n"
+		"       tester kholes | kholes-fault | kholes-flood N | kholes-hog | kholes-victim\n"
 		"       tester -h\n");
 }
 
@@ -297,6 +298,8 @@ static const command_t commands[] = {
 	{ "kholes", cmd_kholes },
 	{ "kholes-fault", cmd_kholes_fault },
 	{ "kholes-flood", cmd_kholes_flood },
+	{ "kholes-hog", cmd_kholes_hog },
+	{ "kholes-victim", cmd_kholes_victim },
 };
 
 int main(int argc, char **argv)

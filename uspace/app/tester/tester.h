@@ -52,10 +52,12 @@ int cmd_prof_self(int argc, char **argv);
 /* restart.c: helpers of test/restart.t. */
 int cmd_fsstale(int argc, char **argv);
 int cmd_klog(int argc, char **argv);
-/* kholes.c: probes of three kernel holes (names, symbols, program cache). */
+/* kholes.c: probes of kernel holes (names, symbols, program cache, its charge per tree). */
 int cmd_kholes(int argc, char **argv);
 int cmd_kholes_fault(int argc, char **argv);
 int cmd_kholes_flood(int argc, char **argv);
+int cmd_kholes_hog(int argc, char **argv);
+int cmd_kholes_victim(int argc, char **argv);
 
 /* Parse a decimal number in [min, max]; 0 on success, -1 if bad. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
