@@ -80,6 +80,12 @@ CHAIN_RE = re.compile(r"ipcload: chain done: client task (\d+) -> S1 task (\d+) 
 IPC_ROW_RE = re.compile(r"^\s+(\d+)\s+\d+\s+[\d.]+%\s+\[ipc ipcload\.(\w+)\]\s+(\d+) \S+"
                         r"\s+path ([\d >-]+)$")
 
+# -icount auto, not the other profiling tests' fixed shift 3: under shift=3
+# (QEMU 10, CI of 2026-12-02) the 4-CPU rtc-nmi run took 828 samples of
+# the server (want >= 10,000) and the chain run none of S2: not yet
+# understood (issue 26 item 7).
+ICOUNT = "auto"
+
 
 def ipc_rows(out):
     """[(samples, method, server, [hop ids])] of the report's ipcload rows."""
@@ -294,13 +300,13 @@ def main():
         check_chain,
         check_redacted,
         check_origin_stacks,
-    ], cpus=1, icount=bt.PROFILE_ICOUNT, extra="-serial file:" + COM2)
+    ], cpus=1, icount=ICOUNT, extra="-serial file:" + COM2)
     check_folded(tap)
     shell_session(tap, [
         lambda t, s: check_ratio(t, s, 4, "rtc-nmi", 4096, "9"),
         lambda t, s: check_ratio(t, s, 4, "timer", 4000, "9"),
         check_cat_stream,
-    ], cpus=4, icount=bt.PROFILE_ICOUNT,   # see the docstring: not plain TCG
+    ], cpus=4, icount=ICOUNT,   # see the docstring: not plain TCG
        extra="-serial file:" + COM2_CAT)
     check_cat(tap)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
