@@ -108,8 +108,8 @@ void platform_sampling_init(void)
 		emul_kind = PLATFORM_TCG_ICOUNT;
 		emul_rr_uneven = emul_old_round_robin();
 		pr_info("QEMU TCG with -icount: samples land on exact instructions%s",
-			emul_rr_uneven ? " (on 1 CPU: a QEMU before 8.1, uneven vCPU turns)"
-				       : "");
+			emul_rr_uneven ? " (a QEMU before 8.1: uneven vCPU turns, exact "
+					 "shares on 1 CPU only)" : "");
 	} else {
 		emul_kind = PLATFORM_TCG;
 		pr_info("QEMU TCG without -icount: profile samples are biased to "
