@@ -62,16 +62,6 @@ def command(hz, opt):
     return ",".join(words)
 
 
-def split_runs(lines):
-    """The output lines of each profile run of runall, in order."""
-    runs = []
-    for line in lines:
-        if RUN_RE.match(line):
-            runs.append([])
-        elif runs:
-            runs[-1].append(line)
-    return runs
-
 
 def main():
     tap = Tap()
@@ -90,7 +80,7 @@ def main():
         tap.ok(r.exit_code == suite.PASS_EXIT and not r.timed_out,
                "the boot ran every profile and powered off (QEMU exit %s in %.0f s)"
                % (r.exit_code, r.elapsed))
-        runs = split_runs(r.lines)
+        runs = gtref.split_runs(r.lines, RUN_RE)
         for i, (hz, opt) in enumerate(RUNS):
             label = "%d Hz%s" % (hz, " " + opt if opt else "")
             rows, _, total, line = gtref.guest_profile(runs[i] if i < len(runs) else [])

@@ -107,16 +107,6 @@ def commands(cpus):
     return runs
 
 
-def split_runs(lines):
-    """The output lines of each sprofile run of runall, in order."""
-    runs = []
-    for line in lines:
-        if RUN_RE.match(line):
-            runs.append([])
-        elif runs:
-            runs[-1].append(line)
-    return runs
-
 
 def report(lines):
     """The figures of one sprofile report: samples, sampled and idle ns,
@@ -249,7 +239,7 @@ def check_boot(tap, tmp, cpus, ref, host_line, icount, exact, qemu=""):
     else:
         tap.diag("[%s cpus=%d] QEMU exit %s in %.0f s" % (kind, cpus, r.exit_code,
                                                           r.elapsed))
-    runs = [report(lines) for lines in split_runs(r.lines)]
+    runs = [report(lines) for lines in gtref.split_runs(r.lines, RUN_RE)]
     runs += [report([])] * (1 + len(SOURCES) - len(runs))
     check_gtbench(tap, "[%s cpus=%d] gtbench -t %d" % (kind, cpus, THREADS), runs[0],
                   ref, host_line[cpus], ROUNDS[cpus], exact)

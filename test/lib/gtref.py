@@ -104,6 +104,18 @@ def shares(self_ir):
     return {f: 100.0 * n / total for f, n in (self_ir or {}).items()}
 
 
+def split_runs(lines, run_re):
+    """The output lines of each run of a runall boot, in order: a line
+    matching run_re (runall's echo of the command) starts the next run."""
+    runs = []
+    for line in lines:
+        if run_re.match(line):
+            runs.append([])
+        elif runs:
+            runs[-1].append(line)
+    return runs
+
+
 def guest_profile(out):
     """({function: samples}, {leaf: {caller: samples}}, total, gtbench's line)
     of profile's output lines."""
