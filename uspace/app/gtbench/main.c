@@ -50,17 +50,6 @@ static void usage(FILE *f)
 		"  of different jobs, one per CPU in turn; prints a checksum\n");
 }
 
-/* CPUs online (1 if the call fails). */
-static uint32_t smp_cpus(void)
-{
-	system_stats_t st;
-
-	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0) < 0 ||
-	    st.cpus_online == 0)
-		return 1;
-	return st.cpus_online;
-}
-
 /* Count this thread past a barrier, then spin until all are. */
 static void smp_wait(uint32_t *count)
 {
@@ -102,7 +91,7 @@ static int smp_main(uint32_t threads, uint32_t rounds)
 
 	smp.threads = threads;
 	smp.rounds = rounds;
-	smp.cpus = smp_cpus();
+	smp.cpus = sys_cpus_online();
 	gt_init();
 	while (made < threads &&
 	       pthread_create(&t[made], NULL, smp_thread, (void *)(uintptr_t)made) == 0)

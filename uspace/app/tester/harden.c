@@ -135,17 +135,6 @@ int cmd_io_deny(int argc, char **argv)
 #define IO_COM2_LSR 0x2fd
 #define IO_SPIN_READS 1000
 
-/* CPUs online (1 if the call fails). */
-static unsigned io_cpus(void)
-{
-	system_stats_t sys;
-
-	if (__vernier_syscall(SYS_SYSTEM_STATS, (long)&sys, 0, 0, 0, 0, 0) < 0 ||
-	    sys.cpus_online == 0)
-		return 1;
-	return sys.cpus_online;
-}
-
 /*
  * tester io-revoke CPU: open COM2 and read it on every CPU, revoke it on
  * the CPU after CPU, then read it on CPU: the task must be killed for a
@@ -158,7 +147,7 @@ int cmd_io_revoke(int argc, char **argv)
 		usage(0);
 		return 2;
 	}
-	unsigned n = io_cpus(), cpu = (unsigned)strtoul(argv[1], NULL, 0) % n;
+	unsigned n = sys_cpus_online(), cpu = (unsigned)strtoul(argv[1], NULL, 0) % n;
 	if (sys_ioport_allow(IO_COM2, 8) != EOK)
 		return 3;
 	for (unsigned i = 0; i < n; i++) {
@@ -184,7 +173,7 @@ static volatile unsigned long io_spin_reads;
 static void *io_spinner(void *arg)
 {
 	(void)arg;
-	sys_set_affinity(0, 1ull << (io_cpus() - 1));
+	sys_set_affinity(0, 1ull << (sys_cpus_online() - 1));
 	for (;;) {
 		(void)inb(IO_COM2_LSR);
 		io_spin_reads++;

@@ -220,11 +220,7 @@ static uint64_t now_ns(void)
 static void ptool_need(ptool_t *t, uint64_t target)
 {
 	const ptool_opts_t *o = t->o;
-	uint64_t cpus = 1;
-	system_stats_t st;
-
-	if (!target && __vernier_syscall(SYS_SYSTEM_STATS, (long)&st, 0, 0, 0, 0, 0) >= 0)
-		cpus = st.cpus_online ? st.cpus_online : 1;
+	uint64_t cpus = target ? 1 : sys_cpus_online();
 	psink_need(&t->sink, (uint64_t)o->params.hz * cpus,
 		   psink_sample_bytes(o->params.flags & PROF_F_CALLCHAIN));
 }

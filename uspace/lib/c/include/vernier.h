@@ -30,6 +30,8 @@ __attribute__((noreturn)) void sys_exit(int status);
 /* Id of the calling task / thread. */
 task_id_t sys_task_id(void);
 thread_id_t sys_thread_id(void);
+/* CPUs online (SYS_SYSTEM_STATS), 1 if the call fails or says none. */
+uint32_t sys_cpus_online(void);
 
 /*
  * Start the program at path (e.g. "/bin/hello") as a child task with argv

@@ -42,6 +42,15 @@ task_id_t sys_task_id(void)
 	return (task_id_t)__libc_syscall0(SYS_TASK_ID);
 }
 
+uint32_t sys_cpus_online(void)
+{
+	system_stats_t st;
+
+	if (__libc_syscall1(SYS_SYSTEM_STATS, (long)&st) < 0 || st.cpus_online == 0)
+		return 1;
+	return st.cpus_online;
+}
+
 thread_id_t sys_thread_id(void)
 {
 	return (thread_id_t)__libc_syscall0(SYS_THREAD_ID);
