@@ -26,7 +26,7 @@ only the TESTs given (paths of test files or unit test binaries).
 Environment: BUILD (default build), VERNIER_TEST_SLOTS (boots run at once
 within one test file, default 1 here), VERNIER_ACCEL (tcg|kvm, default tcg),
 VERNIER_HOST_LOCK (default /tmp/vernier-hostlock.UID, one for the host:
-guests with more vCPU threads than host cores run alone, see tools/qemu.sh).
+guests with more vCPU threads than twice the host cores run alone, see tools/qemu.sh).
 The KVM probe (tools/kvmprobe.sh) runs once a run: its answer is kept in
 build/test-logs/kvmprobe.txt for the run.
 EOF
@@ -71,7 +71,7 @@ export BUILD="$top/$build"
 [[ $build == /* ]] && BUILD=$build
 logs=$BUILD/test-logs
 mkdir -p "$logs"
-# Guests with more vCPU threads than the host has cores run alone (see
+# Guests with more vCPU threads than twice the host's cores run alone (see
 # host_lock in tools/qemu.sh); one lock for the host, whichever checkout
 # a run comes from.
 export VERNIER_HOST_LOCK=${VERNIER_HOST_LOCK:-/tmp/vernier-hostlock.$(id -u)}

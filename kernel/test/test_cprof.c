@@ -17,10 +17,10 @@
 #include <lib/string.h>
 
 #define CP_CALLS 50
-#define CP_LOOP 20000
+#define CP_LOOP 5000
 #define CP_SLEEPS 5
 #define CP_SLEEP_NS 10000000ull
-#define CP_TRIES 64
+#define CP_TRIES 128
 
 static volatile unsigned cp_sink;
 

@@ -28,12 +28,12 @@ class Guest:
     """QEMU with COM1 on our pipes: type at it, wait for lines."""
 
     def __init__(self, iso, cpus=2, accel=None, firmware="bios", extra=None,
-                 icount=None):
+                 icount=None, alone=False):
         self.command = vm.qemu_command(iso, cpus=cpus,
                                        accel=accel or bt.accel(),
                                        firmware=firmware, extra=extra,
                                        icount=icount)
-        lock = vm.host_lock(cpus, accel or bt.accel(), icount)
+        lock = vm.host_lock(cpus, accel or bt.accel(), icount, alone)
         self.start = time.monotonic()
         self.proc = vm.launch(self.command, lock, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE,
@@ -169,18 +169,26 @@ class Shell:
 
 
 def shell_session(tap, checks, cpus=2, boot_wait=120, extra=None, iso=None,
-                  icount=None):
+                  icount=None, alone=False):
     """Boot the default ISO (or iso) to the shell prompt with cpus CPUs
     (and extra QEMU arguments, e.g. "-serial file:PATH" for COM2), run
     check(tap, sh) for each of checks, power off: TAP results for reaching
     the prompt, the power-off ending QEMU and no panic in the log; the
-    time to the prompt as a diagnostic."""
-    g = Guest(iso or bt.ISO, cpus=cpus, extra=extra, icount=icount)
+    time to the prompt as a diagnostic. alone: the host to itself (a
+    measurement, see vm.host_lock)."""
+    g = Guest(iso or bt.ISO, cpus=cpus, extra=extra, icount=icount, alone=alone)
     sh = Shell(g)
     if tap.ok(sh.prompt(timeout=boot_wait), "boot reaches the prompt"):
         tap.diag(bt.boot_diag(g.lines(), time.monotonic() - g.start))
         for check in checks:
             check(tap, sh)
+    else:
+        tap.diag("no prompt after %.1f s (QEMU %s), %d lines; the last 30:"
+                 % (time.monotonic() - g.start,
+                    "running" if g.proc.poll() is None else
+                    "exited %s" % g.proc.returncode, len(g.lines())))
+        for line in g.lines()[-30:]:
+            tap.diag("  | " + line)
     g.send("poweroff\r")
     tap.ok(g.finish(timeout=60) == 0, "poweroff ends QEMU")
     tap.ok(not [l for l in g.lines() if l.startswith("panic")], "no panic")

@@ -231,17 +231,19 @@ def _flock_wait(fd, mode, limit=3600.0):
             time.sleep(0.1)
 
 
-def host_lock(cpus, accel="tcg", icount=None):
+def host_lock(cpus, accel="tcg", icount=None, alone=False):
     """With VERNIER_HOST_LOCK set (tools/check.sh): wait for the host lock
     tools/qemu.sh would take (exclusive if the guest has more vCPU threads
-    than the host has cores, one thread under -icount; shared otherwise,
-    behind the turnstile) and return its fd, else None. Taken here, before
-    a boot's clock starts, so waiting is not counted against its timeout."""
+    than twice the host's cores, one thread under -icount, or if alone: a
+    measurement that wants the host to itself; shared otherwise, behind
+    the turnstile) and return its fd, else None. Taken here, before a
+    boot's clock starts, so waiting is not counted against its timeout."""
     path = os.environ.get("VERNIER_HOST_LOCK")
     if not path:
         return None
     threads = 1 if icount not in (None, "off") and accel == "tcg" else cpus
-    mode = fcntl.LOCK_EX if threads > len(os.sched_getaffinity(0)) else fcntl.LOCK_SH
+    big = threads > 2 * len(os.sched_getaffinity(0))
+    mode = fcntl.LOCK_EX if big or alone else fcntl.LOCK_SH
     turn = os.open(path + ".turnstile", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         _flock_wait(turn, fcntl.LOCK_EX)
@@ -267,17 +269,18 @@ def launch(cmd, lock, **kwargs):
 
 def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
          until=None, cpu=None, linger=0.0, extra=None, on_line=None,
-         icount=None):
+         icount=None, alone=False):
     """Boot iso in QEMU, capture the serial log, return a Result.
 
     timeout: seconds before QEMU is killed (Result.timed_out is then True,
     unless `until` had matched). until: regex; once a line matches, reading
     goes on for `linger` seconds (to see what follows), then QEMU is
     killed. on_line(t, line) is called for each line as it arrives.
+    alone: the host to itself (see host_lock).
     """
     cmd = qemu_command(iso, cpus, mem, firmware, accel, cpu, extra, icount)
     pat = re.compile(until) if until else None
-    lock = host_lock(cpus, accel, icount)
+    lock = host_lock(cpus, accel, icount, alone)
     start = time.monotonic()
     proc = launch(cmd, lock, stdin=subprocess.DEVNULL,
                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
