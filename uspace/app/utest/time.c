@@ -1,6 +1,8 @@
 /*
- * utest time: sleeps wake on time (100 ms asked: 100..130 ms measured,
- * the tick being 10 ms); CLOCK_REALTIME is a plausible date and advances
+ * utest time: sleeps wake on time (100 ms asked: never less, and
+ * 100..130 ms measured in most of SLEEP_TRIES, the tick being 10 ms: a
+ * busy host that stops the vCPU only adds time, 131.7 ms once in make
+ * check); CLOCK_REALTIME is a plausible date and advances
  * with CLOCK_MONOTONIC; the CPU-time clocks count a thread's spinning
  * and not its sleeping, and the process clock sums the threads'.
  */
@@ -14,6 +16,7 @@
 #define SLEEP_NS (100 * NS_PER_MS)
 #define SLEEP_SLACK_NS (30 * NS_PER_MS)
 #define SLEEP_TRIES 5
+#define SLEEP_GOOD 3                       /* of SLEEP_TRIES within the slack */
 #define REALTIME_2020 1577836800ull        /* 2020-01-01 00:00:00 UTC */
 #define CLOCK_GAP_NS (200 * NS_PER_MS)
 #define CLOCK_SKEW_NS (2 * NS_PER_MS)
@@ -21,12 +24,13 @@
 void test_sleep(void)
 {
 	char list[SLEEP_TRIES * 12] = "";
-	int good = 0;
+	int good = 0, early = 0;
 
 	for (int i = 0; i < SLEEP_TRIES; i++) {
 		uint64_t t0 = now_ns();
 		errno_t rc = sys_sleep_ns(SLEEP_NS);
 		uint64_t dt = now_ns() - t0;
+		early += rc != EOK || dt < SLEEP_NS;
 		good += rc == EOK && dt >= SLEEP_NS && dt <= SLEEP_NS + SLEEP_SLACK_NS;
 		size_t len = strlen(list);
 		snprintf(list + len, sizeof(list) - len, "%s%llu.%llu", i ? " " : "",
@@ -34,9 +38,9 @@ void test_sleep(void)
 			 (unsigned long long)(dt % NS_PER_MS / 100000));
 	}
 	tap_diag("sleep(100 ms) took: %s ms", list);
-	tap_ok(good == SLEEP_TRIES,
-	       "time: %d sleeps of 100 ms each took 100..130 ms (%d did)",
-	       SLEEP_TRIES, good);
+	tap_ok(early == 0 && good >= SLEEP_GOOD,
+	       "time: %d sleeps of 100 ms: none woke early (%d did), %d or more took "
+	       "100..130 ms (%d did)", SLEEP_TRIES, early, SLEEP_GOOD, good);
 }
 
 void test_clock(void)
