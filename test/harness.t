@@ -274,8 +274,8 @@ def test_script_options(t, iso):
 
 def test_host_lock(t, tmp, iso, elf):
     """qemu.sh VERNIER_HOST_LOCK: more vCPU threads than twice the host's
-    cores take the lock exclusively (and wait for a shared holder), others share it;
-    -icount runs every vCPU on one thread."""
+    cores take the lock exclusively (and wait for a shared holder), others
+    share it; -icount runs every vCPU on one thread."""
     qemu = os.path.join(TOOLS, "qemu.sh")
     lock = os.path.join(tmp, "hostlock")
     env = dict(os.environ, VERNIER_HOST_LOCK=lock)
