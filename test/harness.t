@@ -307,6 +307,66 @@ def test_host_lock(t, tmp, iso, elf):
     t.ok(waited and proc.returncode == 0 and "-smp %s" % big in out,
          "qemu.sh: a %s-CPU guest waits for the shared holder, then runs" % big)
     test_boot_lock(t, tmp, elf, lock)
+    test_wide_lock(t, tmp, iso, lock)
+
+
+def lock_waits(lock, **kwargs):
+    """Whether vm.host_lock(**kwargs) on lock waited (for 1 s) and then
+    got its fds once the holders went."""
+    os.environ["VERNIER_HOST_LOCK"] = lock
+    got = []
+    try:
+        th = threading.Thread(target=lambda: got.append(vm.host_lock(**kwargs)))
+        th.start()
+        th.join(1.0)
+        return th.is_alive(), th, got
+    finally:
+        del os.environ["VERNIER_HOST_LOCK"]
+
+
+def test_wide_lock(t, tmp, iso, lock):
+    """A guest with more vCPU threads than cores holds FILE.wide shared;
+    vm.host_lock(core=True) (Bochs) takes it exclusively: it shares with
+    a narrow guest but waits for a wide one."""
+    qemu = os.path.join(TOOLS, "qemu.sh")
+    env = dict(os.environ, VERNIER_HOST_LOCK=lock)
+    cores = len(os.sched_getaffinity(0))
+    p = run([qemu, "--iso", iso, "--cpus", str(cores + 1), "--dry-run"], env=env)
+    q = run([qemu, "--iso", iso, "--cpus", str(cores), "--dry-run"], env=env)
+    t.ok("host lock: shared wide" in p.stderr and "host lock: shared\n" in q.stderr,
+         "qemu.sh: %d vCPUs on %d cores are wide, %d are not (%r, %r)"
+         % (cores + 1, cores, cores, p.stderr, q.stderr))
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        waited, th, got = lock_waits(lock, cpus=1, core=True)
+        th.join(10)
+        vm.release(got[0] if got else [])
+        fcntl.flock(held, fcntl.LOCK_UN)
+    t.ok(not waited and len(got) == 1 and len(got[0]) == 2,
+         "vm.host_lock(core=True) shares with a narrow guest (waited %s, fds %r)"
+         % (waited, got))
+    with open(lock, "a") as held, open(lock + ".wide", "a") as wide:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        fcntl.flock(wide, fcntl.LOCK_SH)
+        waited, th, got = lock_waits(lock, cpus=1, core=True)
+        fcntl.flock(wide, fcntl.LOCK_UN)
+        th.join(10)
+        vm.release(got[0] if got else [])
+        fcntl.flock(held, fcntl.LOCK_UN)
+    t.ok(waited and len(got) == 1,
+         "vm.host_lock(core=True) waits for a wide guest, then runs (waited %s)" % waited)
+    with open(lock + ".wide", "a") as bochs:
+        fcntl.flock(bochs, fcntl.LOCK_EX)
+        waited, th, got = lock_waits(lock, cpus=cores + 1)
+        narrow_waited, nth, ngot = lock_waits(lock, cpus=1)
+        nth.join(10)
+        fcntl.flock(bochs, fcntl.LOCK_UN)
+        th.join(10)
+        for g in got + ngot:
+            vm.release(g)
+    t.ok(waited and not narrow_waited and len(got) == 1 and len(ngot) == 1,
+         "a wide guest waits for Bochs and lets a narrow one pass (waited %s, %s)"
+         % (waited, narrow_waited))
 
 
 def test_boot_lock(t, tmp, elf, lock):

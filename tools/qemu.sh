@@ -67,7 +67,8 @@ Usage: $prog --iso ISO [options]
 
 Environment: VERNIER_HOST_LOCK=FILE (set by tools/check.sh): wait for a
 flock on FILE first, exclusive if the guest has more vCPU threads than
-twice the host's cores, shared otherwise (--dry-run prints which).
+twice the host's cores, shared otherwise, and with more threads than
+cores FILE.wide shared too (--dry-run prints which).
 Exit status: QEMU's (isa-debug-exit value v gives (v<<1)|1).
 EOF
 }
@@ -196,20 +197,28 @@ fi
 # turns.) Under -icount TCG runs every vCPU on one thread. Without
 # this a 4-CPU guest beside a busy core ran 8 times slower (a vCPU holding
 # a guest lock is descheduled while the others spin on it). A turnstile
-# lock lets a waiting exclusive guest in before new shared ones. QEMU holds
-# fd 9 until it exits.
+# lock lets a waiting exclusive guest in before new shared ones. A guest
+# with more threads than cores (a "wide" one) also holds FILE.wide shared
+# (fd 7): Bochs (test/bochs.t, one thread that must keep a core) takes it
+# exclusively, so it shares the host with narrow guests only. QEMU holds
+# fds 9 and 7 until it exits.
 host_lock() {
-    local threads=$cpus mode=-s
+    local threads=$cpus mode=-s wide=''
     [[ -n ${VERNIER_HOST_LOCK:-} ]] || return 0
     command -v flock >/dev/null || return 0
     [[ $icount != off && $accel == tcg ]] && threads=1
     (( threads > 2 * $(nproc) )) && mode=-x
-    (( dry )) && echo "$prog: host lock: $([[ $mode == -x ]] && echo exclusive || echo shared)" >&2
+    [[ $mode == -s ]] && (( threads > $(nproc) )) && wide=' wide'
+    (( dry )) && echo "$prog: host lock: $([[ $mode == -x ]] && echo exclusive || echo shared)$wide" >&2
     exec 8>>"$VERNIER_HOST_LOCK.turnstile" 9>>"$VERNIER_HOST_LOCK"
     flock 8
     flock -w 3600 "$mode" 9 || echo "$prog: warning: no host lock after an hour" >&2
     flock -u 8
     exec 8>&-
+    if [[ -n $wide ]]; then     # after the turnstile: others pass while Bochs runs
+        exec 7>>"$VERNIER_HOST_LOCK.wide"
+        flock -w 3600 -s 7 || echo "$prog: warning: no wide lock after an hour" >&2
+    fi
 }
 
 host_lock

@@ -231,40 +231,62 @@ def _flock_wait(fd, mode, limit=3600.0):
             time.sleep(0.1)
 
 
-def host_lock(cpus, accel="tcg", icount=None, alone=False):
+def host_lock(cpus, accel="tcg", icount=None, alone=False, core=False):
     """With VERNIER_HOST_LOCK set (tools/check.sh): wait for the host lock
-    tools/qemu.sh would take (exclusive if the guest has more vCPU threads
-    than twice the host's cores, one thread under -icount, or if alone: a
+    tools/qemu.sh would take and return its fds (a list; empty without
+    VERNIER_HOST_LOCK). Exclusive if the guest has more vCPU threads than
+    twice the host's cores (one thread under -icount), or if alone: a
     measurement that wants the host to itself; shared otherwise, behind
-    the turnstile) and return its fd, else None. Taken here, before a
-    boot's clock starts, so waiting is not counted against its timeout."""
+    the turnstile. A guest with more threads than cores also holds
+    FILE.wide shared; core=True (one thread that must keep a whole core:
+    Bochs) holds it exclusively, so it runs beside narrow guests but never
+    beside wide ones (beside a 4-CPU guest's vCPU threads Bochs got a sixth
+    of the host). Taken here, before a boot's clock starts, so waiting is
+    not counted against its timeout."""
     path = os.environ.get("VERNIER_HOST_LOCK")
     if not path:
-        return None
+        return []
     threads = 1 if icount not in (None, "off") and accel == "tcg" else cpus
-    big = threads > 2 * len(os.sched_getaffinity(0))
-    mode = fcntl.LOCK_EX if big or alone else fcntl.LOCK_SH
+    cores = len(os.sched_getaffinity(0))
+    mode = fcntl.LOCK_EX if threads > 2 * cores or alone else fcntl.LOCK_SH
+    wide = None
+    if mode == fcntl.LOCK_SH and (core or threads > cores):
+        wide = fcntl.LOCK_EX if core else fcntl.LOCK_SH
     turn = os.open(path + ".turnstile", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         _flock_wait(turn, fcntl.LOCK_EX)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        _flock_wait(fd, mode)
+        fds = [_lock_open(path, mode)]
+        if wide == fcntl.LOCK_EX:           # Bochs: no new wide guest meanwhile
+            fds.append(_lock_open(path + ".wide", wide))
     finally:
         os.close(turn)
+    if wide == fcntl.LOCK_SH:               # others may pass while Bochs runs
+        fds.append(_lock_open(path + ".wide", wide))
+    return fds
+
+
+def _lock_open(path, mode):
+    """path opened (made if missing) and flocked in mode: the fd."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    _flock_wait(fd, mode)
     return fd
 
 
+def release(lock):
+    """Drop the host lock fds host_lock returned."""
+    for fd in lock:
+        os.close(fd)
+
+
 def launch(cmd, lock, **kwargs):
-    """Popen cmd in its own session holding the host lock fd (released
+    """Popen cmd in its own session holding the host lock fds (released
     when QEMU exits); qemu.sh then takes no lock of its own."""
     env = {k: v for k, v in os.environ.items() if k != "VERNIER_HOST_LOCK"}
     try:
         return subprocess.Popen(cmd, env=env, start_new_session=True,
-                                pass_fds=(lock,) if lock is not None else (),
-                                **kwargs)
+                                pass_fds=tuple(lock), **kwargs)
     finally:
-        if lock is not None:
-            os.close(lock)
+        release(lock)
 
 
 def boot(iso, cpus=2, mem=256, firmware="bios", accel="tcg", timeout=120,
