@@ -232,6 +232,58 @@ static void test_cookie_read(void)
 	vl_fclose(f);
 }
 
+typedef struct bigsrc {
+	size_t left;       /* bytes still to give */
+	int reads;         /* read calls */
+	size_t widest;     /* the largest n asked for */
+} bigsrc_t;
+
+static ssize_t big_read(void *c, char *buf, size_t n)
+{
+	bigsrc_t *b = c;
+	size_t k = n < b->left ? n : b->left;
+
+	memset(buf, 'x', k);
+	b->left -= k;
+	b->reads++;
+	b->widest = n > b->widest ? n : b->widest;
+	return (ssize_t)k;
+}
+
+/* getc over a big stream asks the back end for a page at a time (a
+ * 128-byte buffer made 5,800 file-service calls of a 740 KB file), fread
+ * of much reads straight into the caller's buffer, and
+ * a write-only stream refuses ungetc instead of writing a buffer it has
+ * not got. */
+static void test_read_buffer(void)
+{
+	bigsrc_t b = { .left = 100000 };
+	vl_cookie_io_t io = { .read = big_read };
+	vl_FILE *f = vl_fopencookie(&b, "r", io);
+	size_t got = 0;
+
+	while (vl_fgetc(f) != VL_EOF)
+		got++;
+	is_int((int)got, 100000, "getc reads all of a 100,000-byte stream");
+	ok(b.widest >= 4096, "reads ask for 4 KiB at a time (asked for %zu)", b.widest);
+	ok(b.reads <= 100000 / 4096 + 2, "%d read calls for 100,000 bytes", b.reads);
+	vl_fclose(f);
+	static char whole[100001];
+	bigsrc_t w = { .left = 100000 };
+	f = vl_fopencookie(&w, "r", io);
+	is_int((int)vl_fread(whole, 1, 3, f), 3, "fread 3 bytes");
+	is_int((int)vl_fread(whole, 1, sizeof(whole), f), 99997, "fread the rest whole");
+	ok(w.reads <= 3 && whole[99996] == 'x', "fread of 100,000 bytes in %d read calls", w.reads);
+	vl_fclose(f);
+	static membuf_t m;
+	vl_cookie_io_t wio = { .write = mem_write };
+	memset(&m, 0, sizeof(m));
+	f = vl_fopencookie(&m, "w", wio);
+	is_int(vl_ungetc('z', f), VL_EOF, "ungetc on a write-only stream is EOF");
+	vl_fclose(f);
+	is_int(vl_ungetc('z', vl_stdout), VL_EOF, "ungetc on stdout is EOF");
+}
+
 static void test_stdin(void)
 {
 	char line[16];
@@ -329,6 +381,7 @@ int main(void)
 	test_redirect_stdout();
 	restore_stdout();
 	test_cookie_read();
+	test_read_buffer();
 	test_stdin();
 	test_strings();
 	test_exit();

@@ -35,6 +35,7 @@ static const cookie_io_functions_t stdin_io = {
 };
 
 static char stdout_buf[BUFSIZ];
+static unsigned char stdin_rbuf[FILE_RBUF];
 
 static FILE stderr_file = {
 	.flags = FILE_WRITE, .mode = _IONBF, .io = console_io,
@@ -44,7 +45,8 @@ static FILE stdout_file = {
 	.wbuf = stdout_buf, .wsize = sizeof(stdout_buf), .next = &stderr_file,
 };
 static FILE stdin_file = {
-	.flags = FILE_READ, .mode = _IOLBF, .io = stdin_io, .next = &stdout_file,
+	.flags = FILE_READ, .mode = _IOLBF, .io = stdin_io, .rbuf = stdin_rbuf,
+	.next = &stdout_file,
 };
 
 FILE *stdin = &stdin_file;
@@ -236,23 +238,71 @@ void perror(const char *s)
 
 /* ---------------------------------------------------------------- input */
 
+/* f's input buffer, made at its first use (f->lock held): false if
+ * f is not open for reading or there is no memory for it. */
+static bool file_rbuf(FILE *f)
+{
+	if (!(f->flags & FILE_READ))
+		return false;
+	if (!f->rbuf) {
+		f->rbuf = malloc(FILE_RBUF);
+		if (!f->rbuf)
+			return false;
+		f->flags |= FILE_OWN_RBUF;
+	}
+	return true;
+}
+
+/* Up to n bytes from f's back end into p (f->lock held, f readable): the
+ * count, 0 at end of file or on error (the indicator set). */
+static size_t file_read_raw(FILE *f, void *p, size_t n)
+{
+	if (f == stdin)
+		fflush(stdout);
+	ssize_t r = f->io.read(f->cookie, p, n);
+	if (r <= 0 || (size_t)r > n) {
+		f->flags |= r == 0 ? FILE_EOF : FILE_ERR;
+		return 0;
+	}
+	return (size_t)r;
+}
+
 /* Refill the read buffer; returns false at end of file or on error. */
 static bool file_fill(FILE *f)
 {
-	if (!(f->flags & FILE_READ) || !f->io.read) {
+	if (!f->io.read || !file_rbuf(f)) {
 		f->flags |= FILE_ERR;
 		return false;
 	}
-	if (f == stdin)
-		fflush(stdout);
-	ssize_t r = f->io.read(f->cookie, (char *)f->rbuf, sizeof(f->rbuf));
-	if (r <= 0) {
-		f->flags |= r == 0 ? FILE_EOF : FILE_ERR;
-		return false;
-	}
+	f->rlen = file_read_raw(f, f->rbuf, FILE_RBUF);
 	f->rpos = 0;
-	f->rlen = (size_t)r;
-	return true;
+	return f->rlen > 0;
+}
+
+/* Up to n bytes into p (f->lock held): what the buffer holds, then whole
+ * buffers' worth straight from the back end (one fs call of up to 64 KiB
+ * instead of one a 4 KiB page), the rest through the buffer; the count. */
+static size_t file_read(FILE *f, unsigned char *p, size_t n)
+{
+	size_t done = 0;
+
+	f->flags |= FILE_USED;
+	while (done < n) {
+		size_t k = f->rlen - f->rpos;
+		if (k > 0) {
+			k = k < n - done ? k : n - done;
+			memcpy(p + done, f->rbuf + f->rpos, k);
+			f->rpos += k;
+			done += k;
+		} else if (n - done >= FILE_RBUF && f->io.read && (f->flags & FILE_READ)) {
+			if ((k = file_read_raw(f, p + done, n - done)) == 0)
+				break;
+			done += k;
+		} else if (!file_fill(f)) {
+			break;
+		}
+	}
+	return done;
 }
 
 static int file_getc(FILE *f)
@@ -288,10 +338,12 @@ int ungetc(int c, FILE *f)
 	if (c == EOF)
 		return EOF;
 	__libc_lock(&f->lock);
-	if (f->rpos > 0) {
+	if (!file_rbuf(f)) {
+		r = EOF;
+	} else if (f->rpos > 0) {
 		f->rbuf[--f->rpos] = (unsigned char)c;
 		r = (unsigned char)c;
-	} else if (f->rlen < sizeof(f->rbuf)) {
+	} else if (f->rlen < FILE_RBUF) {
 		memmove(f->rbuf + 1, f->rbuf, f->rlen);
 		f->rbuf[0] = (unsigned char)c;
 		f->rlen++;
@@ -331,12 +383,7 @@ size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 	if (size == 0 || n == 0 || total / n != size)
 		return 0;
 	__libc_lock(&f->lock);
-	while (done < total) {
-		int c = file_getc(f);
-		if (c == EOF)
-			break;
-		p[done++] = (unsigned char)c;
-	}
+	done = file_read(f, p, total);
 	__libc_unlock(&f->lock);
 	return done / size;
 }
@@ -476,6 +523,11 @@ int fclose(FILE *f)
 		free(f->wbuf);
 	f->wbuf = NULL;
 	f->wsize = f->wpos = 0;
+	if (f->flags & FILE_OWN_RBUF) {
+		free(f->rbuf);
+		f->rbuf = NULL;
+		f->flags &= ~(unsigned)FILE_OWN_RBUF;
+	}
 	__libc_unlock(&f->lock);
 	if (f->flags & FILE_MALLOCED)
 		free(f);

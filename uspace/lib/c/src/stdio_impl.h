@@ -6,7 +6,9 @@
 
 #include "libc.h"
 
-#define FILE_RBUF 128
+/* A read stream's buffer: one fs call a 4 KiB page (128 bytes took 5,800
+ * calls for a 740 KB file: 12 s under the call-profiled file service). */
+#define FILE_RBUF 4096
 
 enum {
 	FILE_READ = 1 << 0,      /* opened for reading */
@@ -16,6 +18,7 @@ enum {
 	FILE_OWN_BUF = 1 << 4,   /* wbuf was malloc'd by us */
 	FILE_MALLOCED = 1 << 5,  /* the FILE itself was malloc'd */
 	FILE_USED = 1 << 6,      /* I/O happened: setvbuf refused */
+	FILE_OWN_RBUF = 1 << 7,  /* rbuf was malloc'd by us */
 };
 
 struct _FILE {
@@ -27,7 +30,7 @@ struct _FILE {
 	char *wbuf;                /* output buffer (NULL: unbuffered) */
 	size_t wsize;
 	size_t wpos;               /* bytes pending in wbuf */
-	unsigned char rbuf[FILE_RBUF];  /* input buffer */
+	unsigned char *rbuf;       /* input buffer, FILE_RBUF bytes (made at first read) */
 	size_t rpos, rlen;         /* unread bytes: rbuf[rpos..rlen) */
 	struct _FILE *next;        /* the list of open streams */
 };
