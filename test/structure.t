@@ -83,6 +83,10 @@ PLANTED = {
     "uspace": {"uspace/app/z.c": "#include <kernel/task.h>\n"},
     "x86words": {"kernel/d.c": "void f(cpu_t *c)\n{\n\tc->kernel_rsp = 0;\n}\n"},
     "x86words ": {"kernel/include/kernel/e.h": "#define CPU_OFF_USER_RSP 16\n"},
+    "rdtsc": {"uspace/app/t.c": "unsigned long t(void)\n{\n\tunsigned lo, hi;\n"
+              "\t__asm__ volatile(\"lfence; rdtsc\" : \"=a\"(lo), \"=d\"(hi));\n"
+              "\treturn lo;\n}\n"},
+    "rdtsc ": {"tools/u.c": "unsigned long u(void) { return __builtin_ia32_rdtsc(); }\n"},
 }
 
 # gsoff's cases (file, text): a number, a hand-made %define, a number

@@ -19,6 +19,9 @@ Rules (docs/ARCHITECTURE.md, "The map"):
            word: no identifier with a register or descriptor-table part
            (kernel_rsp, user_rsp, CPU_OFF_KERNEL_RSP, tss_rsp0, gs_base),
            no tss, gdt, idt or iomap; per-CPU x86 state is arch_cpu_t's
+  rdtsc    user space and the host tools read the TSC only through
+           <tsc.h> (uspace/lib/c/include/tsc.h): no other rdtsc in an
+           asm string and no __builtin_ia32_rdtsc in uspace/ or tools/
   gsoff    assembly reaches per-CPU data (GS-relative) only at offsets
            generated from C (ASM_OFFSET names of arch/*/asm-offsets.c):
            no number and no hand-made %define/equ in a [gs:...] operand
@@ -219,6 +222,21 @@ def check_uspace(top):
     return bad
 
 
+TSC_HOME = "uspace/lib/c/include/tsc.h"
+RDTSC_USE = re.compile(r'"[^"\n]*\brdtscp?\b[^"\n]*"|__builtin_ia32_rdtscp?\b')
+
+
+def check_rdtsc(top):
+    bad = []
+    for rel in c_files(top, ["uspace", "tools"]):
+        if rel == TSC_HOME:
+            continue
+        for no, line in enumerate(read(top, rel).split("\n"), 1):
+            if RDTSC_USE.search(line) and not line.lstrip().startswith(("*", "/*", "//")):
+                bad.append("%s:%d: reads the TSC itself (use <tsc.h>)" % (rel, no))
+    return bad
+
+
 def x86_word(ident):
     """ident, if it is an x86 data word, else None."""
     parts = [p for p in ident.lower().split("_") if p]
@@ -353,6 +371,7 @@ RULES = [
     ("x86words", "kernel/ names no x86 data words (kernel_rsp, user_rsp, tss...)",
      check_x86words),
     ("gsoff", "assembly reaches per-CPU data only at offsets generated from C", check_gsoff),
+    ("rdtsc", "user space reads the TSC only through <tsc.h>", check_rdtsc),
 ]
 
 

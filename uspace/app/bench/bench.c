@@ -90,9 +90,9 @@ static long run_unmap_sparse(void)
 	if (sys_map(NULL, SPARSE_LEN, PROT_READ | PROT_WRITE, &addr) != EOK)
 		return -1;
 	*(volatile char *)addr = 1;
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 	errno_t rc = sys_unmap(addr, SPARSE_LEN);
-	uint64_t t1 = bench_rdtsc();
+	uint64_t t1 = tsc_read();
 	return rc == EOK ? (long)(t1 - t0) : -1;
 }
 
@@ -100,10 +100,10 @@ static long run_unmap_sparse(void)
 
 static long run_null(void)
 {
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 	for (int i = 0; i < NULL_CALLS; i++)
 		raw_null();
-	return (long)((bench_rdtsc() - t0) / NULL_CALLS);
+	return (long)((tsc_read() - t0) / NULL_CALLS);
 }
 
 /* ---------------------------------------------------------- ctxsw.thread */
@@ -160,10 +160,10 @@ static long partner_switches(void)
 static long run_ctxsw(void)
 {
 	long before = partner_switches();
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 	for (int i = 0; i < YIELDS; i++)
 		raw_yield();
-	uint64_t t1 = bench_rdtsc();
+	uint64_t t1 = tsc_read();
 	long after = partner_switches();
 	if (before < 0 || after - before < YIELDS) {
 		printf("bench: ctxsw.thread: partner ran %ld times for %d yields\n",
@@ -205,7 +205,7 @@ static void ctxsw_offcpu_teardown(void)
 static long run_spawn(void)
 {
 	const char *const argv[] = { "bench", EXIT_NOW, NULL };
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 
 	for (int i = 0; i < SPAWNS; i++) {
 		task_id_t id;
@@ -214,7 +214,7 @@ static long run_spawn(void)
 		    sys_wait(id, &status, 0, NULL) != EOK || status != 0)
 			return -1;
 	}
-	return (long)((bench_rdtsc() - t0) / SPAWNS);
+	return (long)((tsc_read() - t0) / SPAWNS);
 }
 
 /* ------------------------------------------------------ accounting.entry */

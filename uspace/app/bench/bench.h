@@ -8,15 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The TSC, fenced so the timed code stays between two reads. */
-static inline uint64_t bench_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
+#include <tsc.h>
 
 /* The hidden first argument that makes bench the IPC figures' server. */
 #define BENCH_IPC_SERVER "--ipc-server"

@@ -34,12 +34,12 @@ static uint64_t cprof_run(const char *path)
 	const char *const argv[] = { path, "-q", "-r", CPROF_ROUNDS, NULL };
 	task_id_t id;
 	int status;
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 
 	if (sys_spawn(path, argv, 0, &id) != EOK || sys_wait(id, &status, 0, NULL) != EOK ||
 	    status != 0)
 		return 0;
-	return bench_rdtsc() - t0;
+	return tsc_read() - t0;
 }
 
 int bench_cprof(void)

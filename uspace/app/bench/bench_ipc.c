@@ -165,22 +165,22 @@ void ipc_teardown(void)
 
 long run_ipc_roundtrip(void)
 {
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 
 	for (int i = 0; i < IPC_RT_CALLS; i++)
 		if (ipc_call_sync(ipc_phone, BENCH_M_NOP, 0, 0, 0, 0, 0, NULL) != EOK)
 			return -1;
-	return (long)((bench_rdtsc() - t0) / IPC_RT_CALLS);
+	return (long)((tsc_read() - t0) / IPC_RT_CALLS);
 }
 
 long run_ipc_datawrite(void)
 {
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 
 	for (int i = 0; i < IPC_DW_CALLS; i++)
 		if (ipc_data_write(ipc_phone, dw_buf, sizeof(dw_buf)) != EOK)
 			return -1;
-	uint64_t cycles = bench_rdtsc() - t0;
+	uint64_t cycles = tsc_read() - t0;
 	if (!cycles)
 		return -1;
 	return (long)((uint64_t)IPC_DW_CALLS * sizeof(dw_buf) * tsc_hz / cycles /
@@ -190,12 +190,12 @@ long run_ipc_datawrite(void)
 /* Cycles per DATA_WRITE round trip of len bytes, calls of them. */
 static long run_ipc_write(size_t len, int calls)
 {
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 
 	for (int i = 0; i < calls; i++)
 		if (ipc_data_write(ipc_phone, dw_buf, len) != EOK)
 			return -1;
-	return (long)((bench_rdtsc() - t0) / (uint64_t)calls);
+	return (long)((tsc_read() - t0) / (uint64_t)calls);
 }
 
 long run_ipc_write64(void)

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <thread.h>
+#include <tsc.h>
 #include <unistd.h>
 #include <vernier.h>
 
@@ -68,14 +69,6 @@
 static volatile bool reader_stop;
 static volatile bool spin_stop;
 static uint64_t prof_tsc_hz;             /* set by bench_prof() */
-
-static inline uint64_t prof_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
 
 static __attribute__((noinline)) void prof_spin(unsigned long n)
 {
@@ -96,9 +89,9 @@ static uint64_t prof_chunk(void)
 	uint64_t v[PROF_CHUNKS];
 
 	for (int i = 0; i < PROF_CHUNKS; i++) {
-		uint64_t t0 = prof_rdtsc();
+		uint64_t t0 = tsc_read_fast();
 		prof_spin(PROF_CHUNK_ITERS);
-		v[i] = prof_rdtsc() - t0;
+		v[i] = tsc_read_fast() - t0;
 	}
 	qsort(v, PROF_CHUNKS, sizeof(v[0]), cmp_u64);
 	return v[PROF_CHUNKS / 2];
@@ -176,9 +169,9 @@ static uint64_t prof_samples_now(void)
 /* Spin PROF_SETTLE_MS so that the throttle has judged a few windows. */
 static void prof_settle(void)
 {
-	uint64_t end = prof_rdtsc() + prof_tsc_hz / 1000 * PROF_SETTLE_MS;
+	uint64_t end = tsc_read_fast() + prof_tsc_hz / 1000 * PROF_SETTLE_MS;
 
-	while (prof_rdtsc() < end)
+	while (tsc_read_fast() < end)
 		prof_spin(10000);
 }
 
@@ -197,9 +190,9 @@ static void prof_overhead(const char *name, unsigned src, unsigned hz, unsigned 
 		return;
 	}
 	prof_settle();
-	uint64_t s0 = prof_samples_now(), t0 = prof_rdtsc();
+	uint64_t s0 = prof_samples_now(), t0 = tsc_read_fast();
 	uint64_t with = prof_chunk();
-	uint64_t t1 = prof_rdtsc(), s1 = prof_samples_now();
+	uint64_t t1 = tsc_read_fast(), s1 = prof_samples_now();
 	prof_end(&r);
 	/* Samples this CPU took during one chunk: all CPUs' share of the time. */
 	double per_chunk = (double)(s1 - s0) / ncpus * (double)with / (double)(t1 - t0);
@@ -266,14 +259,14 @@ static void prof_symbolize(uint64_t tsc_hz)
 	}
 	const elfsym_table_t *t = &ps.table;
 	uint64_t lo = t->syms[0].st_value, span = t->syms[t->count - 1].st_value - lo + 1;
-	uint64_t t0 = prof_rdtsc();
+	uint64_t t0 = tsc_read_fast();
 	for (uint64_t i = 0; i < n; i++) {
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
 		hits += elfsym_lookup(t, lo + seed % span, NULL) != NULL;
 	}
-	uint64_t cycles = prof_rdtsc() - t0;
+	uint64_t cycles = tsc_read_fast() - t0;
 	printf("prof.symbolize %lu lookups/s\n", cycles ? n * tsc_hz / cycles : 0);
 	printf("# prof.symbolize: %zu symbols, %lu of %lu found one\n", t->count, hits, n);
 	profsym_release(&ps, &mem);

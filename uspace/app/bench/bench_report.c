@@ -168,13 +168,13 @@ static int rb_run(const char *name, uint64_t tsc_hz, const rb_range_t *k, const 
 		free(buf);
 		return -1;
 	}
-	uint64_t t0 = bench_rdtsc();
+	uint64_t t0 = tsc_read();
 	errno_t err = prof_report_feed(r, buf, rb_prologue(buf, k, u));
 	if (err == EOK)
 		err = rb_feed(r, buf, k, u, pcs);
 	if (err == EOK)
 		err = prof_report_print(r, &o);
-	uint64_t cycles = bench_rdtsc() - t0;
+	uint64_t cycles = tsc_read() - t0;
 	prof_report_free(r);
 	free(buf);
 	if (err != EOK) {

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tsc.h>
 
 #ifndef CALLBENCH_NAME
 #define CALLBENCH_NAME "callbench"     /* callbench-cp: built with its own name */
@@ -50,14 +51,6 @@ typedef struct node {
 } node_t;
 
 static uint64_t seed = 88172645463325252ull;
-
-static inline uint64_t cb_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /*
  * Random words from a pool of RND_POOL, refilled by one call (xorshift64:
@@ -326,8 +319,8 @@ static NOINLINE uint64_t run_all(kernel_t *k, size_t nk, unsigned long rounds)
 
 	for (unsigned long r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < nk; i++) {
-			uint64_t t0 = cb_rdtsc(), v = k[i].run();
-			k[i].cycles += cb_rdtsc() - t0;
+			uint64_t t0 = tsc_read(), v = k[i].run();
+			k[i].cycles += tsc_read() - t0;
 			if (v == UINT64_MAX)
 				return UINT64_MAX;
 			check = check * 1000003 + v;

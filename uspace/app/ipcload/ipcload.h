@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <tsc.h>
 #include <vernier.h>
 
 /* The protocol (the profilers' method table names them). */
@@ -95,15 +96,6 @@ int client_main(const client_args_t *a);
  * the CPU time. Returns the exit status.
  */
 int wall_main(const char *server, unsigned us, unsigned rounds, unsigned call_us);
-
-/* The TSC (lfence ordered). */
-static inline uint64_t ipcload_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* The task's imposed or served cycles from sysinfo (0 when unknown). */
 uint64_t ipcload_cycles(bool served);

@@ -56,7 +56,7 @@ static srv_sender_t *srv_sender(srv_t *s, task_id_t task)
 /* One WORK or WORK_B call: spin (and call the next server), answer. */
 static void srv_work(srv_t *s, const ipc_event_t *ev)
 {
-	uint64_t us = ev->msg.args[0], t0 = ipcload_rdtsc(), c0 = ipcload_cpu_ns();
+	uint64_t us = ev->msg.args[0], t0 = tsc_read(), c0 = ipcload_cpu_ns();
 	errno_t rc = EOK;
 
 	if (us > IPCLOAD_MAX_US) {
@@ -74,7 +74,7 @@ static void srv_work(srv_t *s, const ipc_event_t *ev)
 	srv_sender_t *d = srv_sender(s, ev->sender);
 	d->calls++;
 	d->us += us;
-	d->tsc += ipcload_rdtsc() - t0;
+	d->tsc += tsc_read() - t0;
 	d->cpu_ns += ipcload_cpu_ns() - c0;
 	s->calls++;
 	s->us += us;

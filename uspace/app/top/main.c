@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <tsc.h>
 #include <unistd.h>
 #include <vernier.h>
 
@@ -108,14 +109,6 @@ static int parse_args(int argc, char **argv, opts_t *o)
 	return -1;
 }
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
-}
-
 /* Build, sort and render the frame of t->pair (screen: rows x cols). */
 static void draw(top_t *t, bool screen, unsigned rows, unsigned cols)
 {
@@ -140,7 +133,7 @@ static uint64_t self_cycles(const top_t *t)
 /* Read a snapshot, compare it with the last one, draw the frame. */
 static errno_t refresh(top_t *t, bool screen, unsigned rows, unsigned cols)
 {
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = tsc_read();
 
 	t->cur = t->frames ? !t->cur : 0;
 	errno_t rc = top_snap_read(&t->snaps[t->cur]);
@@ -151,7 +144,7 @@ static errno_t refresh(top_t *t, bool screen, unsigned rows, unsigned cols)
 		top_snap_at_boot(&t->boot, now);
 	top_pair_init(&t->pair, t->frames ? &t->snaps[!t->cur] : &t->boot, now);
 	draw(t, screen, rows, cols);
-	uint64_t spent = rdtsc() - t0;
+	uint64_t spent = tsc_read() - t0;
 	t->self_last = self_cycles(t);
 	if (t->frames++ == 0) {
 		t->first_cycles = spent;

@@ -16,6 +16,7 @@
 #include <ipc.h>
 #include <stdio.h>
 #include <string.h>
+#include <tsc.h>
 #include <vernier.h>
 
 #include "vfuzz.h"
@@ -768,9 +769,9 @@ long fz_run(fz_t *f, unsigned tpl, fz_call_t *c)
 		t->shape(f, c);
 	f->cur = *c;
 	f->phase = 2;
-	uint64_t t0 = __builtin_ia32_rdtsc();
+	uint64_t t0 = tsc_read_fast();
 	long r = fz_raw(c);
-	f->cycles[tpl] += __builtin_ia32_rdtsc() - t0;
+	f->cycles[tpl] += tsc_read_fast() - t0;
 	f->phase = 3;
 	if (t->after)
 		t->after(f, c, r);

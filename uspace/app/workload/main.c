@@ -122,10 +122,10 @@ static void run_turn(wl_share_t *sh, int phone, uint64_t *iters,
 	uint64_t slice = wl_tsc_hz * WL_SLICE_US / 1000000;
 
 	for (unsigned i = 0; i < sh->weight; i++) {
-		uint64_t t0 = wl_rdtsc();
+		uint64_t t0 = tsc_read();
 
 		*iters += sh->fn(t0 + slice, phone);
-		*cycles += wl_rdtsc() - t0;
+		*cycles += tsc_read() - t0;
 	}
 }
 
@@ -133,13 +133,13 @@ static void run_turn(wl_share_t *sh, int phone, uint64_t *iters,
 static long worker(void *arg)
 {
 	uint64_t iters[WL_MAX_SHARES] = { 0 }, cycles[WL_MAX_SHARES] = { 0 };
-	uint64_t end = wl_rdtsc() + wl_duration;
+	uint64_t end = tsc_read() + wl_duration;
 	int phone = -1;
 
 	(void)arg;
 	if (wl_kcopy && kcopy_connect(&phone) != EOK)
 		return 1;
-	while (wl_rdtsc() < end)
+	while (tsc_read() < end)
 		for (unsigned i = 0; i < wl_nshares; i++)
 			run_turn(&wl_shares[i], phone, &iters[i], &cycles[i]);
 	for (unsigned i = 0; i < wl_nshares; i++) {

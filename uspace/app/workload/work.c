@@ -27,7 +27,7 @@
 				__asm__ volatile("" : "+r"(x));		\
 			}						\
 			n++;						\
-		} while (wl_rdtsc() < deadline);			\
+		} while (tsc_read() < deadline);			\
 		return n;						\
 	}
 
@@ -46,7 +46,7 @@ uint64_t work_ksyscall(uint64_t deadline, int phone)
 	do {
 		sys_null();
 		n++;
-	} while (wl_rdtsc() < deadline);
+	} while (tsc_read() < deadline);
 	return n;
 }
 
@@ -59,7 +59,7 @@ uint64_t work_kcopy(uint64_t deadline, int phone)
 		if (kcopy_once(phone) != EOK)
 			break;
 		n++;
-	} while (wl_rdtsc() < deadline);
+	} while (tsc_read() < deadline);
 	return n;
 }
 

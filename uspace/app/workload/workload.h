@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <tsc.h>
 
 #define WL_MAX_THREADS 64
 #define WL_MAX_WEIGHT 1000
@@ -25,15 +26,6 @@ typedef struct {
 	uint64_t iterations;   /* summed over threads (atomically) */
 	uint64_t cycles;       /* TSC cycles spent, summed over threads */
 } wl_share_t;
-
-/* The TSC (lfence ordered). */
-static inline uint64_t wl_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* The work function of NAME, or NULL if there is no such name. */
 wl_fn_t work_find(const char *name);

@@ -27,6 +27,7 @@
 #include <cprof.h>
 #include <lib/cprof.h>
 #include <stdbool.h>
+#include <tsc.h>
 #include <vernier.h>
 
 #include "libc.h"
@@ -191,7 +192,7 @@ static inline NOINSTR const cprof_table_t *cprof_rt_table(cprof_rt_thr_t *r)
 /* Called by -finstrument-functions code on entry to fn (from call site site). */
 NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
 {
-	uint64_t t1 = __libc_rdtsc();
+	uint64_t t1 = tsc_read_fast();
 	cprof_rt_thr_t *r = cprof_rt_self();
 
 	if (!r || r->busy)
@@ -202,7 +203,7 @@ NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
 		cprof_frame_t *f = cprof_enter(r->stack, tab, (uint64_t)(uintptr_t)fn, t1,
 					       cprof_rt_off(r));
 		if (f)
-			f->t2 = __libc_rdtsc();
+			f->t2 = tsc_read_fast();
 	}
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
 }
@@ -210,7 +211,7 @@ NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
 /* Called by -finstrument-functions code when fn returns. */
 NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 {
-	uint64_t stop = __libc_rdtsc();
+	uint64_t stop = tsc_read_fast();
 	cprof_rt_thr_t *r = cprof_rt_self();
 
 	if (!r || r->busy || r->state != RT_READY)
@@ -220,7 +221,7 @@ NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 	cprof_frame_t *f = cprof_exit_begin(r->stack, cprof_rt_table(r),
 					    (uint64_t)(uintptr_t)fn, stop, off);
 	if (f)
-		cprof_exit_end(r->stack, f, __libc_rdtsc(), off);
+		cprof_exit_end(r->stack, f, tsc_read_fast(), off);
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELAXED);
 }
 

@@ -51,15 +51,6 @@ bool __libc_stdfd_null(int fd);
 /* The spec standard descriptor fd was started with, or NULL (console). */
 const char *__libc_stdfd_spec(int fd);
 
-/* The time stamp counter (RDTSC; not ordered against other loads). */
-static inline __attribute__((no_instrument_function)) uint64_t __libc_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /*
  * The call profiler's runtime (src/cprof_rt.c): a thread about to start
  * will run on the stack [lo, lo + size). Only stores the range (no

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <tsc.h>
 #include <unistd.h>
 #include <vernier.h>
 #include <stdlib.h>
@@ -36,9 +37,8 @@ static uint64_t stackprot_tsc(void)
 	uint64_t h = 0;
 
 	for (int i = 0; i < TSC_MIX_ROUNDS; i++) {
-		uint32_t lo, hi, a = 0, b, c = 0, d;
-		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-		h = canary_mix(h, ((uint64_t)hi << 32) | lo);
+		uint32_t a = 0, b, c = 0, d;
+		h = canary_mix(h, tsc_read_fast());
 		__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
 	}
 	return canary_mix(h, (uint64_t)(uintptr_t)&h);
