@@ -10,8 +10,9 @@ QEMU is not a 7.x. The kernel counts a gap longer than 1.5
 periods as missed ticks, per CPU (kernel/prof/sample.c, divided out by
 the drain thread), and the stream carries them (PROF_REC_MISSED).
 
-Checks, on 2 idle CPUs under -icount shift=0 (the boot alone takes about 90 s
-there: up to 360 s are allowed on a loaded host): `sprofile -d 2` (rtc-nmi at
+Checks, on 2 idle CPUs under -icount shift=0 (the boot takes about 10 s
+there from an ISO without GRUB's menu, guest.nomenu_iso; up to 360 s are
+allowed on a loaded host): `sprofile -d 2` (rtc-nmi at
 1024 Hz) reports per CPU "due D, taken T, missed M, lost L" with missed > 0
 somewhere and, on every CPU, due = taken + missed + lost + throttled up to
 2% of due (rounding at the session's two ends, ticks that arrive during the

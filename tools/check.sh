@@ -48,12 +48,13 @@ cd "$top"
 build=${BUILD:-build}
 
 if [[ ${#files[@]} -eq 0 ]]; then
-    # Slowest first (times on 2 cores, TCG, 2026-11-25): groundtruth ~5 min, cprof ~7.5 min,
-    # user ~5 min, soak ~2 min, bochs ~2 min, ktest ~2 min, boot ~1.5 min,
-    # fuzz ~2 min, gtcallgrind/failinj/icount ~1 min each; the unit tests take a few seconds.
-    for t in test/groundtruth.t test/cprof.t test/fuzz.t test/user.t test/soak.t test/boot.t \
-             test/ktest.t \
-             test/gtcallgrind.t test/failinj.t test/icount.t test/bochs.t \
+    # Slowest first (seconds on 2 cores, TCG, clean-clone CI of 2026-12-03):
+    # user 300, gtsmp 194, fuzz 160, soak 151, failinj 149, ktest ~150,
+    # bochs 139, bench 113, ipcprof 110, offcpu 96, srvfuzz 91, profilevm 77,
+    # shell 66, ipc 66, gtloop 64, cprof 63, boot 62; the unit tests take a few seconds.
+    for t in test/user.t test/gtsmp.t test/fuzz.t test/soak.t test/failinj.t test/ktest.t \
+             test/bochs.t test/bench.t test/ipcprof.t test/offcpu.t test/srvfuzz.t \
+             test/profilevm.t test/shell.t test/ipc.t test/gtloop.t test/cprof.t test/boot.t \
              test/harness.t; do
         [[ -f $t ]] && files+=("$t")
     done
