@@ -235,6 +235,25 @@ $(UOBJ)/bin/$(1): $(patsubst %.c,$(UOBJ)/%.o,$(wildcard uspace/*/$(1)/*.c)) $(UP
 endef
 $(foreach p,$(UPROGS),$(eval $(call uprog_rule,$(p))))
 
+# The shell's help lists each program's synopsis as its usage text says
+# it (tools/gen-help.py, from the sources each program is built from).
+HELP_SRC_reboot := uspace/app/poweroff/power.c
+HELP_SRC_callbench-cp := uspace/app/callbench/main.c
+HELP_SRC_kprof := tools/prof/kprof.c
+HELP_SRC_cprofalyze := tools/prof/cprofalyze.c
+help_srcs = $(or $(HELP_SRC_$(1)),$(wildcard uspace/*/$(1)/*.c))
+HELP_COMMA := ,
+HELP_EMPTY :=
+HELP_SPACE := $(HELP_EMPTY) $(HELP_EMPTY)
+HELP_USAGE_H := $(BUILD)/gen/help_usage.h
+$(HELP_USAGE_H): tools/gen-help.py $(foreach p,$(UPROGS),$(call help_srcs,$(p)))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)python3 tools/gen-help.py $@ $(foreach p,$(UPROGS),\
+		$(p)=$(subst $(HELP_SPACE),$(HELP_COMMA),$(strip $(call help_srcs,$(p)))))
+$(UOBJ)/uspace/app/sh/builtin.o: $(HELP_USAGE_H)
+$(UOBJ)/uspace/app/sh/builtin.o: USER_CFLAGS += -I$(BUILD)/gen
+
 # The initrd also holds the kernel's ELF as /boot/kernel (for the profilers'
 # symbols); its tree stays staged in $(INITRD_ROOT) for host tools (vprof -r).
 INITRD_ROOT := $(BUILD)/initrd-root

@@ -159,7 +159,7 @@ def check_fg_first(tap, sh):
 
 
 def check_tools(tap, sh):
-    out = sh.run("help")
+    out = help_out = sh.run("help")
     tap.ok(out and any(l.strip().startswith("cd [DIR]") for l in out) and
            all(any(re.match(r"^\s+%s\b" % p, l) for l in out) for p in
                ("ls", "cat", "grep", "restrict", "poweroff")),
@@ -179,6 +179,10 @@ def check_tools(tap, sh):
     tap.ok(out and len(out) == len(progs) and not bad,
            "every program in /bin answers -h with its usage (%d; wrong: %s)"
            % (len(out or []), bad))
+    drifted = [p for p, l in zip(progs, out or []) if not any(
+        h.startswith("  " + l[len("usage: "):].rstrip()) for h in help_out or [])]
+    tap.ok(out and help_out and not drifted,
+           "help shows each program's synopsis as its -h prints it (drifted: %s)" % drifted)
     out = sh.run("restrict -h")
     tap.ok(out and out[0].startswith("usage: restrict"), "restrict -h (%r)" % out)
     sh.run("restrict tester perm-escalate")

@@ -9,76 +9,78 @@
 
 typedef struct sh_help {
 	const char *name;
-	const char *text;
+	const char *synopsis;           /* a builtin's; NULL: the program's usage text's */
+	const char *text;               /* what it is for */
 } sh_help_t;
 
-/* One line for every command we ship; programs not listed show "(program)". */
+/* Each program's synopsis, as its usage text prints it (generated). */
+typedef struct sh_usage {
+	const char *name;
+	const char *synopsis;
+} sh_usage_t;
+
+static const sh_usage_t usages[] = {
+#define HELP_USAGE(name, synopsis) { name, synopsis },
+#include <help_usage.h>
+#undef HELP_USAGE
+};
+
+/* What every command we ship is for; programs not listed show their synopsis alone. */
 static const sh_help_t help_lines[] = {
-	{ "cd", "cd [DIR]: change the working directory (default /)" },
-	{ "exit", "exit [STATUS]: leave the shell" },
-	{ "help", "help: this list" },
-	{ "pwd", "pwd: print the working directory" },
-	{ "calc", "calc [FILE]: a small calculator language (libc demo)" },
-	{ "cat", "cat [FILE...]: print files or standard input" },
-	{ "cpdemo", "cpdemo [-n N] [-i IT] [-s MS] [-t THREADS] [-w MS]: the call profiler's "
-	  "a b c d experiment" },
-	{ "cprof", "cprof get [-o FILE] | cprof reset: copy out or reset the call profiles" },
-	{ "cprofalyze", "cprofalyze [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...: "
-	  "report call profiles" },
-	{ "date", "date [-u] [+FORMAT]: print the date and time (UTC)" },
-	{ "echo", "echo [-n] [ARGS...]: print the arguments" },
-	{ "fib", "fib [DEPTH [LOOP [BITS]]]: profil's test program (fib, loop, overflow)" },
-	{ "grep", "grep [-vcin] PATTERN [FILE...]: print lines that match" },
-	{ "head", "head [-n N] [FILE...]: print the first lines" },
-	{ "kill", "kill TASKID...: end tasks" },
-	{ "kprof", "kprof [-F report|gmon] [-o FILE] [KERNEL [KPDATA]]: the kernel PC "
-	  "histogram of /dev/kpdata" },
-	{ "ls", "ls [-la] [PATH...]: list directories" },
-	{ "mkdir", "mkdir [-p] DIR...: make directories" },
-	{ "poweroff", "poweroff: turn the machine off (ACPI S5)" },
-	{ "profil", "profil [-s START] [-e END] [-i INTERVAL] [-f HZ] PROGRAM ...: "
-	  "the classic bin profiler" },
-	{ "profile", "profile [-g] [-f HZ] [-s SRC] [-d SEC] [-o FILE] (-t ID | PROGRAM ...): "
-	  "profile one task" },
-	{ "reboot", "reboot: restart the machine" },
-	{ "restrict", "restrict [-p PERM,...] PROGRAM [ARGS...]: run with fewer permissions" },
-	{ "rm", "rm [-rf] PATH...: remove files and directories" },
-	{ "sh", "sh [-c LINE | FILE]: the shell" },
-	{ "sleep", "sleep SECONDS: wait" },
-	{ "sprofdiff", "sprofdiff [-m] [-p PERCENT] [-T TASK] A B: compare two profiler "
-	  "streams" },
-	{ "sprofile", "sprofile [-g] [-f HZ] [-s SRC] [-d SEC] [-p PCT] [-o FILE]: "
-	  "profile the whole system" },
-	{ "stats", "stats: time, uptime and load averages" },
-	{ "sysinfo", "sysinfo [PATH]: list the kernel's sysinfo keys or print a value" },
-	{ "tasks", "tasks [-t ID] [-a] [-l] [-c]: tasks, threads, load and CPUs" },
-	{ "top", "top [-bs] [-n N] [-d SEC] [-t TASK] [-v VIEW]: tasks, CPUs, memory, refreshed" },
-	{ "wc", "wc [-lwc] [FILE...]: count lines, words and bytes" },
-	{ "workload", "workload [-t THREADS] [-d SEC] NAME:WEIGHT...: spend time in named functions by weight" },
-	{ "console", "console: the console server (started by init)" },
-	{ "fs", "fs: the file service (started by init)" },
-	{ "init", "init: the first task (starts the servers and the shell)" },
-	{ "ns", "ns: the naming service (started by the kernel)" },
-	{ "bench", "bench: benchmarks (name value unit)" },
-	{ "callbench", "callbench [-q] [-r ROUNDS]: a call-heavy benchmark" },
-	{ "callbench-cp", "callbench-cp [-q] [-r ROUNDS]: callbench with the call "
-	  "profiler's hooks" },
-	{ "gtbench", "gtbench [ROUNDS]: the profiler's ground-truth workload" },
-	{ "ipcload", "ipcload [-n ROUNDS] [-u US] [-l US] ratio|chain: IPC load with known "
-	  "costs (IPC-aware profiling's ground truth)" },
-	{ "hello", "hello: greet from user space" },
-	{ "runall", "runall CMD[,ARG...]...: run commands in turn (tests without a shell)" },
-	{ "soak", "soak [-d SECONDS] [-f HZ] [-o FILE] [-s SEED] [-x PART,...]: the "
-	  "profiler under a mixed load, then its invariants" },
-	{ "tester", "tester MODE ...: test helpers (faults, spinning, threads...)" },
-	{ "utest", "utest: the user-space test suite (TAP)" },
-	{ "ipctest", "ipctest: the IPC test suite (TAP)" },
-	{ "fstest", "fstest: the file service test suite (TAP)" },
-	{ "fsstat", "fsstat: the file service's usage per task tree and its limits" },
-	{ "irqprobe", "irqprobe [CHILDREN]: attacks on interrupts-off time (test/irqoff.t)" },
-	{ "contest", "contest: a console test client" },
-	{ "vfuzz", "vfuzz [-x] [-s SEED] [-n CALLS] [-t THREADS] [-W CALLS]: fuzz the "
-	  "system calls; vfuzz -S fs,console,ns: the servers" },
+	{ "cd", "cd [DIR]", "change the working directory (default /)" },
+	{ "exit", "exit [STATUS]", "leave the shell" },
+	{ "help", "help", "this list" },
+	{ "pwd", "pwd", "print the working directory" },
+	{ "calc", NULL, "a small calculator language (libc demo)" },
+	{ "cat", NULL, "print files or standard input" },
+	{ "cpdemo", NULL, "the call profiler's a b c d experiment" },
+	{ "cprof", NULL, "copy out or reset the call profiles" },
+	{ "cprofalyze", NULL, "report call profiles" },
+	{ "date", NULL, "print the date and time (UTC)" },
+	{ "echo", NULL, "print the arguments" },
+	{ "fib", NULL, "profil's test program (fib, loop, overflow)" },
+	{ "grep", NULL, "print lines that match" },
+	{ "head", NULL, "print the first lines" },
+	{ "kill", NULL, "end tasks" },
+	{ "kprof", NULL, "the kernel PC histogram of /dev/kpdata" },
+	{ "ls", NULL, "list directories" },
+	{ "mkdir", NULL, "make directories" },
+	{ "poweroff", NULL, "turn the machine off (ACPI S5)" },
+	{ "profil", NULL, "the classic bin profiler" },
+	{ "profile", NULL, "profile one task" },
+	{ "reboot", NULL, "restart the machine" },
+	{ "restrict", NULL, "run with fewer permissions" },
+	{ "rm", NULL, "remove files and directories" },
+	{ "sh", NULL, "the shell" },
+	{ "sleep", NULL, "wait" },
+	{ "sprofdiff", NULL, "compare two profiler streams" },
+	{ "sprofile", NULL, "profile the whole system" },
+	{ "stats", NULL, "time, uptime and load averages" },
+	{ "sysinfo", NULL, "list the kernel's sysinfo keys or print a value" },
+	{ "tasks", NULL, "tasks, threads, load and CPUs" },
+	{ "top", NULL, "tasks, CPUs, memory, refreshed" },
+	{ "wc", NULL, "count lines, words and bytes" },
+	{ "workload", NULL, "spend time in named functions by weight" },
+	{ "console", NULL, "the console server (started by init)" },
+	{ "fs", NULL, "the file service (started by init)" },
+	{ "init", NULL, "the first task (starts the servers and the shell)" },
+	{ "ns", NULL, "the naming service (started by the kernel)" },
+	{ "bench", NULL, "benchmarks (name value unit)" },
+	{ "callbench", NULL, "a call-heavy benchmark" },
+	{ "callbench-cp", NULL, "callbench with the call profiler's hooks" },
+	{ "gtbench", NULL, "the profiler's ground-truth workload" },
+	{ "ipcload", NULL, "IPC load with known costs (IPC-aware profiling's ground truth)" },
+	{ "hello", NULL, "greet from user space" },
+	{ "runall", NULL, "run commands in turn (tests without a shell)" },
+	{ "soak", NULL, "the profiler under a mixed load, then its invariants" },
+	{ "tester", NULL, "test helpers (faults, spinning, threads...)" },
+	{ "utest", NULL, "the user-space test suite (TAP)" },
+	{ "ipctest", NULL, "the IPC test suite (TAP)" },
+	{ "fstest", NULL, "the file service test suite (TAP)" },
+	{ "fsstat", NULL, "the file service's usage per task tree and its limits" },
+	{ "irqprobe", NULL, "attacks on interrupts-off time (test/irqoff.t)" },
+	{ "contest", NULL, "a console test client" },
+	{ "vfuzz", NULL, "fuzz the system calls; vfuzz -S fs,console,ns: the servers" },
 };
 
 static const sh_help_t *help_find(const char *name)
@@ -87,6 +89,26 @@ static const sh_help_t *help_find(const char *name)
 		if (!strcmp(help_lines[i].name, name))
 			return &help_lines[i];
 	return NULL;
+}
+
+/* name's synopsis: a builtin's own, or its usage text's; NULL if neither. */
+static const char *help_synopsis(const char *name, const sh_help_t *h)
+{
+	if (h && h->synopsis)
+		return h->synopsis;
+	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++)
+		if (!strcmp(usages[i].name, name))
+			return usages[i].synopsis;
+	return NULL;
+}
+
+/* One line of help for name: "SYNOPSIS: WHAT IT IS FOR". */
+static void help_line(FILE *out, const char *name)
+{
+	const sh_help_t *h = help_find(name);
+	const char *syn = help_synopsis(name, h);
+
+	fprintf(out, "  %s%s%s\n", syn ? syn : name, h ? ": " : "", h ? h->text : "");
 }
 
 static int bi_cd(sh_t *sh, int argc, char **argv, FILE *out)
@@ -138,12 +160,10 @@ static int bi_help(sh_t *sh, int argc, char **argv, FILE *out)
 
 	fprintf(out, "builtins:\n");
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
-		fprintf(out, "  %s\n", help_find(builtins[i])->text);
+		help_line(out, builtins[i]);
 	fprintf(out, "programs in /bin (each takes -h):\n");
-	while (d && (e = readdir(d)) != NULL) {
-		const sh_help_t *h = help_find(e->d_name);
-		fprintf(out, "  %s\n", h ? h->text : e->d_name);
-	}
+	while (d && (e = readdir(d)) != NULL)
+		help_line(out, e->d_name);
 	if (d)
 		closedir(d);
 	fprintf(out, "syntax: CMD ARGS [< IN] [> OUT | >> OUT] [| CMD...] [&] [; ...]; "
@@ -156,9 +176,9 @@ bool sh_builtin_help(int argc, char **argv, FILE *out)
 {
 	const sh_help_t *h = help_find(argv[0]);
 
-	if (argc < 2 || strcmp(argv[1], "-h") || !h)
+	if (argc < 2 || strcmp(argv[1], "-h") || !h || !h->synopsis)
 		return false;
-	fprintf(out, "usage: %s\n", h->text);
+	fprintf(out, "usage: %s\n  %s\n", h->synopsis, h->text);
 	return true;
 }
 
