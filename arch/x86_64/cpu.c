@@ -13,9 +13,6 @@
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 #include <kernel/vm.h>
-#include <lib/string.h>
-
-#define CPUID1_HYPERVISOR (1u << 31)    /* leaf 1 ECX: running under a hypervisor */
 
 static cpu_t bsp_cpu;
 static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
@@ -25,34 +22,6 @@ static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZ
  * so GS must point at a cpu_t whose self is its first word.
  */
 _Static_assert(__builtin_offsetof(cpu_t, arch.self) == 0, "cpu_t.arch.self must be at GS:0");
-
-bool cpuid_vendor_is(const char *vendor)
-{
-	cpuid_regs_t r = cpuid(0, 0);
-	char v[12];
-
-	memcpy(v, &r.ebx, 4);
-	memcpy(v + 4, &r.edx, 4);
-	memcpy(v + 8, &r.ecx, 4);
-	return strlen(vendor) == 12 && memcmp(v, vendor, 12) == 0;
-}
-
-bool cpuid_has_hypervisor(void)
-{
-	return cpuid(1, 0).ecx & CPUID1_HYPERVISOR;
-}
-
-uint32_t cpuid_hypervisor(char sig[13])
-{
-	memset(sig, 0, 13);
-	if (!cpuid_has_hypervisor())
-		return 0;
-	cpuid_regs_t r = cpuid(0x40000000, 0);
-	memcpy(sig, &r.ebx, 4);
-	memcpy(sig + 4, &r.ecx, 4);
-	memcpy(sig + 8, &r.edx, 4);
-	return r.eax;
-}
 
 void arch_cpu_set_gs(cpu_t *c)
 {

@@ -88,6 +88,18 @@ static uint64_t pmc_mask(void)
 	return hw.width >= 64 ? ~0ull : (1ull << hw.width) - 1;
 }
 
+static bool pmc_vendor(const char *v)
+{
+	cpuid_regs_t r = cpuid(0, 0);
+	char s[13];
+
+	memcpy(s, &r.ebx, 4);
+	memcpy(s + 4, &r.edx, 4);
+	memcpy(s + 8, &r.ecx, 4);
+	s[12] = '\0';
+	return !strcmp(s, v);
+}
+
 /* Intel architectural perfmon from CPUID 0Ah; NULL or why not. */
 static const char *pmc_detect_intel(void)
 {
@@ -195,9 +207,9 @@ static bool prof_pmc_probe(const char **what)
 {
 	const char *no;
 
-	if (cpuid_vendor_is("GenuineIntel"))
+	if (pmc_vendor("GenuineIntel"))
 		no = pmc_detect_intel();
-	else if (cpuid_vendor_is("AuthenticAMD") || cpuid_vendor_is("HygonGenuine"))
+	else if (pmc_vendor("AuthenticAMD") || pmc_vendor("HygonGenuine"))
 		no = pmc_detect_amd();
 	else
 		no = "unknown CPU vendor";

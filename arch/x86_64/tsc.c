@@ -18,7 +18,9 @@
 
 #define LOG_PREFIX "time"
 #define TSC_CHECK_MS 10
+#define HV_LEAF 0x40000000u
 #define HV_TIMING_LEAF 0x40000010u
+#define CPUID1_HYPERVISOR (1u << 31)
 
 static uint64_t tsc_from_cpuid(void)
 {
@@ -37,9 +39,14 @@ static uint64_t tsc_from_cpuid(void)
 	return 0;
 }
 
-/* Whether the hypervisor's signature is one that defines 0x40000010. */
-static bool tsc_hv_known(const char *sig)
+/* Whether the hypervisor's 12-byte signature is one that defines 0x40000010. */
+static bool tsc_hv_known(const cpuid_regs_t *r)
 {
+	char sig[12];
+
+	memcpy(sig, &r->ebx, 4);
+	memcpy(sig + 4, &r->ecx, 4);
+	memcpy(sig + 8, &r->edx, 4);
 	return memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0 ||
 	       memcmp(sig, "VMwareVMware", 12) == 0;
 }
@@ -47,9 +54,10 @@ static bool tsc_hv_known(const char *sig)
 /* The TSC rate in the hypervisor's timing leaf (EAX = kHz), or 0. */
 static uint64_t tsc_from_hypervisor(void)
 {
-	char sig[13];
-
-	if (cpuid_hypervisor(sig) < HV_TIMING_LEAF || !tsc_hv_known(sig))
+	if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))
+		return 0;
+	cpuid_regs_t r = cpuid(HV_LEAF, 0);
+	if (r.eax < HV_TIMING_LEAF || !tsc_hv_known(&r))
 		return 0;
 	return (uint64_t)cpuid(HV_TIMING_LEAF, 0).eax * 1000;
 }

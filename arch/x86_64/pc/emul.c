@@ -11,7 +11,6 @@
 #include <arch/time.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
-#include <lib/string.h>
 
 #define LOG_PREFIX "platform"
 #define EMUL_RUNS 9
@@ -23,14 +22,15 @@ static bool emul_rr_uneven;    /* -icount vCPUs take uneven turns (QEMU < 8.1) *
 
 bool platform_virtual(void)
 {
-	return cpuid_has_hypervisor();
+	return cpuid(1, 0).ecx & (1u << 31);
 }
 
 static bool emul_is_tcg(void)
 {
-	char sig[13];
-
-	return cpuid_hypervisor(sig) && strcmp(sig, "TCGTCGTCGTCG") == 0;
+	if (!platform_virtual())
+		return false;
+	cpuid_regs_t r = cpuid(0x40000000, 0);
+	return r.ebx == 0x54474354 && r.ecx == 0x43544743 && r.edx == 0x47435447;
 }
 
 /* TSC cycles of a fixed loop of n iterations. Interrupts off. */

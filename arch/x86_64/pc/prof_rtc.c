@@ -48,7 +48,6 @@
 #include <arch/smp.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
-#include <lib/string.h>
 
 #define RTC_IRQ 8
 #define RTC_VECTOR (VEC_IRQ_BASE + RTC_IRQ)
@@ -235,9 +234,10 @@ static bool prof_rtc_probe(const char **why)
 /* "KVMKVMKVM\0\0\0" at CPUID 4000_0000h, behind the hypervisor bit. */
 static bool prof_rtc_under_kvm(void)
 {
-	char sig[13];
-
-	return cpuid_hypervisor(sig) && memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0;
+	if (!(cpuid(1, 0).ecx & (1u << 31)))
+		return false;
+	cpuid_regs_t r = cpuid(0x40000000, 0);
+	return r.ebx == 0x4b4d564b && r.ecx == 0x564b4d56 && r.edx == 0x4d;
 }
 
 /* Whether the RTC may be delivered as NMI here (after prof_rtc_probe). */

@@ -53,18 +53,6 @@ static inline cpuid_regs_t cpuid(uint32_t leaf, uint32_t subleaf)
 	return r;
 }
 
-/* cpu.c: whether this CPU's CPUID vendor string (leaf 0) is vendor, a
- * 12-character name such as "GenuineIntel". */
-bool cpuid_vendor_is(const char *vendor);
-/* cpu.c: whether CPUID leaf 1 says a hypervisor runs this CPU. */
-bool cpuid_has_hypervisor(void);
-/*
- * cpu.c: the hypervisor's 12-byte signature at CPUID 4000_0000h into sig
- * (NUL-terminated, 13 bytes; "KVMKVMKVM" ends in NULs) and its highest
- * hypervisor leaf; 0 and "" if CPUID leaf 1 has no hypervisor bit.
- */
-uint32_t cpuid_hypervisor(char sig[13]);
-
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
