@@ -30,6 +30,7 @@
 #define PROF_PROBE_MIN_IRQS 4           /* ...until this many interrupts came... */
 #define PROF_PROBE_LONGER 16            /* ...for at most this many times as long */
 #define PROF_PROBE_KEEP_S 30            /* a timer probe's answer is reused this long */
+#define PROF_PROBE_RETRY_S 1            /* ...a probe that measured nothing (0) this long */
 
 /* Every source, probed in this order (rtc before rtc-nmi). */
 static const prof_source_t *const prof_sources[] = {
@@ -47,6 +48,7 @@ static unsigned nmi_nsrcs;                            /* published after probing
 static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
 static uint64_t probe_timer_cost, probe_timer_at;  /* the last engine-start probe, its TSC */
 static uint64_t probe_timer_runs;                 /* engine-start probes run */
+static bool probe_timer_answered;                 /* the last one measured a cost (not 0) */
 
 static void prof_probe_irq(int_frame_t *f)
 {
@@ -286,14 +288,23 @@ uint64_t prof_probe_timer(unsigned pairs)
  * PROF_PROBE_KEEP_S: each probe spins with preemption off for 14 ms or
  * more (over 100 ms on a loaded host), and a task starting and stopping
  * sessions (the fuzzer does, all the time) would otherwise hold its CPU
- * that long every time.
+ * that long every time. A probe that measured nothing (no interrupt came,
+ * or a loaded host made every spin with them look no slower: 0) is tried
+ * again after PROF_PROBE_RETRY_S, the last real answer used meanwhile: a
+ * 4-CPU CI boot kept such a 0 and charged only the self-interrupt's 400
+ * cycles where a spin lost 31,000 an interrupt.
  */
 static uint64_t prof_timer_cost(void)
 {
 	uint64_t now = rdtsc();
+	uint64_t keep = probe_timer_answered ? PROF_PROBE_KEEP_S : PROF_PROBE_RETRY_S;
 
-	if (!probe_timer_runs || now - probe_timer_at > PROF_PROBE_KEEP_S * time_cycles_per_sec()) {
-		probe_timer_cost = prof_probe_timer(PROF_PROBE_PAIRS);
+	if (!probe_timer_runs || now - probe_timer_at > keep * time_cycles_per_sec()) {
+		uint64_t cost = prof_probe_timer(PROF_PROBE_PAIRS);
+
+		probe_timer_answered = cost != 0;
+		if (cost)
+			probe_timer_cost = cost;
 		probe_timer_at = now;
 		probe_timer_runs++;
 	}
