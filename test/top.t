@@ -7,7 +7,9 @@ Boots the default ISO to the shell prompt and checks:
 - the ground truth of issue 5: with one thread spinning (`tester spin 10
   &`) on an otherwise idle 2-CPU machine, the second snapshot of
   `top -b -n 2 -d 2` shows one CPU at least 90% busy and the other at
-  most 10%, and the tester task near 100% of one CPU; the snapshots each
+  most 10% beyond the other tasks' %CPU (top and the console printing
+  the first snapshot; 30% at most), and the tester task near 100% of
+  one CPU; the snapshots each
   start with `top - HH:MM:SS up`, the first has no escapes; -s reports
   what a refresh cost (printed here for the issue's note);
 - IPC origins (issue 16): while `ipcload ratio` runs, a client's IMP%
@@ -104,9 +106,14 @@ def check_spin(tap, con):
         return
     tap.ok(all("\x1b" not in l for l in out), "batch output has no escapes")
     busy = cpu_busy(snaps[1])
+    # The other CPU runs what the other tasks ran (top printing its first
+    # snapshot through the console: 4.7% here, 10.3% in one loaded CI run).
+    others = sum(float(m.group(3)) for m in map(TASK_RE.match, snaps[1])
+                 if m and m.group(6) != "tester")
     tap.ok(len(busy) == 2 and max(busy.values()) >= 90 and
-           min(busy.values()) <= 10,
-           "second snapshot: one CPU >= 90%% busy, the other <= 10%% (%r)" % busy)
+           min(busy.values()) <= 10 + others and min(busy.values()) <= 30,
+           "second snapshot: one CPU >= 90%% busy, the other <= 10%% beyond what the "
+           "other tasks ran (%r, other tasks %.1f%%)" % (busy, others))
     pct = task_cpu(snaps[1], "tester")
     tap.ok(pct is not None and 90 <= pct <= 110,
            "the tester task: about 100%% of one CPU (%r)" % pct)
