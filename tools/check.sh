@@ -50,10 +50,13 @@ build=${BUILD:-build}
 if [[ ${#files[@]} -eq 0 ]]; then
     # Slowest first (seconds on 2 cores, TCG, clean-clone CI of 2026-12-03):
     # user 300, gtsmp 194, fuzz 160, soak 151, failinj 149, ktest ~150,
-    # bochs 139, bench 113, ipcprof 110, offcpu 96, srvfuzz 91, profilevm 77,
-    # shell 66, ipc 66, gtloop 64, cprof 63, boot 62; the unit tests take a few seconds.
+    # bochs 139, bench 113, offcpu 96, srvfuzz 91, profilevm 77, shell 66,
+    # ipc 66, gtloop 64, cprof 63, boot 62; the unit tests take a few seconds.
+    # Not ipcprof.t (110): under -icount auto its 4-CPU shares follow
+    # emulation speed, and beside the heavy files at the start it failed
+    # twice (#34, 2.9 and 6.3 points off); later in the run it passed.
     for t in test/user.t test/gtsmp.t test/fuzz.t test/soak.t test/failinj.t test/ktest.t \
-             test/bochs.t test/bench.t test/ipcprof.t test/offcpu.t test/srvfuzz.t \
+             test/bochs.t test/bench.t test/offcpu.t test/srvfuzz.t \
              test/profilevm.t test/shell.t test/ipc.t test/gtloop.t test/cprof.t test/boot.t \
              test/harness.t; do
         [[ -f $t ]] && files+=("$t")
