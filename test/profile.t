@@ -6,6 +6,11 @@ file, checks:
 - usage: -h prints the usage to stdout with status 0; bad options (a bad
   number, an unknown source, -p over 100, -t without -c, no target,
   both -t and a PROGRAM) print it to stderr with status 2;
+- the kernel names its sources (`sysinfo system.profiler.sources`: pmc,
+  rtc, rtc-nmi, timer in its order); `sprofile` with no -s names the
+  first usable one without NODEFAULT in its start line and report head,
+  -s takes the kernel's names, an absent source is refused with the list
+  of what the kernel has;
 - `sprofile -d 2` prints the summary line `samples: T total, U user,
   K kernel, I idle, L lost` with T > 0 and T = U + K + I, status 0, and
   the shell reads the next line normally;
@@ -87,6 +92,40 @@ def check_usage(tap, sh):
     out = sh.run("sprofile -x > /tmp/u.txt; wc -c < /tmp/u.txt")
     tap.ok(has_usage(out, "sprofile") and out[-1].strip() == "0",
            "a usage error goes to stderr, not stdout (%r)" % (out or [])[-1:])
+
+
+SRC_AVAILABLE, SRC_NODEFAULT = 0x100, 0x4
+
+
+def check_sources(tap, sh):
+    """The kernel names its sources; tools take names and the default from it."""
+    rows = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+            for line in sh.run("sysinfo system.profiler.sources") or []]
+    names = [r.get("name", "").strip('"') for r in rows]
+    tap.ok(names == ["pmc", "rtc", "rtc-nmi", "timer"] and
+           [r.get("id") for r in rows] == ["1", "2", "3", "4"],
+           "system.profiler.sources: the kernel's sources in its order (%r)" % names)
+    flags = {n: int(r.get("flags", "0"), 16) for n, r in zip(names, rows)}
+    want = next((n for n in names if flags[n] & SRC_AVAILABLE and
+                 not flags[n] & SRC_NODEFAULT), None)
+    out = sh.run("sprofile -d 0.5", timeout=60)
+    tap.ok(want and out and any("every CPU, %s at" % want in ln for ln in out) and
+           any(("source: %s at" % want) in ln for ln in out),
+           "the default is the first usable source without NODEFAULT, named in "
+           "the start line and the report head (%s; %r)" % (want, (out or [])[:3]))
+    out = sh.run("sprofile -s timer -d 0.5", timeout=60)
+    tap.ok(out and any("every CPU, timer at" in ln for ln in out),
+           "-s takes the kernel's name (%r)" % (out or [])[:1])
+    missing = [n for n in names if not flags[n] & SRC_AVAILABLE]
+    if missing:
+        out = sh.run("sprofile -s %s -d 0.5" % missing[0], timeout=60)
+        have = " ".join(n for n in names if flags[n] & SRC_AVAILABLE)
+        tap.ok(out and any("source %s not available: this machine has %s" %
+                           (missing[0], have) in ln for ln in out),
+               "an absent source is refused with what the kernel has (%r)" % (out or [])[:2])
+    else:
+        tap.ok(flags and all(f & SRC_AVAILABLE for f in flags.values()),
+               "every source usable here (%r)" % flags)
 
 
 def summary(out):
@@ -290,7 +329,7 @@ def check_keys(tap, sh):
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_usage, check_sprofile, check_profile,
+    shell_session(tap, (check_usage, check_sources, check_sprofile, check_profile,
                         check_attach, check_perms, check_file, check_com2,
                         check_keys),
                   cpus=CPUS, boot_wait=BOOT_WAIT, extra="-serial file:" + COM2)

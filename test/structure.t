@@ -87,6 +87,7 @@ PLANTED = {
               "\t__asm__ volatile(\"lfence; rdtsc\" : \"=a\"(lo), \"=d\"(hi));\n"
               "\treturn lo;\n}\n"},
     "rdtsc ": {"tools/u.c": "unsigned long u(void) { return __builtin_ia32_rdtsc(); }\n"},
+    "srcid": {"kernel/prof/w.c": "bool w(unsigned s)\n{\n\treturn s == PROF_SRC_TIMER;\n}\n"},
 }
 
 # gsoff's cases (file, text): a number, a hand-made %define, a number

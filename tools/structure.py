@@ -22,6 +22,10 @@ Rules (docs/ARCHITECTURE.md, "The map"):
   rdtsc    user space and the host tools read the TSC only through
            <tsc.h> (uspace/lib/c/include/tsc.h): no other rdtsc in an
            asm string and no __builtin_ia32_rdtsc in uspace/ or tools/
+  srcid    the generic kernel (kernel/, kernel/test/ aside) names no
+           particular sample source (PROF_SRC_PMC, _RTC, _RTC_NMI,
+           _TIMER): what a source is comes from its own descriptor
+           (PROF_SRCF_* flags, rank), see arch/x86_64/prof.c
   gsoff    assembly reaches per-CPU data (GS-relative) only at offsets
            generated from C (ASM_OFFSET names of arch/*/asm-offsets.c):
            no number and no hand-made %define/equ in a [gs:...] operand
@@ -237,6 +241,14 @@ def check_rdtsc(top):
     return bad
 
 
+SRC_ID = re.compile(r"\bPROF_SRC_(PMC|RTC|RTC_NMI|TIMER)\b")
+
+
+def check_srcid(top):
+    return ["%s:%d: names source %s (use the source's flags)" % (rel, no, m.group(0))
+            for rel, no, line in kernel_code(top) for m in SRC_ID.finditer(line)]
+
+
 def x86_word(ident):
     """ident, if it is an x86 data word, else None."""
     parts = [p for p in ident.lower().split("_") if p]
@@ -372,6 +384,7 @@ RULES = [
      check_x86words),
     ("gsoff", "assembly reaches per-CPU data only at offsets generated from C", check_gsoff),
     ("rdtsc", "user space reads the TSC only through <tsc.h>", check_rdtsc),
+    ("srcid", "the generic kernel names no particular sample source", check_srcid),
 ]
 
 

@@ -1,9 +1,9 @@
 /*
  * The profiler's sample sources on x86-64 / PC (<arch/prof.h>): what the
  * machine has, starting and stopping the one source in use, and the NMI
- * hook, all through the table prof_sources[] of the sources' descriptors
- * (prof_source_t, arch/prof_src.h), defined in prof_pmc.c, prof_timer.c
- * and pc/prof_rtc.c.
+ * hook, all through the sources' descriptors (prof_source_t,
+ * arch/prof_src.h) that prof_pmc.c, prof_timer.c and pc/prof_rtc.c put in
+ * the .prof_sources section, kept in prof_sources[] by rank at boot.
  *
  * start and stop come from one thread at a time (the generic code
  * serialises them), so `running` needs no lock; NMI handlers do not read
@@ -20,6 +20,7 @@
 #include <kernel/tick.h>
 #include <kernel/time.h>
 #include <lib/fmt.h>
+#include <lib/string.h>
 
 #define LOG_PREFIX "prof"
 #define PROF_PROBE_ROUNDS 9             /* empty self-interrupts timed */
@@ -32,18 +33,16 @@
 #define PROF_PROBE_KEEP_S 30            /* a timer probe's answer is reused this long */
 #define PROF_PROBE_RETRY_S 1            /* ...a probe that measured nothing (0) this long */
 
-/* Every source, probed in this order (rtc before rtc-nmi). */
-static const prof_source_t *const prof_sources[] = {
-	&prof_source_pmc, &prof_source_rtc, &prof_source_rtc_nmi, &prof_source_timer,
-};
-#define PROF_NSOURCES (sizeof(prof_sources) / sizeof(prof_sources[0]))
+/* Every source of .prof_sources with a valid id, by rank (prof_sources_sort). */
+static const prof_source_t *prof_sources[PROF_SRC_COUNT];
+static unsigned prof_nsources;
 
 static bool inited;
 static const prof_source_t *running;    /* the source started, NULL = none */
 static bool src_have[PROF_SRC_COUNT];
 static const char *src_what[PROF_SRC_COUNT];   /* a description, or why not */
-static const prof_source_t *nmi_srcs[PROF_NSOURCES];  /* usable, with an nmi */
-static unsigned nmi_nsrcs;                            /* published after probing */
+static const prof_source_t *nmi_srcs[PROF_SRC_COUNT];  /* usable, with an nmi */
+static unsigned nmi_nsrcs;                             /* published after probing */
 
 static volatile uint64_t probe_irqs[MAX_CPUS];   /* VEC_PROF_PROBE interrupts taken */
 static uint64_t probe_timer_cost, probe_timer_at;  /* the last engine-start probe, its TSC */
@@ -59,10 +58,33 @@ static void prof_probe_irq(int_frame_t *f)
 /* The source with id source, or NULL. */
 static const prof_source_t *prof_source(unsigned source)
 {
-	for (size_t i = 0; i < PROF_NSOURCES; i++)
+	for (unsigned i = 0; i < prof_nsources; i++)
 		if (prof_sources[i]->id == source)
 			return prof_sources[i];
 	return NULL;
+}
+
+/* Insert s into prof_sources by rank; refuse (log) a bad or second id. */
+static void prof_sources_add(const prof_source_t *s)
+{
+	unsigned i = prof_nsources;
+
+	if (s->id == PROF_SRC_DEFAULT || s->id >= PROF_SRC_COUNT || prof_source(s->id) ||
+	    strlen(s->name) >= PROF_SRC_NAME_MAX) {
+		pr_warn("source %s: id %u refused (bad, taken or long name)", s->name, s->id);
+		return;
+	}
+	for (; i > 0 && prof_sources[i - 1]->rank > s->rank; i--)
+		prof_sources[i] = prof_sources[i - 1];
+	prof_sources[i] = s;
+	prof_nsources++;
+}
+
+/* prof_sources from the .prof_sources section, ordered by rank. */
+static void prof_sources_sort(void)
+{
+	for (const prof_source_t *s = __prof_sources_start; s < __prof_sources_end; s++)
+		prof_sources_add(s);
 }
 
 /*
@@ -88,7 +110,7 @@ static void prof_probe_sources(void)
 	char line[256];
 	size_t at = 0;
 
-	for (size_t i = 0; i < PROF_NSOURCES; i++) {
+	for (unsigned i = 0; i < prof_nsources; i++) {
 		const prof_source_t *s = prof_sources[i];
 		const char *what = NULL;
 		src_have[s->id] = s->probe(&what);
@@ -107,7 +129,7 @@ static void prof_collect_nmi(void)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < PROF_NSOURCES; i++)
+	for (unsigned i = 0; i < prof_nsources; i++)
 		if (prof_sources[i]->nmi && src_have[prof_sources[i]->id])
 			nmi_srcs[n++] = prof_sources[i];
 	__atomic_store_n(&nmi_nsrcs, n, __ATOMIC_RELEASE);
@@ -120,8 +142,22 @@ void arch_prof_init(void)
 	inited = true;
 	arch_nmi_register(prof_nmi, 0, true);     /* and NMI_REASON_PROF */
 	irq_set_handler(VEC_PROF_PROBE, prof_probe_irq);
+	prof_sources_sort();
 	prof_probe_sources();
 	prof_collect_nmi();
+}
+
+bool arch_prof_source_at(unsigned i, prof_source_desc_t *d)
+{
+	if (i >= prof_nsources)
+		return false;
+	const prof_source_t *s = prof_sources[i];
+	memset(d, 0, sizeof(*d));
+	d->id = s->id;
+	d->flags = (s->flags & ~PROF_SRCF_AVAILABLE) | (src_have[s->id] ? PROF_SRCF_AVAILABLE : 0);
+	strlcpy(d->name, s->name, sizeof(d->name));
+	strlcpy(d->what, src_what[s->id] ? src_what[s->id] : "", sizeof(d->what));
+	return true;
 }
 
 bool arch_prof_have(unsigned source, const char **why)
@@ -323,7 +359,7 @@ uint64_t arch_prof_irq_cycles(void)
 	for (unsigned i = 0; i < PROF_PROBE_ROUNDS; i++)
 		v[i] = prof_probe_once();
 	uint64_t self = prof_median(v, PROF_PROBE_ROUNDS);
-	if (running == &prof_source_timer)     /* the timer is the source's */
+	if (running && running->id == PROF_SRC_TIMER)     /* the timer is the source's */
 		return self;
 	return MAX(self, prof_timer_cost());
 }

@@ -297,8 +297,9 @@ static bool prof_pmc_nmi(int_frame_t *f, bool prof_ipi)
 	return true;
 }
 
-const prof_source_t prof_source_pmc = {
-	.id = PROF_SRC_PMC, .name = "pmc", .probe = prof_pmc_probe,
+PROF_SOURCE(pmc) = {
+	.id = PROF_SRC_PMC, .name = "pmc", .rank = 10, .flags = PROF_SRCF_NMI,
+	.probe = prof_pmc_probe,
 	.start = prof_pmc_start, .stop = prof_pmc_stop, .nmi = prof_pmc_nmi,
 	.scale = prof_pmc_scale,
 };

@@ -217,8 +217,9 @@ static bool prof_timer_probe(const char **what)
 	return true;
 }
 
-const prof_source_t prof_source_timer = {
-	.id = PROF_SRC_TIMER, .name = "timer", .probe = prof_timer_probe,
+PROF_SOURCE(timer) = {
+	.id = PROF_SRC_TIMER, .name = "timer", .rank = 40,
+	.flags = PROF_SRCF_CLOCK | PROF_SRCF_OWED, .probe = prof_timer_probe,
 	.start = prof_timer_start, .stop = prof_timer_stop,
 	.scale = prof_timer_scale,
 };

@@ -228,6 +228,11 @@ void prof_throttle_step(prof_throttle_t *t, const prof_window_t *w, unsigned bud
 void prof_filter_update(void);
 /* session.c: stop the engine if no session runs or is paused (thread context, no locks). */
 void prof_engine_idle_check(void);
+
+/* prof.c: source id's description (arch_prof_source_at's); false if the kernel has none such. */
+bool prof_source_desc(unsigned id, prof_source_desc_t *d);
+/* prof.c: PROF_SRC_DEFAULT's choice: the first usable source without NODEFAULT, 0 if none. */
+unsigned prof_source_default(void);
 /* session.c: copy size bytes of kernel data to c's caller at dst. EOK or EFAULT. */
 errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size);
 /* session.c: free an unlisted session and its stream buffer. */

@@ -1,5 +1,6 @@
 /*
- * The profiler's start-up and its sysinfo node (system.profiler).
+ * The profiler's start-up, its sources as the generic code sees them, and
+ * its sysinfo nodes (system.profiler, system.profiler.sources).
  */
 #include <abi/sysinfo.h>
 #include <arch/prof.h>
@@ -14,13 +15,33 @@ void prof_init(void)
 	prof_drain_init();
 }
 
+bool prof_source_desc(unsigned id, prof_source_desc_t *d)
+{
+	for (unsigned i = 0; arch_prof_source_at(i, d); i++)
+		if (d->id == id)
+			return true;
+	return false;
+}
+
+unsigned prof_source_default(void)
+{
+	prof_source_desc_t d;
+
+	for (unsigned i = 0; arch_prof_source_at(i, &d); i++)
+		if ((d.flags & PROF_SRCF_AVAILABLE) && !(d.flags & PROF_SRCF_NODEFAULT))
+			return d.id;
+	return PROF_SRC_DEFAULT;
+}
+
 /* Fill r from the engine and the sessions. */
 static void prof_snapshot(sysinfo_profiler_t *r)
 {
+	prof_source_desc_t d;
+
 	memset(r, 0, sizeof(*r));
-	for (unsigned s = PROF_SRC_PMC; s < PROF_SRC_COUNT; s++)
-		if (arch_prof_have(s, NULL))
-			r->available |= 1u << s;
+	for (unsigned i = 0; arch_prof_source_at(i, &d); i++)
+		if (d.flags & PROF_SRCF_AVAILABLE)
+			r->available |= 1u << d.id;
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 	r->state = prof_engine.on ? PROF_STATE_RUNNING : PROF_STATE_IDLE;
 	r->source = prof_engine.on ? prof_engine.source : 0;
@@ -49,4 +70,15 @@ errno_t si_profiler(si_buf_t *b, uint64_t arg)
 	(void)arg;
 	prof_snapshot(&r);
 	return si_put(b, &r, sizeof(r));
+}
+
+errno_t si_prof_sources(si_buf_t *b, uint64_t arg)
+{
+	prof_source_desc_t d;
+	errno_t rc = EOK;
+
+	(void)arg;
+	for (unsigned i = 0; rc == EOK && arch_prof_source_at(i, &d); i++)
+		rc = si_put(b, &d, sizeof(d));
+	return rc;
 }

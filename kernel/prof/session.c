@@ -188,19 +188,20 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		prof_stacks_on = prof_engine.depth != 0;
 		return EOK;
 	}
-	if (!arch_prof_have(*src, NULL))
+	prof_source_desc_t d;
+	if (!prof_source_desc(*src, &d) || !(d.flags & PROF_SRCF_AVAILABLE))
 		return ENOTSUP;
 	errno_t rc = prof_rings_alloc(depth ? PROF_RING_BYTES_CHAIN : PROF_RING_BYTES);
 	if (rc != EOK)
 		return rc;
-	prof_engine.ticking = *src != PROF_SRC_PMC;   /* pmc weighs its period: it counts busy cycles */
+	prof_engine.ticking = d.flags & PROF_SRCF_CLOCK;   /* else (pmc) a sample weighs its period */
 	prof_engine.period = 0;                      /* until the rate is known: nominal weights */
 	prof_sample_reset();
 	prof_engine.depth = depth;
 	prof_engine.budget = budget;
 	prof_engine.window = time_cycles_per_sec() / PROF_THROTTLE_WINDOW_DIV;
 	prof_engine.irq_cost = arch_prof_irq_cycles();
-	prof_engine.clock = *src == PROF_SRC_TIMER;   /* rtc drops late ticks by itself; pmc counts busy cycles */
+	prof_engine.clock = d.flags & PROF_SRCF_OWED;     /* rtc drops late ticks by itself */
 	prof_engine.source = *src;
 	prof_engine.on = true;
 	rc = arch_prof_start(*src, *hz, hz);
@@ -235,14 +236,6 @@ typedef struct prof_args {
 	unsigned source, hz, flags, depth, budget;
 } prof_args_t;
 
-/* pmc when present, else rtc-nmi, else (rtc-nmi refused, e.g. under KVM) timer. */
-static unsigned prof_default_source(void)
-{
-	if (arch_prof_have(PROF_SRC_PMC, NULL))
-		return PROF_SRC_PMC;
-	return arch_prof_have(PROF_SRC_RTC_NMI, NULL) ? PROF_SRC_RTC_NMI : PROF_SRC_TIMER;
-}
-
 /* Check and complete BEGIN's arguments. */
 static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 {
@@ -256,7 +249,7 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
 	if (a->source == PROF_SRC_DEFAULT)
-		a->source = prof_default_source();
+		a->source = prof_source_default();
 	if (!(a->flags & PROF_F_CALLCHAIN))
 		a->depth = 0;
 	else if (!a->depth)
@@ -338,6 +331,9 @@ static void prof_put_header(prof_session_t *s)
 	h.ktext_start = s->redact ? 0 : (uint64_t)__text_start;
 	h.ktext_end = s->redact ? 0 : (uint64_t)__text_end;
 	strlcpy(h.kernel, VERNIER_VERSION, sizeof(h.kernel));
+	prof_source_desc_t d;
+	if (prof_source_desc(h.source, &d))
+		strlcpy(h.source_name, d.name, sizeof(h.source_name));
 	prof_session_put(s, &h, sizeof(h));
 }
 

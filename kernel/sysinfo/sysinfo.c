@@ -45,6 +45,7 @@ static const si_node_t si_nodes[] = {
 	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
 	{ "system.ipc.pairs", SYSINFO_DATA, NULL, si_ipc_pairs, NULL, NULL },
 	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
+	{ "system.profiler.sources", SYSINFO_DATA, NULL, si_prof_sources, NULL, NULL },
 	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
 	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },
 	{ "system.bincache.entries", SYSINFO_INT, binary_cache_entries, NULL, NULL, NULL },

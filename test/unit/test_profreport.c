@@ -862,6 +862,54 @@ static void test_sources(void)
 	is_int(prof_source_parse("nmi"), -1, "parse unknown");
 }
 
+/* The source name of a stream's header (len bytes of h, version v), or "" if refused. */
+static void header_source(prof_rec_header_t *h, size_t len, uint32_t v, char *name)
+{
+	prof_report_t *r;
+	prof_counts_t c;
+
+	pt_sb_hdr(&h->h, PROF_REC_HEADER, len, 0);
+	h->magic = PROF_MAGIC;
+	h->version = v;
+	h->hz = 100;
+	h->ncpus = 1;
+	prof_report_new(&pt_env, &r);
+	name[0] = '\0';
+	if (prof_report_feed(r, h, len) == EOK) {
+		prof_report_counts(r, &c);
+		strcpy(name, c.source_name);
+	}
+	prof_report_free(r);
+}
+
+/* A v6 header names its source itself; a v5 one (112 bytes) gets the old table's name. */
+static void test_source_header(void)
+{
+	prof_rec_header_t h;
+	char name[PROF_SRC_NAME_MAX];
+
+	is_int(sizeof(h), PROF_REC_HEADER_V5_SIZE + PROF_SRC_NAME_MAX, "v6 header: v5's and a name");
+	memset(&h, 0, sizeof(h));
+	h.source = 9;
+	strcpy(h.source_name, "newsrc");
+	header_source(&h, sizeof(h), 6, name);
+	is_str(name, "newsrc", "v6: the header's name, for a source no table knows");
+	memset(&h, 0, sizeof(h));
+	h.source = PROF_SRC_TIMER;
+	header_source(&h, PROF_REC_HEADER_V5_SIZE, 5, name);
+	is_str(name, "timer", "v5: 112-byte header read, the old table's name");
+	memset(&h, 0, sizeof(h));
+	h.source = PROF_SRC_TIMER;
+	strcpy(h.source_name, "cut");
+	header_source(&h, PROF_REC_HEADER_V5_SIZE, 6, name);
+	is_str(name, "", "v6 header without its name refused");
+	memset(&h, 0, sizeof(h));
+	h.source = 9;
+	memcpy(h.source_name, "123456789abcdefX", PROF_SRC_NAME_MAX);
+	header_source(&h, sizeof(h), 6, name);
+	is_int(strlen(name), PROF_SRC_NAME_MAX - 1, "an unterminated name is cut");
+}
+
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
@@ -1148,6 +1196,7 @@ int main(void)
 	test_kernel_path();
 	test_einval();
 	test_sources();
+	test_source_header();
 	test_fuzz();
 	test_enomem();
 	test_tb_biased();

@@ -443,7 +443,7 @@ static void bx_prologue(prof_report_t *r)
 {
 	prof_rec_header_t h = { { PROF_REC_HEADER, sizeof(h), 0, 0 }, PROF_MAGIC, PROF_VERSION,
 				PROF_SRC_PMC, 1000, 4, PROF_F_CALLCHAIN, BX_DEPTH, 1000000000,
-				0, 0xffffffff80100000ull, 0xffffffff80200000ull, "bench" };
+				0, 0xffffffff80100000ull, 0xffffffff80200000ull, "bench", "pmc" };
 	struct { prof_rec_load_t l; char path[16]; } ld;
 
 	prof_report_feed(r, &h, sizeof(h));

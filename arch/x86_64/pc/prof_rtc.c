@@ -262,12 +262,15 @@ static errno_t prof_rtc_start_nmi(unsigned hz, unsigned *hz_out)
 	return prof_rtc_start(true, hz, hz_out);
 }
 
-const prof_source_t prof_source_rtc = {
-	.id = PROF_SRC_RTC, .name = "rtc", .probe = prof_rtc_probe,
+/* rtc ranks before rtc-nmi: rtc-nmi's probe follows rtc's. */
+PROF_SOURCE(rtc) = {
+	.id = PROF_SRC_RTC, .name = "rtc", .rank = 20,
+	.flags = PROF_SRCF_CLOCK | PROF_SRCF_NODEFAULT, .probe = prof_rtc_probe,
 	.start = prof_rtc_start_irq, .stop = prof_rtc_stop,
 };
 
-const prof_source_t prof_source_rtc_nmi = {
-	.id = PROF_SRC_RTC_NMI, .name = "rtc-nmi", .probe = prof_rtc_nmi_probe,
+PROF_SOURCE(rtc_nmi) = {
+	.id = PROF_SRC_RTC_NMI, .name = "rtc-nmi", .rank = 30,
+	.flags = PROF_SRCF_CLOCK | PROF_SRCF_NMI, .probe = prof_rtc_nmi_probe,
 	.start = prof_rtc_start_nmi, .stop = prof_rtc_stop, .nmi = prof_rtc_nmi,
 };

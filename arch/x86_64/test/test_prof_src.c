@@ -247,6 +247,52 @@ static bool prof_rtc_session(unsigned src, const char *what)
 	return prof_run_check(&r, what, exact) && prof_broadcast_check(&r, what);
 }
 
+/* Source id's flags in the list, 0 if it is not there. */
+static unsigned prof_source_desc_flags(unsigned id)
+{
+	prof_source_desc_t d;
+
+	for (unsigned i = 0; arch_prof_source_at(i, &d); i++)
+		if (d.id == id)
+			return d.flags;
+	return 0;
+}
+
+/* The first usable source of the list without NODEFAULT (PROF_SRC_DEFAULT's choice). */
+static unsigned prof_list_default(void)
+{
+	prof_source_desc_t d;
+
+	for (unsigned i = 0; arch_prof_source_at(i, &d); i++)
+		if ((d.flags & PROF_SRCF_AVAILABLE) && !(d.flags & PROF_SRCF_NODEFAULT))
+			return d.id;
+	return PROF_SRC_DEFAULT;
+}
+
+KTEST(prof_src_list, "prof: the sources describe themselves: ids once, names, kinds, order")
+{
+	static const char *const names[] = { "pmc", "rtc", "rtc-nmi", "timer" };
+	prof_source_desc_t d;
+	unsigned seen = 0, n = 0;
+
+	for (; arch_prof_source_at(n, &d); n++) {
+		KT_CHECK(d.id > PROF_SRC_DEFAULT && d.id < PROF_SRC_COUNT && !(seen & (1u << d.id)),
+			 "source %u: bad or second id", d.id);
+		seen |= 1u << d.id;
+		KT_CHECK(strcmp(d.name, names[n]) == 0, "source %u is %s, not %s", n, d.name, names[n]);
+		KT_CHECK(!(d.flags & PROF_SRCF_AVAILABLE) == !arch_prof_have(d.id, NULL),
+			 "%s: available flag", d.name);
+	}
+	KT_CHECK(n == PROF_SRC_COUNT - 1, "%u sources listed", n);
+	KT_CHECK(prof_source_desc_flags(PROF_SRC_TIMER) & PROF_SRCF_OWED, "timer not owed");
+	KT_CHECK(!(prof_source_desc_flags(PROF_SRC_PMC) & PROF_SRCF_CLOCK), "pmc a clock");
+	KT_CHECK(prof_source_desc_flags(PROF_SRC_RTC) & PROF_SRCF_NODEFAULT, "rtc a default");
+	unsigned want = arch_prof_have(PROF_SRC_PMC, NULL) ? PROF_SRC_PMC :
+			arch_prof_have(PROF_SRC_RTC_NMI, NULL) ? PROF_SRC_RTC_NMI : PROF_SRC_TIMER;
+	KT_CHECK(prof_list_default() == want, "default %u, not %u", prof_list_default(), want);
+	return true;
+}
+
 KTEST(prof_src_rtc, "prof: rtc samples every CPU at the rate and restores the RTC")
 {
 	unsigned hz;

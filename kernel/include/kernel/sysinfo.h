@@ -39,6 +39,8 @@ errno_t si_syscalls(si_buf_t *b, uint64_t arg);
 /* system.ipc.pairs: the (origin, server) totals (kernel/origin.h). */
 errno_t si_ipc_pairs(si_buf_t *b, uint64_t arg);
 errno_t si_profiler(si_buf_t *b, uint64_t arg);
+/* The sources (prof_source_desc_t each, in the kernel's order). */
+errno_t si_prof_sources(si_buf_t *b, uint64_t arg);
 errno_t si_memory(si_buf_t *b, uint64_t arg);
 
 /* Tables: their children's names, and one entry (ENOENT if none). */

@@ -34,16 +34,41 @@
 #include <abi/wait.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 5
+#define PROF_VERSION 6
 #define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
-/* Sample sources. */
-#define PROF_SRC_DEFAULT 0              /* pmc if present, else rtc-nmi, else timer */
+/*
+ * Sample sources: their ids. Names, kinds and the default order are the
+ * kernel's (each source describes itself: system.profiler.sources, a
+ * prof_source_desc_t each, and the stream header's source_name, v6).
+ */
+#define PROF_SRC_DEFAULT 0              /* the first usable source in the kernel's order */
 #define PROF_SRC_PMC 1                  /* counter overflow NMI, unhalted cycles */
 #define PROF_SRC_RTC 2                  /* CMOS RTC IRQ 8, rebroadcast by IPI */
 #define PROF_SRC_RTC_NMI 3              /* CMOS RTC, rebroadcast by NMI IPI */
 #define PROF_SRC_TIMER 4                /* each CPU's local APIC timer */
 #define PROF_SRC_COUNT 5
+
+#define PROF_SRC_NAME_MAX 16            /* a source's name, NUL included */
+
+/* Source kinds (prof_source_desc_t.flags). */
+#define PROF_SRCF_CLOCK (1u << 0)       /* ticks at a fixed rate: a sample weighs the time since the CPU's last one */
+#define PROF_SRCF_OWED (1u << 1)        /* per-CPU clock whose late ticks are owed: hits short of due slow the throttle */
+#define PROF_SRCF_NODEFAULT (1u << 2)   /* never chosen by PROF_SRC_DEFAULT */
+#define PROF_SRCF_NMI (1u << 3)         /* samples are taken in NMI context (also inside interrupts-off code) */
+#define PROF_SRCF_AVAILABLE (1u << 8)   /* usable on this machine (probed at boot) */
+
+/*
+ * sysinfo system.profiler.sources: one per source the kernel has, in its
+ * order (probing and PROF_SRC_DEFAULT's choice: the first usable one
+ * without PROF_SRCF_NODEFAULT).
+ */
+typedef struct prof_source_desc {
+	uint32_t id;                    /* PROF_SRC_* */
+	uint32_t flags;                 /* PROF_SRCF_* */
+	char name[PROF_SRC_NAME_MAX];   /* "pmc", "rtc-nmi", ... */
+	char what[64];                  /* what it is here, or why it is not usable */
+} prof_source_desc_t;
 
 /* Rates (Hz). rtc and rtc-nmi round to a power of two in [2, 8192]. */
 #define PROF_HZ_DEFAULT 1000
@@ -170,7 +195,11 @@ typedef struct prof_rec_header {
 	uint64_t target;                /* task id, 0 = whole system */
 	uint64_t ktext_start, ktext_end;/* kernel text */
 	char kernel[32];                /* kernel version string */
+	char source_name[PROF_SRC_NAME_MAX];  /* the source's name (v6; older headers end before it) */
 } prof_rec_header_t;
+
+/* The size of a header before v6 (without source_name). */
+#define PROF_REC_HEADER_V5_SIZE 112
 
 /* Sample modes. */
 #define PROF_MODE_USER 0

@@ -45,6 +45,7 @@ typedef struct prof_counts {
 	uint64_t tasks;                 /* distinct tasks seen */
 	bool have_header, ended;
 	uint32_t source, hz, ncpus;
+	char source_name[PROF_SRC_NAME_MAX];  /* the header's (v6), else the v5 table's */
 	uint64_t duration_ns;           /* first record to last */
 	uint64_t ipc;                   /* samples of threads serving a call (v3) */
 	uint64_t redacted;              /* ... of them without pc and chain */
@@ -142,11 +143,19 @@ errno_t prof_report_print(prof_report_t *r, const prof_report_opts_t *o);
  */
 void prof_ipc_label(const char *server, uint64_t method, char *buf, size_t size);
 
-/* Name of a source ("pmc", "rtc", "rtc-nmi", "timer"), "?" if unknown. */
+/*
+ * Name of a source of a stream before v6 ("pmc", "rtc", "rtc-nmi",
+ * "timer": the sources up to v5, fixed), "?" if unknown. Newer streams
+ * carry the kernel's name in their header; tools on a running kernel ask
+ * it (sysinfo system.profiler.sources).
+ */
 const char *prof_source_name(unsigned source);
 
-/* PROF_SRC_* of a name (also "default"), or -1. */
+/* PROF_SRC_* of a v5 name (also "default"), or -1. */
 int prof_source_parse(const char *name);
+
+/* The name of h's source into dst (PROF_SRC_NAME_MAX): h's own (v6), else prof_source_name's. */
+void prof_source_name_copy(char *dst, const prof_rec_header_t *h);
 
 void prof_report_free(prof_report_t *r);
 

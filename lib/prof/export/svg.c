@@ -437,7 +437,7 @@ void px_svg(px_t *x)
 	}
 	px_flame_build(x, f);
 	px_buf_printf(x, &head, "%s at %u Hz on %u CPU%s, %llu samples, %llu lost%c",
-		   prof_source_name(x->c.source), x->c.hz, x->c.ncpus, x->c.ncpus == 1 ? "" : "s",
+		   x->c.source_name, x->c.hz, x->c.ncpus, x->c.ncpus == 1 ? "" : "s",
 		   (unsigned long long)x->total, (unsigned long long)x->c.lost, '\0');
 	prof_flame_opts_t fo = { x->o->title, (const char *)head.p, false };
 	if (!x->err && head.err)

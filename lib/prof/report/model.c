@@ -21,7 +21,8 @@ char *rep_strdup(prof_report_t *r, const char *s, size_t len)
 
 /* ---------------------------------------------------------------- sources */
 
-static const char *const prof_source_names[PROF_SRC_COUNT] = {
+/* The sources of streams up to v5 (v6 headers name their own). */
+static const char *const prof_source_names[PROF_SRC_TIMER + 1] = {
 	[PROF_SRC_DEFAULT] = "default",
 	[PROF_SRC_PMC] = "pmc",
 	[PROF_SRC_RTC] = "rtc",
@@ -31,18 +32,28 @@ static const char *const prof_source_names[PROF_SRC_COUNT] = {
 
 const char *prof_source_name(unsigned source)
 {
-	if (source >= PROF_SRC_COUNT)
+	if (source > PROF_SRC_TIMER)
 		return "?";
 	return prof_source_names[source];
 }
 
 int prof_source_parse(const char *name)
 {
-	for (int i = 0; i < PROF_SRC_COUNT; i++) {
+	for (int i = 0; i <= PROF_SRC_TIMER; i++) {
 		if (strcmp(name, prof_source_names[i]) == 0)
 			return i;
 	}
 	return -1;
+}
+
+void prof_source_name_copy(char *dst, const prof_rec_header_t *h)
+{
+	if (h->version >= 6 && h->source_name[0]) {
+		memcpy(dst, h->source_name, PROF_SRC_NAME_MAX - 1);
+		dst[PROF_SRC_NAME_MAX - 1] = '\0';
+		return;
+	}
+	strlcpy(dst, prof_source_name(h->source), PROF_SRC_NAME_MAX);
 }
 
 /* ---------------------------------------------------------------- tasks, binaries */

@@ -35,8 +35,13 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 {
 	prof_rec_header_t h;
 
-	if (rec_get(&h, sizeof(h), rec, len) != EOK || h.magic != PROF_MAGIC)
+	memset(&h, 0, sizeof(h));
+	if (rec_get(&h, len < sizeof(h) ? len : sizeof(h), rec, len) != EOK || len < PROF_REC_HEADER_V5_SIZE ||
+	    h.magic != PROF_MAGIC)
 		return rec_bad(r, "no profiler stream header (magic)");
+	if (h.version >= 6 && len < sizeof(h))
+		return rec_bad(r, "a v%u header of %zu bytes (%zu expected)", h.version, len,
+			       sizeof(h));
 	if (h.version < PROF_VERSION_MIN || h.version > PROF_VERSION) {
 		fmt_snprintf(r->why, sizeof(r->why), "stream version %u (this reads %u to %u)",
 			     h.version, PROF_VERSION_MIN, PROF_VERSION);
@@ -52,6 +57,7 @@ static errno_t rec_header(prof_report_t *r, const void *rec, size_t len)
 			  sizeof(prof_val_t));
 	}
 	r->c.source = h.source;
+	prof_source_name_copy(r->c.source_name, &h);
 	r->c.hz = h.hz;
 	r->c.ncpus = h.ncpus;
 	return EOK;
@@ -702,7 +708,7 @@ static size_t rec_size(const prof_report_t *r, const unsigned char *p)
 	if (h.size < sizeof(prof_rec_t) || h.size % 8 != 0)
 		return 0;
 	if (!r->c.have_header && (h.type != PROF_REC_HEADER ||
-				  h.size < sizeof(prof_rec_header_t)))
+				  h.size < PROF_REC_HEADER_V5_SIZE))
 		return 0;
 	return h.size;
 }

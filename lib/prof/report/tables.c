@@ -94,7 +94,7 @@ static void pr_summary(prof_print_t *pp)
 	rep_printf(r, "time: %llu ns sampled, %llu ns idle (shares below are of time)\n",
 		   (unsigned long long)rep_ns(r, r->c.cycles),
 		   (unsigned long long)rep_ns(r, r->c.idle_cycles));
-	rep_printf(r, "source: %s at %u Hz on %u CPU%s", prof_source_name(h->source),
+	rep_printf(r, "source: %s at %u Hz on %u CPU%s", r->c.source_name,
 		   h->hz, h->ncpus, h->ncpus == 1 ? "" : "s");
 	if (h->tsc_hz >= 10 && r->tsc_last > h->h.tsc) {
 		uint64_t tenths = (r->tsc_last - h->h.tsc) / (h->tsc_hz / 10);

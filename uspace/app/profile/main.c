@@ -143,11 +143,12 @@ static void announce(const ptool_t *p, const target_t *t, unsigned source,
 		     unsigned hz)
 {
 	task_info_t info;
+	char name[PROF_SRC_NAME_MAX];
 
 	if (sys_task_info(t->id, &info) != EOK)
 		strcpy(info.name, "?");
 	fprintf(stderr, "profile: task %llu '%.*s', %s at %u Hz\n", (ull)t->id,
-		TASK_NAME_MAX, info.name, prof_source_name(source), hz);
+		TASK_NAME_MAX, info.name, ptool_source_name(source, name), hz);
 	if (p->keys)
 		fprintf(stderr, "profile: keys: q quit, a pause/resume, e end, "
 			"p print so far\n");

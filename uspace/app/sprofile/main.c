@@ -200,8 +200,9 @@ static int profile_system(const ptool_opts_t *o, int phone, char **prog)
 	if (rc != EOK)
 		status = ptool_begin_error(o, rc, 0);
 	if (status == 0) {
+		char name[PROF_SRC_NAME_MAX];
 		fprintf(stderr, "sprofile: every CPU, %s at %u Hz%s\n",
-			prof_source_name(source), hz, t.keys ? "; q ends" : "");
+			ptool_source_name(source, name), hz, t.keys ? "; q ends" : "");
 		acct_take(&acct_begin);
 		ptool_on_end(&t, acct_at_end, &acct_end);
 		status = prog ? ptool_spawn("sprofile", prog, false, &id) : 0;

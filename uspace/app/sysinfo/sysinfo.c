@@ -10,6 +10,7 @@
  * an error (exit status 1).
  */
 #include <abi/limits.h>
+#include <abi/profile.h>
 #include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -29,6 +30,8 @@ typedef enum sysinfo_kind {
 	KIND_NAME,              /* char[SYSINFO_NAME_MAX], quoted */
 	KIND_LOAD,              /* fixed point, as "0.42" */
 	KIND_STATE,             /* a thread state, by name */
+	KIND_SRCNAME,           /* char[PROF_SRC_NAME_MAX], quoted */
+	KIND_SRCWHAT,           /* prof_source_desc_t's what, quoted */
 } sysinfo_kind_t;
 
 typedef struct sysinfo_field {
@@ -192,6 +195,14 @@ static const sysinfo_field_t profiler_fields[] = {
 	{ NULL, 0, 0 },
 };
 
+static const sysinfo_field_t source_fields[] = {
+	F(prof_source_desc_t, id, KIND_U32),
+	F(prof_source_desc_t, flags, KIND_HEX32),
+	F(prof_source_desc_t, name, KIND_SRCNAME),
+	F(prof_source_desc_t, what, KIND_SRCWHAT),
+	{ NULL, 0, 0 },
+};
+
 static const sysinfo_record_t records[] = {
 	{ "kernel.version", 0, NULL },
 	{ "kernel.build", 0, NULL },
@@ -200,6 +211,7 @@ static const sysinfo_record_t records[] = {
 	{ "system.physmem", sizeof(sysinfo_physmem_t), physmem_fields },
 	{ "system.load", sizeof(sysinfo_load_t), load_fields },
 	{ "system.profiler", sizeof(sysinfo_profiler_t), profiler_fields },
+	{ "system.profiler.sources", sizeof(prof_source_desc_t), source_fields },
 	{ "system.tasks", sizeof(sysinfo_task_t), task_fields },
 	{ "system.tasks.#", sizeof(sysinfo_task_t), task_fields },
 	{ "system.limits", sizeof(sysinfo_limits_t), limits_fields },
@@ -315,6 +327,10 @@ static void field_print(const sysinfo_field_t *f, const unsigned char *rec)
 	case KIND_U64: printf("%" PRIu64, field_u64(f, rec)); break;
 	case KIND_HEX32: printf("%#" PRIx32, field_u32(f, rec)); break;
 	case KIND_NAME: printf("\"%.*s\"", SYSINFO_NAME_MAX, name); break;
+	case KIND_SRCNAME: printf("\"%.*s\"", PROF_SRC_NAME_MAX, name); break;
+	case KIND_SRCWHAT:
+		printf("\"%.*s\"", (int)sizeof(((prof_source_desc_t *)0)->what), name);
+		break;
 	case KIND_LOAD:
 		printf("%s", stats_fmt_load(buf, sizeof(buf), field_u64(f, rec)));
 		break;

@@ -405,7 +405,7 @@ static const char *const fz_paths[] = {
 	"system.tsc_hz", "system.uptime", "system.cycles", "system.cpus",
 	"system.physmem", "system.load", "system.tasks", "system.threads",
 	"system.exceptions", "system.exceptions.14", "system.exceptions.999",
-	"system.syscalls", "system.profiler", "system.memory", "system.tasks.1",
+	"system.syscalls", "system.profiler", "system.profiler.sources", "system.memory", "system.tasks.1",
 	"system.threads.1", "system.tasks.x", "system.", ".", "no.such.node",
 	"system.tasks.18446744073709551615", "system.tasks.99999999999999999999",
 	"system.bincache", "system.bincache.entries", "system.bincache.bytes",

@@ -100,6 +100,43 @@ static int bad_value(const ptool_opts_t *o, const char *what, const char *arg)
 	return 0;
 }
 
+/* The kernel's sources (system.profiler.sources, its order) into v[PROF_SRC_COUNT]; how many. */
+static unsigned kernel_sources(prof_source_desc_t *v)
+{
+	size_t got = 0;
+
+	if (sys_sysinfo_data("system.profiler.sources", v, PROF_SRC_COUNT * sizeof(*v),
+			     &got) != EOK)
+		return 0;
+	return (unsigned)(got / sizeof(*v));
+}
+
+/* The PROF_SRC_* the kernel calls name ("default" too), or -1. */
+static int source_parse(const char *name)
+{
+	prof_source_desc_t v[PROF_SRC_COUNT];
+	unsigned n = kernel_sources(v);
+
+	if (strcmp(name, "default") == 0)
+		return PROF_SRC_DEFAULT;
+	for (unsigned i = 0; i < n; i++)
+		if (strncmp(name, v[i].name, sizeof(v[i].name)) == 0)
+			return (int)v[i].id;
+	return -1;
+}
+
+const char *ptool_source_name(unsigned source, char *buf)
+{
+	prof_source_desc_t v[PROF_SRC_COUNT];
+	unsigned n = kernel_sources(v);
+
+	strcpy(buf, source == PROF_SRC_DEFAULT ? "default" : "?");
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].id == source)
+			snprintf(buf, PROF_SRC_NAME_MAX, "%.*s", PROF_SRC_NAME_MAX - 1, v[i].name);
+	return buf;
+}
+
 int ptool_option(ptool_opts_t *o, int c, const char *arg)
 {
 	uint64_t v;
@@ -112,7 +149,7 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 		o->params.hz = (unsigned)v;
 		return 1;
 	case 's':
-		src = prof_source_parse(arg);
+		src = source_parse(arg);
 		if (src < 0)
 			return bad_value(o, "unknown source", arg);
 		o->params.source = (unsigned)src;
@@ -148,37 +185,31 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 
 /* ------------------------------------------------------------ errors */
 
-/* A source's name for messages ("default" too). */
-static const char *source_label(unsigned source)
-{
-	return source == PROF_SRC_DEFAULT ? "default" : prof_source_name(source);
-}
-
 /*
  * Why a source is missing, as far as user space can tell: the sources
- * system.profiler says this machine has, into buf.
+ * system.profiler.sources says this machine has, into buf.
  */
 static const char *source_why(char *buf, size_t n)
 {
-	sysinfo_profiler_t sp;
-	size_t got = 0, at;
+	prof_source_desc_t v[PROF_SRC_COUNT];
+	unsigned k = kernel_sources(v);
+	size_t at = (size_t)snprintf(buf, n, "this machine has");
+	bool any = false;
 
-	if (sys_sysinfo_data("system.profiler", &sp, sizeof(sp), &got) != EOK ||
-	    got < sizeof(sp))
-		return "this machine does not have it";
-	at = (size_t)snprintf(buf, n, "this machine has");
-	for (unsigned i = PROF_SRC_DEFAULT + 1; i < PROF_SRC_COUNT && at < n; i++)
-		if (sp.available & (1u << i))
-			at += (size_t)snprintf(buf + at, n - at, " %s",
-					       prof_source_name(i));
-	if (!(sp.available & ~1u))
+	for (unsigned i = 0; i < k && at < n; i++)
+		if (v[i].flags & PROF_SRCF_AVAILABLE) {
+			at += (size_t)snprintf(buf + at, n - at, " %.*s",
+					       PROF_SRC_NAME_MAX - 1, v[i].name);
+			any = true;
+		}
+	if (!any)
 		snprintf(buf, n, "this machine has no profiling source");
 	return buf;
 }
 
 int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task)
 {
-	char why[128];
+	char why[128], name[PROF_SRC_NAME_MAX];
 
 	if (rc == EPERM)
 		fprintf(stderr, "%s: permission denied (needs the profile permission)\n",
@@ -191,7 +222,7 @@ int ptool_begin_error(const ptool_opts_t *o, errno_t rc, uint64_t task)
 			(ull)task);
 	else if (rc == ENOTSUP)
 		fprintf(stderr, "%s: source %s not available: %s\n", o->prog,
-			source_label(o->params.source), source_why(why, sizeof(why)));
+			ptool_source_name(o->params.source, name), source_why(why, sizeof(why)));
 	else if (rc == ESRCH)
 		fprintf(stderr, "%s: no task %llu\n", o->prog, (ull)task);
 	else

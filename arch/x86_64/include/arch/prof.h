@@ -16,12 +16,21 @@
 #ifndef ARCH_PROF_H
 #define ARCH_PROF_H
 
+#include <abi/profile.h>
 #include <kernel/types.h>
 
 struct int_frame;
 
 /* Probe what this machine has (PMCs are detected, never assumed); logs it. */
 void arch_prof_init(void);
+
+/*
+ * The i-th source (0, 1, ...) in the kernel's order (probing, and the
+ * default's choice) into *d, its flags with PROF_SRCF_AVAILABLE if usable
+ * and what it says of itself or why not; false past the last. After
+ * arch_prof_init.
+ */
+bool arch_prof_source_at(unsigned i, prof_source_desc_t *d);
 
 /*
  * Whether source (PROF_SRC_*, not DEFAULT) is usable here; if not and

@@ -1,8 +1,9 @@
 /*
  * Inside the x86-64 profiler sources (behind <arch/prof.h>): each source
- * file defines one prof_source_t (or two), and arch/x86_64/prof.c lists
- * them in prof_sources[] and dispatches through it: adding a source is its
- * file, its row there and its PROF_SRC_* id.
+ * file defines one prof_source_t (or two) with PROF_SOURCE, which puts it
+ * in the .prof_sources section; arch/x86_64/prof.c finds them there, in
+ * the order of their rank, and dispatches through them: adding a source
+ * is its file and its PROF_SRC_* id (abi/profile.h).
  *
  *   pc/prof_rtc.c     rtc and rtc-nmi (CMOS periodic interrupt, IRQ 8)
  *   prof_pmc.c        pmc (counter overflow NMI)
@@ -11,6 +12,7 @@
 #ifndef ARCH_PROF_SRC_H
 #define ARCH_PROF_SRC_H
 
+#include <abi/profile.h>
 #include <arch/interrupt.h>
 #include <kernel/types.h>
 
@@ -43,7 +45,9 @@ uint64_t prof_timer_probes(void);
  */
 typedef struct prof_source {
 	unsigned id;                               /* PROF_SRC_* */
-	const char *name;
+	const char *name;                          /* < PROF_SRC_NAME_MAX chars */
+	unsigned rank;                             /* probe and default order: lower first */
+	unsigned flags;                            /* PROF_SRCF_* but AVAILABLE */
 	bool (*probe)(const char **what);
 	errno_t (*start)(unsigned hz, unsigned *hz_out);
 	void (*stop)(void);
@@ -51,10 +55,12 @@ typedef struct prof_source {
 	void (*scale)(unsigned divisor);
 } prof_source_t;
 
-/* The sources, each defined in its own file. */
-extern const prof_source_t prof_source_pmc;       /* prof_pmc.c */
-extern const prof_source_t prof_source_rtc;       /* pc/prof_rtc.c */
-extern const prof_source_t prof_source_rtc_nmi;   /* pc/prof_rtc.c, after rtc */
-extern const prof_source_t prof_source_timer;     /* prof_timer.c */
+/* Define source NAME (a prof_source_t initialiser follows) in .prof_sources. */
+#define PROF_SOURCE(name)                                                        \
+	static const prof_source_t prof_source_##name                            \
+		__attribute__((used, section(".prof_sources"), aligned(8)))
+
+/* The section's bounds (kernel.ld). */
+extern const prof_source_t __prof_sources_start[], __prof_sources_end[];
 
 #endif

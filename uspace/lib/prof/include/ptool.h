@@ -75,6 +75,12 @@ void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
 int ptool_option(ptool_opts_t *o, int c, const char *arg);
 
 /*
+ * The kernel's name of source (PROF_SRC_*; "default" for 0, "?" for one
+ * it does not have) into buf (PROF_SRC_NAME_MAX bytes); returns buf.
+ */
+const char *ptool_source_name(unsigned source, char *buf);
+
+/*
  * Set up t for a session on phone (begun or about to be): the report,
  * the -o sink, the keys (when stdin is a terminal). Prints what fails
  * and returns an exit status (1), or 0.
