@@ -419,22 +419,29 @@ static void pf_side_band(pf_t *p)
 
 /* ---------------------------------------------------------------- samples */
 
+/* v little-endian at d (8 bytes). */
+static void pf_put64(unsigned char *d, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		d[i] = (unsigned char)(v >> (8 * i));
+}
+
 /* A SAMPLE record: id, ip, pid/tid, time, cpu, period, the callchain in p->chain. */
 static void pf_sample_head(pf_t *p, uint64_t id, uint16_t misc, uint64_t ip, uint64_t task,
 			   uint64_t thread, uint64_t time, uint32_t cpu, uint64_t period)
 {
 	uint64_t nr = p->chain.len / 8;
+	unsigned char h[64];
 
-	pf_rec(p, &p->data, PF_REC_SAMPLE, misc, 8 + 56 + 8 * nr);
-	pf_u64(p, &p->data, id);
-	pf_u64(p, &p->data, ip);
-	pf_u32(p, &p->data, (uint32_t)task);
-	pf_u32(p, &p->data, (uint32_t)thread);
-	pf_u64(p, &p->data, time);
-	pf_u32(p, &p->data, cpu);
-	pf_u32(p, &p->data, 0);
-	pf_u64(p, &p->data, period);
-	pf_u64(p, &p->data, nr);
+	pf_put64(h, PF_REC_SAMPLE | (uint64_t)misc << 32 | (uint64_t)(64 + 8 * nr) << 48);
+	pf_put64(h + 8, id);
+	pf_put64(h + 16, ip);
+	pf_put64(h + 24, (task & 0xffffffffu) | thread << 32);
+	pf_put64(h + 32, time);
+	pf_put64(h + 40, cpu);                          /* cpu, reserved */
+	pf_put64(h + 48, period);
+	pf_put64(h + 56, nr);
+	px_buf_put(p->x, &p->data, h, sizeof(h));
 	px_buf_put(p->x, &p->data, p->chain.p, p->chain.len);
 	if (p->first > time)
 		p->first = time;
@@ -452,23 +459,19 @@ static void pf_chain(pf_t *p, bool kip, uint64_t ip, const unsigned char *chain,
 		     size_t nk)
 {
 	px_buf_t *c = &p->chain;
-	uint64_t w;
+	unsigned char w[16];
 
 	c->len = 0;
-	if (kip) {
-		pf_u64(p, c, PF_CTX_KERNEL);
-		pf_u64(p, c, ip);
-		px_buf_put(p->x, c, chain, 8 * nk);
-		if (n > nk)
-			pf_u64(p, c, PF_CTX_USER);
-	} else {
-		pf_u64(p, c, PF_CTX_USER);
-		pf_u64(p, c, ip);
+	pf_put64(w, kip ? PF_CTX_KERNEL : PF_CTX_USER);
+	pf_put64(w + 8, ip);
+	px_buf_put(p->x, c, w, 16);
+	if (kip)
+		px_buf_put(p->x, c, chain, 8 * nk);     /* the stream's words: little-endian */
+	if (kip && n > nk) {
+		pf_put64(w, PF_CTX_USER);
+		px_buf_put(p->x, c, w, 8);
 	}
-	for (size_t i = nk; i < n; i++) {
-		memcpy(&w, chain + 8 * i, 8);
-		pf_u64(p, c, w);
-	}
+	px_buf_put(p->x, c, chain + 8 * nk, 8 * (n - nk));
 }
 
 /* A stream sample as a cpu-clock SAMPLE. */
