@@ -81,7 +81,6 @@ typedef struct pf_file {
 	unsigned nseg;
 	uint8_t bid[PF_BUILD_ID];
 	uint8_t bidlen;
-	bool loaded;
 } pf_file_t;
 
 typedef struct pf {
@@ -89,13 +88,12 @@ typedef struct pf {
 	prof_rec_header_t h;
 	bool have_h, offcpu;
 	px_buf_t data, feat, bids, chain;
-	px_map_t threads;               /* (task, thread) -> name's task record index + 1 */
+	px_map_t threads;               /* (task, thread) -> 1, or 2 when its first sample was idle */
 	px_map_t files;                 /* path -> pf_file_t * */
 	px_map_t names;                 /* task id -> TASK name (8 bytes in val: a pointer) */
 	px_map_t progs;                 /* task id -> its last LOAD record (a pointer) */
 	px_map_t sampled;               /* task id -> 1: it has samples */
 	uint64_t first, last;           /* sample times, ns */
-	bool pass2;
 	const char *kernel;
 } pf_t;
 
@@ -247,7 +245,6 @@ static pf_file_t *pf_file(pf_t *p, const char *path)
 	e->val = (uint64_t)(uintptr_t)f;
 	if (p->x->env->load(p->x->env->ctx, path, &data, &size) != EOK)
 		return f;
-	f->loaded = true;
 	pf_elf_parse(f, data, size);
 	if (f->nseg)
 		pf_elf_bid(f, data, size);

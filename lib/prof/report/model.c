@@ -227,6 +227,7 @@ errno_t rep_log(prof_report_t *r, const void *rec, size_t len, size_t *at)
 	return r->log.err;
 }
 
+/* fn for each kept record, in stream order; EINVAL when none were kept. */
 errno_t prof_report_records(const prof_report_t *r, prof_record_fn_t fn, void *ctx)
 {
 	uint64_t n;
