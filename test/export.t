@@ -162,10 +162,10 @@ def stream():
     return b"".join(head + stamped) + end
 
 
-def elf(tmp, path, syms, base, label=None):
+def elf(tmp, path, syms, base, label=None, ldflags=()):
     """An ELF whose functions (0x100 bytes of nops each) sit at base + syms
     (what gprof reads; vprof reads its .symtab), with label (a symbol of no
-    type) at base if given. None if as/ld failed."""
+    type) at base if given, linked with ldflags too. None if as/ld failed."""
     src = [".text"] + ([".globl %s" % label, "%s:" % label] if label else [])
     for name, a in sorted(syms.items(), key=lambda kv: kv[1]):
         src += [".org 0x%x" % a, ".globl %s" % name, ".type %s, @function" % name,
@@ -175,15 +175,17 @@ def elf(tmp, path, syms, base, label=None):
         f.write("\n".join(src) + "\n")
     entry = sorted(syms.items(), key=lambda kv: kv[1])[0][0]
     rc1 = run(["as", "-o", obj, asm])[0]
-    rc2 = run(["ld", "-m", "elf_x86_64", "-Ttext=0x%x" % base, "-e", entry, "-o", path, obj])[0]
+    rc2 = run(["ld", "-m", "elf_x86_64", "-Ttext=0x%x" % base, "-e", entry] + list(ldflags) +
+              ["-o", path, obj])[0]
     return path if rc1 == 0 and rc2 == 0 else None
 
 
-def write_root(tmp, root):
-    """The binaries as ELF files under root (for vprof and gprof)."""
+def write_root(tmp, root, ldflags=()):
+    """The binaries as ELF files under root (for vprof and gprof), linked
+    with ldflags too."""
     os.makedirs(os.path.join(root, "bin"))
     os.makedirs(os.path.join(root, "boot"))
-    made = [elf(tmp, os.path.join(root, path), syms, base)
+    made = [elf(tmp, os.path.join(root, path), syms, base, ldflags=ldflags)
             for path, syms, base in (("bin/workload", WORKLOAD_NM, 0x401000),
                                      ("bin/sh", SH_NM, 0x401000),
                                      ("boot/kernel", KERNEL_NM, KBASE))]

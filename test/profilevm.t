@@ -15,8 +15,10 @@
   more samples) and console.log;
 - every export format is there and named on stdout: flame.folded,
   flame.svg (titled "stream.vprof", work_alpha in it), profile.pb.gz
-  (gzip), callgrind.out, speedscope.json (one profile per task) and a
-  gmon.out per program and the kernel ("gmon" header);
+  (gzip), callgrind.out, speedscope.json (one profile per task), a
+  gmon.out per program and the kernel ("gmon" header) and perf.data
+  (PERFILE2; perf report with --symfs of the build's initrd-root names
+  work_alpha in workload and the kernel's functions as [k]);
 - a task profile with call chains (`--task --args -g`, a relative
   --build): every sample is on the workload's behalf (`vprof -C` has one
   origin, workload, at 100%: its own samples and those of servers serving
@@ -92,7 +94,7 @@ def rows(report, name):
 
 
 EXPORTS = ("flame.folded", "flame.svg", "profile.pb.gz", "callgrind.out",
-           "speedscope.json", "gmon.out.workload", "gmon.out.kernel")
+           "speedscope.json", "gmon.out.workload", "gmon.out.kernel", "perf.data")
 
 
 def head(path, n):
@@ -130,6 +132,16 @@ def check_exports(tap, out, stdout):
            "speedscope.json: a profile per task (%s)" % names)
     tap.ok(all(head(paths[f], 4) == b"gmon" for f in ("gmon.out.workload", "gmon.out.kernel")),
            "gmon.out.workload and gmon.out.kernel: gprof's header")
+    root = os.path.join(bt.BUILD, "initrd-root")
+    r = subprocess.run(["perf", "report", "--stdio", "--no-children", "-g", "none", "--sort",
+                        "dso,sym", "-i", paths["perf.data"], "--symfs", root, "-k",
+                        os.path.join(root, "boot", "kernel")], capture_output=True, text=True,
+                       env=dict(os.environ, HOME=TMP))
+    tap.ok(head(paths["perf.data"], 8) == b"PERFILE2" and r.returncode == 0 and
+           re.search(r"^\s+[\d.]+%\s+workload\s+\[\.\] work_alpha$", r.stdout, re.M) and
+           re.search(r"^\s+[\d.]+%\s+\[kernel\.kallsyms\]\s+\[k\] \w+$", r.stdout, re.M),
+           "perf.data: perf report names work_alpha in workload, kernel functions [k] "
+           "(rc %d %s)" % (r.returncode, r.stderr.strip()[-200:]))
 
 
 def check_system(tap):

@@ -26,7 +26,7 @@ top=$(cd "$here/.." && pwd)
 
 # FORMAT:FILE pairs written besides report.txt, where vprof has -F FORMAT.
 # gmon:PREFIX writes PREFIX.NAME per binary (vprof names them on stdout).
-PROFILE_FORMATS=${PROFILE_FORMATS:-"folded:flame.folded svg:flame.svg pprof:profile.pb.gz callgrind:callgrind.out speedscope:speedscope.json gmon:gmon.out"}
+PROFILE_FORMATS=${PROFILE_FORMATS:-"folded:flame.folded svg:flame.svg pprof:profile.pb.gz callgrind:callgrind.out speedscope:speedscope.json gmon:gmon.out perf:perf.data"}
 
 usage() {
     cat <<EOF

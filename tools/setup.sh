@@ -30,6 +30,7 @@ PACKAGES=(
                           # callgrind_annotate reads vprof -F callgrind
     libdevel-nytprof-perl # flamegraph.pl reads vprof -F folded (test/export.t)
     golang-go             # go tool pprof reads vprof -F pprof
+    linux-perf            # perf report/script/annotate read vprof -F perf (test/perfdata.t)
     chromium              # headless: the speedscope app, vprof -F svg
     nodejs                # node and npm: test/js (speedscope, ajv-cli, playwright-core)
 )

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>             /* perf.data's layouts, to check ours against */
+
 #include <lib/profexport.h>
 #include <lib/profreport.h>
 
@@ -144,6 +146,7 @@ static prof_report_t *fed(const prof_filter_t *f, errno_t *err)
 	if (*err != EOK)
 		return NULL;
 	*err = prof_report_setup(r, f, true);
+	prof_report_keep_records(r, true);       /* for perf.data */
 	if (*err == EOK)
 		*err = prof_report_feed(r, sb.buf, sb.len);
 	if (*err != EOK) {
@@ -503,6 +506,173 @@ static void test_gmon(void)
 	fail_open = NULL;
 }
 
+/* ---------------------------------------------------------------- perf.data */
+
+/* A record of perf.data's data section (one pass of the walk). */
+typedef struct pd_rec {
+	struct perf_event_header h;
+	const char *body;               /* after the header */
+} pd_rec_t;
+
+/* The record of data section d (n bytes) at *at, moving on; false at the end. */
+static bool pd_next(const char *d, size_t n, size_t *at, pd_rec_t *r)
+{
+	if (*at + sizeof(r->h) > n)
+		return false;
+	memcpy(&r->h, d + *at, sizeof(r->h));
+	if (r->h.size < sizeof(r->h) || *at + r->h.size > n)
+		return false;
+	r->body = d + *at + sizeof(r->h);
+	*at += r->h.size;
+	return true;
+}
+
+/* The file header and the attr: sizes, offsets, the event, its sample type. */
+static void perf_head(const char *f, size_t n)
+{
+	struct perf_event_attr a;
+
+	ok(n > 256 && memcmp(f, "PERFILE2", 8) == 0 && le(f + 8, 8) == 104 &&
+	   le(f + 16, 8) == PERF_ATTR_SIZE_VER7 + 16,
+	   "perf: magic PERFILE2, a 104-byte header, attr entries of attr (128) + ids section");
+	if (n <= 256)
+		return;
+	ok(le(f + 24, 8) == 104 && le(f + 32, 8) == 144 && le(f + 40, 8) == 256 &&
+	   le(f + 40, 8) + le(f + 48, 8) < n && le(f + 56, 8) == 0 && le(f + 64, 8) == 0,
+	   "perf: attrs at 104 (one), data after the attr's id at 248, no event types");
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, f + 104, PERF_ATTR_SIZE_VER7);
+	ok(a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_CPU_CLOCK &&
+	   a.size == PERF_ATTR_SIZE_VER7 && a.sample_period == 1000000 && a.sample_id_all &&
+	   a.mmap2 && a.comm && !a.freq && a.sample_type == (PERF_SAMPLE_IDENTIFIER |
+	   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+	   PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN),
+	   "perf: attr cpu-clock, software, period 1 ms (1000 Hz), sample_id_all, mmap2, "
+	   "sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|CALLCHAIN");
+	ok(le(f + 232, 8) == 248 && le(f + 240, 8) == 8 && le(f + 248, 8) == 1,
+	   "perf: the attr's ids section holds its one id (1)");
+	uint64_t bits = le(f + 72, 8);
+	ok(bits == ((1u << 4) | (1u << 5) | (1u << 6) | (1u << 7) | (1u << 11) | (1u << 12) |
+		    (1u << 21)),
+	   "perf: features OSRELEASE VERSION ARCH NRCPUS CMDLINE EVENT_DESC SAMPLE_TIME (no "
+	   "build-id: the fake env's binaries are nm text) (%#llx)", (unsigned long long)bits);
+}
+
+/* The fields of a SAMPLE in sample_type order; its callchain into ips (nr words). */
+typedef struct pd_sample {
+	uint64_t id, ip, time, period, nr;
+	uint32_t pid, tid, cpu;
+	uint64_t ips[16];
+} pd_sample_t;
+
+static void pd_sample(const pd_rec_t *r, pd_sample_t *s)
+{
+	const char *b = r->body;
+
+	s->id = le(b, 8);
+	s->ip = le(b + 8, 8);
+	s->pid = (uint32_t)le(b + 16, 4);
+	s->tid = (uint32_t)le(b + 20, 4);
+	s->time = le(b + 24, 8);
+	s->cpu = (uint32_t)le(b + 32, 4);
+	s->period = le(b + 40, 8);
+	s->nr = le(b + 48, 8);
+	for (uint64_t i = 0; i < s->nr && i < 16; i++)
+		s->ips[i] = le(b + 56 + 8 * i, 8);
+}
+
+/* Per record type: the count, and whether every record's size is its layout's. */
+typedef struct pd_counts {
+	unsigned comm, mmap2, sample, other, badsize;
+	pd_sample_t first, kernel, idle;
+	char kmap[64];
+	uint64_t kstart, klen, kpgoff;
+	int kpid;
+} pd_counts_t;
+
+/* Size of a name padded with its NUL to 8. */
+static size_t pd_name8(const char *s)
+{
+	return (strlen(s) + 8) / 8 * 8;
+}
+
+static void pd_count(const pd_rec_t *r, pd_counts_t *c)
+{
+	pd_sample_t s;
+
+	if (r->h.type == PERF_RECORD_COMM) {
+		c->comm++;
+		c->badsize += r->h.size != 8 + 8 + pd_name8(r->body + 8) + 32;
+	} else if (r->h.type == PERF_RECORD_MMAP2) {
+		const char *name = r->body + 64;
+		c->mmap2++;
+		c->badsize += r->h.size != 8 + 64 + pd_name8(name) + 32;
+		if ((r->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+			snprintf(c->kmap, sizeof(c->kmap), "%s", name);
+			c->kpid = (int)le(r->body, 4);
+			c->kstart = le(r->body + 8, 8);
+			c->klen = le(r->body + 16, 8);
+			c->kpgoff = le(r->body + 24, 8);
+		}
+	} else if (r->h.type == PERF_RECORD_SAMPLE) {
+		pd_sample(r, &s);
+		c->badsize += r->h.size != 8 + 56 + 8 * s.nr;
+		if (c->sample++ == 0)
+			c->first = s;
+		if (s.pid == 5 && (r->h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+			c->kernel = s;
+		if (s.pid == 0)
+			c->idle = s;
+	} else {
+		c->other++;
+	}
+}
+
+static void test_perf(void)
+{
+	pd_counts_t c;
+	size_t at = 0;
+	pd_rec_t r;
+
+	is_int(export_as(PROF_FMT_PERF, false), EOK, "perf: EOK");
+	perf_head(pt_out, pt_out_len);
+	if (pt_out_len <= 256)
+		return;
+	const char *d = pt_out + le(pt_out + 40, 8);
+	size_t n = le(pt_out + 48, 8);
+	memset(&c, 0, sizeof(c));
+	while (pd_next(d, n, &at, &r))
+		pd_count(&r, &c);
+	ok(at == n && c.other == 0 && c.badsize == 0,
+	   "perf: the data section is whole records, each of its layout's size");
+	ok(c.comm == 5 && c.mmap2 == 4 && c.sample == 71,
+	   "perf: a COMM per thread (5), an MMAP2 per sampled task's program and the "
+	   "kernel (4), a SAMPLE per sample (71): %u %u %u", c.comm, c.mmap2, c.sample);
+	ok(strcmp(c.kmap, "[kernel.kallsyms]__text_start") == 0 && c.kpid == -1 &&
+	   c.kstart == K(0) && c.klen == 0x100000 && c.kpgoff == K(0),
+	   "perf: the kernel's MMAP2: [kernel.kallsyms] of pid -1 over the header's text, "
+	   "pgoff its reference symbol's address (%s)", c.kmap);
+	pd_sample_t *s = &c.first;
+	ok(s->id == 1 && s->ip == 0x401110 && s->pid == 5 && s->tid == 50 &&
+	   s->time == 1000000000 && s->cpu == 0 && s->period == 1000000 && s->nr == 3 &&
+	   s->ips[0] == PERF_CONTEXT_USER && s->ips[1] == 0x401110 && s->ips[2] == 0x401020,
+	   "perf: a user sample: id, ip, pid/tid, time (ns), cpu, period (its weight, ns), "
+	   "callchain [user, ip, return address]");
+	s = &c.kernel;
+	ok(s->ip == K(0x208) && s->nr == 6 && s->ips[0] == PERF_CONTEXT_KERNEL &&
+	   s->ips[1] == K(0x208) && s->ips[2] == K(0x110) && s->ips[3] == PERF_CONTEXT_USER &&
+	   s->ips[4] == 0x401150 && s->ips[5] == 0x401020 && s->time == 3000000009ull,
+	   "perf: a kernel sample (the last of ten, 9 ns after the first): [kernel, ip, kernel "
+	   "frame, user, user frames] (ip %#llx, "
+	   "nr %llu, time %llu)", (unsigned long long)s->ip, (unsigned long long)s->nr,
+	   (unsigned long long)s->time);
+	s = &c.idle;
+	ok(s->ip == K(4) && s->tid == 0 && s->cpu == 1 && s->nr == 2,
+	   "perf: the idle sample: pid 0, [kernel, ip]");
+	ok(memmem(pt_out, pt_out_len, "cpu-clock", 10) && memmem(pt_out, pt_out_len, "x86_64", 7),
+	   "perf: features name the event and the arch");
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void)
@@ -593,6 +763,8 @@ static void test_fuzz(void)
 		errno_t err = prof_report_new(&pt_env, &r);
 		if (err == EOK)
 			err = prof_report_setup(r, &all, true);
+		if (err == EOK)
+			prof_report_keep_records(r, true);
 		for (size_t at = 0, step; err == EOK && at < len; at += step) {
 			step = 1 + rng_next(&seed) % 200;
 			step = step < len - at ? step : len - at;
@@ -745,6 +917,7 @@ int main(void)
 	test_speedscope();
 	test_svg();
 	test_gmon();
+	test_perf();
 	test_errors();
 	test_enomem();
 	test_fuzz();

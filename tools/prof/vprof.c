@@ -23,7 +23,9 @@
  *                 the build this vprof belongs to, BUILD/host/vprof ->
  *                 BUILD/initrd-root, whatever the current directory)
  *   -F FORMAT     report (default: the report below), folded, pprof,
- *                 callgrind, speedscope, svg, gmon (lib/profexport.h)
+ *                 callgrind, speedscope, svg, gmon, perf (lib/profexport.h;
+ *                 perf: a perf.data file of every sample, for perf report,
+ *                 perf script and perf annotate; not with -C)
  *   -o FILE       write to FILE instead of standard output; for gmon, the
  *                 prefix of its files FILE.NAME, one per binary sampled
  *                 (default gmon.out: gmon.out.kernel, gmon.out.app, ...),
@@ -138,7 +140,7 @@ static void usage(FILE *f)
 		"                  [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
 		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
-		"                svg, gmon\n"
+		"                svg, gmon, perf (perf.data: perf report/script/annotate)\n"
 		"  -o FILE       write to FILE (default standard output); gmon: files\n"
 		"                FILE.NAME per binary (default gmon.out.NAME)\n"
 		"  -T TASK       only samples of TASK (id or name); with -C the origin ID\n"
@@ -369,6 +371,7 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 	}
 	prof_report_set_origin(r, o->by_origin, o->origin);
 	prof_report_set_wall(r, vp->x.wall);
+	prof_report_keep_records(r, vp->x.format == PROF_FMT_PERF);
 	int rc = feed_file(r, stream);
 	if (rc == 0)
 		rc = check_stream(r, vp, stream);
@@ -504,6 +507,7 @@ static int bench_export(const char *format)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (prof_report_new(&env, &r) != EOK || prof_report_setup(r, &none, f != 0) != EOK)
 		return 1;
+	prof_report_keep_records(r, f == PROF_FMT_PERF);
 	bx_prologue(r);
 	for (uint64_t i = 0; i < BX_SAMPLES; i++) {
 		bx_rec_t *rec = &recs[xorshift(&seed) % BX_STACKS];
@@ -715,6 +719,11 @@ int main(int argc, char **argv)
 	}
 	if (vp.x.ns && vp.x.format != PROF_FMT_FOLDED) {
 		fprintf(stderr, "vprof: -u ns is for -F folded\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o.by_origin && vp.x.format == PROF_FMT_PERF) {
+		fprintf(stderr, "vprof: -C is not for -F perf (perf.data has no [ipc] frames)\n");
 		usage(stderr);
 		return 2;
 	}

@@ -23,9 +23,17 @@
  *              script, font or URL): hover, click to zoom, search
  *   gmon       gprof's gmon.out, one per binary sampled (out.open names
  *              each): the PC histogram at the profile's rate, call arcs
+ *   perf       a perf.data file (perf report, perf script, perf annotate):
+ *              one cpu-clock SAMPLE per sample, its weight in ns the period,
+ *              COMM and MMAP2 records (the kernel as [kernel.kallsyms], each
+ *              program by the stream's path, build-ids from the ELF notes);
+ *              opts.wall: off-CPU records as samples of "offcpu-time". It
+ *              needs the report's records: prof_report_keep_records before
+ *              feeding (else EINVAL); no [ipc] frames (vprof refuses -C)
  *
- * Use: prof_report_new, prof_report_setup(r, filter, true), feed the
- * stream, then prof_export (as often as wanted), then prof_report_free.
+ * Use: prof_report_new, prof_report_setup(r, filter, true) (for perf also
+ * prof_report_keep_records(r, true)), feed the stream, then prof_export
+ * (as often as wanted), then prof_report_free.
  */
 #ifndef LIB_PROFEXPORT_H
 #define LIB_PROFEXPORT_H

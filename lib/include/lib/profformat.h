@@ -14,7 +14,8 @@
 #define PROF_FMT_SPEEDSCOPE 4           /* speedscope's JSON */
 #define PROF_FMT_SVG 5                  /* an interactive flame graph */
 #define PROF_FMT_GMON 6                 /* gprof's gmon.out */
-#define PROF_FMT_COUNT 7
+#define PROF_FMT_PERF 7                 /* perf.data (perf report, script, annotate) */
+#define PROF_FMT_COUNT 8
 
 /* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
 int prof_format_parse(const char *name);

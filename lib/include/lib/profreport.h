@@ -215,6 +215,28 @@ void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin);
  */
 void prof_report_set_wall(prof_report_t *r, bool wall);
 
+/*
+ * Keep the records the filter takes, for exports of single samples
+ * (perf.data; set before feeding): every HEADER, TASK and LOAD record,
+ * and each SAMPLE (in v5 layout: its weight set, the nominal tsc_hz / hz
+ * for an older one) and OFFCPU record the filter takes, as read (whole,
+ * checked), in stream order. They take memory as the stream does.
+ */
+void prof_report_keep_records(prof_report_t *r, bool keep);
+
+/*
+ * Called once per kept record: len bytes at rec (8-aligned; an older
+ * sample's len counts the weight its h.size does not). An error stops the walk.
+ */
+typedef errno_t (*prof_record_fn_t)(void *ctx, const void *rec, size_t len);
+
+/*
+ * Call fn for each record kept (prof_report_keep_records), in stream
+ * order. EOK, EINVAL (records were not kept), ENOMEM (some could not
+ * be kept), or what fn returned.
+ */
+errno_t prof_report_records(const prof_report_t *r, prof_record_fn_t fn, void *ctx);
+
 /* One frame of a resolved stack. */
 typedef struct prof_frame {
 	uint32_t func;                  /* function id: 0 .. nfuncs - 1 in this walk */

@@ -291,12 +291,14 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 		[PROF_FMT_SPEEDSCOPE] = px_speedscope,
 		[PROF_FMT_SVG] = px_svg,
 		[PROF_FMT_GMON] = px_gmon,
+		[PROF_FMT_PERF] = px_perf,
 	};
 	px_t x;
 
 	if (o->format >= PROF_FMT_COUNT || !writers[o->format])
 		return EINVAL;
 	memset(&x, 0, sizeof(x));
+	x.r = r;
 	x.env = env;
 	x.o = o;
 	x.out = out;

@@ -4,7 +4,7 @@
  * binaries, the distinct stacks and their frames, root first), its
  * memory, buffers and string map, and the helpers more than one format
  * calls. Each format's writer is one file: folded.c, pprof.c,
- * callgrind.c, speedscope.c, svg.c, gmon.c; pbuf.c holds the protocol
+ * callgrind.c, speedscope.c, svg.c, gmon.c, perf.c; pbuf.c holds the protocol
  * buffer, profile.proto and gzip encoders, cgfile.c callgrind's lines,
  * gmonfile.c gmon.out's records (the call profile writes with these
  * too), format.c the format names, export.c the model and prof_export
@@ -78,6 +78,7 @@ typedef struct px_chunk {
 typedef prof_buf_t px_buf_t;
 
 typedef struct px {
+	prof_report_t *r;               /* the report walked (its kept records: perf) */
 	const prof_env_t *env;
 	const prof_export_opts_t *o;
 	const prof_export_out_t *out;
@@ -201,5 +202,10 @@ void px_svg(px_t *x);
 
 /* Write one gmon.out per sampled binary (x->out->open names each). */
 void px_gmon(px_t *x);
+
+/* ---------------------------------------------------------------- perf.c */
+
+/* Write a perf.data file of the report's kept records (prof_report_records). */
+void px_perf(px_t *x);
 
 #endif

@@ -186,6 +186,7 @@ void prof_report_free(prof_report_t *r)
 	prof_map_free(&r->env, &r->sites);
 	prof_release(&r->env, r->cstk);
 	prof_release(&r->env, r->cwords);
+	prof_buf_free(&r->log);
 	r->env.release(r->env.ctx, r);
 }
 
@@ -214,4 +215,43 @@ void prof_report_set_origin(prof_report_t *r, bool by_origin, uint64_t origin)
 void prof_report_set_wall(prof_report_t *r, bool wall)
 {
 	r->wall = wall;
+}
+
+/* Keep the records the filter takes (prof_report_records). */
+void prof_report_keep_records(prof_report_t *r, bool keep)
+{
+	r->keep = keep;
+}
+
+/* Append a record (its length first) to the log when records are kept; EOK or ENOMEM. */
+errno_t rep_log(prof_report_t *r, const void *rec, size_t len, size_t *at)
+{
+	uint64_t n = len;
+
+	if (!r->keep)
+		return EOK;
+	r->log.env = &r->env;
+	prof_buf_put(&r->log, &n, sizeof(n));
+	if (at)
+		*at = r->log.len;
+	prof_buf_put(&r->log, rec, len);
+	return r->log.err;
+}
+
+/* fn for each kept record, in stream order; EINVAL when none were kept. */
+errno_t prof_report_records(const prof_report_t *r, prof_record_fn_t fn, void *ctx)
+{
+	uint64_t n;
+
+	if (!r->keep)
+		return EINVAL;
+	if (r->log.err)
+		return r->log.err;
+	for (size_t off = 0; off + sizeof(n) <= r->log.len; off += sizeof(n) + n) {
+		memcpy(&n, r->log.p + off, sizeof(n));
+		errno_t err = fn(ctx, r->log.p + off + sizeof(n), (size_t)n);
+		if (err != EOK)
+			return err;
+	}
+	return EOK;
 }

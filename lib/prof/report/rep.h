@@ -184,6 +184,8 @@ struct prof_report {
 	uint32_t xdepth;                /* return addresses per xkey */
 	prof_map_t xstacks;                 /* prof_xkey_t -> prof_val_t */
 	prof_map_t served;                  /* prof_wkey_t -> served prof_val_t not yet taken from waits */
+	bool keep;                      /* prof_report_keep_records */
+	prof_buf_t log;                 /* ... the records kept, one after another */
 	size_t pend_len;
 	uint64_t pend[PROF_REC_MAX / 8];
 	uint64_t norm[PROF_REC_MAX / 8 + 1]; /* an older sample in v5 layout */
@@ -242,6 +244,12 @@ const char *rep_task_name(const prof_report_t *r, uint32_t slot);
 
 /* The counts with the lost and throttled totals. */
 void rep_totals(const prof_report_t *r, prof_counts_t *c);
+
+/*
+ * Keep a record (len bytes, a multiple of 8) in r->log when records are
+ * kept (prof_report_keep_records); its offset in the log in *at. EOK or ENOMEM.
+ */
+errno_t rep_log(prof_report_t *r, const void *rec, size_t len, size_t *at);
 
 /* ---------------------------------------------------------------- symbols.c */
 

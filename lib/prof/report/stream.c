@@ -391,6 +391,17 @@ static void rec_cpu_sample(prof_report_t *r, uint32_t cpu)
 		r->cpu[cpu].samples++;
 }
 
+/* Keep a sample (v5 layout, len bytes) with its weight set (nominal for older ones). */
+static errno_t rec_log_sample(prof_report_t *r, const unsigned char *rec, size_t len)
+{
+	size_t at;
+
+	if (!r->keep || rep_log(r, rec, len, &at) != EOK)
+		return r->keep ? ENOMEM : EOK;
+	memcpy(r->log.p + at + offsetof(prof_rec_sample_t, weight), &r->cur_w, 8);
+	return EOK;
+}
+
 static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len)
 {
 	prof_rec_sample_t s;
@@ -422,6 +433,8 @@ static errno_t rec_sample(prof_report_t *r, const unsigned char *rec, size_t len
 		return EOK;
 	}
 	if (r->xon && rec_xstack(r, &s, rec + sizeof(s), slot, &k) != EOK)
+		return ENOMEM;
+	if (rec_log_sample(r, rec, len) != EOK)
 		return ENOMEM;
 	prof_val_t *v = prof_map_get(&r->env, &r->stacks, &k, &created);
 	if (!v)
@@ -608,6 +621,8 @@ static errno_t rec_offcpu(prof_report_t *r, const unsigned char *rec, size_t len
 	off_sample(&o, 0, &s);
 	if (!rec_keep(r, &s, slot))
 		return EOK;
+	if (rep_log(r, rec, len, NULL) != EOK)
+		return ENOMEM;
 	r->c.offcpu++;
 	r->c.offcpu_cycles += o.cycles;
 	uint64_t w = r->wall ? off_weight(r, o.cycles) : 0;
@@ -672,6 +687,12 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 	return EOK;
 }
 
+/* A HEADER, TASK or LOAD record read with err: kept when EOK. */
+static errno_t rec_logged(prof_report_t *r, errno_t err, const unsigned char *rec, size_t len)
+{
+	return err == EOK ? rep_log(r, rec, len, NULL) : err;
+}
+
 /* Process one whole record (rec may be unaligned). */
 static errno_t rec_process(prof_report_t *r, const unsigned char *rec, size_t len)
 {
@@ -684,13 +705,13 @@ static errno_t rec_process(prof_report_t *r, const unsigned char *rec, size_t le
 		r->tsc_last = h.tsc;
 	switch (h.type) {
 	case PROF_REC_HEADER:
-		return rec_header(r, rec, len);
+		return rec_logged(r, rec_header(r, rec, len), rec, len);
 	case PROF_REC_SAMPLE:
 		return rec_sample(r, rec, len);
 	case PROF_REC_TASK:
-		return rec_task(r, rec, len);
+		return rec_logged(r, rec_task(r, rec, len), rec, len);
 	case PROF_REC_LOAD:
-		return rec_load(r, rec, len);
+		return rec_logged(r, rec_load(r, rec, len), rec, len);
 	default:
 		return rec_other(r, h.type, rec, len);
 	}
