@@ -30,6 +30,7 @@ reports are tested in ipcprof.t and the unit tests):
 """
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -39,6 +40,9 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 
 import boottest as bt  # noqa: E402
+
+with open(os.path.join(bt.TOP, "lib", "include", "abi", "profile.h")) as _f:
+    PROF_VERSION = int(re.search(r"#define PROF_VERSION (\d+)", _f.read()).group(1))
 from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -106,8 +110,8 @@ def run_profile(tap, sh, prefix, label):
         f.seek(start)
         recs = parse(f.read())
     head = [r for r in recs if r["type"] == REC_HEADER]
-    tap.ok(head and head[0]["version"] == 5,
-           "%s: the stream is version 5 (%r)" % (label, head[:1]))
+    tap.ok(head and head[0]["version"] == PROF_VERSION,
+           "%s: the stream is version %d, abi/profile.h's (%r)" % (label, PROF_VERSION, head[:1]))
     return recs, head[0]["target"] if head else 0
 
 
