@@ -327,9 +327,10 @@ HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/prof/fifo.c kernel/prof/jitter.c kernel/proc/binquota.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
-# computations, formatting, keys and rendering).
+# computations, formatting, keys and rendering; the console's terminal grid).
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/app/sh/lex.o $(BUILD)/host/uspace/app/sh/parse.o
 HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table format keys render)
+HOST_KERNEL_OBJS += $(BUILD)/host/uspace/srv/console/term.o
 # top's formatting shares libc's pure stats_calc.c (<stats.h>): they see
 # libc's headers only where the host has none of that name.
 TOP_HOST_OBJS := $(filter $(BUILD)/host/uspace/app/top/%,$(HOST_KERNEL_OBJS)) \
@@ -471,12 +472,14 @@ fuzz: setup
 	$(Q)FUZZ_SEED=$(or $(SEED),1) FUZZ_CALLS=$(or $(CALLS),1000000) \
 		FUZZ_CPUS=$(if $(filter command line,$(origin CPUS)),$(CPUS),4) FUZZ_BAR=1 \
 		VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/fuzz.t
-# make srvfuzz [SEED=] [CALLS=] [CPUS=]: one server fuzzer run (vfuzz -S
-# fs,console,ns; default seed 1, 1,000,000 requests, 2 CPUs).
+# make srvfuzz [SEED=] [CALLS=] [CPUS=] [WORKERS=]: one server fuzzer run
+# (vfuzz -S fs,console,ns; default seed 1, 1,000,000 requests, 2 CPUs,
+# one worker task per CPU).
 srvfuzz: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)SRVFUZZ_SEED=$(or $(SEED),1) SRVFUZZ_CALLS=$(or $(CALLS),1000000) \
 		SRVFUZZ_CPUS=$(if $(filter command line,$(origin CPUS)),$(CPUS),2) \
+		SRVFUZZ_ARGS="$(if $(WORKERS),-t $(WORKERS))" \
 		VERNIER_ACCEL=$(TEST_ACCEL) prove -v test/srvfuzz.t
 # make failinj: the whole fault-injection sweep (make check runs a sample).
 failinj: setup

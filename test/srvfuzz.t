@@ -42,6 +42,8 @@ RATE_FLOOR = 100        # requests per second assumed for the timeout
 SEED_RE = re.compile(r"^vfuzz: seed (\d+), (\d+) calls.*servers fs,console,ns$")
 CALLS_RE = re.compile(r"vfuzz: servers: (\d+) calls .*: (\d+) answered")
 SERVER_RE = re.compile(r"^vfuzz: server (\w+): task (\d+) before, (\d+) after(: DIED)?$")
+RATE_RE = re.compile(r"vfuzz: (\d+ server workers|worker \d+): .*calls")
+BASELINE_RE = re.compile(r"^vfuzz: baseline: ")
 RESTART_RE = re.compile(r"^init: \w+ \(task \d+\) ended")
 
 
@@ -54,23 +56,31 @@ def runs():
     return [(1, SLICE_CALLS, 2), (2, SLICE_CALLS, 1)]
 
 
+def main_run_counts(lines):
+    """The workers' count lines of the main run (after the baseline line:
+    the warm-up's come before it)."""
+    start = max((i for i, l in enumerate(lines) if BASELINE_RE.match(l)),
+                default=len(lines))
+    return [m for m in map(CALLS_RE.search, lines[start:]) if m]
+
+
 def check(tap, name, r, seed, calls):
     """The checks of one boot; whether all passed."""
     lines = r.lines
     ok = tap.ok(any(SEED_RE.match(l) and int(SEED_RE.match(l).group(1)) == seed
                     for l in lines), "%s vfuzz printed seed %d" % (name, seed))
-    done = [CALLS_RE.search(l) for l in lines if CALLS_RE.search(l)]
-    made = int(done[-1].group(1)) if done else 0
-    answered = int(done[-1].group(2)) if done else 0
-    ok &= tap.ok(made >= calls, "%s the worker made all %d requests (%d)"
-                 % (name, calls, made))
+    done = main_run_counts(lines)
+    made = sum(int(m.group(1)) for m in done)
+    answered = sum(int(m.group(2)) for m in done)
+    ok &= tap.ok(made >= calls, "%s the %d workers made all %d requests (%d)"
+                 % (name, len(done), calls, made))
     ok &= tap.ok(answered * 2 > made, "%s most were answered (%d of %d)"
                  % (name, answered, made))
     servers = {m.group(1): m for m in map(SERVER_RE.match, lines) if m}
     ok &= tap.ok(sorted(servers) == ["console", "fs", "ns"] and
                  not any(m.group(4) for m in servers.values()),
                  "%s fs, console and ns are the same tasks after the run (%s)"
-                 % (name, ", ".join(m.group(0)[15:] for m in servers.values())))
+                 % (name, ", ".join(m.group(0)[len("vfuzz: server "):] for m in servers.values())))
     restarts = [l for l in lines if RESTART_RE.match(l)]
     ok &= tap.ok(not restarts, "%s init started no server again (%r)"
                  % (name, restarts[:2]))
@@ -86,8 +96,9 @@ def main():
     bt.need_file(tap, suite.INITRD, "initrd")
     with tempfile.TemporaryDirectory(prefix="vernier-srvfuzz.") as tmp:
         for seed, calls, cpus in runs():
-            cmd = "-- restrict vfuzz -S fs,console,ns -s %d -n %d -W %d" % (
-                seed, calls, max(calls // 10, 1000))
+            cmd = "-- restrict vfuzz -S fs,console,ns -s %d -n %d -W %d %s" % (
+                seed, calls, max(calls // 10, 1000),
+                os.environ.get("SRVFUZZ_ARGS", ""))
             iso = suite.make_iso(tmp, cmd)
             r = vm.boot(iso, cpus=cpus, accel=bt.accel(),
                         timeout=120 + calls * 11 // 10 // RATE_FLOOR)
@@ -96,7 +107,8 @@ def main():
                 bt.show_tail(tap, r)
             tap.diag("%s %.1f s" % (name, r.elapsed))
             for l in r.lines:
-                if CALLS_RE.search(l) or l.startswith("vfuzz: server"):
+                if CALLS_RE.search(l) or l.startswith("vfuzz: server") or \
+                        RATE_RE.search(l):
                     tap.diag(l)
     tap.done()
 

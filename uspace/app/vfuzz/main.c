@@ -20,11 +20,13 @@
  * EFAULT after an injected failure (the program's own status is only
  * reported: under fault injection its tests may fail).
  *
- *   vfuzz -S SERVERS [-s SEED] [-n CALLS] [-W CALLS]
+ *   vfuzz -S SERVERS [-s SEED] [-n CALLS] [-t WORKERS] [-W CALLS]
  *
  * fuzzes the servers instead (SERVERS: a comma list of fs, console, ns;
- * srv.c): the same warm-up, baseline and leak check around a worker task
- * that sends typed requests, and the servers' task ids must be the same
+ * srv.c): the same warm-up, baseline and leak check around WORKERS worker
+ * tasks at once (default one per CPU; worker i has seed SEED + i * 2^32
+ * and its share of CALLS, on connections of its own) that send typed
+ * requests, and the servers' task ids must be the same
  * after the run as before it (a server that died and was started again by
  * init has a new id).
  *
@@ -61,8 +63,9 @@ static void usage(FILE *out)
 		"  (default: the clock); -W: warm-up calls (default 2000);\n"
 		"  -x: also maps over 1 GiB and sampling over 10 kHz.\n"
 		"       vfuzz -r PROGRAM [ARGS...]: the leak check around a program.\n"
-		"       vfuzz -S fs,console,ns [-s SEED] [-n CALLS] [-W CALLS]: fuzz the\n"
-		"  servers' requests instead; they must not die.\n"
+		"       vfuzz -S fs,console,ns [-s SEED] [-n CALLS] [-t WORKERS] [-W CALLS]:\n"
+		"  fuzz the servers' requests instead from WORKERS tasks at once\n"
+		"  (default: one per CPU); the servers must not die.\n"
 		"  Checks every result, a 5 s heartbeat, and that the kernel's\n"
 		"  memory, tasks and threads are back at their baseline after.\n");
 }
@@ -121,14 +124,14 @@ static unsigned fz_cpus(void)
 	return n ? (unsigned)(n > FZ_MAX_THREADS ? FZ_MAX_THREADS : n) : 1;
 }
 
-/* Run a worker task (-S servers if not NULL) and wait; its exit status (-1: not run). */
-static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads,
-			 const char *servers)
+/* Start a worker task (-S servers if not NULL); its id, 0 if not started. */
+static task_id_t fz_spawn_worker(uint64_t seed, uint64_t calls, unsigned threads,
+				 const char *servers)
 {
 	char s[24], n[24], t[8];
 	char *argv[] = { "vfuzz", "-w", "-s", s, "-n", n, "-t", t, NULL, NULL, NULL };
-	task_id_t id, got;
-	int status = 0, k = 8;
+	task_id_t id;
+	int k = 8;
 
 	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
 	snprintf(n, sizeof(n), "%llu", (unsigned long long)calls);
@@ -139,8 +142,48 @@ static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads,
 		argv[k++] = "-S";
 		argv[k] = (char *)servers;
 	}
-	if (sys_spawn("/bin/vfuzz", (const char *const *)argv, 0, &id) != EOK ||
-	    sys_wait(id, &status, 0, &got) != EOK)
+	return sys_spawn("/bin/vfuzz", (const char *const *)argv, 0, &id) == EOK ? id : 0;
+}
+
+/*
+ * -S: K = threads worker tasks at once, worker i with seed SEED + i * 2^32
+ * and its share of calls, each on its own connections; waits for all of
+ * them; the first non-zero status (0 if all passed, -1 if one was not run).
+ * Prints how long the run took.
+ */
+static int fz_run_servers(uint64_t seed, uint64_t calls, unsigned k, const char *servers)
+{
+	task_id_t ids[FZ_MAX_THREADS];
+	int status, worst = 0;
+	uint64_t t0 = sys_clock_ns(CLOCK_MONOTONIC), ms;
+
+	for (unsigned i = 0; i < k; i++)
+		ids[i] = fz_spawn_worker(seed + ((uint64_t)i << 32),
+					 calls / k + (i < calls % k), 1, servers);
+	for (unsigned i = 0; i < k; i++) {
+		task_id_t got;
+		if (!ids[i] || sys_wait(ids[i], &status, 0, &got) != EOK)
+			status = -1;
+		worst = worst ? worst : status;
+	}
+	ms = (sys_clock_ns(CLOCK_MONOTONIC) - t0) / 1000000 + 1;
+	printf("vfuzz: %u server workers: %llu calls in %llu ms (%llu calls/s)\n", k,
+	       (unsigned long long)calls, (unsigned long long)ms,
+	       (unsigned long long)(calls * 1000 / ms));
+	return worst;
+}
+
+/* Run a worker task (-S: threads of them, fz_run_servers) and wait; its exit status (-1: not run). */
+static int fz_run_worker(uint64_t seed, uint64_t calls, unsigned threads,
+			 const char *servers)
+{
+	task_id_t id, got;
+	int status = 0;
+
+	if (servers)
+		return fz_run_servers(seed, calls, threads, servers);
+	id = fz_spawn_worker(seed, calls, threads, NULL);
+	if (!id || sys_wait(id, &status, 0, &got) != EOK)
 		return -1;
 	return status;
 }

@@ -30,6 +30,8 @@
 #define SF_DATA (64 * 1024 + 4096)   /* the data buffer (FZ_POOL_RW is 64 KiB) */
 #define SF_TMPFS_MAX (8ull << 20)    /* fs's default tmpfs limit */
 #define SF_TOP_MAX 64                /* /tmp entries that were there before */
+#define SF_PROGRESS 20000           /* calls between progress lines */
+#define SF_LATE_MAX 48               /* late connects remembered */
 #define SF_KEPT_MAX 48               /* kept calls before a new connection */
 
 typedef struct sf {
@@ -37,7 +39,11 @@ typedef struct sf {
 	int phone[SF_SERVERS];
 	uint64_t handles[SF_IDS], pipes[SF_IDS];
 	unsigned nhandles, npipes;
-	uint64_t calls, answered, kept, refused, reconnects;
+	uint64_t calls, answered, kept, refused, reconnects, connect_failed;
+	errno_t connect_rc;              /* the last failed connect's error */
+	ipc_callid_t last_id;            /* sf_call's last call */
+	ipc_callid_t late[SF_LATE_MAX];  /* CONNECT_ME_TOs whose answer is late */
+	unsigned nlate;
 	uint64_t by_server[SF_SERVERS];
 	unsigned kept_on[SF_SERVERS];    /* since its phone was connected */
 } sf_t;
@@ -70,6 +76,7 @@ static errno_t sf_call(sf_t *s, unsigned srv, uint64_t m, uint64_t a0, uint64_t 
 	s->calls++;
 	s->by_server[srv]++;
 	errno_t rc = ipc_call_async(s->phone[srv], m, a0, a1, a2, a3, a4, &id);
+	s->last_id = rc == EOK ? id : 0;
 	if (rc != EOK) {
 		s->refused++;
 		return rc;
@@ -86,19 +93,34 @@ static errno_t sf_call(sf_t *s, unsigned srv, uint64_t m, uint64_t a0, uint64_t 
 	return (errno_t)ev.msg.method;
 }
 
+/* Was id a late connect of ours? It is forgotten. */
+static bool sf_late_connect(sf_t *s, ipc_callid_t id)
+{
+	for (unsigned i = 0; i < s->nlate; i++)
+		if (s->late[i] == id) {
+			s->late[i] = s->late[--s->nlate];
+			return true;
+		}
+	return false;
+}
+
 /*
- * Take the answers that came after their wait, and answer the calls made
- * to us (ns's watch on a name we registered, connects to it) ENOTSUP, so
- * that no caller, ns included, is kept waiting. A late connect's phone
- * stays ours (phones are bounded).
+ * Take the answers that came after their wait (a late connect's phone is
+ * hung up: phones are bounded, and it is ours though we did not wait),
+ * and answer the calls made to us (ns's watch on a name we registered,
+ * connects to it) ENOTSUP, so that no caller, ns included, is kept
+ * waiting.
  */
-static void sf_drain(void)
+static void sf_drain(sf_t *s)
 {
 	ipc_event_t ev;
 
-	while (sys_ipc_wait(&ev, 0, IPC_WAIT_ALL | IPC_WAIT_NONBLOCK, 0) == EOK)
+	while (sys_ipc_wait(&ev, 0, IPC_WAIT_ALL | IPC_WAIT_NONBLOCK, 0) == EOK) {
 		if (ev.type == IPC_EV_CALL)
 			ipc_answer_0(ev.callid, ENOTSUP);
+		else if (sf_late_connect(s, ev.callid) && ev.msg.method == EOK)
+			sys_ipc_hangup((int)ev.msg.args[4]);
+	}
 }
 
 /* ------------------------------------------------------------ values */
@@ -356,8 +378,12 @@ static void sf_ns(sf_t *s)
 
 	sf_name(s, a);
 	errno_t rc = sf_call(s, SF_NS, m, a[0], a[1], a[2], a[3], a[4], &ans);
-	if (rc == EOK && m == IPC_M_CONNECT_ME_TO)
+	if (m != IPC_M_CONNECT_ME_TO)
+		return;
+	if (rc == EOK)
 		sys_ipc_hangup((int)ans.args[4]);
+	else if (rc == ETIMEOUT && s->nlate < SF_LATE_MAX)
+		s->late[s->nlate++] = s->last_id;
 }
 
 static void sf_ns_any(sf_t *s)
@@ -431,18 +457,25 @@ static bool sf_connect(sf_t *s, unsigned mask)
  * pipe reads) would fill the phone's limit: hang up (it answers them
  * EHANGUP and closes our handles there) and connect again.
  */
-static void sf_refresh(sf_t *s)
+static void sf_refresh(sf_t *s, unsigned mask)
 {
 	for (unsigned i = 0; i < SF_SERVERS; i++) {
-		if (i == SF_NS || s->phone[i] < 0 || s->kept_on[i] < SF_KEPT_MAX)
+		if (i == SF_NS || !(mask & (1u << i)))
 			continue;
-		sys_ipc_hangup(s->phone[i]);
+		if (s->phone[i] >= 0 && s->kept_on[i] < SF_KEPT_MAX)
+			continue;
+		if (s->phone[i] >= 0)
+			sys_ipc_hangup(s->phone[i]);
 		s->kept_on[i] = 0;
 		s->reconnects++;
 		if (i == SF_FS)
 			s->nhandles = 0;      /* the old handles are gone */
-		if (service_connect(sf_names[i], &s->phone[i]) != EOK)
-			s->phone[i] = -1;
+		errno_t rc = service_connect(sf_names[i], &s->phone[i]);
+		if (rc != EOK) {
+			s->phone[i] = -1;     /* tried again after the next call */
+			s->connect_failed++;
+			s->connect_rc = rc;
+		}
 	}
 }
 
@@ -516,6 +549,24 @@ static void sf_report(const sf_t *s)
 	       (unsigned long long)s->refused, (unsigned long long)s->reconnects);
 }
 
+/* A progress line: calls so far, in how long, at what rate lately. */
+static void sf_progress(const sf_t *s, uint64_t t0)
+{
+	static uint64_t last_ns, last_calls;
+	uint64_t now = sys_clock_ns(CLOCK_MONOTONIC);
+	uint64_t dt = now - (last_ns ? last_ns : t0) + 1;
+
+	printf("\nvfuzz: worker %llu: %llu calls in %llu ms, %llu calls/s lately, %llu kept, "
+	       "%llu refused, %llu failed connects (%d)\n",
+	       (unsigned long long)fz_self_task, (unsigned long long)s->calls,
+	       (unsigned long long)((now - t0) / 1000000),
+	       (unsigned long long)((s->calls - last_calls) * 1000000000ull / dt),
+	       (unsigned long long)s->kept, (unsigned long long)s->refused,
+	       (unsigned long long)s->connect_failed, s->connect_rc);
+	last_ns = now;
+	last_calls = s->calls;
+}
+
 int sf_worker(uint64_t seed, uint64_t calls, unsigned mask)
 {
 	static sf_t s;
@@ -526,13 +577,18 @@ int sf_worker(uint64_t seed, uint64_t calls, unsigned mask)
 	fz_self_task = sys_task_id();
 	if (!total || fz_pool_init() != EOK || !sf_connect(&s, mask))
 		return 1;
+	uint64_t t0 = sys_clock_ns(CLOCK_MONOTONIC), next = SF_PROGRESS;
 	while (s.calls < calls) {
 		sf_choose(&s, mask, total)->req(&s);
-		sf_drain();
-		sf_refresh(&s);
+		sf_drain(&s);
+		sf_refresh(&s, mask);
+		if (s.calls >= next) {
+			next += SF_PROGRESS;
+			sf_progress(&s, t0);
+		}
 	}
 	sf_hangup(&s);
-	sf_drain();
+	sf_drain(&s);
 	sf_tmp_clean(before, n);
 	printf("\n");                  /* after a console write's partial line */
 	sf_report(&s);

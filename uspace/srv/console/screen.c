@@ -1,23 +1,22 @@
 /*
  * The screen: VGA text mode (cells of character + attribute, hardware
  * cursor) or a linear RGB framebuffer drawn with the 8x16 font, whichever
- * SYS_FB_INFO describes. Understands \r \n \b \t and the CSI sequences
- * A B C D (cursor moves), H (home / position), J (2J clears) and K (erase
- * to end of line); others (colours) are ignored.
+ * SYS_FB_INFO describes. The bytes go through the terminal grid (term.c:
+ * \r \n \b \t and the CSI sequences A B C D, H, 2J, K); after each write
+ * the device gets one scroll and the cells that changed.
  */
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
 
 #include "console.h"
+#include "term.h"
 
 #define FB_RGB 1
 #define FB_EGA_TEXT 2
-#define VGA_BLANK ((uint16_t)(0x07 << 8 | ' '))
 #define GLYPH_W 8
 #define VGA_CRTC 0x3d4          /* CRT controller index; data at +1 */
 #define GLYPH_H 16
-#define CSI_PARAMS 4
 
 /* The font (build/gen/font.c, linked in when the build provides it). */
 extern const unsigned char font_glyphs[256][16] __attribute__((weak));
@@ -29,10 +28,7 @@ static struct {
 	uint32_t fg;
 } scr;
 
-static struct {
-	int state;                /* 0 plain, 1 after ESC, 2 in CSI */
-	unsigned param[CSI_PARAMS], nparam;
-} esc;
+static term_t term;          /* the cells; bytes go through it */
 
 static void *map_device(uint64_t paddr, size_t len)
 {
@@ -115,6 +111,9 @@ bool screen_init(char *desc, size_t size)
 		snprintf(desc, size, "%ux%ux%u framebuffer", fb.width,
 			 fb.height, fb.bpp);
 	}
+	term_init(&term, scr.rows, scr.cols, scr.row, scr.col);
+	scr.rows = term.rows;
+	scr.cols = term.cols;
 	return scr.type != 0;
 }
 
@@ -149,139 +148,42 @@ static void draw_glyph(unsigned col, unsigned row, unsigned char c)
 				  g[y] & (0x80 >> x) ? scr.fg : 0);
 }
 
-static void put_cell(unsigned col, unsigned row, unsigned char c)
+static void put_cell(unsigned col, unsigned row, uint16_t v)
 {
 	if (scr.type == FB_EGA_TEXT)
-		((volatile uint16_t *)scr.mem)[row * scr.cols + col] =
-			(uint16_t)(0x07 << 8 | c);
+		((volatile uint16_t *)scr.mem)[row * scr.cols + col] = v;
 	else
-		draw_glyph(col, row, c);
+		draw_glyph(col, row, (unsigned char)v);
 }
 
-static void clear_cells(unsigned row, unsigned from, unsigned to)
-{
-	for (unsigned c = from; c < to; c++)
-		put_cell(c, row, ' ');
-}
-
-static void scroll(void)
+/* term_dev_t: the device's lines up by n text lines (one memmove). */
+static void dev_scroll(void *ctx, unsigned n)
 {
 	size_t line = scr.type == FB_EGA_TEXT ? scr.cols * 2u :
 		(size_t)GLYPH_H * scr.pitch;
 
-	memmove(scr.mem, scr.mem + line, (scr.rows - 1) * line);
-	if (scr.type == FB_EGA_TEXT)
-		clear_cells(scr.rows - 1, 0, scr.cols);
-	else
-		memset(scr.mem + (scr.rows - 1) * line, 0, line);
+	(void)ctx;
+	memmove(scr.mem, scr.mem + n * line, (scr.rows - n) * line);
 }
 
-static void newline(void)
+/* term_dev_t: cells [c0, c1) of row. */
+static void dev_draw(void *ctx, unsigned row, unsigned c0, unsigned c1, const uint16_t *cells)
 {
-	scr.col = 0;
-	if (scr.row + 1 < scr.rows)
-		scr.row++;
-	else
-		scroll();
+	(void)ctx;
+	for (unsigned c = c0; c < c1; c++)
+		put_cell(c, row, cells[c - c0]);
 }
 
-static void put_char(unsigned char c)
-{
-	if (scr.col >= scr.cols)
-		newline();
-	put_cell(scr.col++, scr.row, c);
-}
-
-/* ---------------------------------------------------------------- ANSI */
-
-static unsigned param(unsigned i, unsigned dflt)
-{
-	return i < esc.nparam && esc.param[i] ? esc.param[i] : dflt;
-}
-
-static unsigned clamp(unsigned v, unsigned lo, unsigned hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static void csi_final(char f)
-{
-	unsigned n = param(0, 1);
-
-	switch (f) {
-	case 'A': scr.row -= n > scr.row ? scr.row : n; break;
-	case 'B': scr.row = clamp(scr.row + n, 0, scr.rows - 1); break;
-	case 'C': scr.col = clamp(scr.col + n, 0, scr.cols - 1); break;
-	case 'D': scr.col -= n > scr.col ? scr.col : n; break;
-	case 'H':
-		scr.row = clamp(param(0, 1), 1, scr.rows) - 1;
-		scr.col = clamp(param(1, 1), 1, scr.cols) - 1;
-		break;
-	case 'J':
-		if (param(0, 0) == 2)
-			for (unsigned r = 0; r < scr.rows; r++)
-				clear_cells(r, 0, scr.cols);
-		break;
-	case 'K':
-		if (scr.col < scr.cols)
-			clear_cells(scr.row, scr.col, scr.cols);
-		break;
-	default:
-		break;
-	}
-}
-
-/* A byte inside an escape sequence. */
-static void esc_byte(unsigned char c)
-{
-	if (esc.state == 1) {
-		esc.state = c == '[' ? 2 : 0;
-		esc.nparam = 0;
-		memset(esc.param, 0, sizeof(esc.param));
-		return;
-	}
-	if (c >= '0' && c <= '9') {
-		if (esc.nparam == 0)
-			esc.nparam = 1;
-		if (esc.nparam <= CSI_PARAMS)
-			esc.param[esc.nparam - 1] = esc.param[esc.nparam - 1] * 10 + (c - '0');
-	} else if (c == ';') {
-		esc.nparam++;
-	} else if (c >= 0x40 && c <= 0x7e) {
-		esc.state = 0;
-		csi_final((char)c);
-	}
-}
-
-static void screen_byte(unsigned char c)
-{
-	if (esc.state) {
-		esc_byte(c);
-		return;
-	}
-	switch (c) {
-	case 0x1b: esc.state = 1; break;
-	case '\n': newline(); break;
-	case '\r': scr.col = 0; break;
-	case '\b': if (scr.col > 0) scr.col--; break;
-	case '\t':
-		do
-			put_char(' ');
-		while (scr.col % 8 && scr.col < scr.cols);
-		break;
-	default:
-		if (c >= 0x20)
-			put_char(c);
-		break;
-	}
-}
+static const term_dev_t screen_dev = { dev_scroll, dev_draw };
 
 void screen_write(const char *s, size_t n)
 {
 	if (!scr.type)
 		return;
-	for (size_t i = 0; i < n; i++)
-		screen_byte((unsigned char)s[i]);
+	term_write(&term, s, n);
+	term_flush(&term, &screen_dev, NULL);
+	scr.row = term.row;
+	scr.col = term.col;
 	if (scr.type == FB_EGA_TEXT)
 		vga_cursor_set();
 }
