@@ -16,8 +16,11 @@
  * nothing open does nothing, and the next open overwrites a stale one.
  *
  * The open and close are inline in arch/cpu.h (GS-relative, no call):
- * one RDTSC and a store per open; a load, a test, and when a section is
- * open one RDTSC, two stores and a compare per close; plus a PUSHF/POP
+ * one RDTSC and two stores per open (the time and the site, the PC of the
+ * code it is inlined in); a load, a test, and when a section is open one
+ * RDTSC, two more loads, five stores and a compare per close (the last
+ * closed section's open, close and site stay for irqlat_late_site, so a
+ * timer sample the section held back is charged to it); plus a PUSHF/POP
  * in irq_disable. README "Soak" gives the measured cost.
  *
  * Not instrumented for the call profiler (the NMI path must not call it).
@@ -33,4 +36,13 @@ void irqlat_nmi_end(uint64_t start)
 
 	if (d > l->nmi_max)
 		__atomic_store_n(&l->nmi_max, d, __ATOMIC_RELAXED);
+}
+
+uint64_t irqlat_late_site(uint64_t due)
+{
+	const cpu_lat_t *l = &cpu_current()->lat;
+
+	if ((int64_t)(due - l->last_open) < 0 || (int64_t)(l->last_close - due) <= 0)
+		return 0;
+	return l->last_site;
 }

@@ -93,15 +93,20 @@ static void prof_timer_shared(prof_timer_cpu_t *t, int_frame_t *f)
  * One-shot VEC_TIMER while profiling: the sample if its deadline has come
  * (or is closer than the slack: the timer counts in coarser units than
  * the TSC), the tick if its has, then the next deadline. A tick late by
- * more than a period (interrupts were off) is not caught up.
+ * more than a period (interrupts were off) is not caught up. A sample
+ * whose deadline fell inside the interrupts-off section that just ended
+ * is charged to where that section began (irqlat_late_site), not to the
+ * instruction it was delivered at: MINIX's interrupt-delay effect. The
+ * periodic mode has no deadline to tell, and keeps the effect.
  */
 static void prof_timer_oneshot(prof_timer_cpu_t *t, int_frame_t *f)
 {
 	uint64_t now = arch_cycles(), slack = t->jit.period / 64;
 
 	if ((int64_t)(t->jit.deadline - now) <= (int64_t)slack) {
+		uint64_t due = t->jit.deadline;
 		prof_jitter_next(&t->jit, now, t->jit.period / 4);
-		prof_hit(f, PROF_SRC_TIMER);
+		prof_hit_at(f, PROF_SRC_TIMER, irqlat_late_site(due));
 	}
 	if ((int64_t)(t->tick_at - now) <= (int64_t)slack) {
 		t->tick_at += t->tick_period;

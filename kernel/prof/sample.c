@@ -245,15 +245,16 @@ static void prof_walk(prof_stack_words_t *w, const int_frame_t *f)
 /* The sample's fields in s, a record of h.size bytes reserved in the ring. */
 static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
 		      unsigned source, const prof_stack_words_t *w, size_t size, uint64_t now,
-		      uint64_t weight)
+		      uint64_t weight, uint64_t late)
 {
 	thread_t *th = c->current;
+	unsigned mode = prof_mode(c, f);
 
 	prof_rec_init(&s->h, PROF_REC_SAMPLE, size, c->id, now);
 	s->task = th && th->task ? th->task->id : 0;
 	s->thread = th ? th->id : 0;
-	s->pc = frame_pc(f);
-	s->mode = (uint8_t)prof_mode(c, f);
+	s->pc = late ? late : frame_pc(f);
+	s->mode = (uint8_t)(late && mode == PROF_MODE_USER ? PROF_MODE_KERNEL : mode);
 	s->source = (uint8_t)source;
 	s->nchain = (uint16_t)w->n;
 	s->nkernel = w->nkernel;
@@ -271,7 +272,7 @@ static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f
  * nothing is built twice. A full ring drops it (lib/ring.c counts it).
  */
 static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now,
-		       uint64_t weight)
+		       uint64_t weight, uint64_t late)
 {
 	prof_stack_words_t w;
 	ring_t *r = &prof_engine.rings[c->id];
@@ -279,7 +280,10 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
 	bool serving = th && origin_serving(&th->serve);
 	uint8_t *rec;
 
-	prof_walk(&w, f);
+	if (late)
+		w.n = w.nkernel = w.ntop = 0;   /* the chain at delivery is not the section's */
+	else
+		prof_walk(&w, f);
 	if (serving && th->serve.stack)
 		prof_stack_emit(th->serve.stack, r, c->id, now);
 	size_t size = sizeof(prof_rec_sample_t) + (w.n + w.ntop) * sizeof(uint64_t);
@@ -288,7 +292,7 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
 
 	if (rc != EOK)
 		return rc;
-	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now, weight);
+	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now, weight, late);
 	if (serving && !origin_sample(th, (prof_ipc_t *)(rec + size)))
 		memset(rec + size, 0, sizeof(prof_ipc_t));   /* nhops 0: none */
 	ring_commit(r);
@@ -301,7 +305,7 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
  * settles it (prof_settle), so a filtered hit's time is nobody's.
  */
 static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
-		      uint64_t t0)
+		      uint64_t t0, uint64_t late)
 {
 	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current)) {
 		prof_settle(p);
@@ -310,19 +314,22 @@ static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	if (prof_throttled(p))
 		return false;
 	uint64_t weight = prof_settle(p);
-	profil_hit(f);
-	if (prof_put(c, f, source, t0, weight) == EOK)
+	if (!late)                      /* profil counts program counters of user code */
+		profil_hit(f);
+	if (prof_put(c, f, source, t0, weight, late) == EOK)
 		p->taken++;
 	return true;
 }
 
-void prof_hit(const int_frame_t *f, unsigned source)
+/* prof_hit, charged to kernel PC late (no chain) if it is not 0. */
+static inline __attribute__((always_inline)) void prof_hit_pc(const int_frame_t *f,
+							      unsigned source, uint64_t late)
 {
 	cpu_t *c = cpu_current();
 	prof_cpu_t *p = &prof_cpus[c->id];
 
 	prof_hits[c->id][source < PROF_SRC_COUNT ? source : 0]++;
-	prof_last_pc[c->id] = frame_pc(f);
+	prof_last_pc[c->id] = late ? late : frame_pc(f);
 	if (!prof_engine.on || p->busy)
 		return;
 	if (prof_gate_enter(&p->busy, &prof_engine.on)) {
@@ -331,7 +338,7 @@ void prof_hit(const int_frame_t *f, unsigned source)
 			prof_weigh_scale(p);
 		p->carry += p->last_entry ? t0 - p->last_entry : p->nominal;
 		prof_throttle_account(p, c->id, source, t0);
-		bool took = prof_take(c, p, f, source, t0);
+		bool took = prof_take(c, p, f, source, t0, late);
 		uint64_t t1 = time_cycles();
 		if (took)
 			p->cost += t1 - t0;
@@ -341,4 +348,14 @@ void prof_hit(const int_frame_t *f, unsigned source)
 			p->hit_min = MAX(p->last_exit - t0, 1ul);
 	}
 	prof_gate_leave(&p->busy);
+}
+
+void prof_hit(const int_frame_t *f, unsigned source)
+{
+	prof_hit_pc(f, source, 0);
+}
+
+void prof_hit_at(const int_frame_t *f, unsigned source, uint64_t late)
+{
+	prof_hit_pc(f, source, late);
 }

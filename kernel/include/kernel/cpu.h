@@ -32,15 +32,20 @@ typedef struct acct_cpu {
 } acct_cpu_t;
 
 /*
- * A CPU's latency maxima since boot (arch irqlat.c): written by that CPU
- * only, interrupts off (nmi_max: in its NMI handler); read by anyone.
+ * A CPU's latency maxima since boot and its last interrupts-off section
+ * (arch irqlat.c): written by that CPU only, interrupts off (nmi_max: in
+ * its NMI handler); read by anyone (the last section: by its own timer
+ * interrupt).
  * The arch's inline irq_save/irq_restore reach it through the per-CPU
  * segment, at its offsetof in cpu_t.
  */
 typedef struct cpu_lat {
 	uint64_t irqoff_since;       /* TSC when interrupts went off; 0: none open */
+	uint64_t irqoff_site;        /* the kernel PC where they went off */
 	uint64_t irqoff_max;         /* longest interrupts-off section, cycles */
 	uint64_t nmi_max;            /* longest NMI handler, cycles */
+	/* The last section that closed: opened, closed (TSC), where it opened. */
+	uint64_t last_open, last_close, last_site;
 } cpu_lat_t;
 
 /*

@@ -30,6 +30,15 @@ void prof_init(void);
 void prof_hit(const struct int_frame *f, unsigned source);
 
 /*
+ * prof_hit for a sample that was due inside an interrupts-off section and
+ * came only when it ended: charged to late, the kernel PC where the
+ * section began (leaf only: the chain at delivery is not the section's;
+ * a user-mode frame's sample counts as kernel; profil does not count it).
+ * late 0: as prof_hit. Same context rules as prof_hit.
+ */
+void prof_hit_at(const struct int_frame *f, unsigned source, uint64_t late);
+
+/*
  * Calls of prof_hit per CPU and source since boot, and the PC of each
  * CPU's last one (written by prof_hit whether or not a session runs;
  * for tests and sysinfo).

@@ -104,30 +104,52 @@ static inline uint64_t read_rflags(void)
  * this CPU's IF just went from 1 to 0, irqlat_off_end() just before it
  * goes back to 1 (a no-op when no section is open). Interrupts off; the
  * per-CPU data must be set up. cpu_t.lat is reached GS-relative at its
- * offsetof: a few instructions, no call.
+ * offsetof: a few instructions, no call. Each section also leaves when and
+ * where it opened, so that a sample it held back can be charged to it
+ * (irqlat_late_site).
  */
 #define CPU_OFF_IRQOFF_SINCE offsetof(cpu_t, lat.irqoff_since)
+#define CPU_OFF_IRQOFF_SITE offsetof(cpu_t, lat.irqoff_site)
 #define CPU_OFF_IRQOFF_MAX offsetof(cpu_t, lat.irqoff_max)
+#define CPU_OFF_LAST_OPEN offsetof(cpu_t, lat.last_open)
+#define CPU_OFF_LAST_CLOSE offsetof(cpu_t, lat.last_close)
+#define CPU_OFF_LAST_SITE offsetof(cpu_t, lat.last_site)
 
+/* The section's start (TSC) and its site: the PC of the code it is inlined in. */
 static inline void irqlat_off_begin(void)
 {
-	__asm__ volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax; mov %%rax, %%gs:%c0"
-			 : : "i"(CPU_OFF_IRQOFF_SINCE) : "rax", "rdx", "memory");
+	__asm__ volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax; mov %%rax, %%gs:%c0\n\t"
+			 "lea 0(%%rip), %%rax; mov %%rax, %%gs:%c1"
+			 : : "i"(CPU_OFF_IRQOFF_SINCE), "i"(CPU_OFF_IRQOFF_SITE)
+			 : "rax", "rdx", "memory");
 }
 
+/* The open section ends: the maximum, and the last section for late samples. */
 static inline void irqlat_off_end(void)
 {
-	uint64_t since, max;
+	uint64_t since, max, site;
 
 	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
 	if (!since)
 		return;
-	uint64_t d = rdtsc() - since;
-	__asm__ volatile("movq $0, %%gs:%c1; mov %%gs:%c2, %0" : "=r"(max)
-			 : "i"(CPU_OFF_IRQOFF_SINCE), "i"(CPU_OFF_IRQOFF_MAX) : "memory");
+	uint64_t now = rdtsc(), d = now - since;
+	__asm__ volatile("mov %%gs:%c2, %1; movq $0, %%gs:%c3; mov %%gs:%c4, %0"
+			 : "=r"(max), "=r"(site)
+			 : "i"(CPU_OFF_IRQOFF_SITE), "i"(CPU_OFF_IRQOFF_SINCE),
+			   "i"(CPU_OFF_IRQOFF_MAX) : "memory");
+	__asm__ volatile("mov %0, %%gs:%c3; mov %1, %%gs:%c4; mov %2, %%gs:%c5"
+			 : : "r"(since), "r"(now), "r"(site), "i"(CPU_OFF_LAST_OPEN),
+			   "i"(CPU_OFF_LAST_CLOSE), "i"(CPU_OFF_LAST_SITE) : "memory");
 	if (d > max)
 		__asm__ volatile("mov %0, %%gs:%c1" : : "r"(d), "i"(CPU_OFF_IRQOFF_MAX) : "memory");
 }
+
+/*
+ * The site of this CPU's last closed interrupts-off section if a tick due
+ * at TSC due fell inside it (it was held back by that section), else 0.
+ * Interrupts off (the CPU's own interrupt handler).
+ */
+uint64_t irqlat_late_site(uint64_t due);
 
 /* An NMI handler that began at TSC start ends: update nmi_max. NMI-safe. */
 void irqlat_nmi_end(uint64_t start);
