@@ -37,6 +37,7 @@ from tap import Tap  # noqa: E402
 
 TOLERANCE = 1.5               # percentage points
 MIN_SAMPLES = 10000
+FIXED_LOG = "platform: -icount shift %s (fixed" % bt.PROFILE_ICOUNT
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total,\s+(\d+) user,\s+(\d+) kernel")
 ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+\d+\s+[\d.]+%\s+(.+?)\s*$")
 WANT = {"work_alpha": 50.0, "work_beta": 25.0, "work_gamma": 25.0}
@@ -66,8 +67,12 @@ def report(out):
 def check_shares(tap, sh, cpus, src, hz, secs):
     cmd = ("profile -s %s -f %d /bin/workload -t %d -d %s alpha:2 beta:1 gamma:1"
            % (src, hz, cpus, secs))
-    totals, rows = report(sh.run(cmd, timeout=300))
+    out = sh.run(cmd, timeout=300) or []
+    totals, rows = report(out)
     status = sh.status()
+    tap.ok(not any("shift=auto" in l for l in out) and
+           any(FIXED_LOG in l for l in sh.g.lines()),
+           "%s: a fixed shift, no shift=auto warning, and the boot log says it" % src)
     tap.ok(totals and totals[0] >= MIN_SAMPLES and status == 0,
            "%s: %s samples (want >= %d), status %s" %
            (cmd, totals and totals[0], MIN_SAMPLES, status))

@@ -19,7 +19,10 @@ on a QEMU before 8.1 (7.2: uneven turns; the kernel tells by TCG's
 x2APIC, which came in 8.1),
 under plain TCG (a third boot) it says the samples are biased to
 translation-block boundaries and has no -icount warning, and the boot logs
-say which platform the kernel detected (system.platform).
+say which platform the kernel detected (system.platform). Under -icount
+shift=auto (told by tools/qemu.sh through fw_cfg) the report warns that
+shares follow emulation speed, and the boot log says so; plain TCG has
+no such warning (groundtruth.t checks its absence under a fixed shift).
 The shares are not fair: QEMU 7.2 hands vCPU 0 the time up to each timer
 deadline and the others only the rest of its tick (seen: 3.2 s and 0.8 s
 of the 4 s); exactness of samples does not depend on it.
@@ -95,6 +98,8 @@ def check_yield_loop(tap, sh):
 
 WARN = "biased to translation-block boundaries"
 SMP_WARN = "warning: QEMU -icount on 2 CPUs with a QEMU before 8.1"
+AUTO_WARN = "warning: QEMU -icount shift=auto: guest time follows the host's emulation speed"
+AUTO_LOG = "platform: -icount shift auto: guest time follows"
 
 
 def check_report(biased):
@@ -111,6 +116,13 @@ def check_report(biased):
         tap.ok(smp == want_smp, "sprofile -d 1 %s the -icount SMP warning "
                "(QEMU %s; only before 8.1, whose vCPUs take uneven turns)" %
                ("has" if want_smp else "has not", v))
+        auto = any(AUTO_WARN in l for l in out)
+        tap.ok(auto == (not biased), "sprofile -d 1 %s the shift=auto warning (%s)" %
+               ("has not" if biased else "has", "plain TCG" if biased else
+                "-icount shift=auto, told by tools/qemu.sh through fw_cfg"))
+        if not biased:
+            tap.ok(any(AUTO_LOG in l for l in sh.g.lines()),
+                   "the boot log says the shift is auto")
         want = ("without -icount: profile samples are biased" if biased
                 else "with -icount: samples land on exact")
         tap.ok(any(want in l for l in sh.g.lines()),

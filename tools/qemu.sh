@@ -177,6 +177,9 @@ if [[ $icount != off ]]; then
     else
         args+=(-icount "shift=$icount,sleep=off" -rtc clock=vm)
     fi
+    # The guest cannot tell shift=auto from a fixed shift: tell it (the
+    # kernel's fw_cfg reader, arch/x86_64/pc/fwcfg.c; reports warn on auto).
+    [[ $accel == tcg ]] && args+=(-fw_cfg "name=opt/vernier/icount,string=$icount")
 fi
 
 (( gdb )) && args+=(-s -S)

@@ -325,6 +325,8 @@ static void prof_put_header(prof_session_t *s)
 	if (platform_sampling() == PLATFORM_TCG_ICOUNT && cpus_online > 1 &&
 	    platform_icount_uneven())
 		h.flags |= PROF_F_ICOUNT_SMP;
+	if (platform_icount_auto())
+		h.flags |= PROF_F_ICOUNT_AUTO;
 	h.depth = s->depth;
 	h.tsc_hz = time_cycles_per_sec();
 	h.target = s->target;

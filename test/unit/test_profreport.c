@@ -1137,6 +1137,23 @@ static void test_icount_smp(void)
 	free(t);
 }
 
+/* A header with PROF_F_ICOUNT_AUTO: the shift=auto warning; not without. */
+static void test_icount_auto(void)
+{
+	sb_more_flags = PROF_F_ICOUNT_AUTO;
+	build_ref(&sb, false);
+	sb_more_flags = 0;
+	char *t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	ok(strstr(t, "warning: QEMU -icount shift=auto: guest time follows the host's "
+		  "emulation speed, so shares follow it"), "shift=auto: the warning");
+	ok(!pt_has_line(t, TB_WARNING) && !strstr(t, "-icount on "), "... and no other");
+	free(t);
+	build_ref(&sb, false);
+	t = report(sb.buf, sb.len, 0, &sys_opts, NULL);
+	ok(!strstr(t, "shift=auto"), "without the flag: no shift=auto warning");
+	free(t);
+}
+
 static void test_vprof(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -1201,6 +1218,7 @@ int main(void)
 	test_enomem();
 	test_tb_biased();
 	test_icount_smp();
+	test_icount_auto();
 	test_weights();
 	test_vprof();
 	free(pt_out);

@@ -8,9 +8,11 @@
  */
 #include <abi/platform.h>
 #include <arch/cpu.h>
+#include <arch/pc/fwcfg.h>
 #include <arch/time.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <lib/string.h>
 
 #define LOG_PREFIX "platform"
 #define EMUL_RUNS 9
@@ -19,6 +21,8 @@
 
 static unsigned emul_kind = PLATFORM_NATIVE;
 static bool emul_rr_uneven;    /* -icount vCPUs take uneven turns (QEMU < 8.1) */
+static bool emul_shift_auto;   /* -icount shift=auto, as tools/qemu.sh tells (fw_cfg) */
+static char emul_shift[8];     /* what it told: "auto", a shift, or "" */
 
 bool platform_virtual(void)
 {
@@ -99,6 +103,31 @@ static bool emul_old_round_robin(void)
 	return !(cpuid(1, 0).ecx & (1u << 21));
 }
 
+/*
+ * The -icount shift tools/qemu.sh passed (fw_cfg FWCFG_ICOUNT_FILE) into
+ * emul_shift ("" if none: QEMU started another way). The guest cannot
+ * tell shift=auto from a fixed shift by itself: both give steady counts.
+ */
+static void emul_read_shift(void)
+{
+	size_t len;
+
+	if (fwcfg_file(FWCFG_ICOUNT_FILE, emul_shift, sizeof(emul_shift), &len) != EOK)
+		emul_shift[0] = 0;
+	emul_shift_auto = !strcmp(emul_shift, "auto");
+}
+
+static void emul_log_shift(void)
+{
+	if (emul_shift_auto)
+		pr_info("-icount shift auto: guest time follows the host's emulation "
+			"speed, and profile shares follow it");
+	else if (emul_shift[0])
+		pr_info("-icount shift %s (fixed: guest time follows instructions)", emul_shift);
+	else
+		pr_info("-icount shift not told (no fw_cfg %s)", FWCFG_ICOUNT_FILE);
+}
+
 /* Boot CPU, after time_init, before the APs: sets and logs emul_kind. */
 void platform_sampling_init(void)
 {
@@ -107,9 +136,11 @@ void platform_sampling_init(void)
 	if (emul_counts_instructions()) {
 		emul_kind = PLATFORM_TCG_ICOUNT;
 		emul_rr_uneven = emul_old_round_robin();
+		emul_read_shift();
 		pr_info("QEMU TCG with -icount: samples land on exact instructions%s",
 			emul_rr_uneven ? " (a QEMU before 8.1: uneven vCPU turns, exact "
 					 "shares on 1 CPU only)" : "");
+		emul_log_shift();
 	} else {
 		emul_kind = PLATFORM_TCG;
 		pr_info("QEMU TCG without -icount: profile samples are biased to "
@@ -121,6 +152,12 @@ void platform_sampling_init(void)
 unsigned platform_sampling(void)
 {
 	return emul_kind;
+}
+
+/* Under -icount: is it shift=auto (emul_read_shift)? Any context. */
+bool platform_icount_auto(void)
+{
+	return emul_kind == PLATFORM_TCG_ICOUNT && emul_shift_auto;
 }
 
 /* Do -icount vCPUs take uneven turns here (see emul_old_round_robin)? */

@@ -69,6 +69,13 @@ unsigned platform_sampling(void);
  * shares are off (a QEMU before 8.1)? False elsewhere. Any context.
  */
 bool platform_icount_uneven(void);
+/*
+ * Under PLATFORM_TCG_ICOUNT: shift=auto (guest time follows the host's
+ * emulation speed, so samples follow it, not instructions), as the
+ * machine's launcher told (QEMU fw_cfg opt/vernier/icount)? False
+ * elsewhere and when not told. Any context.
+ */
+bool platform_icount_auto(void);
 /* Does a hypervisor or an emulator run us (CPUID's hypervisor bit)? Any context. */
 bool platform_virtual(void);
 

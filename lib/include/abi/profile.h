@@ -88,6 +88,13 @@ typedef struct prof_source_desc {
  * are off. QEMU 10 was measured exact per job (test/gtsmp.t).
  */
 #define PROF_F_ICOUNT_SMP (1u << 30)
+/*
+ * Header only, set by the kernel: QEMU -icount shift=auto (as its
+ * launcher told through fw_cfg). QEMU rescales guest time to the host's
+ * emulation speed as it goes, so samples follow emulation speed, not
+ * instructions: code that is slow to emulate gets more than its share.
+ */
+#define PROF_F_ICOUNT_AUTO (1u << 29)
 
 #define PROF_BUDGET_DEFAULT 2500       /* 1/100 %: 25%, Linux perf's default */
 #define PROF_BUDGET_MAX 10000          /* 100% */
