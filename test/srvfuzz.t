@@ -5,8 +5,8 @@ Each run boots "-- restrict vfuzz -S fs,console,ns -s SEED -n CALLS"
 (unprivileged, as an attacker would be; init powers QEMU off with its
 verdict) and checks:
 
-- vfuzz printed its seed, and its worker made all CALLS requests (its
-  "servers: N calls" line), most of them answered;
+- vfuzz printed its seed, and its workers made all CALLS requests (their
+  "servers: N calls" lines), most of them answered;
 - no server died: vfuzz saw the same task ids for fs, console and ns
   after the run as before it, and init never had to start a server again
   (a server that died would be back under a new id, with init's message);
@@ -18,8 +18,11 @@ verdict) and checks:
 - QEMU exited with the pass code.
 
 Runs (make check): seed 1 on 2 CPUs and seed 2 on 1 CPU, SLICE_CALLS
-calls each. SRVFUZZ_SEED, SRVFUZZ_CALLS and SRVFUZZ_CPUS ask for one run
-of any length (`make srvfuzz`). TAP on stdout, for prove.
+calls each, one worker task per CPU (their counts of the main run, the
+lines after the baseline, are summed). SRVFUZZ_SEED, SRVFUZZ_CALLS and
+SRVFUZZ_CPUS ask for one run of any length (`make srvfuzz`), and
+SRVFUZZ_ARGS adds vfuzz options (`make srvfuzz WORKERS=N`: "-t N").
+TAP on stdout, for prove.
 """
 
 import os
