@@ -31,6 +31,9 @@ PACKAGES=(
     libdevel-nytprof-perl # flamegraph.pl reads vprof -F folded (test/export.t)
     golang-go             # go tool pprof reads vprof -F pprof
     linux-perf            # perf report/script/annotate read vprof -F perf (test/perfdata.t)
+    hotspot               # the perf GUI opens vprof -F perf's file (test/hotspot.t)
+    xvfb                  # an X server for hotspot's window; -fbdir is the screenshot
+    tesseract-ocr         # OCR of that screenshot (test/hotspot.t)
     chromium              # headless: the speedscope app, vprof -F svg
     nodejs                # node and npm: test/js (speedscope, ajv-cli, playwright-core)
 )
