@@ -189,8 +189,12 @@ class Xvfb:
 
     def __exit__(self, *_exc):
         if self.proc:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
+            self.proc.terminate()           # SIGTERM: it removes its lock and socket
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
 
 
 def kill_group(proc):
