@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """test/annotate.t - vprof -a SYMBOL (annotated disassembly) and --lines.
 
-A tiny synthetic stream (export.t's record builders) over a program and a
-kernel assembled with `as -g` (DWARF lines) at known addresses, with a
-hand-counted number of samples at each PC, some in the middle of an
-instruction (they count for the instruction containing them):
-- vprof -a hot: each instruction's samples, share of hot's 95 samples
-  and of all 120, as counted by hand; the source lines (FILE:LINE and
-  the .s text, objdump -S) interleaved above their instruction;
+A tiny synthetic v5 stream (export.t's record builders) over a program
+and a kernel assembled with `as -g` (DWARF lines) at known addresses,
+with a hand-counted number of samples at each PC, some in the middle of
+an instruction (they count for the instruction containing them), and
+weights: the samples at one PC weigh 3 ms, the others 1 ms (shares are
+of time, as the report's and perf's):
+- vprof -a hot: each instruction's samples, share of hot's 125 ms and of
+  all 150 ms, as counted by hand; the source lines (FILE:LINE and the .s
+  text, objdump -S) interleaved above their instruction;
 - vprof -a kwork: a kernel function from the kernel ELF;
 - vprof --lines: the per-line table, FILE:LINE of each sampled line
   (program and kernel), its samples and share, most first;
@@ -81,14 +83,15 @@ kwork:
 """
 KWORK = [(KBASE + 0x100, "xor    %eax,%eax", 11), (KBASE + 0x102, "inc    %eax", 12),
          (KBASE + 0x104, "ret", 13)]
-# (pc, samples, mode): 0x401102 and 0x40110d are inside add and movabs.
-PCS = [(0x401100, 10, 0), (0x401101, 15, 0), (0x401102, 5, 0), (0x401104, 30, 0),
-       (0x40110d, 10, 0), (0x40110e, 25, 0), (0x401000, 5, 0),
-       (KBASE + 0x100, 12, 1), (KBASE + 0x102, 8, 1)]
-TOTAL = sum(n for _pc, n, _m in PCS)
-# Hand-counted: hot's instructions' samples (95 in hot), kwork's (20).
-HOT_COUNTS = [10, 20, 40, 25, 0]
-KWORK_COUNTS = [12, 8, 0]
+# (pc, samples, mode, ms each): 0x401102 and 0x40110d are inside add and movabs.
+PCS = [(0x401100, 10, 0, 1), (0x401101, 15, 0, 3), (0x401102, 5, 0, 1), (0x401104, 30, 0, 1),
+       (0x40110d, 10, 0, 1), (0x40110e, 25, 0, 1), (0x401000, 5, 0, 1),
+       (KBASE + 0x100, 12, 1, 1), (KBASE + 0x102, 8, 1, 1)]
+SAMPLES = sum(n for _pc, n, _m, _w in PCS)
+TOTAL = sum(n * w for _pc, n, _m, w in PCS)
+# Hand-counted: hot's instructions' samples (95 in hot) and ms (125), kwork's (20, 20).
+HOT_COUNTS = [(10, 10), (20, 50), (40, 40), (25, 25), (0, 0)]
+KWORK_COUNTS = [(12, 12), (8, 8), (0, 0)]
 
 
 def run(cmd, env=None):
@@ -110,19 +113,22 @@ def assemble(tmp, name, src, base, entry):
     return asm, out if ok else None
 
 
-def sample(n, pc, mode):
-    return ex.rec(2, 48, n % 2, n) + ex.struct.pack("<QQQBBHHH", 10, 101, pc, mode, 1, 0, 0, 0)
+def sample(n, pc, mode, ms):
+    return ex.rec(2, 56, n % 2, n * 1000) + \
+        ex.struct.pack("<QQQBBHHHQ", 10, 101, pc, mode, 1, 0, 0, 0, ms * ex.TSC_HZ // 1000)
 
 
 def stream():
-    head = [ex.header(), ex.task(10, "app"), ex.load(10, "/bin/app")]
-    body, n = [], 0
-    for pc, count, mode in PCS:
+    body = ex.struct.pack("<QIIIIIIQQQQ32s", ex.MAGIC, 5, 1, 1000, 2, 0, 8, ex.TSC_HZ, 0,
+                          KBASE, KBASE + 0x100000, b"vernier annotate test")
+    head = [ex.rec(1, 16 + len(body), 0, 0) + body, ex.task(10, "app"), ex.load(10, "/bin/app")]
+    n = 0
+    for pc, count, mode, ms in PCS:
         for _ in range(count):
-            body.append(sample(n, pc, mode))
+            head.append(sample(n, pc, mode, ms))
             n += 1
-    end = ex.rec(8, 48, 0, n) + ex.struct.pack("<QQQII", TOTAL, 0, 0, 1, 0)
-    return b"".join(head + body) + end
+    end = ex.rec(8, 48, 0, n * 1000) + ex.struct.pack("<QQQII", SAMPLES, 0, 0, 1, 0)
+    return b"".join(head) + end
 
 
 def pct(n, total):
@@ -143,15 +149,15 @@ def annotated(text):
 
 def check_hand(tap, name, text, insns, counts):
     rows = annotated(text)
-    fn_total = sum(counts)
-    want = {a: (pct(c, fn_total), pct(c, TOTAL), c, t) for (a, t, _l), c in zip(insns, counts)}
+    fn_n, fn_ms = (sum(c[i] for c in counts) for i in (0, 1))
+    want = {a: (pct(ms, fn_ms), pct(ms, TOTAL), n, t)
+            for (a, t, _l), (n, ms) in zip(insns, counts)}
     bad = ["%x: %s vs %s" % (a, rows.get(a), w) for a, w in want.items() if rows.get(a) != w]
     tap.ok(rows and not bad and len(rows) == len(want),
-           "vprof -a %s: each instruction's samples and shares (of %d, of %d) as counted by "
-           "hand%s" % (name, fn_total, TOTAL, (": " + "; ".join(bad)) if bad else ""))
-    tap.ok(re.search(r"^%s.*: %d samples, +%s%% of %d$" % (re.escape(name), fn_total,
-                                                           "%.2f" % pct(fn_total, TOTAL), TOTAL),
-                     text, re.M),
+           "vprof -a %s: each instruction's samples and shares (of %d ms, of %d ms) as counted "
+           "by hand%s" % (name, fn_ms, TOTAL, (": " + "; ".join(bad)) if bad else ""))
+    tap.ok(re.search(r"^%s.*: %d of %d samples, %s%% of the time$" %
+                     (re.escape(name), fn_n, SAMPLES, "%.2f" % pct(fn_ms, TOTAL)), text, re.M),
            "vprof -a %s: the header names its samples and share of all" % name)
 
 
@@ -183,7 +189,7 @@ def check_annotate(tap, tmp, root, path, asm):
     rc, out, err = run([VPROF, "-r", root, "-k", os.path.join(root, "boot", "kernel"), "-a",
                         "kwork", "-m", "kernel", path])
     tap.ok(rc == 0 and annotated(out).get(KBASE + 0x100, (0, 0, 0))[2] == 12 and
-           re.search(r": 20 samples, 100\.00% of 20$", out, re.M),
+           re.search(r": 20 of 20 samples, 100\.00% of the time$", out, re.M),
            "vprof -a kwork -m kernel -k KERNEL_ELF: shares of the 20 samples the filter kept")
 
 
@@ -192,20 +198,25 @@ def check_lines(tap, root, path, asm):
     got = [(int(m.group(2)), m.group(3), m.group(4)) for m in
            (re.match(r"^\s*([\d.]+)%\s+(\d+)\s+(\S+(?: \[k\])?)\s+(\S+)$", x)
             for x in out.splitlines()) if m]
-    want = [(c, "hot", "%s:%d" % (asm["app"], line)) for (_a, _t, line), c in zip(HOT, HOT_COUNTS)
-            if c] + [(c, "kwork [k]", "%s:%d" % (asm["kernel"], line))
-                     for (_a, _t, line), c in zip(KWORK, KWORK_COUNTS) if c] + \
-        [(5, "main", "%s:5" % asm["app"])]
-    want.sort(key=lambda r: (-r[0], r[1], r[2]))
+    want = [(c, "hot", "%s:%d" % (asm["app"], line), ms)
+            for (_a, _t, line), (c, ms) in zip(HOT, HOT_COUNTS) if c] + \
+        [(c, "kwork [k]", "%s:%d" % (asm["kernel"], line), ms)
+         for (_a, _t, line), (c, ms) in zip(KWORK, KWORK_COUNTS) if c] + \
+        [(5, "main", "%s:5" % asm["app"], 5)]
+    want.sort(key=lambda r: (-r[3], -r[0], r[1], r[2]))
+    shares_want = [pct(ms, TOTAL) for _c, _f, _w, ms in want]
+    want = [w[:3] for w in want]
     tap.ok(rc == 0 and got == want, "vprof --lines: every sampled line (program and kernel) with "
-           "its samples, most first (rc %d %s)%s" % (rc, err.strip(),
+           "its samples, most time first (rc %d %s)%s" % (rc, err.strip(),
                                                      "" if got == want else ": %s vs %s" %
                                                      (got, want)))
     shares = [float(m.group(1)) for m in (re.match(r"^\s*([\d.]+)%", x) for x in out.splitlines())
               if m]
-    tap.ok(shares == [pct(c, TOTAL) for c, _f, _w in want] and
-           re.search(r"^samples by source line: %d total$" % TOTAL, out, re.M),
-           "vprof --lines: each line's share of all %d samples" % TOTAL)
+    tap.ok(shares == shares_want and
+           re.search(r"^samples by source line: %d total \(%% of the time\)$" % SAMPLES, out,
+                     re.M),
+           "vprof --lines: each line's share of all %d ms%s" %
+           (TOTAL, "" if shares == shares_want else ": %s vs %s" % (shares, shares_want)))
     rc, out, err = run([VPROF, "-r", root, "--lines", "-m", "kernel", path])
     tap.ok(rc == 0 and "hot" not in out and re.search(r"^\s*60\.00%\s+12\s+kwork \[k\]", out, re.M),
            "vprof --lines -m kernel: only the kernel's lines, shares of its 20 samples")
@@ -246,7 +257,7 @@ def check_errors(tap, tmp, root, path):
            "vprof -a kwork, no kernel ELF: exit 1, names the path looked for (%s)" % err.strip())
     rc, out, err = run([VPROF, "-r", empty, "--lines", path])
     tap.ok(rc == 3 and "looked for %s/boot/kernel" % empty in err and
-           re.search(r"^\s*10\.00%\s+12\s+0xffffffff80100100 \[k\]\s+\?\?:0$", out, re.M) and
+           re.search(r"^\s*8\.00%\s+12\s+0xffffffff80100100 \[k\]\s+\?\?:0$", out, re.M) and
            "hot " in out,
            "vprof --lines without the kernel ELF: its samples at ??:0, the path looked for, "
            "exit 3 (rc %d)" % rc)

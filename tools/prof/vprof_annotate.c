@@ -11,8 +11,10 @@
  * A sample counts at its PC (the interrupted instruction; the return
  * addresses of the chain are not used): the instruction containing it,
  * the line addr2line gives it (the innermost one of inlined code).
- * Shares are of samples (not weights), as perf annotate's are, rounded
- * to hundredths like the report's.
+ * Shares are of time, the samples' weights, as the report's and perf
+ * annotate's (its default local-period percentages of vprof -F perf's
+ * perf.data, whose periods are the weights) are, rounded to hundredths
+ * like the report's; the samples are counted beside them.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,11 +26,23 @@
 
 #define VA_LINE 4096
 
+/* Samples and the time they stand for (their weights, ns). */
+typedef struct va_n {
+	uint64_t count, ns;
+} va_n_t;
+
+static void va_n_add(va_n_t *to, va_n_t n)
+{
+	to->count += n.count;
+	to->ns += n.ns;
+}
+
 /* One distinct sampled PC of a binary. */
 typedef struct va_pc {
 	char *path;                     /* the binary as the stream names it */
 	char *name;                     /* the function (the report's name) */
-	uint64_t func, addr, count;
+	uint64_t func, addr;
+	va_n_t n;
 	bool known, kernel;
 } va_pc_t;
 
@@ -36,7 +50,7 @@ typedef struct va_pc {
 typedef struct va_pcs {
 	va_pc_t *v;
 	size_t n, cap;
-	uint64_t total;                 /* samples in every stack */
+	va_n_t total;                   /* in every stack */
 	bool nomem;
 } va_pcs_t;
 
@@ -44,7 +58,7 @@ typedef struct va_pcs {
 typedef struct va_insn {
 	uint64_t addr;                  /* instruction's address; 0 for a source line */
 	char *text;
-	uint64_t count;
+	va_n_t n;
 } va_insn_t;
 
 typedef struct va_dis {
@@ -73,7 +87,7 @@ static errno_t va_collect(void *ctx, const prof_walk_info_t *info, const prof_xs
 	va_pcs_t *p = ctx;
 	const prof_frame_t *f;
 
-	p->total = info->total;
+	p->total = (va_n_t){ info->total, info->total_ns };
 	if (!s->nframes)
 		return EOK;
 	f = &s->frames[s->nframes - 1];
@@ -81,7 +95,7 @@ static errno_t va_collect(void *ctx, const prof_walk_info_t *info, const prof_xs
 		return ENOMEM;
 	va_pc_t *pc = &p->v[p->n];
 	*pc = (va_pc_t){ strdup(f->path ? f->path : ""), strdup(f->name), f->func_addr,
-			 f->addr, s->count, f->known, f->kernel };
+			 f->addr, { s->count, s->ns }, f->known, f->kernel };
 	if (!pc->path || !pc->name)
 		return ENOMEM;
 	p->n++;
@@ -204,7 +218,7 @@ static bool va_dis_add(va_dis_t *d, uint64_t addr, const char *text)
 {
 	if (!va_grow((void **)&d->v, &d->cap, d->n, sizeof(*d->v)))
 		return false;
-	d->v[d->n] = (va_insn_t){ addr, strdup(text), 0 };
+	d->v[d->n] = (va_insn_t){ addr, strdup(text), { 0, 0 } };
 	return d->v[d->n].text && ++d->n;
 }
 
@@ -262,9 +276,9 @@ static int va_disassemble(const char *file, uint64_t func, va_dis_t *d)
 }
 
 /* Each sampled PC of pcs[0..n) onto the instruction containing it; those outside are returned. */
-static uint64_t va_attribute(va_dis_t *d, const va_pc_t *pcs, size_t n)
+static va_n_t va_attribute(va_dis_t *d, const va_pc_t *pcs, size_t n)
 {
-	uint64_t outside = 0;
+	va_n_t outside = { 0, 0 };
 	size_t last = SIZE_MAX;
 
 	for (size_t i = 0, at = 0; i < n; i++) {
@@ -272,15 +286,15 @@ static uint64_t va_attribute(va_dis_t *d, const va_pc_t *pcs, size_t n)
 			if (d->v[at].addr)
 				last = at;
 		if (last != SIZE_MAX)
-			d->v[last].count += pcs[i].count;
+			va_n_add(&d->v[last].n, pcs[i].n);
 		else
-			outside += pcs[i].count;
+			va_n_add(&outside, pcs[i].n);
 	}
 	return outside;
 }
 
 /* The listing with its counts: % of the function, % of all, samples, the line. */
-static void va_print_listing(FILE *out, const va_dis_t *d, uint64_t fn_total, uint64_t total)
+static void va_print_listing(FILE *out, const va_dis_t *d, va_n_t fn_total, va_n_t total)
 {
 	fprintf(out, "%7s  %7s  %7s  %s\n", "%", "total%", "samples",
 		"instruction (source lines indented)");
@@ -290,39 +304,40 @@ static void va_print_listing(FILE *out, const va_dis_t *d, uint64_t fn_total, ui
 			fprintf(out, "%27s%s\n", "", x->text);
 			continue;
 		}
-		va_pct(out, x->count, fn_total, 7);
+		va_pct(out, x->n.ns, fn_total.ns, 7);
 		fprintf(out, "  ");
-		va_pct(out, x->count, total, 7);
-		fprintf(out, "  %7llu  %s\n", (unsigned long long)x->count, x->text);
+		va_pct(out, x->n.ns, total.ns, 7);
+		fprintf(out, "  %7llu  %s\n", (unsigned long long)x->n.count, x->text);
 	}
 }
 
 /* One function (pcs[0..n), one binary and start): its header and listing. 0 or 1. */
 static int va_annotate_one(FILE *out, const vprof_annot_t *a, const va_pc_t *pcs, size_t n,
-			   uint64_t total)
+			   va_n_t total)
 {
 	char buf[VPROF_PATH_MAX];
 	const char *file = va_file(a, pcs->path, buf, sizeof(buf), false);
-	uint64_t fn_total = 0;
+	va_n_t fn_total = { 0, 0 };
 	va_dis_t d = { 0 };
 
 	if (!file)
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		fn_total += pcs[i].count;
+		va_n_add(&fn_total, pcs[i].n);
 	if (va_disassemble(file, pcs->func, &d))
 		return 1;
-	uint64_t outside = va_attribute(&d, pcs, n);
-	fprintf(out, "%s%s (%s, at 0x%llx): %llu samples, ", pcs->name, pcs->kernel ? " [k]" : "",
-		pcs->path, (unsigned long long)pcs->func, (unsigned long long)fn_total);
-	va_pct(out, fn_total, total, 4);
-	fprintf(out, "%% of %llu\n", (unsigned long long)total);
+	va_n_t outside = va_attribute(&d, pcs, n);
+	fprintf(out, "%s%s (%s, at 0x%llx): %llu of %llu samples, ", pcs->name,
+		pcs->kernel ? " [k]" : "", pcs->path, (unsigned long long)pcs->func,
+		(unsigned long long)fn_total.count, (unsigned long long)total.count);
+	va_pct(out, fn_total.ns, total.ns, 4);
+	fprintf(out, "%% of the time\n");
 	if (!d.n)
 		fprintf(stderr, "vprof: %s: objdump listed no instructions at 0x%llx\n", file,
 			(unsigned long long)pcs->func);
-	if (outside)
+	if (outside.count)
 		fprintf(out, "(%llu samples outside the listed instructions)\n",
-			(unsigned long long)outside);
+			(unsigned long long)outside.count);
 	va_print_listing(out, &d, fn_total, total);
 	va_dis_free(&d);
 	return d.n ? 0 : 1;
@@ -387,7 +402,7 @@ int vprof_annotate(prof_report_t *r, const vprof_annot_t *a, FILE *out)
 typedef struct va_line {
 	const char *func;               /* the report's name (in va_pcs_t) */
 	char *where;                    /* "FILE:LINE", "??:0" if unknown */
-	uint64_t count;
+	va_n_t n;
 	bool kernel;
 } va_line_t;
 
@@ -478,7 +493,7 @@ static bool va_line_add(va_lines_t *t, const va_pc_t *pc, const char *where)
 {
 	if (!va_grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
 		return false;
-	t->v[t->n] = (va_line_t){ pc->name, strdup(where), pc->count, pc->kernel };
+	t->v[t->n] = (va_line_t){ pc->name, strdup(where), pc->n, pc->kernel };
 	return t->v[t->n].where && ++t->n;
 }
 
@@ -503,7 +518,7 @@ static void va_merge(va_lines_t *t)
 	qsort(t->v, t->n, sizeof(*t->v), va_cmp_key);
 	for (size_t i = 0; i < t->n; i++) {
 		if (n && va_cmp_key(&t->v[n - 1], &t->v[i]) == 0) {
-			t->v[n - 1].count += t->v[i].count;
+			va_n_add(&t->v[n - 1].n, t->v[i].n);
 			free(t->v[i].where);
 		} else {
 			t->v[n++] = t->v[i];
@@ -534,27 +549,30 @@ static int va_lines_bin(const vprof_annot_t *a, const va_pc_t *pcs, size_t n, va
 	return rc;
 }
 
-/* Most samples first, then by function and line. */
+/* Most time first, then most samples, then by function and line. */
 static int va_cmp_line(const void *a, const void *b)
 {
 	const va_line_t *x = a, *y = b;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->n.ns != y->n.ns)
+		return x->n.ns > y->n.ns ? -1 : 1;
+	if (x->n.count != y->n.count)
+		return x->n.count > y->n.count ? -1 : 1;
 	return va_cmp_key(a, b);
 }
 
-static void va_print_lines(FILE *out, va_lines_t *t, uint64_t total)
+static void va_print_lines(FILE *out, va_lines_t *t, va_n_t total)
 {
 	va_merge(t);
 	qsort(t->v, t->n, sizeof(*t->v), va_cmp_line);
-	fprintf(out, "samples by source line: %llu total\n\n", (unsigned long long)total);
+	fprintf(out, "samples by source line: %llu total (%% of the time)\n\n",
+		(unsigned long long)total.count);
 	fprintf(out, "%8s  %7s  %-28s %s\n", "%", "samples", "function", "line");
 	for (size_t i = 0; i < t->n; i++) {
 		char fn[256];
 		snprintf(fn, sizeof(fn), "%s%s", t->v[i].func, t->v[i].kernel ? " [k]" : "");
-		va_pct(out, t->v[i].count, total, 7);
-		fprintf(out, "%%  %7llu  %-28s %s\n", (unsigned long long)t->v[i].count, fn,
+		va_pct(out, t->v[i].n.ns, total.ns, 7);
+		fprintf(out, "%%  %7llu  %-28s %s\n", (unsigned long long)t->v[i].n.count, fn,
 			t->v[i].where);
 	}
 }
