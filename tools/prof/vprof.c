@@ -219,6 +219,7 @@ static errno_t vp_open(void *ctx, const char *path)
 	return EOK;
 }
 
+/* The file of a stream's binary path: under root, or as given (vprof.h). */
 bool vprof_binary_file(const char *root, const char *kernel, const char *path, char *buf,
 		       size_t size)
 {

@@ -385,6 +385,7 @@ static int va_annotate_pcs(FILE *out, const vprof_annot_t *a, const va_pcs_t *p)
 	return found ? rc : 1;
 }
 
+/* -a SYMBOL of the fed report r to out (vprof.h). */
 int vprof_annotate(prof_report_t *r, const vprof_annot_t *a, FILE *out)
 {
 	va_pcs_t p = { 0 };
@@ -600,6 +601,7 @@ static int va_lines_pcs(FILE *out, const vprof_annot_t *a, const va_pcs_t *p)
 	return rc ? 1 : missing ? 3 : 0;
 }
 
+/* --lines of the fed report r to out (vprof.h). */
 int vprof_lines(prof_report_t *r, const vprof_annot_t *a, FILE *out)
 {
 	va_pcs_t p = { 0 };
