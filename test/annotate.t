@@ -17,7 +17,7 @@ of time, as the report's and perf's):
   that vprof -F perf writes from the same stream: every instruction's
   percentage equal to vprof -a's; likewise export.t's stream's spin;
 - errors: an unknown symbol (exit 1, a message), a missing binary (the
-  path looked for), objdump and addr2line missing from PATH, bad options
+  path looked for; also when PATH.nm named the symbol), objdump and addr2line missing from PATH, bad options
   (exit 2 with usage), -h listing -a and --lines.
 
 TAP on stdout, for prove.
@@ -261,6 +261,15 @@ def check_errors(tap, tmp, root, path):
            "hot " in out,
            "vprof --lines without the kernel ELF: its samples at ??:0, the path looked for, "
            "exit 3 (rc %d)" % rc)
+    nmroot = os.path.join(tmp, "nmroot")
+    os.makedirs(os.path.join(nmroot, "bin"))
+    _rc, nm, _e = run(["nm", os.path.join(root, "bin", "app")])
+    with open(os.path.join(nmroot, "bin", "app.nm"), "w") as f:
+        f.write(nm)
+    rc, _o, err = run([VPROF, "-r", nmroot, "-a", "hot", path])
+    tap.ok(rc == 1 and "/bin/app: binary not found (looked for %s/bin/app)" % nmroot in err,
+           "vprof -a hot, symbols from app.nm but no ELF to disassemble: exit 1, names the "
+           "path looked for (%s)" % err.strip())
     nopath = {"PATH": os.path.join(tmp, "nothing")}
     rc, _o, err = run([VPROF, "-r", root, "-a", "hot", path], env=nopath)
     tap.ok(rc == 1 and "objdump not found" in err, "objdump missing: exit 1, a message (%s)" %

@@ -259,11 +259,13 @@ static bool va_read_listing(FILE *f, uint64_t func, va_dis_t *d)
 /* objdump -d -l -S of file from func into d. 0, or 1 with a message. */
 static int va_disassemble(const char *file, uint64_t func, va_dis_t *d)
 {
-	char q[VPROF_PATH_MAX * 4 + 8], cmd[sizeof(q) + 128];
+	char q[VPROF_PATH_MAX * 4 + 8], cmd[sizeof(q) + 192];
 
 	if (!va_quote(q, sizeof(q), file))
 		return fprintf(stderr, "vprof: %s: path too long\n", file), 1;
-	snprintf(cmd, sizeof(cmd), "objdump -d -l -S --no-show-raw-insn --start-address=0x%llx %s",
+	/* Its errors go to stderr, its warnings (the kernel's DWARF has some) do not. */
+	snprintf(cmd, sizeof(cmd), "{ objdump -d -l -S --no-show-raw-insn --start-address=0x%llx "
+		 "%s 2>&1 >&3 3>&- | grep -v '^objdump: Warning: ' >&2 3>&-; } 3>&1",
 		 (unsigned long long)func, q);
 	FILE *f = popen(cmd, "r");
 	if (!f)
