@@ -6,8 +6,8 @@
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]
  *              [-W] [-u UNIT] STREAM
- *        vprof -a SYMBOL [-k ..] [-r ..] [-T ..] [-m ..] [-c ..] [-w ..] STREAM
- *        vprof --lines [-k ..] [-r ..] [-T ..] [-m ..] [-c ..] [-w ..] STREAM
+ *        vprof {-a SYMBOL | --lines} [-k ..] [-r ..] [-o ..] [-T ..] [-m ..] [-c ..]
+ *              [-w ..] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
@@ -69,7 +69,9 @@
  * malformed stream (an export also for one cut short, or with no sample
  * left after the filters, or an unwritable FILE), 2 for bad usage, 3 when the report was printed but
  * binaries it names were not found (their samples print as addresses; a
- * warning on stderr lists them and the root).
+ * warning on stderr lists them and the root). -a: 1 also for an unknown
+ * symbol, its binary not found, objdump missing; --lines: 1 for addr2line
+ * missing, 3 when binaries were not found (their lines print as ??:0).
  *
  * System style (the default; percentages are of all samples, rounded to
  * hundredths in integer arithmetic; rows sorted by samples, most first):
@@ -143,8 +145,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]\n"
 		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]\n"
 		"             [-W] [-u UNIT] STREAM\n"
-		"       vprof -a SYMBOL | --lines [-k KERNEL_ELF] [-r ROOT] [-T TASK] [-m MODE]\n"
-		"             [-c CPU] [-w FROM,TO] STREAM\n"
+		"       vprof {-a SYMBOL | --lines} [-k KERNEL_ELF] [-r ROOT] [-o FILE] [-T TASK]\n"
+		"             [-m MODE] [-c CPU] [-w FROM,TO] STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
 		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg]\n"
