@@ -13,6 +13,8 @@ of time, as the report's and perf's):
 - vprof -a kwork: a kernel function from the kernel ELF;
 - vprof --lines: the per-line table, FILE:LINE of each sampled line
   (program and kernel), its samples and share, most first;
+- a tiny C file (gcc -g -O0 -c, ld): samples at csum's first
+  instruction and at its ret, under lines 2 ("{") and 8 ("}");
 - perf annotate --stdio -s hot (and the kernel's kwork) of the perf.data
   that vprof -F perf writes from the same stream: every instruction's
   percentage equal to vprof -a's; likewise export.t's stream's spin;
@@ -245,6 +247,67 @@ def check_perf(tap, tmp, root, path, symbol, kernel=False):
                                   (": " + "; ".join(bad[:6])) if bad else ""))
 
 
+CSRC = """\
+int csum(int n)
+{
+\tint s = 0;
+
+\tfor (int i = 0; i < n; i++)
+\t\ts += i;
+\treturn s;
+}
+"""
+
+
+def c_stream(start, end):
+    """Task 11 with /bin/capp (text start..end): 6 samples at csum's first
+    instruction (the prologue, line 2: "{"), 4 at its last, the ret (line 8: "}")."""
+    body = ex.struct.pack("<QIIIIIIQQQQ32s", ex.MAGIC, 2, 1, 1000, 1, 0, 8, ex.TSC_HZ, 0,
+                          KBASE, KBASE + 0x100000, b"vernier annotate c")
+    p = b"/bin/capp\0" + b"\0" * 6
+    out = [ex.rec(1, 16 + len(body), 0, 0) + body, ex.task(11, "capp"),
+           ex.rec(4, 48 + len(p), 0, 1) + ex.struct.pack("<QQQQ", 11, start, end, 0) + p]
+    for n, pc in enumerate([start] * 6 + [end - 1] * 4):
+        out.append(ex.rec(2, 48, 0, n + 2) +
+                   ex.struct.pack("<QQQBBHHH", 11, 111, pc, 0, 1, 0, 0, 0))
+    return b"".join(out)
+
+
+def check_c(tap, tmp):
+    """A tiny C file, gcc -g -O0 -c and ld: -a csum and --lines at its first and last lines."""
+    croot, src = os.path.join(tmp, "croot"), os.path.join(tmp, "c.c")
+    os.makedirs(os.path.join(croot, "bin"))
+    with open(src, "w") as f:
+        f.write(CSRC)
+    binary = os.path.join(croot, "bin", "capp")
+    ok = run(["gcc", "-g", "-O0", "-fno-pie", "-c", src, "-o", src + ".o"])[0] == 0 and \
+        run(["ld", "-m", "elf_x86_64", "-Ttext=0x402000", "-e", "csum", "-o", binary,
+             src + ".o"])[0] == 0
+    _rc, nm, _e = run(["nm", "-S", binary])
+    m = re.search(r"^([0-9a-f]+) ([0-9a-f]+) T csum$", nm, re.M)
+    tap.ok(ok and m, "a tiny C file: gcc -g -O0 -c, ld (csum at %s)" % (m and m.group(1)))
+    if not m:
+        return
+    start = int(m.group(1), 16)
+    end = start + int(m.group(2), 16)
+    path = os.path.join(tmp, "cstream")
+    with open(path, "wb") as f:
+        f.write(c_stream(start, end))
+    rc, out, err = run([VPROF, "-r", croot, "-a", "csum", path])
+    rows = annotated(out)
+    first, last = rows.get(start), rows.get(max(rows) if rows else 0)
+    tap.ok(rc == 0 and first and first[:3] == (60.0, 60.0, 6) and last[:3] == (40.0, 40.0, 4) and
+           last[3] == "ret" and sum(r[2] for r in rows.values()) == 10 and
+           re.search(r"^\s+%s:2\n(?:.*\n){0,3}?\s+\{\n\s+60\.00\s+60\.00\s+6\s+%x:\t" %
+                     (re.escape(src), start), out, re.M),
+           "vprof -a csum (C): 60%% at its first instruction under c.c:2 and its \"{\", 40%% at "
+           "its ret (rc %d %s)" % (rc, err.strip()))
+    rc, out, err = run([VPROF, "-r", croot, "--lines", path])
+    got = re.findall(r"^\s*([\d.]+)%\s+(\d+)\s+(\S+)\s+(\S+)$", out, re.M)
+    tap.ok(rc == 0 and got == [("60.00", "6", "csum", src + ":2"), ("40.00", "4", "csum", src + ":8")],
+           "vprof --lines (C): csum's lines 2 and 8, 60%% and 40%% (%s)" % got)
+
+
 def check_errors(tap, tmp, root, path):
     rc, _o, err = run([VPROF, "-r", root, "-a", "nosuch", path])
     tap.ok(rc == 1 and "nosuch: no such function" in err, "vprof -a nosuch: exit 1, a message (%s)"
@@ -314,6 +377,7 @@ def main():
             f.write(ex.stream())
         check_perf(tap, tmp, xroot, xpath, "spin")
         check_perf(tap, tmp, xroot, xpath, "alpha")
+        check_c(tap, tmp)
         check_errors(tap, tmp, root, path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
