@@ -59,14 +59,15 @@ hot:
     nop
     add %rax, %rbx
     movabs $0x1122334455667788, %rcx
+cafe:	# a local label (ld -x drops it) objdump -S shows like an instruction
     imul %rcx, %rbx
     ret
 .size hot, .-hot
 """
 # hot's instructions: address, text as objdump prints it, .s line.
 HOT = [(0x401100, "nop", 12), (0x401101, "add    %rax,%rbx", 13),
-       (0x401104, "movabs $0x1122334455667788,%rcx", 14), (0x40110e, "imul   %rcx,%rbx", 15),
-       (0x401112, "ret", 16)]
+       (0x401104, "movabs $0x1122334455667788,%rcx", 14), (0x40110e, "imul   %rcx,%rbx", 16),
+       (0x401112, "ret", 17)]
 KERNEL = """\
 .text
 .globl kmain
@@ -106,12 +107,14 @@ def run(cmd, env=None):
 
 
 def assemble(tmp, name, src, base, entry):
-    """src (assembled with as -g, so with .debug_line) linked at base; its .s path."""
+    """src (assembled with as -g, so with .debug_line) linked at base (-x: without
+    local symbols, such as PROG's label cafe); its .s path."""
     asm, obj, out = (os.path.join(tmp, name + e) for e in (".s", ".o", ""))
     with open(asm, "w") as f:
         f.write(src)
     ok = run(["as", "-g", "-o", obj, asm])[0] == 0 and \
-        run(["ld", "-m", "elf_x86_64", "-Ttext=0x%x" % base, "-e", entry, "-o", out, obj])[0] == 0
+        run(["ld", "-m", "elf_x86_64", "-x", "-Ttext=0x%x" % base, "-e", entry, "-o", out,
+             obj])[0] == 0
     return asm, out if ok else None
 
 

@@ -178,15 +178,13 @@ static bool va_have(const char *tool)
 }
 
 /* The file of the binary path, or NULL with a message naming where it was looked for. */
-static const char *va_file(const vprof_annot_t *a, const char *path, char *buf, size_t size,
-			   bool quiet)
+static const char *va_file(const vprof_annot_t *a, const char *path, char *buf, size_t size)
 {
 	if (!*path || !vprof_binary_file(a->root, a->kernel, path, buf, size))
 		return NULL;
 	if (access(buf, R_OK) == 0)
 		return buf;
-	if (!quiet)
-		fprintf(stderr, "vprof: %s: binary not found (looked for %s)\n", path, buf);
+	fprintf(stderr, "vprof: %s: binary not found (looked for %s)\n", path, buf);
 	return NULL;
 }
 
@@ -238,7 +236,7 @@ static bool va_read_listing(FILE *f, uint64_t func, va_dis_t *d)
 {
 	char line[VA_LINE];
 	bool in = false;
-	uint64_t addr;
+	uint64_t addr, last = func;
 
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
@@ -246,12 +244,15 @@ static bool va_read_listing(FILE *f, uint64_t func, va_dis_t *d)
 			if (in)
 				break;
 			in = addr == func;
-		} else if (in && *line && !va_insn_addr(line, &addr)) {
-			if (!va_dis_add(d, 0, line))
-				return false;
-		} else if (in && *line && !va_dis_add(d, addr, line)) {
-			return false;
+			continue;
 		}
+		if (!in || !*line)
+			continue;
+		/* An instruction's address grows; source text that looks like one ("add:\t") does not. */
+		bool insn = va_insn_addr(line, &addr) && addr >= last;
+		if (!va_dis_add(d, insn ? addr : 0, line))
+			return false;
+		last = insn ? addr : last;
 	}
 	return true;
 }
@@ -318,7 +319,7 @@ static int va_annotate_one(FILE *out, const vprof_annot_t *a, const va_pc_t *pcs
 			   va_n_t total)
 {
 	char buf[VPROF_PATH_MAX];
-	const char *file = va_file(a, pcs->path, buf, sizeof(buf), false);
+	const char *file = va_file(a, pcs->path, buf, sizeof(buf));
 	va_n_t fn_total = { 0, 0 };
 	va_dis_t d = { 0 };
 
@@ -358,7 +359,7 @@ static void va_name_missing(const vprof_annot_t *a, const va_pcs_t *p)
 
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->v[i].known && (i == 0 || strcmp(p->v[i].path, p->v[i - 1].path)))
-			va_file(a, p->v[i].path, buf, sizeof(buf), false);
+			va_file(a, p->v[i].path, buf, sizeof(buf));
 }
 
 /* -a: each function named symbol (one per binary and start), in the sorted pcs. */
@@ -535,7 +536,7 @@ static int va_lines_bin(const vprof_annot_t *a, const va_pc_t *pcs, size_t n, va
 			unsigned *missing)
 {
 	char buf[VPROF_PATH_MAX];
-	const char *file = va_file(a, pcs->path, buf, sizeof(buf), false);
+	const char *file = va_file(a, pcs->path, buf, sizeof(buf));
 	char **where = calloc(n, sizeof(*where));
 	int rc = where ? 0 : 1;
 
