@@ -372,7 +372,7 @@ HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/st
 	uspace/lib/prof/profenv.c
 HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h) \
 	uspace/lib/prof/include/profenv.h
-VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c $(HOST_PROF_SRCS)
+VPROF_SRCS := tools/prof/vprof.c tools/prof/vprof_diff.c tools/prof/vprof_annotate.c $(HOST_PROF_SRCS)
 VPROF_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer -DLIB_HOSTED \
 	-Ilib/include -Iuspace/lib/prof/include
 

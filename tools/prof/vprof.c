@@ -6,6 +6,8 @@
  * Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]
  *              [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]
  *              [-W] [-u UNIT] STREAM
+ *        vprof {-a SYMBOL | --lines} [-k ..] [-r ..] [-o ..] [-T ..] [-m ..] [-c ..]
+ *              [-w ..] STREAM
  *        vprof -B SYMFILE
  *        vprof -X FORMAT   (benchmark: export a synthetic 1M-sample stream)
  *        vprof diff [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg] [-k ..] [-r ..] A B
@@ -50,6 +52,11 @@
  *                 the time window. pprof's value is then wall/nanoseconds,
  *                 speedscope's weights nanoseconds
  *   -u UNIT       folded: counts in samples (default) or ns (the samples' weights)
+ *   -a SYMBOL     annotate: SYMBOL's instructions (objdump -d of its binary
+ *                 or the kernel ELF), each with its share of SYMBOL's samples
+ *                 and of all, source lines interleaved where the binary has
+ *                 DWARF lines (tools/prof/vprof_annotate.c)
+ *   --lines       samples per source line (addr2line): function, FILE:LINE
  *   -B SYMFILE    benchmark: look up random addresses in SYMFILE's symbols
  *                 (ELF, or nm text) and print `vprof.symbolize N lookups/s`
  *   -X FORMAT     benchmark: export a synthetic stream of 1,000,000 samples
@@ -62,7 +69,9 @@
  * malformed stream (an export also for one cut short, or with no sample
  * left after the filters, or an unwritable FILE), 2 for bad usage, 3 when the report was printed but
  * binaries it names were not found (their samples print as addresses; a
- * warning on stderr lists them and the root).
+ * warning on stderr lists them and the root). -a: 1 also for an unknown
+ * symbol, its binary not found, objdump missing; --lines: 1 for addr2line
+ * missing, 3 when binaries were not found (their lines print as ??:0).
  *
  * System style (the default; percentages are of all samples, rounded to
  * hundredths in integer arithmetic; rows sorted by samples, most first):
@@ -126,6 +135,8 @@ typedef struct vprof {
 	prof_filter_t filter;
 	prof_export_opts_t x;               /* -F and its options */
 	const char *gmon_prefix;            /* -F gmon: files PREFIX.NAME */
+	const char *annotate;               /* -a SYMBOL */
+	bool lines;                         /* --lines */
 	char gmon_path[VPROF_PATH];
 } vprof_t;
 
@@ -134,6 +145,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: vprof [-h] [-g] [-p PERCENT] [-t] [-k KERNEL_ELF] [-r ROOT] [-F FORMAT]\n"
 		"             [-o FILE] [-T TASK] [-m MODE] [-c CPU] [-w FROM,TO] [--threads] [-C]\n"
 		"             [-W] [-u UNIT] STREAM\n"
+		"       vprof {-a SYMBOL | --lines} [-k KERNEL_ELF] [-r ROOT] [-o FILE] [-T TASK]\n"
+		"             [-m MODE] [-c CPU] [-w FROM,TO] STREAM\n"
 		"       vprof -B SYMFILE\n"
 		"       vprof -X FORMAT\n"
 		"       vprof diff [-h] [-m] [-p PERCENT] [-T TASK] [-F table|folded|svg]\n"
@@ -159,6 +172,10 @@ static void usage(FILE *f)
 		"  -k KERNEL_ELF kernel ELF (default ROOT/boot/kernel)\n"
 		"  -r ROOT       prefix of the stream's binary paths (default: this build's\n"
 		"                initrd-root, found from vprof's own path)\n"
+		"  -a SYMBOL     annotated disassembly of SYMBOL (objdump): each\n"
+		"                instruction's share of SYMBOL's samples and of all, with\n"
+		"                the source lines where the binary has them\n"
+		"  --lines       samples per source line (addr2line), most first\n"
 		"  -B SYMFILE    benchmark symbol lookups in SYMFILE\n"
 		"  -X FORMAT     benchmark the export of a synthetic 1M-sample stream\n"
 		"  -h            this help\n");
@@ -204,15 +221,22 @@ static errno_t vp_open(void *ctx, const char *path)
 	return EOK;
 }
 
+/* The file of a stream's binary path: under root, or as given (vprof.h). */
+bool vprof_binary_file(const char *root, const char *kernel, const char *path, char *buf,
+		       size_t size)
+{
+	if (path[0] != '/' || (kernel && strcmp(path, kernel) == 0))
+		return (size_t)snprintf(buf, size, "%s", path) < size;
+	return (size_t)snprintf(buf, size, "%s%s", root, path) < size;
+}
+
 errno_t vprof_load_binary(const char *root, const char *kernel, binmiss_t *missing,
 			  const char *path, void **data, size_t *size)
 {
 	char full[VPROF_PATH];
 	errno_t err = ENOENT;
 
-	if (path[0] != '/' || (kernel && strcmp(path, kernel) == 0))
-		err = prof_env_read_file(path, data, size);
-	else if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) < sizeof(full))
+	if (vprof_binary_file(root, kernel, path, full, sizeof(full)))
 		err = prof_env_read_file(full, data, size);
 	binmiss_note(missing, path, err);
 	return err;
@@ -321,6 +345,15 @@ static int bench(const char *path)
 	return 0;
 }
 
+/* -a or --lines of the fed report r: their exit status. */
+static int vp_source(prof_report_t *r, vprof_t *vp)
+{
+	vprof_annot_t a = { vp->annotate, vp->root, vp->kernel };
+
+	fflush(vp->out);
+	return vp->annotate ? vprof_annotate(r, &a, vp->out) : vprof_lines(r, &a, vp->out);
+}
+
 /* Write the report, or the export, of the fed report r. 0, or 1 with a message. */
 static int emit(prof_report_t *r, const prof_env_t *env, vprof_t *vp,
 		const prof_report_opts_t *o, const char *stream)
@@ -328,6 +361,8 @@ static int emit(prof_report_t *r, const prof_env_t *env, vprof_t *vp,
 	prof_export_out_t out = { vp, vp_write, vp_open };
 	errno_t err;
 
+	if (vp->annotate || vp->lines)
+		return vp_source(r, vp);
 	if (vp->x.format == PROF_FMT_REPORT)
 		err = prof_report_print(r, o);
 	else
@@ -365,7 +400,8 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 	prof_report_t *r;
 
 	if (prof_report_new(&env, &r) != EOK ||
-	    prof_report_setup(r, &vp->filter, vp->x.format != PROF_FMT_REPORT) != EOK) {
+	    prof_report_setup(r, &vp->filter, vp->x.format != PROF_FMT_REPORT ||
+			      vp->annotate || vp->lines) != EOK) {
 		fprintf(stderr, "vprof: out of memory\n");
 		return 1;
 	}
@@ -377,6 +413,10 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 		rc = check_stream(r, vp, stream);
 	if (rc == 0)
 		rc = emit(r, &env, vp, o, stream);
+	if (vp->annotate || vp->lines) {
+		prof_report_free(r);
+		return vp->out && !vp_close(vp) ? 1 : rc;
+	}
 	prof_report_free(r);
 	if (vp->out && !vp_close(vp))
 		rc = 1;
@@ -662,6 +702,20 @@ static bool origin_task(vprof_t *vp, prof_report_opts_t *o)
 	return true;
 }
 
+/* -a and --lines: one of them, with the filters only; false with a message. */
+static bool source_ok(const vprof_t *vp, const prof_report_opts_t *o)
+{
+	const char *bad = vp->annotate && vp->lines ? "-a and --lines" :
+			  vp->x.format != PROF_FMT_REPORT ? "-F" : o->by_origin ? "-C" :
+			  vp->x.wall ? "-W" : o->tree ? "-g" : o->style == PROF_STYLE_TASK ? "-t" :
+			  NULL;
+
+	if (!(vp->annotate || vp->lines) || !bad)
+		return true;
+	fprintf(stderr, "vprof: %s %s: not together\n", vp->annotate ? "-a" : "--lines", bad);
+	return false;
+}
+
 /*
  * Open -o FILE (stdout without one), run, and drop a FILE left
  * unfinished. -F gmon opens its files itself (-o names their prefix).
@@ -689,7 +743,8 @@ static int run_to(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = { { "threads", no_argument, NULL, 'S' },
-					       { "wall", no_argument, NULL, 'W' }, { 0 } };
+					       { "wall", no_argument, NULL, 'W' },
+					       { "lines", no_argument, NULL, 'L' }, { 0 } };
 	static char root[VPROF_PATH];
 	vprof_t vp = { .root = hostroot_default(root, sizeof(root)) };
 	prof_report_opts_t o = { PROF_STYLE_SYSTEM, 50, false, NULL, false, 0 };
@@ -698,11 +753,14 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return vprof_diff_main(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:CWu:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hgp:tk:r:B:X:F:o:T:m:c:w:CWu:a:", longs, NULL)) != -1) {
 		bool ok = true;
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
+		} else if (c == 'a' || c == 'L') {
+			vp.annotate = c == 'a' ? optarg : vp.annotate;
+			vp.lines |= c == 'L';
 		} else if (c == 'B' || c == 'X') {
 			*(c == 'B' ? &bench_file : &bench_fmt) = optarg;
 		} else if (strchr("gptkrC", c)) {
@@ -728,6 +786,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (o.by_origin && vp.filter.by_task && !origin_task(&vp, &o)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!source_ok(&vp, &o)) {
 		usage(stderr);
 		return 2;
 	}
