@@ -201,7 +201,7 @@ static void si_task_name(task_t *t, void *ctx)
 		w->rc = si_put_id(w->b, t->id);
 }
 
-/* (kernel/sysinfo.h) */
+/* Each live task's id but the kernel's, as names; EOK or ENOMEM. */
 errno_t si_task_ids(si_buf_t *b)
 {
 	si_walk_t w = { .b = b, .rc = EOK };

@@ -65,11 +65,12 @@ static errno_t si_refusal(const si_registry_t *r, const si_node_t *n)
 		return EPERM;
 	if (!n->path || !si_path_ok(n->path) || !si_node_ok(n))
 		return EINVAL;
-	if (si_registry_find(r, n->path))
-		return EEXIST;
-	return r->count == SYSINFO_NODES_MAX ? ENOSPC : EOK;
+	if (r->count == SYSINFO_NODES_MAX)
+		return ENOSPC;
+	return si_registry_find(r, n->path) ? EEXIST : EOK;
 }
 
+/* Insert n into r by rank unless it is refused (logged); EOK or why not. */
 errno_t si_registry_add(si_registry_t *r, const si_node_t *n)
 {
 	errno_t rc = si_refusal(r, n);
@@ -88,11 +89,13 @@ errno_t si_registry_add(si_registry_t *r, const si_node_t *n)
 	return EOK;
 }
 
+/* si_registry_add to the kernel's tree (EPERM once sysinfo_init sealed it). */
 errno_t sysinfo_register(const si_node_t *n)
 {
 	return si_registry_add(&si_live, n);
 }
 
+/* Every .sysinfo_nodes node into the tree, then seal it; before user space. */
 void sysinfo_init(void)
 {
 	for (const si_node_t *n = __sysinfo_nodes_start; n < __sysinfo_nodes_end; n++)
@@ -100,6 +103,7 @@ void sysinfo_init(void)
 	si_live.sealed = true;
 }
 
+/* The tree's node i in rank order, NULL past the last (sealed: no lock). */
 const si_node_t *sysinfo_node_at(size_t i)
 {
 	return i < si_live.count ? si_live.nodes[i] : NULL;
@@ -254,6 +258,7 @@ static errno_t si_data(const si_ref_t *ref, si_buf_t *b)
 	return ref->node->get_data(b, 0);
 }
 
+/* Data node path into b, as SYS_SYSINFO_DATA builds it; EOK or why not. */
 errno_t sysinfo_read(const char *path, si_buf_t *b)
 {
 	si_ref_t ref;

@@ -69,10 +69,13 @@ static errno_t kt_si_ids(si_buf_t *b)
 	return EOK;
 }
 
+/* A path of SYSINFO_PATH_MAX - 1 bytes: the longest there can be. */
+#define KT_SI_LONG "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd"
+
 /* A registry refuses bad paths: rc for an integer node at path. */
 static errno_t kt_si_try(si_registry_t *r, const char *path)
 {
-	static si_node_t nodes[8];
+	static si_node_t nodes[32];             /* more than the tries: none reused */
 	static unsigned next;
 	si_node_t *n = &nodes[next++ % ARRAY_SIZE(nodes)];
 
@@ -83,8 +86,9 @@ static errno_t kt_si_try(si_registry_t *r, const char *path)
 KTEST(sysinfo_refuse, "sysinfo: taken, bad and late nodes are refused")
 {
 	static si_registry_t r;
+	/* The last is SYSINFO_PATH_MAX bytes long, its NUL aside: one too many. */
 	static const char *bad[] = { "", ".a", "a.", "a..b", "A.b", "a b", "a-b",
-		"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd" };
+		KT_SI_LONG "e" };
 	static const si_node_t no_reader = { "x.none", 1, SYSINFO_INT, NULL, NULL, NULL, NULL };
 	static const si_node_t half_table = { "x.half", 1, SYSINFO_DATA, NULL, kt_si_nothing,
 					      kt_si_ids, NULL };
@@ -96,14 +100,16 @@ KTEST(sysinfo_refuse, "sysinfo: taken, bad and late nodes are refused")
 	KT_CHECK(kt_si_try(&r, "x.first") == EEXIST, "a second x.first was taken");
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		KT_CHECK(kt_si_try(&r, bad[i]) == EINVAL, "bad path \"%s\" was taken", bad[i]);
+	KT_CHECK(sizeof(KT_SI_LONG) == SYSINFO_PATH_MAX, "KT_SI_LONG is %zu bytes", sizeof(KT_SI_LONG));
+	KT_CHECK(kt_si_try(&r, KT_SI_LONG) == EOK, "the longest path was refused");
 	KT_CHECK(si_registry_add(&r, &no_reader) == EINVAL, "an int node with no reader was taken");
 	KT_CHECK(si_registry_add(&r, &half_table) == EINVAL, "a table without child_data was taken");
 	KT_CHECK(si_registry_add(&r, &data) == EOK, "a data node was refused");
-	KT_CHECK(r.count == 2 && !strcmp(r.nodes[0]->path, "x.data") &&
+	KT_CHECK(r.count == 3 && !strcmp(r.nodes[0]->path, "x.data") &&
 		 !strcmp(r.nodes[1]->path, "x.first"), "%zu nodes, rank 0 not first", r.count);
-	r.count = SYSINFO_NODES_MAX;
+	r.count = SYSINFO_NODES_MAX;                /* as if full (checked first) */
 	KT_CHECK(kt_si_try(&r, "x.more") == ENOSPC, "a full registry took a node");
-	r.count = 2;
+	r.count = 3;
 	r.sealed = true;
 	KT_CHECK(kt_si_try(&r, "x.late") == EPERM, "a sealed registry took a node");
 	return true;
