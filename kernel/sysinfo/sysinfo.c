@@ -23,19 +23,24 @@ static si_registry_t si_live;        /* the tree; sealed before user space */
 
 /* -------------------------------------------------------------- registry */
 
+/* Whether c may be in a path's component. */
+static bool si_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 /* Whether path is components of [a-z0-9_] joined by single dots. */
 static bool si_path_ok(const char *path)
 {
 	size_t len = strlen(path);
-	bool start = true;
+	bool start = true;                   /* at a component's start */
 
 	if (len == 0 || len >= SYSINFO_PATH_MAX)
 		return false;
 	for (const char *p = path; *p; p++) {
-		bool dot = *p == '.';
-		if (dot ? start : !((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+		if (*p == '.' ? start : !si_name_char(*p))
 			return false;
-		start = dot;
+		start = *p == '.';
 	}
 	return !start;
 }
