@@ -20,7 +20,6 @@
 #include <kernel/thread.h>
 #include <kernel/time.h>
 #include <kernel/version.h>
-#include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <lib/fmt.h>
 #include <lib/string.h>
