@@ -20,7 +20,8 @@
  * Paths are at most SYSINFO_PATH_MAX - 1 bytes. Times are TSC cycles
  * (system.tsc_hz converts), memory is in bytes.
  *
- * The nodes (type, then the record of data nodes):
+ * The nodes (type, then the record of data nodes; the kernel defines each
+ * next to the subsystem it reads, see kernel/sysinfo.h):
  *   kernel.version            data: text, e.g. "Vernier 0.1"
  *   kernel.build              data: text (compiler, date)
  *   boot.cmdline              data: text
