@@ -5,6 +5,7 @@
 #include <kernel/ksym.h>
 #include <kernel/printk.h>
 #include <kernel/syscall.h>
+#include <kernel/sysinfo.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <lib/string.h>
@@ -113,3 +114,9 @@ uint64_t failinj_injected(void) { return failinj_n_injected; }
 uint64_t failinj_reached(void) { return failinj_n_reached; }
 uint64_t failinj_absorbed(void) { return failinj_n_absorbed; }
 uint64_t failinj_other(void) { return failinj_n_other; }
+
+/* failinj.*: the counts above (abi/sysinfo.h). */
+SYSINFO_INT_NODE(failinj_injected, "failinj.injected", 300, failinj_injected);
+SYSINFO_INT_NODE(failinj_reached, "failinj.reached", 310, failinj_reached);
+SYSINFO_INT_NODE(failinj_absorbed, "failinj.absorbed", 320, failinj_absorbed);
+SYSINFO_INT_NODE(failinj_other, "failinj.other", 330, failinj_other);

@@ -12,6 +12,7 @@
 #include <kernel/harden.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
+#include <kernel/sysinfo.h>
 #include <lib/canary.h>
 
 #define LOG_PREFIX "harden"
@@ -71,6 +72,8 @@ uint64_t harden_flags(void)
 {
 	return arch_harden_flags() | (harden_canary_source ? HARDEN_CANARY_HW : 0);
 }
+
+SYSINFO_INT_NODE(hardening, "system.hardening", 150, harden_flags);
 
 uintptr_t harden_stack_guard(void)
 {

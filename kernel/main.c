@@ -25,6 +25,7 @@
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/syscall.h>
+#include <kernel/sysinfo.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
 #include <kernel/idle.h>
@@ -152,6 +153,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	reaper_init();              /* frees dead tasks' spaces, interrupts on */
 	acct_measure();             /* cycles accounting costs per entry */
 	mm_report_footprint();
+	sysinfo_init();              /* every subsystem's sysinfo nodes; sealed */
 	if (thread_create_kernel("kinit", kinit, NULL, NULL) != EOK)
 		panic("kmain: cannot create kinit");
 	sched_start();              /* idle from here on */

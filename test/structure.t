@@ -4,7 +4,8 @@
 inside function bodies, lib/ freestanding, a "Lock order:" comment in
 every kernel/arch file that takes two locks, user space through abi/
 only, no x86 data words in kernel/, GS-relative assembly only at
-offsets generated from C. First each rule must catch
+offsets generated from C, a generic sysinfo that knows no subsystem's
+nodes, a sysinfo program with no hand-written field table. First each rule must catch
 a violation planted in a small synthetic tree (and pass its clean twin),
 then the real tree must pass every rule. TAP on stdout.
 """
@@ -42,6 +43,11 @@ void f(void)
     "lib/l.c": "#include <stdint.h>\n#include <lib/string.h>\n#include \"local.h\"\n",
     "lib/local.h": "#include <abi/errno.h>\n",
     "uspace/app/ok.c": "#include <abi/ipc.h>\n#include <lib/ring.h>\n#include <stdio.h>\n",
+    "kernel/sysinfo/s.c": "#include <kernel/task.h>\n/* not binary_cache_bytes() */\n"
+                          "static uint64_t s(void) { return task_count(); }\n",
+    "uspace/app/sysinfo/s.c": "#include <abi/sysinfo.h>\n/* not offsetof */\n"
+                              "static const record_field_t cpu_fields[] =\n"
+                              "\tRECORD_FIELDS(SYSINFO_CPU_ROWS, sysinfo_cpu_t);\n",
     "arch/x86_64/asm-offsets.c": """void asm_offsets(void)
 {
 	ASM_OFFSET(CPU_KERNEL_RSP, offsetof(cpu_t, arch.kernel_rsp));
@@ -88,6 +94,11 @@ PLANTED = {
               "\treturn lo;\n}\n"},
     "rdtsc ": {"tools/u.c": "unsigned long u(void) { return __builtin_ia32_rdtsc(); }\n"},
     "srcid": {"kernel/prof/w.c": "bool w(unsigned s)\n{\n\treturn s == PROF_SRC_TIMER;\n}\n"},
+    "sysinfo": {"kernel/sysinfo/x.c": "#include <kernel/failinj.h>\n"},
+    "sysinfo ": {"kernel/sysinfo/y.c": "uint64_t y(void)\n{\n\treturn binary_cache_bytes();\n}\n"},
+    "sysinfotab": {"uspace/app/sysinfo/t.c": "static const record_field_t f[] = {\n"
+                   "\t{ \"id\", 0, 4, RECORD_U32, NULL },\n};\n"},
+    "sysinfotab ": {"uspace/app/sysinfo/u.c": "#define F(t, m) { #m, offsetof(t, m), 0, 0, NULL }\n"},
 }
 
 # gsoff's cases (file, text): a number, a hand-made %define, a number

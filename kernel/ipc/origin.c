@@ -15,8 +15,10 @@
 #include <kernel/acct.h>
 #include <kernel/origin.h>
 #include <kernel/prof.h>
+#include <kernel/sysinfo.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
+#include <kernel/vm.h>
 #include <lib/string.h>
 
 typedef struct origin_pair {
@@ -299,3 +301,18 @@ size_t origin_pairs(void *buf, size_t max)
 		out[n++] = r;
 	return n;
 }
+
+/* system.ipc.pairs: the pairs, most cycles first, "other" last. */
+static errno_t origin_si_pairs(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_ipc_pair_t *pairs = kmalloc((SYSINFO_IPC_PAIRS + 1) * sizeof(*pairs));
+
+	if (!pairs)
+		return ENOMEM;
+	size_t n = origin_pairs(pairs, SYSINFO_IPC_PAIRS + 1);
+	errno_t rc = si_put(b, pairs, n * sizeof(*pairs));
+	kfree(pairs);
+	return rc;
+}
+
+SYSINFO_DATA_NODE(ipc_pairs, "system.ipc.pairs", 230, origin_si_pairs);

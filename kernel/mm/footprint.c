@@ -1,6 +1,13 @@
-/* The kernel's memory footprint, reported at boot (and later to monitoring). */
+/*
+ * The kernel's memory footprint, reported at boot and to monitoring
+ * (sysinfo system.physmem and system.memory).
+ */
+#include <abi/sysinfo.h>
 #include <arch/boot.h>
+#include <kernel/binary.h>
+#include <kernel/cprof.h>
 #include <kernel/printk.h>
+#include <kernel/sysinfo.h>
 #include <kernel/vm.h>
 
 #define LOG_PREFIX "mm"
@@ -20,3 +27,32 @@ void mm_report_footprint(void)
 	pr_info("frames: %lu total, %lu used, %lu free, %lu unavailable",
 		s.total, s.used, s.free, s.unavailable);
 }
+
+/* system.physmem: the frame pool in bytes. */
+static errno_t mm_si_physmem(si_buf_t *b, uint64_t arg)
+{
+	frame_stats_t st = frame_stats();
+	sysinfo_physmem_t r = {
+		.total = st.total * PAGE_SIZE, .unavailable = st.unavailable * PAGE_SIZE,
+		.used = st.used * PAGE_SIZE, .free = st.free * PAGE_SIZE,
+	};
+
+	return si_put(b, &r, sizeof(r));
+}
+
+/* system.memory: the kernel's memory counters (vfuzz's leak check). */
+static errno_t mm_si_memory(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_memory_t r = {
+		.frames_free = frame_stats().free, .heap_frames = heap_footprint() / PAGE_SIZE,
+		.heap_live = heap_live_bytes(),
+		.heap_cached = cprof_kept_heap_bytes() + binary_cache_bytes(),
+		.kstacks = kstack_live(), .kstack_frames = kstack_pages(),
+		.table_frames = vm_table_frames(),
+	};
+
+	return si_put(b, &r, sizeof(r));
+}
+
+SYSINFO_DATA_NODE(physmem, "system.physmem", 170, mm_si_physmem);
+SYSINFO_DATA_NODE(memory, "system.memory", 270, mm_si_memory);

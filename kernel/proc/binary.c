@@ -33,6 +33,7 @@
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <kernel/sysimpl.h>
+#include <kernel/sysinfo.h>
 #include <lib/string.h>
 #include <lib/ustar.h>
 
@@ -366,6 +367,11 @@ uint64_t binary_cache_limit(void)
 {
 	return __atomic_load_n(&binary_budget, __ATOMIC_RELAXED);
 }
+
+/* system.bincache.*: the three figures above. */
+SYSINFO_INT_NODE(bincache_entries, "system.bincache.entries", 280, binary_cache_entries);
+SYSINFO_INT_NODE(bincache_bytes, "system.bincache.bytes", 281, binary_cache_bytes);
+SYSINFO_INT_NODE(bincache_limit, "system.bincache.limit", 282, binary_cache_limit);
 
 /* Set one of the cache's bounds under its lock; the old value. */
 static size_t binary_set_bound(size_t *bound, size_t value)

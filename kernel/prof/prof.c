@@ -63,7 +63,7 @@ static void prof_snapshot(sysinfo_profiler_t *r)
 	spin_unlock_irqrestore(&prof_lock, f);
 }
 
-errno_t si_profiler(si_buf_t *b, uint64_t arg)
+static errno_t prof_si_state(si_buf_t *b, uint64_t arg)
 {
 	sysinfo_profiler_t r;
 
@@ -72,7 +72,7 @@ errno_t si_profiler(si_buf_t *b, uint64_t arg)
 	return si_put(b, &r, sizeof(r));
 }
 
-errno_t si_prof_sources(si_buf_t *b, uint64_t arg)
+static errno_t prof_si_sources(si_buf_t *b, uint64_t arg)
 {
 	prof_source_desc_t d;
 	errno_t rc = EOK;
@@ -82,3 +82,7 @@ errno_t si_prof_sources(si_buf_t *b, uint64_t arg)
 		rc = si_put(b, &d, sizeof(d));
 	return rc;
 }
+
+SYSINFO_DATA_NODE(profiler, "system.profiler", 240, prof_si_state);
+/* A prof_source_desc_t per source, in the kernel's order. */
+SYSINFO_DATA_NODE(profiler_sources, "system.profiler.sources", 250, prof_si_sources);

@@ -11,6 +11,7 @@
 #include <kernel/load.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <kernel/sysinfo.h>
 #include <kernel/thread.h>
 
 #define LOG_PREFIX "load"
@@ -59,3 +60,14 @@ void load_get(sysinfo_load_t *out)
 	irq_restore(f);
 	out->period_ms = (uint32_t)(load_period_ns / 1000000ull);
 }
+
+/* system.load: a sysinfo_load_t. */
+static errno_t load_si_read(si_buf_t *b, uint64_t arg)
+{
+	sysinfo_load_t r;
+
+	load_get(&r);
+	return si_put(b, &r, sizeof(r));
+}
+
+SYSINFO_DATA_NODE(load, "system.load", 180, load_si_read);

@@ -1,18 +1,17 @@
 /*
- * sysinfo node readers: each builds its value into a kernel buffer at the
- * moment of the read. Tables are filled under the lock of the list they
+ * sysinfo's own nodes (kernel.*, boot.cmdline, system.cpus, .tasks,
+ * .threads, .exceptions, .syscalls and the clock integers); the other
+ * subsystems define theirs next to their code (kernel/sysinfo.h). Each
+ * reader builds its value into a kernel buffer at the moment of the read. Tables are filled under the lock of the list they
  * walk (room is reserved first, so the walk seldom allocates), which
  * makes each read one consistent snapshot of that list.
  */
 #include <abi/sysinfo.h>
 #include <arch/interrupt.h>
 #include <kernel/acct.h>
-#include <kernel/binary.h>
 #include <kernel/bootinfo.h>
 #include <kernel/cpu.h>
-#include <kernel/cprof.h>
 #include <kernel/ipc.h>
-#include <kernel/load.h>
 #include <kernel/origin.h>
 #include <kernel/platform.h>
 #include <kernel/syscall.h>
@@ -21,7 +20,6 @@
 #include <kernel/thread.h>
 #include <kernel/time.h>
 #include <kernel/version.h>
-#include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <lib/fmt.h>
 #include <lib/string.h>
@@ -30,27 +28,27 @@
 
 /* ------------------------------------------------------------ integers */
 
-uint64_t si_tsc_hz(void)
+static uint64_t si_tsc_hz(void)
 {
 	return time_cycles_per_sec();
 }
 
-uint64_t si_uptime(void)
+static uint64_t si_uptime(void)
 {
 	return time_ns();
 }
 
-uint64_t si_cycles(void)
+static uint64_t si_cycles(void)
 {
 	return time_cycles();
 }
 
-uint64_t si_acct_entry(void)
+static uint64_t si_acct_entry(void)
 {
 	return acct_entry_cost;
 }
 
-uint64_t si_platform(void)
+static uint64_t si_platform(void)
 {
 	return platform_sampling();
 }
@@ -62,22 +60,22 @@ static errno_t si_text(si_buf_t *b, const char *s)
 	return si_put(b, s, strlen(s) + 1);
 }
 
-errno_t si_kernel_version(si_buf_t *b, uint64_t arg)
+static errno_t si_kernel_version(si_buf_t *b, uint64_t arg)
 {
 	return si_text(b, VERNIER_VERSION);
 }
 
-errno_t si_kernel_build(si_buf_t *b, uint64_t arg)
+static errno_t si_kernel_build(si_buf_t *b, uint64_t arg)
 {
 	return si_text(b, "gcc " __VERSION__ ", " __DATE__ " " __TIME__);
 }
 
-errno_t si_boot_cmdline(si_buf_t *b, uint64_t arg)
+static errno_t si_boot_cmdline(si_buf_t *b, uint64_t arg)
 {
 	return si_text(b, boot_info.cmdline);
 }
 
-/* -------------------------------------------------------- CPUs, memory */
+/* ----------------------------------------------------------------- CPUs */
 
 /*
  * c's counters as of now: the cycles since its last boundary (not yet
@@ -103,7 +101,7 @@ static void si_cpu_now(const cpu_t *c, sysinfo_cpu_t *r)
 	r->nmi_max_cycles = __atomic_load_n(&c->lat.nmi_max, __ATOMIC_RELAXED);
 }
 
-errno_t si_cpus(si_buf_t *b, uint64_t arg)
+static errno_t si_cpus(si_buf_t *b, uint64_t arg)
 {
 	errno_t rc = EOK;
 
@@ -114,48 +112,6 @@ errno_t si_cpus(si_buf_t *b, uint64_t arg)
 		rc = si_put(b, &r, sizeof(r));
 	}
 	return rc;
-}
-
-errno_t si_physmem(si_buf_t *b, uint64_t arg)
-{
-	frame_stats_t st = frame_stats();
-	sysinfo_physmem_t r = {
-		.total = st.total * PAGE_SIZE, .unavailable = st.unavailable * PAGE_SIZE,
-		.used = st.used * PAGE_SIZE, .free = st.free * PAGE_SIZE,
-	};
-
-	return si_put(b, &r, sizeof(r));
-}
-
-errno_t si_memory(si_buf_t *b, uint64_t arg)
-{
-	sysinfo_memory_t r = {
-		.frames_free = frame_stats().free, .heap_frames = heap_footprint() / PAGE_SIZE,
-		.heap_live = heap_live_bytes(), .heap_cached = cprof_kept_heap_bytes() + binary_cache_bytes(), .kstacks = kstack_live(),
-		.kstack_frames = kstack_pages(), .table_frames = vm_table_frames(),
-	};
-
-	return si_put(b, &r, sizeof(r));
-}
-
-errno_t si_ipc_pairs(si_buf_t *b, uint64_t arg)
-{
-	sysinfo_ipc_pair_t *pairs = kmalloc((SYSINFO_IPC_PAIRS + 1) * sizeof(*pairs));
-
-	if (!pairs)
-		return ENOMEM;
-	size_t n = origin_pairs(pairs, SYSINFO_IPC_PAIRS + 1);
-	errno_t rc = si_put(b, pairs, n * sizeof(*pairs));
-	kfree(pairs);
-	return rc;
-}
-
-errno_t si_load(si_buf_t *b, uint64_t arg)
-{
-	sysinfo_load_t r;
-
-	load_get(&r);
-	return si_put(b, &r, sizeof(r));
 }
 
 /* ---------------------------------------------------------------- tasks */
@@ -217,12 +173,12 @@ static errno_t si_walk_tasks(si_buf_t *b, uint64_t id)
 	return w.rc != EOK ? w.rc : id && !w.found ? ENOENT : EOK;
 }
 
-errno_t si_tasks(si_buf_t *b, uint64_t arg)
+static errno_t si_tasks(si_buf_t *b, uint64_t arg)
 {
 	return si_walk_tasks(b, 0);
 }
 
-errno_t si_task(si_buf_t *b, uint64_t id)
+static errno_t si_task(si_buf_t *b, uint64_t id)
 {
 	return id ? si_walk_tasks(b, id) : ENOENT;
 }
@@ -244,6 +200,7 @@ static void si_task_name(task_t *t, void *ctx)
 		w->rc = si_put_id(w->b, t->id);
 }
 
+/* Each live task's id but the kernel's, as names; EOK or ENOMEM. */
 errno_t si_task_ids(si_buf_t *b)
 {
 	si_walk_t w = { .b = b, .rc = EOK };
@@ -323,12 +280,12 @@ static errno_t si_walk_threads(si_buf_t *b, uint64_t id)
 	return w.rc != EOK ? w.rc : id && !w.found ? ENOENT : EOK;
 }
 
-errno_t si_threads(si_buf_t *b, uint64_t arg)
+static errno_t si_threads(si_buf_t *b, uint64_t arg)
 {
 	return si_walk_threads(b, 0);
 }
 
-errno_t si_thread(si_buf_t *b, uint64_t id)
+static errno_t si_thread(si_buf_t *b, uint64_t id)
 {
 	return id ? si_walk_threads(b, id) : ENOENT;
 }
@@ -341,7 +298,7 @@ static void si_thread_name(thread_t *t, void *ctx)
 		w->rc = si_put_id(w->b, t->id);
 }
 
-errno_t si_thread_ids(si_buf_t *b)
+static errno_t si_thread_ids(si_buf_t *b)
 {
 	si_walk_t w = { .b = b, .rc = EOK };
 
@@ -366,7 +323,7 @@ static bool si_vector_record(unsigned v, sysinfo_vector_t *r)
 	return used || r->count;
 }
 
-errno_t si_vectors(si_buf_t *b, uint64_t arg)
+static errno_t si_vectors(si_buf_t *b, uint64_t arg)
 {
 	sysinfo_vector_t r;
 	errno_t rc = EOK;
@@ -377,7 +334,7 @@ errno_t si_vectors(si_buf_t *b, uint64_t arg)
 	return rc;
 }
 
-errno_t si_vector_ids(si_buf_t *b)
+static errno_t si_vector_ids(si_buf_t *b)
 {
 	sysinfo_vector_t r;
 	errno_t rc = EOK;
@@ -388,7 +345,7 @@ errno_t si_vector_ids(si_buf_t *b)
 	return rc;
 }
 
-errno_t si_vector(si_buf_t *b, uint64_t id)
+static errno_t si_vector(si_buf_t *b, uint64_t id)
 {
 	sysinfo_vector_t r;
 
@@ -397,7 +354,7 @@ errno_t si_vector(si_buf_t *b, uint64_t id)
 	return si_put(b, &r, sizeof(r));
 }
 
-errno_t si_syscalls(si_buf_t *b, uint64_t arg)
+static errno_t si_syscalls(si_buf_t *b, uint64_t arg)
 {
 	errno_t rc = EOK;
 
@@ -415,3 +372,20 @@ errno_t si_syscalls(si_buf_t *b, uint64_t arg)
 	}
 	return rc;
 }
+
+/* ----------------------------------------------------------------- nodes */
+
+SYSINFO_DATA_NODE(kernel_version, "kernel.version", 10, si_kernel_version);
+SYSINFO_DATA_NODE(kernel_build, "kernel.build", 20, si_kernel_build);
+SYSINFO_DATA_NODE(boot_cmdline, "boot.cmdline", 30, si_boot_cmdline);
+SYSINFO_INT_NODE(tsc_hz, "system.tsc_hz", 100, si_tsc_hz);
+SYSINFO_INT_NODE(uptime, "system.uptime", 110, si_uptime);
+SYSINFO_INT_NODE(cycles, "system.cycles", 120, si_cycles);
+SYSINFO_INT_NODE(acct_entry, "system.acct_entry_cycles", 130, si_acct_entry);
+SYSINFO_INT_NODE(platform, "system.platform", 140, si_platform);
+SYSINFO_DATA_NODE(cpus, "system.cpus", 160, si_cpus);
+SYSINFO_TABLE_NODE(tasks, "system.tasks", 190, si_tasks, si_task_ids, si_task);
+SYSINFO_TABLE_NODE(threads, "system.threads", 200, si_threads, si_thread_ids, si_thread);
+SYSINFO_TABLE_NODE(exceptions, "system.exceptions", 210, si_vectors, si_vector_ids,
+		   si_vector);
+SYSINFO_DATA_NODE(syscalls, "system.syscalls", 220, si_syscalls);

@@ -1,63 +1,118 @@
 /*
  * sysinfo: the tree of system information and its system calls (see
- * abi/sysinfo.h). Static nodes are a table of dotted paths; the tables
- * under system.tasks, system.threads and system.exceptions have one
- * child per entry, found by parsing the last component. Data is built in
- * a kernel buffer (kernel/sysinfo/nodes.c) and copied out whole or not at
- * all.
+ * abi/sysinfo.h). The nodes are the subsystems' own (kernel/sysinfo.h):
+ * registered at boot from the .sysinfo_nodes section, sorted by rank and
+ * sealed before user space starts. The tables (system.tasks and the
+ * like) have one child per entry, found by parsing the last component.
+ * Data is built in a kernel buffer and copied out whole or not at all.
  */
 #include <abi/sysinfo.h>
-#include <kernel/binary.h>
-#include <kernel/failinj.h>
-#include <kernel/harden.h>
-#include <kernel/vm.h>
+#include <kernel/printk.h>
 #include <kernel/sysimpl.h>
 #include <kernel/sysinfo.h>
+#include <kernel/vm.h>
 #include <kernel/vm_space.h>
 #include <lib/string.h>
 
-/* A node: its type and how to read it. */
-typedef struct si_node {
-	const char *path;
-	unsigned type;
-	uint64_t (*get_int)(void);
-	errno_t (*get_data)(si_buf_t *b, uint64_t arg);
-	errno_t (*children)(si_buf_t *b);   /* dynamic children's names */
-	errno_t (*child_data)(si_buf_t *b, uint64_t id);
-} si_node_t;
+#define LOG_PREFIX "sysinfo"
 
-static const si_node_t si_nodes[] = {
-	{ "kernel.version", SYSINFO_DATA, NULL, si_kernel_version, NULL, NULL },
-	{ "kernel.build", SYSINFO_DATA, NULL, si_kernel_build, NULL, NULL },
-	{ "boot.cmdline", SYSINFO_DATA, NULL, si_boot_cmdline, NULL, NULL },
-	{ "system.tsc_hz", SYSINFO_INT, si_tsc_hz, NULL, NULL, NULL },
-	{ "system.uptime", SYSINFO_INT, si_uptime, NULL, NULL, NULL },
-	{ "system.cycles", SYSINFO_INT, si_cycles, NULL, NULL, NULL },
-	{ "system.acct_entry_cycles", SYSINFO_INT, si_acct_entry, NULL, NULL, NULL },
-	{ "system.platform", SYSINFO_INT, si_platform, NULL, NULL, NULL },
-	{ "system.hardening", SYSINFO_INT, harden_flags, NULL, NULL, NULL },
-	{ "system.cpus", SYSINFO_DATA, NULL, si_cpus, NULL, NULL },
-	{ "system.physmem", SYSINFO_DATA, NULL, si_physmem, NULL, NULL },
-	{ "system.load", SYSINFO_DATA, NULL, si_load, NULL, NULL },
-	{ "system.tasks", SYSINFO_DATA, NULL, si_tasks, si_task_ids, si_task },
-	{ "system.threads", SYSINFO_DATA, NULL, si_threads, si_thread_ids, si_thread },
-	{ "system.exceptions", SYSINFO_DATA, NULL, si_vectors, si_vector_ids, si_vector },
-	{ "system.syscalls", SYSINFO_DATA, NULL, si_syscalls, NULL, NULL },
-	{ "system.ipc.pairs", SYSINFO_DATA, NULL, si_ipc_pairs, NULL, NULL },
-	{ "system.profiler", SYSINFO_DATA, NULL, si_profiler, NULL, NULL },
-	{ "system.profiler.sources", SYSINFO_DATA, NULL, si_prof_sources, NULL, NULL },
-	{ "system.limits", SYSINFO_DATA, NULL, si_limits, si_task_ids, si_limit },
-	{ "system.memory", SYSINFO_DATA, NULL, si_memory, NULL, NULL },
-	{ "system.bincache.entries", SYSINFO_INT, binary_cache_entries, NULL, NULL, NULL },
-	{ "system.bincache.bytes", SYSINFO_INT, binary_cache_bytes, NULL, NULL, NULL },
-	{ "system.bincache.limit", SYSINFO_INT, binary_cache_limit, NULL, NULL, NULL },
-	{ "failinj.injected", SYSINFO_INT, failinj_injected, NULL, NULL, NULL },
-	{ "failinj.reached", SYSINFO_INT, failinj_reached, NULL, NULL, NULL },
-	{ "failinj.absorbed", SYSINFO_INT, failinj_absorbed, NULL, NULL, NULL },
-	{ "failinj.other", SYSINFO_INT, failinj_other, NULL, NULL, NULL },
-};
+static si_registry_t si_live;        /* the tree; sealed before user space */
 
-#define SI_NODES (sizeof(si_nodes) / sizeof(si_nodes[0]))
+#define SI_NODES (si_live.count)
+#define SI_NODE(i) (si_live.nodes[i])
+
+/* -------------------------------------------------------------- registry */
+
+/* Whether c may be in a path's component. */
+static bool si_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether path is components of [a-z0-9_] joined by single dots. */
+static bool si_path_ok(const char *path)
+{
+	size_t len = strlen(path);
+	bool start = true;                   /* at a component's start */
+
+	if (len == 0 || len >= SYSINFO_PATH_MAX)
+		return false;
+	for (const char *p = path; *p; p++) {
+		if (*p == '.' ? start : !si_name_char(*p))
+			return false;
+		start = *p == '.';
+	}
+	return !start;
+}
+
+/* Whether n can be read as its type says. */
+static bool si_node_ok(const si_node_t *n)
+{
+	if (n->type == SYSINFO_INT)
+		return n->get_int && !n->get_data && !n->children && !n->child_data;
+	return n->type == SYSINFO_DATA && n->get_data && !n->get_int &&
+	       !n->child_data == !n->children;
+}
+
+/* r's node of path, or NULL. */
+static const si_node_t *si_registry_find(const si_registry_t *r, const char *path)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (!strcmp(r->nodes[i]->path, path))
+			return r->nodes[i];
+	return NULL;
+}
+
+/* Why r refuses n (EOK: it takes it). */
+static errno_t si_refusal(const si_registry_t *r, const si_node_t *n)
+{
+	if (r->sealed)
+		return EPERM;
+	if (!n->path || !si_path_ok(n->path) || !si_node_ok(n))
+		return EINVAL;
+	if (r->count == SYSINFO_NODES_MAX)
+		return ENOSPC;
+	return si_registry_find(r, n->path) ? EEXIST : EOK;
+}
+
+/* Insert n into r by rank unless it is refused (logged); EOK or why not. */
+errno_t si_registry_add(si_registry_t *r, const si_node_t *n)
+{
+	errno_t rc = si_refusal(r, n);
+	size_t i = r->count;
+
+	if (rc != EOK) {
+		pr_warn("node \"%s\" refused (%s)", n->path ? n->path : "(null)",
+			rc == EPERM ? "sealed" : rc == EEXIST ? "taken" :
+			rc == ENOSPC ? "full" : "bad path or type");
+		return rc;
+	}
+	for (; i > 0 && r->nodes[i - 1]->rank > n->rank; i--)
+		r->nodes[i] = r->nodes[i - 1];
+	r->nodes[i] = n;
+	r->count++;
+	return EOK;
+}
+
+/* si_registry_add to the kernel's tree (EPERM once sysinfo_init sealed it). */
+errno_t sysinfo_register(const si_node_t *n)
+{
+	return si_registry_add(&si_live, n);
+}
+
+/* Every .sysinfo_nodes node into the tree, then seal it; before user space. */
+void sysinfo_init(void)
+{
+	for (const si_node_t *n = __sysinfo_nodes_start; n < __sysinfo_nodes_end; n++)
+		sysinfo_register(n);
+	si_live.sealed = true;
+}
+
+/* The tree's node i in rank order, NULL past the last (sealed: no lock). */
+const si_node_t *sysinfo_node_at(size_t i)
+{
+	return i < si_live.count ? si_live.nodes[i] : NULL;
+}
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -107,8 +162,8 @@ static bool si_is_inner(const char *prefix)
 	size_t n = strlen(prefix);
 
 	for (size_t i = 0; i < SI_NODES; i++)
-		if (n == 0 || (!strncmp(si_nodes[i].path, prefix, n) &&
-			       si_nodes[i].path[n] == '.'))
+		if (n == 0 || (!strncmp(SI_NODE(i)->path, prefix, n) &&
+			       SI_NODE(i)->path[n] == '.'))
 			return true;
 	return false;
 }
@@ -132,7 +187,7 @@ static errno_t si_lookup(const char *path, si_ref_t *ref)
 {
 	*ref = (si_ref_t){ NULL, false, 0 };
 	for (size_t i = 0; i < SI_NODES; i++) {
-		const si_node_t *n = &si_nodes[i];
+		const si_node_t *n = SI_NODE(i);
 		size_t len = strlen(n->path);
 		if (!strcmp(n->path, path)) {
 			ref->node = n;
@@ -166,7 +221,7 @@ static errno_t si_static_keys(const char *prefix, si_buf_t *b)
 	errno_t rc = EOK;
 
 	for (size_t i = 0; i < SI_NODES && rc == EOK; i++) {
-		const char *p = si_nodes[i].path;
+		const char *p = SI_NODE(i)->path;
 		if (n && (strncmp(p, prefix, n) || p[n] != '.'))
 			continue;
 		const char *name = n ? p + n + 1 : p;
@@ -206,6 +261,15 @@ static errno_t si_data(const si_ref_t *ref, si_buf_t *b)
 	if (ref->child)
 		return ref->node->child_data(b, ref->id);
 	return ref->node->get_data(b, 0);
+}
+
+/* Data node path into b, as SYS_SYSINFO_DATA builds it; EOK or why not. */
+errno_t sysinfo_read(const char *path, si_buf_t *b)
+{
+	si_ref_t ref;
+	errno_t rc = si_lookup(path, &ref);
+
+	return rc == EOK ? si_data(&ref, b) : rc;
 }
 
 /* ------------------------------------------------------- system calls */

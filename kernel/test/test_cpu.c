@@ -471,7 +471,7 @@ KTEST(irqlat_sysinfo, "irqlat: system.cpus has irqoff_max and nmi_max for every 
 	smp_nmi_call_others(ktest_nothing, NULL);   /* an NMI on every other CPU */
 	irq_restore(f);
 	ktest_wait_nmi_max(me);
-	errno_t rc = si_cpus(&b, 0);
+	errno_t rc = sysinfo_read("system.cpus", &b);
 	const sysinfo_cpu_t *r = (const sysinfo_cpu_t *)b.data;
 	bool ok = rc == EOK && b.len == cpu_count * sizeof(*r);
 	size_t len = b.len;
@@ -482,7 +482,7 @@ KTEST(irqlat_sysinfo, "irqlat: system.cpus has irqoff_max and nmi_max for every 
 		bad = r[i];
 	}
 	kfree(b.data);
-	KT_CHECK(rc == EOK && len == cpu_count * sizeof(*r), "si_cpus: rc %d, %zu bytes for %u CPUs",
+	KT_CHECK(rc == EOK && len == cpu_count * sizeof(*r), "system.cpus: rc %d, %zu bytes for %u CPUs",
 		 rc, len, cpu_count);
 	KT_CHECK(ok, "cpu %u: irqoff_max %lu (now %lu), nmi_max %lu", bad.id,
 		 bad.irqoff_max_cycles, now, bad.nmi_max_cycles);

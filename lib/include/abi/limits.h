@@ -8,6 +8,7 @@
 #define ABI_LIMITS_H
 
 #include <stdint.h>
+#include <abi/record.h>
 
 #define LIMIT_BOX_CALLS 4096      /* calls queued or held unanswered per answerbox */
 #define LIMIT_BOX_ANSWERS 4096    /* calls sent whose answers are not read yet, per task */
@@ -42,19 +43,31 @@
  */
 #define LIMIT_TREE_BIN_BYTES (4u << 20)
 
-typedef struct sysinfo_limits {
-	uint64_t task;            /* task id */
-	uint64_t tree;            /* id of its tree's root task */
-	uint32_t box_calls;       /* its answerbox: queued + held calls */
-	uint32_t box_answers;     /* its calls whose answers are unread */
-	uint32_t threads;
-	uint32_t tree_tasks;      /* tasks in its tree */
-	uint32_t regions;
-	uint32_t prof_sessions;
-	uint32_t bin_bytes;       /* program cache bytes charged to its quota tree */
-	uint32_t limit[7];        /* the LIMIT_* above, in the order of the fields */
-	uint64_t bin_tree;        /* id of its quota tree's root (0: none, a kernel task) */
-	uint64_t bin_denied;      /* spawns its quota tree was refused (ELIMIT) */
-} sysinfo_limits_t;
+/*
+ * sysinfo_limits_t (an abi/record.h row table): limit[] holds the LIMIT_*
+ * above in the order of the usage fields, each listed after its field as
+ * NAME_max.
+ */
+#define SYSINFO_LIMITS_ROWS(X, T) \
+	X(T, FIELD, uint64_t, task, U64)                /* task id */ \
+	X(T, FIELD, uint64_t, tree, U64)                /* id of its tree's root task */ \
+	X(T, FIELD, uint32_t, box_calls, U32)           /* its answerbox: queued + held calls */ \
+	X(T, SHOW, box_calls_max, limit[0], U32) \
+	X(T, FIELD, uint32_t, box_answers, U32)         /* its calls whose answers are unread */ \
+	X(T, SHOW, box_answers_max, limit[1], U32) \
+	X(T, FIELD, uint32_t, threads, U32) \
+	X(T, SHOW, threads_max, limit[2], U32) \
+	X(T, FIELD, uint32_t, tree_tasks, U32)          /* tasks in its tree */ \
+	X(T, SHOW, tree_tasks_max, limit[3], U32) \
+	X(T, FIELD, uint32_t, regions, U32) \
+	X(T, SHOW, regions_max, limit[4], U32) \
+	X(T, FIELD, uint32_t, prof_sessions, U32) \
+	X(T, SHOW, prof_sessions_max, limit[5], U32) \
+	X(T, FIELD, uint32_t, bin_bytes, U32)           /* program cache bytes charged to its quota tree */ \
+	X(T, SHOW, bin_bytes_max, limit[6], U32) \
+	X(T, MEMBER, uint32_t, limit, [7])              /* the LIMIT_* above, in the order of the fields */ \
+	X(T, FIELD, uint64_t, bin_tree, U64)            /* id of its quota tree's root (0: none, a kernel task) */ \
+	X(T, FIELD, uint64_t, bin_denied, U64)          /* spawns its quota tree was refused (ELIMIT) */
+RECORD_STRUCT(sysinfo_limits, SYSINFO_LIMITS_ROWS);
 
 #endif

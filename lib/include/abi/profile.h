@@ -30,6 +30,7 @@
 #define ABI_PROFILE_H
 
 #include <abi/ipc.h>
+#include <abi/record.h>
 #include <stdint.h>
 #include <abi/wait.h>
 
@@ -61,14 +62,14 @@
 /*
  * sysinfo system.profiler.sources: one per source the kernel has, in its
  * order (probing and PROF_SRC_DEFAULT's choice: the first usable one
- * without PROF_SRCF_NODEFAULT).
+ * without PROF_SRCF_NODEFAULT). An abi/record.h row table.
  */
-typedef struct prof_source_desc {
-	uint32_t id;                    /* PROF_SRC_* */
-	uint32_t flags;                 /* PROF_SRCF_* */
-	char name[PROF_SRC_NAME_MAX];   /* "pmc", "rtc-nmi", ... */
-	char what[64];                  /* what it is here, or why it is not usable */
-} prof_source_desc_t;
+#define PROF_SOURCE_DESC_ROWS(X, T) \
+	X(T, FIELD, uint32_t, id, U32)                  /* PROF_SRC_* */ \
+	X(T, FIELD, uint32_t, flags, HEX32)             /* PROF_SRCF_* */ \
+	X(T, TEXT, name, PROF_SRC_NAME_MAX)             /* "pmc", "rtc-nmi", ... */ \
+	X(T, TEXT, what, 64)                            /* what it is here, or why it is not usable */
+RECORD_STRUCT(prof_source_desc, PROF_SOURCE_DESC_ROWS);
 
 /* Rates (Hz). rtc and rtc-nmi round to a power of two in [2, 8192]. */
 #define PROF_HZ_DEFAULT 1000

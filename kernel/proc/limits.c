@@ -3,6 +3,7 @@
  * the kernel hold, against their limits (abi/limits.h).
  */
 #include <abi/limits.h>
+#include <abi/sysinfo.h>
 #include <kernel/binary.h>
 #include <kernel/ipc.h>
 #include <kernel/prof.h>
@@ -11,21 +12,21 @@
 #include <kernel/vm_space.h>
 #include <lib/string.h>
 
-typedef struct si_limits_walk {
+typedef struct limits_walk {
 	si_buf_t *b;
 	errno_t rc;
 	uint64_t id;                 /* one entry only; 0: all */
 	size_t count;
-} si_limits_walk_t;
+} limits_walk_t;
 
-static const uint32_t si_limit_values[7] = {
+static const uint32_t limits_values[7] = {
 	LIMIT_BOX_CALLS, LIMIT_BOX_ANSWERS, LIMIT_THREADS,
 	LIMIT_TASK_TREE, LIMIT_REGIONS, LIMIT_PROF_SESSIONS,
 	LIMIT_TREE_BIN_BYTES,
 };
 
 /* t's record, but for its profiling sessions (they need prof_lock). */
-static void si_limits_record(task_t *t, sysinfo_limits_t *r)
+static void limits_record(task_t *t, sysinfo_limits_t *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->task = t->id;
@@ -34,27 +35,27 @@ static void si_limits_record(task_t *t, sysinfo_limits_t *r)
 	task_tree_usage(t, &r->tree, &r->tree_tasks);
 	r->regions = t->space ? (uint32_t)vm_space_region_count(t->space) : 0;
 	binary_quota_usage(t->binq, &r->bin_tree, &r->bin_bytes, &r->bin_denied);
-	memcpy(r->limit, si_limit_values, sizeof(r->limit));
+	memcpy(r->limit, limits_values, sizeof(r->limit));
 }
 
-static void si_limits_count(task_t *t, void *ctx)
+static void limits_count(task_t *t, void *ctx)
 {
-	((si_limits_walk_t *)ctx)->count++;
+	((limits_walk_t *)ctx)->count++;
 }
 
-static void si_limits_add(task_t *t, void *ctx)
+static void limits_add(task_t *t, void *ctx)
 {
-	si_limits_walk_t *w = ctx;
+	limits_walk_t *w = ctx;
 	sysinfo_limits_t r;
 
 	if (w->rc != EOK || !t->id || (w->id && t->id != w->id))
 		return;
-	si_limits_record(t, &r);
+	limits_record(t, &r);
 	w->rc = si_put(w->b, &r, sizeof(r));
 }
 
 /* Fill in the session counts, outside the task table lock (prof_lock first). */
-static void si_limits_sessions(si_buf_t *b, size_t from)
+static void limits_sessions(si_buf_t *b, size_t from)
 {
 	for (size_t at = from; at + sizeof(sysinfo_limits_t) <= b->len;
 	     at += sizeof(sysinfo_limits_t)) {
@@ -63,26 +64,29 @@ static void si_limits_sessions(si_buf_t *b, size_t from)
 	}
 }
 
-static errno_t si_limits_walk(si_buf_t *b, uint64_t id)
+static errno_t limits_walk(si_buf_t *b, uint64_t id)
 {
-	si_limits_walk_t w = { .b = b, .rc = EOK, .id = id };
+	limits_walk_t w = { .b = b, .rc = EOK, .id = id };
 	size_t from = b->len;
 
-	task_foreach(si_limits_count, &w);
+	task_foreach(limits_count, &w);
 	w.rc = si_reserve(b, b->len + (w.count + 8) * sizeof(sysinfo_limits_t));
 	if (w.rc == EOK)
-		task_foreach(si_limits_add, &w);
+		task_foreach(limits_add, &w);
 	if (w.rc == EOK)
-		si_limits_sessions(b, from);
+		limits_sessions(b, from);
 	return w.rc != EOK ? w.rc : id && b->len == from ? ENOENT : EOK;
 }
 
-errno_t si_limits(si_buf_t *b, uint64_t arg)
+static errno_t limits_si_all(si_buf_t *b, uint64_t arg)
 {
-	return si_limits_walk(b, 0);
+	return limits_walk(b, 0);
 }
 
-errno_t si_limit(si_buf_t *b, uint64_t id)
+static errno_t limits_si_one(si_buf_t *b, uint64_t id)
 {
-	return id ? si_limits_walk(b, id) : ENOENT;
+	return id ? limits_walk(b, id) : ENOENT;
 }
+
+/* Children: the task ids, as system.tasks has. */
+SYSINFO_TABLE_NODE(limits, "system.limits", 260, limits_si_all, si_task_ids, limits_si_one);
