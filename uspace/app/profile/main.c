@@ -64,7 +64,7 @@ typedef struct target {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
-		"[-o FILE] [-c] [-w]\n"
+		"[-o FILE] [-c] [-w] [-p PERCENT]\n"
 		"               (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
@@ -78,6 +78,8 @@ static void usage(FILE *out)
 		"              servers' work for it\n"
 		"  -w          wall clock: also the time its threads wait, as\n"
 		"              [off-cpu: REASON] frames (sleep, wait SERVER.METHOD, ...)\n"
+		"  -p PERCENT  hide rows under PERCENT of the samples (default 0.5;\n"
+		"              0: every row)\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
 
@@ -106,7 +108,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cw")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
