@@ -3,12 +3,14 @@
  * NMI, and stopping CPUs on panic (NMI handlers registered with the arch
  * dispatcher, arch/x86_64/nmi.c).
  *
- * Lock order: call_lock and nmi_call_lock are never held together.
+ * Lock order: call_lock, then nmi_call_lock (a silent CPU's report);
+ * nmi_call_lock is never held while taking call_lock.
  */
 #include <arch/interrupt.h>
 #include <arch/nmi.h>
 #include <arch/smp.h>
 #include <kernel/printk.h>
+#include <kernel/ksym.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
 #include <kernel/smp.h>
@@ -19,6 +21,7 @@
 
 #define LOG_PREFIX "smp"
 #define NMI_CALL_TIMEOUT_NS 1000000000ull
+#define CALL_RESEND_NS 1000000000ull    /* unanswered this long: IPI again */
 
 cpu_t *cpus[MAX_CPUS];
 unsigned cpu_count;
@@ -28,8 +31,11 @@ static spinlock_t call_lock = SPINLOCK_INIT("smp_call");
 static struct {
 	cpu_fn_t fn;
 	void *arg;
+	volatile uint32_t gen;       /* this call's number; CPUs store it once run */
 	volatile unsigned done;
+	uint64_t resends;            /* call IPIs sent again to a silent CPU */
 } call;
+static uint64_t call_silent_pc[MAX_CPUS];   /* where a silent CPU was */
 
 static spinlock_t nmi_call_lock = SPINLOCK_INIT("smp_nmi_call");
 static volatile unsigned nmi_call_done;
@@ -37,8 +43,76 @@ static volatile unsigned cpus_stopped;
 
 void smp_call_ipi(int_frame_t *f)
 {
+	cpu_t *c = cpu_current();
+	uint32_t gen = __atomic_load_n(&call.gen, __ATOMIC_ACQUIRE);
+
+	if (c->call_gen == gen)
+		return;           /* a resent IPI for a call this CPU has taken */
+	__atomic_store_n(&c->call_gen, gen, __ATOMIC_RELEASE);   /* taken */
 	call.fn(call.arg);
 	__atomic_add_fetch(&call.done, 1, __ATOMIC_RELEASE);
+}
+
+/* NMI call: note where this CPU was (for the silent-CPU log line). */
+static void smp_call_where(void *arg)
+{
+	cpu_t *c = cpu_current();
+
+	call_silent_pc[c->id] = c->nmi_frame ? frame_pc(c->nmi_frame) : 0;
+}
+
+/* Log a CPU that has not taken the call after ms, and where it is. */
+static void smp_call_report(cpu_t *c, uint64_t ms)
+{
+	uint64_t off = 0;
+	const char *sym = ksym_lookup(call_silent_pc[c->id], &off);
+
+	pr_warn("call %s: CPU %u silent for %lu ms, at %s+%#lx; IPI sent again",
+		ksym_lookup((uintptr_t)call.fn, &off) ?: "?", c->id, ms,
+		sym ?: "?", off);
+}
+
+/*
+ * After CALL_RESEND_NS without every answer: find where the silent CPUs
+ * are (an NMI reaches them with interrupts off), say so once a call, and
+ * send those CPUs the IPI again (smp_call_ipi runs each call once).
+ */
+static void smp_call_resend(uint32_t gen, uint64_t waited_ns, bool report)
+{
+	if (report)
+		smp_nmi_call_others(smp_call_where, NULL);
+	for (unsigned i = 0; i < cpu_count; i++) {
+		cpu_t *c = cpus[i];
+		if (c == cpu_current() || !c->online ||
+		    __atomic_load_n(&c->call_gen, __ATOMIC_ACQUIRE) == gen)
+			continue;
+		if (report)
+			smp_call_report(c, waited_ns / 1000000);
+		call.resends++;
+		arch_send_call(c);
+	}
+}
+
+/* Wait for the others to run call gen, sending again to CPUs not taking it. */
+static void smp_call_wait(uint32_t gen, unsigned others)
+{
+	uint64_t start = time_ns(), next = start + CALL_RESEND_NS;
+	bool reported = false;
+
+	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < others) {
+		cpu_relax();
+		uint64_t now = time_ns();
+		if (now < next)
+			continue;
+		smp_call_resend(gen, now - start, !reported);
+		reported = true;
+		next = now + CALL_RESEND_NS;
+	}
+}
+
+uint64_t smp_call_resends(void)
+{
+	return call.resends;
 }
 
 unsigned smp_call_all(cpu_fn_t fn, void *arg)
@@ -57,13 +131,14 @@ unsigned smp_call_all(cpu_fn_t fn, void *arg)
 	call.fn = fn;
 	call.arg = arg;
 	call.done = 0;
+	uint32_t gen = __atomic_add_fetch(&call.gen, 1, __ATOMIC_RELEASE);
 	if (others)
 		arch_send_call_others();
 	uint64_t f = irq_save();
+	cpu_current()->call_gen = gen;
 	fn(arg);
 	irq_restore(f);
-	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < others)
-		cpu_relax();
+	smp_call_wait(gen, others);
 	spin_unlock(&call_lock);
 	preempt_enable();
 	return others + 1;

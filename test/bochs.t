@@ -137,6 +137,11 @@ def run_ktest(tap):
                      r.grep(r"^time: TSC frequency from PIT"),
                      "%s CPUID's TSC rate read, found wrong, the PIT's taken" % name)
     passed &= check_hardening(tap, name, r, tests)
+    for line in r.grep(r"^smp: warning: call (?!ktest_count_cpu).* silent for"):
+        # A call IPI Bochs did not deliver: the kernel sends it again
+        # (kernel/smp.c); before, the suite hung there (issue 28). The
+        # ktest smp_call_resend's own silent CPU is left out.
+        tap.diag("%s %s" % (name, line))
     if not passed:
         bt.show_tail(tap, r)
 

@@ -38,7 +38,9 @@ KTEST(frame_exhaustion, "frame: exhaustion returns ENOMEM and everything comes b
 	uintptr_t top;
 	bool heap_failed = kmalloc(64 * 1024) == NULL;
 	errno_t rc = frame_alloc(&p);
-	errno_t stack_rc = kstack_alloc(4, &top);
+	/* 6 pages: no other stack has that size, so none is cached (a freed
+	 * thread stack would be handed out again without a frame) */
+	errno_t stack_rc = kstack_alloc(6, &top);
 
 	mm_release_frames(head);
 	frame_stats_t after = frame_stats();

@@ -99,6 +99,7 @@ typedef struct cpu {
 	volatile bool need_resched;
 	volatile bool idle_polling;  /* idle, polling its queue: wake it without an IPI */
 	uint32_t preempt_count;      /* > 0: no preemption */
+	volatile uint32_t call_gen;  /* the last smp_call_all() this CPU ran */
 	acct_cpu_t acct;
 } cpu_t;
 

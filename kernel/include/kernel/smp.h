@@ -21,6 +21,12 @@ void smp_init(void);
 unsigned smp_call_all(cpu_fn_t fn, void *arg);
 
 /*
+ * How many times smp_call_all() sent its IPI again to a CPU that had not
+ * answered within a second (each such call is logged once).
+ */
+uint64_t smp_call_resends(void);
+
+/*
  * Run fn(arg) on every other online CPU from NMI context and wait for all.
  * fn must be NMI-safe (no locks, no allocation, no printing). Returns the
  * number of CPUs that ran it. A CPU that has not taken the call within

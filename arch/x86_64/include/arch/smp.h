@@ -26,6 +26,12 @@ static inline void arch_send_call_others(void)
 	arch_send_ipi_others(VEC_IPI_CALL);
 }
 
+/* The smp_call_all IPI to c alone (sent again to a silent CPU). */
+static inline void arch_send_call(cpu_t *c)
+{
+	arch_send_ipi(c, VEC_IPI_CALL);
+}
+
 /* NMI IPI to one CPU / to all others. Any context. */
 void arch_send_nmi(cpu_t *c);
 void arch_send_nmi_others(void);
