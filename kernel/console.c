@@ -65,12 +65,22 @@ static void klog_wake(void)
 		waitq_wake_all(&klog_wq);
 }
 
+/*
+ * Format into buf; a message cut to fit keeps its final newline, so the
+ * next one still starts a line of its own.
+ */
 static size_t printk_format(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	int n = fmt_vsnprintf(buf, size, fmt, ap);
+	size_t len = strlen(fmt);
+
 	if (n < 0)
 		return 0;
-	return (size_t)n < size ? (size_t)n : size - 1;
+	if ((size_t)n < size)
+		return (size_t)n;
+	if (len && fmt[len - 1] == '\n')
+		buf[size - 2] = '\n';
+	return size - 1;
 }
 
 void printk(const char *fmt, ...)

@@ -36,6 +36,7 @@
 #include <lib/string.h>
 
 #define INIT_MAX_ARGS 16
+#define CMDLINE_SHOWN 400       /* bytes of the command line the boot log shows (the line says 400) */
 
 static unsigned kmain_hz(void)
 {
@@ -46,6 +47,17 @@ static unsigned kmain_hz(void)
 		for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
 			hz = hz * 10 + (unsigned)(*p - '0');
 	return hz >= 10 && hz <= 10000 ? hz : 100;
+}
+
+static void kmain_report_cmdline(void)
+{
+	size_t len = strlen(boot_info.cmdline);
+
+	printk("vernier: command line \"%.*s\"%s\n", CMDLINE_SHOWN, boot_info.cmdline,
+	       len > CMDLINE_SHOWN ? " (its first 400 bytes)" : "");
+	if (boot_info.cmdline_given >= sizeof(boot_info.cmdline))
+		printk("vernier: warning: command line cut to %zu of its %zu bytes\n",
+		       sizeof(boot_info.cmdline) - 1, boot_info.cmdline_given);
 }
 
 static void kmain_report_boot(void)
@@ -59,10 +71,11 @@ static size_t kinit_args(char *buf, size_t size, const char **argv)
 {
 	const char *rest = strstr(boot_info.cmdline, "--");
 	size_t argc = 0;
+	char *p = buf;
 
 	argv[argc++] = "init";
 	strlcpy(buf, rest ? rest + 2 : "", size);
-	for (char *p = buf; *p && argc < INIT_MAX_ARGS - 1;) {
+	while (*p && argc < INIT_MAX_ARGS - 1) {
 		while (*p == ' ')
 			*p++ = '\0';
 		if (!*p)
@@ -71,6 +84,11 @@ static size_t kinit_args(char *buf, size_t size, const char **argv)
 		while (*p && *p != ' ')
 			p++;
 	}
+	while (*p == ' ')
+		*p++ = '\0';           /* ends the last word taken */
+	if (*p)
+		printk("kinit: warning: init gets only the first %d words after \"--\"\n",
+		       INIT_MAX_ARGS - 2);
 	argv[argc] = NULL;
 	return argc;
 }
@@ -94,7 +112,7 @@ static void kinit_start_ns(void)
 /* The first kernel thread: self-tests, or the first user task. */
 static void kinit(void *arg)
 {
-	char buf[BOOT_CMDLINE_MAX];
+	static char buf[BOOT_CMDLINE_MAX];     /* kinit runs once */
 	const char *argv[INIT_MAX_ARGS];
 	task_id_t id;
 
@@ -121,7 +139,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	arch_early_init();          /* per-CPU data, GDT/IDT, COM1, boot info */
 	printk("vernier: %s, booted by %s (%s)\n", VERNIER_VERSION,
 	       boot_info.loader, boot_info.uefi ? "UEFI" : "BIOS");
-	printk("vernier: command line \"%s\"\n", boot_info.cmdline);
+	kmain_report_cmdline();     /* what the loader gave, cut if too long */
 	frame_init();               /* physical frames from the memory map */
 	vm_init();                  /* kernel page tables; identity map gone */
 	heap_init();                /* kmalloc */

@@ -18,13 +18,16 @@ vary, like the date). The boots:
   status 1" line and QEMU's fail code;
 - "-- poweroff" and "-- reboot": QEMU ends by itself, with status 0, after
   the kernel's power line (runall's commands lack the system permission:
-  there they fail).
+  there they fail);
+- "-- echo w1 ... w20 xxx..." (1,170 bytes): the kernel keeps 1,023 of
+  them and says so, init takes 14 words and says so, and echo prints its
+  13 (the last word taken once kept the rest of the line with it).
 
 Each boot must also end as it should (QEMU's pass code after runall) with
 no panic and no task killed for a fault. Contents and sizes of files come
 from build/initrd.tar. GRUB limits the command line to
-[A-Za-z0-9 ._,=:/+-], the kernel keeps 255 bytes of it and init takes 14
-words after "--": a runall boot has at most 13 short commands, and grep's
+[A-Za-z0-9 ._,=:/+-], the kernel keeps 1,023 bytes of it and init takes 14
+words after "--": a runall boot has at most 13 commands, and grep's
 special characters are left to test/unit/test_match.c. TAP on stdout,
 for prove.
 """
@@ -48,7 +51,10 @@ from tap import Tap  # noqa: E402
 
 TIMEOUT = 120           # seconds per boot (one takes 2-4 s under TCG)
 MAX_COMMANDS = 13       # init's 14 words after "--", runall being one
-CMDLINE_MAX = 255       # the kernel keeps 255 bytes of its command line
+CMDLINE_MAX = 1023      # the kernel keeps 1023 bytes of its command line
+# A command line past both limits: 20 words after "--", then a long one.
+LONG_WORDS = ["w%d" % i for i in range(1, 21)]
+LONG_LINE = "-- echo " + " ".join(LONG_WORDS) + " " + "x" * 1100
 
 # A command for runall ("ls,-l,/tmp"), its exit status, and its output:
 # the exact text, or a compiled pattern the whole text must match.
@@ -308,6 +314,21 @@ def check_power(tap, how, r):
         bt.show_tail(tap, r)
 
 
+def check_long(tap, r):
+    """LONG_LINE: both limits said, the words taken whole."""
+    name = "[init long]"
+    given = len(LONG_LINE)
+    ok = tap.ok(r.grep(r"^vernier: warning: command line cut to %d of its %d bytes$"
+                       % (CMDLINE_MAX, given)),
+                "%s the kernel says it kept %d of the %d bytes" % (name, CMDLINE_MAX, given))
+    ok &= tap.ok(r.grep(r'^kinit: warning: init gets only the first 14 words after "--"$'),
+                 "%s kinit says init gets 14 words" % name)
+    ok &= tap.ok(r.grep("^%s$" % " ".join(LONG_WORDS[:13])),
+                 "%s echo printed its 13 words, the last one alone" % name)
+    if not ok:
+        bt.show_tail(tap, r)
+
+
 def boot_job(iso):
     """A job for run_parallel: boot iso until QEMU ends."""
     return (bt.weight(2), lambda: vm.boot(iso, cpus=2, accel=bt.accel(),
@@ -329,6 +350,7 @@ def main():
         isos = [suite.make_iso(tmp, line) for line in lines]
         direct = [suite.make_iso(tmp, "-- " + c) for c in
                   ("cat /nonexistent /etc/motd", "poweroff", "reboot")]
+        direct.append(suite.make_iso(tmp, LONG_LINE))
         jobs = [boot_job(iso) for iso in isos[:-1]]
         jobs.append((bt.weight(2), lambda: typed_boot(isos[-1])))
         jobs += [boot_job(iso) for iso in direct]
@@ -338,6 +360,7 @@ def main():
     check_direct(tap, results[len(boots) + 1])
     for how, r in zip(("poweroff", "reboot"), results[len(boots) + 2:]):
         check_power(tap, how, r)
+    check_long(tap, results[-1])
     tap.done()
 
 

@@ -2,6 +2,7 @@
 #include <arch/cpu.h>
 #include <arch/time.h>
 #include <kernel/cmdline.h>
+#include <kernel/console.h>
 #include <kernel/fault.h>
 #include <kernel/ksym.h>
 #include <kernel/ktest.h>
@@ -540,5 +541,40 @@ KTEST(irqlat_sysinfo, "irqlat: system.cpus has irqoff_max and nmi_max for every 
 		 rc, len, cpu_count);
 	KT_CHECK(ok, "cpu %u: irqoff_max %lu (now %lu), nmi_max %lu", bad.id,
 		 bad.irqoff_max_cycles, now, bad.nmi_max_cycles);
+	return true;
+}
+
+static char kt_log[4096];
+
+/* The log bytes written since *pos, into kt_log (NUL-terminated); their count. */
+static size_t kt_log_since(uint64_t *pos)
+{
+	size_t n = 0, got;
+
+	while (n < sizeof(kt_log) - 1 &&
+	       (got = klog_read(kt_log + n, sizeof(kt_log) - 1 - n, pos, 0)) > 0)
+		n += got;
+	kt_log[n] = '\0';
+	return n;
+}
+
+/*
+ * printk cuts a message to its 512-byte buffer; the cut once dropped the
+ * final newline too, so the next message continued that line (a kernel
+ * command line of 1,179 bytes hid the warning printed after it).
+ */
+KTEST(printk_cut_newline, "printk: a message cut to fit keeps its newline")
+{
+	static char big[700];
+	uint64_t pos = 0;
+
+	memset(big, 'z', sizeof(big) - 1);
+	kt_log_since(&pos);                 /* to the end of the log */
+	printk("# %s\n", big);
+	printk("# after the cut\n");
+	size_t n = kt_log_since(&pos);
+	const char *after = strstr(kt_log, "# after the cut");
+	KT_CHECK(n > 0 && after, "the second line is not in the log (%zu bytes)", n);
+	KT_CHECK(after > kt_log && after[-1] == '\n', "the second message continues the cut line");
 	return true;
 }

@@ -151,6 +151,7 @@ static void mb2_tag(const mb2_tag_t *tag)
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
 		mb2_copy_string(boot_info.cmdline, sizeof(boot_info.cmdline), tag);
+		boot_info.cmdline_given = strnlen((const char *)(tag + 1), tag->size - sizeof(*tag));
 		break;
 	case MB2_TAG_LOADER:
 		mb2_copy_string(boot_info.loader, sizeof(boot_info.loader), tag);

@@ -11,7 +11,7 @@
 #define BOOT_MAX_MEM_REGIONS 128
 #define BOOT_MAX_MODULES 16
 #define BOOT_MAX_RESERVED 32
-#define BOOT_CMDLINE_MAX 256
+#define BOOT_CMDLINE_MAX 1024   /* bytes kept, with the NUL; longer: cut, with a warning */
 
 typedef enum {
 	MEM_USABLE = 1,
@@ -38,6 +38,7 @@ typedef struct boot_range {
 
 typedef struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX];
+	size_t cmdline_given;        /* its length as the loader gave it */
 	char loader[64];
 	bool uefi;
 	mem_region_t mem[BOOT_MAX_MEM_REGIONS];
