@@ -443,7 +443,7 @@ check: setup
 # make check-qemu7: the old QEMU target (the distribution's QEMU, 7.2 on
 # Debian 12): the ktest suite and the profiling ground truths on it; the
 # reports' figures say how exact it is there (README "QEMU versions").
-QEMU7_TESTS := test/ktest.t test/groundtruth.t test/gtloop.t test/gtcallgrind.t \
+QEMU7_TESTS := test/ktest.t test/groundtruth.t test/gtloop.t test/gtcallgrind.t test/gtfault.t \
 	test/workload.t test/icount.t test/missed.t test/gtsmp.t
 check-qemu7: setup
 	$(Q)$(MAKE) --no-print-directory all

@@ -4,13 +4,16 @@
  *   gtbench-host [-l] ROUNDS [TURNS]
  *   gtbench-host -t THREADS ROUNDS
  *   gtbench-host -j JOB ROUNDS
+ *   gtbench-host -p PAGES TURNS PASSES
  * (-l: loop.c's loop, as gtbench -l, test/gtloop.t; -t: the threads' jobs
  * one after the other, with gtbench -t's checksum; -j: one job alone, for
- * its own instruction counts; test/gtsmp.t)
+ * its own instruction counts; test/gtsmp.t; -p: pages.c's loop over fresh
+ * pages of an anonymous mapping, as gtbench -p, test/gtfault.t)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gtbench.h"
 
@@ -33,6 +36,25 @@ static int host_smp(unsigned long threads, unsigned long rounds)
 	return 0;
 }
 
+/* gtbench -p PAGES TURNS PASSES: its line. */
+static int host_pages(unsigned long pages, unsigned long turns, unsigned long passes)
+{
+	uint32_t sum = 0;
+
+	for (unsigned long i = 0; i < passes; i++) {
+		uint8_t *buf = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED) {
+			perror("gtbench-host: mmap");
+			return 1;
+		}
+		sum = sum * 31u + gt_pages_run(buf, (uint32_t)pages, (uint32_t)turns);
+		munmap(buf, pages * 4096);
+	}
+	printf("gtbench -p %lu %lu %lu checksum 0x%08x\n", pages, turns, passes, (unsigned)sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int loop = argc >= 3 && !strcmp(argv[1], "-l");
@@ -48,12 +70,17 @@ int main(int argc, char **argv)
 			(uint32_t)strtoul(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10)));
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "-p") && strtoul(argv[2], NULL, 10) &&
+	    strtoul(argv[4], NULL, 10))
+		return host_pages(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10),
+				  strtoul(argv[4], NULL, 10));
 	if (loop && argc == 4)
 		gt_turns = (uint32_t)strtoul(argv[3], NULL, 10);
 	if (rounds == 0) {
 		fprintf(stderr, "usage: gtbench-host [-l] ROUNDS [TURNS]\n"
 			"       gtbench-host -t THREADS ROUNDS\n"
-			"       gtbench-host -j JOB ROUNDS\n");
+			"       gtbench-host -j JOB ROUNDS\n"
+			"       gtbench-host -p PAGES TURNS PASSES\n");
 		return 2;
 	}
 	if (loop)

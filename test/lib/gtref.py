@@ -31,7 +31,7 @@ ROW_RE = re.compile(r"^0x[0-9a-f]+\s+(\d+)\s+\d+\s+[\d.]+%\s+(\S+)\s*$")
 TOP_RE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+\d+\s+(\S+)\s*$")
 CALLER_RE = re.compile(r"^( +)(\d+)\s+\d+\s+[\d.]+%\s+<- (\S+)")
 SAMPLES_RE = re.compile(r"Samples:\s+(\d+) total")
-CHECKSUM_RE = re.compile(r"gtbench (-l |-t \d+ )?\d+ rounds checksum 0x[0-9a-f]+")
+CHECKSUM_RE = re.compile(r"gtbench ((-l |-t \d+ )?\d+ rounds|-p \d+ \d+ \d+) checksum 0x[0-9a-f]+")
 CG_SELF_RE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(gt_\w+) \[")
 CG_CALLER_RE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+< \S*:(gt_\w+) ")
 CG_FUNC_RE = re.compile(r"^\s*[\d,]+ \(\s*[\d.]+%\)\s+\*\s+\S*:(gt_\w+) ")
@@ -49,10 +49,10 @@ def disasm(obj):
 
 
 def host_build(tap, tmp):
-    """Build gtbench (work.c, loop.c, smp.c, test/gt/host_main.c) for the host and
+    """Build gtbench (work.c, loop.c, smp.c, pages.c, test/gt/host_main.c) for the host and
     check each object's code against the guest's; the executable's path
     (None if the build failed) and {name: object path}."""
-    objs = {n: os.path.join(tmp, n + ".o") for n in ("work", "loop", "smp")}
+    objs = {n: os.path.join(tmp, n + ".o") for n in ("work", "loop", "smp", "pages")}
     exe = os.path.join(tmp, "gtbench-host")
     ok = all(run(["gcc"] + CODEGEN + ["-c", os.path.join(SRC, n + ".c"),
                                       "-o", o]).returncode == 0
@@ -61,7 +61,7 @@ def host_build(tap, tmp):
                      os.path.join(tmp, "main.o")]).returncode == 0
     ok = ok and run(["gcc", "-no-pie"] + list(objs.values()) +
                     [os.path.join(tmp, "main.o"), "-o", exe]).returncode == 0
-    tap.ok(ok, "host build of gtbench's work.c, loop.c and smp.c")
+    tap.ok(ok, "host build of gtbench's work.c, loop.c, smp.c and pages.c")
     for n, o in objs.items():
         guest = os.path.join(GUEST_OBJS, n + ".o")
         tap.ok(ok and os.path.exists(guest) and disasm(o) == disasm(guest),

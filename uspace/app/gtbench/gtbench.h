@@ -25,4 +25,12 @@ uint32_t gt_loop_run(uint32_t rounds);
 /* The inner turns of the loop's gt_big (default 5). */
 extern uint32_t gt_turns;
 
+/*
+ * Touch each of pages fresh pages of buf once (pages.c: gt_fill, gt_scan,
+ * and turns turns of gt_churn between pages); a checksum.
+ */
+uint32_t gt_pages_run(uint8_t *buf, uint32_t pages, uint32_t turns);
+/* The most pages gtbench -p takes (256 MiB of buffer). */
+#define GT_PAGES_MAX 65536u
+
 #endif

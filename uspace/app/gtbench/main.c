@@ -4,6 +4,7 @@
  *
  *   gtbench [-h] [-l] [ROUNDS [TURNS]]
  *   gtbench -t THREADS [ROUNDS]
+ *   gtbench -p PAGES [TURNS [PASSES]]
  *
  * Runs ROUNDS (default 100) identical rounds of work.c and prints
  * "gtbench ROUNDS rounds checksum 0xHEX"; the host build of work.c prints
@@ -16,7 +17,11 @@
  * busy for the whole run; prints each job's CPU time by the kernel's
  * accounting ("gtbench: thread I job J on cpu C: N us of CPU"), then
  * "gtbench -t THREADS ROUNDS rounds checksum 0xHEX", the host build's
- * line for the same jobs (test/gtsmp.t).
+ * line for the same jobs (test/gtsmp.t). -p, PASSES times (default 1),
+ * maps PAGES fresh pages, touches each once (pages.c; TURNS turns of work
+ * between pages, default 200) and unmaps them; prints "gtbench -p PAGES
+ * TURNS PASSES checksum 0xHEX", the host build's line, then its thread's
+ * user and kernel time by the kernel's accounting (test/gtfault.t).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -44,10 +49,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gtbench [-h] [ROUNDS]\n"
 		"       gtbench -l [ROUNDS [TURNS]]\n"
 		"       gtbench -t THREADS [ROUNDS]\n"
+		"       gtbench -p PAGES [TURNS [PASSES]]\n"
 		"  ROUNDS (default 100) rounds of different work, or with -l of a\n"
 		"  tight loop of three calls (TURNS 0..64, default 5: the inner\n"
 		"  turns of one of them), or with -t in THREADS (1..16) threads\n"
-		"  of different jobs, one per CPU in turn; prints a checksum\n");
+		"  of different jobs, one per CPU in turn, or with -p touch PAGES\n"
+		"  (1..65536) fresh pages once each, TURNS (default 200) turns of\n"
+		"  work between pages, PASSES (default 1) times; prints a checksum\n");
 }
 
 /* Count this thread past a barrier, then spin until all are. */
@@ -137,6 +145,46 @@ static int smp_cmd(char **args, int n)
 	return smp_main((uint32_t)threads, (uint32_t)rounds);
 }
 
+/* One pass of -p: map pages fresh pages, touch them, unmap; 0 or an error. */
+static errno_t pages_pass(uint32_t pages, uint32_t turns, uint32_t *sum)
+{
+	void *buf;
+	errno_t rc = sys_map(NULL, (size_t)pages * 4096, PROT_READ | PROT_WRITE, &buf);
+
+	if (rc != EOK)
+		return rc;
+	*sum = *sum * 31u + gt_pages_run(buf, pages, turns);
+	return sys_unmap(buf, (size_t)pages * 4096);
+}
+
+/* gtbench -p PAGES [TURNS [PASSES]] (args: what follows -p). */
+static int pages_cmd(char **args, int n)
+{
+	long pages = gtbench_num(n > 0 ? args[0] : NULL, 0, GT_PAGES_MAX);
+	long turns = gtbench_num(n > 1 ? args[1] : NULL, 200, 1000000);
+	long passes = gtbench_num(n > 2 ? args[2] : NULL, 1, 1000);
+	thread_stats_t st;
+	uint32_t sum = 0;
+
+	if (n < 1 || n > 3 || pages <= 0 || turns < 0 || passes <= 0) {
+		usage(stderr);
+		return 2;
+	}
+	for (long i = 0; i < passes; i++) {
+		errno_t rc = pages_pass((uint32_t)pages, (uint32_t)turns, &sum);
+		if (rc != EOK) {
+			fprintf(stderr, "gtbench: %ld pages: %s\n", pages, strerror(rc));
+			return 1;
+		}
+	}
+	printf("gtbench -p %ld %ld %ld checksum 0x%08x\n", pages, turns, passes, (unsigned)sum);
+	if (__vernier_syscall(SYS_THREAD_STATS, 0, (long)&st, 0, 0, 0, 0) == 0)
+		printf("gtbench: user %llu us, kernel %llu us\n",
+		       (unsigned long long)(st.user_ns / 1000),
+		       (unsigned long long)(st.kernel_ns / 1000));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int loop = argc > 1 && !strcmp(argv[1], "-l");
@@ -150,6 +198,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "-t"))
 		return smp_cmd(argv + 2, argc - 2);
+	if (argc > 1 && !strcmp(argv[1], "-p"))
+		return pages_cmd(argv + 2, argc - 2);
 	rounds = gtbench_num(nargs > 0 ? arg[0] : NULL, 100, 1000000);
 	turns = gtbench_num(nargs > 1 ? arg[1] : NULL, 5, 64);
 	if (nargs > 1 + loop || rounds <= 0 || turns < 0) {
