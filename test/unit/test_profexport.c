@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>             /* perf.data's layouts, to check ours against */
 
 #include <lib/profexport.h>
+#include <lib/proffolded.h>
 #include <lib/profreport.h>
 
 /* ---------------------------------------------------------------- stream builder */
@@ -311,6 +312,39 @@ static void test_folded(void)
 	is_int(export_as(PROF_FMT_FOLDED, false), EOK, "folded: EOK");
 	is_str(pt_out, folded_ref, "folded: sorted unique stacks, task first, _[k], hex (binary)");
 	is_int(pt_live_allocs, 0, "folded: no memory left");
+}
+
+static char fold_text[256];
+static size_t fold_len;
+
+static void fold_sink(void *ctx, const char *s, size_t len)
+{
+	(void)ctx;
+	for (size_t i = 0; i < len && fold_len + 1 < sizeof(fold_text); i++)
+		fold_text[fold_len++] = s[i];
+	fold_text[fold_len] = '\0';
+}
+
+/* The folded encoder both profiles write with (lib/proffolded.h). */
+static void test_folded_encoder(void)
+{
+	prof_fold_out_t o = { fold_sink, NULL };
+
+	fold_len = 0;
+	prof_folded_root(&o, "my task;x", true, 12);
+	prof_folded_frame(&o, "a b\tc;d", 0, "_[k]");
+	prof_folded_frame(&o, "[ipc fs.READ x;y]", 5, "");
+	prof_folded_frame(&o, "0x40", 0, "_(");
+	prof_folded_name(&o, "my app");
+	fold_sink(NULL, ")", 1);
+	prof_folded_end(&o, 42);
+	is_str(fold_text, "my_task_x-12;a_b_c_d_[k];[ipc fs.READ x_y];0x40_(my_app) 42\n",
+	       "folded encoder: ';' and whitespace made '_', an ipc frame keeps its spaces");
+	fold_len = 0;
+	prof_folded_root(&o, "t", false, 3);
+	prof_folded_frame(&o, "", 7, "");
+	prof_folded_end(&o, 0);
+	is_str(fold_text, "t; 0\n", "folded encoder: no id, an empty name, keep past its end");
 }
 
 static void test_callgrind(void)
@@ -911,6 +945,7 @@ int main(void)
 	test_walk();
 	test_filters();
 	test_folded();
+	test_folded_encoder();
 	test_callgrind();
 	test_callgrind_recursion();
 	test_pprof();

@@ -5,6 +5,7 @@
  */
 #include "pc.h"
 #include <lib/profcallgrind.h>
+#include <lib/proffolded.h>
 
 /* ---------------------------------------------------------------- export */
 
@@ -83,11 +84,12 @@ static void pc_cg_table(pc_print_t *pp, const uint64_t *iw, const uint64_t *ic,
 	}
 }
 
-/* One folded line per path with self wall time: task;top;...;fn cycles. */
+/* One folded line per path with self wall time: task-ID;top;...;fn cycles. */
 static void pc_folded_table(pc_print_t *pp)
 {
 	const pc_table_t *t = pp->t;
 	const char *task = t->name[0] ? t->name : t->task == 0 ? "kernel" : "?";
+	prof_fold_out_t o = { pp->pc->env.out, pp->pc->env.ctx };
 
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		uint32_t n = 0;
@@ -95,10 +97,10 @@ static void pc_folded_table(pc_print_t *pp)
 			continue;
 		for (uint32_t a = i; a != PC_NONE && n < t->nnodes; a = t->nodes[a].parent)
 			pp->path[n++] = a;
-		pc_printf(pp->pc, "%s-%llu", task, (unsigned long long)t->task);
+		prof_folded_root(&o, task, true, t->task);
 		while (n-- > 0)
-			pc_printf(pp->pc, ";%s%s", pp->names[pp->path[n]], t->task == 0 ? "_[k]" : "");
-		pc_printf(pp->pc, " %llu\n", (unsigned long long)t->nodes[i].wall);
+			prof_folded_frame(&o, pp->names[pp->path[n]], 0, t->task == 0 ? "_[k]" : "");
+		prof_folded_end(&o, t->nodes[i].wall);
 	}
 }
 

@@ -3,18 +3,10 @@
  * per distinct stack, "task;root;...;leaf N" (lib/profexport.h).
  */
 #include "px.h"
+#include <lib/proffolded.h>
 #include <lib/string.h>
 
 /* ---------------------------------------------------------------- folded */
-
-/* Append a frame name with ';' and whitespace made '_'. */
-static void fold_name(px_t *x, px_buf_t *b, const char *s)
-{
-	for (; *s; s++) {
-		char c = *s == ';' || *s == ' ' || *s == '\t' || *s == '\n' ? '_' : *s;
-		px_buf_put(x, b, &c, 1);
-	}
-}
 
 /*
  * An "[ipc SERVER.METHOD]" frame (by origin) or an "[off-cpu: ...]" one
@@ -30,44 +22,32 @@ static size_t fold_ipc(const px_func_t *f)
 	return strncmp(f->name, "[off-cpu: ", 10) == 0 ? 10 : 0;
 }
 
-
 /*
- * A function as folded stacks name it: NAME, NAME_[k], 0xADDR_(BINARY);
- * "[ipc SERVER.METHOD]" with its space (the count is after the last one).
+ * A function as folded stacks name it: NAME, NAME_[k], NAME_(BINARY) for
+ * an unknown address; "[ipc SERVER.METHOD]" with its space.
  */
-static void fold_func(px_t *x, px_buf_t *b, const px_func_t *f)
+static void fold_func(px_t *x, const prof_fold_out_t *o, const px_func_t *f)
 {
-	size_t keep = fold_ipc(f);
-
-	if (keep) {
-		px_buf_put(x, b, f->name, keep);
-		for (const char *p = f->name + keep; *p; p++)
-			px_buf_put(x, b, *p == ';' ? "_" : p, 1);
+	if (f->known || f->kernel) {
+		prof_folded_frame(o, f->name, fold_ipc(f), f->kernel ? "_[k]" : "");
 		return;
 	}
-	fold_name(x, b, f->name);
-	if (!f->known && !f->kernel) {
-		px_buf_str(x, b, "_(");
-		fold_name(x, b, px_bin_base(x, f->bin));
-		px_buf_str(x, b, ")");
-	}
-	if (f->kernel)
-		px_buf_str(x, b, "_[k]");
+	prof_folded_frame(o, f->name, 0, "_(");
+	prof_folded_name(o, px_bin_base(x, f->bin));
+	o->put(o->ctx, ")", 1);
 }
 
 /* The folded line of stack s (without the count) in x->line. */
 static void fold_line(px_t *x, const px_stack_t *s)
 {
 	const px_task_t *t = &x->tasks[s->task];
+	px_sink_t k = { x, &x->line };
+	prof_fold_out_t o = { px_sink, &k };
 
 	x->line.len = 0;
-	fold_name(x, &x->line, t->name);
-	if (t->shared)
-		px_buf_printf(x, &x->line, "-%llu", (unsigned long long)t->id);
-	for (uint32_t i = 0; i < s->n; i++) {
-		px_buf_str(x, &x->line, ";");
-		fold_func(x, &x->line, &x->funcs[x->frames[s->first + i].func]);
-	}
+	prof_folded_root(&o, t->name, t->shared, t->id);
+	for (uint32_t i = 0; i < s->n; i++)
+		fold_func(x, &o, &x->funcs[x->frames[s->first + i].func]);
 }
 
 static int fold_cmp(const void *a, const void *b, void *ctx)
@@ -85,6 +65,8 @@ void px_folded(px_t *x)
 {
 	px_map_t m = { 0 };
 	px_buf_t out = { 0 };
+	px_sink_t k = { x, &out };
+	prof_fold_out_t o = { px_sink, &k };
 	bool added;
 
 	for (size_t i = 0; i < x->nstacks && !x->err; i++) {
@@ -105,7 +87,7 @@ void px_folded(px_t *x)
 	prof_sort(e, n, sizeof(px_entry_t), fold_cmp, NULL);
 	for (size_t i = 0; e && i < n && !x->err; i++) {
 		px_buf_put(x, &out, e[i].key, e[i].len);
-		px_buf_printf(x, &out, " %llu\n", (unsigned long long)e[i].val);
+		prof_folded_end(&o, e[i].val);
 		px_buf_maybe_flush(x, &out);
 	}
 	px_release(x, e);

@@ -1,0 +1,71 @@
+/*
+ * The folded format's lines (lib/proffolded.h): the escaping of names
+ * and the layout of a line, for every writer of the format.
+ */
+#include <lib/proffolded.h>
+#include <lib/string.h>
+
+#include <stdarg.h>
+
+static __attribute__((format(printf, 2, 3)))
+void fold_printf(const prof_fold_out_t *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vformat(o->put, o->ctx, fmt, ap);
+	va_end(ap);
+}
+
+/* Whether c cannot stand in a name: it would split the line. */
+static bool fold_bad(char c, bool spaces_ok)
+{
+	return c == ';' || (!spaces_ok && (c == ' ' || c == '\t' || c == '\n'));
+}
+
+/* s made safe: runs of good bytes as they are, '_' for each bad one. */
+static void fold_put(const prof_fold_out_t *o, const char *s, bool spaces_ok)
+{
+	while (*s) {
+		size_t n = 0;
+		while (s[n] && !fold_bad(s[n], spaces_ok))
+			n++;
+		if (n)
+			o->put(o->ctx, s, n);
+		if (!s[n])
+			return;
+		o->put(o->ctx, "_", 1);
+		s += n + 1;
+	}
+}
+
+void prof_folded_name(const prof_fold_out_t *o, const char *s)
+{
+	fold_put(o, s, false);
+}
+
+void prof_folded_root(const prof_fold_out_t *o, const char *name, bool with_id, uint64_t id)
+{
+	prof_folded_name(o, name);
+	if (with_id)
+		fold_printf(o, "-%llu", (unsigned long long)id);
+}
+
+void prof_folded_frame(const prof_fold_out_t *o, const char *name, size_t keep,
+		       const char *suffix)
+{
+	size_t len = strlen(name);
+
+	o->put(o->ctx, ";", 1);
+	keep = keep < len ? keep : len;
+	if (keep)
+		o->put(o->ctx, name, keep);
+	fold_put(o, name + keep, keep > 0);
+	if (*suffix)
+		o->put(o->ctx, suffix, strlen(suffix));
+}
+
+void prof_folded_end(const prof_fold_out_t *o, uint64_t count)
+{
+	fold_printf(o, " %llu\n", (unsigned long long)count);
+}
