@@ -6,16 +6,14 @@
 #include <kernel/console.h>
 #include <kernel/font.h>
 #include <kernel/types.h>
+#include <lib/glyph.h>
 #include <lib/string.h>
 
 static struct {
 	console_t con;
-	uint8_t *fb;            /* first pixel of the framebuffer */
-	uint32_t pitch;         /* bytes per scan line */
-	uint32_t bytes_pp;      /* 4 or 3 */
+	glyph_fb_t gfb;         /* the framebuffer; foreground light grey, background 0 */
 	uint32_t cols, rows;    /* text cells */
 	uint32_t col, row;      /* cursor; col == cols means wrap pending */
-	uint32_t fg;            /* foreground pixel value; background is 0 */
 } fbcon;
 
 /* Scale an 8-bit channel to size bits and shift it to pos. */
@@ -51,45 +49,25 @@ static bool fbcon_format_ok(const boot_fb_t *fb)
 	    fbcon_channel_ok(fb->blue_pos, fb->blue_size, fb->bpp);
 }
 
-static void fbcon_put_pixel(uint8_t *p, uint32_t v)
-{
-	if (fbcon.bytes_pp == 4) {
-		*(uint32_t *)p = v;
-	} else {
-		p[0] = (uint8_t)v;
-		p[1] = (uint8_t)(v >> 8);
-		p[2] = (uint8_t)(v >> 16);
-	}
-}
-
 /* Draw glyph c (background included) into text cell (col, row). */
 static void fbcon_draw(uint32_t col, uint32_t row, unsigned char c)
 {
-	const unsigned char *glyph = font_glyphs[c];
-	uint8_t *line = fbcon.fb + (size_t)row * FONT_HEIGHT * fbcon.pitch +
-	    (size_t)col * FONT_WIDTH * fbcon.bytes_pp;
-
-	for (uint32_t y = 0; y < FONT_HEIGHT; y++, line += fbcon.pitch) {
-		uint8_t *p = line;
-
-		for (uint32_t x = 0; x < FONT_WIDTH; x++, p += fbcon.bytes_pp)
-			fbcon_put_pixel(p, glyph[y] & (0x80 >> x) ? fbcon.fg : 0);
-	}
+	glyph_draw(&fbcon.gfb, col, row, font_glyphs[c]);
 }
 
 /* Clear text rows [first, first + n) to the background. */
 static void fbcon_clear_rows(uint32_t first, uint32_t n)
 {
-	size_t row_bytes = (size_t)FONT_HEIGHT * fbcon.pitch;
+	size_t row_bytes = (size_t)GLYPH_H * fbcon.gfb.pitch;
 
-	memset(fbcon.fb + first * row_bytes, 0, n * row_bytes);
+	memset(fbcon.gfb.mem + first * row_bytes, 0, n * row_bytes);
 }
 
 static void fbcon_scroll(void)
 {
-	size_t row_bytes = (size_t)FONT_HEIGHT * fbcon.pitch;
+	size_t row_bytes = (size_t)GLYPH_H * fbcon.gfb.pitch;
 
-	memmove(fbcon.fb, fbcon.fb + row_bytes, (fbcon.rows - 1) * row_bytes);
+	memmove(fbcon.gfb.mem, fbcon.gfb.mem + row_bytes, (fbcon.rows - 1) * row_bytes);
 	fbcon_clear_rows(fbcon.rows - 1, 1);
 }
 
@@ -148,17 +126,18 @@ errno_t fbcon_init(const boot_fb_t *fb, void *vaddr)
 {
 	if (!fbcon_format_ok(fb))
 		return ENOTSUP;
-	fbcon.bytes_pp = fb->bpp / 8;
-	if (fb->width < FONT_WIDTH || fb->height < FONT_HEIGHT ||
-	    fb->pitch < (uint64_t)fb->width * fbcon.bytes_pp)
+	fbcon.gfb.bytes_pp = fb->bpp / 8;
+	if (fb->width < GLYPH_W || fb->height < GLYPH_H ||
+	    fb->pitch < (uint64_t)fb->width * fbcon.gfb.bytes_pp)
 		return EINVAL;
-	fbcon.fb = vaddr;
-	fbcon.pitch = fb->pitch;
-	fbcon.cols = fb->width / FONT_WIDTH;
-	fbcon.rows = fb->height / FONT_HEIGHT;
+	fbcon.gfb.mem = vaddr;
+	fbcon.gfb.pitch = fb->pitch;
+	fbcon.gfb.fg = fbcon_rgb(fb, 0xaa, 0xaa, 0xaa);
+	fbcon.gfb.bg = 0;
+	fbcon.cols = fb->width / GLYPH_W;
+	fbcon.rows = fb->height / GLYPH_H;
 	fbcon.col = fbcon.row = 0;
-	fbcon.fg = fbcon_rgb(fb, 0xaa, 0xaa, 0xaa);
-	memset(fbcon.fb, 0, (size_t)fbcon.pitch * fb->height);
+	memset(fbcon.gfb.mem, 0, (size_t)fb->pitch * fb->height);
 	fbcon.con.name = "fbcon";
 	fbcon.con.write = fbcon_write;
 	console_register(&fbcon.con);

@@ -8,15 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <vernier.h>
+#include <lib/glyph.h>
 
 #include "console.h"
 #include "term.h"
 
 #define FB_RGB 1
 #define FB_EGA_TEXT 2
-#define GLYPH_W 8
 #define VGA_CRTC 0x3d4          /* CRT controller index; data at +1 */
-#define GLYPH_H 16
 
 /* The font (build/gen/font.c, linked in when the build provides it). */
 extern const unsigned char font_glyphs[256][16] __attribute__((weak));
@@ -24,8 +23,8 @@ extern const unsigned char font_glyphs[256][16] __attribute__((weak));
 static struct {
 	int type;                 /* 0: no screen */
 	uint8_t *mem;
-	unsigned pitch, bytes_pp, rows, cols, row, col;
-	uint32_t fg;
+	unsigned pitch, rows, cols, row, col;
+	glyph_fb_t gfb;           /* FB_RGB: the framebuffer and its colours */
 } scr;
 
 static term_t term;          /* the cells; bytes go through it */
@@ -68,13 +67,12 @@ static bool screen_init_rgb(const fb_info_t *fb)
 	scr.mem = map_device(fb->addr, (size_t)fb->pitch * fb->height);
 	if (!scr.mem)
 		return false;
-	scr.bytes_pp = fb->bpp / 8;
 	scr.cols = fb->width / GLYPH_W;
 	scr.rows = fb->height / GLYPH_H;
-	scr.fg = (channel_max(fb->red_pos, fb->red_size) |
-		  channel_max(fb->green_pos, fb->green_size) |
-		  channel_max(fb->blue_pos, fb->blue_size)) & 0xc0c0c0c0u;
-	scr.fg |= scr.fg >> 2;           /* light grey */
+	uint32_t fg = (channel_max(fb->red_pos, fb->red_size) |
+		       channel_max(fb->green_pos, fb->green_size) |
+		       channel_max(fb->blue_pos, fb->blue_size)) & 0xc0c0c0c0u;
+	scr.gfb = (glyph_fb_t){ scr.mem, fb->pitch, fb->bpp / 8u, fg | fg >> 2, 0 };  /* light grey */
 	scr.row = scr.rows - 1;
 	return true;
 }
@@ -125,35 +123,12 @@ void screen_size(unsigned *rows, unsigned *cols)
 
 /* ---------------------------------------------------------------- cells */
 
-static void put_pixel(uint8_t *p, uint32_t v)
-{
-	if (scr.bytes_pp == 4) {
-		*(volatile uint32_t *)p = v;
-	} else {
-		p[0] = (uint8_t)v;
-		p[1] = (uint8_t)(v >> 8);
-		p[2] = (uint8_t)(v >> 16);
-	}
-}
-
-static void draw_glyph(unsigned col, unsigned row, unsigned char c)
-{
-	const unsigned char *g = font_glyphs[c];
-	uint8_t *line = scr.mem + (size_t)row * GLYPH_H * scr.pitch +
-		(size_t)col * GLYPH_W * scr.bytes_pp;
-
-	for (unsigned y = 0; y < GLYPH_H; y++, line += scr.pitch)
-		for (unsigned x = 0; x < GLYPH_W; x++)
-			put_pixel(line + x * scr.bytes_pp,
-				  g[y] & (0x80 >> x) ? scr.fg : 0);
-}
-
 static void put_cell(unsigned col, unsigned row, uint16_t v)
 {
 	if (scr.type == FB_EGA_TEXT)
 		((volatile uint16_t *)scr.mem)[row * scr.cols + col] = v;
 	else
-		draw_glyph(col, row, (unsigned char)v);
+		glyph_draw(&scr.gfb, col, row, font_glyphs[(unsigned char)v]);
 }
 
 /* term_dev_t: the device's lines up by n text lines (one memmove). */
