@@ -29,11 +29,13 @@ and `rtc-nmi` at 8,192 Hz:
   is the host's, and the kernel's share and every function with >= 0.5%
   are within +-0.5 points of the truth (callgrind's share scaled by the
   user share).
-Seen (QEMU 10.0.2, 2026-12-06, four runs): rtc-nmi within 0.04 points
-everywhere; timer's kernel share -0.38 to +0.09 (random sampling
-points), gt_fill +0.15 to +0.23: a timer sample due in the few dozen
-instructions of a fault's entry before interrupt_dispatch opens its
-interrupts-off section lands on the faulting store. At 8,192 and
+Seen (QEMU 10.0.2, 2026-12-06): rtc-nmi within 0.08 points everywhere;
+timer's kernel share -0.23 to +0.19 (random sampling points), gt_fill
++0.04 to +0.11 (four runs). Before isr.asm stamped the gate's section
+from the stub's entry to its iretq, gt_fill read +0.15 to +0.23: a
+timer sample due in the few dozen instructions of the stubs lay outside
+every section and landed on the faulting store; the POP_REGS and iretq
+after the last stamp are still outside. At 8,192 and
 10,000 Hz (15,000 instructions a period) the kernel's share read 0.6
 points high for both sources: each sample adds kernel time of its own
 to the thread it interrupts (the return from an interrupt of user mode

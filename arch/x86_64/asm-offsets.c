@@ -34,10 +34,15 @@ void asm_offsets(void)
 	ASM_OFFSET(CPU_STAMP_RDX, offsetof(cpu_t, arch.stamp_save[1]));
 	ASM_OFFSET(CPU_EDGE_ENTRY, offsetof(cpu_t, edge.entry));
 	ASM_OFFSET(CPU_EDGE_EXIT, offsetof(cpu_t, edge.exit));
+	/* isr.asm: the interrupts-off section the gate opens and the iretq ends. */
+	ASM_OFFSET(CPU_IRQOFF_SINCE, offsetof(cpu_t, lat.irqoff_since));
+	ASM_OFFSET(CPU_LAST_CLOSE, offsetof(cpu_t, lat.last_close));
 
 	/* isr.asm and syscall_entry.asm: the int_frame_t the stubs build. */
 	ASM_OFFSET(FRAME_RIP, offsetof(int_frame_t, rip));
 	ASM_OFFSET(FRAME_CS, offsetof(int_frame_t, cs));
+	ASM_OFFSET(FRAME_RFLAGS, offsetof(int_frame_t, rflags));
+	ASM_OFFSET(RFLAGS_IF, RFLAGS_IF);
 	ASM_OFFSET(SYSCALL_VECTOR, SYSCALL_VECTOR);
 	ASM_OFFSET(MSR_GS_BASE, MSR_GS_BASE);
 }

@@ -296,15 +296,16 @@ static void nmi_dispatch(int_frame_t *f)
 
 /*
  * Interrupts and exceptions taken with IF set open an interrupts-off
- * section (the gate cleared IF) that the return closes, unless the handler
- * closed it already (a return to user mode does, in user_return_work).
+ * section (the gate cleared IF; isr.asm stamped its start) that the
+ * return closes, unless the handler closed it already (a return to user
+ * mode does, in user_return_work); isr.asm moves its end to the iretq.
  */
 void interrupt_dispatch(int_frame_t *f)
 {
 	bool gate_off = f->vector != VEC_NMI && (f->rflags & RFLAGS_IF);
 
 	if (gate_off)
-		irqlat_off_begin();
+		irqlat_gate_begin();
 	if (f->vector == VEC_NMI)
 		nmi_dispatch(f);
 	else if (f->vector < 32)

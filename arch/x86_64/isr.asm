@@ -25,6 +25,18 @@ extern interrupt_dispatch
 ; from the handler into the interrupted code. rdi = the int_frame_t. It
 ; comes off with rbp the interrupted code's again: a sample (NMI) on the
 ; way out then walks from there, not from a dead frame below rsp.
+; The TSC into the per-CPU word at offset %1 (rax and rdx are in the
+; frame: POP_REGS restores them). The interrupts-off section of a gate
+; taken with IF set runs from the stub's entry to its iretq, so that a
+; timer sample it held back is charged to it (irqlat_late_site), not to
+; the instruction after the iretq.
+%macro IRQOFF_STAMP 1
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [gs:%1], rax
+%endmacro
+
 %macro CALL_DISPATCH 0
 	mov rdi, rsp
 	push qword [rsp + FRAME_RIP]
@@ -45,7 +57,17 @@ isr_common:
 	jz .kernel_in
 	swapgs
 .kernel_in:
+	test dword [rsp + FRAME_RFLAGS], RFLAGS_IF
+	jz .dispatch
+	IRQOFF_STAMP CPU_IRQOFF_SINCE	; the gate opened a section: it starts here
+.dispatch:
 	CALL_DISPATCH
+	test dword [rsp + FRAME_RFLAGS], RFLAGS_IF
+	jz .no_close
+	cmp qword [gs:CPU_IRQOFF_SINCE], 0
+	jne .no_close			; a section still open: it ends elsewhere
+	IRQOFF_STAMP CPU_LAST_CLOSE	; the closed section ends at the iretq
+.no_close:
 	test byte [rsp + FRAME_CS], 3
 	jz .kernel_out
 	swapgs

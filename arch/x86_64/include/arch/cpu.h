@@ -124,6 +124,24 @@ static inline void irqlat_off_begin(void)
 			 : "rax", "rdx", "memory");
 }
 
+/*
+ * The gate of an interrupt taken with IF set: isr.asm opened the section
+ * at the stub (its start), so only the site is this code's; without that
+ * start (a vector of the paranoid stub), the section opens here.
+ */
+static inline void irqlat_gate_begin(void)
+{
+	uint64_t since;
+
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
+	if (!since) {
+		irqlat_off_begin();
+		return;
+	}
+	__asm__ volatile("lea 0(%%rip), %%rax; mov %%rax, %%gs:%c0"
+			 : : "i"(CPU_OFF_IRQOFF_SITE) : "rax", "memory");
+}
+
 /* The open section ends: the maximum, and the last section for late samples. */
 static inline void irqlat_off_end(void)
 {
