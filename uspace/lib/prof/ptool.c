@@ -8,6 +8,8 @@
  * line on stderr ("\r" rewritten: samples, lost, missed ticks, rate, elapsed). After
  * END (q, -d, e) or the target's exit the kernel answers with what is
  * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
+ * Under -l, ptool_run hands the session to the live view (plive.c),
+ * which reads with the same ptool_read_once.
  */
 #include <errno.h>
 #include <spawn.h>

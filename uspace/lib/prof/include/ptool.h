@@ -2,7 +2,8 @@
  * What the two profilers (/bin/profile: one task, /bin/sprofile: the
  * whole system) share, in ptool.c (sprofile links profile's ptool.o):
  * the common options, the -o sink, and a running session's loop (read
- * the stream, feed the report, keys, live status line, print).
+ * the stream, feed the report, keys, live status line, print); under -l
+ * the live view instead (plive.c: full screen, like `perf top`).
  */
 #ifndef PTOOL_H
 #define PTOOL_H
