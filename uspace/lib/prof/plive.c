@@ -241,7 +241,10 @@ static bool take_keys(plive_t *p)
 	return again;
 }
 
-/* Read once (or wait, once drained), keys, the refresh. EOK or the read's error. */
+/*
+ * Read once (or wait, once drained), keys, the refresh (an ended session
+ * keeps its last one). EOK or the read's error.
+ */
 static errno_t step(plive_t *p)
 {
 	ptool_t *t = p->t;
@@ -255,7 +258,7 @@ static errno_t step(plive_t *p)
 	uint64_t now = sys_clock_ns(CLOCK_MONOTONIC);
 	ptool_check_end(t, now);
 	bool again = take_keys(p);
-	if (now >= p->next_ns || t->drained != drained) {
+	if ((now >= p->next_ns && !drained) || t->drained != drained) {
 		refresh(p, now);
 		again = true;
 	}
