@@ -219,7 +219,7 @@ def check_rate(tap, frames):
     but those not yet read (at most a DATA_READ's half and a refresh
     behind: 30%). The figures of the issue (rates over the last frames;
     TCG on a shared host delivers fewer than 10000 ticks a second per
-    CPU, and the throttle slows the source when sampling costs too much)
+    CPU, and the throttle may slow the source when sampling costs too much)
     as a diagnostic."""
     st = [f for f in frames if f.status and f.view]
     if len(st) < 2:
@@ -232,6 +232,7 @@ def check_rate(tap, frames):
              "last %.1f s %d samples/s, %d missed/s (%d CPUs x %d Hz = %d)" %
              (b.group(6), b.group(2), b.group(3), b.group(4), b.group(5), dt,
               ds / dt if dt else 0, dm / dt if dt else 0, CPUS, HZ, CPUS * HZ))
+    show(tap, st[-1], 12)
     v = st[-1].view
     total, kernel = int(v.group(3)), int(b.group(2))
     tap.ok(v.group(4) == "all" and v.group(5) == "all" and 0.7 * kernel <= total <= kernel,
