@@ -29,7 +29,9 @@ One boot of the default ISO on LIVEVIEW_CPUS CPUs (default 4) checks:
   (0 lost) and status 0;
 - `profile -l -s timer -f 10000 /bin/workload -d 5 alpha:1`: its frames name the
   task, work_alpha leads the user rows, the view stays "(ended: q
-  quits)" when the workload ends, q prints its exit status.
+  quits)" when the workload ends, q prints its exit status;
+- `sprofile -l -d 2 -r 0.5`: the header says the refresh, frames come
+  about every 0.5 s, the session ends after 2 s and the view stays.
 
 TAP on stdout, for prove.
 """
@@ -310,10 +312,32 @@ def check_profile(tap, sh):
     tap.ok(g.expect(PROMPT, timeout=30, partial=True), "... and the prompt comes back")
 
 
+def check_duration(tap, sh):
+    g = sh.g
+    g.seen = len(g.lines())
+    g.send("sprofile -l -d 2 -r 0.5\r")
+    f = next_frame(g, "sprofile", timeout=30)
+    tap.ok(f and f.head.endswith(", refresh 0.5 s"), "-r 0.5: in the header (%r)" %
+           (f and f.head))
+    f2 = next_frame(g, "sprofile")
+    tap.ok(f and f2 and f.status and f2.status and
+           0.3 <= float(f2.status.group(6)) - float(f.status.group(6)) <= 1.5,
+           "... and a frame about every 0.5 s (%r)" %
+           ([x.status.group(6) for x in (f, f2) if x and x.status]))
+    f = frame_where(g, "sprofile", lambda f: f.status and "(ended: q quits)" in f.status.group(7),
+                    tries=10)
+    tap.ok(f and f.status and "(ended: q quits)" in f.status.group(7) and
+           1.8 <= float(f.status.group(6)) <= 4,
+           "-d 2: the session ends after 2 s, the view stays (%r)" % (f and f.lines[-1]))
+    g.send("q")
+    tap.ok(g.expect(PROMPT, timeout=30, partial=True), "q: the prompt comes back")
+
+
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_usage, check_sprofile, check_profile), cpus=CPUS,
+    shell_session(tap, (check_usage, check_sprofile, check_profile,
+                        check_duration), cpus=CPUS,
                   boot_wait=BOOT_WAIT, icount=ICOUNT)
     tap.done()
 
