@@ -349,7 +349,7 @@ $(BUILD)/host/%.o: %.c
 # Tests that start threads compile and link with -pthread.
 $(BUILD)/host/test/test_ring: HOST_TEST_THREADS := -pthread
 # The profiler report tests share a fake env and a stream builder.
-PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,diff export report ipc wall) \
+PROF_TESTS := $(patsubst %,$(BUILD)/host/test/test_prof%,diff export report ipc wall live) \
 	$(BUILD)/host/test/test_cprofreport
 $(PROF_TESTS): HOST_TEST_EXTRA := $(BUILD)/host/test/unit/prof_testutil.o
 $(PROF_TESTS): $(BUILD)/host/test/unit/prof_testutil.o

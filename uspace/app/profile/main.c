@@ -2,7 +2,7 @@
  * profile: the statistical profiler of one task.
  *
  *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c] [-w]
- *           (-t ID | PROGRAM [ARGS...])
+ *           [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])
  *     -t ID       profile the running task ID (needs the profile
  *                 permission unless it is our child)
  *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS,
@@ -21,6 +21,10 @@
  *                 SERVER.METHOD]" for a call's answer): shares of wall
  *                 time, not CPU time (lib/profreport.h). With -g the
  *                 waits sit under the stacks that waited
+ *     -l -r       the live view, as sprofile's (not with -c): the task's
+ *                 hottest functions full screen, refreshed every -r
+ *                 seconds (default 1); keys < > m t a h q as there (no
+ *                 e or p). When the task ends the view stays until q
  *
  * The session ends with the task (then profile prints the report and
  * "profile: task N exited with status S"), after -d seconds, or by a key.
@@ -65,7 +69,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-o FILE] [-c] [-w] [-p PERCENT]\n"
-		"               (-t ID | PROGRAM [ARGS...])\n"
+		"               [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
 		"  -f HZ       samples per second, 1..100000 (default 1000)\n"
@@ -80,6 +84,10 @@ static void usage(FILE *out)
 		"              [off-cpu: REASON] frames (sleep, wait SERVER.METHOD, ...)\n"
 		"  -p PERCENT  hide rows under PERCENT of the samples (default 0.5;\n"
 		"              0: every row)\n"
+		"  -l          live view, like perf top: the hottest functions, full\n"
+		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
+		"              a pause, h help, q quit\n"
+		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
 
@@ -108,7 +116,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:lr:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -120,6 +128,8 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 		if (c != 't' && ptool_option(o, c, optarg) != 1)
 			return usage_error();
 	}
+	if (!ptool_opts_check(o))
+		return usage_error();
 	if ((optind < argc) == (t->id != 0)) {
 		fprintf(stderr, "profile: give -t ID or a PROGRAM (one of them)\n");
 		return usage_error();
@@ -151,7 +161,7 @@ static void announce(const ptool_t *p, const target_t *t, unsigned source,
 		strcpy(info.name, "?");
 	fprintf(stderr, "profile: task %llu '%.*s', %s at %u Hz\n", (ull)t->id,
 		TASK_NAME_MAX, info.name, ptool_source_name(source, name), hz);
-	if (p->keys)
+	if (p->keys && !p->o->live)
 		fprintf(stderr, "profile: keys: q quit, a pause/resume, e end, "
 			"p print so far\n");
 }

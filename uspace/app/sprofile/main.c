@@ -2,7 +2,7 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
- *            [-c [-t ID]] [-w] [PROGRAM [ARGS...]]
+ *            [-c [-t ID]] [-w] [-l [-r SECONDS]] [PROGRAM [ARGS...]]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -25,6 +25,19 @@
  *                 (PROF_F_OFFCPU), weighted as the samples it would have
  *                 had, on its stack under "[off-cpu: REASON]": shares of
  *                 all CPUs' wall time plus every thread's waits
+ *     -l          the live view, like `perf top` (uspace/lib/prof/plive.c):
+ *                 full screen on the console, the hottest functions over
+ *                 the last refresh (LAST%) and since the start (TOTAL%,
+ *                 SAMPLES) with their task, redrawn every refresh; the
+ *                 status line at the bottom (samples, lost, missed, rate,
+ *                 elapsed). Keys: < > sort by another column, m shows
+ *                 all, user or kernel (with idle) functions, t and a task
+ *                 id and Enter one task (Enter alone: all), a or space
+ *                 pauses / resumes sampling, h help, q quits (then the
+ *                 last status line on stderr, no report). Needs a
+ *                 terminal; not with -c. A session that ends by itself
+ *                 (-d, PROGRAM's end) stays on the screen until q
+ *     -r SECONDS  with -l: the refresh period (default 1, at least 0.1)
  *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS once
  *                 the session has begun and end the session when it exits
  *                 (as `perf record -a PROGRAM`): the whole system while it
@@ -61,7 +74,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
-		"                [-c [-t ID]] [-w] [PROGRAM [ARGS...]]\n"
+		"                [-c [-t ID]] [-w] [-l [-r SECONDS]] [PROGRAM [ARGS...]]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -75,6 +88,10 @@ static void usage(FILE *out)
 		"              task whose call they served\n"
 		"  -t ID       with -c: only task ID (own and imposed)\n"
 		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n"
+		"  -l          live view, like perf top: the hottest functions, full\n"
+		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
+		"              a pause, h help, q quit\n"
+		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
 		"  PROGRAM     start it with its ARGS and profile until it exits\n");
 }
 
@@ -95,7 +112,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 	int c;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:w")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:wlr:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -112,6 +129,10 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 	}
 	if (o->origin && !o->by_origin) {
 		fprintf(stderr, "sprofile: -t needs -c\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!ptool_opts_check(o)) {
 		usage(stderr);
 		return 2;
 	}
@@ -213,7 +234,7 @@ static int profile_system(const ptool_opts_t *o, int phone, char **prog)
 	}
 	if (status == 0)
 		status = ptool_run(&t);
-	if (status == 0)
+	if (status == 0 && !o->live)
 		acct_print();
 	if (id)
 		finish_program(id);

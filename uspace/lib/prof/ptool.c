@@ -8,6 +8,8 @@
  * line on stderr ("\r" rewritten: samples, lost, missed ticks, rate, elapsed). After
  * END (q, -d, e) or the target's exit the kernel answers with what is
  * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
+ * Under -l, ptool_run hands the session to the live view (plive.c),
+ * which reads with the same ptool_read_once.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -25,6 +27,8 @@
 #define IDLE_POLL_NS (100 * NS_PER_MS)
 #define MAX_SECONDS 1000000ull
 #define THRESHOLD_DEFAULT 50            /* 0.5 % */
+#define STATUS_MAX 160
+#define REFRESH_MIN_NS (100 * NS_PER_MS)   /* -r */
 #define KEY_CTRL_C 0x03
 #define KEYS_MAX 32
 #define PATH_MAX_LEN 256
@@ -178,9 +182,33 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 		o->wall = true;
 		o->params.flags |= PROF_F_OFFCPU;
 		return 1;
+	case 'l':
+		o->live = true;
+		return 1;
+	case 'r':
+		if (!parse_fixed(arg, MAX_SECONDS, NS_PER_S, &v) || v < REFRESH_MIN_NS)
+			return bad_value(o, "-r wants seconds of at least 0.1 (like 1 or 0.5), not",
+					 arg);
+		o->refresh_ns = v;
+		return 1;
 	default:
 		return -1;
 	}
+}
+
+bool ptool_opts_check(ptool_opts_t *o)
+{
+	if (o->live && o->by_origin) {
+		fprintf(stderr, "%s: -l and -c do not go together\n", o->prog);
+		return false;
+	}
+	if (o->refresh_ns && !o->live) {
+		fprintf(stderr, "%s: -r needs -l\n", o->prog);
+		return false;
+	}
+	if (!o->refresh_ns)
+		o->refresh_ns = NS_PER_S;
+	return true;
 }
 
 /* ------------------------------------------------------------ errors */
@@ -273,10 +301,18 @@ int ptool_open(ptool_t *t, const ptool_opts_t *o, int phone, uint64_t target)
 	if (!psink_open(&t->sink, o->prog, o->out))
 		return 1;
 	ptool_need(t, target);
+	if (o->live && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "%s: -l needs a terminal (stdin and stdout)\n", o->prog);
+		return 1;
+	}
 	if (isatty(STDIN_FILENO) && console_keys_open("q\x03", &t->keys) != EOK)
 		t->keys = NULL;
+	if (o->live && !t->keys) {
+		fprintf(stderr, "%s: -l cannot read the keys\n", o->prog);
+		return 1;
+	}
 	/* Only at the terminal: a background job's stdin is not (sh gives it "n:") */
-	t->status_line = isatty(STDERR_FILENO) && isatty(STDIN_FILENO);
+	t->status_line = isatty(STDERR_FILENO) && isatty(STDIN_FILENO) && !o->live;
 	t->start_ns = now_ns();
 	t->next_status_ns = t->start_ns + STATUS_PERIOD_NS;
 	return 0;
@@ -311,19 +347,29 @@ static void status_clear(ptool_t *t)
 	}
 }
 
+bool ptool_status_text(ptool_t *t, prof_status_t *st, char *buf, size_t n)
+{
+	uint64_t el = now_ns() - t->start_ns;
+
+	if (prof_status(t->phone, st) != EOK)
+		return false;
+	uint64_t rate = el ? st->samples * NS_PER_S / el : 0;
+	snprintf(buf, n, "%s: %llu samples, %llu lost, %llu missed, %llu/s, %llu.%llu s%s",
+		 t->o->prog, (ull)st->samples, (ull)st->lost, (ull)st->missed, (ull)rate,
+		 (ull)(el / NS_PER_S), (ull)(el / (NS_PER_S / 10) % 10),
+		 t->paused ? " (paused)" : "");
+	return true;
+}
+
 /* Rewrite the status line from the session's counters. */
 static void status_show(ptool_t *t)
 {
 	prof_status_t st;
-	uint64_t el = now_ns() - t->start_ns;
+	char line[STATUS_MAX];
 
-	if (prof_status(t->phone, &st) != EOK)
+	if (!ptool_status_text(t, &st, line, sizeof(line)))
 		return;
-	uint64_t rate = el ? st.samples * NS_PER_S / el : 0;
-	fprintf(stderr, "\r\x1b[K%s: %llu samples, %llu lost, %llu missed, %llu/s, %llu.%llu s%s",
-		t->o->prog, (ull)st.samples, (ull)st.lost, (ull)st.missed, (ull)rate,
-		(ull)(el / NS_PER_S), (ull)(el / (NS_PER_S / 10) % 10),
-		t->paused ? " (paused)" : "");
+	fprintf(stderr, "\r\x1b[K%s", line);
 	fflush(stderr);
 }
 
@@ -342,8 +388,7 @@ static void print_report(ptool_t *t)
 	fflush(stdout);
 }
 
-/* Send END once. */
-static void end_session(ptool_t *t)
+void ptool_end(ptool_t *t)
 {
 	if (!t->end_sent && t->on_end)
 		t->on_end(t->on_end_arg);
@@ -368,23 +413,30 @@ static ptool_key_t key_of(const ptool_t *t, char c)
 	}
 }
 
+void ptool_pause(ptool_t *t)
+{
+	if (t->end_sent)
+		return;
+	if ((t->paused ? prof_resume(t->phone) : prof_pause(t->phone)) == EOK)
+		t->paused = !t->paused;
+}
+
 /* Do what key k asks while the session runs. */
 static void key_running(ptool_t *t, ptool_key_t k)
 {
 	switch (k) {
 	case PTOOL_KEY_QUIT:
 		t->quit = true;
-		end_session(t);
+		ptool_end(t);
 		break;
 	case PTOOL_KEY_END:
 		t->end_key = true;
-		end_session(t);
+		ptool_end(t);
 		break;
 	case PTOOL_KEY_PAUSE:
 		if (t->end_sent)
 			break;
-		if ((t->paused ? prof_resume(t->phone) : prof_pause(t->phone)) == EOK)
-			t->paused = !t->paused;
+		ptool_pause(t);
 		if (t->status_line)
 			status_show(t);
 		else
@@ -409,8 +461,7 @@ static void take_keys(ptool_t *t, void (*apply)(ptool_t *, ptool_key_t))
 		apply(t, key_of(t, keys[i]));
 }
 
-/* One DATA_READ: feed, sink, state. EOK, or an error (printed). */
-static errno_t read_once(ptool_t *t)
+errno_t ptool_read_once(ptool_t *t)
 {
 	size_t got = 0;
 	unsigned state = 0;
@@ -438,18 +489,23 @@ static errno_t read_once(ptool_t *t)
 	return EOK;
 }
 
+void ptool_check_end(ptool_t *t, uint64_t now)
+{
+	if (t->o->duration_ns && now - t->start_ns >= t->o->duration_ns)
+		ptool_end(t);
+	if (t->end_on_exit && t->target_exited)
+		ptool_end(t);
+}
+
 /* Read until drained, with keys, the deadline and the status line. */
 static errno_t read_loop(ptool_t *t)
 {
 	while (!t->drained) {
-		errno_t rc = read_once(t);
+		errno_t rc = ptool_read_once(t);
 		if (rc != EOK)
 			return rc;
 		uint64_t now = now_ns();
-		if (t->o->duration_ns && now - t->start_ns >= t->o->duration_ns)
-			end_session(t);
-		if (t->end_on_exit && t->target_exited)
-			end_session(t);
+		ptool_check_end(t, now);
 		take_keys(t, key_running);
 		if (t->status_line && now >= t->next_status_ns && !t->drained) {
 			status_show(t);
@@ -471,6 +527,8 @@ static void key_ended(ptool_t *t, ptool_key_t k)
 
 int ptool_run(ptool_t *t)
 {
+	if (t->o->live)
+		return ptool_live_run(t);
 	if (read_loop(t) != EOK)
 		return 1;
 	print_report(t);

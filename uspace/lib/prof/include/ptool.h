@@ -2,7 +2,8 @@
  * What the two profilers (/bin/profile: one task, /bin/sprofile: the
  * whole system) share, in ptool.c (sprofile links profile's ptool.o):
  * the common options, the -o sink, and a running session's loop (read
- * the stream, feed the report, keys, live status line, print).
+ * the stream, feed the report, keys, live status line, print); under -l
+ * the live view instead (plive.c: full screen, like `perf top`).
  */
 #ifndef PTOOL_H
 #define PTOOL_H
@@ -20,7 +21,7 @@
 #define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
 #define PTOOL_COM2 PSINK_COM2            /* -o com2: the second serial port */
 
-/* The options both tools take (-f -s -d -g -o -c -w; sprofile also -p). */
+/* The options both tools take (-f -s -d -g -o -c -w -p -l -r). */
 typedef struct ptool_opts {
 	const char *prog;               /* "profile" or "sprofile": messages */
 	prof_params_t params;
@@ -33,6 +34,8 @@ typedef struct ptool_opts {
 	const char *out;                /* -o FILE or "com2"; NULL: none */
 	unsigned style;                 /* PROF_STYLE_* */
 	const char *keys;               /* the keys that do something */
+	bool live;                      /* -l: the live view (plive.c) */
+	uint64_t refresh_ns;            /* -r: its refresh period (ptool_opts_check: 1 s) */
 } ptool_opts_t;
 
 /* What a key asks for. */
@@ -68,11 +71,17 @@ typedef struct ptool {
 void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
 		     const char *keys);
 /*
- * Apply common option c (one of "f:s:d:go:p:cw") with arg. Returns 1 when
+ * Apply common option c (one of "f:s:d:go:p:cwlr:") with arg. Returns 1 when
  * applied, 0 for a bad value (a message is printed: a usage error), -1
  * if c is not a common option.
  */
 int ptool_option(ptool_opts_t *o, int c, const char *arg);
+
+/*
+ * After the options: false (printed: a usage error) for ones that do
+ * not go together (-l with -c, -r without -l); sets -r's default.
+ */
+bool ptool_opts_check(ptool_opts_t *o);
 
 /*
  * The kernel's name of source (PROF_SRC_*; "default" for 0, "?" for one
@@ -111,6 +120,27 @@ void ptool_on_end(ptool_t *t, void (*fn)(void *arg), void *arg);
 int ptool_spawn(const char *prog, char *const argv[], bool stopped, uint64_t *id);
 /* Print "PROG: task ID exited with status S" (or "was killed") for wait status st. */
 void ptool_print_exit(const char *prog, uint64_t id, uint64_t st);
+/*
+ * For the live view (plive.c): one DATA_READ (feed, sink, state; EOK or
+ * an error, printed); END once; pause or resume sampling; END if -d has
+ * passed by now or the watched target has exited.
+ */
+errno_t ptool_read_once(ptool_t *t);
+/*
+ * The status line's text ("PROG: N samples, L lost, M missed, R/s, E s",
+ * " (paused)") into buf (n bytes) from the session's counters (to *st);
+ * false if the kernel did not give them.
+ */
+bool ptool_status_text(ptool_t *t, prof_status_t *st, char *buf, size_t n);
+void ptool_end(ptool_t *t);
+void ptool_pause(ptool_t *t);
+void ptool_check_end(ptool_t *t, uint64_t now);
+/*
+ * ptool_run under -l (plive.c): the session full screen, like `perf
+ * top`, until q; then the screen cleared and the last status line on
+ * stderr. The exit status as ptool_run's.
+ */
+int ptool_live_run(ptool_t *t);
 /* Restore the terminal, close the sink, free the report. */
 void ptool_close(ptool_t *t);
 
