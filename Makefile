@@ -89,7 +89,7 @@ LIB_PROF_SRCS := $(wildcard lib/prof/*.c lib/prof/*/*.c)
 LIB_ALL_SRCS := $(LIB_SRCS) $(LIB_PROF_SRCS)
 # The lib/ files the kernel calls: all but floating point (user space and
 # host only) and the path and pattern code only user space uses.
-KERNEL_LIB_SRCS := $(filter-out lib/fmt_float.c lib/match.c lib/path.c,$(LIB_SRCS))
+KERNEL_LIB_SRCS := $(filter-out lib/fmt_float.c lib/match.c lib/path.c lib/numentry.c,$(LIB_SRCS))
 # arch/$(ARCH)/asm-offsets.c is never linked: it only generates
 # $(ASM_OFFSETS) (below).
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c) \
@@ -368,7 +368,7 @@ host-tests: $(UNIT_BINS)
 # guest tools; optimized and without the sanitizers (it is used for work).
 VPROF := $(BUILD)/host/vprof
 # Every host tool compiles all of lib/prof/ (one list to keep up to date).
-HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/fmt.c lib/fmt_float.c lib/string.c \
+HOST_PROF_SRCS := $(LIB_PROF_SRCS) lib/elfsym.c lib/numentry.c lib/fmt.c lib/fmt_float.c lib/string.c \
 	uspace/lib/prof/profenv.c
 HOST_PROF_HDRS := $(wildcard lib/include/lib/*.h lib/include/abi/*.h lib/prof/*/*.h) \
 	uspace/lib/prof/include/profenv.h

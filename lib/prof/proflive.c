@@ -10,9 +10,7 @@
 #include <lib/string.h>
 
 #define KEY_CTRL_C 0x03
-#define KEY_BS 0x08
 #define KEY_ESC 0x1b
-#define KEY_DEL 0x7f
 #define KEY_SEP '\x1f'                  /* between a key's parts */
 #define TASK_HEX_MAX 17                 /* a task id in hex, NUL included */
 
@@ -276,31 +274,16 @@ void prof_live_ui_init(prof_live_ui_t *ui)
 	ui->view.mode = PROF_XMODE_ALL;
 }
 
-/* Enter after t: that task (none typed: every task). */
-static void entry_done(prof_live_ui_t *ui)
-{
-	uint64_t id = 0;
-
-	for (unsigned i = 0; i < ui->entry_len; i++)
-		id = id * 10 + (uint64_t)(ui->entry[i] - '0');
-	ui->view.by_task = ui->entry_len > 0;
-	ui->view.task = id;
-	ui->entering = false;
-}
-
-/* A key while a task id is typed. */
+/* A key while a task id is typed; Enter: that task (none typed: every task). */
 static void entry_key(prof_live_ui_t *ui, char c)
 {
-	if (c >= '0' && c <= '9' && ui->entry_len + 1 < PROF_LIVE_ENTRY_MAX) {
-		ui->entry[ui->entry_len++] = c;
-		ui->entry[ui->entry_len] = '\0';
-	} else if ((c == KEY_BS || c == KEY_DEL) && ui->entry_len > 0) {
-		ui->entry[--ui->entry_len] = '\0';
-	} else if (c == '\r' || c == '\n') {
-		entry_done(ui);
-	} else if (c == KEY_ESC) {
-		ui->entering = false;
-	}
+	uint64_t id;
+	bool given;
+
+	if (num_entry_key(&ui->entry, c, &id, &given) != NUM_ENTRY_DONE)
+		return;
+	ui->view.by_task = given;
+	ui->view.task = id;
 }
 
 /* < or >: the sort column one to the left or right (wrapping). */
@@ -319,9 +302,7 @@ static prof_live_act_t view_key(prof_live_ui_t *ui, char c)
 	} else if (c == 'm') {
 		ui->view.mode = (ui->view.mode + 1) % (PROF_XMODE_KERNEL + 1);
 	} else if (c == 't') {
-		ui->entering = true;
-		ui->entry_len = 0;
-		ui->entry[0] = '\0';
+		num_entry_start(&ui->entry);
 	} else if (c == 'h' || c == '?') {
 		ui->help = true;
 	} else if (c == 'a' || c == ' ') {
@@ -340,7 +321,7 @@ prof_live_act_t prof_live_key(prof_live_ui_t *ui, char c)
 		ui->help = false;
 		return PROF_LIVE_ACT_DRAW;
 	}
-	if (ui->entering) {
+	if (ui->entry.active) {
 		entry_key(ui, c);
 		return PROF_LIVE_ACT_DRAW;
 	}

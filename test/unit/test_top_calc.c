@@ -326,13 +326,13 @@ static void test_keys(void)
 	ok(top_ui_key(&ui, 'c') && ui.view == TOP_VIEW_CPUS, "c: CPUs");
 	ok(!top_ui_key(&ui, 'x'), "x means nothing");
 	top_ui_key(&ui, 'T');
-	ok(ui.entering && ui.view == TOP_VIEW_CPUS, "T asks for a task");
+	ok(ui.entry.active && ui.view == TOP_VIEW_CPUS, "T asks for a task");
 	top_ui_key(&ui, '1');
 	top_ui_key(&ui, '9');
 	top_ui_key(&ui, 0x7f);
 	top_ui_key(&ui, '2');
 	top_ui_key(&ui, '\r');
-	ok(!ui.entering && ui.view == TOP_VIEW_THREADS && ui.task == 12,
+	ok(!ui.entry.active && ui.view == TOP_VIEW_THREADS && ui.task == 12,
 	   "T 1 9 Backspace 2 Enter: threads of task 12 (task %llu)",
 	   (unsigned long long)ui.task);
 	top_ui_key(&ui, 'T');
@@ -342,7 +342,7 @@ static void test_keys(void)
 	top_ui_key(&ui, 'T');
 	top_ui_key(&ui, '5');
 	top_ui_key(&ui, 0x1b);
-	ok(!ui.entering && ui.view == TOP_VIEW_TASKS, "T 5 Esc: never mind");
+	ok(!ui.entry.active && ui.view == TOP_VIEW_TASKS, "T 5 Esc: never mind");
 	ok(!top_ui_key(&ui, 'q') && ui.quit, "q quits");
 	top_ui_init(&ui, TOP_VIEW_THREADS, 7);
 	top_ui_key(&ui, 'T');

@@ -14,13 +14,13 @@
 #define LIB_PROFLIVE_H
 
 #include <abi/errno.h>
+#include <lib/numentry.h>
 #include <lib/profreport.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define PROF_LIVE_NAME_MAX 32           /* a task's name, NUL included */
-#define PROF_LIVE_ENTRY_MAX 20          /* a task id typed after t */
 
 /* One task's samples in one function. */
 typedef struct prof_live_row {
@@ -56,9 +56,7 @@ typedef struct prof_live_view {
 typedef struct prof_live_ui {
 	prof_live_view_t view;
 	bool help;                      /* the help screen is up (any key leaves it) */
-	bool entering;                  /* typing a task id after t */
-	char entry[PROF_LIVE_ENTRY_MAX];
-	unsigned entry_len;
+	num_entry_t entry;              /* a task id being typed after t */
 } prof_live_ui_t;
 
 /* What a key asks of the tool (besides the view prof_live_key changed). */

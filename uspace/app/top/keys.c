@@ -15,9 +15,6 @@
 #include "top.h"
 
 #define KEY_CTRL_C 0x03
-#define KEY_BS 0x08
-#define KEY_DEL 0x7f
-#define KEY_ESC 0x1b
 
 void top_ui_init(top_ui_t *ui, top_view_t v, uint64_t task)
 {
@@ -41,39 +38,16 @@ top_view_t top_view_of_key(char c)
 	return TOP_VIEW_COUNT;
 }
 
-/* Start typing a task id for the threads view. */
-static void entry_start(top_ui_t *ui)
-{
-	ui->entering = true;
-	ui->entry_len = 0;
-	ui->entry[0] = '\0';
-}
-
-/* Enter: the threads of the typed task (none typed: of every task). */
-static void entry_done(top_ui_t *ui)
-{
-	uint64_t id = 0;
-
-	for (unsigned i = 0; i < ui->entry_len; i++)
-		id = id * 10 + (uint64_t)(ui->entry[i] - '0');
-	ui->task = id;
-	ui->view = TOP_VIEW_THREADS;
-	ui->entering = false;
-}
-
-/* A key while a task id is typed. */
+/* A key while a task id is typed; Enter: the threads of that task (none typed: of every task). */
 static void entry_key(top_ui_t *ui, char c)
 {
-	if (c >= '0' && c <= '9' && ui->entry_len + 1 < TOP_ENTRY_MAX) {
-		ui->entry[ui->entry_len++] = c;
-		ui->entry[ui->entry_len] = '\0';
-	} else if ((c == KEY_BS || c == KEY_DEL) && ui->entry_len > 0) {
-		ui->entry[--ui->entry_len] = '\0';
-	} else if (c == '\r' || c == '\n') {
-		entry_done(ui);
-	} else if (c == KEY_ESC) {
-		ui->entering = false;
-	}
+	uint64_t id;
+	bool given;
+
+	if (num_entry_key(&ui->entry, c, &id, &given) != NUM_ENTRY_DONE)
+		return;
+	ui->task = given ? id : 0;
+	ui->view = TOP_VIEW_THREADS;
 }
 
 /* < or >: the sort column one to the left or right (wrapping). */
@@ -91,7 +65,7 @@ static bool view_key(top_ui_t *ui, char c)
 	top_view_t v = top_view_of_key(c);
 
 	if (v == TOP_VIEW_THREADS)
-		entry_start(ui);
+		num_entry_start(&ui->entry);
 	else if (v != TOP_VIEW_COUNT)
 		ui->view = v;
 	else if (c == '<' || c == '>')
@@ -115,7 +89,7 @@ bool top_ui_key(top_ui_t *ui, char c)
 		ui->help = false;
 		return true;
 	}
-	if (ui->entering) {
+	if (ui->entry.active) {
 		entry_key(ui, c);
 		return true;
 	}

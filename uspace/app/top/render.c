@@ -208,9 +208,9 @@ static void render_status(top_out_t *o, const top_ui_t *ui)
 	const top_viewdef_t *def = top_view(ui->view);
 	char what[48] = "";
 
-	if (ui->entering) {
+	if (ui->entry.active) {
 		top_out_line(o, "threads of task: %s_   (Enter: show, empty: "
-			     "all tasks; Esc: never mind)", ui->entry);
+			     "all tasks; Esc: never mind)", ui->entry.text);
 		return;
 	}
 	if (ui->view == TOP_VIEW_THREADS && ui->task)

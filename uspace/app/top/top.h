@@ -26,10 +26,10 @@
 #include <stdint.h>
 #include <abi/errno.h>
 #include <abi/sysinfo.h>
+#include <lib/numentry.h>
 #include <stats.h>
 
 #define TOP_COLS_MAX 16
-#define TOP_ENTRY_MAX 20
 #define TOP_NS_PER_S 1000000000ull
 
 /* ---------------------------------------------------------- snapshots */
@@ -239,9 +239,7 @@ typedef struct top_ui {
 	bool reverse[TOP_VIEW_COUNT];
 	uint64_t task;            /* threads view: of this task (0: all) */
 	bool help;                /* the help screen is up */
-	bool entering;            /* typing a task id after T */
-	char entry[TOP_ENTRY_MAX];
-	unsigned entry_len;
+	num_entry_t entry;        /* a task id being typed after T */
 	bool quit;
 } top_ui_t;
 

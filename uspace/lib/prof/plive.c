@@ -121,10 +121,10 @@ static void draw_what(plive_t *p)
 static void draw_view(plive_t *p, uint64_t total, uint64_t last)
 {
 	const prof_live_ui_t *ui = &p->ui;
-	char task[PROF_LIVE_ENTRY_MAX + 8];
+	char task[NUM_ENTRY_MAX + 8];
 
-	if (ui->entering)
-		snprintf(task, sizeof(task), "%s_", ui->entry);
+	if (ui->entry.active)
+		snprintf(task, sizeof(task), "%s_", ui->entry.text);
 	else if (ui->view.by_task)
 		snprintf(task, sizeof(task), "%llu", (ull)ui->view.task);
 	else
