@@ -55,7 +55,7 @@ CPUS = int(os.environ.get("LIVEVIEW_CPUS") or 4)
 # (guest time follows instructions: every tick comes, none is missed).
 ICOUNT = os.environ.get("LIVEVIEW_ICOUNT") or None
 HZ = 10000
-STATUS_RE = re.compile(r"^(s?profile): (\d+) samples, (\d+) lost, (?:\d+) throttled, (\d+) missed, "
+STATUS_RE = re.compile(r"^(s?profile): (\d+) samples, (\d+) lost, (\d+) missed, "
                        r"(\d+)/s, ([\d.]+) s(.*)$")
 VIEW_RE = re.compile(r"^last ([\d.]+) s: (\d+) samples, since start: (\d+); show (\w+), "
                      r"task (\S+), sort (\S+)$")

@@ -29,7 +29,7 @@
  *                 full screen on the console, the hottest functions over
  *                 the last refresh (LAST%) and since the start (TOTAL%,
  *                 SAMPLES) with their task, redrawn every refresh; the
- *                 status line at the bottom (samples, lost, throttled, missed, rate,
+ *                 status line at the bottom (samples, lost, missed, rate,
  *                 elapsed). Keys: < > sort by another column, m shows
  *                 all, user or kernel (with idle) functions, t and a task
  *                 id and Enter one task (Enter alone: all), a or space

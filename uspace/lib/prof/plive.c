@@ -8,7 +8,7 @@
  * by ESC[K and cut to the screen's width, the rows below blanked. The
  * frame: what is sampled, the last refresh's and the total samples, the
  * view (mode, task, sort), the keys; the hottest rows of the view; the
- * status line (samples, lost, throttled, missed, rate, elapsed: the kernel's
+ * status line (samples, lost, missed, rate, elapsed: the kernel's
  * counts). Keys: prof_live_key. A session that ends by itself (-d, the
  * target's end) stays on the screen, "(ended: q quits)".
  */

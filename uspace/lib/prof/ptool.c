@@ -5,7 +5,7 @@
  * The loop: DATA_READ (answered within PROF_READ_TIMEOUT_MS) into a
  * 64 KiB buffer, the bytes to the report and the sink; then the keys
  * typed meanwhile, the -d deadline, and about twice a second the status
- * line on stderr ("\r" rewritten: samples, lost, throttled, missed ticks, rate, elapsed). After
+ * line on stderr ("\r" rewritten: samples, lost, missed ticks, rate, elapsed). After
  * END (q, -d, e) or the target's exit the kernel answers with what is
  * left, then 0 bytes and PROF_STATE_ENDED: the stream is drained.
  * Under -l, ptool_run hands the session to the live view (plive.c),
@@ -354,9 +354,8 @@ bool ptool_status_text(ptool_t *t, prof_status_t *st, char *buf, size_t n)
 	if (prof_status(t->phone, st) != EOK)
 		return false;
 	uint64_t rate = el ? st->samples * NS_PER_S / el : 0;
-	snprintf(buf, n, "%s: %llu samples, %llu lost, %llu throttled, %llu missed, %llu/s, "
-		 "%llu.%llu s%s", t->o->prog, (ull)st->samples, (ull)st->lost,
-		 (ull)st->throttled, (ull)st->missed, (ull)rate,
+	snprintf(buf, n, "%s: %llu samples, %llu lost, %llu missed, %llu/s, %llu.%llu s%s",
+		 t->o->prog, (ull)st->samples, (ull)st->lost, (ull)st->missed, (ull)rate,
 		 (ull)(el / NS_PER_S), (ull)(el / (NS_PER_S / 10) % 10),
 		 t->paused ? " (paused)" : "");
 	return true;

@@ -127,7 +127,7 @@ void ptool_print_exit(const char *prog, uint64_t id, uint64_t st);
  */
 errno_t ptool_read_once(ptool_t *t);
 /*
- * The status line's text ("PROG: N samples, L lost, T throttled, M missed, R/s, E s",
+ * The status line's text ("PROG: N samples, L lost, M missed, R/s, E s",
  * " (paused)") into buf (n bytes) from the session's counters (to *st);
  * false if the kernel did not give them.
  */
