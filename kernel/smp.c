@@ -64,12 +64,12 @@ static void smp_call_where(void *arg)
 /* Log a CPU that has not taken the call after ms, and where it is. */
 static void smp_call_report(cpu_t *c, uint64_t ms)
 {
-	uint64_t off = 0;
+	uint64_t off = 0, fn_off = 0;
 	const char *sym = ksym_lookup(call_silent_pc[c->id], &off);
+	const char *fn = ksym_lookup((uintptr_t)call.fn, &fn_off);
 
 	pr_warn("call %s: CPU %u silent for %lu ms, at %s+%#lx; IPI sent again",
-		ksym_lookup((uintptr_t)call.fn, &off) ?: "?", c->id, ms,
-		sym ?: "?", off);
+		fn ?: "?", c->id, ms, sym ?: "?", off);
 }
 
 /*

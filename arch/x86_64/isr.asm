@@ -21,10 +21,6 @@ extern interrupt_dispatch
 %include "arch/regs.inc"
 %include "arch/smap.inc"
 
-; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
-; from the handler into the interrupted code. rdi = the int_frame_t. It
-; comes off with rbp the interrupted code's again: a sample (NMI) on the
-; way out then walks from there, not from a dead frame below rsp.
 ; The TSC into the per-CPU word at offset %1 (rax and rdx are in the
 ; frame: POP_REGS restores them). The interrupts-off section of a gate
 ; taken with IF set runs from the stub's entry to its iretq, so that a
@@ -37,6 +33,10 @@ extern interrupt_dispatch
 	mov [gs:%1], rax
 %endmacro
 
+; A fake call frame (interrupted RIP, interrupted RBP) so backtraces walk
+; from the handler into the interrupted code. rdi = the int_frame_t. It
+; comes off with rbp the interrupted code's again: a sample (NMI) on the
+; way out then walks from there, not from a dead frame below rsp.
 %macro CALL_DISPATCH 0
 	mov rdi, rsp
 	push qword [rsp + FRAME_RIP]
