@@ -146,13 +146,9 @@ static char *pd_strdup(profdiff_t *d, const char *s)
 static profdiff_row_t *pd_find(pd_table_t *t, const char *key)
 {
 	prof_str_t k = { key, strlen(key) };
-	const unsigned char *e = t->index.cap ? prof_map_find(&t->index, &k) : NULL;
-	uint32_t row;
+	const uint32_t *row = prof_map_lookup(&t->index, &k);
 
-	if (!e || !e[0])
-		return NULL;
-	memcpy(&row, e + 8 + t->index.ksize, sizeof(row));
-	return &t->rows[row];
+	return row ? &t->rows[*row] : NULL;
 }
 
 /* Index row n of t (its key copied already). EOK or ENOMEM. */

@@ -101,13 +101,9 @@ static char *row_key(prof_live_t *l, const prof_row_info_t *r, size_t *len)
 static prof_live_row_t *row_find(prof_live_t *l, const char *key, size_t len)
 {
 	prof_str_t k = { key, len };
-	const unsigned char *e = l->index.cap ? prof_map_find(&l->index, &k) : NULL;
-	uint32_t i;
+	const uint32_t *i = prof_map_lookup(&l->index, &k);
 
-	if (!e || !e[0])
-		return NULL;
-	memcpy(&i, e + 8 + l->index.ksize, sizeof(i));
-	return &l->rows[i];
+	return i ? &l->rows[*i] : NULL;
 }
 
 /* A new row of key (owned by it from now on), indexed; NULL without memory. */

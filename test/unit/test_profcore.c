@@ -95,7 +95,11 @@ static void test_map(void)
 	for (size_t i = 0; i < m.cap; i++)
 		used += prof_map_key(&m, i) != NULL;
 	is_uint(used, 5000, "map: 5000 slots in use");
+	uint64_t k7[2] = { 7, 49 }, kno[2] = { 7, 48 };
+	const uint64_t *v7 = prof_map_lookup(&m, k7);
+	ok(v7 && *v7 == 8 && !prof_map_lookup(&m, kno), "map: lookup finds 7's value, not an absent key");
 	prof_map_free(&env, &m);
+	ok(!prof_map_lookup(&m, k7), "map: lookup in an empty map (no slots): NULL");
 
 	char a[] = "alpha", b[] = "alpha";
 	prof_str_t ka = { a, 5 }, kb = { b, 5 }, kc = { a, 4 };

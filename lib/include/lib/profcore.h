@@ -82,6 +82,9 @@ unsigned char *prof_map_entry(const prof_map_t *m, size_t i);
 /* The entry holding key, or the empty one where it would go (m->cap > 0). */
 unsigned char *prof_map_find(const prof_map_t *m, const void *key);
 
+/* The value of key, or NULL when m does not hold it (any m, even empty). */
+void *prof_map_lookup(const prof_map_t *m, const void *key);
+
 /* The 64-bit word at p (unaligned; inlined: no call). */
 static inline uint64_t prof_map_word(const unsigned char *p)
 {

@@ -94,6 +94,13 @@ unsigned char *prof_map_find(const prof_map_t *m, const void *key)
 	}
 }
 
+void *prof_map_lookup(const prof_map_t *m, const void *key)
+{
+	unsigned char *e = m->cap ? prof_map_find(m, key) : NULL;
+
+	return e && e[0] ? e + 8 + m->ksize : NULL;
+}
+
 static errno_t map_grow(const prof_env_t *env, prof_map_t *m)
 {
 	prof_map_t n = *m;

@@ -230,15 +230,9 @@ static void rec_count_mode(prof_report_t *r, unsigned mode, uint64_t w)
 /* The call site of a PROF_REC_CALL id (read before), or PROF_NONE. */
 static uint32_t rec_site_of(const prof_report_t *r, uint64_t stack)
 {
-	uint64_t idx;
+	const unsigned char *v = stack ? prof_map_lookup(&r->calls, &stack) : NULL;
 
-	if (!stack || !r->calls.cap)
-		return PROF_NONE;
-	const unsigned char *e = prof_map_find(&r->calls, &stack);
-	if (!e[0])
-		return PROF_NONE;
-	memcpy(&idx, e + 8 + sizeof(uint64_t), 8);
-	return (uint32_t)idx;
+	return v ? (uint32_t)prof_map_word(v) : PROF_NONE;
 }
 
 /* A new call site of key, its index into *site. EOK or ENOMEM. */
