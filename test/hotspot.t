@@ -48,6 +48,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 import boottest as bt  # noqa: E402
+import ocr  # noqa: E402
 from tap import Tap  # noqa: E402
 
 ex = importlib.machinery.SourceFileLoader("export_t", os.path.join(HERE, "export.t")).load_module()
@@ -120,16 +121,6 @@ def screenshot(fbfile, png):
         return False
     write_png(png, *crop(*shot))
     return True
-
-
-def ocr(png):
-    """tesseract's text of the PNG (one block: --psm 6 keeps table rows)."""
-    try:
-        p = subprocess.run(["tesseract", png, "-", "--psm", "6"], capture_output=True,
-                           text=True, timeout=30)
-        return p.stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
 
 
 def hotspots(text):
@@ -236,7 +227,7 @@ def open_in_hotspot(tmp, root, kallsyms, data, png):
                 time.sleep(0.5)
                 rc = proc.poll()
                 if screenshot(x.fb, png):
-                    text = ocr(png)
+                    text = ocr.read(png, timeout=30)
                     if settled(text):
                         break
                 if rc is not None:

@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import guest  # noqa: E402
+import ocr  # noqa: E402
 from tap import Tap  # noqa: E402
 
 WORDS = "SCREEN CHECK 4711 OK"     # capitals and digits: what OCR reads best
@@ -47,15 +47,6 @@ def monitor(path, command, wait=1.0):
         return s.recv(65536).decode("latin-1", "replace")
 
 
-def ocr(image):
-    """tesseract's text of image, or ''."""
-    try:
-        return subprocess.run(["tesseract", image, "-", "--psm", "6"], capture_output=True,
-                              text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-
-
 def check_screen(tap, firmware, tmp):
     """Boot with firmware, echo WORDS, read the screen."""
     sock = os.path.join(tmp, firmware + ".sock")
@@ -71,7 +62,7 @@ def check_screen(tap, firmware, tmp):
         monitor(sock, "screendump " + shot)
     g.send("poweroff\r")
     g.finish(timeout=60)
-    text = ocr(shot) if os.path.exists(shot) else ""
+    text = ocr.read(shot) if os.path.exists(shot) else ""
     flat = re.sub(r"\s+", " ", text)
     tap.ok(re.search(r"started /bin/init as task", flat),
            "%s the kernel's boot line is on the screen (OCR: %r)" % (name, flat[:160]))
