@@ -72,12 +72,12 @@ static void klog_wake(void)
 static size_t printk_format(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	int n = fmt_vsnprintf(buf, size, fmt, ap);
-	size_t len = strlen(fmt);
 
 	if (n < 0)
 		return 0;
 	if ((size_t)n < size)
 		return (size_t)n;
+	size_t len = strlen(fmt);           /* only for a message that was cut */
 	if (len && fmt[len - 1] == '\n')
 		buf[size - 2] = '\n';
 	return size - 1;

@@ -46,7 +46,7 @@ static void entry_key(top_ui_t *ui, char c)
 
 	if (num_entry_key(&ui->entry, c, &id, &given) != NUM_ENTRY_DONE)
 		return;
-	ui->task = given ? id : 0;
+	ui->task = id;                  /* 0 when none was typed */
 	ui->view = TOP_VIEW_THREADS;
 }
 
