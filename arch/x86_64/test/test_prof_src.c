@@ -523,6 +523,7 @@ KTEST(prof_irq_cost, "prof: the interrupt cost charged covers a timer interrupt'
 }
 
 #define JITTER_GAPS 200
+#define JITTER_TRIES 3
 
 /* The gaps (TSC cycles) between this CPU's next JITTER_GAPS timer hits,
  * polled with interrupts on; false if the hits stopped coming. */
@@ -561,6 +562,34 @@ static uint64_t gaps_iqr(uint64_t *v, int n)
 	return v[n * 3 / 4] - v[n / 4];
 }
 
+/* One look at JITTER_GAPS gaps of the timer at hz: printed; under
+ * -icount (exact) true if their middle half spans 35%..53% of the
+ * period and they average it within 6%. *came false: no hits in 5 s. */
+static bool jitter_try(unsigned hz, bool exact, bool *came)
+{
+	static uint64_t gaps[JITTER_GAPS];
+	uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+	unsigned got;
+
+	if (arch_prof_start(PROF_SRC_TIMER, hz, &got) != EOK)
+		return *came = false;
+	*came = timer_gaps(gaps);
+	arch_prof_stop();
+	if (!*came)
+		return false;
+	for (int i = 0; i < JITTER_GAPS; i++) {
+		lo = MIN(lo, gaps[i]);
+		hi = MAX(hi, gaps[i]);
+		sum += gaps[i];
+	}
+	uint64_t period = time_cycles_per_sec() / got, mean = sum / JITTER_GAPS;
+	uint64_t iqr = gaps_iqr(gaps, JITTER_GAPS);
+	printk("# timer %u Hz: period %lu cycles, gaps %lu..%lu, mean %lu, middle half %lu\n",
+	       got, period, lo, hi, mean, iqr);
+	return !exact || (iqr * 100 >= period * 35 && iqr * 100 <= period * 53 &&
+			  mean * 100 >= period * 94 && mean * 100 <= period * 106);
+}
+
 /*
  * The timer's gaps are random (kernel/prof_jitter.h: uniform from 9/16 to
  * 23/16 of the period): under -icount their middle half (the
@@ -570,36 +599,22 @@ static uint64_t gaps_iqr(uint64_t *v, int n)
  * bounds: the poll sees a hit only when its thread runs, and on more than
  * one CPU the vCPUs run in turns. Before jitter the periodic LAPIC timer
  * gave equal gaps under a fixed shift, and the grid jitter of ea8551b a
- * middle half of about 7%. Elsewhere (host timing moves interrupts
- * anyway) the gaps are printed.
+ * middle half of about 7%. Up to JITTER_TRIES looks, one must pass:
+ * -icount auto retunes its shift to the host's speed, and a loaded host
+ * (a clean-clone CI, 2 CPUs) once moved one look's gaps out of bounds;
+ * equal gaps or a wrong rate fail every look. Elsewhere (host timing
+ * moves interrupts anyway) the gaps are printed.
  */
 KTEST(prof_src_timer_jitter, "prof: timer periods are jittered around the rate")
 {
-	static uint64_t gaps[JITTER_GAPS];
-	bool exact = platform_sampling() == PLATFORM_TCG_ICOUNT;
-	unsigned hz = tick_hz() * 10, got;
-	uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+	bool exact = platform_sampling() == PLATFORM_TCG_ICOUNT, came = true, ok = false;
+	unsigned hz = tick_hz() * 10;
 
-	KT_CHECK(arch_prof_start(PROF_SRC_TIMER, hz, &got) == EOK, "timer did not start");
-	bool came = timer_gaps(gaps);
-	arch_prof_stop();
-	KT_CHECK(came, "timer: %u hits did not come in 5 s", JITTER_GAPS);
-	for (int i = 0; i < JITTER_GAPS; i++) {
-		lo = MIN(lo, gaps[i]);
-		hi = MAX(hi, gaps[i]);
-		sum += gaps[i];
-	}
-	uint64_t period = time_cycles_per_sec() / got, mean = sum / JITTER_GAPS;
-	printk("# timer %u Hz: period %lu cycles, gaps %lu..%lu, mean %lu, middle half %lu\n",
-	       got, period, lo, hi, mean, gaps_iqr(gaps, JITTER_GAPS));
-	if (!exact)
-		return true;
-	uint64_t iqr = gaps_iqr(gaps, JITTER_GAPS);
-	KT_CHECK(iqr * 100 >= period * 35 && iqr * 100 <= period * 53,
-		 "timer gaps' middle half spans %lu cycles: want 35%%..53%% of the period %lu",
-		 iqr, period);
-	KT_CHECK(mean * 100 >= period * 94 && mean * 100 <= period * 106,
-		 "timer gaps average %lu, period %lu", mean, period);
+	for (int i = 0; i < JITTER_TRIES && came && !ok; i++)
+		ok = jitter_try(hz, exact, &came);
+	KT_CHECK(came, "timer: %u hits did not come in 5 s (or it did not start)", JITTER_GAPS);
+	KT_CHECK(ok, "timer gaps out of bounds in %d looks (want a middle half of 35%%..53%% "
+		 "of the period, a mean within 6%%)", JITTER_TRIES);
 	return true;
 }
 
