@@ -13,6 +13,7 @@
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 #include <kernel/vm.h>
+#include <lib/string.h>
 
 static cpu_t bsp_cpu;
 static uint8_t bsp_ist[IST_COUNT][PAGE_SIZE + IST_STACK_SIZE] __aligned(PAGE_SIZE);
@@ -28,6 +29,32 @@ void arch_cpu_set_gs(cpu_t *c)
 	c->arch.self = c;
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}
+
+bool cpuid_vendor_is(const char *vendor)
+{
+	cpuid_regs_t r = cpuid(0, 0);
+	char v[12];
+
+	memcpy(v, &r.ebx, 4);
+	memcpy(v + 4, &r.edx, 4);
+	memcpy(v + 8, &r.ecx, 4);
+	return memcmp(v, vendor, 12) == 0;
+}
+
+bool cpuid_hypervisor_is(const char *sig, uint32_t *max_leaf)
+{
+	if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))
+		return false;
+	cpuid_regs_t r = cpuid(CPUID_HV_LEAF, 0);
+	char v[12];
+
+	memcpy(v, &r.ebx, 4);
+	memcpy(v + 4, &r.ecx, 4);
+	memcpy(v + 8, &r.edx, 4);
+	if (max_leaf)
+		*max_leaf = r.eax;
+	return memcmp(v, sig, 12) == 0;
 }
 
 static void cpu_enable_features(void)

@@ -88,18 +88,6 @@ static uint64_t pmc_mask(void)
 	return hw.width >= 64 ? ~0ull : (1ull << hw.width) - 1;
 }
 
-static bool pmc_vendor(const char *v)
-{
-	cpuid_regs_t r = cpuid(0, 0);
-	char s[13];
-
-	memcpy(s, &r.ebx, 4);
-	memcpy(s + 4, &r.edx, 4);
-	memcpy(s + 8, &r.ecx, 4);
-	s[12] = '\0';
-	return !strcmp(s, v);
-}
-
 /* Intel architectural perfmon from CPUID 0Ah; NULL or why not. */
 static const char *pmc_detect_intel(void)
 {
@@ -207,9 +195,9 @@ static bool prof_pmc_probe(const char **what)
 {
 	const char *no;
 
-	if (pmc_vendor("GenuineIntel"))
+	if (cpuid_vendor_is("GenuineIntel"))
 		no = pmc_detect_intel();
-	else if (pmc_vendor("AuthenticAMD") || pmc_vendor("HygonGenuine"))
+	else if (cpuid_vendor_is("AuthenticAMD") || cpuid_vendor_is("HygonGenuine"))
 		no = pmc_detect_amd();
 	else
 		no = "unknown CPU vendor";

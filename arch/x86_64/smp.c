@@ -216,17 +216,6 @@ static void ap_wait_entered(uint64_t ms)
 	} while (entered < ap_nslots && time_ns() < end);
 }
 
-static bool ap_vendor_is(const char *vendor)
-{
-	cpuid_regs_t r = cpuid(0, 0);
-	char v[12];
-
-	memcpy(v, &r.ebx, 4);
-	memcpy(v + 4, &r.edx, 4);
-	memcpy(v + 8, &r.ecx, 4);
-	return memcmp(v, vendor, 12) == 0;
-}
-
 /* CPUID 1's display family: the base family, plus the extended one past 0Fh. */
 static unsigned ap_family(void)
 {
@@ -246,9 +235,9 @@ static uint64_t ap_init_wait_us(void)
 {
 	unsigned family = ap_family();
 
-	if ((ap_vendor_is("GenuineIntel") && family >= 6) ||
-	    (ap_vendor_is("AuthenticAMD") && family >= 0xf) ||
-	    ap_vendor_is("HygonGenuine"))
+	if ((cpuid_vendor_is("GenuineIntel") && family >= 6) ||
+	    (cpuid_vendor_is("AuthenticAMD") && family >= 0xf) ||
+	    cpuid_vendor_is("HygonGenuine"))
 		return 0;
 	return AP_INIT_WAIT_US;
 }

@@ -18,9 +18,7 @@
 
 #define LOG_PREFIX "time"
 #define TSC_CHECK_MS 10
-#define HV_LEAF 0x40000000u
 #define HV_TIMING_LEAF 0x40000010u
-#define CPUID1_HYPERVISOR (1u << 31)
 
 static uint64_t tsc_from_cpuid(void)
 {
@@ -39,25 +37,15 @@ static uint64_t tsc_from_cpuid(void)
 	return 0;
 }
 
-/* Whether the hypervisor's 12-byte signature is one that defines 0x40000010. */
-static bool tsc_hv_known(const cpuid_regs_t *r)
-{
-	char sig[12];
-
-	memcpy(sig, &r->ebx, 4);
-	memcpy(sig + 4, &r->ecx, 4);
-	memcpy(sig + 8, &r->edx, 4);
-	return memcmp(sig, "KVMKVMKVM\0\0\0", 12) == 0 ||
-	       memcmp(sig, "VMwareVMware", 12) == 0;
-}
-
-/* The TSC rate in the hypervisor's timing leaf (EAX = kHz), or 0. */
+/* The TSC rate in KVM's or VMware's timing leaf (EAX = kHz), or 0. */
 static uint64_t tsc_from_hypervisor(void)
 {
-	if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))
+	uint32_t max = 0;
+
+	if (!cpuid_hypervisor_is("KVMKVMKVM\0\0\0", &max) &&
+	    !cpuid_hypervisor_is("VMwareVMware", &max))
 		return 0;
-	cpuid_regs_t r = cpuid(HV_LEAF, 0);
-	if (r.eax < HV_TIMING_LEAF || !tsc_hv_known(&r))
+	if (max < HV_TIMING_LEAF)
 		return 0;
 	return (uint64_t)cpuid(HV_TIMING_LEAF, 0).eax * 1000;
 }

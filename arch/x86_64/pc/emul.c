@@ -26,15 +26,12 @@ static char emul_shift[8];     /* what it told: "auto", a shift, or "" */
 
 bool platform_virtual(void)
 {
-	return cpuid(1, 0).ecx & (1u << 31);
+	return cpuid(1, 0).ecx & CPUID1_HYPERVISOR;
 }
 
 static bool emul_is_tcg(void)
 {
-	if (!platform_virtual())
-		return false;
-	cpuid_regs_t r = cpuid(0x40000000, 0);
-	return r.ebx == 0x54474354 && r.ecx == 0x43544743 && r.edx == 0x47435447;
+	return cpuid_hypervisor_is("TCGTCGTCGTCG", NULL);
 }
 
 /* TSC cycles of a fixed loop of n iterations. Interrupts off. */

@@ -234,10 +234,7 @@ static bool prof_rtc_probe(const char **why)
 /* "KVMKVMKVM\0\0\0" at CPUID 4000_0000h, behind the hypervisor bit. */
 static bool prof_rtc_under_kvm(void)
 {
-	if (!(cpuid(1, 0).ecx & (1u << 31)))
-		return false;
-	cpuid_regs_t r = cpuid(0x40000000, 0);
-	return r.ebx == 0x4b4d564b && r.ecx == 0x564b4d56 && r.edx == 0x4d;
+	return cpuid_hypervisor_is("KVMKVMKVM\0\0\0", NULL);
 }
 
 /* Whether the RTC may be delivered as NMI here (after prof_rtc_probe). */

@@ -41,6 +41,9 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			 "d"((uint32_t)(v >> 32)) : "memory");
 }
 
+#define CPUID1_HYPERVISOR (1u << 31)     /* CPUID 1 ECX: running under one */
+#define CPUID_HV_LEAF 0x40000000u        /* the hypervisor's signature leaf */
+
 typedef struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
 } cpuid_regs_t;
@@ -52,6 +55,16 @@ static inline cpuid_regs_t cpuid(uint32_t leaf, uint32_t subleaf)
 			 "=d"(r.edx) : "a"(leaf), "c"(subleaf));
 	return r;
 }
+
+/* Whether CPUID 0's 12-byte vendor string (EBX, EDX, ECX) is vendor. */
+bool cpuid_vendor_is(const char *vendor);
+
+/*
+ * Whether a hypervisor is present (CPUID 1 ECX bit 31) and its 12-byte
+ * signature at 4000_0000h (EBX, ECX, EDX) is sig; *max_leaf (may be NULL)
+ * gets that leaf's EAX, the highest hypervisor leaf.
+ */
+bool cpuid_hypervisor_is(const char *sig, uint32_t *max_leaf);
 
 static inline uint64_t rdtsc(void)
 {
