@@ -20,16 +20,16 @@
  */
 #define FMT_INT_MAX __INT_MAX__
 
-typedef struct fmt_out {
+typedef struct fmt_state {
 	fmt_sink_t sink;
 	void *ctx;
 	size_t count;
-} fmt_out_t;
+} fmt_state_t;
 
 /* Largest width or precision honoured; bigger requests are clamped. */
 #define FMT_MAX_FIELD (FMT_INT_MAX / 2)
 
-static void fmt_emit(fmt_out_t *o, const char *s, size_t len)
+static void fmt_emit(fmt_state_t *o, const char *s, size_t len)
 {
 	if (len == 0)
 		return;
@@ -38,7 +38,7 @@ static void fmt_emit(fmt_out_t *o, const char *s, size_t len)
 	o->count += len;
 }
 
-static void fmt_pad(fmt_out_t *o, char c, size_t n)
+static void fmt_pad(fmt_state_t *o, char c, size_t n)
 {
 	static const char spaces[] = "                                ";
 	static const char zeros[] = "00000000000000000000000000000000";
@@ -251,7 +251,7 @@ static void fmt_int_layout(fmt_int_t *n, const fmt_spec_t *s, uintmax_t mag,
 	fmt_int_prefix(n, s, neg, mag == 0);
 }
 
-static void fmt_emit_int(fmt_out_t *o, const fmt_spec_t *s, uintmax_t mag,
+static void fmt_emit_int(fmt_state_t *o, const fmt_spec_t *s, uintmax_t mag,
 			 bool neg)
 {
 	fmt_int_t n;
@@ -271,7 +271,7 @@ static void fmt_emit_int(fmt_out_t *o, const fmt_spec_t *s, uintmax_t mag,
 		fmt_pad(o, ' ', fill);
 }
 
-static void fmt_conv_signed(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
+static void fmt_conv_signed(fmt_state_t *o, const fmt_spec_t *s, va_list *ap)
 {
 	intmax_t v = fmt_arg_signed(s, ap);
 	/* Negate in unsigned arithmetic so INTMAX_MIN is well defined. */
@@ -280,7 +280,7 @@ static void fmt_conv_signed(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
 	fmt_emit_int(o, s, mag, v < 0);
 }
 
-static void fmt_conv_unsigned(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
+static void fmt_conv_unsigned(fmt_state_t *o, const fmt_spec_t *s, va_list *ap)
 {
 	fmt_emit_int(o, s, fmt_arg_unsigned(s, ap), false);
 }
@@ -288,7 +288,7 @@ static void fmt_conv_unsigned(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
 /* ---------------------------------------------------------------- text */
 
 /* Emit len bytes of s padded with spaces to the field width. */
-static void fmt_emit_field(fmt_out_t *o, const fmt_spec_t *s, const char *str,
+static void fmt_emit_field(fmt_state_t *o, const fmt_spec_t *s, const char *str,
 			   size_t len)
 {
 	size_t fill = (size_t)s->width > len ? (size_t)s->width - len : 0;
@@ -300,7 +300,7 @@ static void fmt_emit_field(fmt_out_t *o, const fmt_spec_t *s, const char *str,
 		fmt_pad(o, ' ', fill);
 }
 
-static void fmt_conv_string(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
+static void fmt_conv_string(fmt_state_t *o, const fmt_spec_t *s, va_list *ap)
 {
 	const char *str = va_arg(*ap, const char *);
 	size_t max = s->prec < 0 ? SIZE_MAX : (size_t)s->prec;
@@ -314,14 +314,14 @@ static void fmt_conv_string(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
 	fmt_emit_field(o, s, str, strnlen(str, max));
 }
 
-static void fmt_conv_char(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
+static void fmt_conv_char(fmt_state_t *o, const fmt_spec_t *s, va_list *ap)
 {
 	char c = (char)va_arg(*ap, int);
 
 	fmt_emit_field(o, s, &c, 1);
 }
 
-static void fmt_conv_pointer(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
+static void fmt_conv_pointer(fmt_state_t *o, const fmt_spec_t *s, va_list *ap)
 {
 	const void *ptr = va_arg(*ap, const void *);
 	fmt_spec_t ps = *s;
@@ -337,7 +337,7 @@ static void fmt_conv_pointer(fmt_out_t *o, const fmt_spec_t *s, va_list *ap)
 /* ---------------------------------------------------------------- driver */
 
 /* Dispatch one parsed specification; start points at its '%'. */
-static void fmt_convert(fmt_out_t *o, const fmt_spec_t *s, va_list *ap,
+static void fmt_convert(fmt_state_t *o, const fmt_spec_t *s, va_list *ap,
 			const char *start, const char *end)
 {
 	switch (s->conv) {
@@ -368,7 +368,7 @@ static void fmt_convert(fmt_out_t *o, const fmt_spec_t *s, va_list *ap,
 
 int fmt_vformat(fmt_sink_t sink, void *ctx, const char *fmt, va_list ap)
 {
-	fmt_out_t o = { .sink = sink, .ctx = ctx, .count = 0 };
+	fmt_state_t o = { .sink = sink, .ctx = ctx, .count = 0 };
 	const char *p = fmt;
 	va_list args;
 
@@ -388,6 +388,26 @@ int fmt_vformat(fmt_sink_t sink, void *ctx, const char *fmt, va_list ap)
 	}
 	va_end(args);
 	return o.count > FMT_INT_MAX ? FMT_INT_MAX : (int)o.count;
+}
+
+int fmt_format(fmt_sink_t sink, void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = fmt_vformat(sink, ctx, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int fmt_outf(const fmt_out_t *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = fmt_vformat(o->put, o->ctx, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 /* ---------------------------------------------------------------- snprintf */

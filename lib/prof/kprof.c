@@ -7,7 +7,6 @@
 #include <lib/profgmon.h>
 #include <lib/string.h>
 
-#include <stdarg.h>
 #include <stdbool.h>
 
 /* ---------------------------------------------------------------- histogram */
@@ -129,20 +128,6 @@ typedef struct kprof_row {
 	uint64_t ticks;
 } kprof_row_t;
 
-typedef struct kprof_out {
-	fmt_sink_t sink;
-	void *ctx;
-} kprof_out_t;
-
-static void kprof_printf(const kprof_out_t *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vformat(o->sink, o->ctx, fmt, ap);
-	va_end(ap);
-}
-
 /* Does row a come before b (more ticks, then lower address)? */
 static bool kprof_before(const kprof_row_t *a, const kprof_row_t *b)
 {
@@ -186,26 +171,26 @@ static size_t kprof_rows(const kprof_data_t *d, uint64_t text_start,
 }
 
 /* One row: ticks, percent of total (hundredths), ms (tenths), function. */
-static void kprof_print_row(const kprof_out_t *o, const kprof_data_t *d,
+static void kprof_print_row(const fmt_out_t *o, const kprof_data_t *d,
 			    const kprof_row_t *r)
 {
 	uint64_t centi = d->total ? (r->ticks * 10000 + d->total / 2) / d->total : 0;
 	uint64_t tenth_ms = (r->ticks * d->usec_per_tick + 50) / 100;
 
-	kprof_printf(o, "%8lu %3lu.%02lu%% %5lu.%lu  ", (unsigned long)r->ticks,
+	fmt_outf(o, "%8lu %3lu.%02lu%% %5lu.%lu  ", (unsigned long)r->ticks,
 		     (unsigned long)(centi / 100), (unsigned long)(centi % 100),
 		     (unsigned long)(tenth_ms / 10), (unsigned long)(tenth_ms % 10));
 	if (r->name)
-		kprof_printf(o, "%s\n", r->name);
+		fmt_outf(o, "%s\n", r->name);
 	else
-		kprof_printf(o, "0x%lx\n", (unsigned long)r->addr);
+		fmt_outf(o, "0x%lx\n", (unsigned long)r->addr);
 }
 
 errno_t kprof_report(const kprof_data_t *d, uint64_t text_start,
 		     const elfsym_table_t *syms, const profsym_mem_t *mem,
 		     fmt_sink_t out, void *ctx)
 {
-	kprof_out_t o = { out, ctx };
+	fmt_out_t o = { out, ctx };
 	size_t cap = d->nbuckets - KPROF_HDR_WORDS + 1;
 	kprof_row_t *rows = mem->alloc(mem->ctx, cap * sizeof(*rows));
 
@@ -213,12 +198,12 @@ errno_t kprof_report(const kprof_data_t *d, uint64_t text_start,
 		return ENOMEM;
 	size_t n = kprof_rows(d, text_start, syms, rows);
 	kprof_sort(rows, n);
-	kprof_printf(&o, "total: %u\tin kernel text: %u\toutside kernel text: %u\n",
+	fmt_outf(&o, "total: %u\tin kernel text: %u\toutside kernel text: %u\n",
 		     d->total, d->total - d->outside, d->outside);
-	kprof_printf(&o, "KTZERO %lx\t%u us per tick, %u buckets of %u bytes\n",
+	fmt_outf(&o, "KTZERO %lx\t%u us per tick, %u buckets of %u bytes\n",
 		     (unsigned long)text_start, d->usec_per_tick, d->nbuckets,
 		     1u << d->log2);
-	kprof_printf(&o, "   ticks       %%      ms  function\n");
+	fmt_outf(&o, "   ticks       %%      ms  function\n");
 	for (size_t i = 0; i < n; i++)
 		kprof_print_row(&o, d, &rows[i]);
 	mem->release(mem->ctx, rows);

@@ -11,8 +11,6 @@
 #include <lib/profexport.h>
 #include <lib/string.h>
 
-#include <stdarg.h>
-
 #define PD_LN2_HI 6.93147180369123816490e-01    /* ln 2 = HI + LO */
 #define PD_LN2_LO 1.90821492927058770002e-10
 #define PD_INV_SQRT_2PI 0.39894228040143267794
@@ -348,15 +346,7 @@ uint64_t profdiff_total(const profdiff_t *d, unsigned side)
 
 /* ---------------------------------------------------------------- printing */
 
-static __attribute__((format(printf, 2, 3)))
-void pd_printf(profdiff_t *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vformat(d->env.out, d->env.ctx, fmt, ap);
-	va_end(ap);
-}
+#define pd_printf(d, ...) fmt_format((d)->env.out, (d)->env.ctx, __VA_ARGS__)
 
 static bool pd_hidden(const profdiff_t *d, const profdiff_row_t *row)
 {

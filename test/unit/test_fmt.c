@@ -390,6 +390,21 @@ static void test_vformat(void)
 	       "NULL sink only counts");
 }
 
+/* fmt_format and fmt_outf reach the sink they are given, with its context. */
+static void test_format_out(void)
+{
+	sink_log_t a = { .len = 0, .calls = 0 }, b = { .len = 0, .calls = 0 };
+	fmt_out_t o = { log_sink, &b };
+
+	is_int(fmt_format(log_sink, &a, "%s=%03u", "n", 7u), 5, "fmt_format counts");
+	a.text[a.len] = '\0';
+	is_str(a.text, "n=007", "fmt_format writes through its sink and context");
+	is_int(fmt_outf(&o, "[%-3c]%ld", 'q', -12L), 8, "fmt_outf counts");
+	b.text[b.len] = '\0';
+	is_str(b.text, "[q  ]-12", "fmt_outf writes through o's sink and context");
+	is_int((int)a.len, 5, "and not through another's");
+}
+
 /* ---------------------------------------------------------------- random */
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -493,6 +508,7 @@ int main(void)
 	test_odd_percent();
 	test_truncation();
 	test_vformat();
+	test_format_out();
 	test_random();
 	return done_testing();
 }

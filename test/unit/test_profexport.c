@@ -328,7 +328,7 @@ static void fold_sink(void *ctx, const char *s, size_t len)
 /* The folded encoder both profiles write with (lib/proffolded.h). */
 static void test_folded_encoder(void)
 {
-	prof_fold_out_t o = { fold_sink, NULL };
+	fmt_out_t o = { fold_sink, NULL };
 
 	fold_len = 0;
 	prof_folded_root(&o, "my task;x", true, 12);

@@ -59,6 +59,20 @@ typedef struct fmt_spec {
  */
 int fmt_vformat(fmt_sink_t sink, void *ctx, const char *fmt, va_list ap);
 
+/* Where formatted text goes: a sink and its context. */
+typedef struct fmt_out {
+	fmt_sink_t put;
+	void *ctx;
+} fmt_out_t;
+
+/* printf-style text through sink (see fmt_vformat); the characters produced. */
+int fmt_format(fmt_sink_t sink, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The same through o's sink. */
+int fmt_outf(const fmt_out_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /*
  * The floating-point conversions (spec->conv one of f F e E g G a A):
  * fmt_vformat calls this with its sink (possibly NULL: count only) and the

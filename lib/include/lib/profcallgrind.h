@@ -12,22 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where the text goes. */
-typedef struct prof_cg_out {
-	fmt_sink_t put;
-	void *ctx;
-} prof_cg_out_t;
-
 /* The header: creator, cmd (NULL: no line), the events and the summary costs. */
-void prof_callgrind_head(const prof_cg_out_t *o, const char *creator, const char *cmd,
+void prof_callgrind_head(const fmt_out_t *o, const char *creator, const char *cmd,
 			 const char *events, const uint64_t *costs, size_t n);
 
 /* A function's block: "ob=", "fl=???", "fn=NAMESUFFIX" and its self costs. */
-void prof_callgrind_fn(const prof_cg_out_t *o, const char *ob, const char *name,
+void prof_callgrind_fn(const fmt_out_t *o, const char *ob, const char *name,
 		       const char *suffix, const uint64_t *costs, size_t n);
 
 /* A call of the block above: "cob=" (cob NULL: none), "cfn=", calls and costs. */
-void prof_callgrind_call(const prof_cg_out_t *o, const char *cob, const char *name,
+void prof_callgrind_call(const fmt_out_t *o, const char *cob, const char *name,
 			 const char *suffix, uint64_t calls, const uint64_t *costs, size_t n);
 
 #endif

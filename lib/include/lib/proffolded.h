@@ -13,14 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Where the text goes. */
-typedef struct prof_fold_out {
-	fmt_sink_t put;
-	void *ctx;
-} prof_fold_out_t;
-
 /* The root: name made safe, then "-ID" if with_id (names shared by tasks). */
-void prof_folded_root(const prof_fold_out_t *o, const char *name, bool with_id, uint64_t id);
+void prof_folded_root(const fmt_out_t *o, const char *name, bool with_id, uint64_t id);
 
 /*
  * ";NAME" made safe, then suffix as it is ("_[k]", "_(BINARY)"...).
@@ -28,13 +22,13 @@ void prof_folded_root(const prof_fold_out_t *o, const char *name, bool with_id, 
  * replaced (an "[ipc SERVER.METHOD]" or "[off-cpu: REASON]" frame keeps
  * its spaces, as the reports print it).
  */
-void prof_folded_frame(const prof_fold_out_t *o, const char *name, size_t keep,
+void prof_folded_frame(const fmt_out_t *o, const char *name, size_t keep,
 		       const char *suffix);
 
 /* Text made safe as a frame's or root's name ('_' for ';' and whitespace). */
-void prof_folded_name(const prof_fold_out_t *o, const char *s);
+void prof_folded_name(const fmt_out_t *o, const char *s);
 
 /* The line's end: " COUNT\n". */
-void prof_folded_end(const prof_fold_out_t *o, uint64_t count);
+void prof_folded_end(const fmt_out_t *o, uint64_t count);
 
 #endif

@@ -61,7 +61,7 @@ static void pc_cg_table(pc_print_t *pp, const uint64_t *iw, const uint64_t *ic,
 {
 	const pc_table_t *t = pp->t;
 	const char *ob = t->path[0] ? t->path : "???";
-	prof_cg_out_t out = { pp->pc->env.out, pp->pc->env.ctx };
+	fmt_out_t out = { pp->pc->env.out, pp->pc->env.ctx };
 	uint32_t c = 0;
 
 	for (uint32_t g = 0; g < t->nnodes;) {
@@ -89,7 +89,7 @@ static void pc_folded_table(pc_print_t *pp)
 {
 	const pc_table_t *t = pp->t;
 	const char *task = t->name[0] ? t->name : t->task == 0 ? "kernel" : "?";
-	prof_fold_out_t o = { pp->pc->env.out, pp->pc->env.ctx };
+	fmt_out_t o = { pp->pc->env.out, pp->pc->env.ctx };
 
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		uint32_t n = 0;
@@ -161,7 +161,7 @@ errno_t cprofreport_export(cprofreport_t *pc, unsigned format)
 		}
 	}
 	uint64_t summary[2] = { wall, cpu };
-	prof_cg_out_t out = { pc->env.out, pc->env.ctx };
+	fmt_out_t out = { pc->env.out, pc->env.ctx };
 	if (format == PROF_FMT_CALLGRIND)
 		prof_callgrind_head(&out, "cprofalyze", NULL, "Wall Cpu", summary, 2);
 	for (uint32_t i = 0; i < pc->ntables; i++) {

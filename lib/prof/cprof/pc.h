@@ -106,9 +106,8 @@ void pc_release(const cprofreport_t *pc, void *p);
 
 /* ---------------------------------------------------------------- print.c */
 
-/* Print printf-style text (lib/fmt.h) through env.out. */
-__attribute__((format(printf, 2, 3)))
-void pc_printf(const cprofreport_t *pc, const char *fmt, ...);
+/* Print printf-style text (lib/fmt.h) through pc's env.out. */
+#define pc_printf(pc, ...) fmt_format((pc)->env.out, (pc)->env.ctx, __VA_ARGS__)
 
 /*
  * Names of the items: the symbol starting at the function's address in

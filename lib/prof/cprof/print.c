@@ -6,17 +6,6 @@
 
 /* ---------------------------------------------------------------- printing */
 
-/* Print printf-style text (lib/fmt.h) through env.out. */
-__attribute__((format(printf, 2, 3)))
-void pc_printf(const cprofreport_t *pc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vformat(pc->env.out, pc->env.ctx, fmt, ap);
-	va_end(ap);
-}
-
 void cprofreport_notes(const prof_env_t *env)
 {
 	static const char notes[] =

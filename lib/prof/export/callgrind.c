@@ -95,7 +95,7 @@ static void cg_func(px_t *x, px_buf_t *o, uint32_t f, uint64_t self, const cg_ar
 {
 	bool root = f == x->nfuncs;
 	px_sink_t k = { x, o };
-	prof_cg_out_t out = { px_sink, &k };
+	fmt_out_t out = { px_sink, &k };
 
 	prof_callgrind_fn(&out, root ? "???" : cg_ob(x, f), root ? "(below main)" : x->funcs[f].name,
 			  root ? "" : cg_k(x, f), &self, 1);
@@ -111,7 +111,7 @@ static void cg_write(px_t *x, const uint64_t *self, cg_arc_t *a, size_t n)
 {
 	px_buf_t o = { 0 };
 	px_sink_t k = { x, &o };
-	prof_cg_out_t out = { px_sink, &k };
+	fmt_out_t out = { px_sink, &k };
 	size_t at = 0;
 
 	prof_callgrind_head(&out, "vprof", x->o->title ? x->o->title : "vprof", "Samples",

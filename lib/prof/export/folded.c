@@ -26,7 +26,7 @@ static size_t fold_ipc(const px_func_t *f)
  * A function as folded stacks name it: NAME, NAME_[k], NAME_(BINARY) for
  * an unknown address; "[ipc SERVER.METHOD]" with its space.
  */
-static void fold_func(px_t *x, const prof_fold_out_t *o, const px_func_t *f)
+static void fold_func(px_t *x, const fmt_out_t *o, const px_func_t *f)
 {
 	if (f->known || f->kernel) {
 		prof_folded_frame(o, f->name, fold_ipc(f), f->kernel ? "_[k]" : "");
@@ -42,7 +42,7 @@ static void fold_line(px_t *x, const px_stack_t *s)
 {
 	const px_task_t *t = &x->tasks[s->task];
 	px_sink_t k = { x, &x->line };
-	prof_fold_out_t o = { px_sink, &k };
+	fmt_out_t o = { px_sink, &k };
 
 	x->line.len = 0;
 	prof_folded_root(&o, t->name, t->shared, t->id);
@@ -66,7 +66,7 @@ void px_folded(px_t *x)
 	px_map_t m = { 0 };
 	px_buf_t out = { 0 };
 	px_sink_t k = { x, &out };
-	prof_fold_out_t o = { px_sink, &k };
+	fmt_out_t o = { px_sink, &k };
 	bool added;
 
 	for (size_t i = 0; i < x->nstacks && !x->err; i++) {

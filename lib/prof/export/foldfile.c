@@ -5,18 +5,6 @@
 #include <lib/proffolded.h>
 #include <lib/string.h>
 
-#include <stdarg.h>
-
-static __attribute__((format(printf, 2, 3)))
-void fold_printf(const prof_fold_out_t *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vformat(o->put, o->ctx, fmt, ap);
-	va_end(ap);
-}
-
 /* Whether c cannot stand in a name: it would split the line. */
 static bool fold_bad(char c, bool spaces_ok)
 {
@@ -24,7 +12,7 @@ static bool fold_bad(char c, bool spaces_ok)
 }
 
 /* s made safe: runs of good bytes as they are, '_' for each bad one. */
-static void fold_put(const prof_fold_out_t *o, const char *s, bool spaces_ok)
+static void fold_put(const fmt_out_t *o, const char *s, bool spaces_ok)
 {
 	while (*s) {
 		size_t n = 0;
@@ -39,19 +27,19 @@ static void fold_put(const prof_fold_out_t *o, const char *s, bool spaces_ok)
 	}
 }
 
-void prof_folded_name(const prof_fold_out_t *o, const char *s)
+void prof_folded_name(const fmt_out_t *o, const char *s)
 {
 	fold_put(o, s, false);
 }
 
-void prof_folded_root(const prof_fold_out_t *o, const char *name, bool with_id, uint64_t id)
+void prof_folded_root(const fmt_out_t *o, const char *name, bool with_id, uint64_t id)
 {
 	prof_folded_name(o, name);
 	if (with_id)
-		fold_printf(o, "-%llu", (unsigned long long)id);
+		fmt_outf(o, "-%llu", (unsigned long long)id);
 }
 
-void prof_folded_frame(const prof_fold_out_t *o, const char *name, size_t keep,
+void prof_folded_frame(const fmt_out_t *o, const char *name, size_t keep,
 		       const char *suffix)
 {
 	size_t len = strlen(name);
@@ -65,7 +53,7 @@ void prof_folded_frame(const prof_fold_out_t *o, const char *name, size_t keep,
 		o->put(o->ctx, suffix, strlen(suffix));
 }
 
-void prof_folded_end(const prof_fold_out_t *o, uint64_t count)
+void prof_folded_end(const fmt_out_t *o, uint64_t count)
 {
-	fold_printf(o, " %llu\n", (unsigned long long)count);
+	fmt_outf(o, " %llu\n", (unsigned long long)count);
 }

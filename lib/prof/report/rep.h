@@ -253,9 +253,8 @@ errno_t rep_log(prof_report_t *r, const void *rec, size_t len, size_t *at);
 
 /* ---------------------------------------------------------------- symbols.c */
 
-/* Print printf-style text (lib/fmt.h) through env.out. */
-__attribute__((format(printf, 2, 3)))
-void rep_printf(prof_report_t *r, const char *fmt, ...);
+/* Print printf-style text (lib/fmt.h) through r's env.out. */
+#define rep_printf(r, ...) fmt_format((r)->env.out, (r)->env.ctx, __VA_ARGS__)
 
 /* n/total in hundredths of a percent, rounded. */
 uint64_t rep_centi(uint64_t n, uint64_t total);

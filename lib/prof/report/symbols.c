@@ -7,17 +7,6 @@
 
 /* ---------------------------------------------------------------- output */
 
-/* Print printf-style text (lib/fmt.h) through env.out. */
-__attribute__((format(printf, 2, 3)))
-void rep_printf(prof_report_t *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vformat(r->env.out, r->env.ctx, fmt, ap);
-	va_end(ap);
-}
-
 /* n/total in hundredths of a percent, rounded. */
 uint64_t rep_centi(uint64_t n, uint64_t total)
 {
