@@ -9,8 +9,6 @@
 
 #include "top.h"
 
-#define ROWS_DEFAULT 25
-#define COLS_DEFAULT 80
 #define QUIT_KEYS "q\x03"
 
 struct top_term {
@@ -38,10 +36,7 @@ top_term_t *top_term_open(errno_t *rc)
 
 void top_term_size(top_term_t *t, unsigned *rows, unsigned *cols)
 {
-	if (console_size(t->phone, rows, cols) != EOK || *rows < 2 || *cols < 2) {
-		*rows = ROWS_DEFAULT;
-		*cols = COLS_DEFAULT;
-	}
+	console_size_or_default(t->phone, 2, rows, cols);
 }
 
 size_t top_term_keys(top_term_t *t, char *buf, size_t n)

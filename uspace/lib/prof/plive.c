@@ -22,8 +22,6 @@
 #include <lib/proflive.h>
 #include <ptool.h>
 
-#define ROWS_DEFAULT 25
-#define COLS_DEFAULT 80
 #define ROWS_MIN 8
 #define LINE_MAX 256
 #define FRAME_MIN 4096
@@ -278,11 +276,7 @@ static bool live_open(plive_t *p, ptool_t *t)
 	if (prof_live_new(&env, &p->table) != EOK)
 		return false;
 	prof_live_ui_init(&p->ui);
-	if (console_size(console_stdio_phone(), &p->rows, &p->cols) != EOK ||
-	    p->rows < ROWS_MIN || p->cols < 2) {
-		p->rows = ROWS_DEFAULT;
-		p->cols = COLS_DEFAULT;
-	}
+	console_size_or_default(console_stdio_phone(), ROWS_MIN, &p->rows, &p->cols);
 	p->last_ns = t->start_ns;
 	p->next_ns = t->start_ns + t->o->refresh_ns;
 	snprintf(p->status, sizeof(p->status), "%s: starting", t->o->prog);

@@ -115,6 +115,12 @@ typedef struct console_status {
 errno_t console_status(int phone, task_id_t task, console_status_t *st);
 /* The terminal's size in character cells. */
 errno_t console_size(int phone, unsigned *rows, unsigned *cols);
+/* The size in cells to draw a full-screen view in: the console's, or
+ * CONSOLE_ROWS_DEFAULT x CONSOLE_COLS_DEFAULT when it cannot tell or has
+ * fewer than min_rows rows or 2 columns. */
+void console_size_or_default(int phone, unsigned min_rows, unsigned *rows, unsigned *cols);
+#define CONSOLE_ROWS_DEFAULT 25
+#define CONSOLE_COLS_DEFAULT 80
 /*
  * The phone the standard streams use (connected on first use; -1 when
  * there is no console server, and then they use SYS_CONSOLE_WRITE).

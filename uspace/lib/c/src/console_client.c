@@ -107,6 +107,14 @@ errno_t console_size(int phone, unsigned *rows, unsigned *cols)
 	return rc;
 }
 
+void console_size_or_default(int phone, unsigned min_rows, unsigned *rows, unsigned *cols)
+{
+	if (console_size(phone, rows, cols) != EOK || *rows < min_rows || *cols < 2) {
+		*rows = CONSOLE_ROWS_DEFAULT;
+		*cols = CONSOLE_COLS_DEFAULT;
+	}
+}
+
 /* ---------------------------------------------------------------- stdio */
 
 static int stdio_phone = -1;
