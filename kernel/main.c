@@ -22,6 +22,7 @@
 #include <kernel/reaper.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
+#include <kernel/profil.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/syscall.h>
@@ -167,6 +168,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
 	prof_init();                /* profiler: sample sources, drain thread */
+	profil_init();              /* MINIX's profil counts the samples' PCs too */
 	load_init();                /* the load average thread */
 	reaper_init();              /* frees dead tasks' spaces, interrupts on */
 	acct_measure();             /* cycles accounting costs per entry */

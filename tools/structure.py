@@ -35,6 +35,13 @@ Rules (docs/ARCHITECTURE.md, "The map"):
   sysinfotab uspace/app/sysinfo has no hand-written field table: no
            offsetof, and every *_field_t table is RECORD_FIELDS(...) of a
            record's rows (abi/record.h)
+  layers   a subsystem below another does not reach up into it: IPC
+           (kernel/ipc/, kernel/include/kernel/{origin,origin_ipc,ostack,
+           ipc,kbox}.h) includes no <kernel/prof.h> and calls no prof_
+           function (the profiler uses IPC's origin stacks, not the other
+           way round); the sampling profiler (kernel/prof/) includes no
+           <kernel/profil.h> and calls no profil_ function (profil is a
+           consumer of its samples, prof_consumer_add)
   gsoff    assembly reaches per-CPU data (GS-relative) only at offsets
            generated from C (ASM_OFFSET names of arch/*/asm-offsets.c):
            no number and no hand-made %define/equ in a [gs:...] operand
@@ -421,6 +428,37 @@ def check_gsoff(top):
     return check_gsoff_asm(top, generated_offsets(top)) + check_gsoff_c(top)
 
 
+# (files or folders, a header they may not include, functions they may not call)
+LAYERS = [
+    (["kernel/ipc", "kernel/include/kernel/origin.h", "kernel/include/kernel/origin_ipc.h",
+      "kernel/include/kernel/ostack.h", "kernel/include/kernel/ipc.h",
+      "kernel/include/kernel/kbox.h"], "kernel/prof.h", re.compile(r"\bprof_\w+(?=\s*\()")),
+    (["kernel/prof"], "kernel/profil.h", re.compile(r"\bprofil_\w+(?=\s*\()")),
+]
+
+
+def layer_files(top, paths):
+    for p in paths:
+        if os.path.isdir(os.path.join(top, p)):
+            yield from c_files(top, [p])
+        elif os.path.exists(os.path.join(top, p)):
+            yield p
+
+
+def check_layers(top):
+    bad = []
+    for paths, header, call in LAYERS:
+        for rel in layer_files(top, paths):
+            text = read(top, rel)
+            for no, (raw, line) in enumerate(zip(text.split("\n"), strip_c(text).split("\n")), 1):
+                m = INCLUDE.match(raw)
+                if m and m.group(1) == header:
+                    bad.append("%s:%d: includes <%s> (a layer above)" % (rel, no, header))
+                elif not m and call.search(line):
+                    bad.append("%s:%d: calls %s (a layer above)" % (rel, no, call.search(line).group(0)))
+    return bad
+
+
 RULES = [
     ("asm", "kernel/ has no inline assembly or x86 register/instruction names", check_asm),
     ("ifdef", "no #if inside a function body", check_ifdef),
@@ -431,6 +469,8 @@ RULES = [
     ("x86words", "kernel/ names no x86 data words (kernel_rsp, user_rsp, tss...)",
      check_x86words),
     ("gsoff", "assembly reaches per-CPU data only at offsets generated from C", check_gsoff),
+    ("layers", "IPC does not call the profiler, the profiler does not call profil",
+     check_layers),
     ("rdtsc", "user space reads the TSC only through <tsc.h>", check_rdtsc),
     ("srcid", "the generic kernel names no particular sample source", check_srcid),
     ("sysinfo", "kernel/sysinfo/ includes no node-owning subsystem's header, names no reader",

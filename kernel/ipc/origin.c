@@ -14,7 +14,6 @@
 #include <abi/sysinfo.h>
 #include <kernel/acct.h>
 #include <kernel/origin.h>
-#include <kernel/prof.h>
 #include <kernel/sysinfo.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
@@ -45,7 +44,7 @@ void origin_inherit(origin_t *o, const origin_serve_t *s)
 	o->stack = s->stack;
 	task_ref(o->task);
 	if (o->stack)
-		prof_stack_get(o->stack);
+		ostack_get(o->stack);
 }
 
 /* Add task as r's last hop; a full list keeps the origin and the deepest. */
@@ -118,16 +117,16 @@ static origin_count_t *origin_count_of(thread_t *t, const task_t *origin)
 
 /* s (rec.call 0) holds stack (referenced here) instead of its old one. */
 static __attribute__((noinline, cold)) void origin_serve_swap_stack(origin_serve_t *s,
-								   struct prof_stack *stack)
+								   ostack_t *stack)
 {
-	struct prof_stack *old = s->stack;
+	ostack_t *old = s->stack;
 
 	if (stack)
-		prof_stack_get(stack);
+		ostack_get(stack);
 	s->stack = stack;
-	s->rec.stack = prof_stack_id(stack);
+	s->rec.stack = ostack_id(stack);
 	if (old)
-		prof_stack_put(old);
+		ostack_put(old);
 }
 
 /*
@@ -192,11 +191,11 @@ void origin_serve_begin(uint64_t id, uint64_t method, const origin_t *o, task_t 
 
 void origin_serve_drop_stack(origin_serve_t *s)
 {
-	struct prof_stack *stack = s->stack;
+	ostack_t *stack = s->stack;
 
 	s->stack = NULL;
 	s->rec.stack = 0;
-	prof_stack_put(stack);
+	ostack_put(stack);
 }
 
 void origin_serve_end(void)

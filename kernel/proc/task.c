@@ -31,6 +31,7 @@
 #include <kernel/printk.h>
 #include <kernel/cprof.h>
 #include <kernel/prof.h>
+#include <kernel/profil.h>
 #include <kernel/sched.h>
 #include <kernel/task.h>
 #include <kernel/vm.h>
@@ -424,6 +425,7 @@ void task_release_space(task_t *t)
 	list_t reap = LIST_INIT(reap);
 
 	prof_task_exited(t);
+	profil_task_exited(t);
 	cprof_task_exited(t);
 	ipc_task_cleanup(t);
 	irq_task_cleanup(t);

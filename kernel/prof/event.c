@@ -7,7 +7,6 @@
  * already exist when a session begins, so every sample symbolizes.
  */
 #include <kernel/binary.h>
-#include <kernel/profil.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
 #include <kernel/vm.h>
@@ -114,7 +113,6 @@ void prof_task_exited(task_t *t)
 {
 	prof_rec_exit_t r;
 
-	profil_task_exited(t);
 	if (!__atomic_load_n(&prof_nsessions, __ATOMIC_RELAXED))
 		return;
 	memset(&r, 0, sizeof(r));

@@ -18,6 +18,7 @@
 #define KERNEL_PROF_INTERNAL_H
 
 #include <kernel/cpu.h>
+#include <kernel/ostack.h>
 #include <kernel/prof.h>
 #include <kernel/prof_fifo.h>
 #include <kernel/spinlock.h>
@@ -273,7 +274,11 @@ static inline void prof_rec_init(prof_rec_t *h, uint16_t type, size_t size, uint
  * already (the first sample on that CPU naming it does). NMI-safe; a full
  * ring leaves it for a later sample.
  */
-void prof_stack_emit(struct prof_stack *s, ring_t *r, uint32_t cpu, uint64_t now);
+void prof_stack_emit(ostack_t *s, ring_t *r, uint32_t cpu, uint64_t now);
+
+/* stack.c: keep IPC origin stacks of the tasks sessions with call chains
+ * cover (on), or of none. prof_ctl held. */
+void prof_stacks_want(bool on);
 
 /*
  * offcpu.c: s's view of off-CPU record rec (no chain without call chains,
@@ -283,8 +288,5 @@ const prof_rec_offcpu_t *prof_offcpu_view(const prof_session_t *s, const prof_re
 					   prof_rec_offcpu_t *buf);
 /* Off-CPU records the rings could not take since boot (drain.c adds them). */
 extern uint64_t prof_offcpu_lost;
-
-/* Origin stacks not kept since boot: the pool was empty. */
-extern uint64_t prof_stacks_lost;
 
 #endif

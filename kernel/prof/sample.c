@@ -25,7 +25,6 @@
 #include <arch/callchain.h>
 #include <arch/interrupt.h>
 #include <arch/prof.h>
-#include <kernel/profil.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
@@ -299,6 +298,27 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
 	return EOK;
 }
 
+static prof_consumer_t prof_consumers[PROF_CONSUMERS];
+static unsigned prof_nconsumers;
+
+errno_t prof_consumer_add(prof_consumer_t fn)
+{
+	if (prof_nconsumers == PROF_CONSUMERS)
+		return ELIMIT;
+	prof_consumers[prof_nconsumers] = fn;
+	__atomic_store_n(&prof_nconsumers, prof_nconsumers + 1, __ATOMIC_RELEASE);
+	return EOK;
+}
+
+/* Give the sample of frame f to every consumer. NMI-safe. */
+static void prof_consumers_run(const int_frame_t *f)
+{
+	unsigned n = __atomic_load_n(&prof_nconsumers, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n; i++)
+		prof_consumers[i](f);
+}
+
 /*
  * Take the sample if a session wants it; false if it was filtered or
  * skipped. A skipped hit leaves its time to the next one; any other
@@ -314,8 +334,8 @@ static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned so
 	if (prof_throttled(p))
 		return false;
 	uint64_t weight = prof_settle(p);
-	if (!late)                      /* profil counts program counters of user code */
-		profil_hit(f);
+	if (!late)
+		prof_consumers_run(f);
 	if (prof_put(c, f, source, t0, weight, late) == EOK)
 		p->taken++;
 	return true;

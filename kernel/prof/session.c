@@ -15,6 +15,7 @@
 #include <kernel/ipc.h>
 #include <kernel/kbox.h>
 #include <kernel/mutex.h>
+#include <kernel/ostack.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/smp.h>
@@ -169,7 +170,7 @@ static void prof_quiesce(void)
 
 static void prof_engine_stop_locked(void)
 {
-	prof_stacks_on = false;
+	prof_stacks_want(false);
 	prof_offcpu_on = false;
 	prof_engine.on = false;
 	arch_prof_stop();
@@ -185,7 +186,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		*hz = prof_engine.hz;
 		if (depth > prof_engine.depth)
 			prof_engine.depth = depth;
-		prof_stacks_on = prof_engine.depth != 0;
+		prof_stacks_want(prof_engine.depth != 0);
 		return EOK;
 	}
 	prof_source_desc_t d;
@@ -213,7 +214,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 	}
 	prof_engine.hz = *hz;
 	__atomic_store_n(&prof_engine.period, time_cycles_per_sec() / MAX(*hz, 1u), __ATOMIC_RELEASE);
-	prof_stacks_on = depth != 0;
+	prof_stacks_want(depth != 0);
 	return EOK;
 }
 
@@ -501,7 +502,7 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->throttled = s->throttled;
 	st->pending = prof_fifo_used(&s->out);
 	st->target = s->target;
-	st->chains_lost = __atomic_load_n(&prof_stacks_lost, __ATOMIC_RELAXED);
+	st->chains_lost = ostack_lost();
 	st->offcpu_lost = __atomic_load_n(&prof_offcpu_lost, __ATOMIC_RELAXED);
 	st->offcpu = s->offcpu;
 	st->missed = s->missed;

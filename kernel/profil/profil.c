@@ -3,8 +3,8 @@
  * counted in up to PROFIL_MAX_BINS bins over a range of its text segment.
  * Counts come from every scheduler tick (profil_hit from tick_irq, on any
  * CPU, whichever handler owns the timer vector) and from every sample the
- * statistical profiler takes of the task (profil_hit from prof_take, NMI
- * context).
+ * statistical profiler takes of the task (profil_hit as a consumer of
+ * its samples, registered by profil_init: NMI context).
  *
  * The counting side is lock-free: it announces itself in profil_inflight,
  * then reads profil_task (the profiled task id, 0 when off) and bumps a
@@ -20,6 +20,8 @@
 #include <arch/interrupt.h>
 #include <kernel/binary.h>
 #include <kernel/cpu.h>
+#include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/profil.h>
 #include <kernel/spinlock.h>
 #include <kernel/sysimpl.h>
@@ -66,6 +68,12 @@ void profil_hit(const int_frame_t *f)
 	if (want && th && th->task && th->task->id == want)
 		profil_count(want, frame_pc(f));
 	__atomic_sub_fetch(&profil_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+void profil_init(void)
+{
+	if (prof_consumer_add(profil_hit) != EOK)
+		panic("profil: no room among the profiler's consumers");
 }
 
 /* Stop counting and wait until no counter is in flight. profil_lock held. */

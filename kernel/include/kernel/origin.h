@@ -24,7 +24,7 @@
 #define KERNEL_ORIGIN_H
 
 #include <abi/profile.h>
-#include <kernel/prof.h>
+#include <kernel/ostack.h>
 #include <kernel/types.h>
 
 struct task;
@@ -38,7 +38,7 @@ struct thread;
 typedef struct origin {
 	struct task *task;              /* referenced, or NULL (above) */
 	uint64_t thread;                /* the origin thread's id */
-	struct prof_stack *stack;       /* the origin's stack, referenced (kernel/prof.h) */
+	ostack_t *stack;                /* the origin's stack, referenced */
 	uint16_t nhops, depth;          /* as prof_ipc_t */
 	uint64_t hops[PROF_IPC_HOPS];   /* task ids, origin first; last (call_new) */
 } origin_t;
@@ -66,7 +66,7 @@ typedef struct origin_count {
 typedef struct origin_serve {
 	prof_ipc_t rec;                 /* hops end with the serving task */
 	struct task *task;              /* the origin, referenced */
-	struct prof_stack *stack;       /* its stack (rec.stack), referenced */
+	ostack_t *stack;                /* its stack (rec.stack), referenced */
 	bool ending;                    /* stop charging at the next boundary */
 	origin_count_t *count;          /* the pair's totals, or NULL */
 	uint64_t count_origin;          /* the origin task id of count */
@@ -102,7 +102,7 @@ static inline void origin_of_caller(origin_t *o, uint64_t id, uint64_t tid,
 		return;
 	}
 	o->thread = tid;
-	o->stack = prof_stack_for_call(id);
+	o->stack = ostack_for_call(id);
 }
 
 void task_unref(struct task *t);
@@ -113,7 +113,7 @@ static inline void origin_put(const origin_t *o)
 	if (o->task)
 		task_unref(o->task);
 	if (o->stack)
-		prof_stack_put(o->stack);
+		ostack_put(o->stack);
 }
 
 /*

@@ -51,15 +51,6 @@ void prof_task_created(struct task *t);
 void prof_task_loaded(struct task *t);
 void prof_task_exited(struct task *t);
 
-/*
- * Origin stacks (kernel/prof/stack.c): the user stack of the current
- * thread, kept for call id while a session with call chains covers its
- * task; NULL otherwise, or when PROF_IPC_STACKS are held (counted lost).
- * Thread context. The result is referenced (prof_stack_get/put; put may
- * be called from any thread context).
- */
-struct prof_stack;
-extern volatile bool prof_stacks_on;    /* a session with call chains runs */
 extern volatile bool prof_offcpu_on;    /* a session with PROF_F_OFFCPU runs */
 
 struct thread;
@@ -70,17 +61,17 @@ struct thread;
  * interrupts off.
  */
 void prof_offcpu_resume(struct thread *t);
-struct prof_stack *prof_stack_capture(uint64_t id);
-void prof_stack_get(struct prof_stack *s);
-void prof_stack_put(struct prof_stack *s);
-/* The id samples name s by (prof_ipc_t.stack); 0 for NULL. */
-uint64_t prof_stack_id(const struct prof_stack *s);
-
-/* prof_stack_capture(id) when stacks are on (an inline check first). */
-static inline struct prof_stack *prof_stack_for_call(uint64_t id)
-{
-	return prof_stacks_on ? prof_stack_capture(id) : NULL;
-}
+/*
+ * A consumer of the samples sessions take: called from the sampling path
+ * (interrupt or NMI context: lock-free, no allocation) with the frame
+ * each sample interrupted, for every sample a session takes on time (a
+ * tick held back by an interrupts-off section is not). MINIX's profil is
+ * one (kernel/profil/). At most PROF_CONSUMERS, added at boot before any
+ * session starts; EOK or ELIMIT.
+ */
+typedef void (*prof_consumer_t)(const struct int_frame *f);
+#define PROF_CONSUMERS 4
+errno_t prof_consumer_add(prof_consumer_t fn);
 
 /* Is any profiling session open (live or not yet freed)? Any context. */
 bool prof_sessions_open(void);

@@ -2,8 +2,8 @@
  * The classic profiler (kernel/profil/profil.c): SYS_PROFILE and
  * SYS_GETPROFILE (abi/profil.h) and the hooks that count the profiled
  * task's user PCs: one per scheduler tick on any CPU (profil_hit from the
- * tick) and one per statistical profiler sample of the task (from
- * prof_take, NMI context).
+ * tick) and one per statistical profiler sample of the task (profil is
+ * a consumer of the samples, prof_consumer_add: NMI context).
  *
  * The bin arithmetic (kernel/profil/calc.c) is pure and unit-tested
  * on the host.
@@ -23,6 +23,9 @@ struct task;
  * task in user mode. Interrupt or NMI context: lock-free, no allocation.
  */
 void profil_hit(const struct int_frame *f);
+
+/* Count the user PCs of the statistical profiler's samples too (boot). */
+void profil_init(void);
 
 /* Task t is exiting: stop profiling it (thread context). */
 void profil_task_exited(struct task *t);
