@@ -180,11 +180,10 @@ $(REBOOT_OBJ): uspace/app/poweroff/power.c
 	@$(if $(Q),echo "  UCC     $< (reboot)")
 	$(Q)$(CC) $(USER_CFLAGS) -DPOWER_REBOOT -c $< -o $@
 UPROG_EXTRA_reboot := $(REBOOT_OBJ)
-# tools/prof/: the profiler tools built for the host (vprof, kprof,
-# cprofalyze); kprof and cprofalyze are built for the guest from the same
-# source (uspace/app/kprof and uspace/app/cprofalyze hold their READMEs).
-UPROG_EXTRA_kprof := $(UOBJ)/tools/prof/kprof.o $(UPROFLIB)
-UPROG_EXTRA_cprofalyze := $(UOBJ)/tools/prof/cprofalyze.o $(UPROFLIB)
+# kprof and cprofalyze are built for the host too, from the same source
+# (uspace/app/kprof, uspace/app/cprofalyze; see KPROF, CPROFALYZE).
+UPROG_EXTRA_kprof := $(UPROFLIB)
+UPROG_EXTRA_cprofalyze := $(UPROFLIB)
 # callbench-cp: callbench's source built again, with the call profiler's
 # hooks (UPROG_CPROF) and its own name; uspace/app/callbench-cp holds its
 # README.
@@ -239,8 +238,6 @@ $(foreach p,$(UPROGS),$(eval $(call uprog_rule,$(p))))
 # it (tools/gen-help.py, from the sources each program is built from).
 HELP_SRC_reboot := uspace/app/poweroff/power.c
 HELP_SRC_callbench-cp := uspace/app/callbench/main.c
-HELP_SRC_kprof := tools/prof/kprof.c
-HELP_SRC_cprofalyze := tools/prof/cprofalyze.c
 help_srcs = $(or $(HELP_SRC_$(1)),$(wildcard uspace/*/$(1)/*.c))
 HELP_COMMA := ,
 HELP_EMPTY :=
@@ -383,7 +380,7 @@ $(VPROF): $(VPROF_SRCS) $(HOST_PROF_HDRS)
 
 # kprof: the kernel PC histogram report, the same source as /bin/kprof.
 KPROF := $(BUILD)/host/kprof
-KPROF_SRCS := tools/prof/kprof.c $(HOST_PROF_SRCS)
+KPROF_SRCS := uspace/app/kprof/kprof.c $(HOST_PROF_SRCS)
 
 $(KPROF): $(KPROF_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)
@@ -392,7 +389,7 @@ $(KPROF): $(KPROF_SRCS) $(HOST_PROF_HDRS)
 
 # cprofalyze: the call profile report, the same source as /bin/cprofalyze.
 CPROFALYZE := $(BUILD)/host/cprofalyze
-CPROFALYZE_SRCS := tools/prof/cprofalyze.c $(HOST_PROF_SRCS)
+CPROFALYZE_SRCS := uspace/app/cprofalyze/cprofalyze.c $(HOST_PROF_SRCS)
 
 $(CPROFALYZE): $(CPROFALYZE_SRCS) $(HOST_PROF_HDRS)
 	@mkdir -p $(dir $@)

@@ -57,7 +57,7 @@ static inline void tool_root(char *dir, const char *app_nm, const char *kernel_n
 /*
  * A copy of BUILD/host/TOOL in a fresh build-like directory b (a mkdtemp
  * template, changed in place) whose initrd-root links to dir, so the copy
- * finds dir as its default root (tools/prof/hostroot.h). Aborts on failure.
+ * finds dir as its default root (uspace/lib/prof/include/hostroot.h). Aborts on failure.
  */
 static inline void tool_stage(char *b, const char *tool, const char *build, const char *dir)
 {

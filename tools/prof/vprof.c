@@ -119,8 +119,8 @@
 #include <lib/profreport.h>
 #include <lib/profsym.h>
 
-#include "binmiss.h"
-#include "hostroot.h"
+#include <binmiss.h>
+#include <hostroot.h>
 #include "vprof.h"
 
 #define VPROF_CHUNK 65536

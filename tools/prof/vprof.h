@@ -15,7 +15,7 @@
 #include <lib/profreport.h>
 #include <profenv.h>
 
-#include "binmiss.h"
+#include <binmiss.h>
 
 #define VPROF_PATH_MAX 4096
 

@@ -38,8 +38,8 @@
 #include <lib/profexport.h>
 #include <lib/profreport.h>
 
-#include "binmiss.h"
-#include "hostroot.h"
+#include <binmiss.h>
+#include <hostroot.h>
 #include "vprof.h"
 
 #define VD_CHUNK 65536

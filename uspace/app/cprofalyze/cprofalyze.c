@@ -4,7 +4,7 @@
  * TSC frequency in the file). One source for both sides: built for the
  * guest as /bin/cprofalyze and for the host as build/host/cprofalyze
  * (-DCPROFALYZE_HOST: another default root). The report is
- * lib/prof/cprofreport.c.
+ * lib/prof/cprof/.
  *
  * Usage: cprofalyze [-h] [-f] [-a|-o|-c|-t] [-i] [-n N] [-r ROOT] FILE...
  *        cprofalyze -F callgrind|folded|pprof [-r ROOT] FILE
@@ -53,10 +53,10 @@
 
 #define CPA_PATH 1024
 
-#include "binmiss.h"
+#include <binmiss.h>
 
 #ifdef CPROFALYZE_HOST
-#include "hostroot.h"
+#include <hostroot.h>
 #define CPA_ROOT_DEFAULT(buf) hostroot_default(buf, sizeof(buf))
 #define CPA_ROOT "BUILD/initrd-root"
 #else

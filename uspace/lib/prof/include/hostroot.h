@@ -1,12 +1,12 @@
 /*
- * tools/prof/hostroot.h - where the host tools (vprof, kprof, cprofalyze) find
+ * hostroot.h - where the host tools (vprof, kprof, cprofalyze) find
  * the staged guest root when no root is given: next to their own binary,
  * BUILD/host/TOOL -> BUILD/initrd-root (tools/mkinitrd.sh stages it), found
  * through /proc/self/exe, so they work from any directory. Host only;
  * header-only because each tool is one source file.
  */
-#ifndef TOOLS_HOSTROOT_H
-#define TOOLS_HOSTROOT_H
+#ifndef PROF_HOSTROOT_H
+#define PROF_HOSTROOT_H
 
 #include <string.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
 /*
- * tools/prof/binmiss.h - the binaries a profile names that a tool could not
+ * binmiss.h - the binaries a profile names that a tool could not
  * find under its root, for the warning vprof and cprofalyze print (exit
  * status 3). A binary found after all as PATH.nm is taken off the list.
  * Header-only because each tool is one source file (cprofalyze is built
  * for the guest too: plain C, no host calls).
  */
-#ifndef TOOLS_BINMISS_H
-#define TOOLS_BINMISS_H
+#ifndef PROF_BINMISS_H
+#define PROF_BINMISS_H
 
 #include <abi/errno.h>
 #include <stdbool.h>

@@ -38,7 +38,7 @@
 
 
 #ifdef KPROF_HOST
-#include "hostroot.h"
+#include <hostroot.h>
 #define KPROF_ROOT(buf, size) hostroot_default(buf, size)
 #define KPROF_KERNEL "BUILD/initrd-root/boot/kernel"
 #define KPROF_DATA "kpdata"
