@@ -8,6 +8,7 @@
 #include <arch/pc/pc.h>
 #include <kernel/printk.h>
 #include <kernel/time.h>
+#include <lib/civil.h>
 
 #define LOG_PREFIX "rtc"
 #define CMOS_INDEX 0x70
@@ -67,17 +68,6 @@ static void rtc_decode(rtc_time_t *t, uint8_t status_b)
 	t->year += (t->century ? t->century : (t->year < 70 ? 20 : 19)) * 100;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
 /* Read the RTC twice, until two reads agree (not across an update). */
 static void rtc_read_stable(rtc_time_t *a)
 {
@@ -93,7 +83,7 @@ static void rtc_read_stable(rtc_time_t *a)
 
 static int64_t rtc_seconds(const rtc_time_t *t)
 {
-	return days_from_civil(t->year, t->mon, t->day) * 86400 +
+	return civil_days(t->year, (int)t->mon, (int)t->day) * 86400 +
 	       t->hour * 3600 + t->min * 60 + t->sec;
 }
 

@@ -4,6 +4,7 @@
  * algorithms (exact for any 64-bit day count).
  */
 #include <errno.h>
+#include <lib/civil.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -97,31 +98,6 @@ static int64_t floor_div(int64_t a, int64_t b)
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-/* Days since 1970-01-01 of y-m-d (m 1..12). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = floor_div(y, 400);
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* Year, month (1..12) and day of days since 1970-01-01. */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-	z += 719468;
-	int64_t era = floor_div(z, 146097);
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
 struct tm *gmtime_r(const time_t *t, struct tm *out)
 {
 	int64_t days = floor_div(*t, SECS_PER_DAY);
@@ -129,7 +105,7 @@ struct tm *gmtime_r(const time_t *t, struct tm *out)
 	int64_t year;
 	int mon, mday;
 
-	civil_from_days(days, &year, &mon, &mday);
+	civil_date(days, &year, &mon, &mday);
 	if (year - 1900 > INT32_MAX || year - 1900 < INT32_MIN) {
 		errno = ERANGE;
 		return NULL;
@@ -141,7 +117,7 @@ struct tm *gmtime_r(const time_t *t, struct tm *out)
 	out->tm_min = (int)(secs / 60 % 60);
 	out->tm_sec = (int)(secs % 60);
 	out->tm_wday = (int)(days - floor_div(days + 4, 7) * 7 + 4);
-	out->tm_yday = (int)(days - days_from_civil(year, 1, 1));
+	out->tm_yday = (int)(days - civil_days(year, 1, 1));
 	out->tm_isdst = 0;
 	return out;
 }
@@ -169,7 +145,7 @@ time_t timegm(struct tm *tm)
 	int64_t year = (int64_t)tm->tm_year + 1900 + floor_div(mon, 12);
 
 	mon -= floor_div(mon, 12) * 12;
-	int64_t days = days_from_civil(year, mon + 1, 1) + tm->tm_mday - 1;
+	int64_t days = civil_days(year, (int)mon + 1, 1) + tm->tm_mday - 1;
 	time_t t = days * SECS_PER_DAY + (int64_t)tm->tm_hour * 3600 +
 		(int64_t)tm->tm_min * 60 + tm->tm_sec;
 	gmtime_r(&t, tm);
