@@ -5,7 +5,7 @@ inside function bodies, lib/ freestanding, a "Lock order:" comment in
 every kernel/arch file that takes two locks, user space through abi/
 only, no x86 data words in kernel/, GS-relative assembly only at
 offsets generated from C, IPC below the profiler and the profiler
-below profil, a generic sysinfo that knows no subsystem's
+below profil, no kernel function named like a libc one, a generic sysinfo that knows no subsystem's
 nodes, a sysinfo program with no hand-written field table. First each rule must catch
 a violation planted in a small synthetic tree (and pass its clean twin),
 then the real tree must pass every rule. TAP on stdout.
@@ -44,6 +44,9 @@ void f(void)
     "lib/l.c": "#include <stdint.h>\n#include <lib/string.h>\n#include \"local.h\"\n",
     "lib/local.h": "#include <abi/errno.h>\n",
     "uspace/app/ok.c": "#include <abi/ipc.h>\n#include <lib/ring.h>\n#include <stdio.h>\n",
+    "uspace/lib/c/src/p.c": "errno_t prof_status(int phone, prof_status_t *st)\n{\n"
+                            "\treturn sys_null();\n}\nint64_t sys_kill(uint64_t id)\n{\n\treturn 0;\n}\n",
+    "kernel/k.c": "int64_t sys_kill(SYSCALL_ARGS)\n{\n\treturn 0;\n}\n",
     "kernel/ipc/i.c": "#include <kernel/ostack.h>\n/* not prof_stack_capture() */\n"
                       "static uint64_t i(prof_ipc_t *r) { return ostack_id(ostack_for_call(r->call)); }\n",
     "kernel/sysinfo/s.c": "#include <kernel/task.h>\n/* not binary_cache_bytes() */\n"
@@ -101,6 +104,7 @@ PLANTED = {
     "sysinfo ": {"kernel/sysinfo/y.c": "uint64_t y(void)\n{\n\treturn binary_cache_bytes();\n}\n"},
     "sysinfotab": {"uspace/app/sysinfo/t.c": "static const record_field_t f[] = {\n"
                    "\t{ \"id\", 0, 4, RECORD_U32, NULL },\n};\n"},
+    "namesakes": {"kernel/g.c": "static int prof_status(int x)\n{\n\treturn x;\n}\n"},
     "layers": {"kernel/ipc/o.c": "#include <kernel/prof.h>\n"},
     "layers ": {"kernel/prof/s.c": "void s(const int_frame_t *f)\n{\n\tprofil_hit(f);\n}\n"},
     "layers  ": {"kernel/include/kernel/origin.h": "static inline void *o(void)\n"

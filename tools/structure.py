@@ -42,6 +42,11 @@ Rules (docs/ARCHITECTURE.md, "The map"):
            way round); the sampling profiler (kernel/prof/) includes no
            <kernel/profil.h> and calls no profil_ function (profil is a
            consumer of its samples, prof_consumer_add)
+  namesakes no file-local (static) function of a kernel .c file (kernel/,
+           arch/) has the name of a libc function (uspace/lib/c): a
+           kernel helper named prof_status beside libc's prof_status
+           reads as the same thing (the system calls' sys_NAME and the
+           compiler's __cyg_profile_func_ hooks aside)
   gsoff    assembly reaches per-CPU data (GS-relative) only at offsets
            generated from C (ASM_OFFSET names of arch/*/asm-offsets.c):
            no number and no hand-made %define/equ in a [gs:...] operand
@@ -459,6 +464,32 @@ def check_layers(top):
     return bad
 
 
+FUNC_DEF = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\n\{", re.M)
+NAMESAKE_OK = re.compile(r"^(?:sys_|__cyg_profile_func_|__attribute__$)")
+
+
+def func_defs(top, dirs, statics=False):
+    """{name: [(file, line)]} of the functions defined in dirs' C files
+    (statics: only the static ones of .c files)."""
+    out = {}
+    for rel in c_files(top, dirs):
+        if statics and not rel.endswith(".c"):
+            continue
+        code = strip_c(read(top, rel))
+        for m in FUNC_DEF.finditer(code):
+            if not statics or re.match(r"static\b", m.group(0)):
+                out.setdefault(m.group(1), []).append((rel, code.count("\n", 0, m.start(1)) + 1))
+    return out
+
+
+def check_namesakes(top):
+    kernel = func_defs(top, ["kernel", "arch"], statics=True)
+    libc = func_defs(top, ["uspace/lib/c"])
+    return ["%s:%d: %s is libc's too (%s:%d)" % (rel, no, name, *libc[name][0])
+            for name in sorted(set(kernel) & set(libc)) if not NAMESAKE_OK.match(name)
+            for rel, no in kernel[name]]
+
+
 RULES = [
     ("asm", "kernel/ has no inline assembly or x86 register/instruction names", check_asm),
     ("ifdef", "no #if inside a function body", check_ifdef),
@@ -471,6 +502,8 @@ RULES = [
     ("gsoff", "assembly reaches per-CPU data only at offsets generated from C", check_gsoff),
     ("layers", "IPC does not call the profiler, the profiler does not call profil",
      check_layers),
+    ("namesakes", "no static kernel function has the name of a libc function",
+     check_namesakes),
     ("rdtsc", "user space reads the TSC only through <tsc.h>", check_rdtsc),
     ("srcid", "the generic kernel names no particular sample source", check_srcid),
     ("sysinfo", "kernel/sysinfo/ includes no node-owning subsystem's header, names no reader",

@@ -538,7 +538,7 @@ static errno_t cprof_put(const cprof_plan_t *p, const cprof_kept_t *kept, uintpt
  * not start in user space is EFAULT whatever the size (before: ENOMEM
  * when the tables outgrew size, EFAULT only when they fitted).
  */
-static int64_t cprof_get(uintptr_t buf, uint64_t size, uintptr_t uneeded)
+static int64_t cprof_sys_get(uintptr_t buf, uint64_t size, uintptr_t uneeded)
 {
 	if (size && !user_range_ok(buf, 1))
 		return -EFAULT;
@@ -602,7 +602,7 @@ static void cprof_reset_one(task_id_t id)
 }
 
 /* CPROF_OP_RESET -> tables told to clear. */
-static int64_t cprof_reset(void)
+static int64_t cprof_sys_reset(void)
 {
 	cprof_ids_t ids;
 	int64_t n = 0;
@@ -639,9 +639,9 @@ int64_t sys_cprof(SYSCALL_ARGS)
 	case CPROF_OP_THREAD:
 		return cprof_thread_clock();
 	case CPROF_OP_GET:
-		return may ? cprof_get(a1, a2, a3) : -EPERM;
+		return may ? cprof_sys_get(a1, a2, a3) : -EPERM;
 	case CPROF_OP_RESET:
-		return may ? cprof_reset() : -EPERM;
+		return may ? cprof_sys_reset() : -EPERM;
 	default:
 		return -EINVAL;
 	}

@@ -428,7 +428,7 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 	return rc;
 }
 
-static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
+static errno_t prof_kbox_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 {
 	task_t *caller = kcall_caller(c), *target = system ? NULL : kcall_kbox_task(c);
 	prof_args_t a;
@@ -468,7 +468,7 @@ static errno_t prof_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 
 /* ---------------------------------------------------------------- control */
 
-static errno_t prof_end(prof_session_t *s)
+static errno_t prof_kbox_end(prof_session_t *s)
 {
 	if (!s->ending && s->state != PROF_STATE_ENDED) {
 		s->end_tsc = time_cycles();
@@ -478,7 +478,7 @@ static errno_t prof_end(prof_session_t *s)
 	return EOK;
 }
 
-static errno_t prof_pause(prof_session_t *s, bool pause)
+static errno_t prof_kbox_pause(prof_session_t *s, bool pause)
 {
 	if (!prof_live(s))
 		return EINVAL;
@@ -523,7 +523,7 @@ errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_
 	return rc;
 }
 
-static errno_t prof_status(struct call *c)
+static errno_t prof_kbox_status(struct call *c)
 {
 	const ipc_msg_t *m = kcall_msg(c);
 	prof_status_t st;
@@ -542,7 +542,7 @@ static errno_t prof_status(struct call *c)
 }
 
 /* Park a DATA_READ; the drain thread answers it. EOK means parked. */
-static errno_t prof_read(struct call *c)
+static errno_t prof_kbox_read(struct call *c)
 {
 	const ipc_msg_t *m = kcall_msg(c);
 	errno_t rc = ENOENT;
@@ -564,16 +564,16 @@ static errno_t prof_read(struct call *c)
 }
 
 /* END, PAUSE, RESUME on the caller's session. */
-static errno_t prof_control(struct call *c, uint64_t method)
+static errno_t prof_kbox_control(struct call *c, uint64_t method)
 {
 	errno_t rc = ENOENT;
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 	prof_session_t *s = prof_find(kcall_conn(c));
 
 	if (s && method == KBOX_PROF_END)
-		rc = prof_end(s);
+		rc = prof_kbox_end(s);
 	else if (s)
-		rc = prof_pause(s, method == KBOX_PROF_PAUSE);
+		rc = prof_kbox_pause(s, method == KBOX_PROF_PAUSE);
 	prof_filter_update();
 	spin_unlock_irqrestore(&prof_lock, f);
 	return rc;
@@ -592,24 +592,24 @@ static void prof_kbox_serve(struct call *c)
 	switch (method) {
 	case KBOX_PROF_TASK_BEGIN:
 	case KBOX_PROF_SYSTEM_BEGIN:
-		rc = prof_begin(c, method == KBOX_PROF_SYSTEM_BEGIN, ans);
+		rc = prof_kbox_begin(c, method == KBOX_PROF_SYSTEM_BEGIN, ans);
 		break;
 	case KBOX_PROF_END:
 	case KBOX_PROF_PAUSE:
 	case KBOX_PROF_RESUME:
-		rc = prof_control(c, method);
+		rc = prof_kbox_control(c, method);
 		if (rc == EOK)
 			prof_drain_kick();
 		break;
 	case KBOX_PROF_DATA_READ:
-		rc = prof_read(c);
+		rc = prof_kbox_read(c);
 		if (rc == EOK) {
 			prof_drain_kick();
 			return;                  /* parked: answered by the drain thread */
 		}
 		break;
 	case KBOX_PROF_STATUS:
-		rc = prof_status(c);
+		rc = prof_kbox_status(c);
 		break;
 	default:
 		rc = ENOTSUP;

@@ -131,7 +131,7 @@ static errno_t prof_begin(prof_run_t *r, unsigned src, unsigned hz, unsigned fla
 	return rc;
 }
 
-static void prof_end(prof_run_t *r)
+static void bench_prof_end(prof_run_t *r)
 {
 	ipc_call_sync(r->phone, KBOX_PROF_STATUS, (uint64_t)&r->st, sizeof(r->st), 0, 0, 0, NULL);
 	ipc_call_sync(r->phone, KBOX_PROF_END, 0, 0, 0, 0, 0, NULL);
@@ -152,7 +152,7 @@ int bench_offcpu_begin(void)
 
 void bench_offcpu_end(void)
 {
-	prof_end(&offcpu_run);
+	bench_prof_end(&offcpu_run);
 	if (offcpu_run.st.offcpu_lost)
 		printf("# ctxsw.thread.offcpu: %lu off-CPU records lost\n",
 		       offcpu_run.st.offcpu_lost);
@@ -193,7 +193,7 @@ static void prof_overhead(const char *name, unsigned src, unsigned hz, unsigned 
 	uint64_t s0 = prof_samples_now(), t0 = tsc_read_fast();
 	uint64_t with = prof_chunk();
 	uint64_t t1 = tsc_read_fast(), s1 = prof_samples_now();
-	prof_end(&r);
+	bench_prof_end(&r);
 	/* Samples this CPU took during one chunk: all CPUs' share of the time. */
 	double per_chunk = (double)(s1 - s0) / ncpus * (double)with / (double)(t1 - t0);
 	double pct = 100.0 * ((double)with - (double)base) / (double)base;
@@ -233,7 +233,7 @@ static void prof_loss(unsigned ncpus)
 	spin_stop = true;
 	for (unsigned i = 0; i < n; i++)
 		thread_join(tids[i], NULL);
-	prof_end(&r);
+	bench_prof_end(&r);
 	sysinfo_profiler_t p;
 	size_t got;
 	if (sys_sysinfo_data("system.profiler", &p, sizeof(p), &got) == EOK)
@@ -289,7 +289,7 @@ static void prof_serving(void)
 	}
 	for (int i = 0; i < PROF_CHUNKS; i++)
 		ipc_serve_spin(PROF_CHUNK_ITERS);
-	prof_end(&r);
+	bench_prof_end(&r);
 	ipc_teardown();
 	if (r.st.taken)
 		printf("prof.handler.serving.timer.1000 %lu cycles\n",
@@ -343,7 +343,7 @@ static void prof_throttle_rounds(unsigned hz)
 		}
 		prof_settle();
 		uint64_t with = prof_chunk();
-		prof_end(&r);
+		bench_prof_end(&r);
 		pct[i] = 100.0 * ((double)with - (double)base) / (double)base;
 		throttled += r.st.throttled;
 	}
