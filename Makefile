@@ -324,10 +324,9 @@ HOST_KERNEL_SRCS := kernel/mm/frame_pool.c arch/$(ARCH)/pc/acpi_parse.c \
 	kernel/prof/fifo.c kernel/prof/jitter.c kernel/proc/binquota.c
 HOST_KERNEL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(wildcard $(HOST_KERNEL_SRCS)))
 # Pure user-space logic likewise (the shell's lexer and parser; top's
-# computations, formatting, keys and rendering; the console's terminal grid).
+# computations, formatting, keys and rendering).
 HOST_KERNEL_OBJS += $(BUILD)/host/uspace/app/sh/lex.o $(BUILD)/host/uspace/app/sh/parse.o
 HOST_KERNEL_OBJS += $(patsubst %,$(BUILD)/host/uspace/app/top/%.o,compute table format keys render)
-HOST_KERNEL_OBJS += $(BUILD)/host/uspace/srv/console/term.o
 # top's formatting shares libc's pure stats_calc.c (<stats.h>): they see
 # libc's headers only where the host has none of that name.
 TOP_HOST_OBJS := $(filter $(BUILD)/host/uspace/app/top/%,$(HOST_KERNEL_OBJS)) \

@@ -1,19 +1,18 @@
 /*
- * Text console on a linear RGB framebuffer (32 or 24 bits per pixel),
- * drawn with the built-in 8x16 font: light grey on black, line wrap,
- * scrolling by moving the framebuffer lines up.
+ * The kernel console's device on a linear RGB framebuffer (32 or 24 bits
+ * per pixel): kernel/textcon.c's cells drawn with the built-in 8x16 font,
+ * light grey on black, and scrolled by moving the framebuffer lines up.
  */
 #include <kernel/console.h>
 #include <kernel/font.h>
 #include <kernel/types.h>
 #include <lib/glyph.h>
+#include <lib/term.h>
 #include <lib/string.h>
 
 static struct {
-	console_t con;
 	glyph_fb_t gfb;         /* the framebuffer; foreground light grey, background 0 */
 	uint32_t cols, rows;    /* text cells */
-	uint32_t col, row;      /* cursor; col == cols means wrap pending */
 } fbcon;
 
 /* Scale an 8-bit channel to size bits and shift it to pos. */
@@ -49,73 +48,24 @@ static bool fbcon_format_ok(const boot_fb_t *fb)
 	    fbcon_channel_ok(fb->blue_pos, fb->blue_size, fb->bpp);
 }
 
-/* Draw glyph c (background included) into text cell (col, row). */
-static void fbcon_draw(uint32_t col, uint32_t row, unsigned char c)
-{
-	glyph_draw(&fbcon.gfb, col, row, font_glyphs[c]);
-}
-
-/* Clear text rows [first, first + n) to the background. */
-static void fbcon_clear_rows(uint32_t first, uint32_t n)
+/* term_dev_t: the text lines up by n. */
+static void fbcon_scroll(void *ctx, unsigned n)
 {
 	size_t row_bytes = (size_t)GLYPH_H * fbcon.gfb.pitch;
 
-	memset(fbcon.gfb.mem + first * row_bytes, 0, n * row_bytes);
+	(void)ctx;
+	memmove(fbcon.gfb.mem, fbcon.gfb.mem + n * row_bytes, (fbcon.rows - n) * row_bytes);
 }
 
-static void fbcon_scroll(void)
+/* term_dev_t: cells [c0, c1) of row, each glyph with its background. */
+static void fbcon_draw(void *ctx, unsigned row, unsigned c0, unsigned c1, const uint16_t *cells)
 {
-	size_t row_bytes = (size_t)GLYPH_H * fbcon.gfb.pitch;
-
-	memmove(fbcon.gfb.mem, fbcon.gfb.mem + row_bytes, (fbcon.rows - 1) * row_bytes);
-	fbcon_clear_rows(fbcon.rows - 1, 1);
+	(void)ctx;
+	for (unsigned c = c0; c < c1; c++)
+		glyph_draw(&fbcon.gfb, c, row, font_glyphs[(unsigned char)cells[c - c0]]);
 }
 
-static void fbcon_newline(void)
-{
-	fbcon.col = 0;
-	if (fbcon.row + 1 < fbcon.rows)
-		fbcon.row++;
-	else
-		fbcon_scroll();
-}
-
-static void fbcon_tab(void)
-{
-	if (fbcon.col >= fbcon.cols)
-		fbcon_newline();
-	fbcon.col = MIN(ALIGN_DOWN(fbcon.col + 8, 8), fbcon.cols);
-}
-
-static void fbcon_putc(unsigned char c)
-{
-	switch (c) {
-	case '\n':
-		fbcon_newline();
-		return;
-	case '\r':
-		fbcon.col = 0;
-		return;
-	case '\t':
-		fbcon_tab();
-		return;
-	case '\b':
-		if (fbcon.col > 0)
-			fbcon.col--;
-		return;
-	}
-	if (c < 0x20 || c == 0x7f)
-		return;
-	if (fbcon.col >= fbcon.cols)
-		fbcon_newline();
-	fbcon_draw(fbcon.col++, fbcon.row, c);
-}
-
-static void fbcon_write(console_t *con, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		fbcon_putc((unsigned char)s[i]);
-}
+static const term_dev_t fbcon_dev = { fbcon_scroll, fbcon_draw };
 
 /*
  * Start the framebuffer console on fb, mapped at vaddr: clear the screen
@@ -134,12 +84,9 @@ errno_t fbcon_init(const boot_fb_t *fb, void *vaddr)
 	fbcon.gfb.pitch = fb->pitch;
 	fbcon.gfb.fg = fbcon_rgb(fb, 0xaa, 0xaa, 0xaa);
 	fbcon.gfb.bg = 0;
-	fbcon.cols = fb->width / GLYPH_W;
-	fbcon.rows = fb->height / GLYPH_H;
-	fbcon.col = fbcon.row = 0;
+	fbcon.cols = MIN(fb->width / GLYPH_W, TERM_COLS_MAX);
+	fbcon.rows = MIN(MIN(fb->height / GLYPH_H, TERM_ROWS_MAX), TERM_CELLS_MAX / fbcon.cols);
 	memset(fbcon.gfb.mem, 0, (size_t)fb->pitch * fb->height);
-	fbcon.con.name = "fbcon";
-	fbcon.con.write = fbcon_write;
-	console_register(&fbcon.con);
+	textcon_start("fbcon", fbcon.rows, fbcon.cols, &fbcon_dev, NULL, NULL);
 	return EOK;
 }

@@ -3,9 +3,10 @@
 
 The serial log shows what was written, not what was drawn. This test
 boots to the shell prompt twice, under UEFI (the GOP framebuffer: the
-kernel's fbcon draws its boot lines with lib/glyph.c's glyph_draw, then
-the console server draws with the same function) and under BIOS (VGA
-text mode: the kernel's vga.c and the console server's text cells),
+kernel's text console, kernel/textcon.c, flushes lib/term.c's grid to
+fbcon, which draws with lib/glyph.c's glyph_draw, then the console
+server does the same) and under BIOS (VGA text mode: the same grid
+flushed to the kernel's vga.c, then the console server's text cells),
 types a line for the shell to echo, takes QEMU's screendump through a
 monitor socket and reads it with tesseract (installed by tools/setup.sh
 for test/hotspot.t). Checked on each screen: the kernel's last boot line

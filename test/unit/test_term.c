@@ -1,5 +1,5 @@
 /*
- * Unit tests for the console's terminal grid (uspace/srv/console/term.c).
+ * Unit tests for the terminal grid (lib/term.c).
  * The device it flushes to is a fake screen of cells that counts what is
  * done to it. The reference is a model written here that draws each byte
  * on the screen at once, with a device move per scrolled line (what the
@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "../../uspace/srv/console/term.h"
+#include <lib/term.h>
 
 #define ROWS 25
 #define COLS 80

@@ -1,12 +1,14 @@
 /*
- * Console on the EGA/VGA text buffer: 16-bit cells (character in the low
- * byte, attribute 0x07, light grey on black, in the high byte), line wrap,
- * scrolling, and the hardware cursor through the CRT controller.
+ * The kernel console's device on the EGA/VGA text buffer: 16-bit cells
+ * (character in the low byte, attribute 0x07, light grey on black, in the
+ * high byte) drawn and scrolled for kernel/textcon.c's grid, and the
+ * hardware cursor through the CRT controller.
  */
 #include <arch/io.h>
 #include <arch/pc/vga.h>
 #include <kernel/console.h>
 #include <kernel/types.h>
+#include <lib/term.h>
 #include <lib/string.h>
 
 #define VGA_CRTC_INDEX 0x3D4
@@ -16,13 +18,9 @@
 #define VGA_CRTC_CURSOR_HIGH 0x0E
 #define VGA_CRTC_CURSOR_LOW 0x0F
 
-#define VGA_BLANK ((uint16_t)(0x07 << 8 | ' '))
-
 static struct {
-	console_t con;
-	uint16_t *buf;          /* rows * cols cells */
+	volatile uint16_t *buf;         /* rows * cols cells */
 	uint32_t cols, rows;
-	uint32_t col, row;      /* cursor; col == cols means wrap pending */
 } vga;
 
 static void vga_crtc_write(uint8_t reg, uint8_t v)
@@ -46,89 +44,44 @@ static void vga_cursor_enable(void)
 	    (vga_crtc_read(VGA_CRTC_CURSOR_END) & 0xE0) | 15);
 }
 
-static void vga_cursor_update(void)
+/* The hardware cursor to (row, col); col == cols (wrap pending): the last. */
+static void vga_cursor(unsigned row, unsigned col)
 {
-	uint32_t pos = vga.row * vga.cols + MIN(vga.col, vga.cols - 1);
+	uint32_t pos = row * vga.cols + MIN(col, vga.cols - 1);
 
 	vga_crtc_write(VGA_CRTC_CURSOR_LOW, (uint8_t)pos);
 	vga_crtc_write(VGA_CRTC_CURSOR_HIGH, (uint8_t)(pos >> 8));
 }
 
-static void vga_clear_cells(uint16_t *cell, size_t n)
+/* term_dev_t: the lines up by n. */
+static void vga_scroll(void *ctx, unsigned n)
 {
-	while (n-- > 0)
-		*cell++ = VGA_BLANK;
+	(void)ctx;
+	memmove((void *)vga.buf, (const void *)(vga.buf + n * vga.cols),
+		(vga.rows - n) * vga.cols * sizeof(uint16_t));
 }
 
-static void vga_scroll(void)
+/* term_dev_t: cells [c0, c1) of row (the grid's cells are VGA's). */
+static void vga_draw(void *ctx, unsigned row, unsigned c0, unsigned c1, const uint16_t *cells)
 {
-	size_t row_cells = vga.cols;
-
-	memmove(vga.buf, vga.buf + row_cells,
-	    (vga.rows - 1) * row_cells * sizeof(uint16_t));
-	vga_clear_cells(vga.buf + (vga.rows - 1) * row_cells, row_cells);
+	(void)ctx;
+	for (unsigned c = c0; c < c1; c++)
+		vga.buf[row * vga.cols + c] = cells[c - c0];
 }
 
-static void vga_newline(void)
-{
-	vga.col = 0;
-	if (vga.row + 1 < vga.rows)
-		vga.row++;
-	else
-		vga_scroll();
-}
-
-static void vga_tab(void)
-{
-	if (vga.col >= vga.cols)
-		vga_newline();
-	vga.col = MIN(ALIGN_DOWN(vga.col + 8, 8), vga.cols);
-}
-
-static void vga_putc(unsigned char c)
-{
-	switch (c) {
-	case '\n':
-		vga_newline();
-		return;
-	case '\r':
-		vga.col = 0;
-		return;
-	case '\t':
-		vga_tab();
-		return;
-	case '\b':
-		if (vga.col > 0)
-			vga.col--;
-		return;
-	}
-	if (c < 0x20 || c == 0x7f)
-		return;
-	if (vga.col >= vga.cols)
-		vga_newline();
-	vga.buf[vga.row * vga.cols + vga.col++] = (uint16_t)(0x07 << 8 | c);
-}
-
-static void vga_write(console_t *con, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		vga_putc((unsigned char)s[i]);
-	vga_cursor_update();
-}
+static const term_dev_t vga_dev = { vga_scroll, vga_draw };
 
 /* Start the text console at vaddr, clear the screen and register it. */
 void vga_text_init(void *vaddr, uint32_t cols, uint32_t rows)
 {
-	if (cols == 0 || rows == 0)
+	if (cols == 0 || rows == 0 || cols > TERM_COLS_MAX || rows > TERM_ROWS_MAX ||
+	    cols * rows > TERM_CELLS_MAX)
 		return;
 	vga.buf = vaddr;
 	vga.cols = cols;
 	vga.rows = rows;
-	vga.col = vga.row = 0;
-	vga_clear_cells(vga.buf, (size_t)cols * rows);
+	for (size_t i = 0; i < (size_t)cols * rows; i++)
+		vga.buf[i] = TERM_BLANK;
 	vga_cursor_enable();
-	vga_cursor_update();
-	vga.con.name = "vga";
-	vga.con.write = vga_write;
-	console_register(&vga.con);
+	textcon_start("vga", rows, cols, &vga_dev, vga_cursor, NULL);
 }

@@ -66,6 +66,17 @@ typedef struct boot_fb {
 #define BOOT_FB_EGA_TEXT 2
 
 /*
+ * The kernel's one screen console (kernel/textcon.c): bytes go through a
+ * lib/term.h grid and each write is flushed to the device through dev
+ * (its ctx), then cursor (may be NULL) is told where the cursor is. The
+ * device shows rows x cols cells, already cleared. Registers the console
+ * as name; call once (VGA text or a framebuffer, never both).
+ */
+struct term_dev;
+void textcon_start(const char *name, unsigned rows, unsigned cols, const struct term_dev *dev,
+		   void (*cursor)(unsigned row, unsigned col), void *ctx);
+
+/*
  * Start a text console on a linear RGB framebuffer (8x16 built-in font,
  * 32 or 24 bpp) mapped at vaddr. Registers the console and returns EOK, or
  * ENOTSUP for a pixel format it cannot draw.

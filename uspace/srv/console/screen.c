@@ -1,7 +1,7 @@
 /*
  * The screen: VGA text mode (cells of character + attribute, hardware
  * cursor) or a linear RGB framebuffer drawn with the 8x16 font, whichever
- * SYS_FB_INFO describes. The bytes go through the terminal grid (term.c:
+ * SYS_FB_INFO describes. The bytes go through the terminal grid (lib/term.c:
  * \r \n \b \t and the CSI sequences A B C D, H, 2J, K); after each write
  * the device gets one scroll and the cells that changed.
  */
@@ -11,7 +11,7 @@
 #include <lib/glyph.h>
 
 #include "console.h"
-#include "term.h"
+#include <lib/term.h>
 
 #define FB_RGB 1
 #define FB_EGA_TEXT 2

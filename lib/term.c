@@ -1,13 +1,12 @@
 /*
- * The console's terminal grid (term.h): bytes are applied to cells kept
+ * The terminal grid (lib/term.h): bytes are applied to cells kept
  * in memory, each written cell is marked, scrolls are counted; a flush
  * then moves the device's lines once and draws the marked cells in runs.
  * The result on the device is what drawing each byte at once would give.
  */
+#include <lib/string.h>
+#include <lib/term.h>
 #include <stdbool.h>
-#include <string.h>
-
-#include "term.h"
 
 static unsigned term_min(unsigned a, unsigned b)
 {

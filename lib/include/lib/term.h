@@ -1,14 +1,16 @@
 /*
- * The console's terminal (term.c): a grid of cells kept in memory, the
- * small ANSI subset the console understands, and what changed since the
- * last flush. Pure logic (no system calls), unit-tested on the host
- * (test/unit/test_term.c). The screen (screen.c) writes bytes into it and
- * then flushes: one move of the device's lines for all the scrolls of a
- * write, then only the cells that changed, instead of a device memmove
- * per line (each access to VGA memory is slow, under emulation above all).
+ * lib/term.h - a terminal: a grid of cells kept in memory, the small ANSI
+ * subset the consoles understand, and what changed since the last flush.
+ * Pure logic (lib/term.c), unit-tested on the host (test/unit/test_term.c);
+ * the kernel's text console (kernel/textcon.c, on VGA text or a
+ * framebuffer) and the console server's screen (uspace/srv/console/
+ * screen.c) write bytes into one and then flush: one move of the device's
+ * lines for all the scrolls of a write, then only the cells that changed,
+ * instead of a device memmove per line (each access to VGA memory is
+ * slow, under emulation above all).
  */
-#ifndef CONSOLE_TERM_H
-#define CONSOLE_TERM_H
+#ifndef LIB_TERM_H
+#define LIB_TERM_H
 
 #include <stddef.h>
 #include <stdint.h>
