@@ -300,6 +300,7 @@ static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_
 
 static prof_consumer_t prof_consumers[PROF_CONSUMERS];
 static unsigned prof_nconsumers;
+static uint32_t prof_consumers_wanted;         /* consumers that want samples now */
 
 errno_t prof_consumer_add(prof_consumer_t fn)
 {
@@ -310,9 +311,19 @@ errno_t prof_consumer_add(prof_consumer_t fn)
 	return EOK;
 }
 
-/* Give the sample of frame f to every consumer. NMI-safe. */
-static void prof_consumers_run(const int_frame_t *f)
+void prof_consumers_want(bool on)
 {
+	if (on)
+		__atomic_add_fetch(&prof_consumers_wanted, 1, __ATOMIC_RELEASE);
+	else
+		__atomic_sub_fetch(&prof_consumers_wanted, 1, __ATOMIC_RELEASE);
+}
+
+/* Give the sample of frame f to every consumer, if one wants it. NMI-safe. */
+static inline void prof_consumers_run(const int_frame_t *f)
+{
+	if (__builtin_expect(!__atomic_load_n(&prof_consumers_wanted, __ATOMIC_RELAXED), 1))
+		return;
 	unsigned n = __atomic_load_n(&prof_nconsumers, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < n; i++)

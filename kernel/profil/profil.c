@@ -35,6 +35,7 @@ static struct profil_data profil_data;         /* bins: atomics; the rest: profi
 static volatile uint64_t profil_task;        /* profiled task id; 0: not profiling */
 static volatile uint32_t profil_inflight;    /* counters between announce and done */
 static spinlock_t profil_lock = SPINLOCK_INIT("profil");
+static bool profil_wants_samples;            /* told the profiler; profil_lock */
 
 /*
  * Who may stop or read the current or last profile: its task, that task's
@@ -82,6 +83,9 @@ static void profil_stop_locked(void)
 	__atomic_store_n(&profil_task, 0, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&profil_inflight, __ATOMIC_SEQ_CST))
 		cpu_relax();
+	if (profil_wants_samples)
+		prof_consumers_want(false);
+	profil_wants_samples = false;
 }
 
 /*
@@ -131,6 +135,8 @@ static errno_t profil_start(task_t *t, const struct profil_data *d)
 	profil_rights.task = t->id;
 	profil_rights.parent = t->parent ? t->parent->id : 0;
 	profil_rights.starter = task_current()->id;
+	prof_consumers_want(true);                /* before the task: no sample missed */
+	profil_wants_samples = true;
 	__atomic_store_n(&profil_task, t->id, __ATOMIC_SEQ_CST);
 	spin_unlock_irqrestore(&profil_lock, f);
 	return EOK;

@@ -65,13 +65,21 @@ void prof_offcpu_resume(struct thread *t);
  * A consumer of the samples sessions take: called from the sampling path
  * (interrupt or NMI context: lock-free, no allocation) with the frame
  * each sample interrupted, for every sample a session takes on time (a
- * tick held back by an interrupts-off section is not). MINIX's profil is
- * one (kernel/profil/). At most PROF_CONSUMERS, added at boot before any
+ * tick held back by an interrupts-off section is not), while at least one
+ * consumer wants samples (prof_consumers_want). MINIX's profil is one
+ * (kernel/profil/). At most PROF_CONSUMERS, added at boot before any
  * session starts; EOK or ELIMIT.
  */
 typedef void (*prof_consumer_t)(const struct int_frame *f);
 #define PROF_CONSUMERS 4
 errno_t prof_consumer_add(prof_consumer_t fn);
+
+/*
+ * A consumer starts wanting samples (on) or stops (each on matched by one
+ * off): while none wants any, the sampling path skips them all with one
+ * load. Thread context.
+ */
+void prof_consumers_want(bool on);
 
 /* Is any profiling session open (live or not yet freed)? Any context. */
 bool prof_sessions_open(void);
