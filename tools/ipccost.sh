@@ -18,7 +18,8 @@ usage() {
 Usage: $prog [--cpus N] [--runs N] [--timeout S] [--keep FILE] [FIGURE]
 
 Print the instructions per round trip of bench's FIGURE (an ipc.roundtrip
-figure, or ipc.write64 / ipc.write64k; default ipc.roundtrip.samecpu) by
+figure, ipc.write64 / ipc.write64k, or syscall.null: per call; default
+ipc.roundtrip.samecpu) by
 function, under -icount shift=0. Needs build/kernel.elf and
 build/initrd.tar (run make). --keep FILE keeps the per-address counts.
 USAGE
@@ -48,13 +49,22 @@ bench=$(find "$build/uspace" -name bench -type f | head -n 1)
 plugin_setup pccount "$build/kernel.elf" "$build/initrd.tar" "${bench:-$build/uspace/bench}"
 
 usym() { plugin_sym "$bench" "$1"; }
-if [[ $figure == ipc.write* ]]; then
-    loop=run_${figure//./_} mark=ipc_data_write_n
+if [[ $figure == syscall.null ]]; then
+    # From the first SYS_NULL to bench's next system call that is not one
+    # (printing the figure: an IPC call to the console). Kernel addresses:
+    # bench's low ones are other programs' too (init runs first).
+    ksym() { plugin_sym "$build/kernel.elf" "$1"; }
+    on=$(ksym sys_null) off=$(ksym sys_ipc_call_sync) mark=$(ksym sys_null)
 else
-    loop=run_ipc_roundtrip mark=ipc_call_sync
+    if [[ $figure == ipc.write* ]]; then
+        loop=run_${figure//./_} mark=ipc_data_write_n
+    else
+        loop=run_ipc_roundtrip mark=ipc_call_sync
+    fi
+    on=$(usym $loop) off=$(usym ipc_teardown) mark=$(usym $mark)
 fi
-args="on=$(usym $loop),off=$(usym ipc_teardown),mark=$(usym $mark),out=$tmp/out"
+args="on=$on,off=$off,mark=$mark,out=$tmp/out"
 
 plugin_boot pccount "$args" "-- bench -r $runs $figure"
-tr -d '\r' <"$tmp/log" | grep -aE '^ipc\.' || true
+tr -d '\r' <"$tmp/log" | grep -aE '^(ipc|syscall)\.' || true
 python3 "$here/ipccost.py" "$tmp/out" "$build/kernel.elf" "$bench"
