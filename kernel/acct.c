@@ -44,23 +44,38 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
 	}
 }
 
+/* t's open system call, if any, ends: its cycles (the kernel's since its entry). */
+static inline __attribute__((always_inline)) void acct_sys_done(cpu_t *c, thread_t *t)
+{
+	if (t->acct.sys_in) {
+		c->acct.sys_cycles[t->acct.sys_in - 1] += t->acct.kernel_cycles - t->acct.sys_k0;
+		t->acct.sys_in = 0;
+	}
+}
+
 /*
  * In user mode since a return whose exit code stamped edge.exit: that code
  * ran in the kernel, for the thread still current. Moves c's last boundary
- * to the stamp, charging the thread's kernel time; returns that time (the
- * caller gives it to acct_served with the rest). Irqs off.
+ * to the stamp, charging the thread's kernel time, and ends the system
+ * call it returned from (acct_syscall_exit leaves it open for this);
+ * returns that time (the caller gives it to acct_served with the rest).
+ * Irqs off.
  */
 static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, uint64_t now)
 {
 	acct_cpu_t *a = &c->acct;
 	uint64_t x = c->edge.exit, d = x - a->last;
+	thread_t *t = c->current;
 
 	c->edge.exit = 0;
-	if (a->mode != ACCT_USER || !a->last || x <= a->last || x > now || !c->current)
+	if (a->mode != ACCT_USER || !t)
 		return 0;
-	c->current->acct.kernel_cycles += d;
+	if (!a->last || x <= a->last || x > now)
+		d = 0;
+	t->acct.kernel_cycles += d;
 	a->busy += d;
-	a->last = x;
+	a->last += d;
+	acct_sys_done(c, t);
 	return d;
 }
 
@@ -125,12 +140,8 @@ void acct_user_enter(void)
 
 	acct_charge(c);
 	c->acct.mode = ACCT_USER;
-	c->edge.exit = 0;                   /* the exit code stamps it, if a syscall's */
-	if (t->acct.sys_in) {               /* a syscall ends: its cycles */
-		c->acct.sys_cycles[t->acct.sys_in - 1] +=
-			t->acct.kernel_cycles - t->acct.sys_k0;
-		t->acct.sys_in = 0;
-	}
+	c->edge.exit = 0;
+	acct_sys_done(c, t);                /* a syscall ends: its cycles */
 }
 
 void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
@@ -231,18 +242,30 @@ void acct_thread_now(const thread_t *t, uint64_t *user, uint64_t *kernel)
 		*kernel += now - last;
 }
 
-/* Cycles of n entry/exit charges as a syscall makes them. Irqs off. */
+/*
+ * Cycles of n entry/exit charges as a syscall makes them: an entry that
+ * takes the last exit's stamp, then the return (its stamp made here, as
+ * the exit code would). Irqs off; the calling thread's open syscall, if
+ * any, is left as it was.
+ */
 static uint64_t acct_time_rounds(cpu_t *c, int n)
 {
 	acct_mode_t mode = c->acct.mode;
+	thread_t *t = c->current;
+	uint64_t in = t->acct.sys_in, k0 = t->acct.sys_k0;
 	uint64_t t0 = time_cycles();
 
 	for (int i = 0; i < n; i++) {
 		acct_syscall_enter(SYS_NULL);
-		acct_user_enter();
-		c->acct.mode = mode;
+		acct_syscall_exit();
+		c->edge.exit = time_cycles();
 	}
-	return time_cycles() - t0;
+	uint64_t cycles = time_cycles() - t0;
+	acct_charge(c);                      /* the last exit's stamp */
+	c->acct.mode = mode;
+	t->acct.sys_in = in;
+	t->acct.sys_k0 = k0;
+	return cycles;
 }
 
 /*

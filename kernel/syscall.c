@@ -241,6 +241,18 @@ const char *syscall_name(uint64_t nr)
 	return nr < SYS_COUNT && syscall_table[nr].name ? syscall_table[nr].name : NULL;
 }
 
+/* Before a return to user mode: die if killed, reschedule if asked. Irqs off after. */
+static void user_return_check(void)
+{
+	irq_disable();
+	for (;;) {
+		if (task_current()->killed)
+			thread_exit(0);
+		if (!cpu_current()->need_resched)
+			break;
+		sched_schedule();
+	}
+}
 
 void syscall_dispatch(int_frame_t *f)
 {
@@ -254,19 +266,15 @@ void syscall_dispatch(int_frame_t *f)
 	int64_t r = fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS;
 	failinj_syscall_done(nr, mark, r);
 	syscall_set_result(f, r);
-	user_return_work(f);
+	user_return_check();
+	acct_syscall_exit();            /* the exit code's stamp ends the kernel time */
+	irqlat_off_end();               /* IF goes on with the return to user mode */
 }
 
 void user_return_work(int_frame_t *f)
 {
-	irq_disable();
-	for (;;) {
-		if (task_current()->killed)
-			thread_exit(0);
-		if (!cpu_current()->need_resched)
-			break;
-		sched_schedule();
-	}
+	(void)f;
+	user_return_check();
 	acct_user_enter();
 	irqlat_off_end();               /* IF goes on with the return to user mode */
 }

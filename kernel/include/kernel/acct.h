@@ -21,6 +21,16 @@ struct thread;
 void acct_kernel_enter(void);
 /* Returning to user mode: charge kernel time (and end a syscall). Interrupts off. */
 void acct_user_enter(void);
+/*
+ * Returning to user mode from a system call, whose exit code stamps
+ * edge.exit just before sysret: the kernel time up to that stamp, and the
+ * system call's cycles, are charged at the CPU's next boundary (one TSC
+ * read and one charge fewer per call). Interrupts off.
+ */
+static inline void acct_syscall_exit(void)
+{
+	cpu_current()->acct.mode = ACCT_USER;
+}
 /* Switching threads on c: charge prev's kernel time. Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
 
@@ -34,8 +44,9 @@ uint64_t acct_exc_enter(unsigned vector);
 void acct_exc_exit(unsigned vector, uint64_t start);
 /*
  * Syscall nr begins (counted now). Its cycles, the thread's kernel cycles
- * until it returns to user mode, are added by acct_user_enter(). Interrupts
- * off (the syscall entry enables them after it).
+ * until it returns to user mode, are added at the return (acct_user_enter)
+ * or, from the exit stamp, at the next boundary (acct_syscall_exit).
+ * Interrupts off (the syscall entry enables them after it).
  */
 void acct_syscall_enter(uint64_t nr);
 
