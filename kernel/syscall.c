@@ -242,7 +242,7 @@ const char *syscall_name(uint64_t nr)
 }
 
 /* Before a return to user mode: die if killed, reschedule if asked. Irqs off after. */
-static void user_return_check(void)
+static inline __attribute__((always_inline)) void user_return_check(void)
 {
 	irq_disable();
 	for (;;) {
