@@ -10,7 +10,8 @@
  * it as 128 bytes of heap more after ipctest (a TASK or LOAD record of the
  * helper spawned just after the profiling-sessions helper exited), given
  * back during the next run. The race is replayed here by queueing with
- * no session counted, as such a hook does.
+ * no session counted, as such a hook does. Also: the samples' consumers
+ * (prof_consumer_add) are bounded.
  */
 #include <kernel/ktest.h>
 #include <kernel/prof.h>
@@ -62,5 +63,29 @@ KTEST(prof_event_late, "prof: a task event queued after the last session ended i
 	bool kept = ev_take(EV_TASK + 1);
 	KT_CHECK(queued, "an event was not queued while a session counted");
 	KT_CHECK(!kept, "an event was queued with no session to take it");
+	return true;
+}
+
+/* A consumer that does nothing: it only takes a slot. */
+static void ev_consumer_none(const struct int_frame *f)
+{
+	(void)f;
+}
+
+/*
+ * The sample consumers are bounded: after profil's (registered at boot)
+ * PROF_CONSUMERS - 1 more fit, the next is refused with ELIMIT. The ones
+ * added here stay (no session in this kernel wants them run).
+ */
+KTEST(prof_consumer_bound, "prof: sample consumers beyond PROF_CONSUMERS get ELIMIT")
+{
+	unsigned added = 0;
+	errno_t rc = EOK;
+
+	while (added <= PROF_CONSUMERS && (rc = prof_consumer_add(ev_consumer_none)) == EOK)
+		added++;
+	KT_CHECK(rc == ELIMIT, "the add after %u got %d, not ELIMIT", added, rc);
+	KT_CHECK(added == PROF_CONSUMERS - 1, "%u fitted beside profil's, want %u", added,
+		 PROF_CONSUMERS - 1);
 	return true;
 }
