@@ -29,7 +29,9 @@ One boot of the default ISO on LIVEVIEW_CPUS CPUs (default 4) checks:
   (0 lost) and status 0;
 - `profile -l -s timer -f 10000 /bin/workload -d 5 alpha:1`: its frames name the
   task, work_alpha leads the user rows, the view stays "(ended: q
-  quits)" when the workload ends, q prints its exit status;
+  quits)" when the workload ends, q prints its exit status and where the
+  program's output went: none of it between the frames (it once was),
+  all of it in /tmp/profile-live.out;
 - `sprofile -l -d 2 -r 0.5`: the header says the refresh, frames come
   about every 0.5 s, the session ends after 2 s and the view stays.
 
@@ -291,6 +293,7 @@ def check_sprofile(tap, sh):
 def check_profile(tap, sh):
     g = sh.g
     g.seen = len(g.lines())
+    start = g.seen
     g.send("profile -l -s timer -f %d /bin/workload -d 5 alpha:1\r" % HZ)
     f = frame_where(g, "profile", lambda f: f.func("work_alpha"), tries=8)
     tap.ok(f and re.match(r"^profile -l: \S+ at %d Hz on \d+ CPUs, task \d+, refresh" % HZ,
@@ -309,7 +312,14 @@ def check_profile(tap, sh):
     g.send("q")
     tap.ok(g.expect(r"^profile: task \d+ exited with status 0$", timeout=30),
            "q: the task's exit status")
+    tap.ok(g.expect(r"^profile: its output is in /tmp/profile-live\.out$", timeout=30),
+           "... and where its output went")
     tap.ok(g.expect(PROMPT, timeout=30, partial=True), "... and the prompt comes back")
+    mixed = [l for l in g.lines()[start:] if "workload: " in l]
+    tap.ok(not mixed, "the program's output did not land between the frames (%r)" % mixed[:2])
+    out = sh.run("cat /tmp/profile-live.out") or []
+    tap.ok(any(re.match(r"^workload: total \d+ iterations in \d+ ms$", l) for l in out),
+           "it is in the file (%r)" % out[-2:])
 
 
 def check_duration(tap, sh):

@@ -86,7 +86,8 @@ static void usage(FILE *out)
 		"              0: every row)\n"
 		"  -l          live view, like perf top: the hottest functions, full\n"
 		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
-		"              a pause, h help, q quit\n"
+		"              a pause, h help, q quit; PROGRAM's output goes to\n"
+		"              /tmp/profile-live.out\n"
 		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
@@ -138,12 +139,13 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 	return -1;
 }
 
-/* Start PROGRAM stopped; its id to t->id. 0, or 1 (printed). */
-static int start_program(target_t *t)
+/* Start PROGRAM stopped (under -l its output to a file); its id to t->id. 0, or 1 (printed). */
+static int start_program(target_t *t, bool live)
 {
 	uint64_t id = 0;
 
-	if (ptool_spawn("profile", t->argv, true, &id) != 0)
+	if (ptool_spawn("profile", t->argv, true, live ? ptool_live_out("profile") : NULL,
+			&id) != 0)
 		return 1;
 	t->id = id;
 	t->spawned = true;
@@ -187,6 +189,8 @@ static void finish_target(const ptool_t *p, const target_t *t)
 	}
 	if (t->spawned)
 		ptool_print_exit("profile", t->id, (uint64_t)st);
+	if (t->spawned && p->o->live)
+		fprintf(stderr, "profile: its output is in %s\n", ptool_live_out("profile"));
 	else if (p->target_exited)
 		ptool_print_exit("profile", t->id, p->exit_status);
 }
@@ -225,7 +229,7 @@ int main(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	if (t.argv && start_program(&t) != 0)
+	if (t.argv && start_program(&t, o.live) != 0)
 		return 1;
 	if (o.by_origin)
 		o.origin = t.id;                /* its part, even with nothing imposed */

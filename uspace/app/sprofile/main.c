@@ -90,7 +90,8 @@ static void usage(FILE *out)
 		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n"
 		"  -l          live view, like perf top: the hottest functions, full\n"
 		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
-		"              a pause, h help, q quit\n"
+		"              a pause, h help, q quit; PROGRAM's output goes to\n"
+		"              /tmp/sprofile-live.out\n"
 		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
 		"  PROGRAM     start it with its ARGS and profile until it exits\n");
 }
@@ -226,7 +227,8 @@ static int profile_system(const ptool_opts_t *o, int phone, char **prog)
 			ptool_source_name(source, name), hz, t.keys ? "; q ends" : "");
 		acct_take(&acct_begin);
 		ptool_on_end(&t, acct_at_end, &acct_end);
-		status = prog ? ptool_spawn("sprofile", prog, false, &id) : 0;
+		status = prog ? ptool_spawn("sprofile", prog, false,
+					    o->live ? ptool_live_out("sprofile") : NULL, &id) : 0;
 		if (status)
 			prof_end(phone);
 		else if (id)
@@ -238,6 +240,8 @@ static int profile_system(const ptool_opts_t *o, int phone, char **prog)
 		acct_print();
 	if (id)
 		finish_program(id);
+	if (id && o->live)
+		fprintf(stderr, "sprofile: its output is in %s\n", ptool_live_out("sprofile"));
 	ptool_close(&t);
 	return status;
 }

@@ -12,6 +12,7 @@
  * which reads with the same ptool_read_once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -555,13 +556,43 @@ void ptool_on_end(ptool_t *t, void (*fn)(void *arg), void *arg)
 	t->on_end_arg = arg;
 }
 
-int ptool_spawn(const char *prog, char *const argv[], bool stopped, uint64_t *id)
+const char *ptool_live_out(const char *prog)
 {
-	char path[PATH_MAX_LEN];
+	static char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/%s-live.out", prog);
+	return path;
+}
+
+/* Empty out and make the spec that appends to it; EOK or open's error. */
+static errno_t ptool_out_spec(const char *out, char *spec, size_t size)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	snprintf(spec, size, "a:%s", out);
+	return EOK;
+}
+
+int ptool_spawn(const char *prog, char *const argv[], bool stopped, const char *out,
+		uint64_t *id)
+{
+	char path[PATH_MAX_LEN], spec[PATH_MAX_LEN + 3];
 	spawn_opts_t so = { .stopped = stopped };
 	task_id_t tid = 0;
-	errno_t rc = spawn_find(argv[0], path, sizeof(path));
+	errno_t rc = out ? ptool_out_spec(out, spec, sizeof(spec)) : EOK;
 
+	if (rc != EOK) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(rc));
+		return 1;
+	}
+	if (out) {
+		so.stdio[0] = "n:";
+		so.stdio[1] = so.stdio[2] = spec;
+	}
+	rc = spawn_find(argv[0], path, sizeof(path));
 	if (rc == EOK)
 		rc = spawn(path, argv, &so, &tid);
 	if (rc != EOK) {

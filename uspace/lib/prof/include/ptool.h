@@ -115,9 +115,15 @@ void ptool_watch(ptool_t *t, uint64_t task);
 void ptool_on_end(ptool_t *t, void (*fn)(void *arg), void *arg);
 /*
  * Start PROGRAM argv[0] (a name in /bin or a path) with argv, stopped if
- * stopped; its id to *id. 0, or 1 after printing why it could not start.
+ * stopped; its id to *id. out NULL: it has the console; else its standard
+ * output and error go to the file out (emptied first) and its input reads
+ * nothing (the live view owns the screen and the keys). 0, or 1 after
+ * printing why it could not start.
  */
-int ptool_spawn(const char *prog, char *const argv[], bool stopped, uint64_t *id);
+int ptool_spawn(const char *prog, char *const argv[], bool stopped, const char *out,
+		uint64_t *id);
+/* Where -l puts a PROGRAM's output: "/tmp/PROG-live.out" (a static buffer). */
+const char *ptool_live_out(const char *prog);
 /* Print "PROG: task ID exited with status S" (or "was killed") for wait status st. */
 void ptool_print_exit(const char *prog, uint64_t id, uint64_t st);
 /*
