@@ -12,7 +12,7 @@
 
 static struct {
 	glyph_fb_t gfb;         /* the framebuffer; foreground light grey, background 0 */
-	uint32_t cols, rows;    /* text cells */
+	uint32_t rows;          /* text rows the grid uses (textcon_start) */
 } fbcon;
 
 /* Scale an 8-bit channel to size bits and shift it to pos. */
@@ -84,9 +84,8 @@ errno_t fbcon_init(const boot_fb_t *fb, void *vaddr)
 	fbcon.gfb.pitch = fb->pitch;
 	fbcon.gfb.fg = fbcon_rgb(fb, 0xaa, 0xaa, 0xaa);
 	fbcon.gfb.bg = 0;
-	fbcon.cols = MIN(fb->width / GLYPH_W, TERM_COLS_MAX);
-	fbcon.rows = MIN(MIN(fb->height / GLYPH_H, TERM_ROWS_MAX), TERM_CELLS_MAX / fbcon.cols);
 	memset(fbcon.gfb.mem, 0, (size_t)fb->pitch * fb->height);
-	textcon_start("fbcon", fbcon.rows, fbcon.cols, &fbcon_dev, NULL, NULL);
+	fbcon.rows = textcon_start("fbcon", fb->height / GLYPH_H, fb->width / GLYPH_W, &fbcon_dev,
+				   NULL, NULL);
 	return EOK;
 }

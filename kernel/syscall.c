@@ -273,7 +273,6 @@ void syscall_dispatch(int_frame_t *f)
 
 void user_return_work(int_frame_t *f)
 {
-	(void)f;
 	user_return_check();
 	acct_user_enter();
 	irqlat_off_end();               /* IF goes on with the return to user mode */

@@ -26,8 +26,8 @@ static void textcon_write(console_t *con, const char *s, size_t len)
 		textcon.cursor(textcon.term.row, textcon.term.col);
 }
 
-void textcon_start(const char *name, unsigned rows, unsigned cols, const term_dev_t *dev,
-		   void (*cursor)(unsigned row, unsigned col), void *ctx)
+unsigned textcon_start(const char *name, unsigned rows, unsigned cols, const term_dev_t *dev,
+		       void (*cursor)(unsigned row, unsigned col), void *ctx)
 {
 	term_init(&textcon.term, rows, cols, 0, 0);
 	textcon.dev = dev;
@@ -38,4 +38,5 @@ void textcon_start(const char *name, unsigned rows, unsigned cols, const term_de
 	textcon.con.name = name;
 	textcon.con.write = textcon_write;
 	console_register(&textcon.con);
+	return textcon.term.rows;
 }

@@ -178,8 +178,8 @@ static void kprof_print_row(const fmt_out_t *o, const kprof_data_t *d,
 	uint64_t tenth_ms = (r->ticks * d->usec_per_tick + 50) / 100;
 
 	fmt_outf(o, "%8lu %3lu.%02lu%% %5lu.%lu  ", (unsigned long)r->ticks,
-		     (unsigned long)(centi / 100), (unsigned long)(centi % 100),
-		     (unsigned long)(tenth_ms / 10), (unsigned long)(tenth_ms % 10));
+		 (unsigned long)(centi / 100), (unsigned long)(centi % 100),
+		 (unsigned long)(tenth_ms / 10), (unsigned long)(tenth_ms % 10));
 	if (r->name)
 		fmt_outf(o, "%s\n", r->name);
 	else
@@ -199,10 +199,9 @@ errno_t kprof_report(const kprof_data_t *d, uint64_t text_start,
 	size_t n = kprof_rows(d, text_start, syms, rows);
 	kprof_sort(rows, n);
 	fmt_outf(&o, "total: %u\tin kernel text: %u\toutside kernel text: %u\n",
-		     d->total, d->total - d->outside, d->outside);
+		 d->total, d->total - d->outside, d->outside);
 	fmt_outf(&o, "KTZERO %lx\t%u us per tick, %u buckets of %u bytes\n",
-		     (unsigned long)text_start, d->usec_per_tick, d->nbuckets,
-		     1u << d->log2);
+		 (unsigned long)text_start, d->usec_per_tick, d->nbuckets, 1u << d->log2);
 	fmt_outf(&o, "   ticks       %%      ms  function\n");
 	for (size_t i = 0; i < n; i++)
 		kprof_print_row(&o, d, &rows[i]);

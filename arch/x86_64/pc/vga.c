@@ -20,7 +20,8 @@
 
 static struct {
 	volatile uint16_t *buf;         /* rows * cols cells */
-	uint32_t cols, rows;
+	uint32_t cols;                  /* the mode's: a row's cells in buf */
+	uint32_t rows;                  /* the grid's (textcon_start): the ones scrolled */
 } vga;
 
 static void vga_crtc_write(uint8_t reg, uint8_t v)
@@ -74,14 +75,12 @@ static const term_dev_t vga_dev = { vga_scroll, vga_draw };
 /* Start the text console at vaddr, clear the screen and register it. */
 void vga_text_init(void *vaddr, uint32_t cols, uint32_t rows)
 {
-	if (cols == 0 || rows == 0 || cols > TERM_COLS_MAX || rows > TERM_ROWS_MAX ||
-	    cols * rows > TERM_CELLS_MAX)
+	if (cols == 0 || rows == 0)
 		return;
 	vga.buf = vaddr;
 	vga.cols = cols;
-	vga.rows = rows;
 	for (size_t i = 0; i < (size_t)cols * rows; i++)
 		vga.buf[i] = TERM_BLANK;
 	vga_cursor_enable();
-	textcon_start("vga", rows, cols, &vga_dev, vga_cursor, NULL);
+	vga.rows = textcon_start("vga", rows, cols, &vga_dev, vga_cursor, NULL);
 }

@@ -70,11 +70,13 @@ typedef struct boot_fb {
  * lib/term.h grid and each write is flushed to the device through dev
  * (its ctx), then cursor (may be NULL) is told where the cursor is. The
  * device shows rows x cols cells, already cleared. Registers the console
- * as name; call once (VGA text or a framebuffer, never both).
+ * as name; call once (VGA text or a framebuffer, never both). Returns the
+ * rows the grid uses (fewer beyond lib/term.h's limits, and then also
+ * fewer columns): the ones the device scrolls.
  */
 struct term_dev;
-void textcon_start(const char *name, unsigned rows, unsigned cols, const struct term_dev *dev,
-		   void (*cursor)(unsigned row, unsigned col), void *ctx);
+unsigned textcon_start(const char *name, unsigned rows, unsigned cols, const struct term_dev *dev,
+		       void (*cursor)(unsigned row, unsigned col), void *ctx);
 
 /*
  * Start a text console on a linear RGB framebuffer (8x16 built-in font,
