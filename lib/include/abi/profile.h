@@ -24,7 +24,9 @@
  * weight (the TSC cycles it stands for, a word after ntop, before chain[]:
  * older samples are 8 bytes shorter there and a reader weighs them
  * nominally, tsc_hz / hz each), and PROF_REC_MISSED counts the ticks of a
- * clock source that never came, per CPU.
+ * clock source that never came, per CPU. 6 — the header names its
+ * source (source_name). 7 — PROF_REC_TRACE (kernel trace events: the
+ * PROF_F_TRACE_* classes a session asked for).
  */
 #ifndef ABI_PROFILE_H
 #define ABI_PROFILE_H
@@ -35,7 +37,7 @@
 #include <abi/wait.h>
 
 #define PROF_MAGIC 0x464f525056ull      /* "VPROF\0\0\0" little-endian */
-#define PROF_VERSION 6
+#define PROF_VERSION 7
 #define PROF_VERSION_MIN 1             /* oldest a reader must still take */
 
 /*
@@ -79,6 +81,13 @@ RECORD_STRUCT(prof_source_desc, PROF_SOURCE_DESC_ROWS);
 #define PROF_F_CALLCHAIN (1u << 0)      /* walk the frame pointers */
 #define PROF_F_PAUSED (1u << 1)         /* begin paused (RESUME starts it) */
 #define PROF_F_OFFCPU (1u << 2)         /* also where covered threads wait (PROF_REC_OFFCPU, v4) */
+/* Kernel trace events (PROF_REC_TRACE, v7), by class; any mix. */
+#define PROF_F_TRACE_SCHED (1u << 3)    /* context switches and wakeups */
+#define PROF_F_TRACE_IPC (1u << 4)      /* calls, receives, forwards, answers, hang-ups */
+#define PROF_F_TRACE_IRQ (1u << 5)      /* device interrupts' entry and exit */
+#define PROF_F_TRACE_SYSCALL (1u << 6)  /* system calls' entry and exit */
+#define PROF_F_TRACE (PROF_F_TRACE_SCHED | PROF_F_TRACE_IPC | PROF_F_TRACE_IRQ | \
+		      PROF_F_TRACE_SYSCALL)
 /* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
 #define PROF_F_TB_BIASED (1u << 31)
 /*
@@ -168,6 +177,8 @@ typedef struct prof_status {
 	uint64_t offcpu_lost;           /* off-CPU records the buffers could not take (engine-wide) */
 	uint64_t offcpu;                /* off-CPU records delivered to this session */
 	uint64_t missed;                /* clock ticks that never came, all CPUs, since begin (v5) */
+	uint64_t trace;                 /* trace records delivered to this session (v7) */
+	uint64_t trace_lost;            /* trace records the per-CPU buffers could not take (engine-wide) */
 } prof_status_t;
 
 /* Record types. */
@@ -182,6 +193,7 @@ typedef struct prof_status {
 #define PROF_REC_CALL 9                 /* an origin's stack when it made a call (v3) */
 #define PROF_REC_OFFCPU 10              /* a thread was off its CPU (v4, PROF_F_OFFCPU) */
 #define PROF_REC_MISSED 11              /* a CPU's count of ticks that never came (v5) */
+#define PROF_REC_TRACE 12               /* a kernel trace event (v7, PROF_F_TRACE_*) */
 
 typedef struct prof_rec {
 	uint16_t type;
@@ -348,6 +360,73 @@ typedef struct prof_rec_offcpu {
 	uint64_t wait_method;           /* WAIT_WHY_IPC: that call's method */
 	uint64_t chain[];               /* return addresses, innermost first */
 } prof_rec_offcpu_t;
+
+/*
+ * Kernel trace events (v7). A session that asks for classes of events
+ * (PROF_F_TRACE_* in its flags) gets one record per event of those
+ * classes that concerns what it covers: a system session all of them, a
+ * task session those whose thread (or other side) is its task's or
+ * serves a call its task originated. h.cpu is where it happened, h.tsc
+ * when (for SWITCH the accounting's own stamp of the switch, so slices
+ * between switches add up to the accounted time). Each record names who
+ * acted (task, thread) and the other side (task2, thread2); 0 for the
+ * idle thread (or no thread), and 0 on the other side of a task session
+ * whose owner may not profile that task (its redaction). origin and
+ * origin2 are the tasks whose call each side was serving (its origin,
+ * prof_ipc_t.hops[0]), 0 if none. By kind:
+ *
+ *   SWITCH    h.cpu switched from thread (its state arg, PROF_TS_*, and
+ *             wait reason why: WAIT_WHY_*) to thread2
+ *   WAKEUP    thread became runnable; thread2 woke it (0: an interrupt)
+ *   CALL      thread sent call `call` (method) to task2
+ *   RECEIVE   thread took call `call` from its box (it serves it now);
+ *             task2, thread2: the caller
+ *   FORWARD   thread passed call `call` (method: as forwarded) to task2
+ *   ANSWER    thread answered call `call`; task2, thread2: the caller
+ *   ANSWERED  thread (the caller) took the answer of call `call`; arg
+ *             its result code's low 32 bits
+ *   HANGUP    thread hung up its phone to task2
+ *   IRQ_ENTER, IRQ_EXIT     a device interrupt, arg its vector, on
+ *             thread (the one it interrupted)
+ *   SYSCALL_ENTER, SYSCALL_EXIT   thread's system call number arg
+ *
+ * One call's events share its id from CALL to ANSWERED through every
+ * RECEIVE and FORWARD: a reader draws them as one flow. Records the
+ * per-CPU buffer cannot take are counted in prof_status_t.trace_lost.
+ */
+#define PROF_TR_SWITCH 1
+#define PROF_TR_WAKEUP 2
+#define PROF_TR_CALL 3
+#define PROF_TR_RECEIVE 4
+#define PROF_TR_FORWARD 5
+#define PROF_TR_ANSWER 6
+#define PROF_TR_ANSWERED 7
+#define PROF_TR_HANGUP 8
+#define PROF_TR_IRQ_ENTER 9
+#define PROF_TR_IRQ_EXIT 10
+#define PROF_TR_SYSCALL_ENTER 11
+#define PROF_TR_SYSCALL_EXIT 12
+#define PROF_TR_COUNT 13
+
+/* Short names, by PROF_TR_* (index 0 and out of range: "?"). */
+#define PROF_TR_NAMES { "?", "switch", "wakeup", "call", "receive", "forward", "answer", \
+		"answered", "hangup", "irq-enter", "irq-exit", "syscall-enter", "syscall-exit" }
+
+/* SWITCH: the state of the thread that left its CPU. */
+#define PROF_TS_RUNNABLE 0              /* preempted or yielded: still runnable */
+#define PROF_TS_WAITING 1               /* blocked (why says on what) */
+#define PROF_TS_EXITED 2                /* it ended */
+
+typedef struct prof_rec_trace {
+	prof_rec_t h;                   /* h.cpu, h.tsc: where and when */
+	uint16_t kind;                  /* PROF_TR_* */
+	uint16_t why;                   /* SWITCH: WAIT_WHY_* of the thread leaving; else 0 */
+	uint32_t arg;                   /* SWITCH: PROF_TS_*; IRQ: vector; SYSCALL: number */
+	uint64_t task, thread;          /* who acted (0: the idle thread) */
+	uint64_t task2, thread2;        /* the other side (0: none, or redacted) */
+	uint64_t call, method;          /* IPC kinds: the call's id and method; else 0 */
+	uint64_t origin, origin2;       /* the origin task each side serves (0: none) */
+} prof_rec_trace_t;
 
 typedef struct prof_rec_task {
 	prof_rec_t h;
