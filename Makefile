@@ -209,12 +209,13 @@ endif
 # a CPU's per-CPU data is set up, the context switch and the accounting
 # around it (acct_switch runs on the old thread's stack for the new one and
 # moves the new one's off-CPU clock), the NMI sample path, and the sample
-# sources' ktest (it spins in a function that calls nothing).
+# sources' ktest (it spins in a function that calls nothing), the trace
+# events' hooks (measuring code).
 KERNEL_NOINSTR := lib/cprof.c $(wildcard kernel/cprof/*.c) kernel/acct.c \
 	arch/$(ARCH)/cpu.c arch/$(ARCH)/gdt.c arch/$(ARCH)/smp.c arch/$(ARCH)/thread.c \
 	arch/$(ARCH)/prof.c arch/$(ARCH)/prof_timer.c arch/$(ARCH)/prof_pmc.c \
 	arch/$(ARCH)/unwind.c kernel/prof/sample.c kernel/prof/jitter.c arch/$(ARCH)/test/test_prof_src.c \
-	arch/$(ARCH)/irqlat.c arch/$(ARCH)/nmi.c
+	arch/$(ARCH)/irqlat.c arch/$(ARCH)/nmi.c kernel/trace/trace.c
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/app/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 $(foreach p,$(UPROG_CPROF),$(eval $(UOBJ)/uspace/srv/$(p)/%.o: USER_CFLAGS += $(CPROF_CFLAGS)))
 # Programs are rebuilt when the instrumented list changes (a stamp file

@@ -18,6 +18,7 @@
 #include <kernel/sysimpl.h>
 #include <kernel/task.h>
 #include <kernel/time.h>
+#include <kernel/trace.h>
 #include <kernel/vm_space.h>
 #include <kernel/spinlock.h>
 #include <lib/fmt.h>
@@ -259,6 +260,8 @@ void syscall_dispatch(int_frame_t *f)
 	uint64_t nr = syscall_nr(f), a[6];
 
 	acct_syscall_enter(nr);
+	if (trace_wants(PROF_F_TRACE_SYSCALL))
+		trace_syscall(PROF_TR_SYSCALL_ENTER, nr);
 	irq_enable();                   /* the entry came with IF masked */
 	syscall_args(f, a);
 	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
@@ -267,6 +270,8 @@ void syscall_dispatch(int_frame_t *f)
 	failinj_syscall_done(nr, mark, r);
 	syscall_set_result(f, r);
 	user_return_check();
+	if (trace_wants(PROF_F_TRACE_SYSCALL))
+		trace_syscall(PROF_TR_SYSCALL_EXIT, nr);
 	acct_syscall_exit();            /* the exit code's stamp ends the kernel time */
 	irqlat_off_end();               /* IF goes on with the return to user mode */
 }

@@ -18,6 +18,7 @@
 #include <kernel/sched.h>
 #include <kernel/syscall.h>
 #include <kernel/thread.h>
+#include <kernel/trace.h>
 #include <kernel/vm_space.h>
 #include <kernel/vm.h>
 #include <lib/fmt.h>
@@ -273,11 +274,15 @@ static void irq_dispatch(int_frame_t *f)
 	if (f->vector == VEC_SPURIOUS)
 		return;
 	acct_irq_enter();
+	if (trace_wants(PROF_F_TRACE_IRQ))
+		trace_irq(PROF_TR_IRQ_ENTER, (unsigned)f->vector);
 	if (h)
 		h(f);
 	else
 		irq_unhandled++;
 	lapic_eoi();
+	if (trace_wants(PROF_F_TRACE_IRQ))
+		trace_irq(PROF_TR_IRQ_EXIT, (unsigned)f->vector);
 	acct_irq_exit(f->vector);
 	if (frame_from_user(f))
 		user_return_work(f);

@@ -15,6 +15,7 @@
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
+#include <kernel/trace.h>
 #include <kernel/vm.h>
 #include <kernel/waitq.h>
 #include <lib/string.h>
@@ -310,6 +311,82 @@ static void prof_route_offcpu(const prof_rec_offcpu_t *rec)
 	}
 }
 
+/* The PROF_F_TRACE_* class of a trace record's kind. */
+static uint32_t prof_trace_class(unsigned kind)
+{
+	if (kind == PROF_TR_SWITCH || kind == PROF_TR_WAKEUP)
+		return PROF_F_TRACE_SCHED;
+	if (kind == PROF_TR_IRQ_ENTER || kind == PROF_TR_IRQ_EXIT)
+		return PROF_F_TRACE_IRQ;
+	if (kind == PROF_TR_SYSCALL_ENTER || kind == PROF_TR_SYSCALL_EXIT)
+		return PROF_F_TRACE_SYSCALL;
+	return PROF_F_TRACE_IPC;
+}
+
+/* Does task session s cover a side of rec (its task, or a call it originated)? */
+static bool prof_trace_covers(const prof_session_t *s, const prof_rec_trace_t *rec)
+{
+	uint64_t t = s->target;
+
+	return rec->task == t || rec->origin == t || rec->task2 == t || rec->origin2 == t;
+}
+
+/* May s see a side (task, working for origin) as it is? Else it is zeroed. */
+static bool prof_trace_side_ok(const prof_session_t *s, uint64_t task, uint64_t origin)
+{
+	return !s->redact || !s->target || task == s->target || task == s->owner ||
+	       origin == s->target;
+}
+
+/*
+ * s's view of rec into buf: a side s may not see (redaction: another
+ * task's thread, not working for its target) becomes 0; the other side
+ * of an IPC event (the callee or caller) stays, as a sample names the
+ * server. Returns the record to put.
+ */
+static const prof_rec_trace_t *prof_trace_view(const prof_session_t *s,
+					      const prof_rec_trace_t *rec, prof_rec_trace_t *buf)
+{
+	bool ipc = prof_trace_class(rec->kind) == PROF_F_TRACE_IPC;
+	bool one = prof_trace_side_ok(s, rec->task, rec->origin);
+	bool two = ipc || prof_trace_side_ok(s, rec->task2, rec->origin2);
+
+	if (one && two)
+		return rec;
+	*buf = *rec;
+	if (!one)
+		buf->task = buf->thread = buf->origin = 0;
+	if (!two)
+		buf->task2 = buf->thread2 = buf->origin2 = 0;
+	return buf;
+}
+
+/*
+ * A trace record goes to the running sessions that asked for its class
+ * and cover it (system sessions: all), as each may see it; a task
+ * session is told the names of the other tasks it sees. prof_lock held.
+ */
+static void prof_route_trace(const prof_rec_trace_t *rec, void *ctx)
+{
+	uint32_t cls = prof_trace_class(rec->kind);
+	prof_rec_trace_t buf;
+
+	(void)ctx;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & cls) ||
+		    (s->target && !prof_trace_covers(s, rec)))
+			continue;
+		const prof_rec_trace_t *v = prof_trace_view(s, rec, &buf);
+		if (s->target && v->task && v->task != s->target)
+			prof_name_server(s, v->task);
+		if (s->target && v->task2 && v->task2 != s->target)
+			prof_name_server(s, v->task2);
+		if (prof_session_put(s, v, sizeof(*v)))
+			s->trace++;
+	}
+}
+
 /* Route CPU i's off-CPU records; its ring's drops count as lost ones. */
 static void prof_drain_offcpu(unsigned i)
 {
@@ -346,6 +423,7 @@ static void prof_drain_rings(void)
 		}
 		prof_route_drops(r);
 		prof_drain_offcpu(i);
+		trace_drain(i, prof_route_trace, NULL);
 	}
 }
 

@@ -10,7 +10,9 @@
  *
  * Lock order: prof_ctl (a sleeping mutex: engine start/stop) → prof_lock
  * (spinlock: sessions, events, filter) → the task table lock (describing
- * the tasks when a session begins) or a vm_space lock. NMI context
+ * the tasks when a session begins) or a vm_space lock; prof_lock →
+ * trace_lock (kernel/trace: the drain takes trace records) → the task
+ * table lock (naming a server a trace record shows). NMI context
  * takes no lock: it reads prof_engine's filter words and writes its own
  * CPU's ring and counters.
  */
@@ -157,6 +159,7 @@ typedef struct prof_session {
 	uint64_t read_deadline;              /* ns */
 	uint64_t samples, user, kernel, idle, lost, throttled;
 	uint64_t offcpu;                     /* off-CPU records put in its stream */
+	uint64_t trace;                      /* trace records put in its stream */
 	uint64_t lost_unreported;            /* lost since the last LOST record */
 	uint64_t end_tsc;                    /* when its end was asked for (ending) */
 	uint32_t lost_records;               /* other records the full buffer dropped */

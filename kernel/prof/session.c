@@ -22,6 +22,7 @@
 #include <kernel/task.h>
 #include <kernel/thread.h>
 #include <kernel/time.h>
+#include <kernel/trace.h>
 #include <kernel/version.h>
 #include <kernel/vm.h>
 #include <kernel/vm_space.h>
@@ -71,6 +72,7 @@ static bool prof_live(const prof_session_t *s)
 void prof_filter_update(void)
 {
 	bool system = false, off_system = false, off = false;
+	uint32_t classes = 0;
 	uint64_t targets[PROF_MAX_TARGETS] = { 0 }, off_targets[PROF_MAX_TARGETS] = { 0 };
 
 	list_foreach(&prof_sessions, it) {
@@ -85,6 +87,7 @@ void prof_filter_update(void)
 		if (offcpu && s->slot >= 0)
 			off_targets[s->slot] = s->target;
 		off |= offcpu;
+		classes |= on ? s->flags & PROF_F_TRACE : 0;
 	}
 	for (unsigned i = 0; i < PROF_MAX_TARGETS; i++) {
 		prof_engine.targets[i] = targets[i];
@@ -93,6 +96,7 @@ void prof_filter_update(void)
 	prof_engine.system = system;
 	prof_engine.off_system = off_system;
 	prof_offcpu_on = off;
+	trace_set(classes);
 }
 
 /* A free slot in prof_engine.targets (none used by a listed session), or -1. */
@@ -172,6 +176,7 @@ static void prof_engine_stop_locked(void)
 {
 	prof_stacks_want(false);
 	prof_offcpu_on = false;
+	trace_stop();
 	prof_engine.on = false;
 	arch_prof_stop();
 	prof_quiesce();
@@ -193,6 +198,8 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 	if (!prof_source_desc(*src, &d) || !(d.flags & PROF_SRCF_AVAILABLE))
 		return ENOTSUP;
 	errno_t rc = prof_rings_alloc(depth ? PROF_RING_BYTES_CHAIN : PROF_RING_BYTES);
+	if (rc == EOK && (rc = trace_start()) != EOK)
+		prof_rings_free();
 	if (rc != EOK)
 		return rc;
 	prof_engine.ticking = d.flags & PROF_SRCF_CLOCK;   /* else (pmc) a sample weighs its period */
@@ -210,6 +217,7 @@ static errno_t prof_engine_start(unsigned *src, unsigned *hz, unsigned depth, un
 		prof_engine.on = false;
 		prof_quiesce();
 		prof_rings_free();
+		trace_stop();
 		return rc;
 	}
 	prof_engine.hz = *hz;
@@ -246,7 +254,7 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	a->depth = (unsigned)m->args[3];
 	a->budget = m->args[4] ? (unsigned)m->args[4] : PROF_BUDGET_DEFAULT;
 	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > PROF_BUDGET_MAX ||
-	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED | PROF_F_OFFCPU) ||
+	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED | PROF_F_OFFCPU | PROF_F_TRACE) ||
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
 	if (a->source == PROF_SRC_DEFAULT)
@@ -506,6 +514,8 @@ static void prof_status_fill(const prof_session_t *s, prof_status_t *st)
 	st->offcpu_lost = __atomic_load_n(&prof_offcpu_lost, __ATOMIC_RELAXED);
 	st->offcpu = s->offcpu;
 	st->missed = s->missed;
+	st->trace = s->trace;
+	st->trace_lost = trace_lost();
 	for (unsigned i = 0; i < cpu_count && prof_engine.on; i++) {
 		st->sample_cycles += prof_cpus[i].cost;
 		st->taken += prof_cpus[i].taken;

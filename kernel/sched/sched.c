@@ -18,6 +18,7 @@
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
+#include <kernel/trace.h>
 #include <kernel/vm.h>
 
 typedef struct run_queue {
@@ -145,6 +146,8 @@ void sched_wakeup_sync(thread_t *t, bool sure)
 	spin_lock(&t->lock);
 	if (t->state == THREAD_SLEEPING) {
 		t->state = THREAD_READY;
+		if (trace_wants(PROF_F_TRACE_SCHED))
+			trace_wakeup(t);
 		if (!t->on_cpu && sched_handoff_ok(c, t, sure))
 			c->handoff = t;
 		else if (!t->on_cpu)            /* else sched_finish_switch queues it */
@@ -160,6 +163,8 @@ void sched_wakeup(thread_t *t)
 	spin_lock(&t->lock);
 	if (t->state == THREAD_SLEEPING) {
 		t->state = THREAD_READY;
+		if (trace_wants(PROF_F_TRACE_SCHED))
+			trace_wakeup(t);
 		if (!t->on_cpu)
 			sched_enqueue(t, sched_pick_cpu(t));
 	}
@@ -342,6 +347,8 @@ bool sched_schedule(void)
 	c->current = next;
 	c->prev = prev;
 	acct_switch(c, prev, next);
+	if (trace_wants(PROF_F_TRACE_SCHED))
+		trace_switch(prev, next, c->acct.last);
 	arch_thread_switch(prev, next);
 	sched_finish_switch();
 	return true;

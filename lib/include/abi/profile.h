@@ -84,7 +84,7 @@ RECORD_STRUCT(prof_source_desc, PROF_SOURCE_DESC_ROWS);
 /* Kernel trace events (PROF_REC_TRACE, v7), by class; any mix. */
 #define PROF_F_TRACE_SCHED (1u << 3)    /* context switches and wakeups */
 #define PROF_F_TRACE_IPC (1u << 4)      /* calls, receives, forwards, answers, hang-ups */
-#define PROF_F_TRACE_IRQ (1u << 5)      /* device interrupts' entry and exit */
+#define PROF_F_TRACE_IRQ (1u << 5)      /* interrupts' entry and exit */
 #define PROF_F_TRACE_SYSCALL (1u << 6)  /* system calls' entry and exit */
 #define PROF_F_TRACE (PROF_F_TRACE_SCHED | PROF_F_TRACE_IPC | PROF_F_TRACE_IRQ | \
 		      PROF_F_TRACE_SYSCALL)
@@ -369,9 +369,10 @@ typedef struct prof_rec_offcpu {
  * serves a call its task originated. h.cpu is where it happened, h.tsc
  * when (for SWITCH the accounting's own stamp of the switch, so slices
  * between switches add up to the accounted time). Each record names who
- * acted (task, thread) and the other side (task2, thread2); 0 for the
- * idle thread (or no thread), and 0 on the other side of a task session
- * whose owner may not profile that task (its redaction). origin and
+ * acted (task, thread) and the other side (task2, thread2): thread 0 is
+ * the idle thread (or none), task 0 with a thread a kernel thread; both
+ * 0 on a side a task session's owner may not see (its redaction: another
+ * task's thread not working for its target). origin and
  * origin2 are the tasks whose call each side was serving (its origin,
  * prof_ipc_t.hops[0]), 0 if none. By kind:
  *
@@ -380,14 +381,15 @@ typedef struct prof_rec_offcpu {
  *   WAKEUP    thread became runnable; thread2 woke it (0: an interrupt)
  *   CALL      thread sent call `call` (method) to task2
  *   RECEIVE   thread took call `call` from its box (it serves it now);
- *             task2, thread2: the caller
+ *             task2: the caller (thread2 0: the CALL names it)
  *   FORWARD   thread passed call `call` (method: as forwarded) to task2
- *   ANSWER    thread answered call `call`; task2, thread2: the caller
+ *   ANSWER    thread answered call `call` (arg: the answer's method,
+ *             its result, low 32 bits); task2: the caller
  *   ANSWERED  thread (the caller) took the answer of call `call`; arg
- *             its result code's low 32 bits
- *   HANGUP    thread hung up its phone to task2
- *   IRQ_ENTER, IRQ_EXIT     a device interrupt, arg its vector, on
- *             thread (the one it interrupted)
+ *             the answer's method, low 32 bits
+ *   HANGUP    thread hung up its phone (number arg) to task2
+ *   IRQ_ENTER, IRQ_EXIT     an interrupt (vector arg, 32 and up: devices,
+ *             timers, IPIs; not NMIs), on thread (the one it interrupted)
  *   SYSCALL_ENTER, SYSCALL_EXIT   thread's system call number arg
  *
  * One call's events share its id from CALL to ANSWERED through every

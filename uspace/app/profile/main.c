@@ -2,7 +2,7 @@
  * profile: the statistical profiler of one task.
  *
  *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c] [-w]
- *           [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])
+ *           [-e CLASSES] [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])
  *     -t ID       profile the running task ID (needs the profile
  *                 permission unless it is our child)
  *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS,
@@ -21,6 +21,10 @@
  *                 SERVER.METHOD]" for a call's answer): shares of wall
  *                 time, not CPU time (lib/profreport.h). With -g the
  *                 waits sit under the stacks that waited
+ *     -e CLASSES  also kernel trace events (as sprofile -e): those of the
+ *                 task's threads and of the servers' threads working for
+ *                 it; another task's thread on the other side of a
+ *                 switch or wakeup shows as 0 unless we may profile it
  *     -l -r       the live view, as sprofile's (not with -c): the task's
  *                 hottest functions full screen, refreshed every -r
  *                 seconds (default 1); keys < > m t a h q as there (no
@@ -68,8 +72,8 @@ typedef struct target {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
-		"[-o FILE] [-c] [-w] [-p PERCENT]\n"
-		"               [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])\n"
+		"[-o FILE] [-c] [-w] [-e CLASSES]\n"
+		"               [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
 		"  -f HZ       samples per second, 1..100000 (default 1000)\n"
@@ -82,6 +86,9 @@ static void usage(FILE *out)
 		"              servers' work for it\n"
 		"  -w          wall clock: also the time its threads wait, as\n"
 		"              [off-cpu: REASON] frames (sleep, wait SERVER.METHOD, ...)\n"
+		"  -e CLASSES  also record kernel trace events of the task and its\n"
+		"              servers: sched,ipc,irq,syscall or all (-o keeps them;\n"
+		"              vprof -F trace draws the timeline)\n"
 		"  -p PERCENT  hide rows under PERCENT of the samples (default 0.5;\n"
 		"              0: every row)\n"
 		"  -l          live view, like perf top: the hottest functions, full\n"
@@ -117,7 +124,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:lr:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:lr:e:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -2,7 +2,7 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
- *            [-c [-t ID]] [-w] [-l [-r SECONDS]] [PROGRAM [ARGS...]]
+ *            [-c [-t ID]] [-w] [-e CLASSES] [-l [-r SECONDS]] [PROGRAM [ARGS...]]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -25,6 +25,13 @@
  *                 (PROF_F_OFFCPU), weighted as the samples it would have
  *                 had, on its stack under "[off-cpu: REASON]": shares of
  *                 all CPUs' wall time plus every thread's waits
+ *     -e CLASSES  also record kernel trace events (PROF_REC_TRACE, issue
+ *                 30), a comma-separated list of sched (context switches
+ *                 and wakeups), ipc (calls, receives, forwards, answers,
+ *                 hang-ups), irq (interrupts' entry and exit) and syscall
+ *                 (system calls' entry and exit), or all. They go to the
+ *                 stream (-o); the report counts them; `vprof -F trace`
+ *                 draws the timeline (CPU and thread tracks, IPC flows)
  *     -l          the live view, like `perf top` (uspace/lib/prof/plive.c):
  *                 full screen on the console, the hottest functions over
  *                 the last refresh (LAST%) and since the start (TOTAL%,
@@ -74,7 +81,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
-		"                [-c [-t ID]] [-w] [-l [-r SECONDS]] [PROGRAM [ARGS...]]\n"
+		"                [-c [-t ID]] [-w] [-e CLASSES] [-l [-r SECONDS]] [PROGRAM [ARGS...]]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -88,6 +95,8 @@ static void usage(FILE *out)
 		"              task whose call they served\n"
 		"  -t ID       with -c: only task ID (own and imposed)\n"
 		"  -w          wall clock: also where threads wait, as [off-cpu: REASON]\n"
+		"  -e CLASSES  also record kernel trace events: sched,ipc,irq,syscall\n"
+		"              or all (-o keeps them; vprof -F trace draws the timeline)\n"
 		"  -l          live view, like perf top: the hottest functions, full\n"
 		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
 		"              a pause, h help, q quit; PROGRAM's output goes to\n"
@@ -113,7 +122,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 	int c;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:wlr:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:wlr:e:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -142,6 +142,40 @@ const char *ptool_source_name(unsigned source, char *buf)
 	return buf;
 }
 
+/* The PROF_F_TRACE_* class named name (len bytes), 0 if none. */
+static uint32_t trace_class(const char *name, size_t len)
+{
+	static const struct { const char *name; uint32_t cls; } classes[] = {
+		{ "sched", PROF_F_TRACE_SCHED }, { "ipc", PROF_F_TRACE_IPC },
+		{ "irq", PROF_F_TRACE_IRQ }, { "syscall", PROF_F_TRACE_SYSCALL },
+		{ "all", PROF_F_TRACE },
+	};
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (strlen(classes[i].name) == len && strncmp(name, classes[i].name, len) == 0)
+			return classes[i].cls;
+	return 0;
+}
+
+/* -e's comma-separated class list into *flags; false if a name is unknown. */
+static bool trace_parse(const char *arg, uint32_t *flags)
+{
+	uint32_t all = 0;
+
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+		uint32_t cls = trace_class(p, len);
+		if (!cls)
+			return false;
+		all |= cls;
+		p += len;
+		if (!*p)
+			break;
+	}
+	*flags |= all;
+	return true;
+}
+
 int ptool_option(ptool_opts_t *o, int c, const char *arg)
 {
 	uint64_t v;
@@ -185,6 +219,11 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 		return 1;
 	case 'l':
 		o->live = true;
+		return 1;
+	case 'e':
+		if (!trace_parse(arg, &o->params.flags))
+			return bad_value(o, "-e wants event classes sched,ipc,irq,syscall "
+					 "(or all), not", arg);
 		return 1;
 	case 'r':
 		if (!parse_fixed(arg, MAX_SECONDS, NS_PER_S, &v) || v < REFRESH_MIN_NS)

@@ -71,7 +71,7 @@ typedef struct ptool {
 void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
 		     const char *keys);
 /*
- * Apply common option c (one of "f:s:d:go:p:cwlr:") with arg. Returns 1 when
+ * Apply common option c (one of "f:s:d:go:p:cwlr:e:") with arg. Returns 1 when
  * applied, 0 for a bad value (a message is printed: a usage error), -1
  * if c is not a common option.
  */
