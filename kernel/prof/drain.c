@@ -387,6 +387,23 @@ static void prof_route_trace(const prof_rec_trace_t *rec, void *ctx)
 	}
 }
 
+/*
+ * Route CPU i's trace records; what its ring dropped counts in the
+ * lost_records (the END record's) of every running session tracing.
+ */
+static void prof_drain_trace(unsigned i)
+{
+	uint64_t dropped = trace_drain(i, prof_route_trace, NULL);
+
+	if (!dropped)
+		return;
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (prof_takes_drops(s) && (s->flags & PROF_F_TRACE))
+			s->lost_records += (uint32_t)dropped;
+	}
+}
+
 /* Route CPU i's off-CPU records; its ring's drops count as lost ones. */
 static void prof_drain_offcpu(unsigned i)
 {
@@ -423,7 +440,7 @@ static void prof_drain_rings(void)
 		}
 		prof_route_drops(r);
 		prof_drain_offcpu(i);
-		trace_drain(i, prof_route_trace, NULL);
+		prof_drain_trace(i);
 	}
 }
 

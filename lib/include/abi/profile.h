@@ -394,7 +394,8 @@ typedef struct prof_rec_offcpu {
  *
  * One call's events share its id from CALL to ANSWERED through every
  * RECEIVE and FORWARD: a reader draws them as one flow. Records the
- * per-CPU buffer cannot take are counted in prof_status_t.trace_lost.
+ * per-CPU buffer cannot take are counted in prof_status_t.trace_lost
+ * and in the lost_records of the END record of every session tracing.
  */
 #define PROF_TR_SWITCH 1
 #define PROF_TR_WAKEUP 2

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""test/trace.t - kernel trace events against ground truth (issue 30).
+
+One boot, 2 CPUs, the stream out of COM2 to a host file, read back by
+test/lib/tracestream.py (written from abi/profile.h, not from vprof):
+- `sprofile -e all -o com2 ipcload -n ROUNDS ... chain` (a client ->
+  S1 -> S2): the header asks for the four classes; no trace
+  record was lost; every CPU's switches chain (each SWITCH's leaving
+  thread is the one the CPU's previous SWITCH brought in); every one of
+  the client's ROUNDS calls makes exactly one flow: CALL -> S1's RECEIVE
+  -> S1's CALL to S2 (origin the client) -> S2's RECEIVE -> S2's ANSWER
+  -> S1's ANSWERED -> S1's ANSWER -> the client's ANSWERED, in that time
+  order, each once; and each server's running slices inside its serving
+  windows (the slice of each RECEIVE to that of its ANSWER, as the
+  accounting's boundaries count it), less the interrupt handlers in
+  them, add up to the accounting's served_cycles (ipcload prints them)
+  within 1%.
+- `sprofile -e sched,syscall -o com2 tasks -a`: every thread that `tasks`
+  saw waiting, and whose state did not change while it read the thread
+  list, waits in the trace for the same reason (abi/wait.h).
+- `restrict -p io profile -e sched,ipc -o com2 wc FILES` (no profile
+  permission): every trace record it gets concerns wc or a server
+  working for it, and a switch's or wakeup's other side that is neither
+  is 0 (redacted); some of fs's RECEIVEs of wc's calls are there.
+- tracing off costs nothing but the flag test: a session without -e gets
+  no trace record.
+- `sprofile -e bogus` and `profile -e` without a list: usage errors (2).
+
+TAP on stdout, for prove.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in test/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+
+import boottest as bt  # noqa: E402
+import tracestream as ts  # noqa: E402
+from guest import shell_session  # noqa: E402
+from tap import Tap  # noqa: E402
+
+COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-trace-"), "com2.bin")
+ROUNDS = 30
+CHAIN = "ipcload -n %d -u 2000 -l 500 chain" % ROUNDS
+SERVED_TOL = 1.0              # percent: slices against the accounting
+SYS_SYSINFO_DATA = 37         # abi/syscall.h
+SYS_SYSINFO_READS = (36, 37)  # SYS_SYSINFO_INT, _DATA
+FILES = "/bin/sh /bin/utest /bin/vfuzz"
+
+CHAIN_RE = re.compile(r"ipcload: chain done: client task (\d+) -> S1 task (\d+) -> "
+                      r"S2 task (\d+)")
+SERVER_RE = re.compile(r"ipcload: server \S+ task (\d+): (\d+) calls, \d+ us served, "
+                       r"served_cycles (\d+), (\d+) failed")
+THREAD_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+\d+\s+\d+\s+\S+\s+\S+\s+(\S+)")
+
+
+def com2_size():
+    return os.path.getsize(COM2) if os.path.exists(COM2) else 0
+
+
+def traced(tap, sh, cmd, label, timeout=180):
+    """Run cmd (writing its stream to com2); (its output, the stream)."""
+    start = com2_size()
+    out = sh.run(cmd, timeout=timeout) or []
+    tap.ok(any("exited with status 0" in l for l in out),
+           "%s: %s ran (%s)" % (label, cmd, out[-1] if out else "-"))
+    with open(COM2, "rb") as f:
+        f.seek(start)
+        s = ts.parse(f.read())
+    return out, s
+
+
+def by_kind(trace, kind, **match):
+    return [r for r in trace if r["kind"] == kind and
+            all(r[k] == v for k, v in match.items())]
+
+
+def one(trace, kind, **match):
+    """The one record of kind matching, or None if there are 0 or 2+."""
+    got = by_kind(trace, kind, **match)
+    return got[0] if len(got) == 1 else None
+
+
+def sub_call(tr, s1, s2, client, start, end):
+    """S1's one CALL to S2 between start and end (for client's call)."""
+    got = [r for r in by_kind(tr, ts.CALL, task=s1, task2=s2)
+           if start < r["tsc"] < end and r["origin"] == client]
+    return got[0] if len(got) == 1 else None
+
+
+def flow_ok(tr, c, client, s1, s2):
+    """Does client's call c run through S1 and S2 and back, once each?"""
+    recv = one(tr, ts.RECEIVE, call=c["call"], task=s1)
+    ans = one(tr, ts.ANSWER, call=c["call"], task=s1)
+    back = one(tr, ts.ANSWERED, call=c["call"], task=client)
+    if not (recv and ans and back and recv["origin"] == client):
+        return False
+    sub = sub_call(tr, s1, s2, client, recv["tsc"], ans["tsc"])
+    if not sub:
+        return False
+    r2 = one(tr, ts.RECEIVE, call=sub["call"], task=s2)
+    a2 = one(tr, ts.ANSWER, call=sub["call"], task=s2)
+    b2 = one(tr, ts.ANSWERED, call=sub["call"], task=s1)
+    order = [c, recv, sub, r2, a2, b2, ans, back]
+    return all(order) and r2["origin"] == client and \
+        all(x["tsc"] <= y["tsc"] for x, y in zip(order, order[1:]))
+
+
+def slice_at(slices, tsc):
+    """The (start, end) of the slice in slices that holds tsc, or None."""
+    got = [(a, b) for _, a, b in slices if a <= tsc <= b]
+    return got[0] if got else None
+
+
+def serving_windows(tr, server):
+    """[(start, end)] of server serving each call, as the accounting
+    counts it: serving starts with the RECEIVE and ends at the next
+    boundary after the ANSWER (the answer's own system call is work for
+    the call), and a charge at a boundary covers the time since the last
+    one; the servers block between calls, so a window runs from the
+    switch that brought the server in for the RECEIVE to the switch that
+    took it away after the ANSWER. The STOP's ends where the server reads
+    its served_cycles (its sysinfo call): its printing comes after."""
+    runs = ts.running(tr)
+    ends = {r["call"]: r for r in by_kind(tr, ts.ANSWER, task=server)}
+    reads = [r["tsc"] for r in tr if r["kind"] == ts.SYSCALL_ENTER and r["task"] == server
+             and r["arg"] in SYS_SYSINFO_READS]
+    wins = []
+    for r in by_kind(tr, ts.RECEIVE, task=server):
+        a = ends.get(r["call"])
+        mine = runs.get((r["task"], r["thread"]), [])
+        first, last = slice_at(mine, r["tsc"]), a and slice_at(mine, a["tsc"])
+        cut = [t for t in reads if a and r["tsc"] < t < a["tsc"]]
+        if first and last:
+            wins.append((first[0], cut[0] if cut else last[1]))
+    return sorted(wins)
+
+
+def served_by_slices(tr, server):
+    """Cycles server's threads ran inside its serving windows, less the
+    interrupt handlers that ran inside them."""
+    wins = serving_windows(tr, server)
+    runs, irq = ts.running(tr), ts.irqs(tr)
+    total = 0
+    for (task, _), slices in runs.items():
+        if task != server:
+            continue
+        for cpu in {c for c, _, _ in slices}:
+            mine = sorted((a, b) for c, a, b in slices if c == cpu)
+            inside = [(max(a, w0), min(b, w1)) for a, b in mine for w0, w1 in wins
+                      if min(b, w1) > max(a, w0)]
+            total += ts.overlap(mine, wins) - ts.overlap(sorted(inside), irq.get(cpu, []))
+    return total
+
+
+def check_chain(tap, sh):
+    out, s = traced(tap, sh, "sprofile -e all -f 100 -o com2 " + CHAIN, "chain")
+    tr, h = s["trace"], s["header"] or {}
+    want = ts.F_TRACE_SCHED | ts.F_TRACE_IPC | ts.F_TRACE_IRQ | ts.F_TRACE_SYSCALL
+    tap.ok(h.get("version") == 7 and h.get("flags", 0) & want == want,
+           "chain: a v7 stream asking for every class (%r)" % h)
+    lost = (s["end"] or {}).get("lost_records")
+    tap.ok(lost == 0 and s["bad"] is None, "chain: no record lost (%r; %d trace records)"
+           % (lost, len(tr)))
+    breaks = ts.chain_breaks(tr)
+    tap.ok(tr and not breaks, "chain: every CPU's switches chain (%d switches, breaks %r)"
+           % (len(by_kind(tr, ts.SWITCH)), breaks[:2]))
+    m = [x for x in (CHAIN_RE.search(l) for l in out) if x]
+    client, s1, s2 = (int(x) for x in m[0].groups()) if m else (0, 0, 0)
+    calls = by_kind(tr, ts.CALL, task=client, task2=s1)
+    good = [c for c in calls if flow_ok(tr, c, client, s1, s2)]
+    tap.ok(len(calls) >= ROUNDS and len(good) == ROUNDS,
+           "chain: each of the client's %d calls flows once through S1 and S2 and back "
+           "(%d of %d calls)" % (ROUNDS, len(good), len(calls)))
+    served = {int(x.group(1)): int(x.group(3)) for x in
+              (SERVER_RE.search(l) for l in out) if x}
+    for name, task in (("S1", s1), ("S2", s2)):
+        got, want = served_by_slices(tr, task), served.get(task, 0)
+        diff = 100.0 * abs(got - want) / want if want else 100.0
+        tap.ok(want and diff <= SERVED_TOL,
+               "chain: %s's slices while serving %d cycles, its served_cycles %d "
+               "(%.2f%% apart, want <= %.0f%%)" % (name, got, want, diff, SERVED_TOL))
+
+
+def state_at(tr, key, tsc):
+    """(state, why) of thread key just before tsc, None if unknown."""
+    st = None
+    for r in tr:
+        if r["tsc"] >= tsc:
+            break
+        if r["kind"] == ts.SWITCH and (r["task"], r["thread"]) == key:
+            st = (r["arg"], r["why"])
+        elif r["kind"] == ts.SWITCH and (r["task2"], r["thread2"]) == key:
+            st = ("running", None)
+        elif r["kind"] == ts.WAKEUP and (r["task"], r["thread"]) == key:
+            st = (ts.TS_RUNNABLE, 1)
+    return st
+
+
+def check_states(tap, sh):
+    out, s = traced(tap, sh, "sprofile -e sched,syscall -f 100 -o com2 tasks -a", "states")
+    tr = s["trace"]
+    me = [t for t, n in s["tasks"].items() if n == "tasks"]
+    reads = [r for r in by_kind(tr, ts.SYSCALL_ENTER, arg=SYS_SYSINFO_DATA) if r["task"] in me]
+    exits = [r for r in by_kind(tr, ts.SYSCALL_EXIT, arg=SYS_SYSINFO_DATA) if r["task"] in me]
+    if not tap.ok(reads and exits, "states: tasks' sysinfo reads are in the trace (%d)"
+                  % len(reads)):
+        return
+    t0, t1 = reads[0]["tsc"], exits[-1]["tsc"]
+    same = bad = 0
+    for line in out:
+        m = THREAD_RE.match(line)
+        if not m or m.group(4) in ("-", "runnable"):
+            continue
+        key = (int(m.group(2)), int(m.group(1)))
+        before, after = state_at(tr, key, t0), state_at(tr, key, t1)
+        if before != after or not before or before[0] != ts.TS_WAITING:
+            continue                    # it changed while tasks looked, or unseen
+        if ts.WHY[before[1]] == m.group(4):
+            same += 1
+        else:
+            bad += 1
+            tap.diag("states: thread %d: tasks says %s, the trace %s"
+                     % (key[1], m.group(4), ts.WHY[before[1]]))
+    tap.ok(same >= 4 and not bad, "states: %d waiting threads' reasons agree with tasks -a, "
+           "%d differ" % (same, bad))
+
+
+def check_unprivileged(tap, sh):
+    out, s = traced(tap, sh, "restrict -p io profile -e sched,ipc -f 100 -o com2 wc " + FILES,
+                    "unprivileged")
+    tr, target = s["trace"], (s["header"] or {}).get("target", 0)
+    mine = lambda task, origin: task == target or origin == target  # noqa: E731
+    foreign = [r for r in tr if not (mine(r["task"], r["origin"]) or
+                                     mine(r["task2"], r["origin2"]))]
+    tap.ok(tr and target and not foreign,
+           "unprivileged: each of %d trace records concerns wc (%d) or its servers (%r)"
+           % (len(tr), target, foreign[:1]))
+    sched = [r for r in tr if r["kind"] in (ts.SWITCH, ts.WAKEUP)]
+    leaked = [r for r in sched for task, th, org in ((r["task"], r["thread"], r["origin"]),
+                                                     (r["task2"], r["thread2"], r["origin2"]))
+              if not mine(task, org) and (task or th)]
+    tap.ok(sched and not leaked, "unprivileged: the other side of %d switches and wakeups "
+           "is wc's, a server's for wc, or 0 (%r)" % (len(sched), leaked[:1]))
+    fs = [r for r in by_kind(tr, ts.RECEIVE) if r["task"] != target and r["origin"] == target]
+    tap.ok(fs, "unprivileged: %d RECEIVEs of wc's calls by its servers" % len(fs))
+
+
+def check_off(tap, sh):
+    out, s = traced(tap, sh, "sprofile -f 100 -o com2 wc /bin/sh", "off")
+    tap.ok(s["header"] and not s["trace"] and s["samples"],
+           "off: without -e no trace record (%d; %d samples)" % (len(s["trace"]), s["samples"]))
+
+
+def check_usage(tap, sh):
+    for cmd in ("sprofile -e bogus -d 1", "sprofile -e sched,, -d 1", "profile -e"):
+        out = sh.run(cmd) or []
+        st = sh.status()
+        tap.ok(st == 2 and any(l.startswith("usage:") for l in out),
+               "usage: %s exits 2 with the usage (%r)" % (cmd, st))
+
+
+def main():
+    tap = Tap()
+    bt.need_file(tap, bt.ISO, "ISO")
+    shell_session(tap, (check_chain, check_states, check_unprivileged, check_off,
+                        check_usage), cpus=2, extra="-serial file:" + COM2)
+    shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
