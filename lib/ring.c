@@ -24,13 +24,6 @@ static inline ring_hdr_t *ring_hdr_at(const ring_t *r, uint64_t pos)
 	return (ring_hdr_t *)(r->buf + (pos & (r->size - 1)));
 }
 
-static void ring_hdr_write(ring_hdr_t *h, uint16_t type, size_t len)
-{
-	h->len = (uint32_t)len;
-	h->type = type;
-	h->flags = 0;
-}
-
 errno_t ring_init(ring_t *r, void *buf, size_t size)
 {
 	if (buf == NULL || (uintptr_t)buf % RING_ALIGN != 0)
@@ -60,7 +53,7 @@ size_t ring_max_payload(const ring_t *r)
 	return r->size / 2 - sizeof(ring_hdr_t);
 }
 
-static errno_t ring_drop(ring_t *r, size_t bytes)
+errno_t ring_drop(ring_t *r, size_t bytes)
 {
 	__atomic_fetch_add(&r->dropped_records, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&r->dropped_bytes, bytes, __ATOMIC_RELAXED);
@@ -71,30 +64,13 @@ errno_t ring_reserve(ring_t *r, uint16_t type, size_t len, void **payload)
 {
 	if (type == RING_TYPE_PAD || len > ring_max_payload(r))
 		return EINVAL;
-
-	uint64_t head = r->head;
-	uint64_t free = r->size - (head - ring_load(&r->tail));
-	uint64_t to_end = r->size - (head & (r->size - 1));
-	size_t need = ring_record_size(len);
-	uint64_t pad = need > to_end ? to_end : 0;
-
-	if (pad + need > free)
-		return ring_drop(r, need);
-	if (pad != 0) {
-		/* to_end >= 8: positions and sizes are multiples of 8. */
-		ring_hdr_write(ring_hdr_at(r, head), RING_TYPE_PAD,
-			       to_end - sizeof(ring_hdr_t));
-		head += pad;
-	}
-	ring_hdr_write(ring_hdr_at(r, head), type, len);
-	*payload = ring_hdr_at(r, head) + 1;
-	r->next = head + need;
-	return EOK;
+	*payload = ring_reserve_inline(r, type, len);
+	return *payload ? EOK : ENOSPC;
 }
 
 void ring_commit(ring_t *r)
 {
-	ring_store(&r->head, r->next);
+	ring_commit_inline(r);
 }
 
 errno_t ring_put(ring_t *r, uint16_t type, const void *data, size_t len)

@@ -10,11 +10,12 @@ test/lib/tracestream.py (written from abi/profile.h, not from vprof):
   the client's ROUNDS calls makes exactly one flow: CALL -> S1's RECEIVE
   -> S1's CALL to S2 (origin the client) -> S2's RECEIVE -> S2's ANSWER
   -> S1's ANSWERED -> S1's ANSWER -> the client's ANSWERED, in that time
-  order, each once; and each server's running slices inside its serving
+  order, each once; each server's running slices until it reads its
+  cycles, less the interrupt handlers in them, add up to the task's
+  accounted user + kernel cycles within 1%, and those inside its serving
   windows (the slice of each RECEIVE to that of its ANSWER, as the
-  accounting's boundaries count it), less the interrupt handlers in
-  them, add up to the accounting's served_cycles (ipcload prints them)
-  within 1%.
+  accounting's boundaries count it) to its served_cycles within 1%
+  (ipcload's servers print both).
 - `sprofile -e sched,syscall -o com2 tasks -a`: every thread that `tasks`
   saw waiting, and whose state did not change while it read the thread
   list, waits in the trace for the same reason (abi/wait.h).
@@ -55,7 +56,7 @@ FILES = "/bin/sh /bin/utest /bin/vfuzz"
 CHAIN_RE = re.compile(r"ipcload: chain done: client task (\d+) -> S1 task (\d+) -> "
                       r"S2 task (\d+)")
 SERVER_RE = re.compile(r"ipcload: server \S+ task (\d+): (\d+) calls, \d+ us served, "
-                       r"served_cycles (\d+), (\d+) failed")
+                       r"served_cycles (\d+), (\d+) failed, cycles (\d+)")
 THREAD_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+\d+\s+\d+\s+\S+\s+\S+\s+(\S+)")
 
 
@@ -158,6 +159,20 @@ def served_by_slices(tr, server):
     return total
 
 
+def own_by_slices(tr, task):
+    """Cycles task's threads ran until it read its own cycles (its last
+    sysinfo call), less the interrupt handlers inside."""
+    reads = [r["tsc"] for r in tr if r["kind"] == ts.SYSCALL_ENTER and r["task"] == task
+             and r["arg"] in SYS_SYSINFO_READS]
+    end = reads[-1] if reads else 0
+    irq, total = ts.irqs(tr), 0
+    for (t, _), slices in ts.running(tr).items():
+        for cpu in {c for c, _, _ in slices} if t == task else ():
+            mine = sorted((a, min(b, end)) for c, a, b in slices if c == cpu and a < end)
+            total += sum(b - a for a, b in mine) - ts.overlap(mine, irq.get(cpu, []))
+    return total
+
+
 def check_chain(tap, sh):
     out, s = traced(tap, sh, "sprofile -e all -f 100 -o com2 " + CHAIN, "chain")
     tr, h = s["trace"], s["header"] or {}
@@ -177,14 +192,16 @@ def check_chain(tap, sh):
     tap.ok(len(calls) >= ROUNDS and len(good) == ROUNDS,
            "chain: each of the client's %d calls flows once through S1 and S2 and back "
            "(%d of %d calls)" % (ROUNDS, len(good), len(calls)))
-    served = {int(x.group(1)): int(x.group(3)) for x in
-              (SERVER_RE.search(l) for l in out) if x}
+    acct = {int(x.group(1)): (int(x.group(3)), int(x.group(5))) for x in
+            (SERVER_RE.search(l) for l in out) if x}
     for name, task in (("S1", s1), ("S2", s2)):
-        got, want = served_by_slices(tr, task), served.get(task, 0)
-        diff = 100.0 * abs(got - want) / want if want else 100.0
-        tap.ok(want and diff <= SERVED_TOL,
-               "chain: %s's slices while serving %d cycles, its served_cycles %d "
-               "(%.2f%% apart, want <= %.0f%%)" % (name, got, want, diff, SERVED_TOL))
+        served, own = acct.get(task, (0, 0))
+        for what, got, want in (("ran", own_by_slices(tr, task), own),
+                                ("served", served_by_slices(tr, task), served)):
+            diff = 100.0 * abs(got - want) / want if want else 100.0
+            tap.ok(want and diff <= SERVED_TOL,
+                   "chain: %s's slices %s %d cycles, the accounting %d (%.2f%% apart, "
+                   "want <= %.0f%%)" % (name, what, got, want, diff, SERVED_TOL))
 
 
 def state_at(tr, key, tsc):

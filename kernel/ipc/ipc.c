@@ -293,7 +293,7 @@ int64_t ipc_call(int phone, const ipc_msg_t *msg, bool waits)
 	th->call_method = msg->method;
 	c->by = th;
 	if (trace_wants(PROF_F_TRACE_IPC))
-		trace_ipc(PROF_TR_CALL, id, msg->method, target ? target->id : 0, 0, 0);
+		trace_ipc(PROF_TR_CALL, id, msg->method, target ? target->id : 0, 0);
 	if (!target) {                       /* slammed: its callee died */
 		call_answer_with(c, EHANGUP);
 		return (int64_t)id;
@@ -453,7 +453,7 @@ static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, ca
 	}
 	if (!call) {
 		if (answer && trace_wants(PROF_F_TRACE_IPC))
-			trace_ipc(PROF_TR_ANSWERED, c->id, c->msg.method, 0, 0,
+			trace_ipc(PROF_TR_ANSWERED, c->id, c->msg.method, 0,
 				  (uint32_t)c->answer.method);
 		event_drop(c, answer);           /* read: freed */
 		return EOK;
@@ -461,7 +461,7 @@ static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, ca
 	/* c is claimed (taking), still ours alone: serving starts */
 	origin_serve_call(c->id, c->msg.method, &c->origin, c->caller, c->sender);
 	if (trace_wants(PROF_F_TRACE_IPC))
-		trace_ipc(PROF_TR_RECEIVE, c->id, c->msg.method, c->sender, 0, 0);
+		trace_ipc(PROF_TR_RECEIVE, c->id, c->msg.method, c->sender, 0);
 	__atomic_store_n(&c->taking, false, __ATOMIC_RELEASE);
 	return EOK;
 }
@@ -623,7 +623,7 @@ errno_t ipc_answer_call(ipc_callid_t id, const ipc_msg_t *answer, bool words_onl
 	}
 	c->answer = ans;
 	if (trace_wants(PROF_F_TRACE_IPC))
-		trace_ipc(PROF_TR_ANSWER, id, c->msg.method, c->sender, 0, (uint32_t)ans.method);
+		trace_ipc(PROF_TR_ANSWER, id, c->msg.method, c->sender, (uint32_t)ans.method);
 	__atomic_add_fetch(&me->ipc.counters.answers_sent, 1, __ATOMIC_RELAXED);
 	origin_serve_done(&thread_current()->serve, id);
 	call_deliver_answer(c);
@@ -682,7 +682,7 @@ errno_t ipc_forward(ipc_callid_t id, int phone, uint64_t method, uint64_t arg0)
 		c->msg.args[0] = arg0;
 	}
 	if (trace_wants(PROF_F_TRACE_IPC))
-		trace_ipc(PROF_TR_FORWARD, id, c->msg.method, target->id, 0, 0);
+		trace_ipc(PROF_TR_FORWARD, id, c->msg.method, target->id, 0);
 	errno_t rc = call_send(c, target, false);
 	task_unref(target);
 	if (rc != EOK) {                     /* its box is full: still mine */
@@ -730,7 +730,7 @@ static errno_t phone_hangup(task_t *t, int i)
 	if (!target)
 		return slammed ? EOK : ENOENT;
 	if (trace_wants(PROF_F_TRACE_IPC) && t == task_current())
-		trace_ipc(PROF_TR_HANGUP, 0, 0, target->id, 0, (uint32_t)i);
+		trace_ipc(PROF_TR_HANGUP, 0, 0, target->id, (uint32_t)i);
 	if (!kbox_of) {
 		ipc_notify_box(target, IPC_M_PHONE_HUNGUP, conn, t->id, false);
 	} else {

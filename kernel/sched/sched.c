@@ -18,6 +18,7 @@
 #include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <kernel/task.h>
+#include <kernel/time.h>
 #include <kernel/trace.h>
 #include <kernel/vm.h>
 
@@ -139,6 +140,19 @@ static bool sched_handoff_ok(cpu_t *c, const thread_t *t, bool sure)
 	       (sure || !sched_idle_elsewhere(c, t));
 }
 
+/*
+ * The trace of a wakeup: a thread handed off to this CPU has no WAKEUP
+ * (the switch to it follows) unless it is queued after all, then with
+ * the time kept here (sched_take_handoff).
+ */
+static void sched_trace_wakeup(cpu_t *c, thread_t *t, bool handoff)
+{
+	if (handoff)
+		c->handoff_tsc = time_cycles();
+	else
+		trace_wakeup(t, time_cycles());
+}
+
 void sched_wakeup_sync(thread_t *t, bool sure)
 {
 	cpu_t *c = cpu_current();
@@ -146,9 +160,10 @@ void sched_wakeup_sync(thread_t *t, bool sure)
 	spin_lock(&t->lock);
 	if (t->state == THREAD_SLEEPING) {
 		t->state = THREAD_READY;
+		bool handoff = !t->on_cpu && sched_handoff_ok(c, t, sure);
 		if (trace_wants(PROF_F_TRACE_SCHED))
-			trace_wakeup(t);
-		if (!t->on_cpu && sched_handoff_ok(c, t, sure))
+			sched_trace_wakeup(c, t, handoff);
+		if (handoff)
 			c->handoff = t;
 		else if (!t->on_cpu)            /* else sched_finish_switch queues it */
 			sched_enqueue(t, sched_pick_cpu(t));
@@ -164,7 +179,7 @@ void sched_wakeup(thread_t *t)
 	if (t->state == THREAD_SLEEPING) {
 		t->state = THREAD_READY;
 		if (trace_wants(PROF_F_TRACE_SCHED))
-			trace_wakeup(t);
+			trace_wakeup(t, time_cycles());
 		if (!t->on_cpu)
 			sched_enqueue(t, sched_pick_cpu(t));
 	}
@@ -306,6 +321,9 @@ static thread_t *sched_take_handoff(cpu_t *c, bool prev_ready)
 	bool here = h->affinity & (1ull << c->id);
 	if (!prev_ready && here && (!mask || 31 - __builtin_clz(mask) <= h->priority))
 		return h;
+	if (trace_wants(PROF_F_TRACE_SCHED))       /* its waker is c->current */
+		trace_wakeup(h, c->handoff_tsc >= c->current->acct.last_switch_in ? c->handoff_tsc
+			     : time_cycles());
 	spin_lock(&h->lock);
 	sched_enqueue(h, here ? c->id : sched_pick_cpu(h));
 	spin_unlock(&h->lock);

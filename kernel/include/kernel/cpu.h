@@ -95,6 +95,7 @@ typedef struct cpu {
 	struct thread *idle;         /* this CPU's idle thread */
 	struct thread *prev;         /* thread being switched away from */
 	struct thread *handoff;      /* READY, to run next here (sched_wakeup_sync) */
+	uint64_t handoff_tsc;        /* when it was woken, if traced (its WAKEUP waits) */
 	struct run_queue *rq;
 	volatile bool need_resched;
 	volatile bool idle_polling;  /* idle, polling its queue: wake it without an IPI */

@@ -393,7 +393,11 @@ typedef struct prof_rec_offcpu {
  *   SYSCALL_ENTER, SYSCALL_EXIT   thread's system call number arg
  *
  * One call's events share its id from CALL to ANSWERED through every
- * RECEIVE and FORWARD: a reader draws them as one flow. Records the
+ * RECEIVE and FORWARD: a reader draws them as one flow. A wakeup that
+ * hands the thread to the CPU it was woken on, to run next there (IPC's
+ * fast path), has no WAKEUP: the SWITCH to it follows; if it is queued
+ * instead, its WAKEUP comes then, stamped with the wakeup's time. So a
+ * CPU's records are not always in time order: a reader sorts by tsc. Records the
  * per-CPU buffer cannot take are counted in prof_status_t.trace_lost
  * and in the lost_records of the END record of every session tracing.
  */

@@ -87,6 +87,44 @@ errno_t ring_reserve(ring_t *r, uint16_t type, size_t len, void **payload);
 /* Producer: publish the record of the last successful ring_reserve. */
 void ring_commit(ring_t *r);
 
+/* Producer: count a record of bytes that did not fit. NMI-safe; ENOSPC. */
+errno_t ring_drop(ring_t *r, size_t bytes);
+
+/*
+ * Producer, for hot paths: ring_reserve's body inline, for a type other
+ * than RING_TYPE_PAD and a len within ring_max_payload (the caller's to
+ * know: neither is checked). Returns the payload, or NULL when the
+ * record does not fit now (counted, as ring_reserve's ENOSPC).
+ */
+static inline void *ring_reserve_inline(ring_t *r, uint16_t type, size_t len)
+{
+	uint64_t head = r->head, mask = r->size - 1;
+	uint64_t free = r->size - (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE));
+	uint64_t to_end = r->size - (head & mask);
+	size_t need = sizeof(ring_hdr_t) + ((len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1));
+	uint64_t pad = need > to_end ? to_end : 0;
+	ring_hdr_t *h;
+
+	if (pad + need > free)
+		return ring_drop(r, need), (void *)0;
+	if (pad != 0) {
+		/* to_end >= 8: positions and sizes are multiples of 8. */
+		h = (ring_hdr_t *)(r->buf + (head & mask));
+		*h = (ring_hdr_t){ .len = (uint32_t)(to_end - sizeof(*h)), .type = RING_TYPE_PAD };
+		head += pad;
+	}
+	h = (ring_hdr_t *)(r->buf + (head & mask));
+	*h = (ring_hdr_t){ .len = (uint32_t)len, .type = type };
+	r->next = head + need;
+	return h + 1;
+}
+
+/* Producer: ring_commit inline. */
+static inline void ring_commit_inline(ring_t *r)
+{
+	__atomic_store_n(&r->head, r->next, __ATOMIC_RELEASE);
+}
+
 /*
  * Producer: reserve, copy len bytes from data, commit. NMI-safe. Returns
  * what ring_reserve returns.

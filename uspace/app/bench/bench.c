@@ -28,6 +28,9 @@
  *   ipc.roundtrip.samecpu.thread, ipc.datawrite, ipc.write64,
  *   ipc.write64k
  *                  IPC through the naming service (see bench_ipc.c)
+ *   ipc.roundtrip.samecpu.traced  the same-CPU round trip during a
+ *                  whole-system session tracing sched and ipc events
+ *                  (each round trip writes about 7 records; issue 30)
  *
  * Usage: bench [-r RUNS] [FIGURE...]   (no FIGURE: all of them)
  * The hidden first argument "--exit-now" makes bench exit 0 at once: the
@@ -200,6 +203,32 @@ static void ctxsw_offcpu_teardown(void)
 	bench_offcpu_end();
 }
 
+/*
+ * One run of the same-CPU round trip with room for every trace record:
+ * the drain empties the rings while this thread sleeps (a run writes
+ * about 7 * IPC_RT_CALLS records, 670 KiB of the CPU's 1 MiB).
+ */
+static long run_ipc_traced(void)
+{
+	sys_sleep_ns(200 * 1000000ull);
+	return run_ipc_roundtrip();
+}
+
+static int ipc_traced_setup(void)
+{
+	int rc = bench_traced_begin("ipc.roundtrip.samecpu.traced");
+
+	if (rc == 0 && (rc = ipc_rt_same_setup()) != 0)
+		bench_traced_end("ipc.roundtrip.samecpu.traced");
+	return rc;
+}
+
+static void ipc_traced_teardown(void)
+{
+	ipc_teardown();
+	bench_traced_end("ipc.roundtrip.samecpu.traced");
+}
+
 /* ------------------------------------------------------------ spawn.exit */
 
 static long run_spawn(void)
@@ -242,6 +271,8 @@ static const figure_t figures[] = {
 	  ipc_teardown, NULL },
 	{ "ipc.roundtrip.samecpu.thread", "cycles", run_ipc_roundtrip,
 	  ipc_rt_thread_setup, ipc_teardown, NULL },
+	{ "ipc.roundtrip.samecpu.traced", "cycles", run_ipc_traced, ipc_traced_setup,
+	  ipc_traced_teardown, NULL },
 	{ "ipc.datawrite", "MB/s", run_ipc_datawrite, ipc_datawrite_setup,
 	  ipc_teardown, NULL },
 	{ "ipc.write64", "cycles", run_ipc_write64, ipc_datawrite_setup,

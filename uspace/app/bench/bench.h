@@ -32,6 +32,13 @@ long run_ipc_datawrite(void);
 int bench_offcpu_begin(void);
 /* End it (says if records were lost). */
 void bench_offcpu_end(void);
+/*
+ * A whole-system session tracing sched and ipc events (timer at 100 Hz),
+ * drained by a thread, for figure: 0, or 1 (skip, said why); its end
+ * (says if trace records were lost).
+ */
+int bench_traced_begin(const char *figure);
+void bench_traced_end(const char *figure);
 /* Cycles per IPC_M_DATA_WRITE round trip of 64 bytes / 64 KiB. */
 long run_ipc_write64(void);
 long run_ipc_write64k(void);

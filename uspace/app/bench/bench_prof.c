@@ -139,7 +139,7 @@ static void bench_prof_end(prof_run_t *r)
 	sys_ipc_hangup(r->phone);
 }
 
-static prof_run_t offcpu_run;
+static prof_run_t offcpu_run, traced_run;
 
 int bench_offcpu_begin(void)
 {
@@ -156,6 +156,23 @@ void bench_offcpu_end(void)
 	if (offcpu_run.st.offcpu_lost)
 		printf("# ctxsw.thread.offcpu: %lu off-CPU records lost\n",
 		       offcpu_run.st.offcpu_lost);
+}
+
+int bench_traced_begin(const char *figure)
+{
+	if (prof_begin(&traced_run, PROF_SRC_TIMER, 100, PROF_F_TRACE_SCHED | PROF_F_TRACE_IPC) !=
+	    EOK) {
+		printf("# %s: cannot begin a session (no PERM_PROFILE?)\n", figure);
+		return 1;
+	}
+	return 0;
+}
+
+void bench_traced_end(const char *figure)
+{
+	bench_prof_end(&traced_run);
+	if (traced_run.st.trace_lost)
+		printf("# %s: %lu trace records lost\n", figure, traced_run.st.trace_lost);
 }
 
 static uint64_t prof_samples_now(void)

@@ -99,5 +99,7 @@ int wall_main(const char *server, unsigned us, unsigned rounds, unsigned call_us
 
 /* The task's imposed or served cycles from sysinfo (0 when unknown). */
 uint64_t ipcload_cycles(bool served);
+/* This task's served cycles and its own (user + kernel, all its threads), read at once. */
+void ipcload_task_cycles(uint64_t *served, uint64_t *own);
 
 #endif

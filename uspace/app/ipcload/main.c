@@ -101,6 +101,17 @@ uint64_t ipcload_cycles(bool served)
 	return served ? t.served_cycles : t.imposed_cycles;
 }
 
+void ipcload_task_cycles(uint64_t *served, uint64_t *own)
+{
+	sysinfo_task_t t;
+
+	*served = *own = 0;
+	if (stats_task(sys_task_id(), &t) != EOK)
+		return;
+	*served = t.served_cycles;
+	*own = t.user_cycles + t.kernel_cycles;
+}
+
 /* Spin n loops (the calibration's copy of the loop). */
 static __attribute__((noinline, noclone)) void calibrate_spin(uint64_t n)
 {

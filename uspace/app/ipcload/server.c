@@ -83,12 +83,14 @@ static void srv_work(srv_t *s, const ipc_event_t *ev)
 
 /*
  * STOP: print what was served (before answering: the caller waits). The
- * served cycles are read first: printing is work done for STOP's caller.
+ * served cycles and the task's own are read first: printing is work done
+ * for STOP's caller.
  */
 static void srv_report(const srv_t *s)
 {
-	uint64_t served = ipcload_cycles(true);
+	uint64_t served, own;
 
+	ipcload_task_cycles(&served, &own);
 	for (unsigned i = 0; i < SRV_SENDERS && s->senders[i].task; i++) {
 		const srv_sender_t *d = &s->senders[i];
 		printf("ipcload: server %s task %llu for task %llu: %llu calls, %llu us, "
@@ -98,10 +100,10 @@ static void srv_report(const srv_t *s)
 		       (unsigned long long)d->cpu_ns);
 	}
 	printf("ipcload: server %s task %llu: %llu calls, %llu us served, "
-	       "served_cycles %llu, %llu failed\n", s->name,
+	       "served_cycles %llu, %llu failed, cycles %llu\n", s->name,
 	       (unsigned long long)sys_task_id(), (unsigned long long)s->calls,
 	       (unsigned long long)s->us, (unsigned long long)served,
-	       (unsigned long long)s->failed);
+	       (unsigned long long)s->failed, (unsigned long long)own);
 }
 
 static int srv_handler(void *ctx, const ipc_event_t *ev)
