@@ -137,6 +137,22 @@ void px_buf_maybe_flush(px_t *x, px_buf_t *b)
 		px_buf_flush(x, b);
 }
 
+/* Append s to b as a JSON string (quotes, escapes). */
+void px_json_str(px_t *x, px_buf_t *b, const char *s)
+{
+	px_buf_str(x, b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			px_buf_printf(x, b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			px_buf_printf(x, b, "\\u%04x", c);
+		else
+			px_buf_put(x, b, &c, 1);
+	}
+	px_buf_str(x, b, "\"");
+}
+
 /* ---------------------------------------------------------------- hash map */
 
 /*

@@ -141,6 +141,9 @@ void px_buf_flush(px_t *x, px_buf_t *b);
 /* Flush when more than 64 KiB wait (for large text outputs). */
 void px_buf_maybe_flush(px_t *x, px_buf_t *b);
 
+/* Append s to b as a JSON string (quotes, escapes). */
+void px_json_str(px_t *x, px_buf_t *b, const char *s);
+
 /*
  * The entry of key (len bytes), added with val 0 when new (its key a copy
  * in the arena); NULL: ENOMEM.
