@@ -47,6 +47,7 @@ typedef struct prof_counts {
 	uint32_t source, hz, ncpus;
 	char source_name[PROF_SRC_NAME_MAX];  /* the header's (v6), else the v5 table's */
 	uint64_t duration_ns;           /* first record to last */
+	uint64_t tsc_last;              /* the latest record's TSC */
 	uint64_t ipc;                   /* samples of threads serving a call (v3) */
 	uint64_t redacted;              /* ... of them without pc and chain */
 	uint64_t offcpu;                /* off-CPU records (v4) the filter took */

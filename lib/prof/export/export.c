@@ -297,6 +297,15 @@ const char *px_bin_base(const px_t *x, uint32_t bin)
 
 /* ---------------------------------------------------------------- entry */
 
+/* Nothing to write: no sample (for the timeline, no trace event either). */
+static bool px_empty(const px_t *x)
+{
+	prof_counts_t c;
+
+	prof_report_counts(x->r, &c);
+	return x->nstacks == 0 && (x->o->format != PROF_FMT_TRACE || c.trace == 0);
+}
+
 errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_opts_t *o,
 		    const prof_export_out_t *out)
 {
@@ -308,6 +317,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 		[PROF_FMT_SVG] = px_svg,
 		[PROF_FMT_GMON] = px_gmon,
 		[PROF_FMT_PERF] = px_perf,
+		[PROF_FMT_TRACE] = px_trace,
 	};
 	px_t x;
 
@@ -319,7 +329,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 	x.o = o;
 	x.out = out;
 	errno_t err = prof_report_walk(r, o->kernel_path, px_collect, &x);
-	if (err == EOK && x.err == EOK && x.nstacks == 0)
+	if (err == EOK && x.err == EOK && px_empty(&x))
 		err = ENOENT;
 	if (err == EOK && x.err == EOK)
 		writers[o->format](&x);

@@ -4,7 +4,7 @@
  * binaries, the distinct stacks and their frames, root first), its
  * memory, buffers and string map, and the helpers more than one format
  * calls. Each format's writer is one file: folded.c, pprof.c,
- * callgrind.c, speedscope.c, svg.c, gmon.c, perf.c; pbuf.c holds the protocol
+ * callgrind.c, speedscope.c, svg.c, gmon.c, perf.c, trace.c; pbuf.c holds the protocol
  * buffer, profile.proto and gzip encoders, cgfile.c callgrind's lines,
  * gmonfile.c gmon.out's records (the call profile writes with these
  * too), format.c the format names, export.c the model and prof_export
@@ -210,5 +210,10 @@ void px_gmon(px_t *x);
 
 /* Write a perf.data file of the report's kept records (prof_report_records). */
 void px_perf(px_t *x);
+
+/* ---------------------------------------------------------------- trace.c */
+
+/* Write the trace-event JSON timeline of the report's kept records to x->out. */
+void px_trace(px_t *x);
 
 #endif

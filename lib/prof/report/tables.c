@@ -55,7 +55,8 @@ static void pr_trace(prof_print_t *pp)
 
 	if (!r->c.trace && !r->c.trace_unknown)
 		return;
-	rep_printf(r, "trace: %llu events", (unsigned long long)r->c.trace);
+	rep_printf(r, "trace: %llu event%s", (unsigned long long)r->c.trace,
+		   r->c.trace == 1 ? "" : "s");
 	if (r->c.trace_unknown)
 		rep_printf(r, ", %llu of unknown kinds skipped",
 			   (unsigned long long)r->c.trace_unknown);
