@@ -18,7 +18,8 @@ Checked: vprof's report counts the events; vprof -F trace exits 0;
 tools/tracecheck.py passes and reports the known counts; the slices,
 flows, metadata and stacks are the known ones; the speedscope app in
 headless chromium imports the JSON (its Chrome trace importer: page title
-`trace.json - speedscope`, no console error); a planted bad timeline (the
+`trace.json - speedscope`, no console error, 5 profiles: one per track
+with slices); a planted bad timeline (the
 flow's end outside every slice, a CPU overlap, a second start) makes
 tracecheck.py exit 1 naming the event; its usage errors exit 2; vprof
 refuses -C with -F trace.
@@ -270,6 +271,8 @@ def check_speedscope(tap, tmp, path):
     tap.ok(r.get("title") == "trace.json - speedscope" and not r.get("errors"),
            "speedscope's Chrome trace importer reads it: title %r, errors %s" %
            (r.get("title"), r.get("errors")))
+    tap.ok(r.get("profiles") == 5, "speedscope: a profile per track with slices (2 CPUs, "
+           "3 threads): %s" % r.get("profiles"))
 
 
 def planted(tap, tmp, doc, what, change, want):
