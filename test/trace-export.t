@@ -19,8 +19,9 @@ tools/tracecheck.py passes and reports the known counts; the slices,
 flows, metadata and stacks are the known ones; the speedscope app in
 headless chromium imports the JSON (its Chrome trace importer: page title
 `trace.json - speedscope`, no console error, 5 profiles: one per track
-with slices); a planted bad timeline (the
-flow's end outside every slice, a CPU overlap, a second start) makes
+with slices); the events come in time order, a slice before those inside
+it; a planted bad timeline (the flow's end outside every slice, a CPU
+overlap, a second start, a slice crossing its parent's end) makes
 tracecheck.py exit 1 naming the event; its usage errors exit 2; vprof
 refuses -C with -F trace.
 
@@ -197,6 +198,14 @@ def check_tracecheck(tap, path):
            "tracecheck.py passes: %r (rc %d %s)" % (out.strip(), rc, err.strip()))
 
 
+def check_order(tap, doc):
+    evs = doc["traceEvents"]
+    meta = [e["ph"] == "M" for e in evs]
+    key = [(e["ts"], -e.get("dur", 0)) for e in evs if e["ph"] != "M"]
+    tap.ok(meta == sorted(meta, reverse=True) and key == sorted(key),
+           "the events: metadata first, then by time, a slice before those inside it")
+
+
 def check_tracks(tap, doc):
     od = doc.get("otherData", {})
     tap.ok(doc.get("displayTimeUnit") == "ns" and od.get("flows") == 1 and
@@ -297,6 +306,12 @@ def overlap(evs):
             e["ts"] = 6.5
 
 
+def cross(evs):
+    for e in evs:
+        if e["ph"] == "X" and e["name"] == "irq 33":
+            e["dur"] = 5.0                   # past the end of its running slice
+
+
 def second_start(evs):
     evs.append(dict(next(e for e in evs if e["ph"] == "s")))
 
@@ -307,6 +322,8 @@ def check_checker(tap, tmp, doc):
             "running slice")
     planted(tap, tmp, doc, "on overlapping CPU slices", overlap, "overlaps")
     planted(tap, tmp, doc, "on a flow with two starts", second_start, "2 starts and 1 ends")
+    planted(tap, tmp, doc, "on a slice that ends outside the one it starts in", cross,
+            "(slices must nest)")
     with open(os.path.join(tmp, "junk.json"), "w") as f:
         f.write("{\"traceEvents\": [")
     rc, _o, err = tracecheck(os.path.join(tmp, "junk.json"))
@@ -336,6 +353,7 @@ def main():
         check_report(tap, tmp)
         path, doc = export(tap, tmp)
         check_tracecheck(tap, path)
+        check_order(tap, doc)
         check_tracks(tap, doc)
         check_flows(tap, doc)
         check_samples(tap, doc)

@@ -8,7 +8,8 @@ events) and checks that:
   - it is valid JSON holding a list of events, each an object with "ph";
   - every complete slice (ph "X") has a numeric ts and a non-negative dur;
   - on each CPU track (the threads of the process named "CPUs" by its
-    process_name metadata) no two slices overlap;
+    process_name metadata) no two slices overlap, and on every other
+    track slices nest (none ends inside another it starts in);
   - every flow id (per cat) has exactly one start ("s") and one end ("f"),
     the start first, its steps ("t") between them;
   - every flow event lies within a "running" slice (or a CPU slice) of
@@ -79,6 +80,24 @@ def check_cpus(slices, cpus):
                                                                  describe(a[2], a[3])))
 
 
+def check_nesting(slices, cpus):
+    tracks = {}
+    for i, e in slices:
+        if e.get("pid") not in cpus:
+            tracks.setdefault((e.get("pid"), e.get("tid")), []).append(
+                (e["ts"], -e["dur"], i, e))
+    for track in tracks.values():
+        track.sort(key=lambda s: (s[0], s[1], s[2]))
+        open_ = []                      # (end, index, event) of the enclosing slices
+        for ts, mdur, i, e in track:
+            while open_ and open_[-1][0] <= ts + EPS:
+                open_.pop()
+            if open_ and ts - mdur > open_[-1][0] + EPS:
+                raise Bad("%s: ends after %s, which it starts inside (slices must nest)" %
+                          (describe(i, e), describe(open_[-1][1], open_[-1][2])))
+            open_.append((ts - mdur, i, e))
+
+
 def containers(slices, cpus):
     """(pid, tid) -> [(start, end)] of running and CPU slices."""
     out = {}
@@ -125,6 +144,7 @@ def check(doc):
     cpus = cpu_pids(evs)
     slices = slices_of(evs)
     check_cpus(slices, cpus)
+    check_nesting(slices, cpus)
     nflows = check_flows(evs, containers(slices, cpus))
     samples = sum(1 for e in evs if e["ph"] in ("i", "I") and e.get("cat") == "sample")
     return len(slices), nflows, samples

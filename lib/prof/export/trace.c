@@ -25,6 +25,10 @@
  *    enclosing slice) at ANSWERED, each on the acting thread's track
  *    inside its running slice. otherData counts the flows written and
  *    those left out (start or end missing).
+ *
+ * The events are kept (their texts in one buffer) and written sorted by
+ * time, metadata first and at one time the longer slice first, so every
+ * viewer meets a slice before the slices and flow events inside it.
  */
 #include "px.h"
 #include <abi/profile.h>
@@ -67,14 +71,24 @@ typedef struct tr_cpu {
 	uint64_t task, thread, origin, since;
 } tr_cpu_t;
 
+/*
+ * An event written: its text in tr_t.ev from off (to the next event's),
+ * its time and duration (metadata: UINT64_MAX, first), the order made.
+ */
+typedef struct tr_ev {
+	uint64_t ts, dur;
+	size_t off, seq;
+} tr_ev_t;
+
 typedef struct tr {
 	px_t *x;
 	prof_rec_header_t h;
 	bool have_h;
 	uint64_t cpu_pid, max_task, last; /* last: the last record's time, ns */
 	uint32_t ncpus;                 /* CPU tracks: the largest CPU seen + 1 */
-	px_buf_t o, args;               /* the JSON; one event's args */
-	size_t nev;                     /* events written */
+	px_buf_t o, ev, args;           /* the output; the events' texts; one event's args */
+	tr_ev_t *evs;                   /* the events, sorted before they are written */
+	size_t nevs, cap_evs;
 	px_map_t names;                 /* task id -> its TASK name (a pointer) */
 	px_map_t progs;                 /* task id -> its last LOAD record */
 	px_map_t flows;                 /* call id -> TR_FL_* */
@@ -127,7 +141,7 @@ static uint64_t tr_ns(const tr_t *t, uint64_t tsc)
 /* ,"KEY":US in microseconds with 3 decimals (ns: nanoseconds). */
 static void tr_us(tr_t *t, const char *key, uint64_t ns)
 {
-	px_buf_printf(t->x, &t->o, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000),
+	px_buf_printf(t->x, &t->ev, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000),
 		      (unsigned)(ns % 1000));
 }
 
@@ -150,32 +164,42 @@ static const char *tr_task_name(tr_t *t, uint64_t task)
 
 /* ---------------------------------------------------------------- events */
 
-/* The start of an event: {"ph":PH,"pid":..,"tid":..,"ts":.. (the caller closes it). */
+/*
+ * The start of an event at ns: {"ph":PH,"pid":..,"tid":..,"ts":.. (the
+ * caller ends it before the next begins).
+ */
 static void tr_begin(tr_t *t, const char *ph, uint64_t pid, uint64_t tid, uint64_t ns)
 {
-	px_buf_printf(t->x, &t->o, "%s{\"ph\":\"%s\",\"pid\":%llu,\"tid\":%llu", t->nev++ ? ",\n" : "\n",
-		      ph, (unsigned long long)pid, (unsigned long long)tid);
+	if (!px_reserve(t->x, (void **)&t->evs, &t->cap_evs, t->nevs, sizeof(tr_ev_t)))
+		return;
+	t->evs[t->nevs] = (tr_ev_t){ ns, *ph == 'M' ? UINT64_MAX : 0, t->ev.len, t->nevs };
+	t->nevs++;
+	px_buf_printf(t->x, &t->ev, "{\"ph\":\"%s\",\"pid\":%llu,\"tid\":%llu", ph,
+		      (unsigned long long)pid, (unsigned long long)tid);
 	tr_us(t, "ts", ns);
 }
 
 /* ,"name":NAME,"args":ARGS} where ARGS is t->args' text ({} when empty). */
 static void tr_end(tr_t *t, const char *name)
 {
-	px_buf_str(t->x, &t->o, ",\"name\":");
-	px_json_str(t->x, &t->o, name);
-	px_buf_str(t->x, &t->o, ",\"args\":{");
-	px_buf_put(t->x, &t->o, t->args.p, t->args.len);
-	px_buf_str(t->x, &t->o, "}}");
+	px_buf_str(t->x, &t->ev, ",\"name\":");
+	px_json_str(t->x, &t->ev, name);
+	px_buf_str(t->x, &t->ev, ",\"args\":{");
+	px_buf_put(t->x, &t->ev, t->args.p, t->args.len);
+	px_buf_str(t->x, &t->ev, "}}");
 	t->args.len = 0;
-	px_buf_maybe_flush(t->x, &t->o);
 }
 
 /* An X slice [from, to] named name, with t->args. */
 static void tr_slice(tr_t *t, uint64_t pid, uint64_t tid, uint64_t from, uint64_t to,
 		     const char *name)
 {
+	uint64_t dur = to > from ? to - from : 0;
+
 	tr_begin(t, "X", pid, tid, from);
-	tr_us(t, "dur", to > from ? to - from : 0);
+	if (t->nevs)
+		t->evs[t->nevs - 1].dur = dur;
+	tr_us(t, "dur", dur);
 	tr_end(t, name);
 	t->slices++;
 }
@@ -420,17 +444,17 @@ static void tr_flow(tr_t *t, const prof_rec_trace_t *r, uint64_t ns, const char 
 	prof_ipc_label(tr_task_name(t, c->task2), c->method, label, sizeof(label));
 	fmt_snprintf(name, sizeof(name), "ipc %s", label);
 	tr_begin(t, ph, r->task, r->thread, ns);
-	px_buf_printf(t->x, &t->o, ",\"cat\":\"ipc\",\"id\":%llu%s,\"name\":",
+	px_buf_printf(t->x, &t->ev, ",\"cat\":\"ipc\",\"id\":%llu%s,\"name\":",
 		      (unsigned long long)r->call, *ph == 'f' ? ",\"bp\":\"e\"" : "");
-	px_json_str(t->x, &t->o, name);
-	px_buf_str(t->x, &t->o, "}");
+	px_json_str(t->x, &t->ev, name);
+	px_buf_str(t->x, &t->ev, "}");
 }
 
 /* HANGUP: an instant on the thread's track. */
 static void tr_hangup(tr_t *t, const prof_rec_trace_t *r, uint64_t ns)
 {
 	tr_begin(t, "i", r->task, r->thread, ns);
-	px_buf_str(t->x, &t->o, ",\"s\":\"t\",\"cat\":\"ipc\"");
+	px_buf_str(t->x, &t->ev, ",\"s\":\"t\",\"cat\":\"ipc\"");
 	px_buf_printf(t->x, &t->args, "\"task2\":%llu", (unsigned long long)r->task2);
 	tr_end(t, "hangup");
 }
@@ -515,16 +539,16 @@ static void tr_sample(tr_t *t, const unsigned char *rec)
 	if (s.mode == PROF_MODE_IDLE || !tr_thread(t, s.task, s.thread))
 		return;
 	tr_begin(t, "i", s.task, s.thread, tr_ns(t, s.h.tsc));
-	px_buf_str(t->x, &t->o, ",\"s\":\"t\",\"cat\":\"sample\",\"name\":");
-	tr_frame(t, &t->o, s.mode != PROF_MODE_USER, s.task, s.pc);
-	px_buf_printf(t->x, &t->o, ",\"args\":{\"cpu\":%u,\"stack\":[", s.h.cpu);
-	tr_frame(t, &t->o, s.mode != PROF_MODE_USER, s.task, s.pc);
+	px_buf_str(t->x, &t->ev, ",\"s\":\"t\",\"cat\":\"sample\",\"name\":");
+	tr_frame(t, &t->ev, s.mode != PROF_MODE_USER, s.task, s.pc);
+	px_buf_printf(t->x, &t->ev, ",\"args\":{\"cpu\":%u,\"stack\":[", s.h.cpu);
+	tr_frame(t, &t->ev, s.mode != PROF_MODE_USER, s.task, s.pc);
 	for (uint16_t i = 0; i < s.nchain; i++) {
 		memcpy(&a, rec + sizeof(s) + 8 * (size_t)i, 8);
-		px_buf_str(t->x, &t->o, ",");
-		tr_frame(t, &t->o, i < s.nkernel, s.task, a ? a - 1 : 0);
+		px_buf_str(t->x, &t->ev, ",");
+		tr_frame(t, &t->ev, i < s.nkernel, s.task, a ? a - 1 : 0);
 	}
-	px_buf_str(t->x, &t->o, "]}}");
+	px_buf_str(t->x, &t->ev, "]}}");
 	t->samples++;
 }
 
@@ -609,6 +633,38 @@ static void tr_count_flows(tr_t *t)
 	}
 }
 
+/* Order of events: time, the longer first (a slice before those inside it), then as made. */
+static int tr_ev_cmp(const void *a, const void *b, void *ctx)
+{
+	const tr_ev_t *p = a, *q = b;
+
+	(void)ctx;
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	if (p->dur != q->dur)
+		return p->dur > q->dur ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+/* The events in order into the output (each one's text ends where the next one made starts). */
+static void tr_events_out(tr_t *t)
+{
+	size_t *end = px_alloc(t->x, t->nevs * sizeof(size_t));
+
+	if (!end)
+		return;
+	for (size_t i = 0; i < t->nevs; i++)
+		end[i] = i + 1 < t->nevs ? t->evs[i + 1].off : t->ev.len;
+	prof_sort(t->evs, t->nevs, sizeof(tr_ev_t), tr_ev_cmp, NULL);
+	for (size_t i = 0; i < t->nevs && !t->x->err; i++) {
+		const tr_ev_t *e = &t->evs[i];
+		px_buf_str(t->x, &t->o, i ? ",\n" : "\n");
+		px_buf_put(t->x, &t->o, t->ev.p + e->off, end[e->seq] - e->off);
+		px_buf_maybe_flush(t->x, &t->o);
+	}
+	px_release(t->x, end);
+}
+
 /* The end of the file: the metadata object (c: the report's counts). */
 static void tr_tail(tr_t *t, const prof_counts_t *c)
 {
@@ -634,7 +690,9 @@ static void tr_free(tr_t *t)
 	px_map_free(t->x, &t->funcs);
 	px_release(t->x, t->th);
 	px_release(t->x, t->cpus);
+	px_release(t->x, t->evs);
 	px_buf_free(t->x, &t->o);
+	px_buf_free(t->x, &t->ev);
 	px_buf_free(t->x, &t->args);
 }
 
@@ -656,11 +714,13 @@ static errno_t tr_write(tr_t *t)
 
 	prof_report_counts(t->x->r, &c);
 	tr_prepare(t, &c);
-	px_buf_str(t->x, &t->o, "{\"traceEvents\":[");
 	tr_cpu_meta(t);
 	errno_t err = prof_report_records(t->x->r, tr_emit, t);
-	if (err == EOK) {
+	if (err == EOK)
 		tr_close(t);
+	if (err == EOK && !t->x->err) {
+		px_buf_str(t->x, &t->o, "{\"traceEvents\":[");
+		tr_events_out(t);
 		tr_tail(t, &c);
 		px_buf_flush(t->x, &t->o);
 	}
