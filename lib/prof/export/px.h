@@ -162,6 +162,32 @@ void px_free(px_t *x);
 /* The last path component of a binary's path ("?" for none). */
 const char *px_bin_base(const px_t *x, uint32_t bin);
 
+/*
+ * Tasks' names for the formats that read the kept records (perf, trace):
+ * task id -> its TASK record, and -> its last LOAD record (pointers
+ * into the report's kept records).
+ */
+typedef struct px_names {
+	px_map_t names, progs;
+} px_names_t;
+
+#define PX_NAME_MAX 40                  /* px_names_get's buffer: a TASK name or a file name's start */
+
+/* Note a kept TASK (its name) or LOAD record (the task's program) in n; others: nothing. */
+void px_names_note(px_t *x, px_names_t *n, const void *rec, size_t len);
+
+/* The last LOAD record noted for task, or NULL. */
+const prof_rec_load_t *px_names_prog(px_t *x, px_names_t *n, uint64_t task);
+
+/*
+ * Task's name as the report gives it, into buf (size bytes): its TASK
+ * record's, else its program's file name, else "kernel" for 0, else "?".
+ */
+const char *px_names_get(px_t *x, px_names_t *n, uint64_t task, char *buf, size_t size);
+
+/* Release n's maps. */
+void px_names_free(px_t *x, px_names_t *n);
+
 /* ---------------------------------------------------------------- folded.c */
 
 /* Write the folded format of the model to x->out. */

@@ -89,8 +89,8 @@ typedef struct tr {
 	px_buf_t o, ev, args;           /* the output; the events' texts; one event's args */
 	tr_ev_t *evs;                   /* the events, sorted before they are written */
 	size_t nevs, cap_evs;
-	px_map_t names;                 /* task id -> its TASK name (a pointer) */
-	px_map_t progs;                 /* task id -> its last LOAD record */
+	px_names_t names;               /* tasks' TASK and last LOAD records */
+	char name[PX_NAME_MAX];         /* tr_task_name's */
 	px_map_t flows;                 /* call id -> TR_FL_* */
 	px_map_t calls;                 /* call id -> its CALL record */
 	px_map_t threads;               /* (task, thread) -> index + 1 in th */
@@ -145,21 +145,10 @@ static void tr_us(tr_t *t, const char *key, uint64_t ns)
 		      (unsigned)(ns % 1000));
 }
 
-/* A task's name: its TASK record's, its program's file name, "kernel" for 0, "?". */
+/* A task's name as the report gives it (valid until the next call). */
 static const char *tr_task_name(tr_t *t, uint64_t task)
 {
-	const char *name = (const char *)(uintptr_t)tr_get(t, &t->names, task);
-	const prof_rec_load_t *l = (const void *)(uintptr_t)tr_get(t, &t->progs, task);
-
-	if (name && name[0])
-		return name;
-	if (!l)
-		return task == 0 ? "kernel" : "?";
-	name = l->path;
-	for (const char *q = l->path; *q; q++)
-		if (*q == '/' && q[1])
-			name = q + 1;
-	return name;
+	return px_names_get(t->x, &t->names, task, t->name, sizeof(t->name));
 }
 
 /* ---------------------------------------------------------------- events */
@@ -577,16 +566,13 @@ static errno_t tr_scan(void *ctx, const void *rec, size_t len)
 	tr_t *t = ctx;
 	const prof_rec_t *h = rec;
 	const prof_rec_task_t *k = rec;
-	const prof_rec_load_t *l = rec;
 
+	px_names_note(t->x, &t->names, rec, len);
 	if (h->type == PROF_REC_HEADER && !t->have_h) {
 		memcpy(&t->h, rec, len < sizeof(t->h) ? len : sizeof(t->h));
 		t->have_h = true;
 	} else if (h->type == PROF_REC_TASK) {
-		tr_set(t, &t->names, k->task, (uint64_t)(uintptr_t)k->name);
 		t->max_task = k->task > t->max_task ? k->task : t->max_task;
-	} else if (h->type == PROF_REC_LOAD && len > sizeof(*l)) {
-		tr_set(t, &t->progs, l->task, (uint64_t)(uintptr_t)l);
 	} else if (h->type == PROF_REC_TRACE) {
 		tr_scan_trace(t, rec);
 	} else if (h->type == PROF_REC_SAMPLE) {
@@ -681,8 +667,7 @@ static void tr_tail(tr_t *t, const prof_counts_t *c)
 
 static void tr_free(tr_t *t)
 {
-	px_map_free(t->x, &t->names);
-	px_map_free(t->x, &t->progs);
+	px_names_free(t->x, &t->names);
 	px_map_free(t->x, &t->flows);
 	px_map_free(t->x, &t->calls);
 	px_map_free(t->x, &t->threads);
