@@ -20,7 +20,11 @@ flows, metadata and stacks are the known ones; the speedscope app in
 headless chromium imports the JSON (its Chrome trace importer: page title
 `trace.json - speedscope`, no console error, 5 profiles: one per track
 with slices); the events come in time order, a slice before those inside
-it; a planted bad timeline (the flow's end outside every slice, a CPU
+it; the same records in per-CPU chunks (CPU 1's first, as the kernel's
+per-CPU buffers deliver them) draw the same timeline, and stamps a
+little off (an act stamped before its thread's switch-in, a switch-out
+before its thread's last act) still keep every flow event inside its
+running slice; a planted bad timeline (the flow's end outside every slice, a CPU
 overlap, a second start, a slice crossing its parent's end) makes
 tracecheck.py exit 1 naming the event; its usage errors exit 2; vprof
 refuses -C with -F trace.
@@ -138,11 +142,34 @@ EVENTS = [
 KNOWN = sum(1 for e in EVENTS if e[:2] == struct.pack("<H", 12)) - 1
 
 
-def stream():
+def cpu_of(r):
+    return struct.unpack("<I", r[4:8])[0]
+
+
+def restamp(r, us):
+    return r[:8] + struct.pack("<Q", int(us * US)) + r[16:]
+
+
+def chunked():
+    """EVENTS as the kernel's per-CPU buffers may deliver them: CPU 1's first."""
+    return [r for r in EVENTS if cpu_of(r) == 1] + [r for r in EVENTS if cpu_of(r) == 0]
+
+
+def skewed():
+    """EVENTS with stamps a little off: the server's RECEIVE (after its
+    switch-in at 8) stamped at 7.5, the client's switch-out (after its CALL
+    at 5) at 4.9."""
+    out = list(EVENTS)
+    out[11] = restamp(out[11], 7.5)
+    out[9] = restamp(out[9], 4.9)
+    return out
+
+
+def stream(events=None):
     head = [header(), task(1, "client"), task(2, "server"), task(3, "backend"),
             load(1, "/bin/client"), load(2, "/bin/server"), load(3, "/bin/backend")]
     end = rec(8, 48, 0, 30 * US) + struct.pack("<QQQII", 2, 0, 0, 1, 0)
-    return b"".join(head + EVENTS) + end
+    return b"".join(head + (events or EVENTS)) + end
 
 
 def write_root(root):
@@ -178,12 +205,12 @@ def check_report(tap, tmp):
            (KNOWN, rc, err.strip()))
 
 
-def export(tap, tmp):
-    path = os.path.join(tmp, "trace.json")
+def export(tap, tmp, name="stream"):
+    path = os.path.join(tmp, name + ".json")
     rc, _o, err = run([VPROF, "-r", os.path.join(tmp, "root"), "-F", "trace", "-o", path,
-                       os.path.join(tmp, "stream")])
-    tap.ok(rc == 0 and os.path.getsize(path) > 0, "vprof -F trace exits 0 (rc %d %s)" %
-           (rc, err.strip()))
+                       os.path.join(tmp, name)])
+    tap.ok(rc == 0 and os.path.getsize(path) > 0, "vprof -F trace %s exits 0 (rc %d %s)" %
+           (name, rc, err.strip()))
     try:
         with open(path) as f:
             return path, json.load(f)
@@ -316,6 +343,30 @@ def second_start(evs):
     evs.append(dict(next(e for e in evs if e["ph"] == "s")))
 
 
+def events_set(doc):
+    return sorted(json.dumps(e, sort_keys=True) for e in doc["traceEvents"])
+
+
+def check_merge(tap, tmp, doc):
+    """The stream in per-CPU chunks draws the same timeline; stamps a little
+    off still keep every flow event inside its thread's running slice."""
+    for name, events in (("chunked", chunked()), ("skewed", skewed())):
+        with open(os.path.join(tmp, name), "wb") as f:
+            f.write(stream(events))
+    _p, chunk = export(tap, tmp, "chunked")
+    tap.ok(events_set(chunk) == events_set(doc),
+           "CPU 1's records before CPU 0's (per-CPU buffers): the same timeline")
+    path, skew = export(tap, tmp, "skewed")
+    rc, out, err = tracecheck(path)
+    recv = [e["ts"] for e in skew["traceEvents"] if e["ph"] == "t" and e["pid"] == 2]
+    run_c = [(e["ts"], e["dur"]) for e in skew["traceEvents"]
+             if e["ph"] == "X" and e["pid"] == 1 and e["name"] == "running"]
+    tap.ok(rc == 0 and recv == [8, 10] and run_c == [(1, 4), (19, 6)],
+           "stamps off: a RECEIVE stamped before its switch-in drawn at the switch (%s), a "
+           "switch-out stamped before the CALL it follows ends the slice at the CALL (%s); "
+           "tracecheck %s%s" % (recv, run_c, out.strip(), err.strip()))
+
+
 def check_checker(tap, tmp, doc):
     planted(tap, tmp, doc, "on a flow end outside every slice", move_end,
             "(ph 'f', name 'ipc server.libc+2', pid 1, tid 11, ts 27.0): outside every "
@@ -330,7 +381,7 @@ def check_checker(tap, tmp, doc):
     tap.ok(rc == 1 and "not valid JSON" in err, "tracecheck.py: invalid JSON exits 1 (%s)" %
            err.strip())
     rc, out, _e = tracecheck("-h")
-    rc2, _o, err2 = tracecheck(os.path.join(tmp, "trace.json"), "--bogus")
+    rc2, _o, err2 = tracecheck(os.path.join(tmp, "stream.json"), "--bogus")
     tap.ok(rc == 0 and "usage:" in out and rc2 == 2 and "usage:" in err2,
            "tracecheck.py: -h prints its usage, a bad option exits 2")
 
@@ -358,6 +409,7 @@ def main():
         check_flows(tap, doc)
         check_samples(tap, doc)
         check_speedscope(tap, tmp, path)
+        check_merge(tap, tmp, doc)
         check_checker(tap, tmp, doc)
         check_refusals(tap, tmp)
     finally:

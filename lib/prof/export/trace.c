@@ -26,9 +26,15 @@
  *    inside its running slice. otherData counts the flows written and
  *    those left out (start or end missing).
  *
- * The events are kept (their texts in one buffer) and written sorted by
- * time, metadata first and at one time the longer slice first, so every
- * viewer meets a slice before the slices and flow events inside it.
+ * The records are drawn in time order: each CPU's in stream order, the
+ * CPUs' (drained from per-CPU buffers, in chunks) merged by TSC. An act
+ * stamped before its thread's switch-in is drawn at the switch; a
+ * running slice ends no earlier than its thread's latest act; a CPU's
+ * slices never overlap. IRQs of the idle thread and idle samples are
+ * not drawn. The events are kept (their texts in one buffer) and
+ * written sorted by time, metadata first and at one time the longer
+ * slice first, so every viewer meets a slice before the slices and flow
+ * events inside it.
  */
 #include "px.h"
 #include <abi/profile.h>
@@ -63,13 +69,26 @@ typedef struct tr_thread {
 	uint32_t cpu;                   /* TR_RUNNING: where */
 	uint64_t since;                 /* ns: the state's start */
 	uint64_t origin;                /* TR_RUNNING: the first origin it served (0: none yet) */
+	uint64_t last;                  /* TR_RUNNING: its latest act, ns (its slice ends no earlier) */
 	tr_open_t open[TR_NEST];
 } tr_thread_t;
 
 typedef struct tr_cpu {
 	bool on;                        /* a (non-idle) thread runs there */
 	uint64_t task, thread, origin, since;
+	uint64_t key;                   /* pass 1: its records' order key so far (tr_rec_t) */
 } tr_cpu_t;
+
+/*
+ * A TRACE or SAMPLE record in the order drawn: by key, the largest TSC
+ * of its CPU's records so far (each CPU's records stay in stream order,
+ * the CPUs' buffers are merged by time), then by its place in the stream.
+ */
+typedef struct tr_rec {
+	uint64_t key;
+	size_t seq;
+	const void *rec;
+} tr_rec_t;
 
 /*
  * An event written: its text in tr_t.ev from off (to the next event's),
@@ -99,6 +118,8 @@ typedef struct tr {
 	tr_thread_t *th;
 	size_t nth, cap_th;
 	tr_cpu_t *cpus;
+	tr_rec_t *recs;                 /* pass 1 lists them, pass 2 draws them sorted */
+	size_t nrecs, cap_recs;
 	uint64_t nflows, left_out, slices, samples;
 } tr_t;
 
@@ -276,12 +297,20 @@ static void tr_origin_args(tr_t *t, uint64_t origin)
 	px_json_str(t->x, &t->args, tr_task_name(t, origin));
 }
 
-/* End the thread's current state at to: its slice (and its open slices' pieces). */
-static void tr_state_end(tr_t *t, tr_thread_t *th, uint64_t to)
+/*
+ * End the thread's current state at to, or later: not before it began
+ * nor, running, before its latest act (a switch stamped before the last
+ * event its thread recorded). Its slice (and its open slices' pieces);
+ * returns where it ended.
+ */
+static uint64_t tr_state_end(tr_t *t, tr_thread_t *th, uint64_t to)
 {
 	static const char *const why[] = WAIT_WHY_NAMES;
 	char name[32];
 
+	to = to > th->since ? to : th->since;
+	if (th->state == TR_RUNNING && th->last > to)
+		to = th->last;
 	if (th->state == TR_RUNNING) {
 		for (unsigned i = 0; i < th->nopen; i++)
 			tr_open_piece(t, th, &th->open[i], to);
@@ -295,14 +324,15 @@ static void tr_state_end(tr_t *t, tr_thread_t *th, uint64_t to)
 			     why[th->why < WAIT_WHY_COUNT ? th->why : WAIT_WHY_COUNT]);
 		tr_slice(t, th->task, th->thread, th->since, to, name);
 	}
+	return to;
 }
 
-/* The thread enters state at ns (its current state's slice ends there). */
+/* The thread enters state at ns (or where its current state's slice ends, if later). */
 static void tr_state(tr_t *t, tr_thread_t *th, unsigned state, uint64_t ns)
 {
-	tr_state_end(t, th, ns);
+	th->since = tr_state_end(t, th, ns);
 	th->state = (uint8_t)state;
-	th->since = ns;
+	th->last = th->since;
 }
 
 /* The thread runs on cpu from ns, serving origin's call (0: none known). */
@@ -312,7 +342,7 @@ static void tr_run(tr_t *t, tr_thread_t *th, uint32_t cpu, uint64_t ns, uint64_t
 	th->cpu = cpu;
 	th->origin = origin;
 	for (unsigned i = 0; i < th->nopen; i++)
-		th->open[i].since = ns;
+		th->open[i].since = th->since;
 }
 
 /* A CPU's slice of the thread that ran there, to ns. */
@@ -333,14 +363,21 @@ static void tr_cpu_end(tr_t *t, uint32_t c, uint64_t ns)
 	cpu->on = false;
 }
 
-/* CPU c runs (task, thread) from ns (thread 0: idle, no slice). */
+/* CPU c runs (task, thread) from ns, or its last switch if later (thread 0: idle, no slice). */
 static void tr_cpu_run(tr_t *t, uint32_t c, uint64_t task, uint64_t thread, uint64_t origin,
 		       uint64_t ns)
 {
-	if (c >= TR_CPUS)
+	tr_cpu_t *cpu = c < TR_CPUS ? &t->cpus[c] : NULL;
+
+	if (!cpu)
 		return;
+	ns = ns > cpu->since ? ns : cpu->since;         /* a CPU's slices never overlap */
 	tr_cpu_end(t, c, ns);
-	t->cpus[c] = (tr_cpu_t){ thread != 0, task, thread, origin, ns };
+	cpu->on = thread != 0;
+	cpu->task = task;
+	cpu->thread = thread;
+	cpu->origin = origin;
+	cpu->since = ns;
 }
 
 /* The first origin a running thread serves names its slices (and its CPU's). */
@@ -355,15 +392,22 @@ static void tr_note_origin(tr_t *t, tr_thread_t *th, uint64_t origin)
 		cpu->origin = origin;
 }
 
-/* The thread acts on cpu at ns: it runs (from ns, if it was not known to). */
-static void tr_acting(tr_t *t, tr_thread_t *th, uint32_t cpu, uint64_t ns, uint64_t origin)
+/*
+ * The thread acts on cpu at ns: it runs (from ns, if it was not known
+ * to). Returns when its act is drawn: ns, or its running slice's start
+ * when it was stamped before the switch that began it.
+ */
+static uint64_t tr_acting(tr_t *t, tr_thread_t *th, uint32_t cpu, uint64_t ns, uint64_t origin)
 {
 	if (th->state != TR_RUNNING) {
 		tr_run(t, th, cpu, ns, 0);
 		if (cpu < TR_CPUS && !t->cpus[cpu].on)
-			tr_cpu_run(t, cpu, th->task, th->thread, 0, ns);
+			tr_cpu_run(t, cpu, th->task, th->thread, 0, th->since);
 	}
 	tr_note_origin(t, th, origin);
+	ns = ns > th->since ? ns : th->since;
+	th->last = ns > th->last ? ns : th->last;
+	return ns;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -459,7 +503,7 @@ static void tr_act(tr_t *t, const prof_rec_trace_t *r, uint64_t ns)
 
 	if (!th)
 		return;
-	tr_acting(t, th, r->h.cpu, ns, r->origin);
+	ns = tr_acting(t, th, r->h.cpu, ns, r->origin);
 	if (r->kind == PROF_TR_IRQ_ENTER || r->kind == PROF_TR_SYSCALL_ENTER)
 		tr_enter(th, r, ns);
 	else if (r->kind == PROF_TR_IRQ_EXIT || r->kind == PROF_TR_SYSCALL_EXIT)
@@ -560,7 +604,22 @@ static void tr_scan_trace(tr_t *t, const prof_rec_trace_t *r)
 	}
 }
 
-/* prof_record_fn_t, pass 1: the header, names, programs, CPUs, flows. */
+/* Pass 1: list a TRACE or SAMPLE record to draw, its order key its CPU's so far. */
+static void tr_list(tr_t *t, const prof_rec_t *h)
+{
+	uint64_t key = h->tsc;
+
+	if (!px_reserve(t->x, (void **)&t->recs, &t->cap_recs, t->nrecs, sizeof(tr_rec_t)))
+		return;
+	if (h->cpu < TR_CPUS) {
+		key = h->tsc > t->cpus[h->cpu].key ? h->tsc : t->cpus[h->cpu].key;
+		t->cpus[h->cpu].key = key;
+	}
+	t->recs[t->nrecs] = (tr_rec_t){ key, t->nrecs, h };
+	t->nrecs++;
+}
+
+/* prof_record_fn_t, pass 1: the header, names, programs, CPUs, flows, the records to draw. */
 static errno_t tr_scan(void *ctx, const void *rec, size_t len)
 {
 	tr_t *t = ctx;
@@ -575,7 +634,10 @@ static errno_t tr_scan(void *ctx, const void *rec, size_t len)
 		t->max_task = k->task > t->max_task ? k->task : t->max_task;
 	} else if (h->type == PROF_REC_TRACE) {
 		tr_scan_trace(t, rec);
-	} else if (h->type == PROF_REC_SAMPLE) {
+	}
+	if (h->type == PROF_REC_TRACE || h->type == PROF_REC_SAMPLE)
+		tr_list(t, rec);
+	if (h->type == PROF_REC_SAMPLE) {
 		uint64_t task = ((const prof_rec_sample_t *)rec)->task;
 		t->max_task = task > t->max_task ? task : t->max_task;
 	}
@@ -584,18 +646,28 @@ static errno_t tr_scan(void *ctx, const void *rec, size_t len)
 	return t->x->err;
 }
 
-/* prof_record_fn_t, pass 2: the timeline. */
-static errno_t tr_emit(void *ctx, const void *rec, size_t len)
+/* Order of the records drawn: key, then place in the stream. */
+static int tr_rec_cmp(const void *a, const void *b, void *ctx)
 {
-	tr_t *t = ctx;
-	const prof_rec_t *h = rec;
+	const tr_rec_t *p = a, *q = b;
 
-	(void)len;
-	if (h->type == PROF_REC_TRACE)
-		tr_trace(t, rec);
-	else if (h->type == PROF_REC_SAMPLE)
-		tr_sample(t, rec);
-	return t->x->err;
+	(void)ctx;
+	if (p->key != q->key)
+		return p->key < q->key ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+/* Pass 2: the timeline, record by record in time order. */
+static void tr_draw(tr_t *t)
+{
+	prof_sort(t->recs, t->nrecs, sizeof(tr_rec_t), tr_rec_cmp, NULL);
+	for (size_t i = 0; i < t->nrecs && !t->x->err; i++) {
+		const prof_rec_t *h = t->recs[i].rec;
+		if (h->type == PROF_REC_TRACE)
+			tr_trace(t, t->recs[i].rec);
+		else
+			tr_sample(t, t->recs[i].rec);
+	}
 }
 
 /* The slices still open at the end of the stream end there. */
@@ -676,6 +748,7 @@ static void tr_free(tr_t *t)
 	px_release(t->x, t->th);
 	px_release(t->x, t->cpus);
 	px_release(t->x, t->evs);
+	px_release(t->x, t->recs);
 	px_buf_free(t->x, &t->o);
 	px_buf_free(t->x, &t->ev);
 	px_buf_free(t->x, &t->args);
@@ -700,16 +773,15 @@ static errno_t tr_write(tr_t *t)
 	prof_report_counts(t->x->r, &c);
 	tr_prepare(t, &c);
 	tr_cpu_meta(t);
-	errno_t err = prof_report_records(t->x->r, tr_emit, t);
-	if (err == EOK)
-		tr_close(t);
-	if (err == EOK && !t->x->err) {
-		px_buf_str(t->x, &t->o, "{\"traceEvents\":[");
-		tr_events_out(t);
-		tr_tail(t, &c);
-		px_buf_flush(t->x, &t->o);
-	}
-	return err;
+	tr_draw(t);
+	tr_close(t);
+	if (t->x->err)
+		return t->x->err;
+	px_buf_str(t->x, &t->o, "{\"traceEvents\":[");
+	tr_events_out(t);
+	tr_tail(t, &c);
+	px_buf_flush(t->x, &t->o);
+	return EOK;
 }
 
 /* Write the trace-event JSON timeline of the report's kept records to x->out. */
@@ -720,11 +792,11 @@ void px_trace(px_t *x)
 	memset(&t, 0, sizeof(t));
 	t.x = x;
 	t.cpus = px_alloc(x, TR_CPUS * sizeof(tr_cpu_t));
-	errno_t err = t.cpus ? prof_report_records(x->r, tr_scan, &t) : ENOMEM;
-	if (err == EOK && t.have_h) {
+	if (t.cpus)
 		memset(t.cpus, 0, TR_CPUS * sizeof(tr_cpu_t));
+	errno_t err = t.cpus ? prof_report_records(x->r, tr_scan, &t) : ENOMEM;
+	if (err == EOK && t.have_h)
 		err = tr_write(&t);
-	}
 	if (err != EOK && !x->err)
 		x->err = err;
 	tr_free(&t);
