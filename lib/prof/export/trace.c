@@ -19,12 +19,13 @@
  *    slices inside its running slices (cut at each switch, resumed when
  *    it runs again); samples are instants (cat "sample") with their
  *    symbolized stack, innermost first; HANGUP is an instant.
- *  - One flow (cat "ipc", id the call's, name "ipc SERVER.METHOD") per
- *    call whose CALL and ANSWERED records are both in the stream: "s" at
- *    CALL, "t" at each RECEIVE, FORWARD and ANSWER, "f" (binding the
- *    enclosing slice) at ANSWERED, each on the acting thread's track
- *    inside its running slice. otherData counts the flows written and
- *    those left out (start or end missing).
+ *  - One flow (cat "ipc", id the call's, name "ipc SERVER.METHOD", the
+ *    server "?" when a task session redacted it) per call whose CALL and
+ *    ANSWERED records are both in the stream: "s" at CALL, "t" at each
+ *    RECEIVE, FORWARD and ANSWER, "f" (binding the enclosing slice) at
+ *    ANSWERED, each on the acting thread's track inside its running
+ *    slice. otherData counts the flows written and those left out (start
+ *    or end missing).
  *
  * The records are drawn in time order: each CPU's in stream order, the
  * CPUs' (drained from per-CPU buffers, in chunks) merged by TSC. An act
@@ -474,7 +475,7 @@ static void tr_flow(tr_t *t, const prof_rec_trace_t *r, uint64_t ns, const char 
 
 	if (tr_get(t, &t->flows, r->call) != (TR_FL_CALL | TR_FL_ANSWERED) || !c)
 		return;
-	prof_ipc_label(tr_task_name(t, c->task2), c->method, label, sizeof(label));
+	prof_ipc_label(c->task2 ? tr_task_name(t, c->task2) : "?", c->method, label, sizeof(label));
 	fmt_snprintf(name, sizeof(name), "ipc %s", label);
 	tr_begin(t, ph, r->task, r->thread, ns);
 	px_buf_printf(t->x, &t->ev, ",\"cat\":\"ipc\",\"id\":%llu%s,\"name\":",
