@@ -75,9 +75,10 @@ missing_packages() {
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# npm_setup: the JavaScript consumers of vprof's exports (test/export.t),
-# installed by `npm ci` into test/js/node_modules from the committed lock
-# file; nothing to do when that install is newer than the lock file.
+# npm_setup: the JavaScript consumers of vprof's exports (test/export.t and
+# test/trace-export.t), installed by `npm ci` into test/js/node_modules
+# from the committed lock file; nothing to do when that install is newer
+# than the lock file.
 npm_setup() {
     local dir=$top/test/js log
     [[ -f $dir/node_modules/.package-lock.json &&

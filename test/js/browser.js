@@ -1,5 +1,6 @@
 // test/js/browser.js - load a page in Debian's headless chromium (through
-// playwright-core) for test/export.t and print what it saw as one JSON line.
+// playwright-core) for test/export.t and test/trace-export.t and print what
+// it saw as one JSON line.
 //
 // Usage: node browser.js speedscope URL       the speedscope app at URL (its
 //                                             #profileURL= names the file);
@@ -9,9 +10,11 @@
 //                                             widest frame under the root,
 //                                             types TERM in the search box,
 //                                             takes a screenshot
-// Output: {"title":..., "errors":[...], ...}; for svg also "fills": each
-// frame's name -> the fill chromium paints at the middle of its rectangle
-// (computed style of the element hit there; frames of 2 px or more).
+// Output: {"title":..., "errors":[...], ...}; for speedscope also
+// "profiles": how many profiles the app imported (its toolbar's "(I/N)",
+// else 1); for svg also "fills": each frame's name -> the fill chromium
+// paints at the middle of its rectangle (computed style of the element hit
+// there; frames of 2 px or more).
 // Exit 0 unless the browser could not be started.
 'use strict';
 
@@ -29,6 +32,11 @@ async function speedscope(page, url, out) {
 		out.timeout = true;
 	}
 	out.title = await page.title();
+	// More than one profile: the toolbar says "NAME (I/N)"; one: just its name.
+	out.profiles = await page.evaluate(() => {
+		const m = document.body.innerText.match(/\((\d+)\/(\d+)\)/);
+		return m ? Number(m[2]) : 1;
+	});
 }
 
 async function svg(page, url, shot, term, out) {

@@ -84,6 +84,53 @@ static void sb_samples(unsigned count, uint64_t task, uint64_t thread, uint32_t 
  *    1  idle   cpu1 5s      kmain[k]
  */
 static bool recursive;           /* build_ref adds 7 samples of a recursive stack */
+static bool traced;              /* ... and trace records (sb_traces) */
+static bool no_samples;          /* ... without its samples */
+
+/* A TRACE record at tsc on cpu: kind, who (task, thread), the other side, call, arg. */
+static void sb_trace(uint64_t tsc, uint32_t cpu, unsigned kind, uint64_t task, uint64_t thread,
+		     uint64_t task2, uint64_t thread2, uint64_t call, uint32_t arg)
+{
+	prof_rec_trace_t t;
+
+	memset(&t, 0, sizeof(t));
+	t.h = (prof_rec_t){ PROF_REC_TRACE, sizeof(t), cpu, tsc };
+	t.kind = (uint16_t)kind;
+	t.arg = arg;
+	t.task = task;
+	t.thread = thread;
+	t.task2 = task2;
+	t.thread2 = thread2;
+	t.call = call;
+	t.method = call ? 0x4242 : 0;
+	t.origin = kind == PROF_TR_RECEIVE || kind == PROF_TR_ANSWER ? 5 : 0;
+	t.why = kind == PROF_TR_SWITCH && arg == PROF_TS_WAITING ? (thread == 50 ? WAIT_WHY_IPC :
+									  WAIT_WHY_RECV) : 0;
+	pt_sb_put(&sb, &t, sizeof(t));
+}
+
+/*
+ * Trace events (ns): app-5 t50 runs on cpu0 from 100, in system call 9
+ * from 300 makes call 1 to app-7 at 400 and waits (ipc) from 500; t70,
+ * on cpu1 from 200, receives it at 600, answers at 700; t50 is woken at
+ * 800 and runs on cpu1 from 900 (t70 waits in recv), takes the answer at
+ * 1000, its system call ends at 1100. Then one record of an unknown kind.
+ */
+static void sb_traces(void)
+{
+	sb_trace(100, 0, PROF_TR_SWITCH, 0, 0, 5, 50, 0, 0);
+	sb_trace(200, 1, PROF_TR_SWITCH, 0, 0, 7, 70, 0, 0);
+	sb_trace(300, 0, PROF_TR_SYSCALL_ENTER, 5, 50, 0, 0, 0, 9);
+	sb_trace(400, 0, PROF_TR_CALL, 5, 50, 7, 0, 1, 0);
+	sb_trace(500, 0, PROF_TR_SWITCH, 5, 50, 0, 0, 0, PROF_TS_WAITING);
+	sb_trace(600, 1, PROF_TR_RECEIVE, 7, 70, 5, 50, 1, 0);
+	sb_trace(700, 1, PROF_TR_ANSWER, 7, 70, 5, 50, 1, 0);
+	sb_trace(800, 1, PROF_TR_WAKEUP, 5, 50, 7, 70, 0, 0);
+	sb_trace(900, 1, PROF_TR_SWITCH, 7, 70, 5, 50, 0, PROF_TS_WAITING);
+	sb_trace(1000, 1, PROF_TR_ANSWERED, 5, 50, 0, 0, 1, 0);
+	sb_trace(1100, 1, PROF_TR_SYSCALL_EXIT, 5, 50, 0, 0, 0, 9);
+	sb_trace(1200, 1, PROF_TR_COUNT + 7, 5, 50, 0, 0, 0, 0);
+}
 
 static void build_ref(void)
 {
@@ -98,6 +145,10 @@ static void build_ref(void)
 	pt_sb_task(&sb, 7, "app");
 	pt_sb_task(&sb, 9, "other");
 	pt_sb_load(&sb, 5, "/bin/app", 0);
+	if (traced)
+		sb_traces();
+	if (no_samples)
+		return;
 	pt_sb_load(&sb, 7, "/bin/app", 0);
 	pt_sb_load(&sb, 9, "/bin/app", 0);
 	sb_samples(30, 5, 50, 0, 1, PROF_MODE_USER, 0x401110, 0, 1, c1);
@@ -738,27 +789,82 @@ static void test_errors(void)
 	is_int(pt_live_allocs, 0, "no memory left");
 }
 
-/* Out of memory at every allocation of each export: an error, no leak. */
+/* How often needle occurs in text. */
+static unsigned count_of(const char *text, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The timeline of the reference with trace records: the slices, the flow, the samples. */
+static void test_trace(void)
+{
+	traced = true;
+	is_int(export_as(PROF_FMT_TRACE, false), EOK, "trace: EOK");
+	ok(strncmp(pt_out, "{\"traceEvents\":[\n", 16) == 0 &&
+	   strstr(pt_out, "\"displayTimeUnit\":\"ns\"") != NULL, "trace: the object form");
+	ok(strstr(pt_out, "{\"ph\":\"s\",\"pid\":5,\"tid\":50,\"ts\":0.400,\"cat\":\"ipc\","
+		  "\"id\":1,\"name\":\"ipc app.16962\"}") != NULL &&
+	   strstr(pt_out, "{\"ph\":\"t\",\"pid\":7,\"tid\":70,\"ts\":0.600,") != NULL &&
+	   strstr(pt_out, "{\"ph\":\"f\",\"pid\":5,\"tid\":50,\"ts\":1.000,\"cat\":\"ipc\","
+		  "\"id\":1,\"bp\":\"e\"") != NULL,
+	   "trace: the call's flow, s at CALL, t at RECEIVE, f at ANSWERED");
+	ok(strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.500,\"dur\":0.300,"
+		  "\"name\":\"waiting: ipc\",\"args\":{}}") != NULL &&
+	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.300,\"dur\":0.200,"
+		  "\"name\":\"syscall 9\",\"args\":{\"number\":9}}") != NULL &&
+	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":1000000000,\"tid\":1,\"ts\":0.200,"
+		  "\"dur\":0.700,\"name\":\"app:70\",\"args\":{\"task\":7,\"thread\":70,"
+		  "\"origin\":5,\"origin_name\":\"app\"}}") != NULL,
+	   "trace: waiting, the system call's piece, the CPU's slice with its origin");
+	is_int(count_of(pt_out, "\"cat\":\"sample\""), 70, "trace: an instant per sample (not idle)");
+	ok(count_of(pt_out, "\"name\":\"compute\",\"args\":{\"cpu\":0,\"stack\":"
+		    "[\"compute\",\"main\"]}") == 34 &&
+	   count_of(pt_out, "\"stack\":[\"memcpy [k]\",\"syscall_entry [k]\",\"compute\","
+		    "\"main\"]") == 10, "trace: the samples' stacks, innermost first");
+	ok(strstr(pt_out, "\"trace_events\":11,\"unknown_kinds\":1,\"flows\":1,"
+		  "\"flows_left_out\":0,") != NULL, "trace: otherData counts");
+	no_samples = true;
+	is_int(export_as(PROF_FMT_TRACE, false), EOK, "trace: trace records without samples: EOK");
+	traced = false;
+	is_int(export_as(PROF_FMT_TRACE, false), ENOENT, "trace: neither samples nor events: ENOENT");
+	no_samples = false;
+	is_int(pt_live_allocs, 0, "trace: no memory left");
+}
+
+/* Out of memory at each allocation of one export: an error, no leak. */
+static void enomem_format(unsigned fmt)
+{
+	long failures = 0, leaks = 0, wrong = 0;
+
+	for (pt_fail_at = 0;; pt_fail_at++) {
+		pt_nallocs = 0;
+		errno_t err = export_as(fmt, false);
+		leaks += pt_live_allocs != 0;
+		pt_live_allocs = 0;
+		if (pt_nallocs <= pt_fail_at)
+			break;          /* no allocation failed: done */
+		failures++;
+		wrong += err != ENOMEM && err != EOK;   /* EOK: symbols lost */
+	}
+	pt_fail_at = -1;
+	ok(failures > 10 && leaks == 0 && wrong == 0,
+	   "%s%s: out of memory at each of %ld allocations: ENOMEM (or EOK "
+	   "without symbols), no leak (%ld), no other error (%ld)",
+	   prof_format_name(fmt), traced ? " (trace records)" : "", failures, leaks, wrong);
+}
+
+/* Out of memory at every allocation of each export (the timeline also with trace records). */
 static void test_enomem(void)
 {
-	for (unsigned fmt = PROF_FMT_FOLDED; fmt < PROF_FMT_COUNT; fmt++) {
-		long failures = 0, leaks = 0, wrong = 0;
-		for (pt_fail_at = 0;; pt_fail_at++) {
-			pt_nallocs = 0;
-			errno_t err = export_as(fmt, false);
-			leaks += pt_live_allocs != 0;
-			pt_live_allocs = 0;
-			if (pt_nallocs <= pt_fail_at)
-				break;          /* no allocation failed: done */
-			failures++;
-			wrong += err != ENOMEM && err != EOK;   /* EOK: symbols lost */
-		}
-		pt_fail_at = -1;
-		ok(failures > 10 && leaks == 0 && wrong == 0,
-		   "%s: out of memory at each of %ld allocations: ENOMEM (or EOK "
-		   "without symbols), no leak (%ld), no other error (%ld)",
-		   prof_format_name(fmt), failures, leaks, wrong);
-	}
+	for (unsigned fmt = PROF_FMT_FOLDED; fmt < PROF_FMT_COUNT; fmt++)
+		enomem_format(fmt);
+	traced = true;
+	enomem_format(PROF_FMT_TRACE);
+	traced = false;
 }
 
 /*
@@ -953,6 +1059,7 @@ int main(void)
 	test_svg();
 	test_gmon();
 	test_perf();
+	test_trace();
 	test_errors();
 	test_enomem();
 	test_fuzz();

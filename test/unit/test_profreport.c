@@ -1028,6 +1028,55 @@ static void test_vprof_root(const char *build, const char *dir, char *text, size
 		abort();
 }
 
+/* A TRACE record of kind at tsc (size bytes: short ones too). */
+static void sb_trace(pt_sb_t *b, unsigned kind, uint64_t tsc, size_t size)
+{
+	prof_rec_trace_t t;
+	unsigned char rec[sizeof(t) + 8] = { 0 };       /* size: at most 8 bytes more */
+
+	memset(&t, 0, sizeof(t));
+	pt_sb_hdr(&t.h, PROF_REC_TRACE, size, tsc);
+	t.kind = (uint16_t)kind;
+	t.task = 1;
+	t.thread = 10;
+	memcpy(rec, &t, sizeof(t));
+	pt_sb_put(b, rec, size);
+}
+
+/* TRACE records (v7): counted, an unknown kind skipped, a short one refused. */
+static void test_trace_records(void)
+{
+	prof_report_t *r;
+	prof_counts_t c;
+	errno_t err;
+
+	sb.len = 0;
+	sb_header(&sb, PROF_MAGIC, PROF_VERSION);
+	sb_samples(&sb, 2, 1, PROF_MODE_USER, 0x1000, 0, 0);
+	sb_trace(&sb, PROF_TR_SWITCH, 10, sizeof(prof_rec_trace_t));
+	sb_trace(&sb, PROF_TR_CALL, 11, sizeof(prof_rec_trace_t) + 8);  /* longer: read */
+	sb_trace(&sb, PROF_TR_COUNT, 12, sizeof(prof_rec_trace_t));     /* unknown kind */
+	sb_trace(&sb, 0, 13, sizeof(prof_rec_trace_t));
+	char *text = report(sb.buf, sb.len, 7, &sys_opts, &err);
+	is_int(err, EOK, "trace records: EOK, unknown kinds too");
+	ok(text && pt_has_line(text, "trace: 2 events, 2 of unknown kinds skipped"),
+	   "trace records: the summary counts them, unknown kinds apart");
+	free(text);
+	prof_report_new(&pt_env, &r);
+	prof_report_keep_records(r, true);
+	prof_report_feed(r, sb.buf, sb.len);
+	prof_report_counts(r, &c);
+	ok(c.trace == 2 && c.trace_unknown == 2, "trace records: counts %llu, %llu unknown",
+	   (unsigned long long)c.trace, (unsigned long long)c.trace_unknown);
+	prof_report_free(r);
+	sb_trace(&sb, PROF_TR_WAKEUP, 14, sizeof(prof_rec_trace_t) - 8);
+	char why[80] = "";
+	free(pt_report(sb.buf, sb.len, 0, false, &sys_opts, &err, why, sizeof(why)));
+	is_int(err, EINVAL, "a short TRACE record: EINVAL");
+	is_str(why, "a TRACE record of 80 bytes (88 expected)", "... and why");
+	is_int(pt_live_allocs, 0, "trace records: every allocation released");
+}
+
 #define TB_WARNING "warning: QEMU TCG without -icount: weights keep each CPU's time " \
 	"(a half-busy system's split within 3 points of the kernel's accounting), but " \
 	"positions in code are biased to translation-block boundaries (functions up to 8 " \
@@ -1220,6 +1269,7 @@ int main(void)
 	test_icount_smp();
 	test_icount_auto();
 	test_weights();
+	test_trace_records();
 	test_vprof();
 	free(pt_out);
 	return done_testing();

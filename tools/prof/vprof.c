@@ -25,9 +25,12 @@
  *                 the build this vprof belongs to, BUILD/host/vprof ->
  *                 BUILD/initrd-root, whatever the current directory)
  *   -F FORMAT     report (default: the report below), folded, pprof,
- *                 callgrind, speedscope, svg, gmon, perf (lib/profexport.h;
- *                 perf: a perf.data file of every sample, for perf report,
- *                 perf script and perf annotate; not with -C)
+ *                 callgrind, speedscope, svg, gmon, perf, trace
+ *                 (lib/profexport.h; perf: a perf.data file of every
+ *                 sample, for perf report, perf script and perf annotate;
+ *                 not with -C; trace: a timeline of the kernel trace
+ *                 events (streams of -e) and the samples in Chrome's
+ *                 trace-event JSON, for Perfetto UI and chrome://tracing)
  *   -o FILE       write to FILE instead of standard output; for gmon, the
  *                 prefix of its files FILE.NAME, one per binary sampled
  *                 (default gmon.out: gmon.out.kernel, gmon.out.app, ...),
@@ -153,7 +156,9 @@ static void usage(FILE *f)
 		"                  [-k KERNEL_ELF] [-r ROOT] A B\n"
 		"Print the profile report of a Vernier profiler stream file, or export it.\n"
 		"  -F FORMAT     report (default), folded, pprof, callgrind, speedscope,\n"
-		"                svg, gmon, perf (perf.data: perf report/script/annotate)\n"
+		"                svg, gmon, perf (perf.data: perf report/script/annotate),\n"
+		"                trace (a timeline of trace events and samples: Chrome\n"
+		"                trace-event JSON for Perfetto UI, chrome://tracing)\n"
 		"  -o FILE       write to FILE (default standard output); gmon: files\n"
 		"                FILE.NAME per binary (default gmon.out.NAME)\n"
 		"  -T TASK       only samples of TASK (id or name); with -C the origin ID\n"
@@ -407,7 +412,8 @@ static int run(const char *stream, vprof_t *vp, const prof_report_opts_t *o)
 	}
 	prof_report_set_origin(r, o->by_origin, o->origin);
 	prof_report_set_wall(r, vp->x.wall);
-	prof_report_keep_records(r, vp->x.format == PROF_FMT_PERF);
+	prof_report_keep_records(r, vp->x.format == PROF_FMT_PERF ||
+				    vp->x.format == PROF_FMT_TRACE);
 	int rc = feed_file(r, stream);
 	if (rc == 0)
 		rc = check_stream(r, vp, stream);
@@ -547,7 +553,7 @@ static int bench_export(const char *format)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (prof_report_new(&env, &r) != EOK || prof_report_setup(r, &none, f != 0) != EOK)
 		return 1;
-	prof_report_keep_records(r, f == PROF_FMT_PERF);
+	prof_report_keep_records(r, f == PROF_FMT_PERF || f == PROF_FMT_TRACE);
 	bx_prologue(r);
 	for (uint64_t i = 0; i < BX_SAMPLES; i++) {
 		bx_rec_t *rec = &recs[xorshift(&seed) % BX_STACKS];
@@ -782,6 +788,12 @@ int main(int argc, char **argv)
 	}
 	if (o.by_origin && vp.x.format == PROF_FMT_PERF) {
 		fprintf(stderr, "vprof: -C is not for -F perf (perf.data has no [ipc] frames)\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o.by_origin && vp.x.format == PROF_FMT_TRACE) {
+		fprintf(stderr, "vprof: -C is not for -F trace (the timeline shows each thread's own "
+			"work; origins are in its slices' args)\n");
 		usage(stderr);
 		return 2;
 	}

@@ -30,8 +30,15 @@
  *              opts.wall: off-CPU records as samples of "offcpu-time". It
  *              needs the report's records: prof_report_keep_records before
  *              feeding (else EINVAL); no [ipc] frames (vprof refuses -C)
+ *   trace      a timeline in Chrome's trace-event JSON (Perfetto UI,
+ *              chrome://tracing, speedscope): per CPU the threads it ran,
+ *              per thread its states (running, runnable, waiting: WHY),
+ *              IRQ and system call slices and samples (their stacks), IPC
+ *              calls as flows from CALL to ANSWERED (lib/prof/export/
+ *              trace.c); from the kept records, as perf (ENOENT only with
+ *              neither a sample nor a trace event)
  *
- * Use: prof_report_new, prof_report_setup(r, filter, true) (for perf also
+ * Use: prof_report_new, prof_report_setup(r, filter, true) (for perf and trace also
  * prof_report_keep_records(r, true)), feed the stream, then prof_export
  * (as often as wanted), then prof_report_free.
  */

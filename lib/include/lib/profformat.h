@@ -15,7 +15,8 @@
 #define PROF_FMT_SVG 5                  /* an interactive flame graph */
 #define PROF_FMT_GMON 6                 /* gprof's gmon.out */
 #define PROF_FMT_PERF 7                 /* perf.data (perf report, script, annotate) */
-#define PROF_FMT_COUNT 8
+#define PROF_FMT_TRACE 8                /* a timeline: Chrome trace-event JSON (Perfetto UI) */
+#define PROF_FMT_COUNT 9
 
 /* PROF_FMT_* of a name ("report", "folded", ...), or -1. */
 int prof_format_parse(const char *name);

@@ -47,6 +47,7 @@ typedef struct prof_counts {
 	uint32_t source, hz, ncpus;
 	char source_name[PROF_SRC_NAME_MAX];  /* the header's (v6), else the v5 table's */
 	uint64_t duration_ns;           /* first record to last */
+	uint64_t tsc_last;              /* the latest record's TSC */
 	uint64_t ipc;                   /* samples of threads serving a call (v3) */
 	uint64_t redacted;              /* ... of them without pc and chain */
 	uint64_t offcpu;                /* off-CPU records (v4) the filter took */
@@ -57,6 +58,8 @@ typedef struct prof_counts {
 	uint64_t idle_cycles;           /* ... of the idle ones */
 	uint64_t offcpu_wcycles;        /* off-CPU cycles weighed in (wall clock only) */
 	uint64_t missed;                /* clock ticks that never came, all CPUs (v5 MISSED records) */
+	uint64_t trace;                 /* trace events (v7 TRACE records) of known kinds */
+	uint64_t trace_unknown;         /* ... and of kinds this reader does not know (skipped) */
 } prof_counts_t;
 
 #define PROF_STYLE_SYSTEM 0             /* sprofile: summary, per task, % samples task symbol */
@@ -81,9 +84,12 @@ errno_t prof_report_new(const prof_env_t *env, prof_report_t **out);
  * the first record, a record size below 16 or not a multiple of 8, a
  * sample whose chain does not fit, a damaged v3 IPC block: cut short,
  * 2..PROF_IPC_HOPS hops, depth below them, not ending at the sampled
- * task, redacted with a chain, idle); ENOTSUP for a version outside
+ * task, redacted with a chain, idle; a TRACE record shorter than
+ * prof_rec_trace_t); ENOTSUP for a version outside
  * PROF_VERSION_MIN..PROF_VERSION; ENOMEM. prof_report_error says why.
  * Unknown record types are skipped; v1 and v2 samples have no IPC block.
+ * TRACE records (v7) are counted (an unknown kind apart, and skipped);
+ * the filter does not apply to them (a timeline needs both sides).
  */
 errno_t prof_report_feed(prof_report_t *r, const void *data, size_t len);
 
@@ -217,10 +223,11 @@ void prof_report_set_wall(prof_report_t *r, bool wall);
 
 /*
  * Keep the records the filter takes, for exports of single samples
- * (perf.data; set before feeding): every HEADER, TASK and LOAD record,
- * and each SAMPLE (in v5 layout: its weight set, the nominal tsc_hz / hz
- * for an older one) and OFFCPU record the filter takes, as read (whole,
- * checked), in stream order. They take memory as the stream does.
+ * (perf.data, the trace timeline; set before feeding): every HEADER, TASK
+ * and LOAD record, each SAMPLE (in v5 layout: its weight set, the nominal
+ * tsc_hz / hz for an older one) and OFFCPU record the filter takes, and
+ * each TRACE record of a known kind, as read (whole, checked), in stream
+ * order. They take memory as the stream does.
  */
 void prof_report_keep_records(prof_report_t *r, bool keep);
 

@@ -137,6 +137,22 @@ void px_buf_maybe_flush(px_t *x, px_buf_t *b)
 		px_buf_flush(x, b);
 }
 
+/* Append s to b as a JSON string (quotes, escapes). */
+void px_json_str(px_t *x, px_buf_t *b, const char *s)
+{
+	px_buf_str(x, b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			px_buf_printf(x, b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			px_buf_printf(x, b, "\\u%04x", c);
+		else
+			px_buf_put(x, b, &c, 1);
+	}
+	px_buf_str(x, b, "\"");
+}
+
 /* ---------------------------------------------------------------- hash map */
 
 /*
@@ -170,6 +186,72 @@ px_entry_t *px_map_at(const px_map_t *m, size_t i)
 void px_map_free(px_t *x, px_map_t *m)
 {
 	prof_map_free(x->env, m);
+}
+
+/* ---------------------------------------------------------------- tasks' names */
+
+/* The 8-byte value of task id in m (0 when absent: then added with 0). */
+static uint64_t *px_task_val(px_t *x, px_map_t *m, uint64_t task)
+{
+	bool added;
+	px_entry_t *e = px_map_get(x, m, &task, sizeof(task), &added);
+
+	return e ? &e->val : NULL;
+}
+
+/* Note a kept TASK (its name) or LOAD record (the task's program) in n; others: nothing. */
+void px_names_note(px_t *x, px_names_t *n, const void *rec, size_t len)
+{
+	const prof_rec_t *h = rec;
+	const prof_rec_task_t *t = rec;
+	const prof_rec_load_t *l = rec;
+	uint64_t *v = NULL;
+
+	if (h->type == PROF_REC_TASK && len >= sizeof(*t))
+		v = px_task_val(x, &n->names, t->task);
+	else if (h->type == PROF_REC_LOAD && len > sizeof(*l))
+		v = px_task_val(x, &n->progs, l->task);
+	if (v)
+		*v = (uint64_t)(uintptr_t)rec;
+}
+
+/* The last LOAD record noted for task, or NULL. */
+const prof_rec_load_t *px_names_prog(px_t *x, px_names_t *n, uint64_t task)
+{
+	uint64_t *v = px_task_val(x, &n->progs, task);
+
+	return v ? (const prof_rec_load_t *)(uintptr_t)*v : NULL;
+}
+
+/*
+ * Task's name as the report gives it, into buf (size bytes): its TASK
+ * record's, else its program's file name, else "kernel" for 0, else "?".
+ */
+const char *px_names_get(px_t *x, px_names_t *n, uint64_t task, char *buf, size_t size)
+{
+	uint64_t *v = px_task_val(x, &n->names, task);
+	const prof_rec_task_t *t = v ? (const prof_rec_task_t *)(uintptr_t)*v : NULL;
+	const prof_rec_load_t *l = px_names_prog(x, n, task);
+
+	if (t && t->name[0]) {
+		fmt_snprintf(buf, size, "%.*s", (int)sizeof(t->name) - 1, t->name);
+		return buf;
+	}
+	if (!l)
+		return task == 0 ? "kernel" : "?";
+	const char *s = l->path;
+	for (const char *q = l->path; *q; q++)
+		if (*q == '/' && q[1])
+			s = q + 1;
+	fmt_snprintf(buf, size, "%s", s);
+	return buf;
+}
+
+/* Release n's maps. */
+void px_names_free(px_t *x, px_names_t *n)
+{
+	px_map_free(x, &n->names);
+	px_map_free(x, &n->progs);
 }
 
 /* ---------------------------------------------------------------- model */
@@ -281,6 +363,15 @@ const char *px_bin_base(const px_t *x, uint32_t bin)
 
 /* ---------------------------------------------------------------- entry */
 
+/* Nothing to write: no sample (for the timeline, no trace event either). */
+static bool px_empty(const px_t *x)
+{
+	prof_counts_t c;
+
+	prof_report_counts(x->r, &c);
+	return x->nstacks == 0 && (x->o->format != PROF_FMT_TRACE || c.trace == 0);
+}
+
 errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_opts_t *o,
 		    const prof_export_out_t *out)
 {
@@ -292,6 +383,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 		[PROF_FMT_SVG] = px_svg,
 		[PROF_FMT_GMON] = px_gmon,
 		[PROF_FMT_PERF] = px_perf,
+		[PROF_FMT_TRACE] = px_trace,
 	};
 	px_t x;
 
@@ -303,7 +395,7 @@ errno_t prof_export(prof_report_t *r, const prof_env_t *env, const prof_export_o
 	x.o = o;
 	x.out = out;
 	errno_t err = prof_report_walk(r, o->kernel_path, px_collect, &x);
-	if (err == EOK && x.err == EOK && x.nstacks == 0)
+	if (err == EOK && x.err == EOK && px_empty(&x))
 		err = ENOENT;
 	if (err == EOK && x.err == EOK)
 		writers[o->format](&x);

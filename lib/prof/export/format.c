@@ -14,6 +14,7 @@ static const char *const prof_format_names[PROF_FMT_COUNT] = {
 	[PROF_FMT_SVG] = "svg",
 	[PROF_FMT_GMON] = "gmon",
 	[PROF_FMT_PERF] = "perf",
+	[PROF_FMT_TRACE] = "trace",
 };
 
 /* PROF_FMT_* of name, or -1. */

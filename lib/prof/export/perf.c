@@ -90,8 +90,7 @@ typedef struct pf {
 	px_buf_t data, feat, bids, chain;
 	px_map_t threads;               /* (task, thread) -> 1, or 2 when its first sample was idle */
 	px_map_t files;                 /* path -> pf_file_t * */
-	px_map_t names;                 /* task id -> TASK name (8 bytes in val: a pointer) */
-	px_map_t progs;                 /* task id -> its last LOAD record (a pointer) */
+	px_names_t names;               /* tasks' TASK and last LOAD records */
 	px_map_t sampled;               /* task id -> 1: it has samples */
 	uint64_t first, last;           /* sample times, ns */
 	const char *kernel;
@@ -354,27 +353,6 @@ static uint64_t pf_get(pf_t *p, px_map_t *m, uint64_t k)
 	return e ? e->val : 0;
 }
 
-/* A task's name as the report gives it: TASK record, program, "kernel" for 0. */
-static const char *pf_task_name(pf_t *p, uint64_t task, char *buf, size_t size)
-{
-	const char *name = (const char *)(uintptr_t)pf_get(p, &p->names, task);
-	const prof_rec_load_t *l = (const prof_rec_load_t *)(uintptr_t)pf_get(p, &p->progs, task);
-
-	if (name && name[0]) {
-		fmt_snprintf(buf, size, "%.31s", name);
-		return buf;
-	}
-	if (l) {
-		const char *s = l->path;
-		for (const char *q = l->path; *q; q++)
-			if (*q == '/' && q[1])
-				s = q + 1;
-		fmt_snprintf(buf, size, "%s", s);
-		return buf;
-	}
-	return task == 0 ? "kernel" : "?";
-}
-
 /* A COMM record of thread (task, thread) named name. */
 static void pf_comm(pf_t *p, uint64_t task, uint64_t thread, const char *name)
 {
@@ -390,7 +368,7 @@ static void pf_comm(pf_t *p, uint64_t task, uint64_t thread, const char *name)
 /* The COMMs of the threads seen and the maps of their tasks' programs. */
 static void pf_side_band(pf_t *p)
 {
-	char buf[40];
+	char buf[PX_NAME_MAX];
 
 	pf_kernel_map(p);
 	for (size_t i = 0; i < p->threads.cap && !p->x->err; i++) {
@@ -399,11 +377,12 @@ static void pf_side_band(pf_t *p)
 			continue;
 		uint64_t k[2];
 		memcpy(k, e->key, sizeof(k));
-		const char *name = e->val == 2 ? "[idle]" : pf_task_name(p, k[0], buf, sizeof(buf));
+		const char *name = e->val == 2 ? "[idle]" : px_names_get(p->x, &p->names, k[0], buf,
+									   sizeof(buf));
 		pf_comm(p, k[0], k[1], name);
 	}
-	for (size_t i = 0; i < p->progs.cap && !p->x->err; i++) {
-		const px_entry_t *e = px_map_at(&p->progs, i);
+	for (size_t i = 0; i < p->names.progs.cap && !p->x->err; i++) {
+		const px_entry_t *e = px_map_at(&p->names.progs, i);
 		uint64_t task;
 		if (!e)
 			continue;
@@ -527,16 +506,11 @@ static errno_t pf_scan(void *ctx, const void *rec, size_t len)
 	const prof_rec_t *h = rec;
 	const prof_rec_sample_t *s = rec;
 	const prof_rec_offcpu_t *o = rec;
-	const prof_rec_task_t *t = rec;
-	const prof_rec_load_t *l = rec;
 
+	px_names_note(p->x, &p->names, rec, len);
 	if (h->type == PROF_REC_HEADER && !p->have_h) {
 		memcpy(&p->h, rec, sizeof(p->h));
 		p->have_h = true;
-	} else if (h->type == PROF_REC_TASK) {
-		pf_set(p, &p->names, &t->task, 8, (uint64_t)(uintptr_t)t->name, true);
-	} else if (h->type == PROF_REC_LOAD && len > sizeof(*l)) {
-		pf_set(p, &p->progs, &l->task, 8, (uint64_t)(uintptr_t)l, true);
 	} else if (h->type == PROF_REC_SAMPLE) {
 		pf_thread(p, s->task, s->thread, s->mode == PROF_MODE_IDLE);
 	} else if (h->type == PROF_REC_OFFCPU && p->x->o->wall && o->cycles) {
@@ -708,8 +682,7 @@ static void pf_free(pf_t *p)
 	}
 	px_map_free(p->x, &p->files);
 	px_map_free(p->x, &p->threads);
-	px_map_free(p->x, &p->names);
-	px_map_free(p->x, &p->progs);
+	px_names_free(p->x, &p->names);
 	px_map_free(p->x, &p->sampled);
 	px_buf_free(p->x, &p->data);
 	px_buf_free(p->x, &p->feat);

@@ -4,7 +4,7 @@
  * binaries, the distinct stacks and their frames, root first), its
  * memory, buffers and string map, and the helpers more than one format
  * calls. Each format's writer is one file: folded.c, pprof.c,
- * callgrind.c, speedscope.c, svg.c, gmon.c, perf.c; pbuf.c holds the protocol
+ * callgrind.c, speedscope.c, svg.c, gmon.c, perf.c, trace.c; pbuf.c holds the protocol
  * buffer, profile.proto and gzip encoders, cgfile.c callgrind's lines,
  * gmonfile.c gmon.out's records (the call profile writes with these
  * too), format.c the format names, export.c the model and prof_export
@@ -141,6 +141,9 @@ void px_buf_flush(px_t *x, px_buf_t *b);
 /* Flush when more than 64 KiB wait (for large text outputs). */
 void px_buf_maybe_flush(px_t *x, px_buf_t *b);
 
+/* Append s to b as a JSON string (quotes, escapes). */
+void px_json_str(px_t *x, px_buf_t *b, const char *s);
+
 /*
  * The entry of key (len bytes), added with val 0 when new (its key a copy
  * in the arena); NULL: ENOMEM.
@@ -158,6 +161,32 @@ void px_free(px_t *x);
 
 /* The last path component of a binary's path ("?" for none). */
 const char *px_bin_base(const px_t *x, uint32_t bin);
+
+/*
+ * Tasks' names for the formats that read the kept records (perf, trace):
+ * task id -> its TASK record, and -> its last LOAD record (pointers
+ * into the report's kept records).
+ */
+typedef struct px_names {
+	px_map_t names, progs;
+} px_names_t;
+
+#define PX_NAME_MAX 40                  /* px_names_get's buffer: a TASK name or a file name's start */
+
+/* Note a kept TASK (its name) or LOAD record (the task's program) in n; others: nothing. */
+void px_names_note(px_t *x, px_names_t *n, const void *rec, size_t len);
+
+/* The last LOAD record noted for task, or NULL. */
+const prof_rec_load_t *px_names_prog(px_t *x, px_names_t *n, uint64_t task);
+
+/*
+ * Task's name as the report gives it, into buf (size bytes): its TASK
+ * record's, else its program's file name, else "kernel" for 0, else "?".
+ */
+const char *px_names_get(px_t *x, px_names_t *n, uint64_t task, char *buf, size_t size);
+
+/* Release n's maps. */
+void px_names_free(px_t *x, px_names_t *n);
 
 /* ---------------------------------------------------------------- folded.c */
 
@@ -207,5 +236,10 @@ void px_gmon(px_t *x);
 
 /* Write a perf.data file of the report's kept records (prof_report_records). */
 void px_perf(px_t *x);
+
+/* ---------------------------------------------------------------- trace.c */
+
+/* Write the trace-event JSON timeline of the report's kept records to x->out. */
+void px_trace(px_t *x);
 
 #endif

@@ -7,22 +7,6 @@
 
 /* ---------------------------------------------------------------- speedscope */
 
-/* s as a JSON string (quotes, escapes). */
-static void js_str(px_t *x, px_buf_t *b, const char *s)
-{
-	px_buf_str(x, b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			px_buf_printf(x, b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			px_buf_printf(x, b, "\\u%04x", c);
-		else
-			px_buf_put(x, b, &c, 1);
-	}
-	px_buf_str(x, b, "\"");
-}
-
 static void ss_frames(px_t *x, px_buf_t *o)
 {
 	px_buf_str(x, o, "\"shared\":{\"frames\":[");
@@ -33,10 +17,10 @@ static void ss_frames(px_t *x, px_buf_t *o)
 		px_buf_str(x, &x->line, fn->name ? fn->name : "?");
 		px_buf_str(x, &x->line, fn->kernel ? " [k]" : "");
 		px_buf_put(x, &x->line, "", 1);
-		js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
+		px_json_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
 		if (fn->bin != PROF_BIN_NONE && x->bins[fn->bin]) {
 			px_buf_str(x, o, ",\"file\":");
-			js_str(x, o, x->bins[fn->bin]);
+			px_json_str(x, o, x->bins[fn->bin]);
 		}
 		px_buf_str(x, o, "}");
 	}
@@ -62,7 +46,7 @@ static void ss_profile(px_t *x, px_buf_t *o, size_t at, bool *done)
 	if (x->o->threads)
 		px_buf_printf(x, &x->line, ", thread %llu", (unsigned long long)p->thread);
 	px_buf_put(x, &x->line, ")", 2);
-	js_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
+	px_json_str(x, o, x->line.err ? "?" : (const char *)x->line.p);
 	px_buf_str(x, o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\n\"samples\":[");
 	for (size_t i = at, n = 0; i < x->nstacks; i++) {
 		const px_stack_t *s = &x->stacks[i];
@@ -106,7 +90,7 @@ void px_speedscope(px_t *x)
 		ss_profile(x, &o, i, done);
 	}
 	px_buf_str(x, &o, "],\n\"name\":");
-	js_str(x, &o, x->o->title ? x->o->title : "vprof");
+	px_json_str(x, &o, x->o->title ? x->o->title : "vprof");
 	px_buf_str(x, &o, ",\"activeProfileIndex\":0,\"exporter\":\"vprof\"}\n");
 	px_buf_flush(x, &o);
 	px_buf_free(x, &o);

@@ -142,6 +142,7 @@ void rep_totals(const prof_report_t *r, prof_counts_t *c)
 	for (size_t i = 0; i < PROF_MAX_CPUS; i++)
 		skipped += r->cpu_skipped[i];
 	*c = r->c;
+	c->tsc_last = r->tsc_last;
 	c->duration_ns = 0;
 	if (r->header.tsc_hz >= 1000 && r->tsc_last > r->header.h.tsc)
 		c->duration_ns = (r->tsc_last - r->header.h.tsc) /

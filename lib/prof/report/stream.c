@@ -641,6 +641,24 @@ static errno_t rec_missed(prof_report_t *r, const void *rec, size_t len)
 	return EOK;
 }
 
+/*
+ * PROF_REC_TRACE (v7): counted and kept (prof_report_keep_records); an
+ * unknown kind is counted apart and skipped. EOK, EINVAL, ENOMEM.
+ */
+static errno_t rec_trace(prof_report_t *r, const void *rec, size_t len)
+{
+	prof_rec_trace_t t;
+
+	if (rec_get(&t, sizeof(t), rec, len) != EOK)
+		return rec_bad(r, "a TRACE record of %zu bytes (%zu expected)", len, sizeof(t));
+	if (t.kind == 0 || t.kind >= PROF_TR_COUNT) {
+		r->c.trace_unknown++;
+		return EOK;
+	}
+	r->c.trace++;
+	return rep_log(r, rec, len, NULL);
+}
+
 static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 			 size_t len)
 {
@@ -677,6 +695,8 @@ static errno_t rec_other(prof_report_t *r, unsigned type, const void *rec,
 		return rec_call(r, rec, len);
 	case PROF_REC_OFFCPU:
 		return rec_offcpu(r, rec, len);
+	case PROF_REC_TRACE:
+		return rec_trace(r, rec, len);
 	}
 	return EOK;
 }

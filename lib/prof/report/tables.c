@@ -48,6 +48,21 @@ static void pr_offcpu(prof_print_t *pp)
 	rep_printf(r, "\n");
 }
 
+/* "trace: N events" (v7 TRACE records), and the unknown kinds skipped. */
+static void pr_trace(prof_print_t *pp)
+{
+	prof_report_t *r = pp->r;
+
+	if (!r->c.trace && !r->c.trace_unknown)
+		return;
+	rep_printf(r, "trace: %llu event%s", (unsigned long long)r->c.trace,
+		   r->c.trace == 1 ? "" : "s");
+	if (r->c.trace_unknown)
+		rep_printf(r, ", %llu of unknown kinds skipped",
+			   (unsigned long long)r->c.trace_unknown);
+	rep_printf(r, "\n");
+}
+
 /* Ticks due on each CPU over the session (its time * hz). */
 static uint64_t pr_due(const prof_report_t *r)
 {
@@ -104,6 +119,7 @@ static void pr_summary(prof_print_t *pp)
 	rep_printf(r, "\n");
 	pr_cpus(pp);
 	pr_offcpu(pp);
+	pr_trace(pp);
 }
 
 /* Per-task shares: the rows summed by slot, most first. */
@@ -437,6 +453,7 @@ static void pr_task_summary(prof_print_t *pp)
 		   (unsigned long long)rep_ns(r, r->c.cycles));
 	pr_cpus(pp);
 	pr_offcpu(pp);
+	pr_trace(pp);
 }
 
 /* Print the report (summary, tables, tree or by origin). EOK or ENOMEM. */
