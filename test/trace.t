@@ -16,6 +16,13 @@ test/lib/tracestream.py (written from abi/profile.h, not from vprof):
   windows (the slice of each RECEIVE to that of its ANSWER, as the
   accounting's boundaries count it) to its served_cycles within 1%
   (ipcload's servers print both).
+- `sprofile -e sched,ipc -o com2 sh -c "cat /boot/kernel | wc"`, the
+  issue's own case, through `vprof -F trace`: tools/tracecheck.py passes
+  (every flow begins and ends on a real slice, no CPU track overlaps);
+  a track per CPU; cat's and wc's threads have running and waiting
+  slices; at least 20 IPC flows begin on their tracks; speedscope's
+  Chrome-trace importer in headless chromium reads it (no console
+  error). VERNIER_TRACE_KEEP=FILE keeps the JSON (README's picture).
 - `sprofile -e sched,syscall -o com2 tasks -a`: every thread that `tasks`
   saw waiting, and whose state did not change while it read the thread
   list, waits in the trace for the same reason (abi/wait.h).
@@ -30,11 +37,16 @@ test/lib/tracestream.py (written from abi/profile.h, not from vprof):
 TAP on stdout, for prove.
 """
 
+import functools
+import http.server
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -42,10 +54,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 import boottest as bt  # noqa: E402
 import tracestream as ts  # noqa: E402
+from consumers import browser  # noqa: E402
 from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
 COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-trace-"), "com2.bin")
+VPROF = os.path.join(bt.BUILD, "host", "vprof")
+TRACECHECK = os.path.join(bt.TOP, "tools", "tracecheck.py")
+ROOT = os.path.join(bt.BUILD, "initrd-root")
+APP = os.path.join(bt.TOP, "test", "js", "node_modules", "speedscope", "dist", "release")
 ROUNDS = 30
 CHAIN = "ipcload -n %d -u 2000 -l 500 chain" % ROUNDS
 SERVED_TOL = 1.0              # percent: slices against the accounting
@@ -268,6 +285,87 @@ def check_unprivileged(tap, sh):
     tap.ok(fs, "unprivileged: %d RECEIVEs of wc's calls by its servers" % len(fs))
 
 
+def vprof_trace(tap, stream_bytes, tmp):
+    """vprof -F trace of a stream: the JSON's path, or None."""
+    path, out = os.path.join(tmp, "stream"), os.path.join(tmp, "trace.json")
+    with open(path, "wb") as f:
+        f.write(stream_bytes)
+    r = subprocess.run([VPROF, "-r", ROOT, "-F", "trace", "-o", out, path],
+                       capture_output=True, text=True, timeout=120)
+    tap.ok(r.returncode == 0 and os.path.exists(out),
+           "timeline: vprof -F trace (rc %d %s)" % (r.returncode, r.stderr.strip()[-200:]))
+    return out if r.returncode == 0 else None
+
+
+def timeline_checks(tap, doc, names):
+    """CPU tracks, thread states of cat and wc, flows from them."""
+    evs = doc.get("traceEvents", [])
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs
+              if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    cpus = sorted(n for n in tracks.values() if n.startswith("CPU "))
+    tap.ok(cpus == ["CPU 0", "CPU 1"], "timeline: a track per CPU (%r)" % cpus)
+    pids = {n: t for t, n in names.items()}
+    states = {}
+    for e in evs:
+        if e.get("ph") == "X" and e.get("pid") in (pids.get("cat"), pids.get("wc")):
+            states.setdefault(e["pid"], set()).add(e["name"].split(":")[0])
+    tap.ok(all({"running", "waiting"} <= states.get(pids.get(n), set()) for n in ("cat", "wc")),
+           "timeline: cat's and wc's threads show running and waiting slices (%r)" % states)
+    starts = [e for e in evs if e.get("ph") == "s" and e.get("pid") in
+              (pids.get("cat"), pids.get("wc"))]
+    tap.ok(len(starts) >= 20, "timeline: %d IPC flows begin on cat's and wc's tracks"
+           % len(starts))
+
+
+def check_timeline(tap, sh):
+    start = com2_size()
+    cmd = 'sprofile -e sched,ipc -f 1000 -o com2 sh -c "cat /boot/kernel | wc"'
+    out = sh.run(cmd, timeout=180) or []
+    tap.ok(any("exited with status 0" in l for l in out), "timeline: %s ran" % cmd)
+    with open(COM2, "rb") as f:
+        f.seek(start)
+        data = f.read()
+    s = ts.parse(data)
+    tmp = tempfile.mkdtemp(prefix="vernier-timeline-")
+    path = vprof_trace(tap, data, tmp)
+    if path:
+        r = subprocess.run([TRACECHECK, path], capture_output=True, text=True)
+        tap.ok(r.returncode == 0 and r.stdout.startswith("tracecheck: "),
+               "timeline: tracecheck.py: every flow begins and ends on a slice (%s%s)"
+               % (r.stdout.strip(), r.stderr.strip()[-200:]))
+        with open(path) as f:
+            timeline_checks(tap, json.load(f), s["tasks"])
+        speedscope(tap, tmp, path)
+        if os.environ.get("VERNIER_TRACE_KEEP"):
+            shutil.copy(path, os.environ["VERNIER_TRACE_KEEP"])
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def speedscope(tap, tmp, path):
+    """The speedscope app's Chrome trace importer reads the timeline."""
+    site = os.path.join(tmp, "site")
+    os.makedirs(site)
+    os.symlink(APP, os.path.join(site, "app"))
+    shutil.copy(path, os.path.join(site, "trace.json"))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                          functools.partial(Quiet, directory=site))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d" % srv.server_address[1]
+    try:
+        r = browser(["speedscope", base + "/app/index.html#profileURL=" + base + "/trace.json"])
+    finally:
+        srv.shutdown()
+    tap.ok(r.get("title") == "trace.json - speedscope" and not r.get("errors") and
+           r.get("profiles", 0) >= 4,
+           "timeline: speedscope's Chrome trace importer reads it: title %r, %s profiles, "
+           "errors %s" % (r.get("title"), r.get("profiles"), r.get("errors")))
+
+
 def check_off(tap, sh):
     out, s = traced(tap, sh, "sprofile -f 100 -o com2 wc /bin/sh", "off")
     tap.ok(s["header"] and not s["trace"] and s["samples"],
@@ -285,8 +383,8 @@ def check_usage(tap, sh):
 def main():
     tap = Tap()
     bt.need_file(tap, bt.ISO, "ISO")
-    shell_session(tap, (check_chain, check_states, check_unprivileged, check_off,
-                        check_usage), cpus=2, extra="-serial file:" + COM2)
+    shell_session(tap, (check_chain, check_timeline, check_states, check_unprivileged,
+                        check_off, check_usage), cpus=2, extra="-serial file:" + COM2)
     shutil.rmtree(os.path.dirname(COM2), ignore_errors=True)
     tap.done()
 

@@ -27,8 +27,10 @@
  *    slice. otherData counts the flows written and those left out (start
  *    or end missing).
  *
- * The records are drawn in time order: each CPU's in stream order, the
- * CPUs' (drained from per-CPU buffers, in chunks) merged by TSC. An act
+ * The records are drawn in time order, by TSC (then stream order): the
+ * kernel drains each CPU's samples and trace events from buffers of
+ * their own, in chunks, and a deferred WAKEUP carries the time of the
+ * wakeup (abi/profile.h), so stream order is not time order. An act
  * stamped before its thread's switch-in is drawn at the switch; a
  * running slice ends no earlier than its thread's latest act; a CPU's
  * slices never overlap. IRQs of the idle thread and idle samples are
@@ -77,14 +79,9 @@ typedef struct tr_thread {
 typedef struct tr_cpu {
 	bool on;                        /* a (non-idle) thread runs there */
 	uint64_t task, thread, origin, since;
-	uint64_t key;                   /* pass 1: its records' order key so far (tr_rec_t) */
 } tr_cpu_t;
 
-/*
- * A TRACE or SAMPLE record in the order drawn: by key, the largest TSC
- * of its CPU's records so far (each CPU's records stay in stream order,
- * the CPUs' buffers are merged by time), then by its place in the stream.
- */
+/* A TRACE or SAMPLE record in the order drawn: by key (its TSC), then by its place in the stream. */
 typedef struct tr_rec {
 	uint64_t key;
 	size_t seq;
@@ -605,18 +602,12 @@ static void tr_scan_trace(tr_t *t, const prof_rec_trace_t *r)
 	}
 }
 
-/* Pass 1: list a TRACE or SAMPLE record to draw, its order key its CPU's so far. */
+/* Pass 1: list a TRACE or SAMPLE record to draw. */
 static void tr_list(tr_t *t, const prof_rec_t *h)
 {
-	uint64_t key = h->tsc;
-
 	if (!px_reserve(t->x, (void **)&t->recs, &t->cap_recs, t->nrecs, sizeof(tr_rec_t)))
 		return;
-	if (h->cpu < TR_CPUS) {
-		key = h->tsc > t->cpus[h->cpu].key ? h->tsc : t->cpus[h->cpu].key;
-		t->cpus[h->cpu].key = key;
-	}
-	t->recs[t->nrecs] = (tr_rec_t){ key, t->nrecs, h };
+	t->recs[t->nrecs] = (tr_rec_t){ h->tsc, t->nrecs, h };
 	t->nrecs++;
 }
 
