@@ -362,9 +362,9 @@ bool sched_schedule(void)
 	next->cpu = c->id;
 	spin_unlock(&next->lock);
 	next->slice = slice;            /* a hand-off runs on the rest of prev's slice */
+	acct_switch(c, prev, next);     /* charges c->current: prev, still */
 	c->current = next;
 	c->prev = prev;
-	acct_switch(c, prev, next);
 	if (trace_wants(PROF_F_TRACE_SCHED))
 		trace_switch(prev, next, c->acct.last);
 	arch_thread_switch(prev, next);

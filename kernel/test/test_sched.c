@@ -215,6 +215,61 @@ KTEST(round_robin, "sched: two spinners pinned to one CPU share it (accounted ti
 	return true;
 }
 
+#define KT_HANDOVERS 20
+
+static volatile bool kt_handover_done;
+
+static void kt_yielder(void *arg)
+{
+	(void)arg;
+	while (!kt_handover_done)
+		sched_yield();
+}
+
+/* Spin a millisecond with interrupts off (no boundary), then yield: 20 times. */
+static void kt_irqoff_yielder(void *arg)
+{
+	uint64_t n = time_cycles_per_sec() / 1000;
+
+	(void)arg;
+	for (int i = 0; i < KT_HANDOVERS; i++) {
+		uint64_t f = irq_save();
+		uint64_t t0 = time_cycles();
+		while (time_cycles() - t0 < n)
+			cpu_relax();
+		sched_yield();
+		irq_restore(f);
+	}
+	kt_handover_done = true;
+}
+
+/*
+ * A thread's kernel time up to its switch away is its own: the spinner's
+ * milliseconds, ended by a switch and no other boundary, are charged to
+ * it, not to the thread switched to (the bug: acct_switch ran after
+ * c->current became next).
+ */
+KTEST(switch_charges_prev, "acct: the kernel time before a switch is the leaving thread's")
+{
+	uint32_t cpu = cpus_online > 1 ? 1 : 0;
+	uint64_t want = KT_HANDOVERS * (time_cycles_per_sec() / 1000) * 9 / 10;
+	thread_t *a, *b;
+
+	kt_handover_done = false;
+	KT_CHECK(thread_create_kernel_on("yield", kt_yielder, NULL, THREAD_PRIO_DEFAULT,
+					 1ull << cpu, &b) == EOK, "create the yielder");
+	KT_CHECK(thread_create_kernel_on("irqoff", kt_irqoff_yielder, NULL, THREAD_PRIO_DEFAULT,
+					 1ull << cpu, &a) == EOK, "create the spinner");
+	while (!a->exited || !b->exited)
+		thread_sleep(1000000);
+	uint64_t x = a->acct.kernel_cycles, y = b->acct.kernel_cycles;
+	thread_join(a, NULL);
+	thread_join(b, NULL);
+	KT_CHECK(x >= want, "the spinner was charged %lu cycles, the yielder %lu; want >= %lu "
+		 "for the spinner", x, y, want);
+	return true;
+}
+
 static void kt_note_cpu(void *arg)
 {
 	*(volatile uint32_t *)arg = cpu_id();

@@ -31,7 +31,7 @@ static inline void acct_syscall_exit(void)
 {
 	cpu_current()->acct.mode = ACCT_USER;
 }
-/* Switching threads on c: charge prev's kernel time. Interrupts off. */
+/* Switching threads on c: charge prev's kernel time (c->current is still prev). Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
 
 /* A hardware interrupt begins (from user or kernel mode). */
