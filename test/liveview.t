@@ -3,8 +3,8 @@
 `profile -l` (like `perf top`) from the shell, read off the screen.
 
 One boot of the default ISO on LIVEVIEW_CPUS CPUs (default 4) checks:
-- usage: -h names -l and -r; -r without -l, -l with -c and a too short
-  -r are usage errors (status 2); -l with stdout not a terminal is
+- usage: -h names -l and -i; -i without -l, -l with -c and a too short
+  -i are usage errors (status 2); -l with stdout not a terminal is
   refused (status 1);
 - with `workload -d 60 alpha:2 beta:1 ksyscall:1 &` running,
   `sprofile -l -s timer -f 10000` (the timer: exactly 10 kHz under TCG,
@@ -32,7 +32,7 @@ One boot of the default ISO on LIVEVIEW_CPUS CPUs (default 4) checks:
   quits)" when the workload ends, q prints its exit status and where the
   program's output went: none of it between the frames (it once was),
   all of it in /tmp/profile-live.out;
-- `sprofile -l -d 2 -r 0.5`: the header says the refresh, frames come
+- `sprofile -l -d 2 -i 0.5`: the header says the refresh, frames come
   about every 0.5 s, the session ends after 2 s and the view stays.
 
 TAP on stdout, for prove.
@@ -129,10 +129,10 @@ def show(tap, f, n=30):
 def check_usage(tap, sh):
     for prog in ("sprofile", "profile"):
         out = sh.run("%s -h" % prog) or []
-        tap.ok(any(" -l " in l for l in out) and any(" -r SECONDS" in l for l in out) and
-               sh.status() == 0, "%s -h: -l and -r in the usage, status 0" % prog)
-    for cmd in ("sprofile -r 1", "sprofile -l -c", "sprofile -l -r 0.01", "sprofile -l -r x",
-                "profile -l -c hello", "profile -r 2 hello"):
+        tap.ok(any(" -l " in l for l in out) and any(" -i SECONDS" in l for l in out) and
+               sh.status() == 0, "%s -h: -l and -i in the usage, status 0" % prog)
+    for cmd in ("sprofile -i 1", "sprofile -l -c", "sprofile -l -i 0.01", "sprofile -l -i x",
+                "profile -l -c hello", "profile -i 2 hello"):
         out = sh.run(cmd) or []
         tap.ok(any(l.startswith("usage: " + cmd.split()[0]) for l in out) and
                sh.status() == 2, "%s: usage, status 2 (%r)" % (cmd, out[:1]))
@@ -325,9 +325,9 @@ def check_profile(tap, sh):
 def check_duration(tap, sh):
     g = sh.g
     g.seen = len(g.lines())
-    g.send("sprofile -l -d 2 -r 0.5\r")
+    g.send("sprofile -l -d 2 -i 0.5\r")
     f = next_frame(g, "sprofile", timeout=30)
-    tap.ok(f and f.head.endswith(", refresh 0.5 s"), "-r 0.5: in the header (%r)" %
+    tap.ok(f and f.head.endswith(", refresh 0.5 s"), "-i 0.5: in the header (%r)" %
            (f and f.head))
     f2 = next_frame(g, "sprofile")
     tap.ok(f and f2 and f.status and f2.status and

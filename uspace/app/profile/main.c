@@ -2,7 +2,7 @@
  * profile: the statistical profiler of one task.
  *
  *   profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-o FILE] [-c] [-w]
- *           [-e CLASSES] [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])
+ *           [-e CLASSES] [-p PERCENT] [-l [-i SECONDS]] (-t ID | PROGRAM [ARGS...])
  *     -t ID       profile the running task ID (needs the profile
  *                 permission unless it is our child)
  *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS,
@@ -25,8 +25,8 @@
  *                 task's threads and of the servers' threads working for
  *                 it; another task's thread on the other side of a
  *                 switch or wakeup shows as 0 unless we may profile it
- *     -l -r       the live view, as sprofile's (not with -c): the task's
- *                 hottest functions full screen, refreshed every -r
+ *     -l -i       the live view, as sprofile's (not with -c): the task's
+ *                 hottest functions full screen, refreshed every -i
  *                 seconds (default 1); keys < > m t a h q as there (no
  *                 e or p). When the task ends the view stays until q
  *
@@ -73,7 +73,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: profile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-o FILE] [-c] [-w] [-e CLASSES]\n"
-		"               [-p PERCENT] [-l [-r SECONDS]] (-t ID | PROGRAM [ARGS...])\n"
+		"               [-p PERCENT] [-l [-i SECONDS]] (-t ID | PROGRAM [ARGS...])\n"
 		"  profile one task: a running one (-t) or PROGRAM started for it\n"
 		"  -t ID       the running task ID\n"
 		"  -f HZ       samples per second, 1..100000 (default 1000)\n"
@@ -95,7 +95,7 @@ static void usage(FILE *out)
 		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
 		"              a pause, h help, q quit; PROGRAM's output goes to\n"
 		"              /tmp/profile-live.out\n"
-		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
+		"  -i SECONDS  with -l: refresh every SECONDS (default 1)\n"
 		"  keys: q quit, a pause/resume, e end session, p print so far\n");
 }
 
@@ -124,7 +124,7 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, target_t *t)
 
 	ptool_opts_init(o, "profile", PROF_STYLE_TASK, KEYS);
 	memset(t, 0, sizeof(*t));
-	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:lr:e:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:go:t:cwp:li:e:")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

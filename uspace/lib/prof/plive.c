@@ -2,7 +2,7 @@
  * The live view of a running session (`sprofile -l`, `profile -l`; like
  * `perf top`). ptool_live_run reads the stream as ptool_run does (the
  * same DATA_READs into the same report and -o sink) and every refresh
- * period (-r, 1 s) takes the report's rows into the live table
+ * period (-i, 1 s) takes the report's rows into the live table
  * (lib/proflive.h: counts since the start and over the last refresh)
  * and draws a frame on the console as top does: ESC[H, each line ended
  * by ESC[K and cut to the screen's width, the rows below blanked. The

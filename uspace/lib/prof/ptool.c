@@ -29,7 +29,7 @@
 #define MAX_SECONDS 1000000ull
 #define THRESHOLD_DEFAULT 50            /* 0.5 % */
 #define STATUS_MAX 160
-#define REFRESH_MIN_NS (100 * NS_PER_MS)   /* -r */
+#define REFRESH_MIN_NS (100 * NS_PER_MS)   /* -i */
 #define KEY_CTRL_C 0x03
 #define KEYS_MAX 32
 #define PATH_MAX_LEN 256
@@ -225,9 +225,9 @@ int ptool_option(ptool_opts_t *o, int c, const char *arg)
 			return bad_value(o, "-e wants event classes sched,ipc,irq,syscall "
 					 "(or all), not", arg);
 		return 1;
-	case 'r':
+	case 'i':
 		if (!parse_fixed(arg, MAX_SECONDS, NS_PER_S, &v) || v < REFRESH_MIN_NS)
-			return bad_value(o, "-r wants seconds of at least 0.1 (like 1 or 0.5), not",
+			return bad_value(o, "-i wants seconds of at least 0.1 (like 1 or 0.5), not",
 					 arg);
 		o->refresh_ns = v;
 		return 1;
@@ -243,7 +243,7 @@ bool ptool_opts_check(ptool_opts_t *o)
 		return false;
 	}
 	if (o->refresh_ns && !o->live) {
-		fprintf(stderr, "%s: -r needs -l\n", o->prog);
+		fprintf(stderr, "%s: -i needs -l\n", o->prog);
 		return false;
 	}
 	if (!o->refresh_ns)

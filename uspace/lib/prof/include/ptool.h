@@ -21,7 +21,7 @@
 #define PTOOL_BUF_SIZE PROF_READ_MAX    /* one DATA_READ */
 #define PTOOL_COM2 PSINK_COM2            /* -o com2: the second serial port */
 
-/* The options both tools take (-f -s -d -g -o -c -w -p -l -r). */
+/* The options both tools take (-f -s -d -g -o -c -w -p -l -i -e). */
 typedef struct ptool_opts {
 	const char *prog;               /* "profile" or "sprofile": messages */
 	prof_params_t params;
@@ -71,7 +71,7 @@ typedef struct ptool {
 void ptool_opts_init(ptool_opts_t *o, const char *prog, unsigned style,
 		     const char *keys);
 /*
- * Apply common option c (one of "f:s:d:go:p:cwlr:e:") with arg. Returns 1 when
+ * Apply common option c (one of "f:s:d:go:p:cwli:e:") with arg. Returns 1 when
  * applied, 0 for a bad value (a message is printed: a usage error), -1
  * if c is not a common option.
  */
