@@ -32,6 +32,7 @@
 #include <kernel/idle.h>
 #include <kernel/ktimer.h>
 #include <kernel/tick.h>
+#include <kernel/trace.h>
 #include <kernel/version.h>
 #include <kernel/vm.h>
 #include <lib/string.h>
@@ -167,6 +168,7 @@ __attribute__((no_stack_protector)) void kmain(void)
 	harden_report();            /* SMEP/SMAP/UMIP, canary source */
 	initrd_init();              /* programs */
 	kbox_init();                /* kernel answerboxes */
+	trace_init();               /* trace events' rings: the flight recorder */
 	prof_init();                /* profiler: sample sources, drain thread */
 	profil_init();              /* MINIX's profil counts the samples' PCs too */
 	load_init();                /* the load average thread */

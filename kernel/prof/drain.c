@@ -68,7 +68,7 @@ static bool prof_takes_drops(const prof_session_t *s)
 	return !s->closed && s->state == PROF_STATE_RUNNING;
 }
 
-static void prof_count_mode(prof_session_t *s, unsigned mode)
+void prof_count_mode(prof_session_t *s, unsigned mode)
 {
 	s->samples++;
 	if (mode == PROF_MODE_USER)
@@ -375,7 +375,7 @@ static void prof_route_trace(const prof_rec_trace_t *rec, void *ctx)
 	list_foreach(&prof_sessions, it) {
 		prof_session_t *s = list_entry(it, prof_session_t, node);
 		if (!prof_takes_sample(s, rec->h.tsc) || !(s->flags & cls) ||
-		    (s->target && !prof_trace_covers(s, rec)))
+		    rec->h.tsc < s->begin_tsc || (s->target && !prof_trace_covers(s, rec)))
 			continue;
 		const prof_rec_trace_t *v = prof_trace_view(s, rec, &buf);
 		if (s->target && v->task && v->task != s->target)
@@ -393,8 +393,13 @@ static void prof_route_trace(const prof_rec_trace_t *rec, void *ctx)
  */
 static void prof_drain_trace(unsigned i)
 {
-	uint64_t dropped = trace_drain(i, prof_route_trace, NULL);
+	bool wanted = false;
 
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		wanted |= prof_takes_drops(s) && (s->flags & PROF_F_TRACE);
+	}
+	uint64_t dropped = trace_drain(i, prof_route_trace, NULL, !wanted);
 	if (!dropped)
 		return;
 	list_foreach(&prof_sessions, it) {

@@ -161,6 +161,7 @@ typedef struct prof_session {
 	uint64_t offcpu;                     /* off-CPU records put in its stream */
 	uint64_t trace;                      /* trace records put in its stream */
 	uint64_t lost_unreported;            /* lost since the last LOST record */
+	uint64_t begin_tsc;                  /* when it was listed: older trace records are not its */
 	uint64_t end_tsc;                    /* when its end was asked for (ending) */
 	uint32_t lost_records;               /* other records the full buffer dropped */
 	uint64_t skipped_base;               /* sum of prof_cpus[].skipped at begin */
@@ -188,6 +189,9 @@ extern volatile unsigned prof_nsessions;     /* live or not; hooks skip work at 
 /* unrouted: samples (and ring drops) that reached no session (taken after its end) */
 extern uint64_t prof_total_samples, prof_total_lost, prof_total_throttled, prof_total_unrouted;
 extern uint64_t prof_total_missed;           /* clock ticks that never came since boot (drain.c) */
+
+/* drain.c: count a sample s got, by its PROF_MODE_*. prof_lock held. */
+void prof_count_mode(prof_session_t *s, unsigned mode);
 
 /* sample.c: reset the per-CPU state before the engine starts (engine period and ticking set). */
 void prof_sample_reset(void);

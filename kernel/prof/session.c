@@ -21,6 +21,7 @@
 #include <kernel/smp.h>
 #include <kernel/task.h>
 #include <kernel/thread.h>
+#include <kernel/tick.h>
 #include <kernel/time.h>
 #include <kernel/trace.h>
 #include <kernel/version.h>
@@ -254,7 +255,8 @@ static errno_t prof_args_get(const ipc_msg_t *m, prof_args_t *a)
 	a->depth = (unsigned)m->args[3];
 	a->budget = m->args[4] ? (unsigned)m->args[4] : PROF_BUDGET_DEFAULT;
 	if (m->args[0] >= PROF_SRC_COUNT || m->args[1] > PROF_HZ_MAX || m->args[4] > PROF_BUDGET_MAX ||
-	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED | PROF_F_OFFCPU | PROF_F_TRACE) ||
+	    m->args[2] & ~(uint64_t)(PROF_F_CALLCHAIN | PROF_F_PAUSED | PROF_F_OFFCPU | PROF_F_TRACE |
+				     PROF_F_RECORDER) ||
 	    m->args[3] > PROF_DEPTH_MAX)
 		return EINVAL;
 	if (a->source == PROF_SRC_DEFAULT)
@@ -306,6 +308,17 @@ uint32_t prof_task_sessions(uint64_t task_id)
 	return n;
 }
 
+/* Does a live session take trace records? prof_lock held. */
+static bool prof_tracing(void)
+{
+	list_foreach(&prof_sessions, it) {
+		prof_session_t *s = list_entry(it, prof_session_t, node);
+		if (prof_live(s) && (s->flags & PROF_F_TRACE))
+			return true;
+	}
+	return false;
+}
+
 /* Is another system session open (not ended)? prof_lock held. */
 static bool prof_system_busy(void)
 {
@@ -317,7 +330,8 @@ static bool prof_system_busy(void)
 	return false;
 }
 
-static void prof_put_header(prof_session_t *s)
+/* s's header record: its samples come from source at hz. */
+static void prof_put_header(prof_session_t *s, unsigned source, unsigned hz)
 {
 	prof_rec_header_t h;
 
@@ -325,8 +339,8 @@ static void prof_put_header(prof_session_t *s)
 	prof_rec_init(&h.h, PROF_REC_HEADER, sizeof(h), cpu_id(), time_cycles());
 	h.magic = PROF_MAGIC;
 	h.version = PROF_VERSION;
-	h.source = prof_engine.source;
-	h.hz = prof_engine.hz;
+	h.source = source;
+	h.hz = hz;
 	h.ncpus = cpus_online;
 	h.flags = s->flags;
 	if (platform_sampling() == PLATFORM_TCG)
@@ -419,7 +433,10 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 	if (rc == EOK && target)
 		s->slot = prof_free_slot();
 	if (rc == EOK) {
-		prof_put_header(s);
+		if ((s->flags & PROF_F_TRACE) && !prof_tracing())
+			trace_sync();        /* the drain starts at now: older is the recorder's */
+		s->begin_tsc = time_cycles();
+		prof_put_header(s, prof_engine.source, prof_engine.hz);
 		prof_put_missed_base(s);
 		if (target)
 			prof_describe_task(s, target);
@@ -436,6 +453,111 @@ static errno_t prof_publish(prof_session_t *s, task_t *target)
 	return rc;
 }
 
+/* ------------------------------------------------------------ the recorder */
+
+/* trace_fn_t and trace_sample_fn_t: a recorder record into the session (its own yet). */
+static void prof_recorder_trace(const prof_rec_trace_t *rec, void *ctx)
+{
+	prof_session_t *s = ctx;
+
+	if (prof_session_put(s, rec, sizeof(*rec)))
+		s->trace++;
+}
+
+static void prof_recorder_sample(const prof_rec_sample_t *rec, void *ctx)
+{
+	prof_session_t *s = ctx;
+
+	if (prof_session_put(s, rec, sizeof(*rec)))
+		prof_count_mode(s, rec->mode);
+}
+
+/* A session for the recorder's contents on conn: room for all of it, or NULL. */
+static prof_session_t *prof_recorder_session(uint64_t conn)
+{
+	prof_args_t a = { .flags = PROF_F_RECORDER | trace_recorder_classes() };
+	prof_session_t *s = kzalloc(sizeof(*s));
+	/* A stream record per 64-byte slot is at most 88 bytes; the tasks' besides. */
+	size_t bytes = trace_recorder_bytes() / 64 * 88 + PROF_TASK_SESSION_BYTES;
+	void *buf = s ? kmalloc(bytes) : NULL;
+
+	if (!buf) {
+		kfree(s);
+		return NULL;
+	}
+	prof_fifo_init(&s->out, buf, bytes);
+	s->conn = conn;
+	s->flags = a.flags;
+	s->slot = -1;
+	s->state = PROF_STATE_RUNNING;
+	return s;
+}
+
+/*
+ * Fill s, not listed yet (its own): the header and the tasks (under
+ * prof_lock, as a session's description), then the recorder's records
+ * and the END (without it: a long copy, and s is no one else's).
+ */
+static void prof_recorder_fill(prof_session_t *s)
+{
+	prof_rec_end_t e = { .reason = PROF_END_RECORDER };
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+
+	prof_put_header(s, PROF_SRC_TIMER, tick_hz());
+	task_foreach(prof_describe_one, s);
+	spin_unlock_irqrestore(&prof_lock, f);
+	trace_recorder_copy(prof_recorder_trace, prof_recorder_sample, s);
+	prof_rec_init(&e.h, PROF_REC_END, sizeof(e), 0, time_cycles());
+	e.samples = s->samples;
+	e.lost_records = s->lost_records;
+	prof_session_put(s, &e, sizeof(e));
+	s->state = PROF_STATE_ENDED;
+}
+
+/* List the filled s (prof_lock); EBUSY: its connection has a session. */
+static errno_t prof_recorder_publish(prof_session_t *s)
+{
+	uint64_t f = spin_lock_irqsave(&prof_lock);
+	errno_t rc = prof_find(s->conn) ? EBUSY : EOK;
+
+	if (rc == EOK) {
+		__atomic_add_fetch(&prof_nsessions, 1, __ATOMIC_RELAXED);
+		list_append(&prof_sessions, &s->node);
+	}
+	spin_unlock_irqrestore(&prof_lock, f);
+	return rc;
+}
+
+/*
+ * SYSTEM_BEGIN with PROF_F_RECORDER: a session holding what the flight
+ * recorder keeps, ended at once (abi/profile.h). EPERM without the
+ * profile permission, ENOTSUP without the recorder.
+ */
+static errno_t prof_recorder_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
+{
+	task_t *caller = kcall_caller(c);
+
+	if (!system)
+		return EINVAL;
+	if (!(caller->perms & PERM_PROFILE))
+		return EPERM;
+	if (!trace_recorder_bytes())
+		return ENOTSUP;
+	prof_session_t *s = prof_recorder_session(kcall_conn(c));
+	if (!s)
+		return ENOMEM;
+	prof_recorder_fill(s);
+	errno_t rc = prof_recorder_publish(s);
+	if (rc != EOK) {
+		prof_session_free(s);
+		return rc;
+	}
+	prof_drain_kick();
+	ans[0] = PROF_SRC_TIMER;
+	ans[1] = tick_hz();
+	return EOK;
+}
+
 static errno_t prof_kbox_begin(struct call *c, bool system, uint64_t ans[IPC_ARGS])
 {
 	task_t *caller = kcall_caller(c), *target = system ? NULL : kcall_kbox_task(c);
@@ -444,6 +566,8 @@ static errno_t prof_kbox_begin(struct call *c, bool system, uint64_t ans[IPC_ARG
 
 	if (rc != EOK)
 		return rc;
+	if (a.flags & PROF_F_RECORDER)
+		return prof_recorder_begin(c, system, ans);
 	if (!prof_allowed(caller, target))
 		return EPERM;
 	if (prof_caps_check(caller, &a) != EOK)

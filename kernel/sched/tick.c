@@ -1,7 +1,8 @@
 /*
  * The scheduler tick: every CPU's local timer interrupt at tick_hz() a
- * second counts the tick, feeds profil's bins and runs the scheduler's
- * tick work (one-shot timers, time slices).
+ * second counts the tick, feeds profil's bins and the flight recorder's
+ * samples and runs the scheduler's tick work (one-shot timers, time
+ * slices).
  */
 #include <arch/interrupt.h>
 #include <arch/smp.h>
@@ -9,6 +10,7 @@
 #include <kernel/profil.h>
 #include <kernel/sched.h>
 #include <kernel/tick.h>
+#include <kernel/trace.h>
 
 static unsigned hz = 100;
 
@@ -26,6 +28,8 @@ static void tick_irq(int_frame_t *f)
 {
 	cpu_current()->ticks++;
 	profil_hit(f);
+	if (trace_recording)
+		trace_tick(f);
 	sched_tick();
 	cpu_relax();
 }

@@ -58,7 +58,8 @@ def parse(data):
         elif t == REC_END:
             samples, lost, throttled, reason, lost_records = \
                 struct.unpack_from("<QQQII", data, off + 16)
-            s["end"] = dict(samples=samples, lost=lost, lost_records=lost_records)
+            s["end"] = dict(samples=samples, lost=lost, lost_records=lost_records,
+                            reason=reason)
         elif t == REC_TRACE:
             s["trace"].append(_trace(data, off, cpu, tsc, size))
         elif t == REC_SAMPLE:

@@ -8,16 +8,19 @@
  * routes them.
  *
  * The buffer: per CPU, a ring of fixed 64-byte slots, written only by
- * that CPU's hooks with interrupts off (one producer at a time) and read
- * by the profiler's drain thread (the one consumer), which turns each
- * slot into a stream record (trace_drain). A hook is a handful of stores,
- * inline at its site: no lock, no atomic read-modify-write, no copy; a
- * full ring counts the slot dropped (a producer-only counter the consumer
- * reads). head and tail only grow; the producer publishes with a release
- * store of head, the consumer frees with one of tail. NMI context never
- * traces. A hook's interrupts-off section is shorter than the
- * interrupts-off measurement's own cost (irqlat), so it uses the raw
- * cli/sti. trace.c has the control and the drain.
+ * that CPU's hooks with interrupts off (one producer at a time). The
+ * producer never waits: it overwrites the oldest slot, so the ring always
+ * holds the last events (the flight recorder: the rings are made at boot
+ * and kept, recorder=MIB). Readers take copies: the profiler's drain
+ * thread (trace_drain, for sessions; its position is tail) and a
+ * recorder dump (trace_recorder_copy); a reader that falls a ring behind,
+ * or whose copy a new event overwrote meanwhile (it looks at head again
+ * after the copy), counts the slot lost. A hook is a handful of stores,
+ * inline at its site: no lock, no atomic read-modify-write. The producer
+ * publishes with a release store of head. NMI context never traces. A
+ * hook's interrupts-off section is shorter than the interrupts-off
+ * measurement's own cost (irqlat), so it uses the raw cli/sti. trace.c
+ * has the control, the readers and the recorder's samples.
  */
 #ifndef KERNEL_TRACE_H
 #define KERNEL_TRACE_H
@@ -32,13 +35,20 @@
 #include <kernel/types.h>
 #include <lib/ring.h>
 
-#define TRACE_RING_BYTES (1024u * 1024) /* per CPU: 16,384 events */
-#define TRACE_SLOTS (TRACE_RING_BYTES / sizeof(trace_slot_t))
+struct int_frame;
+
+#define TRACE_RING_BYTES (1024u * 1024) /* per CPU without the recorder: 16,384 events */
+#define TRACE_RECORDER_MIB 4            /* the recorder's default, all CPUs */
+#define TRACE_RECORDER_MAX_MIB 256
+/* The recorder's classes: what it keeps besides a sample at every tick. */
+#define TRACE_RECORDER_CLASSES (PROF_F_TRACE_SCHED | PROF_F_TRACE_IPC)
+#define TRACE_SLOT_SAMPLE 0x100         /* a slot's kind: the recorder's tick sample */
 
 /*
  * One event as a hook writes it. The last three words by kind: SWITCH,
  * WAKEUP the other side (task2, thread2, origin2); IPC kinds task2, call
- * and method; IRQ and SYSCALL nothing.
+ * and method; IRQ and SYSCALL nothing; TRACE_SLOT_SAMPLE the pc (task2)
+ * and why holds the PROF_MODE_*.
  */
 typedef struct trace_slot {
 	uint64_t tsc;
@@ -51,11 +61,10 @@ _Static_assert(sizeof(trace_slot_t) == 64, "a slot is a cache line");
 
 /* A CPU's ring. */
 typedef struct trace_cpu {
-	trace_slot_t *slots;                 /* TRACE_SLOTS; NULL: no ring */
+	trace_slot_t *slots;                 /* mask + 1 of them; NULL: no ring */
+	uint64_t mask;
 	uint64_t head;                       /* producer: next slot to write */
-	uint64_t dropped;                    /* producer: slots a full ring refused */
-	RING_CACHELINE uint64_t tail;        /* consumer: next slot to read */
-	uint64_t dropped_seen;               /* consumer: dropped when last read */
+	RING_CACHELINE uint64_t tail;        /* the drain's next slot to read */
 } trace_cpu_t;
 
 extern volatile uint32_t trace_classes;  /* PROF_F_TRACE_* being recorded */
@@ -76,19 +85,15 @@ static inline uint64_t trace_origin(const thread_t *t)
 
 /*
  * The next slot of tc (this CPU's; h its head) with the word, interrupts
- * off; NULL when tracing is closed or the ring is full (counted).
- * trace_publish() stamps it and makes it the consumer's.
+ * off (the oldest slot, overwritten); NULL when tracing is closed.
+ * trace_publish() stamps it and makes it the readers'.
  */
 static inline __attribute__((always_inline)) trace_slot_t *
 trace_slot(trace_cpu_t *tc, uint64_t h, uint64_t word)
 {
 	if (!trace_open)
 		return NULL;
-	if (h - __atomic_load_n(&tc->tail, __ATOMIC_ACQUIRE) >= TRACE_SLOTS) {
-		tc->dropped++;
-		return NULL;
-	}
-	trace_slot_t *s = &tc->slots[h & (TRACE_SLOTS - 1)];
+	trace_slot_t *s = &tc->slots[h & tc->mask];
 	s->word = word;
 	return s;
 }
@@ -160,9 +165,9 @@ static inline uint32_t trace_state(const thread_t *t)
 /* ------------------------------------------------------------ the hooks */
 
 /*
- * This CPU switches from prev to next at tsc (the accounting's stamp);
- * before the switch itself, interrupts off. prev's state and wait reason
- * are read now.
+ * This CPU switches from prev to next at tsc (the accounting's stamp; 0
+ * in early boot, before the accounting runs: now); before the switch
+ * itself, interrupts off. prev's state and wait reason are read now.
  */
 static inline void trace_switch(const thread_t *prev, const thread_t *next, uint64_t tsc)
 {
@@ -177,7 +182,7 @@ static inline void trace_switch(const thread_t *prev, const thread_t *next, uint
 		return;
 	trace_side(&s->task, prev, c);
 	trace_side(&s->task2, next, c);
-	trace_publish(tc, s, tsc, h);
+	trace_publish(tc, s, tsc ? tsc : time_cycles(), h);
 }
 
 /*
@@ -254,14 +259,27 @@ static inline void trace_syscall(unsigned kind, uint64_t nr)
 	trace_irq_on(on);
 }
 
+extern volatile bool trace_recording;    /* the flight recorder runs: ticks sample */
+
+/* The recorder's sample of the context the tick interrupted (f); interrupts off. */
+void trace_tick(const struct int_frame *f);
+
 /* ------------------------------------------------------------ control */
 
 /*
+ * Boot: the flight recorder as the kernel command line's recorder=MIB
+ * asks (default TRACE_RECORDER_MIB; 0: off), its rings made and its
+ * classes on for good. Logs what it did.
+ */
+void trace_init(void);
+
+/*
  * Control, for the profiler (its engine lock held, interrupts on):
- * trace_start makes each CPU's ring (ENOMEM), trace_set chooses the
- * classes, trace_stop turns every class off, closes the rings, waits
- * until no CPU can be inside a hook (a no-op run on every CPU: hooks run
- * with interrupts off) and frees them.
+ * trace_start makes each CPU's ring if the recorder did not (ENOMEM),
+ * trace_set chooses the sessions' classes (the recorder's stay on),
+ * trace_stop turns the sessions' classes off and, without the recorder,
+ * closes the rings, waits until no CPU can be inside a hook (a no-op run
+ * on every CPU: hooks run with interrupts off) and frees them.
  */
 errno_t trace_start(void);
 void trace_set(uint32_t classes);
@@ -270,13 +288,34 @@ void trace_stop(void);
 typedef void (*trace_fn_t)(const prof_rec_trace_t *rec, void *ctx);
 
 /*
- * Give each record waiting in cpu's ring to fn, oldest first, and free
- * it; returns how many the ring dropped since the last call. One drainer
- * at a time (the profiler's drain thread).
+ * Give each record written to cpu's ring since the last call to fn,
+ * oldest first (skip: drop them unseen); returns how many were lost
+ * (overwritten before they were read). One drainer at a time (the
+ * profiler's drain thread).
  */
-uint64_t trace_drain(unsigned cpu, trace_fn_t fn, void *ctx);
+uint64_t trace_drain(unsigned cpu, trace_fn_t fn, void *ctx, bool skip);
+
+/*
+ * The drain's positions jump to every ring's head: what is older is not
+ * wanted (the recorder keeps it). Before the first session tracing.
+ */
+void trace_sync(void);
 
 /* Records lost since boot, every CPU (as counted by trace_drain). */
 uint64_t trace_lost(void);
+
+/* The recorder's size in bytes, all CPUs (0: off), and its classes. */
+size_t trace_recorder_bytes(void);
+uint32_t trace_recorder_classes(void);
+
+typedef void (*trace_sample_fn_t)(const prof_rec_sample_t *rec, void *ctx);
+
+/*
+ * Copy what the recorder holds, CPU by CPU and oldest first: its events
+ * to fn, its tick samples to sample_fn (a sample of hz tick_hz(), no
+ * chain); slots overwritten while copied are left out. Thread context.
+ * Returns how many records it gave.
+ */
+uint64_t trace_recorder_copy(trace_fn_t fn, trace_sample_fn_t sample_fn, void *ctx);
 
 #endif

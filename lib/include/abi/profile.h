@@ -88,6 +88,18 @@ RECORD_STRUCT(prof_source_desc, PROF_SOURCE_DESC_ROWS);
 #define PROF_F_TRACE_SYSCALL (1u << 6)  /* system calls' entry and exit */
 #define PROF_F_TRACE (PROF_F_TRACE_SCHED | PROF_F_TRACE_IPC | PROF_F_TRACE_IRQ | \
 		      PROF_F_TRACE_SYSCALL)
+/*
+ * SYSTEM_BEGIN only: the flight recorder's contents (v7). The kernel
+ * keeps the last events of TRACE_RECORDER's classes (sched and ipc) and
+ * a sample at every scheduler tick of each CPU in rings made at boot
+ * (recorder=MIB on its command line; 0: none); such a session's stream
+ * is a header (source timer at the tick's rate; flags PROF_F_RECORDER
+ * and the recorder's classes), the tasks alive, then those samples
+ * (no call chain) and events, each CPU's oldest first, then its END
+ * (reason PROF_END_RECORDER): it ends at once, to be read out. Other
+ * flags and the rate are ignored. ENOTSUP without the recorder.
+ */
+#define PROF_F_RECORDER (1u << 7)
 /* Header only, set by the kernel: QEMU TCG without -icount (abi/platform.h). */
 #define PROF_F_TB_BIASED (1u << 31)
 /*
@@ -372,7 +384,8 @@ typedef struct prof_rec_offcpu {
  * acted (task, thread) and the other side (task2, thread2): thread 0 is
  * the idle thread (or none), task 0 with a thread a kernel thread; both
  * 0 on a side a task session's owner may not see (its redaction: another
- * task's thread not working for its target). origin and
+ * task's thread not working for its target; the owner sees its own
+ * threads, as its samples do). origin and
  * origin2 are the tasks whose call each side was serving (its origin,
  * prof_ipc_t.hops[0]), 0 if none. By kind:
  *
@@ -476,5 +489,6 @@ typedef struct prof_rec_end {
 
 #define PROF_END_REQUEST 1              /* END was called */
 #define PROF_END_TARGET_EXIT 2          /* the profiled task exited */
+#define PROF_END_RECORDER 3             /* the flight recorder's contents, all read out */
 
 #endif

@@ -102,6 +102,7 @@ typedef struct tr {
 	prof_rec_header_t h;
 	bool have_h;
 	uint64_t cpu_pid, max_task, last; /* last: the last record's time, ns */
+	uint64_t base;                  /* time 0: the header's or an earlier record's TSC */
 	uint32_t ncpus;                 /* CPU tracks: the largest CPU seen + 1 */
 	px_buf_t o, ev, args;           /* the output; the events' texts; one event's args */
 	tr_ev_t *evs;                   /* the events, sorted before they are written */
@@ -147,14 +148,17 @@ static void tr_set(tr_t *t, px_map_t *m, uint64_t key, uint64_t val)
 		*v = val;
 }
 
-/* A stream time (TSC) as ns since the header (0 before it). */
+/*
+ * A stream time (TSC) as ns since the base: the header, or the first
+ * event a flight recorder kept from before it (0 before the base).
+ */
 static uint64_t tr_ns(const tr_t *t, uint64_t tsc)
 {
 	uint64_t hz = t->h.tsc_hz ? t->h.tsc_hz : 1;
 
-	if (tsc <= t->h.h.tsc)
+	if (tsc <= t->base)
 		return 0;
-	return (uint64_t)((unsigned __int128)(tsc - t->h.h.tsc) * 1000000000u / hz);
+	return (uint64_t)((unsigned __int128)(tsc - t->base) * 1000000000u / hz);
 }
 
 /* ,"KEY":US in microseconds with 3 decimals (ns: nanoseconds). */
@@ -622,13 +626,16 @@ static errno_t tr_scan(void *ctx, const void *rec, size_t len)
 	if (h->type == PROF_REC_HEADER && !t->have_h) {
 		memcpy(&t->h, rec, len < sizeof(t->h) ? len : sizeof(t->h));
 		t->have_h = true;
+		t->base = t->h.h.tsc < t->base ? t->h.h.tsc : t->base;
 	} else if (h->type == PROF_REC_TASK) {
 		t->max_task = k->task > t->max_task ? k->task : t->max_task;
 	} else if (h->type == PROF_REC_TRACE) {
 		tr_scan_trace(t, rec);
 	}
-	if (h->type == PROF_REC_TRACE || h->type == PROF_REC_SAMPLE)
+	if (h->type == PROF_REC_TRACE || h->type == PROF_REC_SAMPLE) {
 		tr_list(t, rec);
+		t->base = h->tsc < t->base ? h->tsc : t->base;
+	}
 	if (h->type == PROF_REC_SAMPLE) {
 		uint64_t task = ((const prof_rec_sample_t *)rec)->task;
 		t->max_task = task > t->max_task ? task : t->max_task;
@@ -783,6 +790,7 @@ void px_trace(px_t *x)
 
 	memset(&t, 0, sizeof(t));
 	t.x = x;
+	t.base = UINT64_MAX;
 	t.cpus = px_alloc(x, TR_CPUS * sizeof(tr_cpu_t));
 	if (t.cpus)
 		memset(t.cpus, 0, TR_CPUS * sizeof(tr_cpu_t));

@@ -2,7 +2,8 @@
  * sprofile: the statistical profiler of the whole system.
  *
  *   sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] [-p PERCENT] [-o FILE]
- *            [-c [-t ID]] [-w] [-e CLASSES] [-l [-r SECONDS]] [PROGRAM [ARGS...]]
+ *            [-c [-t ID]] [-w] [-e CLASSES] [-l [-i SECONDS]] [PROGRAM [ARGS...]]
+ *   sprofile -r [-p PERCENT] [-o FILE] [-c [-t ID]]
  *     -f HZ       samples per second per CPU, 1..100000 (default 1000;
  *                 rtc and rtc-nmi round to a power of two, 2..8192)
  *     -s SOURCE   default (pmc if present, else rtc-nmi), pmc, rtc,
@@ -44,7 +45,15 @@
  *                 last status line on stderr, no report). Needs a
  *                 terminal; not with -c. A session that ends by itself
  *                 (-d, PROGRAM's end) stays on the screen until q
- *     -r SECONDS  with -l: the refresh period (default 1, at least 0.1)
+ *     -i SECONDS  with -l: the refresh period (default 1, at least 0.1)
+ *     -r          the flight recorder instead of a session (issue 30): what
+ *                 the kernel kept of the last seconds (recorder=MIB on its
+ *                 command line, default 4 MiB over the CPUs: sched and ipc
+ *                 events and a sample at every tick, abi/profile.h
+ *                 PROF_F_RECORDER), read out at once as an ordinary stream:
+ *                 the report of its samples, -o FILE keeps it for vprof
+ *                 (-F trace: the timeline of the last seconds). Only -p,
+ *                 -o, -c and -t go with it
  *     PROGRAM     start PROGRAM (a name in /bin or a path) with ARGS once
  *                 the session has begun and end the session when it exits
  *                 (as `perf record -a PROGRAM`): the whole system while it
@@ -81,7 +90,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: sprofile [-h] [-f HZ] [-s SOURCE] [-d SECONDS] [-g] "
 		"[-p PERCENT] [-o FILE]\n"
-		"                [-c [-t ID]] [-w] [-e CLASSES] [-l [-r SECONDS]] [PROGRAM [ARGS...]]\n"
+		"                [-c [-t ID]] [-w] [-e CLASSES] [-l [-i SECONDS]] [PROGRAM [ARGS...]]\n"
 		"  profile the whole system until q is typed (or for -d seconds),\n"
 		"  then print where every CPU spent its time\n"
 		"  -f HZ       samples per second per CPU, 1..100000 (default 1000)\n"
@@ -101,8 +110,11 @@ static void usage(FILE *out)
 		"              screen; keys: < > sort, m all/user/kernel, t task,\n"
 		"              a pause, h help, q quit; PROGRAM's output goes to\n"
 		"              /tmp/sprofile-live.out\n"
-		"  -r SECONDS  with -l: refresh every SECONDS (default 1)\n"
-		"  PROGRAM     start it with its ARGS and profile until it exits\n");
+		"  -i SECONDS  with -l: refresh every SECONDS (default 1)\n"
+		"  PROGRAM     start it with its ARGS and profile until it exits\n"
+		"       sprofile -r [-p PERCENT] [-o FILE] [-c [-t ID]]\n"
+		"  -r          read out the flight recorder: the last seconds' events and\n"
+		"              samples the kernel kept (recorder=MIB at boot)\n");
 }
 
 /* -t's value into *id; false if it is not a task id. */
@@ -119,14 +131,20 @@ static bool parse_task(const char *s, uint64_t *id)
 
 static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 {
-	int c;
+	int c, session_opts = 0;
 
 	ptool_opts_init(o, "sprofile", PROF_STYLE_SYSTEM, "q");
-	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:wlr:e:")) != -1) {
+	while ((c = getopt(argc, argv, "+hf:s:d:gp:o:ct:wli:e:r")) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		}
+		if (c == 'r') {
+			o->params.flags |= PROF_F_RECORDER;
+			continue;
+		}
+		if (strchr("fsdgwlie", c))
+			session_opts++;
 		if (c == 't' && !parse_task(optarg, &o->origin)) {
 			fprintf(stderr, "sprofile: -t wants a task id, not '%s'\n", optarg);
 			usage(stderr);
@@ -147,6 +165,12 @@ static int parse_args(int argc, char **argv, ptool_opts_t *o, char ***prog)
 		return 2;
 	}
 	*prog = optind < argc ? argv + optind : NULL;
+	if ((o->params.flags & PROF_F_RECORDER) && (session_opts || *prog)) {
+		fprintf(stderr, "sprofile: -r reads the recorder: only -p, -o, -c and -t go "
+			"with it\n");
+		usage(stderr);
+		return 2;
+	}
 	return -1;
 }
 
@@ -216,6 +240,35 @@ static void finish_program(uint64_t id)
 		ptool_print_exit("sprofile", id, (uint64_t)st);
 }
 
+/* -r: the recorder's session could not begin (rc): why; status 1. */
+static int recorder_error(const ptool_opts_t *o, errno_t rc)
+{
+	if (rc != ENOTSUP)
+		return ptool_begin_error(o, rc, 0);
+	fprintf(stderr, "sprofile: the flight recorder is off (the kernel was booted with "
+		"recorder=0)\n");
+	return 1;
+}
+
+/* Read the flight recorder out (-r): one session that ends at once. */
+static int read_recorder(const ptool_opts_t *o, int phone)
+{
+	static ptool_t t;
+	unsigned source = 0, hz = 0;
+	int status = ptool_open(&t, o, phone, 0);
+	errno_t rc = status ? EOK : prof_system_begin(phone, &o->params, &source, &hz);
+
+	if (rc != EOK)
+		status = recorder_error(o, rc);
+	if (status == 0) {
+		fprintf(stderr, "sprofile: the flight recorder: the last events and a sample "
+			"each tick (%u Hz) of every CPU\n", hz);
+		status = ptool_run(&t);
+	}
+	ptool_close(&t);
+	return status;
+}
+
 /*
  * Begin the system session on phone, start PROGRAM (prog, or none) and
  * read the session to the end.
@@ -266,7 +319,10 @@ int main(int argc, char **argv)
 	errno_t rc = prof_connect(sys_task_id(), &phone);
 	if (rc != EOK)
 		return ptool_begin_error(&o, rc, 0);
-	status = profile_system(&o, phone, prog);
+	if (o.params.flags & PROF_F_RECORDER)
+		status = read_recorder(&o, phone);
+	else
+		status = profile_system(&o, phone, prog);
 	prof_disconnect(phone);
 	return status;
 }

@@ -489,7 +489,7 @@ static void fz_kbox_args(fz_t *f, ipc_msg_t *m)
 	if (m->method == KBOX_PROF_TASK_BEGIN || m->method == KBOX_PROF_SYSTEM_BEGIN) {
 		m->args[0] = fz_chance(f, 85) ? fz_below(f, PROF_SRC_COUNT + 1) : fz_rand(f);
 		m->args[1] = fz_chance(f, 85) ? hz[fz_below(f, nhz)] : fz_rand(f);
-		m->args[2] = fz_chance(f, 85) ? fz_below(f, 8) : fz_rand(f);
+		m->args[2] = fz_chance(f, 85) ? fz_below(f, PROF_F_RECORDER << 1) : fz_rand(f); /* every flag */
 		m->args[3] = fz_chance(f, 85) ? fz_below(f, PROF_DEPTH_MAX + 2) : fz_rand(f);
 		m->args[4] = fz_chance(f, 85) ? fz_below(f, PROF_BUDGET_MAX + 2) : fz_rand(f);
 	} else if (m->method == KBOX_PROF_DATA_READ || m->method == KBOX_PROF_STATUS) {
