@@ -20,8 +20,10 @@ Boots the default ISO to the shell prompt and checks:
   thread's WAIT is "sleep" with %SLP >= 90, the shell's "child", top's
   own "-";
 - the full-screen mode: `top` draws a header, the keys e, c, i, T (with
-  Enter: every thread) and t switch the view, q ends it and the shell
-  prompt comes back and works.
+  Enter: every thread) and t switch the view, R dumps the flight
+  recorder to /tmp/recorder.1.prof (the status line says so; sprofdiff
+  reads the file and finds samples of the console server and of
+  idle_wait in it), q ends it and the shell prompt comes back and works.
 
 TAP on stdout, for prove.
 """
@@ -199,11 +201,18 @@ def check_screen(tap, con):
     key_shows(tap, g, "i", r"^ *ID +CALLS> ", "IPC")
     key_shows(tap, g, "T\r", r"^ *TID +TASK +S ", "threads (Enter: of every task)")
     key_shows(tap, g, "t", r"^ *ID +THR +%CPU ", "tasks")
+    key_shows(tap, g, "R", r"sorted by .*recorder: \d+ KiB to /tmp/recorder\.1\.prof",
+              "the flight recorder dumped to /tmp/recorder.1.prof")
     time.sleep(1.5)
     g.send("q")
     tap.ok(g.expect(PROMPT, timeout=15, partial=True), "q: the prompt comes back")
     out = con.run("echo back $?")
     tap.ok(out == ["back 0"], "the shell works after top (%r)" % out)
+    out = con.run("sprofdiff /tmp/recorder.1.prof /tmp/recorder.1.prof; echo status $?")
+    tap.ok(out and out[-1] == "status 0" and any(re.search(r"\bconsole$", l) for l in out) and
+           any("idle_wait [k]" in l for l in out),
+           "R's dump is a stream sprofdiff reads: samples of the console and idle_wait (%r)"
+           % out[-4:])
 
 
 def main():

@@ -320,7 +320,11 @@ static void test_keys(void)
 		"< wraps to the last column");
 	ok(top_ui_key(&ui, 'r') && ui.reverse[TOP_VIEW_VECTORS] &&
 	   !ui.reverse[TOP_VIEW_TASKS], "r reverses this view only");
-	ok(top_ui_key(&ui, 'h') && ui.help, "h: help");
+	ok(top_ui_key(&ui, 'R') && ui.dump && ui.view == TOP_VIEW_VECTORS,
+	   "R asks for a dump of the flight recorder, in the same view");
+	ui.dump = false;
+	snprintf(ui.note, sizeof(ui.note), "recorder: 4 KiB to /tmp/recorder.1.prof");
+	ok(top_ui_key(&ui, 'h') && ui.help && !ui.note[0], "h: help (a key clears the note)");
 	ok(top_ui_key(&ui, 'c') && !ui.help && ui.view == TOP_VIEW_VECTORS,
 	   "any key leaves the help, and does nothing else");
 	ok(top_ui_key(&ui, 'c') && ui.view == TOP_VIEW_CPUS, "c: CPUs");

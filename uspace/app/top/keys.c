@@ -7,6 +7,7 @@
  *             threads; Esc: never mind)
  *   < >       sort by the column to the left / right
  *   r         reverse the order
+ *   R         dump the flight recorder to /tmp/recorder.N.prof
  *   h ?       help (any key leaves it)
  *   q Ctrl-C  quit
  */
@@ -72,6 +73,8 @@ static bool view_key(top_ui_t *ui, char c)
 		sort_move(ui, c == '<' ? -1 : 1);
 	else if (c == 'r')
 		ui->reverse[ui->view] = !ui->reverse[ui->view];
+	else if (c == 'R')
+		ui->dump = true;
 	else if (c == 'h' || c == '?')
 		ui->help = true;
 	else
@@ -81,6 +84,7 @@ static bool view_key(top_ui_t *ui, char c)
 
 bool top_ui_key(top_ui_t *ui, char c)
 {
+	ui->note[0] = '\0';
 	if (top_key_quits(c)) {
 		ui->quit = true;
 		return false;

@@ -63,7 +63,8 @@ static void usage(FILE *out)
 		"  -v VIEW     start with VIEW: t tasks, i IPC, e interrupts and\n"
 		"              exceptions, c CPUs, T threads\n"
 		"  -s          at the end, what a refresh cost (top.refresh N cycles)\n"
-		"  keys: t i e c T views, < > sort column, r reverse, h help, q quit\n");
+		"  keys: t i e c T views, < > sort column, r reverse, R dump the flight\n"
+		"  recorder to /tmp/recorder.N.prof, h help, q quit\n");
 }
 
 /* One option into o; false if it is bad. */
@@ -183,6 +184,19 @@ static int run_batch(top_t *t)
 	}
 }
 
+/* R was typed: dump the flight recorder; true if so (the note changed). */
+static bool dump_recorder(top_t *t)
+{
+	char path[40];
+
+	if (!t->ui.dump)
+		return false;
+	t->ui.dump = false;
+	snprintf(path, sizeof(path), "/tmp/recorder.%u.prof", ++t->ui.dumps);
+	top_recorder_dump(path, t->ui.note, sizeof(t->ui.note));
+	return true;
+}
+
 /*
  * Wait out the delay, applying the keys typed meanwhile (redrawing the
  * frame when they change it); true if one of them quits.
@@ -200,6 +214,7 @@ static bool wait_keys(top_t *t, top_term_t *term, unsigned rows, unsigned cols)
 			again |= top_ui_key(&t->ui, keys[i]);
 		if (t->ui.quit)
 			return true;
+		again |= dump_recorder(t);
 		if (again) {
 			draw(t, true, rows, cols);
 			emit(t);

@@ -216,10 +216,10 @@ static void render_status(top_out_t *o, const top_ui_t *ui)
 	if (ui->view == TOP_VIEW_THREADS && ui->task)
 		snprintf(what, sizeof(what), " of task %llu",
 			 (unsigned long long)ui->task);
-	top_out_line(o, "%s%s, sorted by %s%s%s", def->name, what,
+	const char *tail = ui->note[0] ? ui->note : o->screen ? "(h: help, q: quit)" : "";
+	top_out_line(o, "%s%s, sorted by %s%s%s%s", def->name, what,
 		     def->cols[ui->sort[ui->view]].title,
-		     ui->reverse[ui->view] ? ", reversed" : "",
-		     o->screen ? "   (h: help, q: quit)" : "");
+		     ui->reverse[ui->view] ? ", reversed" : "", tail[0] ? "   " : "", tail);
 }
 
 static const char *const help_text[] = {
@@ -232,6 +232,7 @@ static const char *const help_text[] = {
 	"  T      threads of a task: type its id and Enter (empty: all)",
 	"  < >    sort by the column to the left / right",
 	"  r      reverse the order",
+	"  R      dump the flight recorder to /tmp/recorder.N.prof",
 	"  h ?    this help (any key leaves it)",
 	"  q      quit",
 	"",

@@ -233,6 +233,8 @@ bool top_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* ------------------------------------------------------------- keys.c */
 
+#define TOP_NOTE_MAX 112
+
 typedef struct top_ui {
 	top_view_t view;
 	unsigned sort[TOP_VIEW_COUNT];    /* column sorted by, per view */
@@ -241,6 +243,9 @@ typedef struct top_ui {
 	bool help;                /* the help screen is up */
 	num_entry_t entry;        /* a task id being typed after T */
 	bool quit;
+	bool dump;                /* R: dump the flight recorder (main.c does) */
+	unsigned dumps;           /* the dumps asked for so far */
+	char note[TOP_NOTE_MAX];  /* the last dump's outcome, shown until a key */
 } top_ui_t;
 
 /* The starting state: view v, each view sorted its own way. */
@@ -251,6 +256,14 @@ bool top_ui_key(top_ui_t *ui, char c);
 bool top_key_quits(char c);
 /* The view shown by key c, or TOP_VIEW_COUNT if c shows none. */
 top_view_t top_view_of_key(char c);
+
+/* --------------------------------------------------------- recorder.c */
+
+/*
+ * Dump the flight recorder (a PROF_F_RECORDER session) to path, as
+ * sprofile -r -o path would; what came of it into note (n bytes).
+ */
+void top_recorder_dump(const char *path, char *note, size_t n);
 
 /* ----------------------------------------------------------- render.c */
 
