@@ -4,7 +4,7 @@
 # runs). Benchmarks are not tests: this prints numbers, it judges nothing.
 #
 # Usage: tools/bench.sh [--accel tcg|kvm] [--cpus N] [--runs N] [--compare REV]
-#                       [FIGURE...]
+#                       [--kernel WORDS] [FIGURE...]
 #
 # The ISO is built from build/kernel.elf and build/initrd.tar (run `make`
 # first) into a temporary directory. --accel kvm goes through tools/qemu.sh,
@@ -34,6 +34,8 @@ tsc.hz is always printed).
                     Also auto (shift=auto) or off. Default: off, but 3
                     when only prof figures are asked (exact samples on a
                     time base that follows instructions)
+  --kernel WORDS    kernel command-line words before "-- bench" (e.g.
+                    recorder=0: without the flight recorder)
   --log             print the whole serial log, not just the figures
   --compare REV     also build git revision REV (in a temporary worktree)
                     and print each figure as "name REV-value this-value unit
@@ -44,13 +46,19 @@ EOF
 
 bad() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 
-accel=tcg cpus=2 runs='' timeout=300 log=0 figures=() icount='' compare='' args=()
+accel=tcg cpus=2 runs='' timeout=300 log=0 figures=() icount='' compare='' args=() kwords=''
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
         --compare)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
             compare=$2
+            shift 2; continue ;;
+        --kernel)
+            [[ $# -ge 2 ]] || bad "$1 needs an argument"
+            [[ $2 =~ ^[A-Za-z0-9.,=_\ -]*$ ]] || bad "--kernel: bad words '$2'"
+            kwords=$2
+            args+=("$1" "$2")
             shift 2; continue ;;
         --accel|--cpus|--runs|--timeout|--icount)
             [[ $# -ge 2 ]] || bad "$1 needs an argument"
@@ -111,7 +119,7 @@ for f in "$build/kernel.elf" "$build/initrd.tar"; do
     [[ -f $f ]] || { echo "$prog: $f missing (run make)" >&2; exit 1; }
 done
 
-cmdline="-- bench"
+cmdline="${kwords:+$kwords }-- bench"
 [[ -n $runs ]] && cmdline+=" -r $runs"
 (( ${#figures[@]} )) && cmdline+=" ${figures[*]}"
 

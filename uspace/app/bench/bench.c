@@ -9,6 +9,10 @@
  *                  pinned to one CPU, yielding to each other
  *   ctxsw.thread.offcpu  the same during a whole-system session with
  *                  off-CPU records (each switch writes one; timer 100 Hz)
+ *   app.catwc      cycles of `sh -c "cat /boot/kernel | wc > FILE"`, a
+ *                  small whole-system job (fs, a pipe, two programs; the
+ *                  flight recorder's always-on cost is this figure with
+ *                  and without recorder=0)
  *   spawn.exit     cycles per spawn of a program that exits at once plus
  *                  the wait for it (runs of 10)
  *   unmap.sparse   cycles of a SYS_UNMAP of 16 GiB with one page touched
@@ -246,6 +250,22 @@ static long run_spawn(void)
 	return (long)((tsc_read() - t0) / SPAWNS);
 }
 
+/* ------------------------------------------------------------- app.catwc */
+
+static long run_catwc(void)
+{
+	const char *const argv[] = { "sh", "-c", "cat /boot/kernel | wc > /tmp/bench-catwc.out",
+				     NULL };
+	uint64_t t0 = tsc_read();
+	task_id_t id;
+	int status;
+
+	if (sys_spawn("/bin/sh", argv, 0, &id) != EOK || sys_wait(id, &status, 0, NULL) != EOK ||
+	    status != 0)
+		return -1;
+	return (long)(tsc_read() - t0);
+}
+
 /* ------------------------------------------------------ accounting.entry */
 
 static long run_acct_entry(void)
@@ -263,6 +283,7 @@ static const figure_t figures[] = {
 	{ "ctxsw.thread.offcpu", "cycles", run_ctxsw_offcpu, ctxsw_offcpu_setup,
 	  ctxsw_offcpu_teardown, NULL },
 	{ "spawn.exit", "cycles", run_spawn, NULL, NULL, NULL },
+	{ "app.catwc", "cycles", run_catwc, NULL, NULL, NULL },
 	{ "unmap.sparse", "cycles", run_unmap_sparse, NULL, NULL, NULL },
 	{ "accounting.entry", "cycles", run_acct_entry, NULL, NULL, NULL },
 	{ "ipc.roundtrip.samecpu", "cycles", run_ipc_roundtrip, ipc_rt_same_setup,
