@@ -359,6 +359,8 @@ static void prof_put_header(prof_session_t *s, unsigned source, unsigned hz)
 	prof_source_desc_t d;
 	if (prof_source_desc(h.source, &d))
 		strlcpy(h.source_name, d.name, sizeof(h.source_name));
+	else if (h.source == PROF_SRC_TICK)
+		strlcpy(h.source_name, PROF_SRC_TICK_NAME, sizeof(h.source_name));
 	prof_session_put(s, &h, sizeof(h));
 }
 
@@ -503,7 +505,7 @@ static void prof_recorder_fill(prof_session_t *s)
 	prof_rec_end_t e = { .reason = PROF_END_RECORDER };
 	uint64_t f = spin_lock_irqsave(&prof_lock);
 
-	prof_put_header(s, PROF_SRC_TIMER, tick_hz());
+	prof_put_header(s, PROF_SRC_TICK, tick_hz());
 	task_foreach(prof_describe_one, s);
 	spin_unlock_irqrestore(&prof_lock, f);
 	trace_recorder_copy(prof_recorder_trace, prof_recorder_sample, s);
@@ -553,7 +555,7 @@ static errno_t prof_recorder_begin(struct call *c, bool system, uint64_t ans[IPC
 		return rc;
 	}
 	prof_drain_kick();
-	ans[0] = PROF_SRC_TIMER;
+	ans[0] = PROF_SRC_TICK;
 	ans[1] = tick_hz();
 	return EOK;
 }

@@ -277,7 +277,7 @@ static void trace_sample(const trace_slot_t *s, unsigned cpu, prof_rec_sample_t 
 	*r = (prof_rec_sample_t){
 		.h = { .type = PROF_REC_SAMPLE, .size = sizeof(*r), .cpu = cpu, .tsc = s->tsc },
 		.task = s->task, .thread = s->thread, .pc = s->task2,
-		.mode = (uint8_t)(s->word >> 16), .source = PROF_SRC_TIMER,
+		.mode = (uint8_t)(s->word >> 16), .source = PROF_SRC_TICK,
 		.weight = time_cycles_per_sec() / tick_hz(),
 	};
 }

@@ -51,6 +51,12 @@
 #define PROF_SRC_RTC_NMI 3              /* CMOS RTC, rebroadcast by NMI IPI */
 #define PROF_SRC_TIMER 4                /* each CPU's local APIC timer */
 #define PROF_SRC_COUNT 5
+/*
+ * Headers and samples only, not a source to ask for: the scheduler
+ * tick's samples of the flight recorder (PROF_F_RECORDER), named "tick".
+ */
+#define PROF_SRC_TICK 16
+#define PROF_SRC_TICK_NAME "tick"
 
 #define PROF_SRC_NAME_MAX 16            /* a source's name, NUL included */
 
@@ -93,7 +99,7 @@ RECORD_STRUCT(prof_source_desc, PROF_SOURCE_DESC_ROWS);
  * keeps the last events of TRACE_RECORDER's classes (sched and ipc) and
  * a sample at every scheduler tick of each CPU in rings made at boot
  * (recorder=MIB on its command line; 0: none); such a session's stream
- * is a header (source timer at the tick's rate; flags PROF_F_RECORDER
+ * is a header (source PROF_SRC_TICK at the tick's rate; flags PROF_F_RECORDER
  * and the recorder's classes), the tasks alive, then those samples
  * (no call chain) and events, each CPU's oldest first, then its END
  * (reason PROF_END_RECORDER): it ends at once, to be read out. Other

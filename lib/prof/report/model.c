@@ -32,6 +32,8 @@ static const char *const prof_source_names[PROF_SRC_TIMER + 1] = {
 
 const char *prof_source_name(unsigned source)
 {
+	if (source == PROF_SRC_TICK)
+		return PROF_SRC_TICK_NAME;
 	if (source > PROF_SRC_TIMER)
 		return "?";
 	return prof_source_names[source];
