@@ -167,7 +167,8 @@ static void test_prof_args(int phone)
 	errno_t r1 = ipc_call_sync(phone, KBOX_PROF_STATUS, 0, 0, 0, 0, 0, &a);
 	errno_t r2 = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, 99, 0, 0, 0, 0, &a);
 	errno_t r3 = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, 0, PROF_HZ_MAX + 1, 0, 0, 0, &a);
-	errno_t r4 = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, 0, 100, 0x80, 0, 0, &a);
+	errno_t r4 = ipc_call_sync(phone, KBOX_PROF_SYSTEM_BEGIN, 0, 100, PROF_F_RECORDER << 1, 0,
+				   0, &a);   /* the first bit past the flags */
 	errno_t r5 = ipc_call_sync(phone, KBOX_PROF_DATA_READ, 0x1000, 4096, 0, 0, 0, &a);
 
 	tap_ok(r1 == ENOENT && r2 == EINVAL && r3 == EINVAL && r4 == EINVAL && r5 == ENOENT,
