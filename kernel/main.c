@@ -121,7 +121,7 @@ static void kinit(void *arg)
 	if (cmdline_has("ktest"))
 		ktest_run();            /* never returns */
 	if (cmdline_has("ktest.panic"))
-		ktest_panic();          /* never returns */
+		ktest_panic();          /* returns only for ktest.panic=late */
 	kinit_start_ns();
 	kinit_args(buf, sizeof(buf), argv);
 	task_spawn_req_t req = { .path = "/bin/init", .argv = argv,

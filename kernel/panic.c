@@ -1,13 +1,15 @@
 /*
  * panic(): claim the panic, stop every other CPU with an NMI, print the
- * message and a backtrace without taking locks, then halt, or under ktest
- * tell the test machine that we failed.
+ * message and a backtrace without taking locks, dump the flight recorder
+ * to the dump port (prof_panic_dump), then halt, or under ktest tell the
+ * test machine that we failed.
  */
 #include <arch/cpu.h>
 #include <kernel/ksym.h>
 #include <kernel/platform.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/prof.h>
 #include <kernel/smp.h>
 #include <lib/fmt.h>
 #include <stdarg.h>
@@ -33,6 +35,7 @@ void panic_begin(void)
 
 void panic_end(void)
 {
+	prof_panic_dump();
 	printk_unlocked("panic: %u other CPUs stopped by NMI; system halted\n",
 			smp_cpus_stopped());
 	platform_fail_stop();

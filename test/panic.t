@@ -8,6 +8,13 @@
 - "ktest.panic=stack" overflows the boot CPU's kernel stack. Expect the
   page fault on the guard page to become a double fault (handled on its IST
   stack), reported as a kernel stack overflow.
+- "ktest.panic=late" (2 CPUs, with the initrd) faults 4 s after boot,
+  once init and the shell have run. Expect the flight recorder dumped to
+  COM2 (a host file): the log says how many samples and events, and the
+  file is a stream (test/lib/tracestream.py) whose header is flagged
+  PROF_F_RECORDER, whose END has reason PROF_END_PANIC and the same
+  sample count (at least 300: 4 s of 100 Hz ticks on 2 CPUs), with
+  context switches of user threads and IPC calls; vprof reports it.
 TAP on stdout, for prove.
 """
 
@@ -22,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 
 import boottest as bt  # noqa: E402
+import tracestream as ts  # noqa: E402
 import vm  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -29,12 +37,18 @@ KERNEL = os.path.join(bt.BUILD, "kernel.elf")
 MKISO = os.path.join(bt.TOP, "tools", "mkiso.sh")
 FAIL_EXIT = 3
 TIMEOUT = 120
+INITRD = os.path.join(bt.BUILD, "initrd.tar")
+VPROF = os.path.join(bt.BUILD, "host", "vprof")
+F_RECORDER = 1 << 7           # abi/profile.h
+END_PANIC = 4
+DUMP_RE = r"^panic: the flight recorder: (\d+) samples and (\d+) events to com2$"
 
 
-def make_iso(tmp, cmdline):
+def make_iso(tmp, cmdline, initrd=False):
     """An ISO booting the built kernel with cmdline; returns its path."""
     path = os.path.join(tmp, re.sub(r"\W", "_", cmdline) + ".iso")
-    subprocess.run([MKISO, path, KERNEL, cmdline], check=True)
+    subprocess.run([MKISO] + (["--initrd", INITRD] if initrd else []) +
+                   [path, KERNEL, cmdline], check=True)
     return path
 
 
@@ -87,6 +101,34 @@ def check_stack_panic(tap, r):
         "%s reported as a double fault in the recursing function" % name)
 
 
+def check_late_panic(tap, r, com2):
+    """The late panic's flight recorder dump on COM2."""
+    name = "[bios cpus=2 ktest.panic=late]"
+    tap.ok(not r.timed_out and r.exit_code == FAIL_EXIT,
+           "%s QEMU ended with the failure status" % name)
+    m = [re.match(DUMP_RE, l) for l in r.lines]
+    m = [x for x in m if x]
+    if not has(tap, r, DUMP_RE, "%s the log says the recorder went to com2" % name):
+        return
+    with open(com2, "rb") as f:
+        s = ts.parse(f.read())
+    h, end, tr = s["header"] or {}, s["end"] or {}, s["trace"]
+    said = int(m[0].group(1))
+    tap.ok(h.get("flags", 0) & F_RECORDER and end.get("reason") == END_PANIC and
+           s["bad"] is None and end.get("samples") == said == s["samples"] and said >= 300,
+           "%s com2 holds a recorder stream ended by the panic (flags %#x, end %r, "
+           "%d samples, the log said %d)" % (name, h.get("flags", 0), end.get("reason"),
+                                            s["samples"], said))
+    users = [x for x in tr if x["kind"] == ts.SWITCH and x["task2"] > 0]
+    calls = [x for x in tr if x["kind"] == ts.CALL]
+    tap.ok(len(tr) == int(m[0].group(2)) and users and calls,
+           "%s its %d events hold switches to user threads (%d) and IPC calls (%d)"
+           % (name, len(tr), len(users), len(calls)))
+    out = subprocess.run([VPROF, "-p", "0", com2], capture_output=True, text=True)
+    tap.ok(out.returncode == 0 and "samples" in out.stdout,
+           "%s vprof reports it (%s)" % (name, (out.stderr or out.stdout).strip()[-120:]))
+
+
 def main():
     """Build the ISOs, boot them (two at a time), check the logs."""
     tap = Tap()
@@ -94,14 +136,18 @@ def main():
     with tempfile.TemporaryDirectory(prefix="vernier-panic.") as tmp:
         null_iso = make_iso(tmp, "ktest.panic")
         stack_iso = make_iso(tmp, "ktest.panic=stack")
-        configs = [(null_iso, 1), (null_iso, 4), (stack_iso, 2)]
-        jobs = [(bt.weight(n), (lambda iso=iso, n=n: vm.boot(
-            iso, cpus=n, accel=bt.accel(), timeout=TIMEOUT)))
-            for iso, n in configs]
+        late_iso = make_iso(tmp, "ktest.panic=late", initrd=True)
+        com2 = os.path.join(tmp, "com2.bin")
+        configs = [(null_iso, 1, None), (null_iso, 4, None), (stack_iso, 2, None),
+                   (late_iso, 2, "-serial file:" + com2)]
+        jobs = [(bt.weight(n), (lambda iso=iso, n=n, x=x: vm.boot(
+            iso, cpus=n, accel=bt.accel(), timeout=TIMEOUT, extra=x)))
+            for iso, n, x in configs]
         results = list(bt.run_parallel(jobs))
-    check_null_panic(tap, results[0], 1)
-    check_null_panic(tap, results[1], 4)
-    check_stack_panic(tap, results[2])
+        check_null_panic(tap, results[0], 1)
+        check_null_panic(tap, results[1], 4)
+        check_stack_panic(tap, results[2])
+        check_late_panic(tap, results[3], com2)
     tap.done()
 
 

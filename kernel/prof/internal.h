@@ -247,6 +247,13 @@ errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_
 void prof_session_free(prof_session_t *s);
 /* session.c: append a record to a session's stream; false if full (a sample counts in lost, another record in lost_records). prof_lock held or unpublished. */
 bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
+/*
+ * The header record of session s (its flags, depth, target, redaction)
+ * whose samples come from source at hz, stamped now, into *h. Any
+ * context (no lock, no allocation: the panic's dump uses it too).
+ */
+void prof_header_fill(prof_rec_header_t *h, const prof_session_t *s, unsigned source,
+		      unsigned hz);
 
 /* drain.c: start the drain thread; wake it early. */
 void prof_drain_init(void);

@@ -335,6 +335,15 @@ static void prof_put_header(prof_session_t *s, unsigned source, unsigned hz)
 {
 	prof_rec_header_t h;
 
+	prof_header_fill(&h, s, source, hz);
+	prof_session_put(s, &h, sizeof(h));
+}
+
+void prof_header_fill(prof_rec_header_t *hp, const prof_session_t *s, unsigned source,
+		      unsigned hz)
+{
+	prof_rec_header_t h;
+
 	memset(&h, 0, sizeof(h));
 	prof_rec_init(&h.h, PROF_REC_HEADER, sizeof(h), cpu_id(), time_cycles());
 	h.magic = PROF_MAGIC;
@@ -361,7 +370,7 @@ static void prof_put_header(prof_session_t *s, unsigned source, unsigned hz)
 		strlcpy(h.source_name, d.name, sizeof(h.source_name));
 	else if (h.source == PROF_SRC_TICK)
 		strlcpy(h.source_name, PROF_SRC_TICK_NAME, sizeof(h.source_name));
-	prof_session_put(s, &h, sizeof(h));
+	*hp = h;
 }
 
 /*

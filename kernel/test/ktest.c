@@ -5,6 +5,7 @@
 #include <kernel/printk.h>
 #include <lib/string.h>
 #include <kernel/smp.h>
+#include <kernel/thread.h>
 #include <lib/fmt.h>
 #include <stdarg.h>
 
@@ -73,18 +74,33 @@ static __noinline uint64_t ktest_recurse(uint64_t depth)
 	return ktest_recurse(depth + 1) + pad[0];
 }
 
+/* "ktest.panic=late": the fault a few seconds after boot, from its own thread. */
+static void ktest_panic_later(void *arg)
+{
+	(void)arg;
+	thread_sleep(KTEST_PANIC_LATE_NS);
+	printk("ktest: faulting on purpose on CPU %u, late\n", cpus_online - 1);
+	smp_call_all(ktest_panic_on_last_cpu, NULL);
+	panic("ktest: the deliberate fault did not panic");
+}
+
 /*
  * "ktest.panic" faults on purpose (on the last CPU) so the harness can
  * check the panic path: report, backtrace, other CPUs stopped by NMI.
  * "ktest.panic=stack" overflows the kernel stack into its guard page: the
  * page fault cannot be delivered on that stack, so the CPU raises a double
- * fault, which runs on its own IST stack.
+ * fault, which runs on its own IST stack. "ktest.panic=late" returns and
+ * faults KTEST_PANIC_LATE_NS later, once user space has run (the flight
+ * recorder's dump at a panic has something to hold).
  */
 void ktest_panic(void)
 {
 	char how[16] = "";
 
 	cmdline_get("ktest.panic", how, sizeof(how));
+	if (!strcmp(how, "late") &&
+	    thread_create_kernel("panic", ktest_panic_later, NULL, NULL) == EOK)
+		return;
 	if (!strcmp(how, "stack")) {
 		printk("ktest: overflowing the kernel stack on purpose\n");
 		ktest_recurse(0);

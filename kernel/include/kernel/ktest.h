@@ -55,8 +55,13 @@ typedef struct ktest {
 /* Record why the running test is skipped (printf format; thread context). */
 void ktest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Deliberately fault on the last CPU ("ktest.panic"): exercises panic. */
-void ktest_panic(void) __noreturn;
+/*
+ * Deliberately fault on the last CPU ("ktest.panic"): exercises panic.
+ * Returns only for "ktest.panic=late", which faults KTEST_PANIC_LATE_NS
+ * later from a thread of its own.
+ */
+#define KTEST_PANIC_LATE_NS (4000ull * 1000 * 1000)
+void ktest_panic(void);
 
 /* Run every test, print TAP, end the machine. */
 void ktest_run(void) __noreturn;

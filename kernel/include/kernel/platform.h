@@ -52,6 +52,12 @@ void platform_poweroff(void) __noreturn;
 void platform_reboot(void) __noreturn;
 
 /*
+ * Write len raw bytes to the platform's dump port (COM2 on a PC), polled,
+ * no lock: the panic's dump of the flight recorder. Interrupts off.
+ */
+void platform_dump_write(const void *buf, size_t len);
+
+/*
  * Final stop after a panic: under ktest report failure to the test
  * machine, otherwise halt this CPU forever.
  */

@@ -22,6 +22,13 @@ struct call;
 void prof_init(void);
 
 /*
+ * At a panic (other CPUs stopped, interrupts off): write the flight
+ * recorder's contents as a stream to the platform's dump port (COM2),
+ * if the recorder is on. No lock, no allocation.
+ */
+void prof_panic_dump(void);
+
+/*
  * One sample of the context interrupted by f on this CPU, from source
  * (PROF_SRC_*). Called by the arch sources from NMI or interrupt context
  * with interrupts off. NMI-safe: no locks, no allocation, bounded time;

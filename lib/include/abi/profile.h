@@ -496,5 +496,11 @@ typedef struct prof_rec_end {
 #define PROF_END_REQUEST 1              /* END was called */
 #define PROF_END_TARGET_EXIT 2          /* the profiled task exited */
 #define PROF_END_RECORDER 3             /* the flight recorder's contents, all read out */
+/*
+ * The flight recorder dumped at a kernel panic to the platform's dump
+ * port (COM2 on a PC): a header, the samples and events (no tasks: the
+ * task table is not read at a panic), this END.
+ */
+#define PROF_END_PANIC 4
 
 #endif
