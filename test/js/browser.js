@@ -2,9 +2,14 @@
 // playwright-core) for test/export.t and test/trace-export.t and print what
 // it saw as one JSON line.
 //
-// Usage: node browser.js speedscope URL       the speedscope app at URL (its
+// Usage: node browser.js speedscope URL [SHOT.png [PROFILE]]
+//                                             the speedscope app at URL (its
 //                                             #profileURL= names the file);
 //                                             waits for the title to change
+//                                             (SHOT: then a 1200x600
+//                                             screenshot, of the first
+//                                             profile whose name holds
+//                                             PROFILE, if given)
 //        node browser.js svg URL SHOT.png TERM
 //                                             vprof's flame graph: clicks the
 //                                             widest frame under the root,
@@ -23,7 +28,17 @@ const { chromium } = require('playwright-core');
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
 	       '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-async function speedscope(page, url, out) {
+/* The speedscope toolbar's text: the profile shown, "NAME (I/N)". */
+async function toolbar(page) {
+	return page.evaluate(() => {
+		const m = document.body.innerText.match(/[^\n]*\(\d+\/\d+\)/);
+		return m ? m[0] : '';
+	});
+}
+
+async function speedscope(page, url, shot, pick, out) {
+	if (shot)
+		await page.setViewportSize({ width: 1200, height: 600 });
 	await page.goto(url);
 	try {
 		await page.waitForFunction(() => document.title.endsWith(' - speedscope') &&
@@ -37,6 +52,15 @@ async function speedscope(page, url, out) {
 		const m = document.body.innerText.match(/\((\d+)\/(\d+)\)/);
 		return m ? Number(m[2]) : 1;
 	});
+	if (shot) {
+		for (let i = 0; pick && i < 40 && !(await toolbar(page)).includes(pick); i++) {
+			await page.keyboard.press('n');       /* speedscope: the next profile */
+			await page.waitForTimeout(100);
+		}
+		out.shown = await toolbar(page);
+		await page.waitForTimeout(1000);
+		await page.screenshot({ path: shot });
+	}
 }
 
 async function svg(page, url, shot, term, out) {
@@ -97,7 +121,7 @@ async function main() {
 	page.on('pageerror', (e) => out.errors.push(String(e)));
 	try {
 		if (mode === 'speedscope')
-			await speedscope(page, url, out);
+			await speedscope(page, url, shot, term, out);
 		else
 			await svg(page, url, shot, term, out);
 	} catch (e) {

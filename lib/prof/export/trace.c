@@ -4,7 +4,9 @@
  * which Perfetto UI, chrome://tracing and speedscope open. It is drawn
  * from the records the report kept (prof_report_records): the kernel's
  * trace events (PROF_REC_TRACE, v7) and the samples. Times (ts, dur) are
- * microseconds with 3 decimals since the stream's header, at its tsc_hz.
+ * microseconds since the stream's header (or its first record, if a
+ * flight recorder's predate it), at its tsc_hz, in steps of 1/1024 us
+ * (tr_q: exact in binary floating point).
  *
  *  - Process "CPUs" (pid TR_CPU_PID), one thread per CPU ("CPU n", tid
  *    n): an X slice "TASK:THREAD" (args task, thread, origin) for each
@@ -161,11 +163,28 @@ static uint64_t tr_ns(const tr_t *t, uint64_t tsc)
 	return (uint64_t)((unsigned __int128)(tsc - t->base) * 1000000000u / hz);
 }
 
-/* ,"KEY":US in microseconds with 3 decimals (ns: nanoseconds). */
+/*
+ * ns in units of 1/1024 us (rounded): the file's times are such units,
+ * exact in binary floating point, so a reader's sums and differences
+ * (speedscope's ts + dur, its ts - first) are exact too and a slice ends
+ * exactly where the next one starts. ns a multiple of 125 maps exactly.
+ */
+static uint64_t tr_q(uint64_t ns)
+{
+	return (uint64_t)(((unsigned __int128)ns * 128 + 62) / 125);
+}
+
+/* ,"KEY":US of q (1/1024 us): its exact decimal, 10 places. */
+static void tr_uq(tr_t *t, const char *key, uint64_t q)
+{
+	px_buf_printf(t->x, &t->ev, ",\"%s\":%llu.%010llu", key, (unsigned long long)(q >> 10),
+		      (unsigned long long)(q & 1023) * 9765625ull);
+}
+
+/* ,"KEY":US in microseconds (ns: nanoseconds), as tr_q makes it. */
 static void tr_us(tr_t *t, const char *key, uint64_t ns)
 {
-	px_buf_printf(t->x, &t->ev, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000),
-		      (unsigned)(ns % 1000));
+	tr_uq(t, key, tr_q(ns));
 }
 
 /* A task's name as the report gives it (valid until the next call). */
@@ -202,7 +221,10 @@ static void tr_end(tr_t *t, const char *name)
 	t->args.len = 0;
 }
 
-/* An X slice [from, to] named name, with t->args. */
+/*
+ * An X slice [from, to] named name, with t->args; its dur is the
+ * difference of the two ends' file times, so ts + dur is to's exactly.
+ */
 static void tr_slice(tr_t *t, uint64_t pid, uint64_t tid, uint64_t from, uint64_t to,
 		     const char *name)
 {
@@ -211,7 +233,7 @@ static void tr_slice(tr_t *t, uint64_t pid, uint64_t tid, uint64_t from, uint64_
 	tr_begin(t, "X", pid, tid, from);
 	if (t->nevs)
 		t->evs[t->nevs - 1].dur = dur;
-	tr_us(t, "dur", dur);
+	tr_uq(t, "dur", tr_q(from + dur) - tr_q(from));
 	tr_end(t, name);
 	t->slices++;
 }
