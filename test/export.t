@@ -56,7 +56,8 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import boottest as bt  # noqa: E402
-from consumers import browser, png_colours  # noqa: E402
+from consumers import browser, png_colours, run  # noqa: E402
+from streamrec import load, rec, task  # noqa: E402
 from tap import Tap  # noqa: E402
 
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
@@ -95,24 +96,10 @@ STACKS = [
 TOTAL = sum(s[0] for s in STACKS)
 
 
-def rec(rtype, size, cpu, tsc):
-    return struct.pack("<HHIQ", rtype, size, cpu, tsc)
-
-
 def header():
     body = struct.pack("<QIIIIIIQQQQ32s", MAGIC, 2, 1, 1000, 4, 1, 8, TSC_HZ, 0,
                        KBASE, KBASE + 0x100000, b"vernier export test")
     return rec(1, 16 + len(body), 0, 0) + body
-
-
-def task(tid, name):
-    return rec(3, 64, 0, 1) + struct.pack("<QQ32s", tid, 0, name.encode())
-
-
-def load(tid, path):
-    p = path.encode() + b"\0"
-    p += b"\0" * (-len(p) % 8)
-    return rec(4, 48 + len(p), 0, 1) + struct.pack("<QQQQ", tid, 0x401000, 0x402000, 0) + p
 
 
 def address(name, syms, offset):
@@ -230,14 +217,6 @@ def top(d, n=4):
     return [k for k, _ in sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 # ---------------------------------------------------------------- running
-
-
-def run(cmd, **kw):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
-        return p.returncode, p.stdout, p.stderr
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return -1, "", str(e)
 
 
 def vprof(tap, tmp, args, out):

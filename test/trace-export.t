@@ -32,8 +32,6 @@ refuses -C with -F trace.
 TAP on stdout, for prove.
 """
 
-import functools
-import http.server
 import json
 import os
 import shutil
@@ -41,16 +39,15 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import boottest as bt  # noqa: E402
-from consumers import browser  # noqa: E402
+from consumers import run, speedscope  # noqa: E402
+from streamrec import load, rec, task  # noqa: E402
 from tap import Tap  # noqa: E402
 
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
 TRACECHECK = os.path.join(bt.TOP, "tools", "tracecheck.py")
-APP = os.path.join(bt.TOP, "test", "js", "node_modules", "speedscope", "dist", "release")
 
 MAGIC = 0x464F525056
 KBASE = 0xffffffff80100000
@@ -72,25 +69,11 @@ NM = {"bin/client.nm": "0000000000401000 T client_work\n0000000000401100 T clien
 # ---------------------------------------------------------------- the stream
 
 
-def rec(rtype, size, cpu, tsc):
-    return struct.pack("<HHIQ", rtype, size, cpu, tsc)
-
-
 def header():
     body = struct.pack("<QIIIIIIQQQQ32s16s", MAGIC, 7, 4, 1000, 2, (1 << 3) | (1 << 4) | (1 << 5)
                        | (1 << 6) | 1, 8, 1000 * US * 1000, 0, KBASE, KBASE + 0x100000,
                        b"vernier trace test", b"timer")
     return rec(1, 16 + len(body), 0, 0) + body
-
-
-def task(tid, name):
-    return rec(3, 64, 0, 1) + struct.pack("<QQ32s", tid, 0, name.encode())
-
-
-def load(tid, path):
-    p = path.encode() + b"\0"
-    p += b"\0" * (-len(p) % 8)
-    return rec(4, 48 + len(p), 0, 1) + struct.pack("<QQQQ", tid, 0x401000, 0x402000, 0) + p
 
 
 def tr(us, cpu, kind, task_, thread, task2=0, thread2=0, call=0, method=0, origin=0,
@@ -180,14 +163,6 @@ def write_root(root):
             f.write(text)
 
 # ---------------------------------------------------------------- running
-
-
-def run(cmd, **kw):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
-        return p.returncode, p.stdout, p.stderr
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return -1, "", str(e)
 
 
 def tracecheck(path, *extra):
@@ -287,24 +262,8 @@ def check_samples(tap, doc):
     tap.ok(got == want, "samples: instants with their stacks, innermost first (%s)" % got)
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def check_speedscope(tap, tmp, path):
-    site = os.path.join(tmp, "site")
-    os.makedirs(site)
-    os.symlink(APP, os.path.join(site, "app"))
-    shutil.copy(path, os.path.join(site, "trace.json"))
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                          functools.partial(Quiet, directory=site))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d" % srv.server_address[1]
-    try:
-        r = browser(["speedscope", base + "/app/index.html#profileURL=" + base + "/trace.json"])
-    finally:
-        srv.shutdown()
+    r = speedscope(path, tmp)
     tap.ok(r.get("title") == "trace.json - speedscope" and not r.get("errors"),
            "speedscope's Chrome trace importer reads it: title %r, errors %s" %
            (r.get("title"), r.get("errors")))

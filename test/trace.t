@@ -53,8 +53,6 @@ test/lib/tracestream.py (written from abi/profile.h, not from vprof):
 TAP on stdout, for prove.
 """
 
-import functools
-import http.server
 import json
 import os
 import re
@@ -62,7 +60,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in test/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -71,7 +68,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import boottest as bt  # noqa: E402
 import suite  # noqa: E402
 import tracestream as ts  # noqa: E402
-from consumers import browser  # noqa: E402
+import consumers  # noqa: E402
 from guest import shell_session  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -79,7 +76,6 @@ COM2 = os.path.join(tempfile.mkdtemp(prefix="vernier-trace-"), "com2.bin")
 VPROF = os.path.join(bt.BUILD, "host", "vprof")
 TRACECHECK = os.path.join(bt.TOP, "tools", "tracecheck.py")
 ROOT = os.path.join(bt.BUILD, "initrd-root")
-APP = os.path.join(bt.TOP, "test", "js", "node_modules", "speedscope", "dist", "release")
 ROUNDS = 30
 RECORDED = 10                 # the calls the recorder's check looks for
 CHAIN = "ipcload -n %d -u 2000 -l 500 chain" % ROUNDS
@@ -408,27 +404,9 @@ def check_timeline(tap, sh):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def speedscope(tap, tmp, path):
     """The speedscope app's Chrome trace importer reads the timeline."""
-    site = os.path.join(tmp, "site")
-    os.makedirs(site)
-    os.symlink(APP, os.path.join(site, "app"))
-    shutil.copy(path, os.path.join(site, "trace.json"))
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                          functools.partial(Quiet, directory=site))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d" % srv.server_address[1]
-    try:
-        pic = os.environ.get("VERNIER_TRACE_PICTURE")
-        r = browser(["speedscope", base + "/app/index.html#profileURL=" + base + "/trace.json"]
-                    + ([os.path.abspath(pic), "CPU 0"] if pic else []))
-    finally:
-        srv.shutdown()
+    r = consumers.speedscope(path, tmp, os.environ.get("VERNIER_TRACE_PICTURE"), "CPU 0")
     tap.ok(r.get("title") == "trace.json - speedscope" and not r.get("errors") and
            r.get("profiles", 0) >= 4,
            "timeline: speedscope's Chrome trace importer reads it: title %r, %s profiles, "
