@@ -47,32 +47,28 @@ size_t frame_pool_reserve(frame_pool_t *p, paddr_t base, uint64_t len)
 	return taken;
 }
 
-/* The first free run of count frames aligned to align in [from, limit), or SIZE_MAX. */
 static size_t frame_pool_search(frame_pool_t *p, size_t count, size_t align,
-				size_t from, size_t limit)
+				size_t limit)
 {
-	size_t i, start = MAX(p->hint, from);
+	size_t i;
 
 	if (count == 1 && align == 1) {
-		i = bitmap_find_clear(&p->map, start, limit);
-		if (i == SIZE_MAX && start > from)
-			i = bitmap_find_clear(&p->map, from, limit);
+		i = bitmap_find_clear(&p->map, p->hint, limit);
+		if (i == SIZE_MAX && p->hint)
+			i = bitmap_find_clear(&p->map, 0, limit);
 		return i;
 	}
-	return bitmap_find_clear_run(&p->map, from, limit, count, align);
+	return bitmap_find_clear_run(&p->map, 0, limit, count, align);
 }
 
 errno_t frame_pool_alloc(frame_pool_t *p, size_t count, size_t align,
 			 paddr_t limit, paddr_t *out)
 {
 	size_t lim = limit ? MIN(p->nframes, limit / FRAME_SIZE) : p->nframes;
-	size_t low = limit ? 0 : MIN(lim, FRAME_POOL_LOW / FRAME_SIZE);
 
 	if (count == 0 || align == 0 || (align & (align - 1)) || count > p->free)
 		return count == 0 || align == 0 || (align & (align - 1)) ? EINVAL : ENOMEM;
-	size_t i = frame_pool_search(p, count, align, low, lim);
-	if (i == SIZE_MAX && low)
-		i = frame_pool_search(p, count, align, 0, lim);
+	size_t i = frame_pool_search(p, count, align, lim);
 	if (i == SIZE_MAX)
 		return ENOMEM;
 	bitmap_set_range(&p->map, i, count);

@@ -93,26 +93,6 @@ static void test_contig(void)
 	is_int(frame_pool_free(&pool, p, 512), EOK, "free the 2 MiB block");
 }
 
-/* Requests without a limit keep off the low 16 MiB while there is room above. */
-static void test_low_kept(void)
-{
-	paddr_t p, q;
-	size_t high = (64 * MB - FRAME_POOL_LOW) / FRAME_SIZE;
-
-	setup();
-	ok(frame_pool_alloc(&pool, 1, 1, 0, &p) == EOK && p >= FRAME_POOL_LOW,
-	   "a frame without a limit comes from above 16 MiB (%#lx)", (unsigned long)p);
-	ok(frame_pool_alloc(&pool, 16, 16, 0, &q) == EOK && q >= FRAME_POOL_LOW,
-	   "so does a block (%#lx)", (unsigned long)q);
-	ok(frame_pool_alloc(&pool, 1, 1, FRAME_POOL_LOW, &q) == EOK && q < FRAME_POOL_LOW,
-	   "a limited request gets low memory (%#lx)", (unsigned long)q);
-	setup();
-	ok(frame_pool_alloc(&pool, high, 1, 0, &p) == EOK && p == FRAME_POOL_LOW,
-	   "all of it above 16 MiB in one block");
-	ok(frame_pool_alloc(&pool, 1, 1, 0, &q) == EOK && q < FRAME_POOL_LOW,
-	   "then the low memory, when nothing is left above (%#lx)", (unsigned long)q);
-}
-
 static void test_bad_free(void)
 {
 	setup();
@@ -134,7 +114,6 @@ int main(void)
 	test_reserve();
 	test_exhaustion();
 	test_contig();
-	test_low_kept();
 	test_bad_free();
 	free(storage);
 	return done_testing();

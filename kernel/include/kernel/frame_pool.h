@@ -10,13 +10,6 @@
 #include <lib/bitmap.h>
 
 #define FRAME_SIZE 4096ul
-/*
- * Below this, frames go to requests without a limit only when none is
- * free above: the low memory stays for those that need it (ISA DMA, the
- * boot's identity-mapped allocations; a 256 MiB guest with a 4 MiB
- * flight recorder had none left below 16 MiB).
- */
-#define FRAME_POOL_LOW (16ul * 1024 * 1024)
 
 typedef struct frame_pool {
 	bitmap_t map;
@@ -43,8 +36,7 @@ size_t frame_pool_reserve(frame_pool_t *p, paddr_t base, uint64_t len);
 
 /*
  * Allocate count contiguous frames aligned to align frames (power of two)
- * ending at or below limit (0: no limit, and above FRAME_POOL_LOW while
- * there is room). Returns EOK and *out, or ENOMEM.
+ * ending at or below limit (0: no limit). Returns EOK and *out, or ENOMEM.
  */
 errno_t frame_pool_alloc(frame_pool_t *p, size_t count, size_t align,
 			 paddr_t limit, paddr_t *out);
