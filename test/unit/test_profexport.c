@@ -806,18 +806,18 @@ static void test_trace(void)
 	is_int(export_as(PROF_FMT_TRACE, false), EOK, "trace: EOK");
 	ok(strncmp(pt_out, "{\"traceEvents\":[\n", 16) == 0 &&
 	   strstr(pt_out, "\"displayTimeUnit\":\"ns\"") != NULL, "trace: the object form");
-	ok(strstr(pt_out, "{\"ph\":\"s\",\"pid\":5,\"tid\":50,\"ts\":0.400,\"cat\":\"ipc\","
+	ok(strstr(pt_out, "{\"ph\":\"s\",\"pid\":5,\"tid\":50,\"ts\":0.4003906250,\"cat\":\"ipc\","
 		  "\"id\":1,\"name\":\"ipc app.16962\"}") != NULL &&
-	   strstr(pt_out, "{\"ph\":\"t\",\"pid\":7,\"tid\":70,\"ts\":0.600,") != NULL &&
-	   strstr(pt_out, "{\"ph\":\"f\",\"pid\":5,\"tid\":50,\"ts\":1.000,\"cat\":\"ipc\","
+	   strstr(pt_out, "{\"ph\":\"t\",\"pid\":7,\"tid\":70,\"ts\":0.5996093750,") != NULL &&
+	   strstr(pt_out, "{\"ph\":\"f\",\"pid\":5,\"tid\":50,\"ts\":1.0000000000,\"cat\":\"ipc\","
 		  "\"id\":1,\"bp\":\"e\"") != NULL,
 	   "trace: the call's flow, s at CALL, t at RECEIVE, f at ANSWERED");
-	ok(strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.500,\"dur\":0.300,"
+	ok(strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.5000000000,\"dur\":0.2998046875,"
 		  "\"name\":\"waiting: ipc\",\"args\":{}}") != NULL &&
-	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.300,\"dur\":0.200,"
+	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":5,\"tid\":50,\"ts\":0.2998046875,\"dur\":0.2001953125,"
 		  "\"name\":\"syscall 9\",\"args\":{\"number\":9}}") != NULL &&
-	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":1000000000,\"tid\":1,\"ts\":0.200,"
-		  "\"dur\":0.700,\"name\":\"app:70\",\"args\":{\"task\":7,\"thread\":70,"
+	   strstr(pt_out, "{\"ph\":\"X\",\"pid\":1000000000,\"tid\":1,\"ts\":0.2001953125,"
+		  "\"dur\":0.7001953125,\"name\":\"app:70\",\"args\":{\"task\":7,\"thread\":70,"
 		  "\"origin\":5,\"origin_name\":\"app\"}}") != NULL,
 	   "trace: waiting, the system call's piece, the CPU's slice with its origin");
 	is_int(count_of(pt_out, "\"cat\":\"sample\""), 70, "trace: an instant per sample (not idle)");
