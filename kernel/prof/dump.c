@@ -4,7 +4,8 @@
  * an END with reason PROF_END_PANIC) written raw to the platform's dump
  * port (COM2 on a PC), where the host keeps it (QEMU -serial file:).
  * The other CPUs are stopped; no lock, no allocation; the task table is
- * not read (it may be mid-change), so the stream names no task.
+ * not read (it may be mid-change), so the stream names no task. Each
+ * CPU gives its last PROF_PANIC_DUMP_SLOTS slots at most.
  */
 #include <kernel/platform.h>
 #include <kernel/printk.h>
@@ -12,6 +13,13 @@
 #include <kernel/trace.h>
 
 #include "internal.h"
+
+/*
+ * Each CPU's last slots the dump writes: about 1.4 MB in all on 2 CPUs
+ * at 88 bytes a record, quick under QEMU and 2 minutes at a real line's
+ * 115,200 baud (all of a 4 MiB recorder would take 8).
+ */
+#define PROF_PANIC_DUMP_SLOTS 8192
 
 typedef struct prof_dump {
 	uint64_t samples, events;
@@ -41,7 +49,7 @@ void prof_panic_dump(void)
 	s.flags = PROF_F_RECORDER | trace_recorder_classes();
 	prof_header_fill(&h, &s, PROF_SRC_TICK, tick_hz());
 	platform_dump_write(&h, sizeof(h));
-	trace_recorder_copy(prof_dump_event, prof_dump_sample, &d);
+	trace_recorder_copy(prof_dump_event, prof_dump_sample, &d, PROF_PANIC_DUMP_SLOTS);
 	prof_rec_init(&e.h, PROF_REC_END, sizeof(e), cpu_id(), time_cycles());
 	e.samples = d.samples;
 	platform_dump_write(&e, sizeof(e));

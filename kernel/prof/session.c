@@ -517,7 +517,7 @@ static void prof_recorder_fill(prof_session_t *s)
 	prof_put_header(s, PROF_SRC_TICK, tick_hz());
 	task_foreach(prof_describe_one, s);
 	spin_unlock_irqrestore(&prof_lock, f);
-	trace_recorder_copy(prof_recorder_trace, prof_recorder_sample, s);
+	trace_recorder_copy(prof_recorder_trace, prof_recorder_sample, s, UINT64_MAX);
 	prof_rec_init(&e.h, PROF_REC_END, sizeof(e), 0, time_cycles());
 	e.samples = s->samples;
 	e.lost_records = s->lost_records;

@@ -282,13 +282,14 @@ static void trace_sample(const trace_slot_t *s, unsigned cpu, prof_rec_sample_t 
 	};
 }
 
-/* Copy cpu's recorder ring (its last slots) to fn and sample_fn; how many. */
+/* Copy cpu's recorder ring (its last slots, at most max) to fn and sample_fn; how many. */
 static uint64_t trace_copy_cpu(unsigned cpu, trace_fn_t fn, trace_sample_fn_t sample_fn,
-			       void *ctx)
+			       void *ctx, uint64_t max)
 {
 	const trace_cpu_t *tc = &trace_cpus[cpu];
 	uint64_t head = __atomic_load_n(&tc->head, __ATOMIC_ACQUIRE), n = 0;
-	uint64_t from = head > tc->mask + 1 ? head - (tc->mask + 1) : 0;
+	uint64_t keep = MIN(max, tc->mask + 1);
+	uint64_t from = head > keep ? head - keep : 0;
 	prof_rec_sample_t smp;
 	prof_rec_trace_t r;
 	trace_slot_t s;
@@ -308,13 +309,14 @@ static uint64_t trace_copy_cpu(unsigned cpu, trace_fn_t fn, trace_sample_fn_t sa
 	return n;
 }
 
-uint64_t trace_recorder_copy(trace_fn_t fn, trace_sample_fn_t sample_fn, void *ctx)
+uint64_t trace_recorder_copy(trace_fn_t fn, trace_sample_fn_t sample_fn, void *ctx,
+			     uint64_t max)
 {
 	uint64_t n = 0;
 
 	if (!trace_recording)
 		return 0;
 	for (unsigned i = 0; i < cpu_count; i++)
-		n += trace_copy_cpu(i, fn, sample_fn, ctx);
+		n += trace_copy_cpu(i, fn, sample_fn, ctx, max);
 	return n;
 }

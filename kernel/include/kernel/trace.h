@@ -311,11 +311,13 @@ uint32_t trace_recorder_classes(void);
 typedef void (*trace_sample_fn_t)(const prof_rec_sample_t *rec, void *ctx);
 
 /*
- * Copy what the recorder holds, CPU by CPU and oldest first: its events
- * to fn, its tick samples to sample_fn (a sample of hz tick_hz(), no
- * chain); slots overwritten while copied are left out. Thread context.
- * Returns how many records it gave.
+ * Copy what the recorder holds, CPU by CPU and oldest first, at most each
+ * CPU's last max slots (UINT64_MAX: all): its events to fn, its tick
+ * samples to sample_fn (a sample of hz tick_hz(), no chain); slots
+ * overwritten while copied are left out. No lock (the panic's dump calls
+ * it). Returns how many records it gave.
  */
-uint64_t trace_recorder_copy(trace_fn_t fn, trace_sample_fn_t sample_fn, void *ctx);
+uint64_t trace_recorder_copy(trace_fn_t fn, trace_sample_fn_t sample_fn, void *ctx,
+			     uint64_t max);
 
 #endif
