@@ -60,8 +60,14 @@ KTEST(frame_contig, "frame: contiguous, aligned and limited allocations")
 
 	KT_CHECK(frame_alloc_contig(16, 16, 0, &p) == EOK, "no 16-frame block");
 	KT_CHECK(p % (16 * PAGE_SIZE) == 0, "block %#lx not aligned", p);
-	KT_CHECK(frame_alloc_contig(1, 1, MiB(16), &q) == EOK, "nothing below 16 MiB");
-	KT_CHECK(q + PAGE_SIZE <= MiB(16), "frame %#lx above the limit", q);
+	/*
+	 * The pool hands out its lowest frames first, so the boot's own
+	 * allocations (the flight recorder's 4 MiB among them) may have
+	 * taken all below 16 MiB on a 256 MiB guest with the call-profiled
+	 * kernel: the limit is 64 MiB, still well below its memory's end.
+	 */
+	KT_CHECK(frame_alloc_contig(1, 1, MiB(64), &q) == EOK, "nothing below 64 MiB");
+	KT_CHECK(q + PAGE_SIZE <= MiB(64), "frame %#lx above the limit", q);
 	frame_free(p, 16);
 	frame_free(q, 1);
 	KT_CHECK(frame_alloc_contig(0, 1, 0, &p) == EINVAL, "count 0 accepted");
