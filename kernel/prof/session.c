@@ -486,10 +486,10 @@ static void prof_recorder_sample(const prof_rec_sample_t *rec, void *ctx)
 /* A session for the recorder's contents on conn: room for all of it, or NULL. */
 static prof_session_t *prof_recorder_session(uint64_t conn)
 {
-	prof_args_t a = { .flags = PROF_F_RECORDER | trace_recorder_classes() };
 	prof_session_t *s = kzalloc(sizeof(*s));
-	/* A stream record per 64-byte slot is at most 88 bytes; the tasks' besides. */
-	size_t bytes = trace_recorder_bytes() / 64 * 88 + PROF_TASK_SESSION_BYTES;
+	/* A stream record per slot (a trace record, or a smaller sample); the tasks' besides. */
+	size_t bytes = trace_recorder_bytes() / sizeof(trace_slot_t) * sizeof(prof_rec_trace_t) +
+		       PROF_TASK_SESSION_BYTES;
 	void *buf = s ? kmalloc(bytes) : NULL;
 
 	if (!buf) {
@@ -498,7 +498,7 @@ static prof_session_t *prof_recorder_session(uint64_t conn)
 	}
 	prof_fifo_init(&s->out, buf, bytes);
 	s->conn = conn;
-	s->flags = a.flags;
+	s->flags = PROF_F_RECORDER | trace_recorder_classes();
 	s->slot = -1;
 	s->state = PROF_STATE_RUNNING;
 	return s;

@@ -37,7 +37,6 @@ volatile uint32_t trace_classes;
 volatile bool trace_open;
 volatile bool trace_recording;
 trace_cpu_t trace_cpus[MAX_CPUS];
-static size_t trace_slots;                   /* per CPU, a power of two */
 static uint32_t trace_session_classes;       /* the sessions' (trace_set) */
 static uint64_t trace_dropped;               /* atomic: since boot */
 static spinlock_t trace_lock = SPINLOCK_INIT("trace");
@@ -70,7 +69,6 @@ static errno_t trace_make(size_t slots)
 		trace_cpus[i] = (trace_cpu_t){ .slots = m, .mask = slots - 1 };
 		spin_unlock_irqrestore(&trace_lock, f);
 	}
-	trace_slots = slots;
 	__atomic_store_n(&trace_open, true, __ATOMIC_SEQ_CST);
 	return EOK;
 }
@@ -263,7 +261,7 @@ uint64_t trace_lost(void)
 
 size_t trace_recorder_bytes(void)
 {
-	return trace_recording ? trace_slots * sizeof(trace_slot_t) * cpu_count : 0;
+	return trace_recording ? (trace_cpus[0].mask + 1) * sizeof(trace_slot_t) * cpu_count : 0;
 }
 
 uint32_t trace_recorder_classes(void)

@@ -60,16 +60,15 @@ static void uart_setup(unsigned base)
 
 void platform_dump_write(const void *buf, size_t len)
 {
-	static bool ready;
+	static bool ready, present;
 	const uint8_t *p = buf;
 
 	if (!ready) {
 		uart_setup(COM2);
+		present = inb(COM2 + UART_LSR) != 0xff;   /* else no UART there */
 		ready = true;
 	}
-	if (inb(COM2 + UART_LSR) == 0xff)
-		return;                   /* no UART there */
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; present && i < len; i++)
 		uart_send(COM2, p[i]);
 }
 
