@@ -1,7 +1,11 @@
 /* Kernel command line lookups over boot_info.cmdline. */
+#define LOG_PREFIX "cmdline"
 #include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
+#include <kernel/printk.h>
 #include <lib/string.h>
+
+#define CMDLINE_UINT_CHARS 24        /* a value's bytes looked at (2^64 has 20 digits) */
 
 /* Start of the word named key (followed by '=', ' ' or NUL), or NULL. */
 static const char *cmdline_find(const char *key)
@@ -45,4 +49,17 @@ bool cmdline_get(const char *key, char *buf, size_t size)
 		buf[c] = '\0';
 	}
 	return true;
+}
+
+uint64_t cmdline_uint(const char *key, uint64_t min, uint64_t max, uint64_t def)
+{
+	char buf[CMDLINE_UINT_CHARS];
+	uint64_t v;
+
+	if (!cmdline_get(key, buf, sizeof(buf)))
+		return def;
+	if (str_to_u64(buf, max, &v) && v >= min)
+		return v;
+	pr_warn("%s=%s: not a number in %lu..%lu; %lu used", key, buf, min, max, def);
+	return def;
 }

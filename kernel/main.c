@@ -42,13 +42,7 @@
 
 static unsigned kmain_hz(void)
 {
-	char buf[16];
-	unsigned hz = 0;
-
-	if (cmdline_get("hz", buf, sizeof(buf)))
-		for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
-			hz = hz * 10 + (unsigned)(*p - '0');
-	return hz >= 10 && hz <= 10000 ? hz : 100;
+	return (unsigned)cmdline_uint("hz", 10, 10000, 100);
 }
 
 static void kmain_report_cmdline(void)

@@ -164,6 +164,22 @@ static int str_is_ctrl(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+bool str_to_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (d > 9 || n > max / 10 || d > max - n * 10)
+			return false;
+		n = n * 10 + d;
+	}
+	*v = n;
+	return true;
+}
+
 int str_has_ctrl(const char *s)
 {
 	for (; *s; s++)

@@ -50,15 +50,10 @@ static uint64_t idle_us_to_cycles(uint64_t us)
  */
 static uint64_t idle_max_us(void)
 {
-	char buf[16];
-	uint64_t us = 0;
-
-	if (!cmdline_get("idlepoll", buf, sizeof(buf)))
-		return platform_virtual() && platform_sampling() != PLATFORM_TCG_ICOUNT
+	uint64_t def = platform_virtual() && platform_sampling() != PLATFORM_TCG_ICOUNT
 		       ? IDLE_POLL_MAX_US : 0;
-	for (const char *p = buf; *p >= '0' && *p <= '9' && us < 1000000; p++)
-		us = us * 10 + (uint64_t)(*p - '0');
-	return us < 100000 ? us : 100000;
+
+	return cmdline_uint("idlepoll", 0, IDLE_POLL_LIMIT_US, def);
 }
 
 void idle_init(void)

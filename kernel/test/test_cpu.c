@@ -1,6 +1,7 @@
 /* ktest: symbols, SMP calls, NMIs, timers, clock (x86 faults: arch/x86_64/test/). */
 #include <arch/cpu.h>
 #include <arch/time.h>
+#include <kernel/bootinfo.h>
 #include <kernel/cmdline.h>
 #include <kernel/console.h>
 #include <kernel/fault.h>
@@ -391,6 +392,35 @@ KTEST(cmdline_words, "cmdline: whole-word lookups")
 	KT_CHECK(cmdline_has("ktest"), "ktest not found");
 	KT_CHECK(!cmdline_has("kte"), "prefix matched");
 	KT_CHECK(!cmdline_get("nosuchkey", buf, sizeof(buf)), "missing key found");
+	return true;
+}
+
+static char kt_cmdline_saved[BOOT_CMDLINE_MAX];
+
+/*
+ * Numeric values: taken in range, the default for a suffix, a sign, an
+ * empty value, out of range or absent (the warnings go to the console).
+ * The boot command line is swapped for the test's and put back.
+ */
+KTEST(cmdline_numbers, "cmdline: numeric values in range, the default otherwise")
+{
+	uint64_t v[9];
+
+	memcpy(kt_cmdline_saved, boot_info.cmdline, sizeof(kt_cmdline_saved));
+	strlcpy(boot_info.cmdline, "a=250 b=100x c=-1 d= e=300 f=5 g=010 "
+		"h=99999999999999999999999 i", sizeof(boot_info.cmdline));
+	const char *keys[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
+	for (int i = 0; i < 9; i++)
+		v[i] = cmdline_uint(keys[i], 10, 256, 4);
+	uint64_t absent = cmdline_uint("nosuchkey", 0, 256, 7);
+	memcpy(boot_info.cmdline, kt_cmdline_saved, sizeof(kt_cmdline_saved));
+	KT_CHECK(v[0] == 250 && v[6] == 10, "in range: a=250 gives %lu, g=010 %lu", v[0], v[6]);
+	KT_CHECK(v[1] == 4 && v[2] == 4 && v[3] == 4 && v[7] == 4 && v[8] == 4,
+		 "malformed: 100x %lu, -1 %lu, empty %lu, 23 digits %lu, no value %lu; want 4",
+		 v[1], v[2], v[3], v[7], v[8]);
+	KT_CHECK(v[4] == 4 && v[5] == 4, "out of 10..256: 300 gives %lu, 5 gives %lu; want 4",
+		 v[4], v[5]);
+	KT_CHECK(absent == 7, "absent: %lu, want the default 7", absent);
 	return true;
 }
 

@@ -76,20 +76,7 @@ static errno_t trace_make(size_t slots)
 /* The recorder's MiB from the command line (default, 0..max). */
 static unsigned trace_recorder_mib(void)
 {
-	char buf[16];
-	unsigned v = 0;
-
-	if (!cmdline_get("recorder", buf, sizeof(buf)))
-		return TRACE_RECORDER_MIB;
-	for (const char *p = buf; *p; p++) {
-		if (*p < '0' || *p > '9' || v > TRACE_RECORDER_MAX_MIB) {
-			pr_warn("recorder=%s: not 0..%u MiB; the default, %u MiB", buf,
-				TRACE_RECORDER_MAX_MIB, TRACE_RECORDER_MIB);
-			return TRACE_RECORDER_MIB;
-		}
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	return MIN(v, (unsigned)TRACE_RECORDER_MAX_MIB);
+	return (unsigned)cmdline_uint("recorder", 0, TRACE_RECORDER_MAX_MIB, TRACE_RECORDER_MIB);
 }
 
 /* The largest power of two of slots in bytes (at least TRACE_MIN_SLOTS). */

@@ -258,6 +258,27 @@ static void test_escape_ctrl(void)
 	   "str_has_ctrl: finds control characters, not printable or UTF-8 bytes");
 }
 
+static void test_to_u64(void)
+{
+	uint64_t v = 7;
+
+	ok(str_to_u64("0", 10, &v) && v == 0, "str_to_u64: 0");
+	ok(str_to_u64("10000", 10000, &v) && v == 10000, "str_to_u64: the maximum itself");
+	v = 7;
+	ok(!str_to_u64("10001", 10000, &v) && v == 7, "str_to_u64: one above: refused, *v kept");
+	ok(!str_to_u64("", 10, &v) && !str_to_u64("4x", 10, &v) && !str_to_u64("-1", 10, &v) &&
+	   !str_to_u64(" 4", 10, &v) && !str_to_u64("4 ", 10, &v), "str_to_u64: empty, a suffix, "
+	   "a sign and spaces are refused");
+	ok(!str_to_u64("7", 5, &v) && str_to_u64("5", 5, &v) && v == 5,
+	   "str_to_u64: a digit above a one-digit maximum is refused");
+	ok(str_to_u64("18446744073709551615", UINT64_MAX, &v) && v == UINT64_MAX,
+	   "str_to_u64: 2^64 - 1");
+	ok(!str_to_u64("18446744073709551616", UINT64_MAX, &v) &&
+	   !str_to_u64("99999999999999999999999", UINT64_MAX, &v),
+	   "str_to_u64: past 2^64 - 1 refused, not wrapped");
+	ok(str_to_u64("000256", 256, &v) && v == 256, "str_to_u64: leading zeros");
+}
+
 int main(void)
 {
 	test_memcpy();
@@ -271,5 +292,6 @@ int main(void)
 	test_strstr();
 	test_strlcpy();
 	test_escape_ctrl();
+	test_to_u64();
 	return done_testing();
 }

@@ -13,4 +13,11 @@ bool cmdline_has(const char *word);
  */
 bool cmdline_get(const char *key, char *buf, size_t size);
 
+/*
+ * The decimal value of key=N if it is a number in min..max; def if key is
+ * absent or, with a warning on the console, if its value is not such a
+ * number (a suffix, a sign, out of range).
+ */
+uint64_t cmdline_uint(const char *key, uint64_t min, uint64_t max, uint64_t def);
+
 #endif

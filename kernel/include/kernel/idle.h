@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #define IDLE_POLL_MAX_US 200
+#define IDLE_POLL_LIMIT_US 100000     /* the largest idlepoll= taken */
 #define IDLE_POLL_GROW_START_US 50
 
 struct cpu;

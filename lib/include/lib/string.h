@@ -11,7 +11,9 @@
 #ifndef LIB_STRING_H
 #define LIB_STRING_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef LIB_HOSTED
 #undef memcpy
@@ -76,6 +78,13 @@ char *strstr(const char *hay, const char *needle);
 
 /* Copy at most size-1 bytes and NUL-terminate (size > 0); returns strlen(src). */
 size_t strlcpy(char *dst, const char *src, size_t size);
+
+/*
+ * s as a decimal number into *v: true if s is one or more digits and
+ * nothing else, of value at most max (no overflow: a longer one is
+ * refused); *v is left alone otherwise.
+ */
+bool str_to_u64(const char *s, uint64_t max, uint64_t *v);
 
 /* Non-zero if s holds a control character (below 0x20, or DEL 0x7f). */
 int str_has_ctrl(const char *s);
