@@ -5,7 +5,8 @@
 #include <kernel/printk.h>
 #include <lib/string.h>
 
-#define CMDLINE_UINT_CHARS 24        /* a value's bytes looked at (2^64 has 20 digits) */
+#define CMDLINE_UINT_CHARS 24        /* a value's bytes looked at (2^64 has 20 digits);
+					   one that fills them may be cut: refused */
 
 /* Start of the word named key (followed by '=', ' ' or NUL), or NULL. */
 static const char *cmdline_find(const char *key)
@@ -58,7 +59,8 @@ uint64_t cmdline_uint(const char *key, uint64_t min, uint64_t max, uint64_t def)
 
 	if (!cmdline_get(key, buf, sizeof(buf)))
 		return def;
-	if (str_to_u64(buf, max, &v) && v >= min)
+	bool whole = strlen(buf) < sizeof(buf) - 1;     /* not cut by cmdline_get */
+	if (whole && str_to_u64(buf, max, &v) && v >= min)
 		return v;
 	pr_warn("%s=%s: not a number in %lu..%lu; %lu used", key, buf, min, max, def);
 	return def;

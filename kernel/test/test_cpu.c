@@ -413,6 +413,8 @@ KTEST(cmdline_numbers, "cmdline: numeric values in range, the default otherwise"
 	for (int i = 0; i < 9; i++)
 		v[i] = cmdline_uint(keys[i], 10, 256, 4);
 	uint64_t absent = cmdline_uint("nosuchkey", 0, 256, 7);
+	strlcpy(boot_info.cmdline, "j=00000000000000000000012x", sizeof(boot_info.cmdline));
+	uint64_t cut = cmdline_uint("j", 10, 256, 4);   /* its first 23 bytes are digits */
 	memcpy(boot_info.cmdline, kt_cmdline_saved, sizeof(kt_cmdline_saved));
 	KT_CHECK(v[0] == 250 && v[6] == 10, "in range: a=250 gives %lu, g=010 %lu", v[0], v[6]);
 	KT_CHECK(v[1] == 4 && v[2] == 4 && v[3] == 4 && v[7] == 4 && v[8] == 4,
@@ -421,6 +423,7 @@ KTEST(cmdline_numbers, "cmdline: numeric values in range, the default otherwise"
 	KT_CHECK(v[4] == 4 && v[5] == 4, "out of 10..256: 300 gives %lu, 5 gives %lu; want 4",
 		 v[4], v[5]);
 	KT_CHECK(absent == 7, "absent: %lu, want the default 7", absent);
+	KT_CHECK(cut == 4, "a value longer than the reader's buffer: %lu, want the default 4", cut);
 	return true;
 }
 
