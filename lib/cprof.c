@@ -2,13 +2,6 @@
 #include <lib/cprof.h>
 #include <lib/string.h>
 
-static uint32_t cprof_hash(uint32_t parent, uint64_t fn)
-{
-	uint64_t x = fn * 0x9e3779b97f4a7c15ull ^ (uint64_t)parent * 0xc2b2ae3d27d4eb4full;
-
-	return (uint32_t)(x >> 40) % CPROF_HASH_SIZE;
-}
-
 static uint32_t cprof_id(const cprof_part_t *p, uint32_t index)
 {
 	return p->h.id << CPROF_ID_SHIFT | index;
@@ -106,7 +99,7 @@ void cprof_sync(cprof_stack_t *s, const cprof_table_t *tab)
 		if (f->fn == tab->root_fn)
 			parent = CPROF_ROOT;
 		f->slot = parent == CPROF_NONE ? CPROF_NONE : cprof_lookup(own, parent, f->fn);
-		f->last_fn = 0;
+		f->own_slot = f->slot == CPROF_NONE ? NULL : &own->slot[f->slot & CPROF_INDEX_MASK];
 		parent = f->slot;
 	}
 	s->gen = tab->gen;
@@ -120,14 +113,6 @@ void cprof_charge_far(const cprof_table_t *tab, uint32_t id, uint64_t wall, uint
 		return;
 	__atomic_fetch_add(&sl->wall, wall, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sl->oncpu, oncpu, __ATOMIC_RELAXED);
-}
-
-void cprof_count_far(const cprof_table_t *tab, uint32_t id)
-{
-	cprof_slot_t *sl = cprof_slot(tab, id);
-
-	if (sl)
-		__atomic_fetch_add(&sl->calls, 1, __ATOMIC_RELAXED);
 }
 
 void cprof_overrun(const cprof_table_t *tab)

@@ -5,7 +5,8 @@
  * the thesis's overhead experiment (section 3.5.5: equal self times with
  * two reads, unequal with one), on-CPU time, calls and recursion, stack
  * overrun, table full, exits that do not match (longjmp, no entry),
- * reset by generation and charging a slot in another part.
+ * reset by generation, charging a slot in another part and paths that
+ * share a hash chain.
  */
 #include "tap.h"
 
@@ -399,6 +400,47 @@ static void test_foreign_part(void)
 	   "ROOT and NONE: NULL");
 }
 
+/* ---------------------------------------------------------------- chains */
+
+/* n functions above base whose top-level paths share one hash bucket. */
+static void colliding(uint64_t base, uint64_t *fns, int n)
+{
+	uint32_t h = cprof_hash(CPROF_ROOT, base);
+	int k = 0;
+
+	for (uint64_t fn = base; k < n; fn += 16)
+		if (cprof_hash(CPROF_ROOT, fn) == h)
+			fns[k++] = fn;
+}
+
+/*
+ * Paths in one hash chain: the hooks probe only the chain's head inline,
+ * so the others are found out of line. Each keeps one slot (no copy is
+ * added), its calls and its self time, whichever heads the chain.
+ */
+static void test_chain(void)
+{
+	uint64_t fns[3];
+
+	setup(64, 16);
+	colliding(0x402000, fns, 3);
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 3; i++) {
+			int k = (i + round) % 3;
+			enter(fns[k]);
+			work((uint64_t)(k + 1) * B);
+			leave(fns[k]);
+		}
+	}
+	is_uint(parts[0]->h.used, 3, "chain: 3 paths, 3 slots");
+	for (int k = 0; k < 3; k++) {
+		cprof_slot_t *sl = PATH(fns[k]);
+		is_uint(calls_of(sl), 4, "chain: path %d called 4 times", k);
+		is_uint(wall_of(sl), 4 * (uint64_t)(k + 1) * B, "chain: path %d's self time", k);
+	}
+	is_uint(parts[0]->h.lost_table, 0, "chain: nothing lost");
+}
+
 /* ---------------------------------------------------------------- root */
 
 /*
@@ -443,6 +485,7 @@ int main(void)
 	test_mismatch();
 	test_reset();
 	test_foreign_part();
+	test_chain();
 	test_root_fn();
 	for (int i = 0; i < NPARTS; i++)
 		free(parts[i]);

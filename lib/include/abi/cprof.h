@@ -114,7 +114,9 @@ typedef struct cprof_ctl {
  * A thread's clock: the cycles it has spent switched out since it got
  * the clock. On-CPU time now = TSC - off. The kernel writes it when it
  * switches the thread in: seq is odd during the write (retry while odd or
- * changed).
+ * changed). The thread itself may just load off: off is one aligned word,
+ * and it is only written while the thread is switched out (libc's hooks
+ * do so).
  */
 typedef struct cprof_clock {
 	volatile uint32_t seq;

@@ -41,9 +41,8 @@ typedef struct cprof_frame {
 	uint64_t off;           /* the thread's off-CPU cycles at entry */
 	uint64_t deeper_wall;   /* callees' time, hooks included */
 	uint64_t deeper_oncpu;
-	uint64_t last_fn;       /* the function it called last (0: none) ... */
-	uint32_t last_slot;     /* ... and that call's slot: loops skip the lookup */
-	uint32_t reserved2;
+	cprof_slot_t *own_slot; /* slot's entry, in the writer's part at entry; NULL: none */
+	uint64_t reserved2;
 } cprof_frame_t;
 
 /* A thread's call stack; depth may exceed cap (those calls not recorded). */
@@ -99,8 +98,7 @@ uint32_t cprof_lookup(cprof_part_t *p, uint32_t parent, uint64_t fn);
 
 /* The path of a call of fn under parent in the writer's part (lookup or add), or CPROF_NONE (counted). */
 uint32_t cprof_path(const cprof_table_t *tab, uint32_t parent, uint64_t fn);
-/* Count a call / add cycles on a slot of another part (atomically). */
-void cprof_count_far(const cprof_table_t *tab, uint32_t id);
+/* Add cycles to a slot of another part (atomically). */
 void cprof_charge_far(const cprof_table_t *tab, uint32_t id, uint64_t wall, uint64_t oncpu);
 /* A call beyond the stack's cap: counted, flagged. */
 void cprof_overrun(const cprof_table_t *tab);
@@ -110,23 +108,26 @@ void cprof_overrun(const cprof_table_t *tab);
  */
 bool cprof_resync(cprof_stack_t *s, const cprof_table_t *tab, uint64_t fn);
 
-/*
- * The slot for a call of fn from caller (NULL: a top-level call). A caller
- * remembers its last callee's slot, so a loop of calls finds it without a
- * lookup (for a kernel thread that moved CPUs it may be in another part).
- */
-static inline uint32_t cprof_callee(const cprof_table_t *tab, cprof_frame_t *caller, uint64_t fn)
+/* The bucket of path (parent, fn) in a part's hash table (lib/cprof.c's too). */
+static inline uint32_t cprof_hash(uint32_t parent, uint64_t fn)
 {
-	if (!caller)
-		return cprof_path(tab, CPROF_ROOT, fn);
-	if (caller->last_fn == fn)
-		return caller->last_slot;
-	uint32_t id = cprof_path(tab, caller->slot, fn);
-	if (id != CPROF_NONE) {
-		caller->last_fn = fn;
-		caller->last_slot = id;
-	}
-	return id;
+	uint64_t x = fn * 0x9e3779b97f4a7c15ull ^ (uint64_t)parent * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)(x >> 40) % CPROF_HASH_SIZE;
+}
+
+/*
+ * The index + 1 of path (parent, fn) in part p if it heads its hash chain
+ * (the common case: chains are short), else 0 (a longer chain, a new path
+ * or CPROF_NONE: cprof_path's work, out of line).
+ */
+static inline uint32_t cprof_probe(const cprof_part_t *p, uint32_t parent, uint64_t fn)
+{
+	uint32_t i = p->hash[cprof_hash(parent, fn)];
+
+	if (i && p->slot[i - 1].fn == fn && p->slot[i - 1].parent == parent)
+		return i;
+	return 0;
 }
 
 /*
@@ -149,29 +150,38 @@ static inline cprof_frame_t *cprof_enter(cprof_stack_t *s, const cprof_table_t *
 	f->t1 = f->t2 = t1;
 	f->off = off;
 	f->deeper_wall = f->deeper_oncpu = 0;
-	f->last_fn = 0;
-	f->slot = cprof_callee(tab, d ? &s->frame[d - 1] : NULL, fn);
-	if (f->slot >> CPROF_ID_SHIFT == tab->own)
-		tab->parts[tab->own]->slot[f->slot & CPROF_INDEX_MASK].calls++;
-	else if (f->slot != CPROF_NONE)      /* the caller's remembered callee is elsewhere */
-		cprof_count_far(tab, f->slot);
+	uint32_t parent = d && fn != tab->root_fn ? s->frame[d - 1].slot : CPROF_ROOT;
+	cprof_part_t *own = tab->parts[tab->own];
+	uint32_t i = cprof_probe(own, parent, fn);
+	if (i) {
+		f->slot = own->h.id << CPROF_ID_SHIFT | (i - 1);
+	} else {
+		f->slot = cprof_path(tab, parent, fn);
+		if (f->slot == CPROF_NONE) {
+			f->own_slot = NULL;
+			return f;
+		}
+		i = (f->slot & CPROF_INDEX_MASK) + 1;
+	}
+	f->own_slot = &own->slot[i - 1];
+	f->own_slot->calls++;
 	return f;
 }
 
 /*
- * Add wall and on-CPU cycles to slot id. A slot of the writer's own part
- * came from it at the current generation (cprof_sync re-enters older
- * ones), so it exists.
+ * Add wall and on-CPU cycles to f's path: in place if its slot is in the
+ * writer's part (it came from there at the current generation: cprof_sync
+ * re-enters older ones), atomically if not (a kernel thread that moved
+ * CPUs since its entry).
  */
-static inline void cprof_charge(const cprof_table_t *tab, uint32_t id, uint64_t wall,
+static inline void cprof_charge(const cprof_table_t *tab, const cprof_frame_t *f, uint64_t wall,
 				uint64_t oncpu)
 {
-	if (id >> CPROF_ID_SHIFT == tab->own) {
-		cprof_slot_t *sl = &tab->parts[tab->own]->slot[id & CPROF_INDEX_MASK];
-		sl->wall += wall;
-		sl->oncpu += oncpu;
+	if (f->own_slot && f->slot >> CPROF_ID_SHIFT == tab->own) {
+		f->own_slot->wall += wall;
+		f->own_slot->oncpu += oncpu;
 	} else {
-		cprof_charge_far(tab, id, wall, oncpu);
+		cprof_charge_far(tab, f->slot, wall, oncpu);
 	}
 }
 
@@ -194,7 +204,7 @@ static inline cprof_frame_t *cprof_exit_begin(cprof_stack_t *s, const cprof_tabl
 	cprof_frame_t *f = &s->frame[s->depth - 1];
 	uint64_t small = stop - f->t2;               /* modular: sums stay exact */
 	uint64_t small_on = small - (off - f->off);
-	cprof_charge(tab, f->slot, small - f->deeper_wall, small_on - f->deeper_oncpu);
+	cprof_charge(tab, f, small - f->deeper_wall, small_on - f->deeper_oncpu);
 	return f;
 }
 
