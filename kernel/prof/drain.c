@@ -421,7 +421,7 @@ static void prof_drain_offcpu(unsigned i)
 	while (ring_peek(r, &rec) == EOK) {
 		if (rec.type == PROF_REC_OFFCPU)
 			prof_route_offcpu(rec.data);
-		ring_release(r);
+		ring_release_peeked(r, &rec);
 	}
 	ring_take_dropped(r, &recs, &bytes);
 	prof_offcpu_lost += recs;
@@ -441,7 +441,7 @@ static void prof_drain_rings(void)
 				prof_route_call(rec.data);
 			else
 				prof_route_all(rec.data);
-			ring_release(r);
+			ring_release_peeked(r, &rec);
 		}
 		prof_route_drops(r);
 		prof_drain_offcpu(i);

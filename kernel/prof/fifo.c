@@ -40,20 +40,35 @@ bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size)
 	return true;
 }
 
+/* The size field of the record header at ring position pos (read in place
+ * unless the header crosses the wrap). */
+static size_t fifo_rec_size(const prof_fifo_t *q, uint64_t pos)
+{
+	size_t off = pos % q->size;
+	prof_rec_t h;
+
+	if (q->size - off >= sizeof(h))
+		return ((const prof_rec_t *)(const void *)(q->buf + off))->size;
+	fifo_read(q, pos, &h, sizeof(h));
+	return h.size;
+}
+
+/* Whole records first: their sizes are walked in place, then the bytes
+ * are copied once (two copies across the wrap), not record by record. */
 size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
 {
 	uint64_t pos = q->tail;
 	size_t n = 0;
 
 	while (pos < q->head) {
-		prof_rec_t h;
-		fifo_read(q, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || n + h.size > cap)
+		size_t size = fifo_rec_size(q, pos);
+		if (size < sizeof(prof_rec_t) || n + size > cap)
 			break;
-		fifo_read(q, pos, (uint8_t *)dst + n, h.size);
-		n += h.size;
-		pos += h.size;
+		n += size;
+		pos += size;
 	}
+	if (n)
+		fifo_read(q, q->tail, dst, n);
 	return n;
 }
 
