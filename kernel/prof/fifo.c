@@ -53,9 +53,8 @@ static size_t fifo_rec_size(const prof_fifo_t *q, uint64_t pos)
 	return h.size;
 }
 
-/* Whole records first: their sizes are walked in place, then the bytes
- * are copied once (two copies across the wrap), not record by record. */
-size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
+/* The bytes of whole records from the oldest, at most cap (sizes walked in place). */
+static size_t fifo_whole(const prof_fifo_t *q, size_t cap)
 {
 	uint64_t pos = q->tail;
 	size_t n = 0;
@@ -67,6 +66,26 @@ size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
 		n += size;
 		pos += size;
 	}
+	return n;
+}
+
+size_t prof_fifo_front(const prof_fifo_t *q, size_t cap, prof_fifo_span_t *sp)
+{
+	size_t n = fifo_whole(q, cap), off = q->tail % q->size, first = MIN(n, q->size - off);
+
+	sp->p[0] = q->buf + off;
+	sp->n[0] = first;
+	sp->p[1] = q->buf;
+	sp->n[1] = n - first;
+	return n;
+}
+
+/* Whole records first: their sizes are walked in place, then the bytes
+ * are copied once (two copies across the wrap), not record by record. */
+size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
+{
+	size_t n = fifo_whole(q, cap);
+
 	if (n)
 		fifo_read(q, q->tail, dst, n);
 	return n;

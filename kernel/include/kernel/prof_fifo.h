@@ -27,6 +27,21 @@ size_t prof_fifo_used(const prof_fifo_t *q);
 bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size);
 /* Copy whole records from the oldest into dst (cap bytes) without consuming; bytes copied. */
 size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap);
+
+/* Where the FIFO's oldest bytes are, without copying: one or two pieces. */
+typedef struct prof_fifo_span {
+	const uint8_t *p[2];
+	size_t n[2];
+} prof_fifo_span_t;
+
+/*
+ * The whole records from the oldest, at most cap bytes, in place: their
+ * pieces in *sp (the second is empty unless they wrap); returns their
+ * bytes. Nothing is consumed: the pieces stay valid until that many bytes
+ * are (prof_fifo_put writes only past head, never over them), so the one
+ * consumer may copy them without the lock the FIFO's users hold.
+ */
+size_t prof_fifo_front(const prof_fifo_t *q, size_t cap, prof_fifo_span_t *sp);
 /* Consume n bytes (a sum of whole records returned by prof_fifo_peek). */
 void prof_fifo_consume(prof_fifo_t *q, size_t n);
 
