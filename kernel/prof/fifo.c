@@ -28,18 +28,6 @@ static void fifo_read(const prof_fifo_t *q, uint64_t pos, void *dst, size_t len)
 	memcpy((uint8_t *)dst + first, q->buf, len - first);
 }
 
-bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size)
-{
-	size_t off = q->head % q->size, first = MIN(size, q->size - off);
-
-	if (size > q->size - prof_fifo_used(q))
-		return false;
-	memcpy(q->buf + off, rec, first);
-	memcpy(q->buf, (const uint8_t *)rec + first, size - first);
-	q->head += size;
-	return true;
-}
-
 /* The size field of the record header at ring position pos (read in place
  * unless the header crosses the wrap). */
 static size_t fifo_rec_size(const prof_fifo_t *q, uint64_t pos)
