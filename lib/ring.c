@@ -138,6 +138,11 @@ void ring_release(ring_t *r)
 	ring_store(&r->tail, r->tail + ring_record_size(rec.len));
 }
 
+void ring_release_peeked(ring_t *r, const ring_rec_t *rec)
+{
+	ring_store(&r->tail, r->tail + ring_record_size(rec->len));
+}
+
 errno_t ring_get(ring_t *r, uint16_t *type, void *buf, size_t cap,
 		 size_t *len)
 {

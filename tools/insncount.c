@@ -7,7 +7,8 @@
  *   lo=, hi=      the kernel text range to instrument
  *   start=        an entry address (up to 4); each is its own "kind"
  *   end=          an address that ends the innermost open segment (iretq)
- *   mark=         a segment counts only if it executed this address
+ *   mark=         a segment counts only if it executed one of these
+ *                 addresses (up to 4)
  *   skip=         ... and none of these (up to 4)
  *   out=          the output file
  *   trace=        also dump the addresses of counted segments number
@@ -32,6 +33,7 @@
 #define MAX_VCPUS 8
 #define MAX_KINDS 4
 #define MAX_SKIP 4
+#define MAX_MARK 4
 #define DEPTH 4
 #define SEG_MAX 65536
 
@@ -47,8 +49,8 @@ typedef struct vcpu {
 	seg_t s[DEPTH];
 } vcpu_t;
 
-static uint64_t lo, hi, mark, starts[MAX_KINDS], skips[MAX_SKIP], ends[8];
-static int nstarts, nskips, nends;
+static uint64_t lo, hi, marks[MAX_MARK], starts[MAX_KINDS], skips[MAX_SKIP], ends[8];
+static int nmarks, nstarts, nskips, nends;
 static char out[512] = "insncount.out";
 static vcpu_t *vcpus;
 static uint32_t *counts;                  /* [kind][vcpu][addr - lo] */
@@ -108,7 +110,7 @@ static void on_insn(unsigned int cpu, void *ud)
 		s->a[s->n++] = a;
 	else
 		s->full = true;
-	if (a == mark)
+	if (find(marks, nmarks, a) >= 0)
 		s->mark = true;
 	if (find(skips, nskips, a) >= 0)
 		s->skip = true;
@@ -186,9 +188,11 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 
 	(void)info;
 	for (int i = 0; i < argc; i++) {
-		if (arg(argv[i], "lo", &lo) || arg(argv[i], "hi", &hi) || arg(argv[i], "mark", &mark))
+		if (arg(argv[i], "lo", &lo) || arg(argv[i], "hi", &hi))
 			continue;
-		if (arg(argv[i], "start", &v) && nstarts < MAX_KINDS)
+		if (arg(argv[i], "mark", &v) && nmarks < MAX_MARK)
+			marks[nmarks++] = v;
+		else if (arg(argv[i], "start", &v) && nstarts < MAX_KINDS)
 			starts[nstarts++] = v;
 		else if (arg(argv[i], "skip", &v) && nskips < MAX_SKIP)
 			skips[nskips++] = v;

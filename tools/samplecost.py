@@ -19,7 +19,7 @@ from elfsyms import symbols
 import sys
 
 PARTS = ["entry stub", "GS decision", "dispatch", "source claim", "RTC/CMOS",
-         "broadcast", "prof_hit", "chain walk", "ring write", "EOI", "exit"]
+         "broadcast", "prof_hit", "chain walk", "ring write", "rearm", "EOI", "exit"]
 
 FUNCS = {
     "dispatch": ["interrupt_dispatch", "nmi_dispatch", "arch_nmi_handle",
@@ -31,13 +31,14 @@ FUNCS = {
     "RTC/CMOS": ["cmos_read", "cmos_write"],
     "broadcast": ["prof_rtc_broadcast", "lapic_nmi_others_from_nmi",
                   "arch_send_ipi_others"],
-    "prof_hit": ["prof_hit", "prof_take", "prof_build", "prof_put",
+    "prof_hit": ["prof_hit", "prof_hit_at", "prof_take", "prof_build", "prof_put",
                  "prof_throttle_account", "prof_wanted", "prof_target",
                  "prof_throttled", "profil_hit", "prof_throttle_step",
                  "prof_throttle_record", "prof_due", "prof_mode"],
     "chain walk": ["prof_walk", "arch_sample_stack", "arch_callchain", "arch_unwind",
                    "arch_stack_top", "arch_user_peek"],
     "ring write": ["ring_put", "ring_reserve", "ring_commit"],
+    "rearm": ["prof_timer_arm_at", "lapic_timer_oneshot"],
     "EOI": ["lapic_eoi"],
     "exit": ["user_return_work", "sched_preempt_point"],
 }

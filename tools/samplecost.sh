@@ -8,7 +8,7 @@
 # prof.path.chain, sessions with call chains) under QEMU -icount
 # shift=0 with a TCG plugin (tools/insncount.c, built here with the host
 # cc) that counts every kernel instruction between a stub's entry and its
-# iretq, keeps the interrupts that called prof_hit (not those that also
+# iretq, keeps the interrupts that called prof_hit or prof_hit_at (not those that also
 # ran the scheduler's tick), and dumps some of them whole;
 # tools/samplecost.py walks those with a shadow call stack.
 set -euo pipefail
@@ -69,7 +69,7 @@ hi=$(nm -n "$build/kernel.elf" | awk '$2 ~ /^[tTwW]$/ { a = $1 } END { print a }
 hi=$(printf '%x' $((0x$hi + 0x1000)))
 args="lo=$lo,hi=$hi,start=$(sym isr_2),start=$(sym isr_240)"
 args+=",end=$(iretq_of isr_common isr_paranoid),end=$(iretq_of isr_paranoid isr_0)"
-args+=",mark=$(sym prof_hit),skip=$(sym tick_irq),trace=20,out=$tmp/out"
+args+=",mark=$(sym prof_hit),mark=$(sym prof_hit_at),skip=$(sym tick_irq),trace=20,out=$tmp/out"
 
 plugin_boot insncount "$args" "-- bench $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^prof\.(sample|handler)' || true

@@ -239,7 +239,8 @@ static void exc_user(int_frame_t *f, uint64_t start)
 	user_return_work(f);
 }
 
-static void exception_dispatch(int_frame_t *f)
+/* Out of line: its locals would give every interrupt a stack-protector check. */
+static __attribute__((noinline)) void exception_dispatch(int_frame_t *f)
 {
 	cpu_t *c = cpu_current();
 	uintptr_t bt[FAULT_BT_MAX];

@@ -25,7 +25,6 @@
 
 static waitq_t prof_drain_wq;
 static volatile bool prof_kicked;
-static uint8_t *prof_stage;                  /* PROF_STAGE_BYTES, from boot */
 
 void prof_drain_kick(void)
 {
@@ -421,7 +420,7 @@ static void prof_drain_offcpu(unsigned i)
 	while (ring_peek(r, &rec) == EOK) {
 		if (rec.type == PROF_REC_OFFCPU)
 			prof_route_offcpu(rec.data);
-		ring_release(r);
+		ring_release_peeked(r, &rec);
 	}
 	ring_take_dropped(r, &recs, &bytes);
 	prof_offcpu_lost += recs;
@@ -441,7 +440,7 @@ static void prof_drain_rings(void)
 				prof_route_call(rec.data);
 			else
 				prof_route_all(rec.data);
-			ring_release(r);
+			ring_release_peeked(r, &rec);
 		}
 		prof_route_drops(r);
 		prof_drain_offcpu(i);
@@ -608,11 +607,27 @@ static bool prof_read_ready(const prof_session_t *s, uint64_t now)
 	       s->state == PROF_STATE_ENDED;
 }
 
+/*
+ * Copy a read's records straight from the session's FIFO to the caller
+ * (no lock: only this thread consumes or frees a session, and the FIFO's
+ * writers never write over bytes not yet consumed).
+ */
+static errno_t prof_copy_span(struct call *c, const prof_fifo_span_t *sp)
+{
+	uint64_t dst = kcall_msg(c)->args[0];
+	errno_t rc = prof_copy_to_caller(c, dst, sp->p[0], sp->n[0]);
+
+	if (rc == EOK && sp->n[1])
+		rc = prof_copy_to_caller(c, dst + sp->n[0], sp->p[1], sp->n[1]);
+	return rc;
+}
+
 /* Answer one ready read; false if none was ready. */
 static bool prof_answer_one(uint64_t now)
 {
 	struct call *c = NULL;
 	prof_session_t *s = NULL;
+	prof_fifo_span_t sp = { { NULL, NULL }, { 0, 0 } };
 	size_t n = 0;
 	uint32_t state = 0;
 	uint64_t f = spin_lock_irqsave(&prof_lock);
@@ -622,8 +637,8 @@ static bool prof_answer_one(uint64_t now)
 		if (prof_read_ready(s, now)) {
 			c = s->read;
 			s->read = NULL;
-			n = prof_fifo_peek(&s->out, prof_stage,
-					   MIN(kcall_msg(c)->args[1], PROF_STAGE_BYTES));
+			n = prof_fifo_front(&s->out, MIN(kcall_msg(c)->args[1], PROF_STAGE_BYTES),
+					    &sp);
 			state = s->state;
 			break;
 		}
@@ -631,8 +646,7 @@ static bool prof_answer_one(uint64_t now)
 	spin_unlock_irqrestore(&prof_lock, f);
 	if (!c)
 		return false;
-	/* Only the drain thread consumes: the peeked records are still first. */
-	errno_t rc = prof_copy_to_caller(c, kcall_msg(c)->args[0], prof_stage, n);
+	errno_t rc = prof_copy_span(c, &sp);
 	f = spin_lock_irqsave(&prof_lock);
 	if (rc == EOK)
 		prof_fifo_consume(&s->out, n);
@@ -682,9 +696,6 @@ static void prof_drain_thread(void *arg)
 void prof_drain_init(void)
 {
 	waitq_init(&prof_drain_wq);
-	prof_stage = kmalloc(PROF_STAGE_BYTES);
-	if (!prof_stage)
-		panic("prof: no memory for the read stage");
 	if (thread_create_kernel("profd", prof_drain_thread, NULL, NULL) != EOK)
 		panic("prof: cannot start the drain thread");
 }

@@ -28,32 +28,54 @@ static void fifo_read(const prof_fifo_t *q, uint64_t pos, void *dst, size_t len)
 	memcpy((uint8_t *)dst + first, q->buf, len - first);
 }
 
-bool prof_fifo_put(prof_fifo_t *q, const void *rec, size_t size)
+/* The size field of the record header at ring position pos (read in place
+ * unless the header crosses the wrap). */
+static size_t fifo_rec_size(const prof_fifo_t *q, uint64_t pos)
 {
-	size_t off = q->head % q->size, first = MIN(size, q->size - off);
+	size_t off = pos % q->size;
+	prof_rec_t h;
 
-	if (size > q->size - prof_fifo_used(q))
-		return false;
-	memcpy(q->buf + off, rec, first);
-	memcpy(q->buf, (const uint8_t *)rec + first, size - first);
-	q->head += size;
-	return true;
+	if (q->size - off >= sizeof(h))
+		return ((const prof_rec_t *)(const void *)(q->buf + off))->size;
+	fifo_read(q, pos, &h, sizeof(h));
+	return h.size;
 }
 
-size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
+/* The bytes of whole records from the oldest, at most cap (sizes walked in place). */
+static size_t fifo_whole(const prof_fifo_t *q, size_t cap)
 {
 	uint64_t pos = q->tail;
 	size_t n = 0;
 
 	while (pos < q->head) {
-		prof_rec_t h;
-		fifo_read(q, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || n + h.size > cap)
+		size_t size = fifo_rec_size(q, pos);
+		if (size < sizeof(prof_rec_t) || n + size > cap)
 			break;
-		fifo_read(q, pos, (uint8_t *)dst + n, h.size);
-		n += h.size;
-		pos += h.size;
+		n += size;
+		pos += size;
 	}
+	return n;
+}
+
+size_t prof_fifo_front(const prof_fifo_t *q, size_t cap, prof_fifo_span_t *sp)
+{
+	size_t n = fifo_whole(q, cap), off = q->tail % q->size, first = MIN(n, q->size - off);
+
+	sp->p[0] = q->buf + off;
+	sp->n[0] = first;
+	sp->p[1] = q->buf;
+	sp->n[1] = n - first;
+	return n;
+}
+
+/* Whole records first: their sizes are walked in place, then the bytes
+ * are copied once (two copies across the wrap), not record by record. */
+size_t prof_fifo_peek(const prof_fifo_t *q, void *dst, size_t cap)
+{
+	size_t n = fifo_whole(q, cap);
+
+	if (n)
+		fifo_read(q, q->tail, dst, n);
 	return n;
 }
 

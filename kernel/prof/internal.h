@@ -245,8 +245,16 @@ unsigned prof_source_default(void);
 errno_t prof_copy_to_caller(struct call *c, uint64_t dst, const void *src, size_t size);
 /* session.c: free an unlisted session and its stream buffer. */
 void prof_session_free(prof_session_t *s);
-/* session.c: append a record to a session's stream; false if full (a sample counts in lost, another record in lost_records). prof_lock held or unpublished. */
-bool prof_session_put(prof_session_t *s, const void *rec, size_t size);
+/* session.c: count record rec that s's full stream refused (a sample in lost, another record in lost_records); false. prof_lock held or unpublished. */
+bool prof_session_lose(prof_session_t *s, const void *rec);
+
+/* Append a record to a session's stream; false if full (prof_session_lose
+ * counted it). prof_lock held or unpublished. Inline: the drain thread
+ * does it for every sample. */
+static inline bool prof_session_put(prof_session_t *s, const void *rec, size_t size)
+{
+	return prof_fifo_put(&s->out, rec, size) || prof_session_lose(s, rec);
+}
 /*
  * The header record of session s (its flags, depth, target, redaction)
  * whose samples come from source at hz, stamped now, into *h. Any

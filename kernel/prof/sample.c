@@ -189,23 +189,15 @@ static uint64_t prof_due(const prof_cpu_t *p, uint64_t elapsed)
 	return elapsed * MAX(hz, 1ul) / time_cycles_per_sec();
 }
 
-/* At a sample's entry (now): charge the previous one; at a window's end adjust the divisor. */
-static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, uint64_t now)
+/* A window's end (now): the throttle's step, and the divisor's change if any. */
+static __attribute__((noinline)) void prof_throttle_window(prof_cpu_t *p, uint32_t cpu,
+							   unsigned source, uint64_t now)
 {
 	uint32_t old = p->thr.divisor;
-
-	if (p->last_exit)
-		p->window_cost += prof_throttle_loss(p->last_entry, p->last_exit, now,
-						     prof_engine.irq_cost,
-						     p->hit_min * PROF_HIT_SPREAD);
-	p->window_hits++;
-	if (!p->window_start)
-		p->window_start = now;
-	if (now - p->window_start < prof_engine.window)
-		return;
 	prof_window_t w = { p->window_cost, now - p->window_start, p->window_hits,
 			    prof_due(p, now - p->window_start),
 			    prof_engine.clock ? prof_engine.hz / PROF_LATE_MIN_HZ : 0 };
+
 	prof_throttle_step(&p->thr, &w, prof_engine.budget);
 	p->window_start = now;
 	p->window_cost = 0;
@@ -217,6 +209,23 @@ static void prof_throttle_account(prof_cpu_t *p, uint32_t cpu, unsigned source, 
 	prof_weigh_scale(p);
 	if (prof_engine.ring_mem[cpu])
 		prof_throttle_record(&prof_engine.rings[cpu], p, cpu, now);
+}
+
+/* At a sample's entry (now): charge the previous one; at a window's end adjust the divisor. */
+static inline __attribute__((always_inline)) void prof_throttle_account(prof_cpu_t *p,
+									uint32_t cpu,
+									unsigned source,
+									uint64_t now)
+{
+	if (p->last_exit)
+		p->window_cost += prof_throttle_loss(p->last_entry, p->last_exit, now,
+						     prof_engine.irq_cost,
+						     p->hit_min * PROF_HIT_SPREAD);
+	p->window_hits++;
+	if (!p->window_start)
+		p->window_start = now;
+	if (now - p->window_start >= prof_engine.window)
+		prof_throttle_window(p, cpu, source, now);
 }
 
 static unsigned prof_mode(const cpu_t *c, const int_frame_t *f)
@@ -242,9 +251,9 @@ static void prof_walk(prof_stack_words_t *w, const int_frame_t *f)
 }
 
 /* The sample's fields in s, a record of h.size bytes reserved in the ring. */
-static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f,
-		      unsigned source, const prof_stack_words_t *w, size_t size, uint64_t now,
-		      uint64_t weight, uint64_t late)
+static inline __attribute__((always_inline)) void
+prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f, unsigned source,
+	  const prof_stack_words_t *w, size_t size, uint64_t now, uint64_t weight, uint64_t late)
 {
 	thread_t *th = c->current;
 	unsigned mode = prof_mode(c, f);
@@ -255,48 +264,71 @@ static void prof_fill(prof_rec_sample_t *s, const cpu_t *c, const int_frame_t *f
 	s->pc = late ? late : frame_pc(f);
 	s->mode = (uint8_t)(late && mode == PROF_MODE_USER ? PROF_MODE_KERNEL : mode);
 	s->source = (uint8_t)source;
-	s->nchain = (uint16_t)w->n;
-	s->nkernel = w->nkernel;
-	s->ntop = w->ntop;
+	s->nchain = (uint16_t)(w ? w->n : 0);
+	s->nkernel = w ? w->nkernel : 0;
+	s->ntop = w ? w->ntop : 0;
 	s->weight = weight;
-	for (size_t i = 0; i < w->n + w->ntop; i++)    /* a few words: no memcpy call */
+	for (size_t i = 0; w && i < w->n + w->ntop; i++)    /* a few words: no memcpy call */
 		s->chain[i] = w->w[i];
 }
 
 /*
- * Build the sample in place in its CPU's ring: the chain is walked first
- * (into w), the serving thread's call stack record goes in before it (sent
- * before its first sample), then the record is reserved at its final size
- * (the origin block of a serving thread's sample included) and filled, so
- * nothing is built twice. A full ring drops it (lib/ring.c counts it).
+ * Build the sample in place in its CPU's ring, its chain and top words in
+ * w (NULL: none): the serving thread's call stack record goes in before
+ * it (sent before its first sample), then the record is reserved at its
+ * final size (the origin block of a serving thread's sample included)
+ * and filled, so nothing is built twice. A full ring drops it (lib/ring.c
+ * counts it).
  */
-static errno_t prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now,
-		       uint64_t weight, uint64_t late)
+static inline __attribute__((always_inline)) errno_t
+prof_put_words(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now, uint64_t weight,
+	       uint64_t late, const prof_stack_words_t *w)
 {
-	prof_stack_words_t w;
 	ring_t *r = &prof_engine.rings[c->id];
 	thread_t *th = c->current;
 	bool serving = th && origin_serving(&th->serve);
 	uint8_t *rec;
 
-	if (late)
-		w.n = w.nkernel = w.ntop = 0;   /* the chain at delivery is not the section's */
-	else
-		prof_walk(&w, f);
 	if (serving && th->serve.stack)
 		prof_stack_emit(th->serve.stack, r, c->id, now);
-	size_t size = sizeof(prof_rec_sample_t) + (w.n + w.ntop) * sizeof(uint64_t);
+	size_t size = sizeof(prof_rec_sample_t) + (w ? w->n + w->ntop : 0) * sizeof(uint64_t);
 	size_t all = size + (serving ? sizeof(prof_ipc_t) : 0);
-	errno_t rc = ring_reserve(r, PROF_REC_SAMPLE, all, (void **)&rec);
 
-	if (rc != EOK)
-		return rc;
-	prof_fill((prof_rec_sample_t *)rec, c, f, source, &w, all, now, weight, late);
+	rec = ring_reserve_inline(r, PROF_REC_SAMPLE, all);   /* all < ring_max_payload */
+	if (!rec)
+		return ENOSPC;
+	prof_fill((prof_rec_sample_t *)rec, c, f, source, w, all, now, weight, late);
 	if (serving && !origin_sample(th, (prof_ipc_t *)(rec + size)))
 		memset(rec + size, 0, sizeof(prof_ipc_t));   /* nhops 0: none */
-	ring_commit(r);
+	ring_commit_inline(r);
 	return EOK;
 }
+
+/* A sample with its call chain walked first (out of line: its words' buffer is large). */
+static __attribute__((noinline)) errno_t prof_put_chain(cpu_t *c, const int_frame_t *f,
+							unsigned source, uint64_t now,
+							uint64_t weight)
+{
+	prof_stack_words_t w;
+
+	prof_walk(&w, f);
+	return prof_put_words(c, f, source, now, weight, 0, &w);
+}
+
+/* The sample; a late one (charged to kernel PC late) has no chain: the
+ * chain at delivery is not the section's. */
+static inline __attribute__((always_inline)) errno_t
+prof_put(cpu_t *c, const int_frame_t *f, unsigned source, uint64_t now, uint64_t weight,
+	 uint64_t late)
+{
+	if (!late && prof_engine.depth)
+		return prof_put_chain(c, f, source, now, weight);
+	return prof_put_words(c, f, source, now, weight, late, NULL);
+}
+
+_Static_assert(sizeof(prof_rec_sample_t) + (PROF_DEPTH_MAX + PROF_TOP_WORDS) * sizeof(uint64_t) +
+		       sizeof(prof_ipc_t) < PROF_RING_BYTES / 2 - sizeof(ring_hdr_t),
+	       "a sample fits ring_max_payload (ring_reserve_inline checks no size)");
 
 static prof_consumer_t prof_consumers[PROF_CONSUMERS];
 static unsigned prof_nconsumers;
@@ -335,8 +367,9 @@ static inline void prof_consumers_run(const int_frame_t *f)
  * skipped. A skipped hit leaves its time to the next one; any other
  * settles it (prof_settle), so a filtered hit's time is nobody's.
  */
-static bool prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source,
-		      uint64_t t0, uint64_t late)
+static inline __attribute__((always_inline)) bool
+prof_take(cpu_t *c, prof_cpu_t *p, const int_frame_t *f, unsigned source, uint64_t t0,
+	  uint64_t late)
 {
 	if (!prof_engine.ring_mem[c->id] || !prof_wanted(c->current)) {
 		prof_settle(p);

@@ -116,10 +116,8 @@ static int prof_free_slot(void)
 	return -1;
 }
 
-bool prof_session_put(prof_session_t *s, const void *rec, size_t size)
+bool prof_session_lose(prof_session_t *s, const void *rec)
 {
-	if (prof_fifo_put(&s->out, rec, size))
-		return true;
 	if (((const prof_rec_t *)rec)->type != PROF_REC_SAMPLE) {
 		s->lost_records++;       /* not a sample: lost counts samples only */
 		return false;

@@ -2,7 +2,8 @@
  * Unit tests for the profiler's session FIFO (kernel/prof/fifo.c): whole
  * records in order, across the wrap of a small buffer, a read never
  * splitting a record, peek not consuming, a full FIFO refusing a record
- * without writing any of it.
+ * without writing any of it, and front's in-place pieces holding what a
+ * peek copies.
  */
 #include "tap.h"
 
@@ -85,5 +86,28 @@ int main(void)
 	}
 	ok(round == 50, "50 records of 16..56 bytes through every wrap position (%d)", round);
 	ok(prof_fifo_used(&q) == 0, "nothing left over");
+
+	int wrapped = 0;
+	for (round = 0; round < 60; round++) {
+		uint8_t joined[256];
+		prof_fifo_span_t sp;
+		for (int k = 0; k < 3; k++) {
+			size_t size = 16 + 8 * ((round + k) % 5);
+			make(rec, size, (uint8_t)(round * 3 + k));
+			prof_fifo_put(&q, rec, size);
+		}
+		size_t cap = 40 + (size_t)round % 4 * 30;
+		size_t front = prof_fifo_front(&q, cap, &sp);
+		got = prof_fifo_peek(&q, out, cap);
+		memcpy(joined, sp.p[0], sp.n[0]);
+		memcpy(joined + sp.n[0], sp.p[1], sp.n[1]);
+		wrapped += sp.n[1] != 0;
+		if (front != got || sp.n[0] + sp.n[1] != got || memcmp(joined, out, got) ||
+		    !check(out, got, (uint8_t)(round * 3), &n))
+			break;
+		prof_fifo_consume(&q, prof_fifo_used(&q));
+	}
+	ok(round == 60 && wrapped > 5, "front: its pieces are what peek copies (%d rounds, %d wrapped)",
+	   round, wrapped);
 	return done_testing();
 }

@@ -117,6 +117,35 @@ static void test_order_and_peek(void)
 	is_uint(ring_used(&r), 0, "release on empty ring does nothing");
 }
 
+/* ring_release_peeked consumes what ring_peek saw, padding and wrap included. */
+static void test_release_peeked(void)
+{
+	ring_t r;
+	ring_rec_t rec;
+	bool good = true;
+	uint64_t put = 0, got = 0;
+
+	ring_init(&r, buf, SMALL);
+	for (int round = 0; round < 40; round++) {
+		uint8_t tmp[64];
+		size_t len = 8 + (size_t)round % 5 * 11;
+
+		fill(tmp, put, len);
+		while (ring_put(&r, (uint16_t)(put % 7 + 1), tmp, len) == EOK) {
+			put++;
+			fill(tmp, put, len);
+		}
+		while (ring_peek(&r, &rec) == EOK) {
+			good &= rec.type == got % 7 + 1 && check(rec.data, got, rec.len);
+			ring_release_peeked(&r, &rec);
+			got++;
+		}
+	}
+	ok(good && put == got && put > 100, "release_peeked: %lu records through a wrapping ring",
+	   (unsigned long)got);
+	is_uint(ring_used(&r), 0, "release_peeked: the ring is empty at the end");
+}
+
 static void test_fill_and_drop(void)
 {
 	ring_t r;
@@ -375,6 +404,7 @@ int main(void)
 	test_init();
 	test_basic();
 	test_order_and_peek();
+	test_release_peeked();
 	test_fill_and_drop();
 	test_limits();
 	test_corrupt();

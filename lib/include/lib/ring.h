@@ -143,6 +143,13 @@ errno_t ring_peek(ring_t *r, ring_rec_t *rec);
 void ring_release(ring_t *r);
 
 /*
+ * Consumer: consume the record that the last ring_peek returned in *rec
+ * (nothing was consumed since), without looking at the ring again: what
+ * a drain loop calls (ring_release peeks a second time).
+ */
+void ring_release_peeked(ring_t *r, const ring_rec_t *rec);
+
+/*
  * Consumer: copy the oldest record's payload into buf (cap bytes), set
  * *type and *len, and consume it. Returns what ring_peek returns, or
  * ERANGE (the record stays, *len says how much room it needs) when cap is
