@@ -1,5 +1,6 @@
 /* Cycle accounting at kernel boundaries: see kernel/acct.h. */
 #include <kernel/acct.h>
+#include <kernel/acct_syscall.h>
 #include <kernel/cprof.h>
 #include <kernel/origin.h>
 #include <kernel/task.h>
@@ -10,39 +11,6 @@
 #define ACCT_MEASURE_BATCHES 21
 
 uint64_t acct_entry_cost;
-
-/*
- * t serves a call (origin.h): its d cycles are also work done for the
- * call's origin; after the answer (ending) this boundary is the last. At
- * an entry to the kernel (entry, a constant where inlined) it is also
- * the last if another thread answered the call (gone holds ~its id):
- * every way a thread stops running its own code (a system call, an
- * interrupt, an exception) is an entry, and the return to user mode and
- * the switch, which are on the IPC fast path, need not look.
- * Irqs off; atomics, as other CPUs add to the same tasks. No calls: a
- * call here makes every inlined charge save registers.
- */
-static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint64_t d,
-							      bool entry)
-{
-	origin_serve_t *s = &t->serve;
-
-	if (__builtin_expect(!s->task, 1))
-		return;
-	__atomic_add_fetch(&s->task->acct.imposed_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->task->acct.served_cycles, d, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->count->cycles, d, __ATOMIC_RELAXED);
-	if (entry && __builtin_expect(__atomic_load_n(&s->gone, __ATOMIC_RELAXED) ==
-				      ~__atomic_load_n(&s->rec.call, __ATOMIC_RELAXED), 0)) {
-		__atomic_store_n(&s->rec.call, 0, __ATOMIC_RELAXED);   /* answered elsewhere */
-		s->ending = true;
-	}
-	if (s->ending && !s->unref) {        /* its reference: dropped by the thread */
-		s->unref = s->task;
-		s->task = NULL;
-		s->ending = false;
-	}
-}
 
 /* t's open system call, if any, ends: its cycles (the kernel's since its entry). */
 static inline __attribute__((always_inline)) void acct_sys_done(cpu_t *c, thread_t *t)
@@ -209,7 +177,7 @@ void acct_exc_exit(unsigned vector, uint64_t start)
 	irq_restore(f);
 }
 
-void acct_syscall_enter(uint64_t nr)
+void acct_syscall_enter_slow(uint64_t nr)
 {
 	cpu_t *c = cpu_current();
 	thread_t *t = c->current;
@@ -244,9 +212,9 @@ void acct_thread_now(const thread_t *t, uint64_t *user, uint64_t *kernel)
 
 /*
  * Cycles of n entry/exit charges as a syscall makes them: an entry that
- * takes the last exit's stamp, then the return (its stamp made here, as
- * the exit code would). Irqs off; the calling thread's open syscall, if
- * any, is left as it was.
+ * takes its own stamp and the last exit's, then the return (the stamps
+ * made here, as the entry and exit code would). Irqs off; the calling
+ * thread's open syscall, if any, is left as it was.
  */
 static uint64_t acct_time_rounds(cpu_t *c, int n)
 {
@@ -256,6 +224,7 @@ static uint64_t acct_time_rounds(cpu_t *c, int n)
 	uint64_t t0 = time_cycles();
 
 	for (int i = 0; i < n; i++) {
+		c->edge.entry = time_cycles();          /* as the entry code stamps it */
 		acct_syscall_enter(SYS_NULL);
 		acct_syscall_exit();
 		c->edge.exit = time_cycles();

@@ -9,6 +9,7 @@
 #include <abi/limits.h>
 #include <kernel/failinj.h>
 #include <kernel/acct.h>
+#include <kernel/acct_syscall.h>
 #include <kernel/binary.h>
 #include <kernel/console.h>
 #include <kernel/platform.h>
@@ -242,10 +243,9 @@ const char *syscall_name(uint64_t nr)
 	return nr < SYS_COUNT && syscall_table[nr].name ? syscall_table[nr].name : NULL;
 }
 
-/* Before a return to user mode: die if killed, reschedule if asked. Irqs off after. */
-static inline __attribute__((always_inline)) void user_return_check(void)
+/* Before a return to user mode: die if killed, reschedule if asked. Irqs off. */
+static inline __attribute__((always_inline)) void user_return_loop(void)
 {
-	irq_disable();
 	for (;;) {
 		if (task_current()->killed)
 			thread_exit(0);
@@ -255,23 +255,65 @@ static inline __attribute__((always_inline)) void user_return_check(void)
 	}
 }
 
-void syscall_dispatch(int_frame_t *f)
+/* user_return_loop with interrupts in any state before. Irqs off after. */
+static inline __attribute__((always_inline)) void user_return_check(void)
 {
-	uint64_t nr = syscall_nr(f), a[6];
+	irq_disable();
+	user_return_loop();
+}
 
-	acct_syscall_enter(nr);
+/* Syscall nr with f's arguments; -ENOSYS for a number with no function. */
+static inline __attribute__((always_inline)) int64_t syscall_call(const int_frame_t *f,
+								   uint64_t nr)
+{
+	uint64_t a[6];
+	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
+
+	syscall_args(f, a);
+	return fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS;
+}
+
+/* Is syscall tracing or failure injection on (one test for both)? */
+static inline bool syscall_hooked(void)
+{
+	uint32_t traced = __atomic_load_n(&trace_classes, __ATOMIC_RELAXED) & PROF_F_TRACE_SYSCALL;
+
+	return __builtin_expect(traced | failinj_armed, 0);
+}
+
+/*
+ * Syscall nr with its hooks: trace events at its entry and exit, the
+ * injected failures' check of its result. Chosen at the entry, so a call
+ * that turns a hook on or off is not half hooked. Irqs off, as it returns.
+ */
+static __attribute__((noinline)) void syscall_run_hooked(int_frame_t *f, uint64_t nr)
+{
 	if (trace_wants(PROF_F_TRACE_SYSCALL))
 		trace_syscall(PROF_TR_SYSCALL_ENTER, nr);
 	irq_enable();                   /* the entry came with IF masked */
-	syscall_args(f, a);
-	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
 	uint32_t mark = failinj_mark();
-	int64_t r = fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS;
+	int64_t r = syscall_call(f, nr);
 	failinj_syscall_done(nr, mark, r);
 	syscall_set_result(f, r);
 	user_return_check();
 	if (trace_wants(PROF_F_TRACE_SYSCALL))
 		trace_syscall(PROF_TR_SYSCALL_EXIT, nr);
+}
+
+void syscall_dispatch(int_frame_t *f)
+{
+	uint64_t nr = syscall_nr(f);
+
+	acct_syscall_enter(nr);
+	if (syscall_hooked()) {
+		syscall_run_hooked(f, nr);
+	} else {
+		irq_enable_raw();       /* masked since the entry: no section open */
+		syscall_set_result(f, syscall_call(f, nr));
+		irq_disable_raw();      /* a system call returns with IF set */
+		irqlat_off_begin();
+		user_return_loop();
+	}
 	acct_syscall_exit();            /* the exit code's stamp ends the kernel time */
 	irqlat_off_end();               /* IF goes on with the return to user mode */
 }

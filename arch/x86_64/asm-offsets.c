@@ -42,6 +42,10 @@ void asm_offsets(void)
 	ASM_OFFSET(FRAME_RIP, offsetof(int_frame_t, rip));
 	ASM_OFFSET(FRAME_CS, offsetof(int_frame_t, cs));
 	ASM_OFFSET(FRAME_RFLAGS, offsetof(int_frame_t, rflags));
+	ASM_OFFSET(FRAME_RSP, offsetof(int_frame_t, rsp));
+	ASM_OFFSET(FRAME_RAX, offsetof(int_frame_t, rax));
+	ASM_OFFSET(FRAME_RBX, offsetof(int_frame_t, rbx));
+	ASM_OFFSET(FRAME_RDX, offsetof(int_frame_t, rdx));
 	ASM_OFFSET(RFLAGS_IF, RFLAGS_IF);
 	ASM_OFFSET(SYSCALL_VECTOR, SYSCALL_VECTOR);
 	ASM_OFFSET(MSR_GS_BASE, MSR_GS_BASE);

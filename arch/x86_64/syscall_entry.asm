@@ -10,13 +10,14 @@
 ; RSP loaded): syscall_bad_return() kills the task instead.
 ;
 ; The cycle accounting's edges (kernel/acct.c): the TSC goes to the CPU's
-; edge.entry right after swapgs and to edge.exit right before the user RSP
-; comes back (rax and rdx parked in edge.scratch meanwhile), so the entry
-; and exit code is charged to the kernel; the 3 instructions each way
-; outside are user time.
+; edge.entry right after swapgs (rax and rdx parked per CPU for it; the
+; frame takes them from there) and to edge.exit once every register but
+; rax and rdx is back (the two come from the frame after it), so the entry
+; and exit code is charged to the kernel; the 3 instructions before the
+; entry's stamp and the 5 after the exit's are user time.
 
-; The CPU_* offsets from GS, FRAME_RIP and SYSCALL_VECTOR come from C
-; (arch/x86_64/asm-offsets.c).
+; The CPU_* offsets from GS, the FRAME_* offsets and SYSCALL_VECTOR come
+; from C (arch/x86_64/asm-offsets.c).
 
 section .text
 extern syscall_dispatch, syscall_bad_return
@@ -24,21 +25,19 @@ extern syscall_dispatch, syscall_bad_return
 %include "asm-offsets.inc"
 %include "arch/regs.inc"
 
-; The TSC into [gs:%1]; every register kept (rax, rdx parked per CPU).
+; rdx:rax = the TSC, into [gs:%1] (rax and rdx are overwritten).
 %macro STAMP_TSC 1
-	mov [gs:CPU_STAMP_RAX], rax
-	mov [gs:CPU_STAMP_RDX], rdx
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
 	mov [gs:%1], rax
-	mov rax, [gs:CPU_STAMP_RAX]
-	mov rdx, [gs:CPU_STAMP_RDX]
 %endmacro
 
 global syscall_entry:function
 syscall_entry:
 	swapgs
+	mov [gs:CPU_STAMP_RAX], rax
+	mov [gs:CPU_STAMP_RDX], rdx
 	STAMP_TSC CPU_EDGE_ENTRY
 	mov [gs:CPU_USER_RSP], rsp
 	mov rsp, [gs:CPU_KERNEL_RSP]
@@ -49,7 +48,21 @@ syscall_entry:
 	push rcx			; rip
 	push 0				; error
 	push SYSCALL_VECTOR		; vector
-	PUSH_REGS
+	push qword [gs:CPU_STAMP_RAX]	; PUSH_REGS, with rax and rdx parked
+	push rbx
+	push rcx
+	push qword [gs:CPU_STAMP_RDX]
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
 	cld
 	mov rdi, rsp
 	push qword [rsp + FRAME_RIP]	; fake frame for backtraces
@@ -63,12 +76,24 @@ syscall_entry:
 	mov rax, [rsp + FRAME_RIP]
 	shr rax, 47
 	jnz .bad
-	POP_REGS
-	add rsp, 16			; vector, error
-	mov rcx, [rsp]			; rip
-	mov r11, [rsp + 16]		; rflags
+	pop r15				; POP_REGS but rax, rcx and rdx
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi				; rsp at the frame's rdx now
+	mov rbx, [rsp + FRAME_RBX - FRAME_RDX]
+	mov rcx, [rsp + FRAME_RIP - FRAME_RDX]
+	mov r11, [rsp + FRAME_RFLAGS - FRAME_RDX]
 	STAMP_TSC CPU_EDGE_EXIT
-	mov rsp, [rsp + 24]		; user rsp
+	mov rax, [rsp + FRAME_RAX - FRAME_RDX]
+	mov rdx, [rsp]
+	mov rsp, [rsp + FRAME_RSP - FRAME_RDX]	; user rsp
 	swapgs
 	o64 sysret
 .bad:

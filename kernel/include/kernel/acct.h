@@ -46,9 +46,11 @@ void acct_exc_exit(unsigned vector, uint64_t start);
  * Syscall nr begins (counted now). Its cycles, the thread's kernel cycles
  * until it returns to user mode, are added at the return (acct_user_enter)
  * or, from the exit stamp, at the next boundary (acct_syscall_exit).
- * Interrupts off (the syscall entry enables them after it).
+ * Interrupts off (the syscall entry enables them after it). The
+ * dispatcher calls acct_syscall_enter (acct_syscall.h), which charges the
+ * common case inline and calls this for the rest.
  */
-void acct_syscall_enter(uint64_t nr);
+void acct_syscall_enter_slow(uint64_t nr);
 
 /*
  * t's user and kernel cycles as of now: its counts plus, if it is running,

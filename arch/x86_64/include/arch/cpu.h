@@ -163,7 +163,10 @@ static inline void irqlat_off_end(void)
 	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
 	if (!since)
 		return;
-	uint64_t now = rdtsc(), d = now - since;
+	uint64_t now, d;
+
+	__asm__ volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax" : "=a"(now) : : "rdx");
+	d = now - since;
 	__asm__ volatile("mov %%gs:%c2, %1; movq $0, %%gs:%c3; mov %%gs:%c4, %0"
 			 : "=r"(max), "=r"(site)
 			 : "i"(CPU_OFF_IRQOFF_SITE), "i"(CPU_OFF_IRQOFF_SINCE),
