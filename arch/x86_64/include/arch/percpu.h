@@ -30,7 +30,7 @@ typedef struct arch_cpu {
 	struct cpu *self;            /* GS:0, must stay first (arch_cpu_current) */
 	uint64_t kernel_rsp;         /* the syscall entry's stack: the running thread's top */
 	uint64_t user_rsp;           /* the syscall entry parks the user RSP here */
-	uint64_t stamp_save[2];      /* the syscall edges' TSC stamp parks rax, rdx here */
+	uint64_t stamp_save[2];      /* the syscall entry's TSC stamp parks rax, rdx here */
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	tss_t tss __attribute__((aligned(16)));
 	uint8_t iomap[IOMAP_BYTES + 1];   /* follows the TSS; last byte 0xff */
