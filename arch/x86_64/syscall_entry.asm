@@ -13,8 +13,9 @@
 ; edge.entry right after swapgs (rax and rdx parked per CPU for it; the
 ; frame takes them from there) and to edge.exit once every register but
 ; rax and rdx is back (the two come from the frame after it), so the entry
-; and exit code is charged to the kernel; the 3 instructions before the
-; entry's stamp and the 5 after the exit's are user time.
+; and exit code is charged to the kernel; the 4 instructions up to the
+; entry's rdtsc and the 8 after the exit's are user time (test/groundtruth.t
+; counts them here to compare the accounting with samples).
 
 ; The CPU_* offsets from GS, the FRAME_* offsets and SYSCALL_VECTOR come
 ; from C (arch/x86_64/asm-offsets.c).
