@@ -24,6 +24,36 @@ typedef struct kt_acct_out {
 
 static acct_cpu_t kt_acct_saved;     /* the CPU's accounting, put back after */
 
+/* One test's hold on the CPU: interrupts off, the state to put back. */
+typedef struct kt_acct_ctx {
+	uint64_t flags, l;
+	cpu_t *c;
+	thread_t *t;
+	thread_acct_t base;
+	acct_edge_t edge;
+} kt_acct_ctx_t;
+
+/* Interrupts off; the thread's and CPU's accounting saved; l: now. */
+static void kt_acct_begin(kt_acct_ctx_t *x)
+{
+	x->flags = irq_save();
+	x->c = cpu_current();
+	x->t = x->c->current;
+	x->base = x->t->acct;
+	x->edge = x->c->edge;
+	x->l = time_cycles();
+	kt_acct_saved = x->c->acct;
+}
+
+/* Everything kt_acct_begin saved put back; interrupts as they were. */
+static void kt_acct_end(const kt_acct_ctx_t *x)
+{
+	x->c->acct = kt_acct_saved;
+	x->c->edge = x->edge;
+	x->t->acct = x->base;
+	irq_restore(x->flags);
+}
+
 /* A user thread's state after SYS_CLOCK returned at x, entering again at e. */
 static void kt_acct_state(cpu_t *c, thread_t *t, const thread_acct_t *base, uint64_t l)
 {
@@ -57,26 +87,22 @@ static void kt_acct_take(const cpu_t *c, const thread_t *t, kt_acct_out_t *o)
  */
 KTEST(acct_syscall_fast_same, "acct: a system call's inline entry charges what the full one does")
 {
-	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-	thread_t *t = c->current;
-	thread_acct_t base = t->acct;
-	acct_edge_t edge = c->edge;
-	uint64_t l = time_cycles();
+	kt_acct_ctx_t x;
 	kt_acct_out_t fast, slow;
 
-	kt_acct_saved = c->acct;
-	kt_acct_state(c, t, &base, l);
+	kt_acct_begin(&x);
+	cpu_t *c = x.c;
+	thread_t *t = x.t;
+	const thread_acct_t base = x.base;
+
+	kt_acct_state(c, t, &base, x.l);
 	bool took = acct_syscall_fast(c, t, KT_ACCT_NR);
 	kt_acct_take(c, t, &fast);
 	c->acct = kt_acct_saved;
-	kt_acct_state(c, t, &base, l);
+	kt_acct_state(c, t, &base, x.l);
 	acct_syscall_enter_slow(KT_ACCT_NR);
 	kt_acct_take(c, t, &slow);
-	c->acct = kt_acct_saved;
-	c->edge = edge;
-	t->acct = base;
-	irq_restore(f);
+	kt_acct_end(&x);
 	KT_CHECK(took, "the inline entry took the common case");
 	KT_CHECK(fast.t.kernel_cycles == base.kernel_cycles + 300 &&
 		 fast.t.user_cycles == base.user_cycles + 1700,
@@ -102,15 +128,15 @@ KTEST(acct_syscall_fast_same, "acct: a system call's inline entry charges what t
 /* The entry with no stamp of its own (or a stale order) is the full path's. */
 KTEST(acct_syscall_fast_declines, "acct: the inline entry leaves unstamped or odd entries alone")
 {
-	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-	thread_t *t = c->current;
-	thread_acct_t base = t->acct;
-	acct_edge_t edge = c->edge;
-	uint64_t l = time_cycles();
+	kt_acct_ctx_t x;
 	bool took[4];
 
-	kt_acct_saved = c->acct;
+	kt_acct_begin(&x);
+	cpu_t *c = x.c;
+	thread_t *t = x.t;
+	const thread_acct_t base = x.base;
+	uint64_t l = x.l;
+
 	kt_acct_state(c, t, &base, l);
 	c->edge.entry = 0;                       /* no entry stamp */
 	took[0] = acct_syscall_fast(c, t, KT_ACCT_NR);
@@ -124,10 +150,7 @@ KTEST(acct_syscall_fast_declines, "acct: the inline entry leaves unstamped or od
 	took[3] = acct_syscall_fast(c, t, SYS_COUNT);   /* no such call */
 	bool same = t->acct.kernel_cycles == base.kernel_cycles &&
 		    c->acct.busy == kt_acct_saved.busy && c->acct.last == l;
-	c->acct = kt_acct_saved;
-	c->edge = edge;
-	t->acct = base;
-	irq_restore(f);
+	kt_acct_end(&x);
 	KT_CHECK(!took[0] && !took[1] && !took[2] && !took[3],
 		 "declined: no entry stamp %d, no exit stamp %d, kernel mode %d, bad number %d",
 		 !took[0], !took[1], !took[2], !took[3]);
@@ -188,18 +211,15 @@ static bool kt_serve_same(const kt_serve_out_t *a, const kt_serve_out_t *b)
 /* A serving thread's entry charges the call's origin the same both ways. */
 KTEST(acct_syscall_fast_serving, "acct: the inline entry charges a served call's origin as the full one")
 {
-	uint64_t f = irq_save();
-	cpu_t *c = cpu_current();
-	thread_t *t = c->current;
-	acct_edge_t edge = c->edge;
+	kt_acct_ctx_t x;
 	kt_serve_out_t o[2][2];
 
-	kt_acct_saved = c->acct;
+	kt_acct_begin(&x);
+	thread_t *t = x.t;
 	for (int gone = 0; gone < 2; gone++)
 		for (int path = 0; path < 2; path++)
-			kt_acct_serve_once(c, t, gone, path, &o[gone][path]);
-	c->edge = edge;
-	irq_restore(f);
+			kt_acct_serve_once(x.c, t, gone, path, &o[gone][path]);
+	kt_acct_end(&x);
 	KT_CHECK(o[0][1].imposed == 2000 && o[0][1].served == 2000 && o[0][1].count == 2000,
 		 "inline: imposed +%lu, served +%lu, the pair +%lu; want 2000 each",
 		 o[0][1].imposed, o[0][1].served, o[0][1].count);
