@@ -133,6 +133,19 @@ void acct_irq_enter(void)
 	acct_to(ACCT_IRQ);
 }
 
+void acct_irq_exit_user(unsigned vector)
+{
+	cpu_t *c = cpu_current();
+	uint64_t d = acct_charge(c);
+
+	c->acct.interrupts++;
+	c->acct.vec_count[vector % ACCT_VECTORS]++;
+	c->acct.vec_cycles[vector % ACCT_VECTORS] += d;
+	c->acct.mode = ACCT_USER;
+	c->edge.exit = 0;
+	acct_sys_done(c, c->current);       /* as acct_user_enter */
+}
+
 void acct_irq_exit(unsigned vector)
 {
 	uint64_t f = irq_save();

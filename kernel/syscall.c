@@ -325,6 +325,17 @@ void user_return_work(int_frame_t *f)
 	irqlat_off_end();               /* IF goes on with the return to user mode */
 }
 
+void user_return_from_irq(int_frame_t *f, unsigned vector)
+{
+	if (__builtin_expect(!task_current()->killed && !cpu_current()->need_resched, 1)) {
+		acct_irq_exit_user(vector);
+		irqlat_off_end();       /* IF goes on with the return to user mode */
+		return;
+	}
+	acct_irq_exit(vector);
+	user_return_work(f);
+}
+
 void syscall_bad_return(int_frame_t *f)
 {
 	user_fault(f, "bad return address", frame_pc(f));

@@ -284,10 +284,12 @@ static void irq_dispatch(int_frame_t *f)
 	lapic_eoi();
 	if (trace_wants(PROF_F_TRACE_IRQ))
 		trace_irq(PROF_TR_IRQ_EXIT, (unsigned)f->vector);
+	if (frame_from_user(f)) {
+		user_return_from_irq(f, (unsigned)f->vector);
+		return;
+	}
 	acct_irq_exit(f->vector);
-	if (frame_from_user(f))
-		user_return_work(f);
-	else if (f->rflags & RFLAGS_IF)
+	if (f->rflags & RFLAGS_IF)
 		sched_preempt_point();
 }
 

@@ -232,3 +232,51 @@ KTEST(acct_syscall_fast_serving, "acct: the inline entry charges a served call's
 			 o[gone][0].count, o[gone][1].call, o[gone][0].call);
 	return true;
 }
+
+#define KT_ACCT_VEC 0xfd        /* a vector no device uses */
+
+static acct_cpu_t kt_acct_after;     /* the CPU's accounting after the charge */
+
+/*
+ * acct_irq_exit_user from an interrupt that began 5,000 cycles ago after
+ * a system call's return: the vector's count and cycles, the CPU's
+ * interrupt time, then user mode with the call's cycles closed, as
+ * acct_irq_exit and acct_user_enter did in two steps; the thread's own
+ * time unchanged. Everything put back after.
+ */
+KTEST(acct_irq_exit_user_one, "acct: an interrupt's direct return to user mode charges it once")
+{
+	kt_acct_ctx_t x;
+
+	kt_acct_begin(&x);
+	cpu_t *c = x.c;
+	thread_t *t = x.t;
+	uint64_t from = x.l - 5000;
+
+	c->acct.mode = ACCT_IRQ;
+	c->acct.last = from;
+	c->edge.exit = 0;
+	t->acct.sys_in = KT_ACCT_PREV + 1;
+	t->acct.sys_k0 = t->acct.kernel_cycles - 1000;
+	acct_irq_exit_user(KT_ACCT_VEC);
+	uint64_t after = time_cycles();
+	kt_acct_after = c->acct;
+	thread_acct_t ta = t->acct;
+	kt_acct_end(&x);
+	const acct_cpu_t *a = &kt_acct_after;
+	uint64_t d = a->vec_cycles[KT_ACCT_VEC] - kt_acct_saved.vec_cycles[KT_ACCT_VEC];
+	KT_CHECK(d >= 5000 && d <= after - from && a->irq - kt_acct_saved.irq == d &&
+		 a->last == from + d,
+		 "the vector's cycles %lu (want 5000..%lu), interrupt time +%lu", d, after - from,
+		 a->irq - kt_acct_saved.irq);
+	KT_CHECK(a->vec_count[KT_ACCT_VEC] == kt_acct_saved.vec_count[KT_ACCT_VEC] + 1 &&
+		 a->interrupts == kt_acct_saved.interrupts + 1, "counted once");
+	KT_CHECK(a->mode == ACCT_USER && ta.sys_in == 0 &&
+		 a->sys_cycles[KT_ACCT_PREV] == kt_acct_saved.sys_cycles[KT_ACCT_PREV] + 1000,
+		 "user mode (%d), the call closed (sys_in %lu, its cycles +%lu; want +1000)", a->mode,
+		 ta.sys_in, a->sys_cycles[KT_ACCT_PREV] - kt_acct_saved.sys_cycles[KT_ACCT_PREV]);
+	KT_CHECK(ta.kernel_cycles == x.base.kernel_cycles && ta.user_cycles == x.base.user_cycles,
+		 "the thread's time unchanged (kernel +%lu, user +%lu)",
+		 ta.kernel_cycles - x.base.kernel_cycles, ta.user_cycles - x.base.user_cycles);
+	return true;
+}

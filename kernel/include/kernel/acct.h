@@ -38,6 +38,12 @@ void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
 void acct_irq_enter(void);
 /* It ends: its cycles go to the CPU's interrupt time and vector. */
 void acct_irq_exit(unsigned vector);
+/*
+ * It ends and returns straight to user mode (nothing to do first): its
+ * cycles as acct_irq_exit's, then user time, in one charge where
+ * acct_irq_exit and acct_user_enter made two. Irqs off.
+ */
+void acct_irq_exit_user(unsigned vector);
 /* An exception begins: counted now; returns its start TSC. */
 uint64_t acct_exc_enter(unsigned vector);
 /* It was handled: the cycles since start go to the vector. */

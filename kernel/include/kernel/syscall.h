@@ -20,6 +20,13 @@ const char *syscall_name(uint64_t nr);
  * the kernel time. Interrupts off on return.
  */
 void user_return_work(int_frame_t *f);
+/*
+ * A hardware interrupt from user mode has been handled: with nothing to
+ * do before the return (not killed, no reschedule due) one accounting
+ * charge ends it (acct_irq_exit_user), else acct_irq_exit and
+ * user_return_work. Irqs off, as it returns.
+ */
+void user_return_from_irq(int_frame_t *f, unsigned vector);
 
 /* The syscall return found a non-canonical RIP: kill the task. */
 void syscall_bad_return(int_frame_t *f) __noreturn;
