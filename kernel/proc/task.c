@@ -378,15 +378,17 @@ errno_t task_kill(task_t *t, int status)
 {
 	if (t == &kernel_task)
 		return EPERM;
+	/* Alive or not is read before killed is set: once it is, the
+	 * threads may die and the task turn zombie before this returns. */
 	uint64_t f = spin_lock_irqsave(&t->lock);
-	bool was = t->killed;
-	if (!was) {
+	bool alive = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_ALIVE;
+	if (alive && !t->killed) {
 		t->killed = true;
 		t->status = status;
 	}
 	spin_unlock_irqrestore(&t->lock, f);
-	if (t->state != TASK_ALIVE)
-		return ESRCH;
+	if (!alive)
+		return ESRCH;            /* a zombie's status stays its own */
 	task_start(t);                   /* a stopped task runs to its death */
 	task_poke_threads(t);
 	return EOK;

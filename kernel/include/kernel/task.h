@@ -130,7 +130,8 @@ void task_unref(task_t *t);
 
 /*
  * Kill t: every thread exits at its next kernel exit or wake-up. status is
- * the exit status to report. Returns EOK or ESRCH (already dead).
+ * the exit status to report. Returns EOK, or ESRCH if t was already
+ * dead (a zombie: its status is left as it was).
  */
 errno_t task_kill(task_t *t, int status);
 
