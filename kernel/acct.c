@@ -101,15 +101,29 @@ void acct_kernel_enter(void)
 	acct_to(ACCT_KERNEL);
 }
 
+/* User time begins on c (its charge made): an open syscall ends. Irqs off. */
+static inline __attribute__((always_inline)) void acct_user_begin(cpu_t *c)
+{
+	c->acct.mode = ACCT_USER;
+	c->edge.exit = 0;
+	acct_sys_done(c, c->current);       /* a syscall ends: its cycles */
+}
+
+/* A hardware interrupt's d cycles, just charged, go to its vector. Irqs off. */
+static inline __attribute__((always_inline)) void acct_irq_count(cpu_t *c, unsigned vector,
+								 uint64_t d)
+{
+	c->acct.interrupts++;
+	c->acct.vec_count[vector % ACCT_VECTORS]++;
+	c->acct.vec_cycles[vector % ACCT_VECTORS] += d;
+}
+
 void acct_user_enter(void)
 {
 	cpu_t *c = cpu_current();
-	thread_t *t = c->current;
 
 	acct_charge(c);
-	c->acct.mode = ACCT_USER;
-	c->edge.exit = 0;
-	acct_sys_done(c, t);                /* a syscall ends: its cycles */
+	acct_user_begin(c);
 }
 
 void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
@@ -136,14 +150,9 @@ void acct_irq_enter(void)
 void acct_irq_exit_user(unsigned vector)
 {
 	cpu_t *c = cpu_current();
-	uint64_t d = acct_charge(c);
 
-	c->acct.interrupts++;
-	c->acct.vec_count[vector % ACCT_VECTORS]++;
-	c->acct.vec_cycles[vector % ACCT_VECTORS] += d;
-	c->acct.mode = ACCT_USER;
-	c->edge.exit = 0;
-	acct_sys_done(c, c->current);       /* as acct_user_enter */
+	acct_irq_count(c, vector, acct_charge(c));
+	acct_user_begin(c);                 /* as acct_user_enter */
 }
 
 void acct_irq_exit(unsigned vector)
@@ -156,9 +165,7 @@ void acct_irq_exit(unsigned vector)
 		irq_restore(f);
 		return;
 	}
-	c->acct.interrupts++;
-	c->acct.vec_count[vector % ACCT_VECTORS]++;
-	c->acct.vec_cycles[vector % ACCT_VECTORS] += d;
+	acct_irq_count(c, vector, d);
 	c->acct.mode = ACCT_KERNEL;   /* until the return to user mode, if any */
 	irq_restore(f);
 }

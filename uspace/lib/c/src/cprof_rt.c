@@ -99,10 +99,16 @@ static NOINSTR cprof_rt_thr_t *cprof_rt_other(uintptr_t sp)
 	return NULL;
 }
 
+/* Is stack pointer sp the main thread's (its fixed range)? */
+static inline NOINSTR bool cprof_rt_on_main(uintptr_t sp)
+{
+	return sp - RT_MAIN_LO < USER_STACK_SIZE;
+}
+
 /* The calling thread's record (by its stack pointer sp), or NULL (counted). */
 static inline NOINSTR cprof_rt_thr_t *cprof_rt_self(uintptr_t sp)
 {
-	return sp - RT_MAIN_LO < USER_STACK_SIZE ? RT_MAIN : cprof_rt_other(sp);
+	return cprof_rt_on_main(sp) ? RT_MAIN : cprof_rt_other(sp);
 }
 
 /*
@@ -270,7 +276,7 @@ NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 
 	(void)site;
-	if (sp - RT_MAIN_LO >= USER_STACK_SIZE || !cprof_rt_hot(RT_MAIN)) {
+	if (!cprof_rt_on_main(sp) || !cprof_rt_hot(RT_MAIN)) {
 		cprof_rt_enter_slow(sp, fn, t1);
 		return;
 	}
@@ -286,7 +292,7 @@ NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 
 	(void)site;
-	if (sp - RT_MAIN_LO >= USER_STACK_SIZE || !cprof_rt_hot(RT_MAIN)) {
+	if (!cprof_rt_on_main(sp) || !cprof_rt_hot(RT_MAIN)) {
 		cprof_rt_exit_slow(sp, fn, stop);
 		return;
 	}
