@@ -27,7 +27,8 @@ static inline __attribute__((always_inline)) void acct_sys_done(cpu_t *c, thread
  * to the stamp, charging the thread's kernel time, and ends the system
  * call it returned from (acct_syscall_exit leaves it open for this);
  * returns that time (the caller gives it to acct_served with the rest).
- * Irqs off.
+ * The stamp also closed the return's interrupts-off section: into the
+ * maximum (irqlat_ret_fold). Irqs off.
  */
 static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, uint64_t now)
 {
@@ -36,6 +37,7 @@ static inline __attribute__((always_inline)) uint64_t acct_take_exit(cpu_t *c, u
 	thread_t *t = c->current;
 
 	c->edge.exit = 0;
+	irqlat_ret_fold(&c->lat, x);
 	if (a->mode != ACCT_USER || !t)
 		return 0;
 	if (!a->last || x <= a->last || x > now)
@@ -203,7 +205,6 @@ void acct_syscall_enter_slow(uint64_t nr)
 	thread_t *t = c->current;
 	uint64_t entry = c->edge.entry;
 
-	c->edge.entry = 0;
 	acct_charge_at(c, entry ? entry : time_cycles(), true);   /* user time ends at the entry */
 	c->acct.mode = ACCT_KERNEL;
 	if (nr < SYS_COUNT)

@@ -58,6 +58,7 @@ void failinj_init(void)
 		pr_info("%s: failing %s %lu-th call by user tasks", r->key,
 			r->once ? "the" : "every", r->n);
 		failinj_armed = true;
+		syscall_hook_set(SYSCALL_HOOK_FAILINJ, true);
 	}
 }
 

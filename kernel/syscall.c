@@ -181,6 +181,12 @@ static int64_t sys_poweroff(SYSCALL_ARGS)
 	return -EINVAL;
 }
 
+/* A number with no system call. */
+static int64_t sys_nosys(SYSCALL_ARGS)
+{
+	return -ENOSYS;
+}
+
 /* One entry per number: the function and its name for monitoring. */
 typedef struct syscall_entry {
 	syscall_fn_t fn;
@@ -189,7 +195,11 @@ typedef struct syscall_entry {
 
 #define SYSCALL(nr, fn, name) [nr] = { fn, name }
 
+/* Every number has a function (sys_nosys unless named below). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
 static const syscall_entry_t syscall_table[SYS_COUNT] = {
+	[0 ... SYS_COUNT - 1] = { sys_nosys, NULL },
 	SYSCALL(SYS_NULL, sys_null, "null"),
 	SYSCALL(SYS_EXIT, sys_exit, "exit"),
 	SYSCALL(SYS_CONSOLE_WRITE, sys_console_write, "console_write"),
@@ -237,6 +247,7 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_IPC_CALL_SYNC, sys_ipc_call_sync, "ipc_call_sync"),
 	SYSCALL(SYS_IPC_ANSWER_WAIT, sys_ipc_answer_wait, "ipc_answer_wait"),
 };
+#pragma GCC diagnostic pop
 
 const char *syscall_name(uint64_t nr)
 {
@@ -262,60 +273,104 @@ static inline __attribute__((always_inline)) void user_return_check(void)
 	user_return_loop();
 }
 
-/* Syscall nr with f's arguments; -ENOSYS for a number with no function. */
+/* Syscall nr (below SYS_COUNT) with f's arguments. */
 static inline __attribute__((always_inline)) int64_t syscall_call(const int_frame_t *f,
 								   uint64_t nr)
 {
 	uint64_t a[6];
-	syscall_fn_t fn = nr < SYS_COUNT ? syscall_table[nr].fn : NULL;
 
 	syscall_args(f, a);
-	return fn ? fn(a[0], a[1], a[2], a[3], a[4], a[5]) : -ENOSYS;
+	return syscall_table[nr].fn(a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* SYSCALL_HOOK_* bits, each set and cleared by its owner alone. */
+static uint8_t syscall_hooks;
+
+void syscall_hook_set(unsigned hook, bool on)
+{
+	if (on)
+		__atomic_or_fetch(&syscall_hooks, (uint8_t)hook, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&syscall_hooks, (uint8_t)~hook, __ATOMIC_RELEASE);
 }
 
 /* Is syscall tracing or failure injection on (one test for both)? */
 static inline bool syscall_hooked(void)
 {
-	uint32_t traced = __atomic_load_n(&trace_classes, __ATOMIC_RELAXED) & PROF_F_TRACE_SYSCALL;
-
-	return __builtin_expect(traced | failinj_armed, 0);
+	return __builtin_expect(__atomic_load_n(&syscall_hooks, __ATOMIC_RELAXED) != 0, 0);
 }
 
 /*
- * Syscall nr with its hooks: trace events at its entry and exit, the
- * injected failures' check of its result. Chosen at the entry, so a call
- * that turns a hook on or off is not half hooked. Irqs off, as it returns.
+ * f's system call, any number, with its hooks: trace events at its entry and
+ * exit, the injected failures' check of its result (chosen at the entry,
+ * so a call that turns a hook on or off is not half hooked), then the
+ * return's work and section (irqlat_ret_begin). Irqs off, as it returns.
  */
-static __attribute__((noinline)) void syscall_run_hooked(int_frame_t *f, uint64_t nr)
+static __attribute__((noinline)) void syscall_run_hooked(int_frame_t *f)
 {
+	uint64_t nr = syscall_nr(f);
+
 	if (trace_wants(PROF_F_TRACE_SYSCALL))
 		trace_syscall(PROF_TR_SYSCALL_ENTER, nr);
 	irq_enable();                   /* the entry came with IF masked */
 	uint32_t mark = failinj_mark();
-	int64_t r = syscall_call(f, nr);
+	int64_t r = nr < SYS_COUNT ? syscall_call(f, nr) : -ENOSYS;
 	failinj_syscall_done(nr, mark, r);
 	syscall_set_result(f, r);
 	user_return_check();
 	if (trace_wants(PROF_F_TRACE_SYSCALL))
 		trace_syscall(PROF_TR_SYSCALL_EXIT, nr);
+	irqlat_off_end();
+	irqlat_ret_begin();
+	acct_syscall_exit();            /* the exit code's stamp ends the kernel time */
+}
+
+/*
+ * The fast return's rare case, a kill or a reschedule due: its section
+ * becomes an open one for user_return_loop, then opens again for the exit
+ * stamp. Irqs off.
+ */
+static __attribute__((noinline)) void syscall_return_work(void)
+{
+	irqlat_ret_reopen();
+	user_return_loop();
+	irqlat_off_end();
+	irqlat_ret_begin();
+}
+
+/*
+ * The entry charged in one step (acct_syscall_fast), no hook on: the call
+ * with interrupts on, then the return's section (closed by the exit
+ * stamp) and its checks. Irqs off before and after.
+ */
+static inline __attribute__((always_inline)) void syscall_run(int_frame_t *f, uint64_t nr)
+{
+	irq_enable_raw();               /* masked since the entry: no section open */
+	syscall_set_result(f, syscall_call(f, nr));
+	irq_disable_raw();              /* a system call returns with IF set */
+	irqlat_ret_begin();
+	cpu_t *c = cpu_current();       /* the call may have moved the thread */
+
+	if (__builtin_expect(c->current->task->killed || c->need_resched, 0)) {
+		syscall_return_work();
+		c = cpu_current();
+	}
+	acct_syscall_exit_on(c);        /* the exit code's stamp ends the kernel time */
 }
 
 void syscall_dispatch(int_frame_t *f)
 {
 	uint64_t nr = syscall_nr(f);
+	cpu_t *c = cpu_current();
 
-	acct_syscall_enter(nr);
-	if (syscall_hooked()) {
-		syscall_run_hooked(f, nr);
+	if (__builtin_expect(!acct_syscall_fast(c, c->current, nr), 0)) {
+		acct_syscall_enter_slow(nr);
+		syscall_run_hooked(f);
+	} else if (syscall_hooked()) {
+		syscall_run_hooked(f);
 	} else {
-		irq_enable_raw();       /* masked since the entry: no section open */
-		syscall_set_result(f, syscall_call(f, nr));
-		irq_disable_raw();      /* a system call returns with IF set */
-		irqlat_off_begin();
-		user_return_loop();
+		syscall_run(f, nr);
 	}
-	acct_syscall_exit();            /* the exit code's stamp ends the kernel time */
-	irqlat_off_end();               /* IF goes on with the return to user mode */
 }
 
 void user_return_work(int_frame_t *f)

@@ -44,8 +44,14 @@ void asm_offsets(void)
 	ASM_OFFSET(FRAME_RFLAGS, offsetof(int_frame_t, rflags));
 	ASM_OFFSET(FRAME_RSP, offsetof(int_frame_t, rsp));
 	ASM_OFFSET(FRAME_RAX, offsetof(int_frame_t, rax));
-	ASM_OFFSET(FRAME_RBX, offsetof(int_frame_t, rbx));
 	ASM_OFFSET(FRAME_RDX, offsetof(int_frame_t, rdx));
+	ASM_OFFSET(FRAME_RSI, offsetof(int_frame_t, rsi));
+	ASM_OFFSET(FRAME_RDI, offsetof(int_frame_t, rdi));
+	ASM_OFFSET(FRAME_RBP, offsetof(int_frame_t, rbp));
+	ASM_OFFSET(FRAME_R8, offsetof(int_frame_t, r8));
+	ASM_OFFSET(FRAME_R9, offsetof(int_frame_t, r9));
+	ASM_OFFSET(FRAME_R10, offsetof(int_frame_t, r10));
+	ASM_OFFSET(FRAME_ERROR, offsetof(int_frame_t, error));
 	ASM_OFFSET(RFLAGS_IF, RFLAGS_IF);
 	ASM_OFFSET(SYSCALL_VECTOR, SYSCALL_VECTOR);
 	ASM_OFFSET(MSR_GS_BASE, MSR_GS_BASE);

@@ -21,7 +21,10 @@
  * RDTSC, two more loads, five stores and a compare per close (the last
  * closed section's open, close and site stay for irqlat_late_site, so a
  * timer sample the section held back is charged to it); plus a PUSHF/POP
- * in irq_disable. README "Soak" gives the measured cost.
+ * in irq_disable. README "Soak" gives the measured cost. A system call's
+ * return opens its section as the last one (irqlat_ret_begin) and its
+ * exit stamp closes it (syscall_entry.asm); the next entry from user mode
+ * folds it into the maximum (irqlat_ret_fold, kernel/cpu.h).
  *
  * Not instrumented for the call profiler (the NMI path must not call it).
  */

@@ -14,8 +14,15 @@
 ; frame takes them from there) and to edge.exit once every register but
 ; rax and rdx is back (the two come from the frame after it), so the entry
 ; and exit code is charged to the kernel; the 4 instructions up to the
-; entry's rdtsc and the 8 after the exit's are user time (test/groundtruth.t
-; counts them here to compare the accounting with samples).
+; entry's rdtsc and the 9 after the exit's are user time (test/groundtruth.t
+; counts them here to compare the accounting with samples). The exit stamp
+; also closes the return's interrupts-off section (lat.last_close; the
+; dispatcher opened it with irqlat_ret_begin).
+;
+; The frame is the call frame: its error slot holds the user rbp, right
+; below the saved rip, and rbp points there. C keeps rbx, rbp and r12-r15,
+; and nothing but the result changes a system call's frame, so the exit
+; loads only the registers C may clobber.
 
 ; The CPU_* offsets from GS, the FRAME_* offsets and SYSCALL_VECTOR come
 ; from C (arch/x86_64/asm-offsets.c).
@@ -47,7 +54,7 @@ syscall_entry:
 	push r11			; rflags
 	push 0x2b			; cs
 	push rcx			; rip
-	push 0				; error
+	push rbp			; error: the user rbp, a frame with the rip
 	push SYSCALL_VECTOR		; vector
 	push qword [gs:CPU_STAMP_RAX]	; PUSH_REGS, with rax and rdx parked
 	push rbx
@@ -64,37 +71,29 @@ syscall_entry:
 	push r13
 	push r14
 	push r15
-	cld
 	mov rdi, rsp
-	push qword [rsp + FRAME_RIP]	; fake frame for backtraces
-	push rbp
-	mov rbp, rsp
+	lea rbp, [rsp + FRAME_ERROR]	; the call frame backtraces walk on
 	call syscall_dispatch		; enables interrupts after the accounting
 	cli
-	pop rbp				; the fake frame off; rbp the user's again,
-	add rsp, 8			; not a frame below rsp (a sample here walks on)
 	; canonical user RIP? (bits 63..47 all zero)
 	mov rax, [rsp + FRAME_RIP]
 	shr rax, 47
 	jnz .bad
-	pop r15				; POP_REGS but rax, rcx and rdx
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi				; rsp at the frame's rdx now
-	mov rbx, [rsp + FRAME_RBX - FRAME_RDX]
-	mov rcx, [rsp + FRAME_RIP - FRAME_RDX]
-	mov r11, [rsp + FRAME_RFLAGS - FRAME_RDX]
+	; C kept rbx, rbp and r12-r15 (rbp is the frame's: the user's below);
+	; the registers it may clobber come from the frame.
+	mov rbp, [rsp + FRAME_RBP]	; a sample here walks on from the user's
+	mov r10, [rsp + FRAME_R10]
+	mov r9, [rsp + FRAME_R9]
+	mov r8, [rsp + FRAME_R8]
+	mov rdi, [rsp + FRAME_RDI]
+	mov rsi, [rsp + FRAME_RSI]
+	mov rcx, [rsp + FRAME_RIP]
+	mov r11, [rsp + FRAME_RFLAGS]
 	STAMP_TSC CPU_EDGE_EXIT
-	mov rax, [rsp + FRAME_RAX - FRAME_RDX]
-	mov rdx, [rsp]
-	mov rsp, [rsp + FRAME_RSP - FRAME_RDX]	; user rsp
+	mov [gs:CPU_LAST_CLOSE], rax	; the return's interrupts-off section ends
+	mov rax, [rsp + FRAME_RAX]
+	mov rdx, [rsp + FRAME_RDX]
+	mov rsp, [rsp + FRAME_RSP]	; user rsp
 	swapgs
 	o64 sysret
 .bad:

@@ -529,6 +529,54 @@ KTEST(irqlat_irqoff_max, "irqlat: a 5 ms interrupts-off section raises the CPU's
 	return true;
 }
 
+KTEST(irqlat_ret_fold, "irqlat: a syscall return's section counts in the maximum only while last")
+{
+	cpu_lat_t l = { .irqoff_max = 100, .last_open = 1000, .last_close = 1500 };
+
+	irqlat_ret_fold(&l, 1500);
+	KT_CHECK(l.irqoff_max == 500, "closed at the stamp: max %lu, want 500", l.irqoff_max);
+	irqlat_ret_fold(&l, 1700);
+	KT_CHECK(l.irqoff_max == 500, "another stamp than the last close: max %lu", l.irqoff_max);
+	l.last_close = 1200;
+	irqlat_ret_fold(&l, 1200);
+	KT_CHECK(l.irqoff_max == 500, "a shorter section lowered the max to %lu", l.irqoff_max);
+	return true;
+}
+
+/*
+ * The return section as syscall_dispatch and syscall_entry.asm make it:
+ * opened by irqlat_ret_begin, closed by the exit stamp (last_close), so a
+ * timer tick due inside is charged to its site; then folded into the
+ * maximum. This CPU's section state is put back after.
+ */
+KTEST(irqlat_ret_section, "irqlat: a tick held back by a syscall return's section goes to its site")
+{
+	uint64_t f = irq_save();
+	cpu_t *me = cpu_current();
+	cpu_lat_t saved = me->lat;
+
+	me->lat.irqoff_since = 0;
+	irqlat_ret_begin();
+	uint64_t open = me->lat.last_open, site = me->lat.last_site;
+	time_delay_us(20);
+	uint64_t x = time_cycles();
+	me->lat.last_close = x;                 /* as the exit stamp does */
+	uint64_t due = open + (x - open) / 2, held = irqlat_late_site(due);
+	uint64_t after = irqlat_late_site(x + 1);
+	me->lat.irqoff_max = 0;
+	irqlat_ret_fold(&me->lat, x);
+	uint64_t max = me->lat.irqoff_max, since = me->lat.irqoff_since;
+	me->lat = saved;
+	irq_restore(f);
+	KT_CHECK(open && open < x, "opened at %lu, closed at %lu", open, x);
+	KT_CHECK(site && held == site, "a tick due inside went to %#lx, the site is %#lx",
+		 held, site);
+	KT_CHECK(after == 0, "a tick due after the close went to %#lx", after);
+	KT_CHECK(max == x - open, "max %lu, the section %lu", max, x - open);
+	KT_CHECK(since == 0, "the return's section left one open at %lu", since);
+	return true;
+}
+
 static void ktest_nothing(void *arg)
 {
 }

@@ -25,6 +25,7 @@
 #include <kernel/printk.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
+#include <kernel/syscall.h>
 #include <kernel/tick.h>
 #include <kernel/trace.h>
 #include <kernel/vm.h>
@@ -120,6 +121,7 @@ void trace_set(uint32_t classes)
 	trace_session_classes = classes & PROF_F_TRACE;
 	uint32_t all = trace_session_classes | (trace_recording ? TRACE_RECORDER_CLASSES : 0);
 	__atomic_store_n(&trace_classes, all, __ATOMIC_RELEASE);
+	syscall_hook_set(SYSCALL_HOOK_TRACE, all & PROF_F_TRACE_SYSCALL);
 }
 
 /* Nothing: a CPU that runs it is not inside a hook (see the top). */

@@ -25,11 +25,17 @@ void acct_user_enter(void);
  * Returning to user mode from a system call, whose exit code stamps
  * edge.exit just before sysret: the kernel time up to that stamp, and the
  * system call's cycles, are charged at the CPU's next boundary (one TSC
- * read and one charge fewer per call). Interrupts off.
+ * read and one charge fewer per call). c is this CPU; interrupts off.
  */
+static inline void acct_syscall_exit_on(cpu_t *c)
+{
+	c->acct.mode = ACCT_USER;
+}
+
+/* acct_syscall_exit_on this CPU. Interrupts off. */
 static inline void acct_syscall_exit(void)
 {
-	cpu_current()->acct.mode = ACCT_USER;
+	acct_syscall_exit_on(cpu_current());
 }
 /* Switching threads on c: charge prev's kernel time (c->current is still prev). Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);

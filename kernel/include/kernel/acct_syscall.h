@@ -49,7 +49,8 @@ static inline __attribute__((always_inline)) void acct_served(thread_t *t, uint6
  * edge stamps fresh and in order. Then the return's kernel tail
  * (last..exit) and the user time (exit..entry) are charged here at once,
  * with the call t serves, if any, as acct_charge_at would (t is never c's
- * idle thread: that makes no system calls). Returns false, having changed
+ * idle thread: that makes no system calls), and the return's
+ * interrupts-off section goes into the maximum. Returns false, having changed
  * nothing, when any of that does not hold. Irqs off.
  */
 static inline __attribute__((always_inline)) bool acct_syscall_fast(cpu_t *c, thread_t *t,
@@ -58,21 +59,23 @@ static inline __attribute__((always_inline)) bool acct_syscall_fast(cpu_t *c, th
 	acct_cpu_t *a = &c->acct;
 	uint64_t e = c->edge.entry, x = c->edge.exit, l = a->last;
 
-	if (__builtin_expect(a->mode != ACCT_USER || !l || x <= l || e < x || nr >= SYS_COUNT, 0))
+	/* l is set: the first ACCT_USER follows a charge (acct_charge_at sets it) */
+	if (__builtin_expect(a->mode != ACCT_USER || x <= l || e < x || nr >= SYS_COUNT, 0))
 		return false;
-	t->acct.kernel_cycles += x - l;
-	if (t->acct.sys_in)
-		a->sys_cycles[t->acct.sys_in - 1] += t->acct.kernel_cycles - t->acct.sys_k0;
+	uint64_t k = t->acct.kernel_cycles + x - l;
+
+	t->acct.kernel_cycles = k;
+	a->sys_slot[t->acct.sys_in] += k - t->acct.sys_k0;   /* the call it returned from */
+	irqlat_ret_fold(&c->lat, x);
 	t->acct.user_cycles += e - x;
 	a->busy += e - l;
 	acct_served(t, e - l, true);
 	a->last = e;
-	c->edge.entry = 0;
 	c->edge.exit = 0;
 	a->mode = ACCT_KERNEL;
 	a->sys_count[nr]++;
 	t->acct.sys_in = nr + 1;
-	t->acct.sys_k0 = t->acct.kernel_cycles;
+	t->acct.sys_k0 = k;
 	return true;
 }
 

@@ -28,7 +28,14 @@ typedef struct acct_cpu {
 	uint64_t busy, idle, irq;    /* cycles */
 	uint64_t switches, interrupts;
 	uint64_t vec_count[ACCT_VECTORS], vec_cycles[ACCT_VECTORS];
-	uint64_t sys_count[SYS_COUNT], sys_cycles[SYS_COUNT];
+	uint64_t sys_count[SYS_COUNT];
+	union {                      /* kernel cycles by system call */
+		struct {
+			uint64_t sys_none;           /* no call open: never read */
+			uint64_t sys_cycles[SYS_COUNT];
+		};
+		uint64_t sys_slot[SYS_COUNT + 1];    /* by a thread's sys_in (nr + 1 or 0) */
+	};
 } acct_cpu_t;
 
 /*
@@ -49,16 +56,32 @@ typedef struct cpu_lat {
 } cpu_lat_t;
 
 /*
+ * A system call's return section (irqlat_ret_begin, arch/cpu.h) that the
+ * exit stamp x closed: its length into l's maximum, if it is still the
+ * last section (its close is x); else nothing. The CPU's own, irqs off.
+ */
+static inline __attribute__((always_inline)) void irqlat_ret_fold(cpu_lat_t *l, uint64_t x)
+{
+	if (__builtin_expect(l->last_close != x, 0))
+		return;
+	uint64_t d = x - l->last_open;
+
+	if (d > l->irqoff_max)
+		__atomic_store_n(&l->irqoff_max, d, __ATOMIC_RELAXED);   /* sysinfo reads it */
+}
+
+/*
  * The cycle counter (time_cycles) read by the arch's syscall path right
  * after it enters the kernel and right before it leaves, so that the
  * accounting charges the entry and exit code to the kernel, not to user
- * time (kernel/acct.c). 0: none since the accounting took it. The arch
- * code stores it through the per-CPU segment, at offsets generated from
- * this structure (arch asm-offsets.c).
+ * time (kernel/acct.c). The arch code stores it through the per-CPU
+ * segment, at offsets generated from this structure (arch asm-offsets.c).
  */
 typedef struct acct_edge {
-	uint64_t entry;              /* syscall entry, before the C code */
-	uint64_t exit;               /* syscall return, after the C code */
+	uint64_t entry;              /* syscall entry, before the C code: read only
+				      * by that entry's dispatch, so never cleared */
+	uint64_t exit;               /* syscall return, after the C code; 0: none
+				      * since the accounting took it */
 } acct_edge_t;
 
 #define MAX_CPUS 64

@@ -11,6 +11,16 @@ typedef int64_t (*syscall_fn_t)(uint64_t a0, uint64_t a1, uint64_t a2,
 /* SYSCALL entry (arch) → here, interrupts on. Result goes into the frame. */
 void syscall_dispatch(int_frame_t *f);
 
+/* The hooks on every system call, one bit each (syscall_hook_set). */
+#define SYSCALL_HOOK_TRACE 1u          /* trace events at entry and exit */
+#define SYSCALL_HOOK_FAILINJ 2u        /* injected failures armed */
+
+/*
+ * Turn a hook of every system call on or off: the dispatcher tests them
+ * all at once (one byte), the hooked path each one as before. Any context.
+ */
+void syscall_hook_set(unsigned hook, bool on);
+
 /* The name of syscall nr ("ipc_call"), or NULL if there is none. */
 const char *syscall_name(uint64_t nr);
 

@@ -138,6 +138,32 @@ static inline void irqlat_off_begin(void)
 }
 
 /*
+ * The return to user mode from a system call opens its interrupts-off
+ * section here, straight as the last section (its open and site; the
+ * close left older): syscall_entry.asm's exit stamp closes it
+ * (last_close), and the CPU's next entry from user mode takes its length
+ * into the maximum (irqlat_ret_fold). Nothing may open or close a section
+ * in between. Interrupts off, no section open.
+ */
+static inline void irqlat_ret_begin(void)
+{
+	__asm__ volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax; mov %%rax, %%gs:%c0\n\t"
+			 "lea 0(%%rip), %%rax; mov %%rax, %%gs:%c1"
+			 : : "i"(CPU_OFF_LAST_OPEN), "i"(CPU_OFF_LAST_SITE)
+			 : "rax", "rdx", "memory");
+}
+
+/* The return's section (irqlat_ret_begin) becomes an open one, to close as usual. */
+static inline void irqlat_ret_reopen(void)
+{
+	__asm__ volatile("mov %%gs:%c0, %%rax; mov %%rax, %%gs:%c2\n\t"
+			 "mov %%gs:%c1, %%rax; mov %%rax, %%gs:%c3"
+			 : : "i"(CPU_OFF_LAST_OPEN), "i"(CPU_OFF_LAST_SITE),
+			   "i"(CPU_OFF_IRQOFF_SINCE), "i"(CPU_OFF_IRQOFF_SITE)
+			 : "rax", "memory");
+}
+
+/*
  * The gate of an interrupt taken with IF set: isr.asm opened the section
  * at the stub (its start), so only the site is this code's; without that
  * start (a vector of the paranoid stub), the section opens here.
