@@ -73,7 +73,7 @@ static void on_insn(unsigned int cpu, void *ud)
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
-	plugin_tb_insns(tb, 0, UINT64_MAX, on_insn);
+	plugin_tb_insns(tb, 0, UINT64_MAX, on_insn, NULL);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *ud)

@@ -10,7 +10,9 @@
 # cc) that counts every kernel instruction between a stub's entry and its
 # iretq, keeps the interrupts that called prof_hit or prof_hit_at (not those that also
 # ran the scheduler's tick), and dumps some of them whole;
-# tools/samplecost.py walks those with a shadow call stack.
+# tools/samplecost.py walks those with a shadow call stack. The plugin
+# tells the vCPUs apart by the kernel's per-CPU pointer (cpu0= is
+# bsp_cpu): QEMU 10's own vCPU index is wrong under -icount's round robin.
 set -euo pipefail
 
 prog=${0##*/}
@@ -70,6 +72,7 @@ hi=$(printf '%x' $((0x$hi + 0x1000)))
 args="lo=$lo,hi=$hi,start=$(sym isr_2),start=$(sym isr_240)"
 args+=",end=$(iretq_of isr_common isr_paranoid),end=$(iretq_of isr_paranoid isr_0)"
 args+=",mark=$(sym prof_hit),mark=$(sym prof_hit_at),skip=$(sym tick_irq),trace=20,out=$tmp/out"
+args+=",cpu0=$(sym bsp_cpu)"
 
 plugin_boot insncount "$args" "-- bench $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^prof\.(sample|handler)' || true
