@@ -144,9 +144,14 @@ void acct_switch(cpu_t *c, thread_t *prev, thread_t *next)
 		cprof_switch_in(next);
 }
 
-void acct_irq_enter(void)
+void acct_irq_enter(uint64_t start)
 {
-	acct_to(ACCT_IRQ);
+	cpu_t *c = cpu_current();
+
+	if (c) {
+		acct_charge_at(c, start ? start : time_cycles(), true);
+		c->acct.mode = ACCT_IRQ;
+	}
 }
 
 void acct_irq_exit_user(unsigned vector)

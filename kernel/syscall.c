@@ -384,8 +384,7 @@ void user_return_from_irq(int_frame_t *f, unsigned vector)
 {
 	if (__builtin_expect(!task_current()->killed && !cpu_current()->need_resched, 1)) {
 		acct_irq_exit_user(vector);
-		irqlat_off_end();       /* IF goes on with the return to user mode */
-		return;
+		return;                 /* the gate's section ends at the iretq (isr.asm) */
 	}
 	acct_irq_exit(vector);
 	user_return_work(f);

@@ -37,6 +37,10 @@ void asm_offsets(void)
 	/* isr.asm: the interrupts-off section the gate opens and the iretq ends. */
 	ASM_OFFSET(CPU_IRQOFF_SINCE, offsetof(cpu_t, lat.irqoff_since));
 	ASM_OFFSET(CPU_LAST_CLOSE, offsetof(cpu_t, lat.last_close));
+	ASM_OFFSET(CPU_LAST_OPEN, offsetof(cpu_t, lat.last_open));
+	ASM_OFFSET(CPU_LAST_SITE, offsetof(cpu_t, lat.last_site));
+	ASM_OFFSET(CPU_IRQOFF_SITE, offsetof(cpu_t, lat.irqoff_site));
+	ASM_OFFSET(CPU_IRQOFF_MAX, offsetof(cpu_t, lat.irqoff_max));
 
 	/* isr.asm and syscall_entry.asm: the int_frame_t the stubs build. */
 	ASM_OFFSET(FRAME_RIP, offsetof(int_frame_t, rip));

@@ -274,7 +274,7 @@ static void irq_dispatch(int_frame_t *f)
 
 	if (f->vector == VEC_SPURIOUS)
 		return;
-	acct_irq_enter();
+	acct_irq_enter(irqlat_open_since());    /* from the gate's stamp */
 	if (trace_wants(PROF_F_TRACE_IRQ))
 		trace_irq(PROF_TR_IRQ_ENTER, (unsigned)f->vector);
 	if (h)
@@ -304,9 +304,10 @@ static void nmi_dispatch(int_frame_t *f)
 
 /*
  * Interrupts and exceptions taken with IF set open an interrupts-off
- * section (the gate cleared IF; isr.asm stamped its start) that the
- * return closes, unless the handler closed it already (a return to user
- * mode does, in user_return_work); isr.asm moves its end to the iretq.
+ * section (the gate cleared IF; isr.asm stamped its start) that isr.asm
+ * closes at the iretq, unless the handler closed it already (a return to
+ * user mode may, in user_return_work); the vectors of the paranoid stub
+ * (#DF, #MC: NMIs open none) close theirs here.
  */
 void interrupt_dispatch(int_frame_t *f)
 {
@@ -320,6 +321,6 @@ void interrupt_dispatch(int_frame_t *f)
 		exception_dispatch(f);
 	else
 		irq_dispatch(f);
-	if (gate_off)
+	if (gate_off && (f->vector == VEC_DF || f->vector == VEC_MC))
 		irqlat_off_end();
 }

@@ -25,7 +25,10 @@ extern interrupt_dispatch
 ; frame: POP_REGS restores them). The interrupts-off section of a gate
 ; taken with IF set runs from the stub's entry to its iretq, so that a
 ; timer sample it held back is charged to it (irqlat_late_site), not to
-; the instruction after the iretq.
+; the instruction after the iretq. isr_common's return closes the section
+; still open then (the handler's, unless it closed it: the maximum and the
+; last section, as irqlat_off_end does) or moves the closed one's end to
+; the iretq. isr_paranoid's vectors close theirs in interrupt_dispatch.
 %macro IRQOFF_STAMP 1
 	rdtsc
 	shl rdx, 32
@@ -64,9 +67,21 @@ isr_common:
 	CALL_DISPATCH
 	test dword [rsp + FRAME_RFLAGS], RFLAGS_IF
 	jz .no_close
-	cmp qword [gs:CPU_IRQOFF_SINCE], 0
-	jne .no_close			; a section still open: it ends elsewhere
+	mov rcx, [gs:CPU_IRQOFF_SINCE]
+	test rcx, rcx
+	jnz .close
 	IRQOFF_STAMP CPU_LAST_CLOSE	; the closed section ends at the iretq
+	jmp .no_close
+.close:					; the open one ends here (irqlat_off_end's work)
+	mov [gs:CPU_LAST_OPEN], rcx
+	mov rdx, [gs:CPU_IRQOFF_SITE]
+	mov [gs:CPU_LAST_SITE], rdx
+	mov qword [gs:CPU_IRQOFF_SINCE], 0
+	IRQOFF_STAMP CPU_LAST_CLOSE
+	sub rax, rcx
+	cmp rax, [gs:CPU_IRQOFF_MAX]
+	jbe .no_close
+	mov [gs:CPU_IRQOFF_MAX], rax
 .no_close:
 	test byte [rsp + FRAME_CS], 3
 	jz .kernel_out

@@ -40,8 +40,11 @@ static inline void acct_syscall_exit(void)
 /* Switching threads on c: charge prev's kernel time (c->current is still prev). Interrupts off. */
 void acct_switch(cpu_t *c, struct thread *prev, struct thread *next);
 
-/* A hardware interrupt begins (from user or kernel mode). */
-void acct_irq_enter(void);
+/*
+ * A hardware interrupt begins (from user or kernel mode); it began at TSC
+ * start (the gate's stamp), or now if 0. Interrupts off.
+ */
+void acct_irq_enter(uint64_t start);
 /* It ends: its cycles go to the CPU's interrupt time and vector. */
 void acct_irq_exit(unsigned vector);
 /*

@@ -33,7 +33,8 @@ void user_return_work(int_frame_t *f);
 /*
  * A hardware interrupt from user mode has been handled: with nothing to
  * do before the return (not killed, no reschedule due) one accounting
- * charge ends it (acct_irq_exit_user), else acct_irq_exit and
+ * charge ends it (acct_irq_exit_user; the arch's interrupt return closes
+ * the gate's interrupts-off section), else acct_irq_exit and
  * user_return_work. Irqs off, as it returns.
  */
 void user_return_from_irq(int_frame_t *f, unsigned vector);

@@ -181,6 +181,15 @@ static inline void irqlat_gate_begin(void)
 			 : : "i"(CPU_OFF_IRQOFF_SITE) : "rax", "memory");
 }
 
+/* When the open section opened (TSC; a gate's: its stub's entry), 0 if none is. */
+static inline uint64_t irqlat_open_since(void)
+{
+	uint64_t since;
+
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
+	return since;
+}
+
 /* The open section ends: the maximum, and the last section for late samples. */
 static inline void irqlat_off_end(void)
 {
