@@ -33,7 +33,7 @@
 
 #include "qemuplugin.h"
 
-#define MAX_VCPUS 8
+#define MAX_VCPUS PLUGIN_MAX_VCPUS
 #define MAX_KINDS 4
 #define MAX_SKIP 4
 #define MAX_MARK 4
@@ -61,75 +61,7 @@ static uint64_t counted[MAX_KINDS][MAX_VCPUS], other[MAX_KINDS][MAX_VCPUS];
 static uint32_t *lens;                    /* [kind][vcpu][length] */
 static uint64_t trace_from;
 static FILE *trace_f;                     /* traces, until the output is written */
-static uint64_t cpu0;                     /* cpu0=, 0: not given */
 
-#if QEMU_PLUGIN_API >= 2
-/*
- * Which vCPU runs. With one TCG thread for every vCPU (-icount's round
- * robin) QEMU 10 passes a callback the index of the vCPU that translated
- * the block (a constant in code all vCPUs share), not of the one running
- * it: on 2 CPUs CPU 1's broadcast NMIs ran on into CPU 0's segments
- * (947 instructions where each was ~520). So the first instruction of
- * each block (the round robin switches between blocks) reads the kernel's
- * per-CPU pointer: GS base in the kernel, KERNEL_GS_BASE in user mode
- * (before swapgs). cpu0= is CPU 0; the others are numbered as they first
- * run kernel code, 1 upwards. Until GS is set up: QEMU's index.
- */
-static struct qemu_plugin_register *reg_gs, *reg_kgs;
-static uint64_t vcpu_key[MAX_VCPUS];      /* per-CPU pointer of each number */
-static unsigned nvcpu_keys;
-static __thread int running = -1;         /* the vCPU this host thread runs, -1: QEMU's */
-
-static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
-{
-	(void)id, (void)vcpu;
-	if (!reg_gs)
-		reg_gs = plugin_reg("gs_base");
-	if (!reg_kgs)
-		reg_kgs = plugin_reg("k_gs_base");
-}
-
-/* The number of the CPU whose per-CPU pointer is key (a new one: the next), -1 if none is left. */
-static int vcpu_of_key(uint64_t key)
-{
-	if (cpu0 && key == cpu0)
-		return 0;
-	if (cpu0 && !nvcpu_keys)
-		nvcpu_keys = 1;                 /* number 0 is cpu0's */
-	for (unsigned i = 0; i < nvcpu_keys; i++)
-		if (vcpu_key[i] == key)
-			return (int)i;
-	if (nvcpu_keys == MAX_VCPUS)
-		return -1;
-	vcpu_key[nvcpu_keys] = key;
-	return (int)nvcpu_keys++;
-}
-
-/* A block's first instruction: which CPU runs it (registers readable). */
-static void on_block(unsigned int cpu, void *ud)
-{
-	uint64_t gs = 0, kgs = 0;
-
-	(void)cpu, (void)ud;
-	(void)plugin_reg_u64(reg_gs, &gs);
-	(void)plugin_reg_u64(reg_kgs, &kgs);
-	uint64_t key = gs >> 63 ? gs : kgs >> 63 ? kgs : 0;
-	running = key ? vcpu_of_key(key) : -1;
-}
-
-/* The vCPU that runs, from QEMU's index cpu. */
-static unsigned running_vcpu(unsigned int cpu)
-{
-	return running >= 0 ? (unsigned)running : cpu;
-}
-#define ON_BLOCK on_block
-#else
-static unsigned running_vcpu(unsigned int cpu)
-{
-	return cpu;
-}
-#define ON_BLOCK NULL
-#endif
 
 static int find(const uint64_t *v, int n, uint64_t a)
 {
@@ -166,7 +98,7 @@ static void on_insn(unsigned int cpu, void *ud)
 	vcpu_t *v;
 	int k = find(starts, nstarts, a);
 
-	cpu = running_vcpu(cpu);
+	cpu = plugin_running_vcpu(cpu);
 	if (cpu >= MAX_VCPUS)
 		return;
 	v = &vcpus[cpu];
@@ -196,7 +128,7 @@ static void on_insn(unsigned int cpu, void *ud)
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
-	plugin_tb_insns(tb, lo, hi, on_insn, ON_BLOCK);
+	plugin_tb_insns(tb, lo, hi, on_insn, PLUGIN_ON_BLOCK);
 }
 
 static uint32_t median(const uint32_t *h, uint64_t total, uint32_t *min, uint32_t *max)
@@ -272,7 +204,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 		else if (arg(argv[i], "trace", &v))
 			trace_from = strtoull(argv[i] + 6, NULL, 10);
 		else if (arg(argv[i], "cpu0", &v))
-			cpu0 = v;
+			plugin_cpu0 = v;
 		else if (arg(argv[i], "end", &v) && nends < 8)
 			ends[nends++] = v;
 		else if (!strncmp(argv[i], "out=", 4))
@@ -292,9 +224,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 	if (!vcpus || !counts || !lens)
 		return -1;
 	trace_f = trace_from ? tmpfile() : NULL;
-#if QEMU_PLUGIN_API >= 2
-	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-#endif
+	plugin_vcpu_setup(id);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 	return 0;

@@ -18,7 +18,8 @@ usage() {
 Usage: $prog [--cpus N] [--runs N] [--timeout S] [--keep FILE] [FIGURE]
 
 Print the instructions per round trip of bench's FIGURE (an ipc.roundtrip
-figure, ipc.write64 / ipc.write64k, or syscall.null: per call; default
+figure, ipc.write64 / ipc.write64k, syscall.null: per call, or
+ctxsw.thread / ctxsw.thread.offcpu: per switch; default
 ipc.roundtrip.samecpu) by
 function, under -icount shift=0. Needs build/kernel.elf and
 build/initrd.tar (run make). --keep FILE keeps the per-address counts.
@@ -55,6 +56,12 @@ if [[ $figure == syscall.null ]]; then
     # bench's low ones are other programs' too (init runs first).
     ksym() { plugin_sym "$build/kernel.elf" "$1"; }
     on=$(ksym sys_null) off=$(ksym sys_ipc_call_sync) mark=$(ksym sys_null)
+elif [[ $figure == ctxsw.thread || $figure == ctxsw.thread.offcpu ]]; then
+    # From run_ctxsw's first partner_switches (SYS_THREAD_STATS, right
+    # before its yields; offcpu's 200 ms sleep is before it) to the
+    # teardown, per context switch (the figure's unit: two a yield).
+    ksym() { plugin_sym "$build/kernel.elf" "$1"; }
+    on=$(ksym sys_thread_stats) off=$(usym ctxsw_teardown) mark=$(ksym arch_context_switch)
 else
     if [[ $figure == ipc.write* ]]; then
         loop=run_${figure//./_} mark=ipc_data_write_n
@@ -63,7 +70,9 @@ else
     fi
     on=$(usym $loop) off=$(usym ipc_teardown) mark=$(usym $mark)
 fi
-args="on=$on,off=$off,mark=$mark,out=$tmp/out"
+# The vCPUs by the kernel's per-CPU pointer, bsp_cpu CPU 0 (qemuplugin.h:
+# QEMU 10's own index is wrong under -icount's round robin).
+args="on=$on,off=$off,mark=$mark,out=$tmp/out,cpu0=$(plugin_sym "$build/kernel.elf" bsp_cpu)"
 
 plugin_boot pccount "$args" "-- bench -r $runs $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^(ipc|syscall)\.' || true

@@ -9,6 +9,8 @@
  *   mark=   the executions of this address are counted too (the loop's
  *           iterations: the caller divides by them)
  *   out=    the output file
+ *   cpu0=   the boot CPU's cpu_t (bsp_cpu): the vCPUs are told apart by the
+ *           kernel's per-CPU pointer, this one CPU 0 (qemuplugin.h)
  * Output: "mark N", then "insn VCPU ADDR COUNT" for every address run in
  * the window.
  *
@@ -23,7 +25,7 @@
 
 #include "qemuplugin.h"
 
-#define MAX_VCPUS 8
+#define MAX_VCPUS PLUGIN_MAX_VCPUS
 #define SLOTS (1u << 20)                 /* open addressing, power of two */
 
 typedef struct slot {
@@ -56,6 +58,7 @@ static void on_insn(unsigned int cpu, void *ud)
 {
 	uint64_t a = (uint64_t)(uintptr_t)ud;
 
+	cpu = plugin_running_vcpu(cpu);
 	if (state == 0 && a == on)
 		state = 1;
 	if (state != 1 || cpu >= MAX_VCPUS)
@@ -73,7 +76,7 @@ static void on_insn(unsigned int cpu, void *ud)
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
-	plugin_tb_insns(tb, 0, UINT64_MAX, on_insn, NULL);
+	plugin_tb_insns(tb, 0, UINT64_MAX, on_insn, PLUGIN_ON_BLOCK);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *ud)
@@ -98,7 +101,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 	(void)info;
 	for (int i = 0; i < argc; i++) {
 		if (arg(argv[i], "on", &on) || arg(argv[i], "off", &off) ||
-		    arg(argv[i], "mark", &mark))
+		    arg(argv[i], "mark", &mark) || arg(argv[i], "cpu0", &plugin_cpu0))
 			continue;
 		if (!strncmp(argv[i], "out=", 4)) {
 			snprintf(out, sizeof(out), "%s", argv[i] + 4);
@@ -114,6 +117,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 	slots = calloc(SLOTS, sizeof(*slots));
 	if (!slots)
 		return -1;
+	plugin_vcpu_setup(id);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 	return 0;

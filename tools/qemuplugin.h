@@ -126,6 +126,92 @@ static inline bool plugin_reg_u64(struct qemu_plugin_register *h, uint64_t *v)
 }
 #endif
 
+#define PLUGIN_MAX_VCPUS 8                /* CPUs told apart */
+
+#if QEMU_PLUGIN_API >= 2
+/*
+ * Which vCPU runs. With one TCG thread for every vCPU (-icount's round
+ * robin) QEMU 10 passes a callback the index of the vCPU that translated
+ * the block (a constant in code all vCPUs share), not of the one running
+ * it: on 2 CPUs CPU 1's broadcast NMIs ran on into CPU 0's segments
+ * (947 instructions where each was ~520). So the first instruction of
+ * each block (the round robin switches between blocks, PLUGIN_ON_BLOCK)
+ * reads the kernel's per-CPU pointer: GS base in the kernel,
+ * KERNEL_GS_BASE in user mode (before swapgs). plugin_cpu0 (the plugin's
+ * cpu0= argument, bsp_cpu) is CPU 0; the others are numbered as they
+ * first run kernel code, 1 upwards. Until GS is set up: QEMU's index.
+ * plugin_vcpu_setup registers the register look-up.
+ */
+static uint64_t plugin_cpu0;                     /* cpu0=, 0: not given */
+static struct qemu_plugin_register *plugin_reg_gs, *plugin_reg_kgs;
+static uint64_t plugin_vcpu_key[PLUGIN_MAX_VCPUS];      /* per-CPU pointer of each number */
+static unsigned plugin_nvcpu_keys;
+static __thread int plugin_running = -1;         /* the vCPU this host thread runs, -1: QEMU's */
+
+static void plugin_on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	(void)id, (void)vcpu;
+	if (!plugin_reg_gs)
+		plugin_reg_gs = plugin_reg("gs_base");
+	if (!plugin_reg_kgs)
+		plugin_reg_kgs = plugin_reg("k_gs_base");
+}
+
+/* The number of the CPU whose per-CPU pointer is key (a new one: the next), -1 if none is left. */
+static int plugin_vcpu_of_key(uint64_t key)
+{
+	if (plugin_cpu0 && key == plugin_cpu0)
+		return 0;
+	if (plugin_cpu0 && !plugin_nvcpu_keys)
+		plugin_nvcpu_keys = 1;                 /* number 0 is cpu0's */
+	for (unsigned i = 0; i < plugin_nvcpu_keys; i++)
+		if (plugin_vcpu_key[i] == key)
+			return (int)i;
+	if (plugin_nvcpu_keys == PLUGIN_MAX_VCPUS)
+		return -1;
+	plugin_vcpu_key[plugin_nvcpu_keys] = key;
+	return (int)plugin_nvcpu_keys++;
+}
+
+/* A block's first instruction: which CPU runs it (registers readable). */
+static void plugin_on_block(unsigned int cpu, void *ud)
+{
+	uint64_t gs = 0, kgs = 0;
+
+	(void)cpu, (void)ud;
+	(void)plugin_reg_u64(plugin_reg_gs, &gs);
+	(void)plugin_reg_u64(plugin_reg_kgs, &kgs);
+	uint64_t key = gs >> 63 ? gs : kgs >> 63 ? kgs : 0;
+	plugin_running = key ? plugin_vcpu_of_key(key) : -1;
+}
+
+/* The vCPU that runs, from QEMU's index cpu (a callback's argument). */
+static unsigned plugin_running_vcpu(unsigned int cpu)
+{
+	return plugin_running >= 0 ? (unsigned)plugin_running : cpu;
+}
+#define PLUGIN_ON_BLOCK plugin_on_block
+
+/* At install: the register handles come with each vCPU's set-up. */
+static void plugin_vcpu_setup(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_init_cb(id, plugin_on_vcpu_init);
+}
+#else
+static uint64_t plugin_cpu0;
+
+static void plugin_vcpu_setup(qemu_plugin_id_t id)
+{
+	(void)id;
+}
+
+static unsigned plugin_running_vcpu(unsigned int cpu)
+{
+	return cpu;
+}
+#define PLUGIN_ON_BLOCK NULL
+#endif
+
 /* An argument "KEY=HEX": true and its value in *v, or false if it is not key's. */
 static bool arg(const char *a, const char *key, uint64_t *v)
 {
