@@ -52,23 +52,27 @@ static size_t prof_offcpu_fill(prof_rec_offcpu_t *r, const thread_t *t, uint64_t
 	return size;
 }
 
+_Static_assert(sizeof(prof_rec_offcpu_t) + PROF_OFFCPU_CHAIN_MAX * sizeof(uint64_t) +
+		       sizeof(prof_ipc_t) < PROF_OFF_RING_BYTES / 2 - sizeof(ring_hdr_t),
+	       "an off-CPU record fits ring_max_payload (ring_reserve_inline checks no size)");
+
 /* Put t's record into ring (interrupts off, the gate held). */
 static void prof_offcpu_put(ring_t *ring, const thread_t *t, uint32_t cpu)
 {
 	uint64_t out = t->acct.last_switch_out, in = t->acct.last_switch_in;
 	size_t max = prof_engine.depth < PROF_OFFCPU_CHAIN_MAX ? prof_engine.depth
 		     : PROF_OFFCPU_CHAIN_MAX;
-	prof_rec_offcpu_t *r;
 
 	if (!out || in <= out || !prof_offcpu_covers(t))
 		return;
 	size_t ipc = origin_serving(&t->serve) ? sizeof(prof_ipc_t) : 0;
-	if (ring_reserve(ring, PROF_REC_OFFCPU, sizeof(*r) + max * sizeof(r->chain[0]) + ipc,
-			 (void **)&r) != EOK)
+	prof_rec_offcpu_t *r = ring_reserve_inline(ring, PROF_REC_OFFCPU, sizeof(*r) +
+						   max * sizeof(r->chain[0]) + ipc);
+	if (!r)
 		return;                      /* counted in the ring's drops */
 	size_t size = prof_offcpu_fill(r, t, out, in, max, ipc != 0);
 	prof_rec_init(&r->h, PROF_REC_OFFCPU, size, cpu, in);
-	ring_commit(ring);
+	ring_commit_inline(ring);
 }
 
 /*
