@@ -122,6 +122,7 @@ static const group_t groups[] = {
 	{ "faults", 7, { test_faults } },
 	{ "spawn", 14, { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", 3, { test_fpu } },
+	{ "regs", 3, { test_regs } },
 	{ "map", 10, { test_map } },
 	{ "sysinfo", 14, { test_sysinfo } },
 	{ "loadavg", 1, { test_loadavg } },

@@ -57,6 +57,7 @@ void test_kill(void);
 void test_orphans(void);
 void test_perms(void);
 void test_fpu(void);
+void test_regs(void);
 void test_map(void);
 void test_sysinfo(void);
 void test_loadavg(void);
