@@ -30,27 +30,39 @@
  * after the run as before it (a server that died and was started again by
  * init has a new id).
  *
- * Internal modes: -w (the worker task) and -c SEED (a child task).
+ * A program's run ends when its last task does: the leak check waits (up
+ * to 30 s) for what it left behind (fstest's probes wait up to 20 s for
+ * a go that a failed test never gives) before the baseline and before
+ * the check, so those tasks count in neither.
+ *
+ * Internal modes: -w (the worker task), -c SEED (a child task) and -o
+ * SECONDS (the first time, leave /bin/sleep SECONDS running and exit;
+ * later, sleep twice as long: test/failinj.t's program with an orphan).
  * README "Fuzzing" describes the templates and the checks.
  */
 #include <abi/sysinfo.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <leakcheck.h>
 #include <stdio.h>
 #include <stats.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vernier.h>
 
 #include "vfuzz.h"
 
 #define FZ_SETTLE_TRIES 50          /* 100 ms apart: threads are reaped lazily */
 #define FZ_BASELINE_TRIES 30        /* likewise, before the run */
+#define FZ_ORPHAN_TRIES 300         /* 100 ms apart: a run's last tasks */
+#define FZ_TRY_NS (100 * 1000000ull)
+#define FZ_ORPHAN_MARK "/tmp/vfuzz.orphan"  /* -o has left its orphan */
 
 typedef struct fz_opts {
 	uint64_t seed, calls, warm;
 	unsigned threads;
-	char mode;                   /* 0, 'w', 'c' or 'r' */
+	char mode;                   /* 0, 'w', 'c', 'o' or 'r' */
 	const char *servers;         /* -S's list, NULL: the system calls */
 	unsigned server_mask;
 } fz_opts_t;
@@ -86,7 +98,7 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 	uint64_t v;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:xrS:")) != -1) {
+	while ((opt = getopt(argc, argv, "+hs:n:t:W:wc:o:xrS:")) != -1) {
 		switch (opt) {
 		case 'h': usage(stdout); return 0;
 		case 's': if (!fz_num(optarg, &o->seed)) goto bad; break;
@@ -106,6 +118,7 @@ static int fz_parse(int argc, char **argv, fz_opts_t *o)
 			o->servers = optarg;
 			break;
 		case 'c': if (!fz_num(optarg, &o->seed)) goto bad; o->mode = 'c'; break;
+		case 'o': if (!fz_num(optarg, &o->seed)) goto bad; o->mode = 'o'; break;
 		default: goto bad;
 		}
 	}
@@ -242,6 +255,47 @@ static int fz_run_program(char **argv)
 	return -1;
 }
 
+/*
+ * Wait until at most n tasks exist (a run's leftovers ended), at most
+ * FZ_ORPHAN_TRIES tries; says how many it waited for, and for how long.
+ */
+static void fz_wait_tasks(uint64_t n)
+{
+	leak_snap_t s;
+	unsigned i = 0;
+
+	for (; i < FZ_ORPHAN_TRIES && leak_snapshot(&s) == EOK && s.tasks > n; i++) {
+		if (!i)
+			printf("vfuzz: waiting for %llu tasks the run left\n",
+			       (unsigned long long)(s.tasks - n));
+		sys_sleep_ns(FZ_TRY_NS);
+	}
+	if (i)
+		printf("vfuzz: waited %u ms for them\n", i * 100);
+}
+
+/*
+ * -o: the first time (FZ_ORPHAN_MARK made now), leave /bin/sleep seconds
+ * running (an orphan); later, take twice as long and leave nothing (a run
+ * that outlives the first one's orphan, as fstest's second run outlived
+ * its warm-up's probes). 0, or 1 if it could not spawn.
+ */
+static int fz_orphan(uint64_t seconds)
+{
+	char secs[24];
+	const char *argv[] = { "sleep", secs, NULL };
+	task_id_t id;
+	int fd = open(FZ_ORPHAN_MARK, O_WRONLY | O_CREAT | O_EXCL);
+
+	if (fd < 0) {
+		sys_sleep_ns(2 * seconds * 1000000000ull);
+		return 0;
+	}
+	close(fd);
+	snprintf(secs, sizeof(secs), "%llu", (unsigned long long)seconds);
+	return sys_spawn("/bin/sleep", argv, 0, &id) == EOK ? 0 : 1;
+}
+
 /* The baseline (settled for at most 3 s, else the last); false if unread. */
 static bool fz_settle(leak_snap_t *s)
 {
@@ -262,13 +316,19 @@ static uint64_t fz_si_int(const char *path)
 static int fz_check_program(char **argv)
 {
 	leak_snap_t before, after;
+
+	if (leak_snapshot(&before) != EOK)
+		return 1;
+	uint64_t tasks = before.tasks;       /* before the program's first task */
 	int st = fz_run_program(argv);
 
 	printf("vfuzz: warm-up run of %s: status %#x\n", argv[0], st);
+	fz_wait_tasks(tasks);
 	if (!fz_settle(&before))
 		return 1;
 	leak_print("vfuzz", "baseline", &before);
 	st = fz_run_program(argv);
+	fz_wait_tasks(tasks);
 	bool leak_ok = leak_check("vfuzz", &before, &after, FZ_SETTLE_TRIES);
 	uint64_t other = fz_si_int("failinj.other");
 	printf("vfuzz: failinj: %llu injected; syscalls after one: %llu ENOMEM/ELIMIT/EFAULT, "
@@ -321,6 +381,8 @@ int main(int argc, char **argv)
 		o.threads = fz_cpus();
 	if (o.mode == 'c')
 		return fz_child(o.seed);
+	if (o.mode == 'o')
+		return fz_orphan(o.seed);
 	if (o.mode == 'r')
 		return fz_check_program(argv + optind);
 	if (o.mode == 'w' && o.servers)
