@@ -361,16 +361,11 @@ static inline __attribute__((always_inline)) void syscall_run(int_frame_t *f, ui
 void syscall_dispatch(int_frame_t *f)
 {
 	uint64_t nr = syscall_nr(f);
-	cpu_t *c = cpu_current();
 
-	if (__builtin_expect(!acct_syscall_fast(c, c->current, nr), 0)) {
-		acct_syscall_enter_slow(nr);
-		syscall_run_hooked(f);
-	} else if (syscall_hooked()) {
-		syscall_run_hooked(f);
-	} else {
+	if (__builtin_expect(!acct_syscall_enter(nr), 0) || syscall_hooked())
+		syscall_run_hooked(f);          /* the general path */
+	else
 		syscall_run(f, nr);
-	}
 }
 
 void user_return_work(int_frame_t *f)

@@ -63,7 +63,7 @@ void acct_exc_exit(unsigned vector, uint64_t start);
  * or, from the exit stamp, at the next boundary (acct_syscall_exit).
  * Interrupts off (the syscall entry enables them after it). The
  * dispatcher calls acct_syscall_enter (acct_syscall.h), which charges the
- * common case inline and calls this for the rest.
+ * common case inline, calls this for the rest and says which it was.
  */
 void acct_syscall_enter_slow(uint64_t nr);
 

@@ -81,14 +81,17 @@ static inline __attribute__((always_inline)) bool acct_syscall_fast(cpu_t *c, th
 
 /*
  * Syscall nr begins (see acct_syscall_enter_slow in acct.h): the common
- * case here, the rest out of line. Interrupts off.
+ * case here (true: charged in one step), the rest out of line (false).
+ * Interrupts off.
  */
-static inline __attribute__((always_inline)) void acct_syscall_enter(uint64_t nr)
+static inline __attribute__((always_inline)) bool acct_syscall_enter(uint64_t nr)
 {
 	cpu_t *c = cpu_current();
 
-	if (!acct_syscall_fast(c, c->current, nr))
-		acct_syscall_enter_slow(nr);
+	if (acct_syscall_fast(c, c->current, nr))
+		return true;
+	acct_syscall_enter_slow(nr);
+	return false;
 }
 
 #endif

@@ -163,24 +163,6 @@ static inline void irqlat_ret_reopen(void)
 			 : "rax", "memory");
 }
 
-/*
- * The gate of an interrupt taken with IF set: isr.asm opened the section
- * at the stub (its start), so only the site is this code's; without that
- * start (a vector of the paranoid stub), the section opens here.
- */
-static inline void irqlat_gate_begin(void)
-{
-	uint64_t since;
-
-	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
-	if (!since) {
-		irqlat_off_begin();
-		return;
-	}
-	__asm__ volatile("lea 0(%%rip), %%rax; mov %%rax, %%gs:%c0"
-			 : : "i"(CPU_OFF_IRQOFF_SITE) : "rax", "memory");
-}
-
 /* When the open section opened (TSC; a gate's: its stub's entry), 0 if none is. */
 static inline uint64_t irqlat_open_since(void)
 {
@@ -190,12 +172,26 @@ static inline uint64_t irqlat_open_since(void)
 	return since;
 }
 
+/*
+ * The gate of an interrupt taken with IF set: isr.asm opened the section
+ * at the stub (its start), so only the site is this code's; without that
+ * start (a vector of the paranoid stub), the section opens here.
+ */
+static inline void irqlat_gate_begin(void)
+{
+	if (!irqlat_open_since()) {
+		irqlat_off_begin();
+		return;
+	}
+	__asm__ volatile("lea 0(%%rip), %%rax; mov %%rax, %%gs:%c0"
+			 : : "i"(CPU_OFF_IRQOFF_SITE) : "rax", "memory");
+}
+
 /* The open section ends: the maximum, and the last section for late samples. */
 static inline void irqlat_off_end(void)
 {
-	uint64_t since, max, site;
+	uint64_t since = irqlat_open_since(), max, site;
 
-	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(since) : "i"(CPU_OFF_IRQOFF_SINCE));
 	if (!since)
 		return;
 	uint64_t now, d;
