@@ -15,7 +15,7 @@
  *                 trace .. 2*trace-1 of each kind and vCPU (default 0: none)
  *   cpu0=         the boot CPU's cpu_t (bsp_cpu): with the register API
  *                 (QEMU_PLUGIN_API 2), vCPUs are told apart by the kernel's
- *                 per-CPU pointer, this one CPU 0 (see running_vcpu)
+ *                 per-CPU pointer, this one CPU 0 (qemuplugin.h)
  * Segments nest (an NMI inside an interrupt): each has its own buffer.
  * Output: "seg KIND VCPU COUNTED OTHER MIN MEDIAN MAX" per kind and vCPU
  * seen, then "insn KIND VCPU ADDR COUNT" summed over counted segments,
@@ -61,7 +61,6 @@ static uint64_t counted[MAX_KINDS][MAX_VCPUS], other[MAX_KINDS][MAX_VCPUS];
 static uint32_t *lens;                    /* [kind][vcpu][length] */
 static uint64_t trace_from;
 static FILE *trace_f;                     /* traces, until the output is written */
-
 
 static int find(const uint64_t *v, int n, uint64_t a)
 {

@@ -56,7 +56,6 @@
 #define FZ_SETTLE_TRIES 50          /* 100 ms apart: threads are reaped lazily */
 #define FZ_BASELINE_TRIES 30        /* likewise, before the run */
 #define FZ_ORPHAN_TRIES 300         /* 100 ms apart: a run's last tasks */
-#define FZ_TRY_NS (100 * 1000000ull)
 #define FZ_ORPHAN_MARK "/tmp/vfuzz.orphan"  /* -o has left its orphan */
 
 typedef struct fz_opts {
@@ -256,25 +255,6 @@ static int fz_run_program(char **argv)
 }
 
 /*
- * Wait until at most n tasks exist (a run's leftovers ended), at most
- * FZ_ORPHAN_TRIES tries; says how many it waited for, and for how long.
- */
-static void fz_wait_tasks(uint64_t n)
-{
-	leak_snap_t s;
-	unsigned i = 0;
-
-	for (; i < FZ_ORPHAN_TRIES && leak_snapshot(&s) == EOK && s.tasks > n; i++) {
-		if (!i)
-			printf("vfuzz: waiting for %llu tasks the run left\n",
-			       (unsigned long long)(s.tasks - n));
-		sys_sleep_ns(FZ_TRY_NS);
-	}
-	if (i)
-		printf("vfuzz: waited %u ms for them\n", i * 100);
-}
-
-/*
  * -o: the first time (FZ_ORPHAN_MARK made now), leave /bin/sleep seconds
  * running (an orphan); later, take twice as long and leave nothing (a run
  * that outlives the first one's orphan, as fstest's second run outlived
@@ -323,12 +303,12 @@ static int fz_check_program(char **argv)
 	int st = fz_run_program(argv);
 
 	printf("vfuzz: warm-up run of %s: status %#x\n", argv[0], st);
-	fz_wait_tasks(tasks);
+	leak_wait_tasks(tasks, FZ_ORPHAN_TRIES, "vfuzz");
 	if (!fz_settle(&before))
 		return 1;
 	leak_print("vfuzz", "baseline", &before);
 	st = fz_run_program(argv);
-	fz_wait_tasks(tasks);
+	leak_wait_tasks(tasks, FZ_ORPHAN_TRIES, "vfuzz");
 	bool leak_ok = leak_check("vfuzz", &before, &after, FZ_SETTLE_TRIES);
 	uint64_t other = fz_si_int("failinj.other");
 	printf("vfuzz: failinj: %llu injected; syscalls after one: %llu ENOMEM/ELIMIT/EFAULT, "

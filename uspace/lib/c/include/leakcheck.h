@@ -43,6 +43,13 @@ bool leak_same(const leak_snap_t *a, const leak_snap_t *b);
  * agreed (*s is the last one), or the error of a snapshot.
  */
 errno_t leak_settle(leak_snap_t *s, unsigned tries, const char *prog);
+/*
+ * Wait, taking a snapshot every 100 ms (at most tries), until at most n
+ * tasks exist: what a run left behind has ended. If it had to wait and
+ * prog is not NULL, "PROG: waiting for N tasks the run left" first and
+ * "PROG: waited MS ms for them" after.
+ */
+void leak_wait_tasks(uint64_t n, unsigned tries, const char *prog);
 /* Print a snapshot as one "PROG: WHAT: frames ..." line. */
 void leak_print(const char *prog, const char *what, const leak_snap_t *s);
 /* Print every task and thread (the first 256 and 512) as "PROG: ..." lines. */

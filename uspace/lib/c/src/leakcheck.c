@@ -72,6 +72,22 @@ errno_t leak_settle(leak_snap_t *s, unsigned tries, const char *prog)
 	return rc == EOK ? EAGAIN : rc;
 }
 
+void leak_wait_tasks(uint64_t n, unsigned tries, const char *prog)
+{
+	leak_snap_t s;
+	unsigned i = 0;
+
+	for (; i < tries && leak_snapshot(&s) == EOK && s.tasks > n; i++) {
+		if (!i && prog)
+			printf("%s: waiting for %llu tasks the run left\n", prog,
+			       (unsigned long long)(s.tasks - n));
+		sys_sleep_ns(LEAK_RETRY_NS);
+	}
+	if (i && prog)
+		printf("%s: waited %llu ms for them\n", prog,
+		       (unsigned long long)(i * (LEAK_RETRY_NS / 1000000)));
+}
+
 void leak_print(const char *prog, const char *what, const leak_snap_t *s)
 {
 	printf("%s: %s: frames %llu (free %llu heap %llu kstack %llu tables %llu), "
