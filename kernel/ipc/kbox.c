@@ -109,7 +109,7 @@ static void kbox_serve(call_t *c, task_t *t)
 		c->answer.args[0] = t->id;
 		c->answer.args[1] = t->nthreads;
 		c->answer.args[2] = t->perms;
-		c->answer.args[3] = t->parent ? t->parent->id : 0;
+		c->answer.args[3] = task_parent_id(t);
 		break;
 	case KBOX_TASK_START:
 		c->answer.method = task_start(t);

@@ -189,7 +189,7 @@ int64_t sys_task_info(SYSCALL_ARGS)
 		return -ESRCH;
 	memset(&info, 0, sizeof(info));
 	info.id = t->id;
-	info.parent = t->parent ? t->parent->id : 0;
+	info.parent = task_parent_id(t);
 	strlcpy(info.name, t->name, sizeof(info.name));
 	info.perms = t->perms;
 	info.threads = t->nthreads;

@@ -38,6 +38,8 @@
 #include <kernel/vm_space.h>
 #include <lib/string.h>
 
+#include "internal.h"
+
 #define LOG_PREFIX "task"
 
 task_t kernel_task;
@@ -411,6 +413,14 @@ static void task_reparent_children(task_t *t, list_t *reap)
 	}
 }
 
+task_id_t task_parent_id(task_t *t)
+{
+	uint64_t f = spin_lock_irqsave(&task_table_lock);
+	task_id_t id = t->parent ? t->parent->id : 0;
+	spin_unlock_irqrestore(&task_table_lock, f);
+	return id;
+}
+
 /* Take a reference to t's address space, or NULL if it is gone. */
 vm_space_t *task_space_get(task_t *t)
 {
@@ -420,6 +430,20 @@ vm_space_t *task_space_get(task_t *t)
 		vm_space_get(s);
 	spin_unlock_irqrestore(&t->lock, f);
 	return s;
+}
+
+task_t *task_turn_zombie(task_t *t, list_t *reap)
+{
+	t->state = TASK_ZOMBIE;
+	task_reparent_children(t, reap);
+	if (t->parent != &kernel_task) {
+		task_ref(t->parent);
+		return t->parent;
+	}
+	list_remove(&t->all_node);
+	list_remove(&t->child_node);
+	task_live--;
+	return NULL;
 }
 
 void task_release_space(task_t *t)
@@ -438,21 +462,16 @@ void task_release_space(task_t *t)
 	spin_unlock_irqrestore(&t->lock, fl);
 	vm_space_put(space);
 	uint64_t f = spin_lock_irqsave(&task_table_lock);
-	t->state = TASK_ZOMBIE;
-	task_reparent_children(t, &reap);
-	bool orphan = t->parent == &kernel_task;
-	if (orphan) {
-		list_remove(&t->all_node);
-		list_remove(&t->child_node);
-		task_live--;
-	}
+	task_t *parent = task_turn_zombie(t, &reap);
 	spin_unlock_irqrestore(&task_table_lock, f);
 	list_foreach_safe(&reap, it, tmp)
 		task_unref(list_entry(it, task_t, child_node));
-	if (orphan)
+	if (!parent) {
 		task_unref(t);
-	else
-		waitq_wake_all(&t->parent->child_exit);
+		return;
+	}
+	waitq_wake_all(&parent->child_exit);    /* t may be reaped and gone */
+	task_unref(parent);
 }
 
 /* A matching zombie child (removed from the table), or NULL; *any set if a match lives. */

@@ -119,6 +119,7 @@ static bool profil_task_gone(const task_t *t)
 /* Install geometry d for t and start counting: EOK, EBUSY or ESRCH. */
 static errno_t profil_start(task_t *t, const struct profil_data *d)
 {
+	task_id_t parent = task_parent_id(t);
 	uint64_t f = spin_lock_irqsave(&profil_lock);
 	errno_t rc = profil_task ? EBUSY : profil_task_gone(t) ? ESRCH : EOK;
 
@@ -133,7 +134,7 @@ static errno_t profil_start(task_t *t, const struct profil_data *d)
 	profil_data.nr_bins = d->nr_bins;
 	profil_data.bin_sz = d->bin_sz;
 	profil_rights.task = t->id;
-	profil_rights.parent = t->parent ? t->parent->id : 0;
+	profil_rights.parent = parent;
 	profil_rights.starter = task_current()->id;
 	prof_consumers_want(true);                /* before the task: no sample missed */
 	profil_wants_samples = true;

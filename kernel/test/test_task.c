@@ -1,11 +1,15 @@
 /*
- * ktest: task_kill's answer for a task that is already dead
- * (kernel/proc/task.c).
+ * ktest: task_kill's answer for a task that is already dead, and the
+ * parent a dying task wakes (kernel/proc/task.c).
  */
 #include <kernel/ktest.h>
 #include <kernel/task.h>
+#include <lib/string.h>
+
+#include "../proc/internal.h"
 
 static task_t kt_zombie;     /* a task whose threads are all gone, not reaped */
+static task_t kt_parent, kt_child;
 
 /*
  * A zombie's kill is refused and changes nothing: before, task_kill set
@@ -22,5 +26,28 @@ KTEST(task_kill_zombie, "task: killing a zombie gives ESRCH and leaves its statu
 	KT_CHECK(rc == ESRCH && kt_zombie.status == 7 && !kt_zombie.killed,
 		 "task_kill gave %d, status %d, killed %d; want ESRCH, 7, 0", rc,
 		 kt_zombie.status, kt_zombie.killed);
+	return true;
+}
+
+/*
+ * The dying task's parent is taken, with a reference, while the table is
+ * locked. Before, task_release_space read t->parent after the unlock, when
+ * the parent (polling with WAIT_NOHANG on another CPU) could already have
+ * reaped and freed t: a CI run's #GP in waitq_wake_all on the poisoned
+ * pointer. The child here is poisoned as a free would after the call.
+ */
+KTEST(task_zombie_parent_held, "task: a dying task's parent is held for its wake-up")
+{
+	list_t reap = LIST_INIT(reap);
+
+	kt_parent = (task_t){ .lock = SPINLOCK_INIT("kt_parent"), .refs = 1 };
+	kt_child = (task_t){ .lock = SPINLOCK_INIT("kt_child"), .parent = &kt_parent };
+	list_init(&kt_child.children);
+	task_t *p = task_turn_zombie(&kt_child, &reap);
+	task_state_t state = kt_child.state;
+	memset(&kt_child, 0x6b, sizeof(kt_child));        /* reaped and freed */
+	KT_CHECK(p == &kt_parent && kt_parent.refs == 2 && state == TASK_ZOMBIE &&
+		 list_empty(&reap), "got %p (want %p), parent refs %u (want 2), "
+		 "state %d", (void *)p, (void *)&kt_parent, kt_parent.refs, state);
 	return true;
 }

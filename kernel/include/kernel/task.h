@@ -129,6 +129,13 @@ static inline void task_ref(task_t *t)
 void task_unref(task_t *t);
 
 /*
+ * The id of t's parent (0 for the kernel task), read with the table
+ * locked: unlocked, the parent may be reaped and freed under the reader.
+ * Takes task_table_lock, so not from task_foreach's fn.
+ */
+task_id_t task_parent_id(task_t *t);
+
+/*
  * Kill t: every thread exits at its next kernel exit or wake-up. status is
  * the exit status to report. Returns EOK, or ESRCH if t was already
  * dead (a zombie: its status is left as it was).

@@ -31,7 +31,9 @@
  *   tester pin-hop                             run on each CPU in turn
  *   tester noop                                exit 0 at once
  *   tester power off|reboot                    ACPI power off / restart
- *   tester orphan                              start `tester spin 1`, exit at once
+ *   tester orphan [zombie]                     start `tester spin 1`, exit at once
+ *                                              (zombie: start `tester noop`,
+ *                                              exit once it has ended)
  *   tester env                                 print the working directory,
  *                                              the arguments and environment
  *   tester copy                                copy standard input to
@@ -92,7 +94,7 @@ void usage(int ok)
 		"       tester pin-hop\n"
 		"       tester noop\n"
 		"       tester power off|reboot\n"
-		"       tester orphan\n"
+		"       tester orphan [zombie]\n"
 		"       tester env [ARGS...]\n"
 		"       tester copy\n"
 		"       tester profil-peek\n"
@@ -222,9 +224,17 @@ static int cmd_power(int argc, char **argv)
 static int cmd_orphan(int argc, char **argv)
 {
 	const char *const spin[] = { "tester", "spin", "1", NULL };
+	const char *const noop[] = { "tester", "noop", NULL };
+	bool zombie = argc > 1 && !strcmp(argv[1], "zombie");
+	task_info_t info = { .threads = 1 };
 	task_id_t id;
 
-	return sys_spawn("/bin/tester", spin, 0, &id) == EOK ? 0 : 1;
+	if (sys_spawn("/bin/tester", zombie ? noop : spin, 0, &id) != EOK)
+		return 1;
+	for (int i = 0; zombie && info.threads && i < 1000; i++)
+		if (sys_sleep_ns(100000) != EOK || sys_task_info(id, &info) != EOK)
+			return 1;
+	return 0;
 }
 
 /* What a spawned program sees: working directory, arguments, environment. */

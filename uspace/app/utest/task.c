@@ -1,7 +1,7 @@
 /*
  * utest faults and spawn: tasks that fault are killed alone (status
  * TASK_STATUS_KILLED | KILL_REASON_FAULT); 1,000 spawn/reap cycles give
- * every frame back; SYS_KILL ends a spinning task and refuses the kernel
+ * every frame back; 200 children reaped by polling as they exit (reap); SYS_KILL ends a spinning task and refuses the kernel
  * task and unknown ids; a child without permissions cannot gain them.
  */
 #include <ipc.h>
@@ -12,6 +12,7 @@
 
 #define SPAWN_WARMUP 10
 #define SPAWN_COUNT 1000
+#define SPAWN_POLLED 200
 #define KILL_SETTLE_NS (200 * NS_PER_MS)
 #define KILL_MAX_NS (2 * NS_PER_SEC)
 #define NO_SUCH_TASK (1ull << 40)
@@ -62,6 +63,42 @@ static int spawn_many(int n)
 			bad++;
 	}
 	return bad;
+}
+
+/*
+ * n children (`tester orphan zombie`: each leaves a dead grandchild) reaped
+ * by polling with WAIT_NOHANG, so a child may be reaped while the reaper
+ * is still waking this task for it. Returns how many went wrong.
+ */
+static int spawn_poll_many(int n)
+{
+	const char *const argv[] = { "tester", "orphan", "zombie", NULL };
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		task_id_t id = 0, got = 0;
+		int status = -1;
+		errno_t rc = sys_spawn("/bin/tester", argv, 0, &id);
+		while (rc == EOK && got != id) {
+			rc = sys_wait(id, &status, WAIT_NOHANG, &got);
+			if (rc == EAGAIN) {
+				sys_yield();         /* the grandchild may be queued here */
+				rc = EOK;
+			}
+		}
+		bad += rc != EOK || status != 0;
+	}
+	return bad;
+}
+
+void test_spawn_poll(void)
+{
+	uint64_t t0 = now_ns();
+	int bad = spawn_poll_many(SPAWN_POLLED);
+	tap_diag("spawn: %d polled reaps in %llu ms", SPAWN_POLLED,
+		 (unsigned long long)((now_ns() - t0) / NS_PER_MS));
+	tap_ok(bad == 0, "spawn: %d children reaped by polling while they exit "
+	       "(%d failed)", SPAWN_POLLED, bad);
 }
 
 void test_spawn_reap(void)

@@ -123,6 +123,7 @@ static const group_t groups[] = {
 	{ "spawn", 14, { test_spawn_reap, test_kill, test_orphans, test_perms } },
 	{ "fpu", 3, { test_fpu } },
 	{ "regs", 3, { test_regs } },
+	{ "reap", 1, { test_spawn_poll } },
 	{ "map", 10, { test_map } },
 	{ "sysinfo", 14, { test_sysinfo } },
 	{ "loadavg", 1, { test_loadavg } },

@@ -53,6 +53,7 @@ void test_efault(void);
 void test_enosys(void);
 void test_faults(void);
 void test_spawn_reap(void);
+void test_spawn_poll(void);
 void test_kill(void);
 void test_orphans(void);
 void test_perms(void);
