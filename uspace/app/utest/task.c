@@ -1,8 +1,9 @@
 /*
  * utest faults and spawn: tasks that fault are killed alone (status
  * TASK_STATUS_KILLED | KILL_REASON_FAULT); 1,000 spawn/reap cycles give
- * every frame back; 200 children reaped by polling as they exit (reap); SYS_KILL ends a spinning task and refuses the kernel
- * task and unknown ids; a child without permissions cannot gain them.
+ * every frame back; 200 children reaped by polling as they exit (reap);
+ * SYS_KILL ends a spinning task and refuses the kernel task and unknown
+ * ids; a child without permissions cannot gain them.
  */
 #include <ipc.h>
 #include <stdio.h>
