@@ -246,6 +246,7 @@ static const syscall_entry_t syscall_table[SYS_COUNT] = {
 	SYSCALL(SYS_IOPORT_REVOKE, sys_ioport_revoke, "ioport_revoke"),
 	SYSCALL(SYS_IPC_CALL_SYNC, sys_ipc_call_sync, "ipc_call_sync"),
 	SYSCALL(SYS_IPC_ANSWER_WAIT, sys_ipc_answer_wait, "ipc_answer_wait"),
+	SYSCALL(SYS_IPC_CALL_SHORT, sys_ipc_call_short, "ipc_call_short"),
 };
 #pragma GCC diagnostic pop
 

@@ -86,10 +86,60 @@ void call_free(call_t *c)
 }
 
 /*
- * Append c to one of b's lists and wake its waiters, to (if not NULL; or
- * WAITQ_FIRST) with a hand-off (waitq_wake_all_locked_to): its waker is
- * about to block. EOK, EHANGUP (the box is closed) or ELIMIT (limited, c
- * is a call and the box is full).
+ * The direct transfer (L4's): a call or an answer that a thread asleep in
+ * box_wait on b wants goes straight to it (t->ipc_handed), not into a
+ * list of b's, and only that thread is woken. A call needs the first
+ * waiter that takes calls and no call queued before it; an answer its
+ * caller thread, waiting for it by id or for anything with no answer
+ * queued before it. The kbox server's box has no box_wait sleepers.
+ * Box locked.
+ */
+static thread_t *box_receiver(answerbox_t *b)
+{
+	if (b == &kbox_server || !list_empty(&b->calls))
+		return NULL;
+	list_foreach(&b->wq.waiters, it) {
+		thread_t *t = list_entry(it, thread_t, wait_node);
+		if (t->ipc_wait_mode != IPC_WAIT_ANSWER)
+			return t;
+	}
+	return NULL;
+}
+
+/* c's caller thread by, if it sleeps on b for c's answer (box_receiver). */
+static thread_t *box_answer_waiter(answerbox_t *b, const call_t *c, const thread_t *by)
+{
+	if (b == &kbox_server)
+		return NULL;
+	list_foreach(&b->wq.waiters, it) {
+		thread_t *t = list_entry(it, thread_t, wait_node);
+		if (t != by)                 /* by may have exited: compared, never read */
+			continue;
+		return (t->ipc_wait_mode == IPC_WAIT_ANSWER && t->ipc_wait_only == c->id) ||
+		       (t->ipc_wait_mode == IPC_WAIT_ALL && list_empty(&b->answers)) ? t : NULL;
+	}
+	return NULL;
+}
+
+/* Hand c to t (box_receiver's or box_answer_waiter's) and wake t alone. Box locked. */
+static void box_hand(answerbox_t *b, thread_t *t, call_t *c, bool answer, const thread_t *to)
+{
+	if (!answer) {                       /* dispatched and claimed, as box_take does */
+		c->taking = true;
+		list_append(&b->dispatched, &c->node);
+		b->ncalls++;
+	}
+	t->ipc_handed = c;
+	t->ipc_handed_answer = answer;
+	waitq_wake_thread_locked(t, to);
+}
+
+/*
+ * Hand c to a thread waiting for it on b (box_hand), else append it to
+ * one of b's lists and wake its waiters; to (if not NULL; or WAITQ_FIRST)
+ * with a hand-off (waitq_wake_all_locked_to): its waker is about to
+ * block. EOK, EHANGUP (the box is closed) or ELIMIT (limited, c is a call
+ * and the box is full).
  */
 errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited,
 		const thread_t *to)
@@ -98,7 +148,12 @@ errno_t box_put(answerbox_t *b, list_t *which_of_box, call_t *c, bool limited,
 	uint64_t f = spin_lock_irqsave(&b->wq.lock);
 	errno_t rc = b->closed ? EHANGUP
 		     : call && limited && b->ncalls >= LIMIT_BOX_CALLS ? ELIMIT : EOK;
-	if (rc == EOK) {
+	thread_t *t = rc != EOK ? NULL
+		      : call ? (c->type == IPC_EV_CALL ? box_receiver(b) : NULL)
+			     : box_answer_waiter(b, c, to);
+	if (t) {
+		box_hand(b, t, c, !call, to);
+	} else if (rc == EOK) {
 		list_append(which_of_box, &c->node);
 		b->ncalls += call;
 		if (to)
@@ -362,6 +417,8 @@ static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
 {
 	thread_t *t = thread_current();
 
+	t->ipc_wait_mode = (uint8_t)(flags & 0xff);  /* for a direct transfer (box_hand) */
+	t->ipc_wait_only = only;
 	if ((flags & 0xff) != IPC_WAIT_ANSWER)
 		return WAIT_WHY_RECV;
 	t->wait_task = only == t->call_id ? t->call_task : 0;
@@ -369,7 +426,21 @@ static unsigned ipc_wait_why(unsigned flags, ipc_callid_t only)
 	return WAIT_WHY_IPC;
 }
 
-/* Wait for the event the filter wants and take it (box_take) into *out. */
+/* What a direct transfer handed the current thread asleep (box_hand), taken; NULL: none. Box locked. */
+static inline call_t *box_handed(bool *answer)
+{
+	thread_t *t = thread_current();
+	call_t *c = t->ipc_handed;
+
+	t->ipc_handed = NULL;
+	*answer = t->ipc_handed_answer;
+	return c;
+}
+
+/*
+ * Wait for the event the filter wants and take it (box_take, or handed
+ * to this thread asleep: box_hand) into *out.
+ */
 static inline __attribute__((always_inline)) errno_t box_wait(answerbox_t *b, uint64_t timeout_ns, unsigned flags,
 			ipc_callid_t only, call_t **out, bool *answer)
 {
@@ -381,7 +452,10 @@ static inline __attribute__((always_inline)) errno_t box_wait(answerbox_t *b, ui
 			rc = EAGAIN;
 			break;
 		}
-		if ((rc = waitq_sleep_why(&b->wq, &f, timeout_ns, ipc_wait_why(flags, only))) != EOK)
+		rc = waitq_sleep_why(&b->wq, &f, timeout_ns, ipc_wait_why(flags, only));
+		if ((*out = box_handed(answer)))     /* woken for it: rc is EOK */
+			break;
+		if (rc != EOK)
 			break;
 	}
 	spin_unlock_irqrestore(&b->wq.lock, f);
@@ -440,6 +514,14 @@ static inline __attribute__((always_inline)) errno_t ipc_wait_take(uint64_t time
 	return box_wait(&task_current()->ipc.box, timeout_ns, flags, only, c, answer);
 }
 
+/* Answer c, taken by ipc_wait_take, was read: its trace event, then it is freed. */
+static inline __attribute__((always_inline)) void ipc_answer_read(call_t *c)
+{
+	if (trace_wants(PROF_F_TRACE_IPC))
+		trace_ipc(PROF_TR_ANSWERED, c->id, c->msg.method, 0, (uint32_t)c->answer.method);
+	event_drop(c, true);
+}
+
 /* Copy the event c taken by ipc_wait_take to uev: as ipc_wait's end. */
 static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, call_t *c, bool answer)
 {
@@ -451,11 +533,12 @@ static inline __attribute__((always_inline)) errno_t ipc_wait_give(void *uev, ca
 		box_untake(&task_current()->ipc.box, c, answer, call);
 		return EFAULT;
 	}
+	if (answer) {
+		ipc_answer_read(c);
+		return EOK;
+	}
 	if (!call) {
-		if (answer && trace_wants(PROF_F_TRACE_IPC))
-			trace_ipc(PROF_TR_ANSWERED, c->id, c->msg.method, 0,
-				  (uint32_t)c->answer.method);
-		event_drop(c, answer);           /* read: freed */
+		event_drop(c, false);            /* a notification read: freed */
 		return EOK;
 	}
 	/* c is claimed (taking), still ours alone: serving starts */
@@ -481,23 +564,52 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
  * section costs two cycle-counter reads for the interrupts-off
  * measurement (irqlat). The user copies stay outside.
  */
-__attribute__((flatten))
-int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns)
+/*
+ * ipc_call(phone, msg, waits) and the take of its answer (into *c; *rc
+ * the take's result), in one interrupts-off section. The call id, or
+ * -errno: no call made, nothing taken.
+ */
+static inline __attribute__((always_inline)) int64_t ipc_call_take(int phone, const ipc_msg_t *msg,
+								    uint64_t timeout_ns, call_t **c,
+								    errno_t *rc)
 {
-	bool answer = false;
-	call_t *c = NULL;
-	errno_t rc = EOK;
+	bool answer;
 	uint64_t f = irq_save();
 	int64_t id = ipc_call(phone, msg, true);
 
+	*rc = EOK;
 	if (id > 0)
-		rc = ipc_wait_take(timeout_ns, IPC_WAIT_ANSWER, (ipc_callid_t)id, &c, &answer);
+		*rc = ipc_wait_take(timeout_ns, IPC_WAIT_ANSWER, (ipc_callid_t)id, c, &answer);
 	irq_restore(f);
+	return id;
+}
+
+__attribute__((flatten))
+int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns)
+{
+	call_t *c = NULL;
+	errno_t rc;
+	int64_t id = ipc_call_take(phone, msg, timeout_ns, &c, &rc);
+
 	if (id <= 0)
 		return id;
 	if (rc == EOK)
-		rc = ipc_wait_give(uev, c, answer);
+		rc = ipc_wait_give(uev, c, true);
 	return rc == EOK ? 0 : id;
+}
+
+__attribute__((flatten))
+int64_t ipc_call_short(int phone, const ipc_msg_t *msg, uint64_t timeout_ns, ipc_msg_t *ans)
+{
+	call_t *c = NULL;
+	errno_t rc;
+	int64_t id = ipc_call_take(phone, msg, timeout_ns, &c, &rc);
+
+	if (id <= 0 || rc != EOK)
+		return id;
+	*ans = c->answer;
+	ipc_answer_read(c);
+	return 0;
 }
 
 __attribute__((flatten))

@@ -1,5 +1,6 @@
 /* IPC system calls: argument copying and validation around kernel/ipc. */
 #include <abi/syscall.h>
+#include <arch/interrupt.h>
 #include <kernel/ipc.h>
 #include <kernel/sysimpl.h>
 #include <kernel/task.h>
@@ -31,6 +32,29 @@ int64_t sys_ipc_call_sync(SYSCALL_ARGS)
 	if (copy_from_user(&m, (const void *)a1, sizeof(m)) != EOK)
 		return -EFAULT;
 	return ipc_call_wait((int)a0, &m, (void *)a2, a3);
+}
+
+/*
+ * SYS_IPC_CALL_SHORT (phone, method, a0, a1, a2, timeout_ns): SYS_IPC_CALL_SYNC
+ * with the message in registers (args 3 and 4 are 0) and no user memory
+ * touched. 0: the answer's method (its return value) and its five words
+ * come back in the six argument registers (syscall_set_words); the call
+ * id (> 0): the call was made, the wait failed (ETIMEOUT, EINTR), its
+ * answer is to be waited for by id; -errno: no call was made. The
+ * registers are the caller's own unless it returns 0.
+ */
+_Static_assert(sizeof(ipc_msg_t) == 6 * sizeof(uint64_t), "an answer is six words: the registers of syscall_set_words");
+
+int64_t sys_ipc_call_short(SYSCALL_ARGS)
+{
+	ipc_msg_t m = { .method = a1, .args = { a2, a3, a4 } }, ans;
+
+	if (a0 >= IPC_MAX_PHONES)
+		return -EINVAL;
+	int64_t r = ipc_call_short((int)a0, &m, a5, &ans);
+	if (r == 0)
+		syscall_set_words(thread_current()->kstack_top, (const uint64_t *)&ans);
+	return r;
 }
 
 int64_t sys_ipc_wait(SYSCALL_ARGS)

@@ -146,6 +146,15 @@ size_t waitq_wake_all_locked_to(waitq_t *wq, const thread_t *to)
 	return n;
 }
 
+void waitq_wake_thread_locked(thread_t *t, const thread_t *to)
+{
+	waitq_unlink(t, EOK);
+	if (t == to || to == WAITQ_FIRST)
+		sched_wakeup_sync(t, to == WAITQ_FIRST);
+	else
+		sched_wakeup(t);
+}
+
 bool waitq_wake_one(waitq_t *wq)
 {
 	uint64_t f = spin_lock_irqsave(&wq->lock);

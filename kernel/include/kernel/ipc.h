@@ -85,6 +85,12 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
  */
 int64_t ipc_call_wait(int phone, const ipc_msg_t *msg, void *uev, uint64_t timeout_ns);
 /*
+ * SYS_IPC_CALL_SHORT's body: ipc_call_wait with the answer into the
+ * kernel's *ans instead of a user event, so nothing can fault. 0: *ans
+ * is the answer; the call id (> 0) or -errno as ipc_call_wait's.
+ */
+int64_t ipc_call_short(int phone, const ipc_msg_t *msg, uint64_t timeout_ns, ipc_msg_t *ans);
+/*
  * SYS_IPC_ANSWER_WAIT's body: ipc_answer_call(id, ans, words only), then
  * ipc_wait(uev, timeout_ns, flags, 0). -errno: nothing answered; else
  * the wait's errno (EOK: the next event is in uev).

@@ -40,6 +40,7 @@ int64_t sys_ioport_allow(SYSCALL_ARGS);
 int64_t sys_ioport_revoke(SYSCALL_ARGS);
 int64_t sys_ipc_call_sync(SYSCALL_ARGS);
 int64_t sys_ipc_answer_wait(SYSCALL_ARGS);
+int64_t sys_ipc_call_short(SYSCALL_ARGS);
 int64_t sys_initrd_map(SYSCALL_ARGS);
 int64_t sys_unmap(SYSCALL_ARGS);
 int64_t sys_profile(SYSCALL_ARGS);

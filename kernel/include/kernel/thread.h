@@ -73,6 +73,15 @@ typedef struct thread {
 	uint8_t wait_why;            /* WAIT_WHY_* of its wait now or its last one */
 	uint64_t wait_task, wait_method;  /* WAIT_WHY_IPC: the callee and method */
 	uint64_t call_id, call_task, call_method;  /* the last call it made (ipc_call) */
+	/*
+	 * Asleep in an IPC wait (ipc.c box_wait; its box locked): the
+	 * filter (IPC_WAIT_* mode, the call id for ANSWER), and the call or
+	 * answer a direct transfer handed it instead of queueing it.
+	 */
+	uint8_t ipc_wait_mode;
+	bool ipc_handed_answer;
+	uint64_t ipc_wait_only;
+	struct call *ipc_handed;
 	ktimer_t timer;              /* sleep / wait timeout */
 	void (*entry)(void *);       /* kernel threads */
 	void *arg;

@@ -58,6 +58,13 @@ struct thread;
  */
 size_t waitq_wake_all_locked_to(waitq_t *wq, const struct thread *to);
 
+/*
+ * Wake t alone, a sleeper on a wait queue whose lock is held, as
+ * waitq_wake_all_locked_to(its queue, to) would wake it: a direct
+ * transfer's receiver (ipc.c), which needs no other waiter to wake.
+ */
+void waitq_wake_thread_locked(struct thread *t, const struct thread *to);
+
 /* Wake t with EINTR if it is sleeping on a wait queue. */
 void waitq_interrupt(struct thread *t);
 

@@ -14,6 +14,13 @@
  * answer is still to be waited for by id and nothing is lost; or -errno
  * when no call was made.
  *
+ * SYS_IPC_CALL_SHORT is SYS_IPC_CALL_SYNC with the message in registers
+ * (phone, method, args 0..2, timeout; args 3 and 4 are 0) and the answer
+ * back in them: 0 with the answer's method and args 0..4 in the six
+ * argument registers (rdi, rsi, rdx, r10, r8, r9 on x86-64); the call id
+ * or -errno as SYS_IPC_CALL_SYNC's, the registers then unchanged. No user
+ * memory is read or written.
+ *
  * SYS_IPC_ANSWER_WAIT is a server's SYS_IPC_ANSWER of a user method's
  * call (words only: a system method gives EINVAL) followed by a
  * SYS_IPC_WAIT (timeout, flags; no call id) in one system call. It

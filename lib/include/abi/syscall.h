@@ -61,7 +61,8 @@
 #define SYS_IOPORT_REVOKE 43  /* (port, count) -> 0; PERM_IO: close those ports again */
 #define SYS_IPC_CALL_SYNC 44  /* (phone, const ipc_msg_t *, ipc_event_t *, timeout_ns or 0) -> 0, callid or -errno; see abi/ipc.h */
 #define SYS_IPC_ANSWER_WAIT 45 /* (callid, const ipc_msg_t *, ipc_event_t *, timeout_ns or 0, flags) -> 0, errno or -errno; see abi/ipc.h */
-#define SYS_COUNT 46
+#define SYS_IPC_CALL_SHORT 46 /* (phone, method, a0, a1, a2, timeout_ns or 0) -> 0 (answer in the argument registers), callid or -errno; see abi/ipc.h */
+#define SYS_COUNT 47
 
 /* SYS_FB_INFO: the screen the boot loader set up. */
 typedef struct fb_info {

@@ -125,6 +125,7 @@ void test_hangup(void);
 void test_kbugs(void);
 void test_limits(void);
 void test_answer_wait(void);
+void test_short(void);
 void test_killrace(void);
 void test_handoff(void);
 

@@ -212,6 +212,7 @@ static const group_t groups[] = {
 	{ "regress", test_kbugs, false, 7 },
 	{ "limits", test_limits, false, 18 },
 	{ "answerwait", test_answer_wait, false, 7 },
+	{ "short", test_short, false, 7 },
 	{ "killrace", test_killrace, false, 2 },
 	{ "handoff", test_handoff, false, 3 },
 	{ "nsquota", test_nsquota, false, 5 },

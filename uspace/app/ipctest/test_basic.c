@@ -298,3 +298,110 @@ void test_answer_wait(void)
 	tap_ok(rc == EOK && status == 0, "answerwait: server exits 0 (%s, %d)", err_str(rc),
 	       status);
 }
+
+/* ------------------------------------------------------------ short */
+
+/* SYS_IPC_CALL_SHORT raw: w's words in, the registers' words back in w. */
+static long short_raw(uint64_t phone, uint64_t method, uint64_t timeout_ns, unsigned long w[6])
+{
+	w[0] = phone;
+	w[1] = method;
+	w[2] = 7;
+	w[3] = 8;
+	w[4] = 9;
+	w[5] = timeout_ns;
+	return __vernier_syscall_words(SYS_IPC_CALL_SHORT, w);
+}
+
+/* Errors: no call made, and not one of the argument registers changed. */
+static void short_errors(void)
+{
+	static const uint64_t phones[] = { IPC_MAX_PHONES - 1, IPC_MAX_PHONES, 1ull << 32 };
+	static const long want[] = { -ENOENT, -EINVAL, -EINVAL };
+	int bad = 0;
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long w[6];
+		long r = short_raw(phones[i], ECHO_PING, 0, w);
+		bad += r != want[i] || w[0] != phones[i] || w[1] != ECHO_PING || w[2] != 7 ||
+		       w[3] != 8 || w[4] != 9 || w[5] != 0;
+	}
+	unsigned long w[6];
+	long r = short_raw((uint64_t)echo_phone(), IPC_M_PHONE_HUNGUP, 0, w);
+	long r2 = short_raw((uint64_t)echo_phone(), IPC_M_IRQ, 0, w);
+	w[0] = (unsigned long)echo_phone();        /* a read larger than IPC_DATA_MAX */
+	w[1] = IPC_M_DATA_READ;
+	w[2] = 0x1000;
+	w[3] = IPC_DATA_MAX + 1;
+	w[4] = w[5] = 0;
+	long r3 = __vernier_syscall_words(SYS_IPC_CALL_SHORT, w);
+	tap_ok(bad == 0 && r == -EINVAL && r2 == -EINVAL && r3 == -EINVAL,
+	       "short: an unconnected phone ENOENT, phone %d and 2^32 EINVAL (not phone 0); "
+	       "no forged system message: IPC_M_PHONE_HUNGUP %ld, IPC_M_IRQ %ld, a data "
+	       "read over IPC_DATA_MAX %ld; the registers unchanged (%d wrong)",
+	       IPC_MAX_PHONES, r, r2, r3, bad);
+}
+
+/* A sink never answers: the wait times out, the call stays, waited for by id. */
+static void short_timeout(void)
+{
+	char name[IPC_NAME_MAX + 1];
+	ipc_msg_t m = { .method = ECHO_PING }, a;
+	ipc_callid_t id = 0;
+	task_id_t sink;
+	int phone, status;
+
+	make_name(name, sizeof(name), "shsink");
+	errno_t rc = start_server("sink", name, NULL, &sink, &phone);
+	uint64_t t0 = now_ns();
+	errno_t e = rc == EOK ? sys_ipc_call_short(phone, &m, &a, 20 * NS_PER_MS, &id) : rc;
+	uint64_t dt = now_ns() - t0;
+	ipc_event_t ev;
+	errno_t w = id ? sys_ipc_wait(&ev, 0, IPC_WAIT_ANSWER | IPC_WAIT_NONBLOCK, id) : EINVAL;
+	if (rc == EOK)
+		kill_wait(sink, &status);
+	errno_t after = id ? sys_ipc_wait(&ev, ANSWER_TIMEOUT_NS, IPC_WAIT_ANSWER, id) : EINVAL;
+	tap_ok(e == EOK && id != 0 && dt >= 20 * NS_PER_MS && w == EAGAIN && after == EOK &&
+	       ev.msg.method == EHANGUP,
+	       "short: no answer in 20 ms: EOK with the call id (%s, %llu ms), the call "
+	       "stays (%s), its answer EHANGUP once the sink died (%s, %lld)", err_str(e),
+	       (unsigned long long)(dt / NS_PER_MS), err_str(w), err_str(after),
+	       (long long)ev.msg.method);
+}
+
+/*
+ * SYS_IPC_CALL_SHORT: the message in registers and all six answer words
+ * back in them; ipc_call_sync takes it when args 3 and 4 are 0, the
+ * memory path when not.
+ */
+void test_short(void)
+{
+	int phone = echo_phone();
+	ipc_msg_t m = { .method = ECHO_PING, .args = { 10, 20, 30 } }, a;
+	ipc_callid_t id = 1;
+
+	if (!tap_ok(phone >= 0, "short: echo server connected (phone %d)", phone))
+		return;
+	errno_t rc = sys_ipc_call_short(phone, &m, &a, 0, &id);
+	tap_ok(rc == EOK && id == 0 && a.method == EOK && a.args[0] == 11 && a.args[1] == 22 &&
+	       a.args[2] == 33 && a.args[3] == 4 && a.args[4] == 5,
+	       "short: the answer's six words come back in the registers (%s; %llu %llu "
+	       "%llu %llu %llu)", err_str(rc), (unsigned long long)a.args[0],
+	       (unsigned long long)a.args[1], (unsigned long long)a.args[2],
+	       (unsigned long long)a.args[3], (unsigned long long)a.args[4]);
+	rc = sys_ipc_call_short(phone, &m, &m, 0, &id);
+	tap_ok(rc == EOK && m.args[0] == 11 && m.args[2] == 33 && m.args[4] == 5,
+	       "short: the message's own buffer takes its answer (%s)", err_str(rc));
+	errno_t r1 = ipc_call_sync(phone, ECHO_PING, 1, 2, 3, 0, 0, &a);
+	bool short_ok = r1 == EOK && a.args[0] == 2 && a.args[3] == 4 && a.args[4] == 5;
+	errno_t r2 = ipc_call_sync(phone, ECHO_PING, 1, 2, 3, 40, 50, &a);
+	tap_ok(short_ok && r2 == EOK && a.args[3] == 44 && a.args[4] == 55,
+	       "short: ipc_call_sync with args 3, 4 zero (%s) and set (%s: %llu %llu)",
+	       err_str(r1), err_str(r2), (unsigned long long)a.args[3],
+	       (unsigned long long)a.args[4]);
+	rc = ipc_call_sync(phone, ECHO_FAIL, ENOSPC, 0, 0, 0, 0, &a);
+	tap_ok(rc == ENOSPC && a.method == ENOSPC, "short: the server's result (%s)",
+	       err_str(rc));
+	short_errors();
+	short_timeout();
+}

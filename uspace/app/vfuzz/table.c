@@ -604,6 +604,23 @@ static void fz_call_sync_after(fz_t *f, const fz_call_t *c, long r)
 		fz_handle_add(f, FZ_H_PHONE, f->ev.msg.args[4]);
 }
 
+/*
+ * SYS_IPC_CALL_SHORT: a phone as ipc_call's (or junk), a message's method
+ * and three words in registers, then a wait of at most 1 ms (never 0: no
+ * timeout) for its answer into the registers.
+ */
+static void fz_call_short_shape(fz_t *f, fz_call_t *c)
+{
+	const ipc_msg_t *m = fz_msg(f, 0);
+
+	c->a[0] = fz_chance(f, 95) ? (uint64_t)fz_phone(f) : fz_arg(f);
+	c->a[1] = m->method;
+	c->a[2] = m->args[0];
+	c->a[3] = m->args[1];
+	c->a[4] = m->args[2];
+	c->a[5] = 1 + fz_below(f, 1000000);
+}
+
 static void fz_answer_shape(fz_t *f, fz_call_t *c)
 {
 	ipc_msg_t *m = fz_msg(f, 0);
@@ -705,6 +722,7 @@ const fz_tpl_t fz_tpls[] = {
 	{ "system_stats", SYS_SYSTEM_STATS, 2, fz_out0_shape, NULL, 0 },
 	{ "ipc_call", SYS_IPC_CALL, 10, fz_call_shape, fz_call_after, 0 },
 	{ "ipc_call_sync", SYS_IPC_CALL_SYNC, 4, fz_call_sync_shape, fz_call_sync_after, 0 },
+	{ "ipc_call_short", SYS_IPC_CALL_SHORT, 4, fz_call_short_shape, fz_call_after, 0 },
 	{ "ipc_wait", SYS_IPC_WAIT, 8, fz_wait_ipc_shape, fz_wait_ipc_after, 0 },
 	{ "ipc_answer", SYS_IPC_ANSWER, 6, fz_answer_shape, fz_answer_after, 0 },
 	{ "ipc_answer_wait", SYS_IPC_ANSWER_WAIT, 4, fz_answer_wait_shape, fz_answer_wait_after, 0 },

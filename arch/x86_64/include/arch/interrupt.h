@@ -133,6 +133,24 @@ static inline void syscall_set_result(int_frame_t *f, int64_t v)
 	f->rax = (uint64_t)v;
 }
 
+/*
+ * Six words a system call returns beside its result (SYS_IPC_CALL_SHORT's
+ * answer), in the argument registers: into the user frame at the top of
+ * the calling thread's kernel stack (kstack_top), which the exit loads
+ * back (syscall_entry.asm). The current thread's, in its system call.
+ */
+static inline void syscall_set_words(uintptr_t kstack_top, const uint64_t w[6])
+{
+	int_frame_t *f = (int_frame_t *)(kstack_top - sizeof(int_frame_t));
+
+	f->rdi = w[0];
+	f->rsi = w[1];
+	f->rdx = w[2];
+	f->r10 = w[3];
+	f->r8 = w[4];
+	f->r9 = w[5];
+}
+
 /* The instruction pointer of the interrupted code. */
 static inline uint64_t frame_pc(const int_frame_t *f)
 {

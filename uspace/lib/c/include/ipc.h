@@ -36,6 +36,16 @@ errno_t sys_ipc_call(int phone, const ipc_msg_t *msg, ipc_callid_t *id);
 errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
 			  uint64_t timeout_ns, ipc_callid_t *id);
 /*
+ * The same with the message in registers (SYS_IPC_CALL_SHORT): msg's
+ * method and args 0..2 (args 3 and 4 go as 0); EOK, *id 0 and the answer
+ * in *answer; EOK and the call id in *id (the wait failed); else the
+ * error of sending. *answer (which may be msg) holds the registers' words
+ * on the way in: without an answer they are not one. ipc_call_sync uses
+ * it when args 3 and 4 are 0.
+ */
+errno_t sys_ipc_call_short(int phone, const ipc_msg_t *msg, ipc_msg_t *answer,
+			   uint64_t timeout_ns, ipc_callid_t *id);
+/*
  * Wait for an event (flags: IPC_WAIT_ALL, IPC_WAIT_CALLS or
  * IPC_WAIT_ANSWER with callid, optionally | IPC_WAIT_NONBLOCK) for at most
  * timeout_ns (0: forever). ETIMEOUT, EAGAIN (non-blocking, nothing there),

@@ -20,6 +20,11 @@
  */
 long __vernier_syscall(long n, long a1, long a2, long a3, long a4, long a5,
 		       long a6);
+/*
+ * A system call whose six argument words come from w and whose argument
+ * registers come back into w (SYS_IPC_CALL_SHORT's answer); returns rax.
+ */
+long __vernier_syscall_words(long n, unsigned long w[6]);
 
 /* Do nothing in the kernel (measures the entry cost). */
 errno_t sys_null(void);

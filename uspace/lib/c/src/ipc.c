@@ -43,6 +43,24 @@ errno_t sys_ipc_call_sync(int phone, const ipc_msg_t *msg, ipc_event_t *ev,
 	return ipc_err(r);
 }
 
+errno_t sys_ipc_call_short(int phone, const ipc_msg_t *msg, ipc_msg_t *answer,
+			   uint64_t timeout_ns, ipc_callid_t *id)
+{
+	unsigned long *w = (unsigned long *)answer;   /* the words in, the answer out */
+	long r;
+
+	_Static_assert(sizeof(*answer) == 6 * sizeof(*w), "an answer is the six words");
+	w[5] = timeout_ns;                            /* msg may be answer: its words first */
+	w[4] = msg->args[2];
+	w[3] = msg->args[1];
+	w[2] = msg->args[0];
+	w[1] = msg->method;
+	w[0] = (unsigned long)phone;
+	r = __vernier_syscall_words(SYS_IPC_CALL_SHORT, w);
+	*id = r > 0 ? (ipc_callid_t)r : 0;
+	return ipc_err(r);
+}
+
 errno_t sys_ipc_wait(ipc_event_t *ev, uint64_t timeout_ns, unsigned flags,
 		     ipc_callid_t callid)
 {
@@ -146,14 +164,16 @@ errno_t ipc_wait_answer(ipc_callid_t id, uint64_t timeout_ns, ipc_msg_t *answer)
 
 /*
  * Send m on phone and wait for its answer (into *answer if not NULL): one
- * SYS_IPC_CALL_SYNC, then a wait by id (wait_own) if its own wait failed.
- * As ipc_call_sync.
+ * SYS_IPC_CALL_SHORT (args 3 and 4 are 0: the message fits the
+ * registers) or SYS_IPC_CALL_SYNC, then a wait by id (wait_own) if its
+ * own wait failed. As ipc_call_sync.
  */
 static errno_t call_msg_sync(int phone, const ipc_msg_t *m, ipc_msg_t *answer)
 {
 	ipc_event_t ev;
 	ipc_callid_t id;
-	errno_t rc = sys_ipc_call_sync(phone, m, &ev, 0, &id);
+	errno_t rc = m->args[3] || m->args[4] ? sys_ipc_call_sync(phone, m, &ev, 0, &id)
+					      : sys_ipc_call_short(phone, m, &ev.msg, 0, &id);
 
 	if (rc == EOK && id)
 		rc = wait_own(&ev, 0, IPC_WAIT_ANSWER, id);

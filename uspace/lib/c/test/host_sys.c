@@ -23,6 +23,7 @@ static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 
 long __vernier_syscall(long n, long a1, long a2, long a3, long a4, long a5,
 		       long a6);
+long __vernier_syscall_words(long n, unsigned long w[6]);
 
 void fake_reset(void)
 {
@@ -161,4 +162,11 @@ long __vernier_syscall(long n, long a1, long a2, long a3, long a4, long a5,
 	long r = fake.forced[n] ? fake.result[n] : dispatch(n, a1, a2, a3, a4);
 	pthread_mutex_unlock(&fake_lock);
 	return r;
+}
+
+/* The words variant (SYS_IPC_CALL_SHORT's): served as the plain call, w unchanged. */
+long __vernier_syscall_words(long n, unsigned long w[6])
+{
+	return __vernier_syscall(n, (long)w[0], (long)w[1], (long)w[2], (long)w[3], (long)w[4],
+				 (long)w[5]);
 }
