@@ -68,11 +68,11 @@ else
     else
         loop=run_ipc_roundtrip mark=ipc_call_sync
     fi
-    on=$(usym $loop) off=$(usym ipc_teardown) mark=$(usym $mark)
+    on=$(usym $loop) off=$(usym ipc_teardown) mark=$(usym $mark) restart=1
 fi
 # The vCPUs by the kernel's per-CPU pointer, bsp_cpu CPU 0 (qemuplugin.h:
 # QEMU 10's own index is wrong under -icount's round robin).
-args="on=$on,off=$off,mark=$mark,out=$tmp/out,cpu0=$(plugin_sym "$build/kernel.elf" bsp_cpu)"
+args="on=$on,off=$off,mark=$mark,restart=${restart:-0},out=$tmp/out,cpu0=$(plugin_sym "$build/kernel.elf" bsp_cpu)"
 
 plugin_boot pccount "$args" "-- bench -r $runs $figure"
 tr -d '\r' <"$tmp/log" | grep -aE '^(ipc|syscall)\.' || true

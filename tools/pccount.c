@@ -8,6 +8,10 @@
  *   off=    ... and stops for good when one executes this one
  *   mark=   the executions of this address are counted too (the loop's
  *           iterations: the caller divides by them)
+ *   restart=1  each later execution of on= starts the window again (all
+ *           counts dropped): a user address is other programs' too, and
+ *           one that ran it first (init, before the benchmark started)
+ *           opened the window early, spawns and all
  *   out=    the output file
  *   cpu0=   the boot CPU's cpu_t (bsp_cpu): the vCPUs are told apart by the
  *           kernel's per-CPU pointer, this one CPU 0 (qemuplugin.h)
@@ -33,7 +37,7 @@ typedef struct slot {
 	uint64_t n[MAX_VCPUS];
 } slot_t;
 
-static uint64_t on, off, mark, marks;
+static uint64_t on, off, mark, marks, restart;
 static int state;                        /* 0 before on, 1 counting, 2 done */
 static char out[512] = "pccount.out";
 static slot_t *slots;
@@ -59,6 +63,10 @@ static void on_insn(unsigned int cpu, void *ud)
 	uint64_t a = (uint64_t)(uintptr_t)ud;
 
 	cpu = plugin_running_vcpu(cpu);
+	if (state == 1 && a == on && restart) {
+		memset(slots, 0, (size_t)SLOTS * sizeof(*slots));
+		marks = 0;
+	}
 	if (state == 0 && a == on)
 		state = 1;
 	if (state != 1 || cpu >= MAX_VCPUS)
@@ -101,6 +109,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 	(void)info;
 	for (int i = 0; i < argc; i++) {
 		if (arg(argv[i], "on", &on) || arg(argv[i], "off", &off) ||
+		    arg(argv[i], "restart", &restart) ||
 		    arg(argv[i], "mark", &mark) || arg(argv[i], "cpu0", &plugin_cpu0))
 			continue;
 		if (!strncmp(argv[i], "out=", 4)) {
