@@ -154,60 +154,6 @@ KTEST(waitq_timeout_and_wake, "waitq: a timeout gives ETIMEOUT, a wake gives EOK
 static volatile uint64_t kt_spins[8];
 static volatile bool kt_stop;
 
-static volatile errno_t kt_alone_rc[2];
-static volatile bool kt_alone_done[2];
-
-/* Sleep on kt_wq (1 s at most) once; arg: 0 or 1, where the result goes. */
-static void kt_alone_sleeper(void *arg)
-{
-	uintptr_t i = (uintptr_t)arg;
-	uint64_t f = spin_lock_irqsave(&kt_wq.lock);
-
-	kt_alone_rc[i] = waitq_sleep_locked(&kt_wq, &f, 1000000000);
-	spin_unlock_irqrestore(&kt_wq.lock, f);
-	kt_alone_done[i] = true;
-}
-
-/* Is t on kt_wq (asleep there)? */
-static bool kt_on_wq(const thread_t *t)
-{
-	uint64_t f = spin_lock_irqsave(&kt_wq.lock);
-	bool on = t->waiting_on == &kt_wq;
-
-	spin_unlock_irqrestore(&kt_wq.lock, f);
-	return on;
-}
-
-/*
- * The direct transfer's wake (ipc.c box_hand): the second of two
- * sleepers is woken alone with EOK; the first stays on the queue and
- * ends by its own timeout later.
- */
-KTEST(waitq_wake_thread_alone, "waitq: waking one sleeper by name leaves the other asleep")
-{
-	thread_t *a, *b;
-
-	waitq_init(&kt_wq);
-	kt_alone_done[0] = kt_alone_done[1] = false;
-	KT_CHECK(thread_create_kernel("alone0", kt_alone_sleeper, (void *)0, &a) == EOK, "create");
-	while (!kt_on_wq(a))
-		thread_sleep(1000000);
-	KT_CHECK(thread_create_kernel("alone1", kt_alone_sleeper, (void *)1, &b) == EOK, "create");
-	while (!kt_on_wq(b))
-		thread_sleep(1000000);
-	uint64_t f = spin_lock_irqsave(&kt_wq.lock);
-	waitq_wake_thread_locked(b, NULL);
-	spin_unlock_irqrestore(&kt_wq.lock, f);
-	thread_join(b, NULL);
-	thread_sleep(20000000);
-	bool a_asleep = kt_on_wq(a) && !kt_alone_done[0];
-	thread_join(a, NULL);
-	KT_CHECK(kt_alone_rc[1] == EOK && a_asleep && kt_alone_rc[0] == ETIMEOUT,
-		 "woken %d, the other asleep %d then %d", kt_alone_rc[1], a_asleep,
-		 kt_alone_rc[0]);
-	return true;
-}
-
 static void kt_spinner(void *arg)
 {
 	uintptr_t i = (uintptr_t)arg;
