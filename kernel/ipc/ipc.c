@@ -563,11 +563,11 @@ errno_t ipc_wait(void *uev, uint64_t timeout_ns, unsigned flags, ipc_callid_t on
  * interrupts-off section (their locks nest in it): each outermost
  * section costs two cycle-counter reads for the interrupts-off
  * measurement (irqlat). The user copies stay outside.
- */
-/*
+ *
+ * ipc_call_take is the call's half of ipc_call_wait and ipc_call_short:
  * ipc_call(phone, msg, waits) and the take of its answer (into *c; *rc
- * the take's result), in one interrupts-off section. The call id, or
- * -errno: no call made, nothing taken.
+ * the take's result), in that one section. The call id, or -errno: no
+ * call made, nothing taken.
  */
 static inline __attribute__((always_inline)) int64_t ipc_call_take(int phone, const ipc_msg_t *msg,
 								    uint64_t timeout_ns, call_t **c,

@@ -34,6 +34,8 @@ int64_t sys_ipc_call_sync(SYSCALL_ARGS)
 	return ipc_call_wait((int)a0, &m, (void *)a2, a3);
 }
 
+_Static_assert(sizeof(ipc_msg_t) == 6 * sizeof(uint64_t), "an answer is six words: the registers of syscall_set_words");
+
 /*
  * SYS_IPC_CALL_SHORT (phone, method, a0, a1, a2, timeout_ns): SYS_IPC_CALL_SYNC
  * with the message in registers (args 3 and 4 are 0) and no user memory
@@ -43,8 +45,6 @@ int64_t sys_ipc_call_sync(SYSCALL_ARGS)
  * answer is to be waited for by id; -errno: no call was made. The
  * registers are the caller's own unless it returns 0.
  */
-_Static_assert(sizeof(ipc_msg_t) == 6 * sizeof(uint64_t), "an answer is six words: the registers of syscall_set_words");
-
 int64_t sys_ipc_call_short(SYSCALL_ARGS)
 {
 	ipc_msg_t m = { .method = a1, .args = { a2, a3, a4 } }, ans;

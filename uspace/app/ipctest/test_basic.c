@@ -356,7 +356,7 @@ static void short_timeout(void)
 	uint64_t t0 = now_ns();
 	errno_t e = rc == EOK ? sys_ipc_call_short(phone, &m, &a, 20 * NS_PER_MS, &id) : rc;
 	uint64_t dt = now_ns() - t0;
-	ipc_event_t ev;
+	ipc_event_t ev = { 0 };             /* read below even without a call */
 	errno_t w = id ? sys_ipc_wait(&ev, 0, IPC_WAIT_ANSWER | IPC_WAIT_NONBLOCK, id) : EINVAL;
 	if (rc == EOK)
 		kill_wait(sink, &status);

@@ -249,6 +249,55 @@ int cmd_prof_self(int argc, char **argv)
 	return 0;
 }
 
+/* SYS_IPC_CALL_SHORT on phone with method and three words; the answer's method in *ret. */
+static long short_call(unsigned long phone, unsigned long method, unsigned long a0,
+		       unsigned long a1, unsigned long a2, unsigned long *ret)
+{
+	unsigned long w[6] = { phone, method, a0, a1, a2, 0 };
+	long r = __vernier_syscall_words(SYS_IPC_CALL_SHORT, w);
+
+	*ret = w[0];
+	return r;
+}
+
+/*
+ * `ipc-short`: with no permissions, SYS_IPC_CALL_SHORT carries no right
+ * we lack: a system session begun with it through our own kbox is refused
+ * EPERM (plain and with the flight recorder's flag), and a phone we do
+ * not hold is ENOENT. Exit 0 if so, else the number of the check.
+ */
+int cmd_ipc_short(int argc, char **argv)
+{
+	static const unsigned long flags[] = { 0, PROF_F_RECORDER };
+	unsigned long ret = 0;
+	int phone;
+
+	(void)argv;
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	if (prof_connect(sys_task_id(), &phone) != EOK)
+		return 3;
+	for (int i = 0; i < 2; i++) {
+		long r = short_call((unsigned long)phone, KBOX_PROF_SYSTEM_BEGIN, PROF_SRC_DEFAULT,
+				    100, flags[i], &ret);
+		if (r != 0 || ret != EPERM) {
+			printf("tester: a system session (flags %#lx) gave %ld, answer %lu, not EPERM\n",
+			       flags[i], r, ret);
+			prof_disconnect(phone);
+			return 4 + i;
+		}
+	}
+	prof_disconnect(phone);
+	long r = short_call(IPC_MAX_PHONES - 1, IPC_M_USER, 0, 0, 0, &ret);
+	if (r != -ENOENT) {
+		printf("tester: a phone we do not hold gave %ld, not ENOENT\n", r);
+		return 6;
+	}
+	return 0;
+}
+
 /*
  * `raw`: a foreground command's first console call, raw mode, must be
  * allowed (the shell makes it the foreground before it runs). Exit 0, or

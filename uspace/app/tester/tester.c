@@ -53,6 +53,8 @@
  *                                              exit 0, 3 if refused
  *   tester prof-self                           profile itself: exit 0 if
  *                                              no kernel address came
+ *   tester ipc-short                           exit 0 if a short call has
+ *                                              no rights we lack
  *   tester fsstale PATH                        open PATH, read it until the
  *                                              file service comes back:
  *                                              exit 0 if the old
@@ -102,6 +104,7 @@ void usage(int ok)
 		"       tester console-forge LINE [MS]\n"
 		"       tester console-long\n"
 		"       tester prof-self\n"
+		"       tester ipc-short\n"
 		"       tester fsstale PATH\n"
 		"       tester klog TEXT\n"
 		"       tester kholes | kholes-fault | kholes-flood N | kholes-hog | kholes-victim\n"
@@ -303,6 +306,7 @@ static const command_t commands[] = {
 	{ "console-long", cmd_console_long },
 	{ "raw", cmd_raw },
 	{ "prof-self", cmd_prof_self },
+	{ "ipc-short", cmd_ipc_short },
 	{ "fsstale", cmd_fsstale },
 	{ "klog", cmd_klog },
 	{ "kholes", cmd_kholes },

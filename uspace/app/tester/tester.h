@@ -48,6 +48,7 @@ int cmd_console_forge(int argc, char **argv);
 int cmd_console_long(int argc, char **argv);
 int cmd_raw(int argc, char **argv);
 int cmd_prof_self(int argc, char **argv);
+int cmd_ipc_short(int argc, char **argv);
 
 /* restart.c: helpers of test/restart.t. */
 int cmd_fsstale(int argc, char **argv);

@@ -130,6 +130,23 @@ static void test_prof_unprivileged(void)
 	       status_str(status));
 }
 
+/*
+ * The register-only call is no way around a server's permission checks:
+ * without rights (`tester ipc-short`) a system session begun with
+ * SYS_IPC_CALL_SHORT through our own kbox is EPERM, a foreign phone
+ * number ENOENT.
+ */
+static void test_prof_short_unprivileged(void)
+{
+	const char *const argv[] = { "tester", "ipc-short", NULL };
+	int status = -1;
+	errno_t rc = run_wait(argv, 0, &status);
+
+	tap_ok(rc == EOK && status == 0,
+	       "prof: an unprivileged short call begins no system session (%s)",
+	       status_str(status));
+}
+
 /* DATA_READ until the session ends (or deadline_ns passes, then END it). */
 static errno_t read_all(int phone, task_id_t me, uint64_t end_at, stream_stats_t *st)
 {
@@ -443,4 +460,5 @@ void test_prof(void)
 	test_prof_idle(false, 0);
 	test_prof_kill_stopped();
 	test_prof_unprivileged();
+	test_prof_short_unprivileged();
 }

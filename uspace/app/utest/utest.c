@@ -127,7 +127,7 @@ static const group_t groups[] = {
 	{ "map", 10, { test_map } },
 	{ "sysinfo", 14, { test_sysinfo } },
 	{ "loadavg", 1, { test_loadavg } },
-	{ "prof", 22, { test_prof } },
+	{ "prof", 23, { test_prof } },
 	{ "profil", 8, { test_profil } },
 	{ "cprof", 19, { test_cprof } },
 	{ "libc", 29, { test_libc_files, test_libc_system, test_pthreads,
