@@ -202,6 +202,20 @@ static errno_t self_read_all(int phone, self_stats_t *st)
 }
 
 /*
+ * A kbox command's start: no arguments (usage, 2), then a phone to our own
+ * kbox (3 if refused). 0 and *phone, or the exit code.
+ */
+static int self_kbox(int argc, char **argv, int *phone)
+{
+	(void)argv;
+	if (argc != 1) {
+		usage(0);
+		return 2;
+	}
+	return prof_connect(sys_task_id(), phone) == EOK ? 0 : 3;
+}
+
+/*
  * `prof-self`: with no permissions, profile ourselves with call chains
  * while making system calls. A rate above the unprivileged cap is
  * ELIMIT; the stream's header has no kernel text range; kernel samples
@@ -216,13 +230,10 @@ int cmd_prof_self(int argc, char **argv)
 	unsigned src, hz;
 	int phone;
 
-	(void)argv;
-	if (argc != 1) {
-		usage(0);
-		return 2;
-	}
-	if (prof_connect(sys_task_id(), &phone) != EOK)
-		return 3;
+	int rc0 = self_kbox(argc, argv, &phone);
+
+	if (rc0)
+		return rc0;
 	errno_t rc = prof_task_begin(phone, &p, &src, &hz);
 	if (rc != ELIMIT) {
 		printf("tester: %u Hz without permission gave %d, not ELIMIT\n", p.hz, rc);
@@ -272,13 +283,10 @@ int cmd_ipc_short(int argc, char **argv)
 	unsigned long ret = 0;
 	int phone;
 
-	(void)argv;
-	if (argc != 1) {
-		usage(0);
-		return 2;
-	}
-	if (prof_connect(sys_task_id(), &phone) != EOK)
-		return 3;
+	int rc0 = self_kbox(argc, argv, &phone);
+
+	if (rc0)
+		return rc0;
 	for (int i = 0; i < 2; i++) {
 		long r = short_call((unsigned long)phone, KBOX_PROF_SYSTEM_BEGIN, PROF_SRC_DEFAULT,
 				    100, flags[i], &ret);

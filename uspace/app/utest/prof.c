@@ -114,6 +114,16 @@ static void parse(const uint8_t *buf, size_t n, task_id_t me, stream_stats_t *st
 
 static uint8_t read_buf[PROF_BUF];
 
+/* `tester CMD` run with no permissions must exit 0: one test, what (its status). */
+static void tester_unprivileged(const char *cmd, const char *what)
+{
+	const char *const argv[] = { "tester", cmd, NULL };
+	int status = -1;
+	errno_t rc = run_wait(argv, 0, &status);
+
+	tap_ok(rc == EOK && status == 0, "%s (%s)", what, status_str(status));
+}
+
 /*
  * Without the profile permission a task profiling itself sees user data
  * only (`tester prof-self`): rates above the cap are ELIMIT, the header
@@ -121,13 +131,7 @@ static uint8_t read_buf[PROF_BUF];
  */
 static void test_prof_unprivileged(void)
 {
-	const char *const argv[] = { "tester", "prof-self", NULL };
-	int status = -1;
-	errno_t rc = run_wait(argv, 0, &status);
-
-	tap_ok(rc == EOK && status == 0,
-	       "prof: an unprivileged self-profile sees no kernel address (%s)",
-	       status_str(status));
+	tester_unprivileged("prof-self", "prof: an unprivileged self-profile sees no kernel address");
 }
 
 /*
@@ -138,13 +142,7 @@ static void test_prof_unprivileged(void)
  */
 static void test_prof_short_unprivileged(void)
 {
-	const char *const argv[] = { "tester", "ipc-short", NULL };
-	int status = -1;
-	errno_t rc = run_wait(argv, 0, &status);
-
-	tap_ok(rc == EOK && status == 0,
-	       "prof: an unprivileged short call begins no system session (%s)",
-	       status_str(status));
+	tester_unprivileged("ipc-short", "prof: an unprivileged short call begins no system session");
 }
 
 /* DATA_READ until the session ends (or deadline_ns passes, then END it). */
